@@ -1,0 +1,66 @@
+import { z } from 'zod';
+
+export const ROLES = ['admin', 'guest'] as const;
+export const ZRole = z.enum(ROLES);
+export type TRole = z.infer<typeof ZRole>;
+
+export const AUTH_PROVIDERS = ['local', 'google'] as const;
+export type TAuthProvider = (typeof AUTH_PROVIDERS)[number];
+
+/** The signed-in user as the API returns it. Identity fields come from the session only. */
+export const ZUser = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  profilePicture: z.string(),
+  /** The identity provider's subject for Google accounts; null for local accounts. */
+  googleId: z.string().nullable(),
+  role: ZRole,
+  createdAt: z.string(),
+});
+export type TUser = z.infer<typeof ZUser>;
+
+/** GET /api/auth/me: the session's user, or null when signed out (never a 401, so a visitor's
+ * first load does not log an error). */
+export const ZMe = z.object({ user: ZUser.nullable() });
+export type TMe = z.infer<typeof ZMe>;
+
+export const ZEmail = z
+  .string()
+  .trim()
+  .max(254, 'Email must be at most 254 characters')
+  .pipe(z.email('Enter a valid email address'))
+  .transform((email) => email.toLowerCase());
+
+/** POST /api/auth/local/login (local sign-in for development and small installs). */
+export const ZLocalLogin = z.object({
+  email: ZEmail,
+  name: z.string().trim().min(1, 'Name is required').max(100, 'Name must be at most 100 characters'),
+});
+export type TLocalLogin = z.input<typeof ZLocalLogin>;
+
+/** POST /api/auth/user keeps SPEC's body, but nothing in it can change identity or role:
+ * the fields are accepted (so SPEC's client works) and ignored. */
+export const ZSyncUser = z
+  .object({
+    email: z.string().max(254),
+    name: z.string().max(200),
+    googleId: z.string().max(256),
+    profilePicture: z.string().max(2048),
+  })
+  .partial()
+  .strict()
+  .optional();
+
+export const ZUpdateUserRole = z.object({ role: ZRole }).strict();
+export type TUpdateUserRole = z.infer<typeof ZUpdateUserRole>;
+
+export const ZUserIdParams = z.object({ id: z.uuid('User id must be a UUID') });
+
+/** Public configuration the server hands the client in the HTML it serves. */
+export const ZPublicConfig = z.object({
+  siteName: z.string(),
+  contactEmail: z.string(),
+  authProvider: z.enum(AUTH_PROVIDERS),
+});
+export type TPublicConfig = z.infer<typeof ZPublicConfig>;

@@ -1,0 +1,74 @@
+import { fileURLToPath } from 'node:url';
+import fastifyCompress from '@fastify/compress';
+import fastifyCookie from '@fastify/cookie';
+import fastifyRateLimit from '@fastify/rate-limit';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger as Logger } from 'fastify';
+import { publicConfig, type Config } from './config.ts';
+import type { Database } from './db/client.ts';
+import { registerClientApp } from './lib/http/client-app.ts';
+import { registerErrorHandler } from './lib/http/error-handler.ts';
+import { registerRequestGuard } from './lib/http/request-guard.ts';
+import { registerSecurityHeaders } from './lib/http/security-headers.ts';
+import './lib/http/types.ts';
+import { articlesRoutes } from './modules/articles/articles.routes.ts';
+import { createArticlesService } from './modules/articles/articles.service.ts';
+import { registerAuth } from './modules/auth/auth.plugin.ts';
+import { authRoutes } from './modules/auth/auth.routes.ts';
+import { createAuthService, type Clock } from './modules/auth/auth.service.ts';
+import { googleAuthRoutes } from './modules/auth/google.routes.ts';
+import { healthRoutes } from './modules/health/health.routes.ts';
+import { usersRoutes } from './modules/users/users.routes.ts';
+import { createUsersService } from './modules/users/users.service.ts';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+const SESSION_PURGE_INTERVAL_MS = 60 * 60 * 1000;
+const defaultClientDir = fileURLToPath(new URL('../dist/client', import.meta.url));
+
+export type AppDeps = {
+  config: Config;
+  database: Database;
+  logger: Logger;
+  /** Injected so tests can move time past session limits. */
+  now?: Clock;
+  clientDir?: string;
+};
+
+/** Builds the whole HTTP app without listening; tests drive it with `app.inject()`. */
+export async function buildApp({ config, database, logger, now = () => new Date(), clientDir = defaultClientDir }: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: logger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: config.trustProxy,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  registerErrorHandler(app);
+  await registerSecurityHeaders(app, config.secureCookies);
+  await app.register(fastifyCookie, { secret: config.sessionSecret });
+  await app.register(fastifyRateLimit, { global: false });
+  await app.register(fastifyCompress, { threshold: 1024, encodings: ['br', 'gzip'], brotliOptions: { params: { 1: 4 } } });
+  registerRequestGuard(app, config.publicOrigin);
+
+  const { db } = database;
+  const auth = createAuthService({ db, config, now });
+  registerAuth(app, auth, config.secureCookies);
+
+  const routeDeps = { auth, secureCookies: config.secureCookies, signInRateLimit: config.signInRateLimit };
+  await app.register(healthRoutes, { database });
+  await app.register(authRoutes, { ...routeDeps, localSignIn: config.auth.provider === 'local' });
+  if (config.auth.provider === 'google') {
+    await app.register(googleAuthRoutes, { ...routeDeps, google: config.auth, publicUrl: config.publicUrl, now });
+  }
+  await app.register(usersRoutes, { users: createUsersService({ db }) });
+  await app.register(articlesRoutes, { articles: createArticlesService({ db }) });
+  await registerClientApp(app, clientDir, publicConfig(config));
+
+  const purge = setInterval(() => {
+    auth.purgeExpiredSessions().catch((err: unknown) => app.log.warn({ err }, 'session purge failed'));
+  }, SESSION_PURGE_INTERVAL_MS);
+  purge.unref();
+  app.addHook('onClose', async () => clearInterval(purge));
+
+  return app;
+}

@@ -1,0 +1,69 @@
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import pg from 'pg';
+import type { FastifyBaseLogger as Logger } from 'fastify';
+import type { Config } from '../config.ts';
+import * as schema from './schema.ts';
+
+/** One type for both drivers: services and repos never know which database they run on. */
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export type Database = {
+  db: Db;
+  kind: 'pglite' | 'postgres';
+  /** Throws when the database cannot answer. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+};
+
+const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url));
+/** Any constant shared by all processes: serialises migrations when several start at once. */
+const MIGRATION_LOCK_KEY = 7_240_310_001;
+
+export async function openDatabase(database: Config['database'], logger: Logger): Promise<Database> {
+  if (database.kind === 'pglite') {
+    const client = database.dataDir ? new PGlite(database.dataDir) : new PGlite();
+    await client.waitReady;
+    const db = drizzlePglite({ client, schema });
+    await migratePglite(db, { migrationsFolder });
+    logger.info({ dataDir: database.dataDir ?? 'memory' }, 'database ready (PGlite)');
+    return {
+      db: db as unknown as Db, // PGlite's driver is a PgDatabase with its own result HKT.
+      kind: 'pglite',
+      ping: async () => void (await client.query('select 1')),
+      close: () => client.close(),
+    };
+  }
+
+  const pool = new pg.Pool({
+    connectionString: database.url,
+    max: 10,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client whose server went away emits here; without a listener the process dies.
+  pool.on('error', (err) => logger.warn({ err }, 'idle database connection failed'));
+  const db = drizzlePg({ client: pool, schema });
+
+  const lockClient = await pool.connect();
+  try {
+    await lockClient.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await migratePg(drizzlePg({ client: lockClient, schema }), { migrationsFolder });
+  } finally {
+    await lockClient.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {});
+    lockClient.release();
+  }
+  logger.info('database ready (PostgreSQL)');
+  return {
+    db: db as unknown as Db,
+    kind: 'postgres',
+    ping: async () => void (await db.execute(sql`select 1`)),
+    close: () => pool.end(),
+  };
+}

@@ -1,0 +1,58 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+import type { TPublicConfig } from '../../../contracts/auth.ts';
+import { AppError } from '../errors.ts';
+
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/** `<` escaped so no text in the config can close the script element. */
+export function configScript(config: TPublicConfig): string {
+  const json = JSON.stringify(config).replace(/</g, '\\u003c');
+  return `<script type="application/json" id="app-config">${json}</script>`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** index.html with the runtime config in it; built once at start, served from memory. */
+export function renderIndexHtml(template: string, config: TPublicConfig): string {
+  return template.replace('<!--app-config-->', configScript(config)).replaceAll('%SITE_NAME%', escapeHtml(config.siteName));
+}
+
+/**
+ * Serves the built client: hashed assets are immutable for a year and sent precompressed
+ * (brotli or gzip, made at build time), every other path that is not under /api gets the
+ * app's HTML so client-side routes work on reload. Unknown /api paths answer JSON 404.
+ */
+export async function registerClientApp(app: FastifyInstance, clientDir: string, config: TPublicConfig): Promise<void> {
+  const indexFile = path.join(clientDir, 'index.html');
+  const built = existsSync(indexFile);
+  const indexHtml = built
+    ? renderIndexHtml(readFileSync(indexFile, 'utf8'), config)
+    : '<!doctype html><title>Not built</title><p>The client is not built yet: run <code>npm run build</code>.</p>';
+
+  if (built) {
+    await app.register(fastifyStatic, {
+      root: clientDir,
+      index: false,
+      wildcard: false,
+      preCompressed: true,
+      setHeaders(res, filePath) {
+        const relative = path.relative(clientDir, filePath);
+        res.header('cache-control', relative.startsWith(`assets${path.sep}`) ? IMMUTABLE : 'public, max-age=3600');
+      },
+    });
+  }
+
+  app.setNotFoundHandler(async (request, reply) => {
+    const url = request.url;
+    if (url === '/api' || url.startsWith('/api/') || url.startsWith('/api?')) {
+      throw new AppError('NOT_FOUND', `No API route ${request.method} ${url.split('?')[0]}`);
+    }
+    if (request.method !== 'GET' && request.method !== 'HEAD') throw new AppError('NOT_FOUND');
+    return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
+  });
+}

@@ -1,0 +1,44 @@
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { AppError } from '../errors.ts';
+import { isDatabaseUnavailable } from '../db-errors.ts';
+
+/** One place where every error becomes the JSON of DESIGN section 5. No stack reaches a client. */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError | AppError | Error, request, reply) => {
+    const appError = toAppError(err);
+    if (appError) {
+      if (appError.status >= 500) reply.header('cache-control', 'no-store');
+      return reply.status(appError.status).send(appError.toBody());
+    }
+    // Any other 4xx Fastify or a plugin raised: keep its status and say what it said.
+    const status = (err as FastifyError).statusCode;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      request.log.info({ err }, 'client error');
+      return reply.status(status).send({ error: STATUS_CODES[status] ?? 'Bad Request', message: err.message });
+    }
+    if (isDatabaseUnavailable(err)) {
+      request.log.error({ err }, 'database unavailable');
+      const unavailable = new AppError('UNAVAILABLE', 'The database is unavailable. Please try again shortly.');
+      return reply.status(503).header('retry-after', '5').header('cache-control', 'no-store').send(unavailable.toBody());
+    }
+    request.log.error({ err }, 'unhandled error');
+    return reply.status(500).header('cache-control', 'no-store').send(new AppError('INTERNAL').toBody());
+  });
+}
+
+function toAppError(err: Error): AppError | null {
+  if (err instanceof AppError) return err;
+  switch ((err as FastifyError).code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', 'Request body is larger than 1 MB');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('BAD_REQUEST', 'Invalid request', [{ path: '(body)', message: 'Request body is not valid JSON' }]);
+    default:
+      return (err as FastifyError).statusCode === 429 ? new AppError('RATE_LIMITED', err.message) : null;
+  }
+}

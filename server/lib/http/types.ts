@@ -1,0 +1,26 @@
+import type { TRole } from '../../../contracts/auth.ts';
+
+/** Who may call a route. Every /api route must declare one (deny by default). */
+export type Access = 'public' | 'signedIn' | 'admin';
+
+/** The user a request's session belongs to, read fresh from the database on every request. */
+export type SessionUser = {
+  id: string;
+  provider: string;
+  subject: string;
+  email: string;
+  name: string;
+  profilePicture: string;
+  role: TRole;
+  createdAt: Date;
+};
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+  interface FastifyRequest {
+    user: SessionUser | null;
+    sessionTokenHash: string | null;
+  }
+}

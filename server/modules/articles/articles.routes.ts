@@ -1,0 +1,11 @@
+import type { FastifyInstance } from 'fastify';
+import { ZArticleListQuery } from '../../../contracts/articles.ts';
+import { parseInput } from '../../lib/validate.ts';
+import type { ArticlesService } from './articles.service.ts';
+
+export async function articlesRoutes(app: FastifyInstance, { articles }: { articles: ArticlesService }): Promise<void> {
+  app.get('/api/articles', { config: { access: 'public' } }, async (request) => {
+    const { limit } = parseInput(ZArticleListQuery, request.query);
+    return articles.listPublished(limit);
+  });
+}

@@ -1,0 +1,105 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from '../../../contracts/constants.ts';
+import type { TRole } from '../../../contracts/auth.ts';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../db/client.ts';
+import type { SessionUser } from '../../lib/http/types.ts';
+import {
+  findUserByIdentity,
+  hasAnyUser,
+  insertUser,
+  updateUserProfile,
+  type Identity,
+  type Profile,
+  type UserRow,
+} from '../users/users.repo.ts';
+import { deleteExpiredSessions, deleteSession, findSessionWithUser, insertSession, touchSession } from './sessions.repo.ts';
+
+/** Serialises first sign-ins so "the first account is admin" holds under concurrency. */
+const FIRST_USER_LOCK_KEY = 7_240_310_002;
+/** last_seen_at is written at most this often, so reads do not each cost a write. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+export type Clock = () => Date;
+
+export type AuthDeps = { db: Db; config: Pick<Config, 'adminEmails' | 'auth'>; now: Clock };
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export function toSessionUser(row: UserRow): SessionUser {
+  return {
+    id: row.id,
+    provider: row.provider,
+    subject: row.subject,
+    email: row.email,
+    name: row.name,
+    profilePicture: row.profilePicture,
+    role: row.role,
+    createdAt: row.createdAt,
+  };
+}
+
+export function createAuthService({ db, config, now }: AuthDeps) {
+  const isConfiguredAdmin = (email: string) => config.adminEmails.includes(email.toLowerCase());
+
+  /**
+   * Finds or creates the user of an identity the provider has vouched for and refreshes the
+   * profile. Roles: ADMIN_EMAILS are admins (promoted at each sign-in); in local mode without
+   * ADMIN_EMAILS the very first account is admin, so a fresh install has someone to manage it.
+   */
+  async function signIn(identity: Identity, profile: Profile): Promise<SessionUser> {
+    const email = profile.email.toLowerCase();
+    const user = await db.transaction(async (tx) => {
+      const existing = await findUserByIdentity(tx, identity);
+      if (existing) {
+        const role: TRole = isConfiguredAdmin(email) ? 'admin' : existing.role;
+        return updateUserProfile(tx, existing.id, { ...profile, email, role });
+      }
+      let role: TRole = isConfiguredAdmin(email) ? 'admin' : 'guest';
+      if (role === 'guest' && config.auth.provider === 'local' && config.adminEmails.length === 0) {
+        await tx.execute(sql`select pg_advisory_xact_lock(${FIRST_USER_LOCK_KEY})`);
+        if (!(await hasAnyUser(tx))) role = 'admin';
+      }
+      return insertUser(tx, { ...identity, ...profile, email, role });
+    });
+    return toSessionUser(user);
+  }
+
+  async function createSession(userId: string): Promise<{ token: string; expiresAt: Date }> {
+    const token = randomBytes(32).toString('base64url');
+    const expiresAt = new Date(now().getTime() + SESSION_ABSOLUTE_MS);
+    await insertSession(db, { tokenHash: hashToken(token), userId, expiresAt });
+    return { token, expiresAt };
+  }
+
+  /** The session's user, or null when the token is unknown, idle too long or past its end. */
+  async function resolveSession(token: string): Promise<{ user: SessionUser; tokenHash: string } | null> {
+    const tokenHash = hashToken(token);
+    const row = await findSessionWithUser(db, tokenHash);
+    if (!row) return null;
+    const at = now();
+    const idleFor = at.getTime() - row.session.lastSeenAt.getTime();
+    if (row.session.expiresAt.getTime() <= at.getTime() || idleFor >= SESSION_IDLE_MS) {
+      await deleteSession(db, tokenHash);
+      return null;
+    }
+    if (idleFor >= TOUCH_INTERVAL_MS) await touchSession(db, tokenHash, at);
+    return { user: toSessionUser(row.user), tokenHash };
+  }
+
+  async function endSession(tokenHash: string): Promise<void> {
+    await deleteSession(db, tokenHash);
+  }
+
+  async function purgeExpiredSessions(): Promise<number> {
+    const at = now();
+    return deleteExpiredSessions(db, at, new Date(at.getTime() - SESSION_IDLE_MS));
+  }
+
+  return { signIn, createSession, resolveSession, endSession, purgeExpiredSessions };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;
