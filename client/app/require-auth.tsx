@@ -1,0 +1,18 @@
+import { Navigate, Outlet } from 'react-router';
+import type { TRole } from '../../contracts/auth.ts';
+import { FullPageSpinner } from '../components/ui/spinner.tsx';
+import { useAuth } from '../features/auth/auth-context.ts';
+import { AccessDenied } from './access-denied.tsx';
+
+/** Route guard: a spinner while the session is being determined, signed-out visitors back to
+ * /, and the Access Denied screen when the role falls short. Admin passes every check. The
+ * server enforces the same rules on every call; this only decides what to show. */
+export function RequireAuth({ role }: { role?: TRole }) {
+  const { user, role: currentRole, loading } = useAuth();
+  if (loading) return <FullPageSpinner />;
+  if (!user) return <Navigate to="/" replace />;
+  if (role && currentRole !== 'admin' && currentRole !== role) {
+    return <AccessDenied requiredRole={role} currentRole={currentRole} />;
+  }
+  return <Outlet />;
+}

@@ -1,0 +1,22 @@
+import { createContext, useContext } from 'react';
+import type { TAuthProvider, TLocalLogin, TRole, TUser } from '../../../contracts/auth.ts';
+
+export type AuthContextValue = {
+  user: TUser | null;
+  /** The user's role; guest when signed out or when the server gave none. */
+  role: TRole;
+  /** True until the session is known, and while a sign-in popup is open. */
+  loading: boolean;
+  provider: TAuthProvider;
+  signInLocal(input: TLocalLogin): Promise<TUser | null>;
+  signInWithGoogle(): Promise<TUser | null>;
+  logout(): Promise<void>;
+};
+
+export const AuthContext = createContext<AuthContextValue | null>(null);
+
+export function useAuth(): AuthContextValue {
+  const value = useContext(AuthContext);
+  if (!value) throw new Error('useAuth must be used within an AuthProvider');
+  return value;
+}

@@ -1,0 +1,81 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useCallback, useMemo, useState, type ReactNode } from 'react';
+import { notify } from '../../lib/notify.ts';
+import type { TLocalLogin, TMe, TUser } from '../../../contracts/auth.ts';
+import { appConfig } from '../../lib/app-config.ts';
+import { fetchMe, loginLocal, logoutRequest, ME_QUERY_KEY } from './api/auth-api.ts';
+import { AuthContext, type AuthContextValue } from './auth-context.ts';
+import { openGoogleSignIn } from './google-popup.ts';
+
+const errorMessage = (err: unknown, fallback: string) => (err instanceof Error && err.message ? err.message : fallback);
+
+export function AuthProvider({ children }: { children: ReactNode }) {
+  const queryClient = useQueryClient();
+  const me = useQuery({ queryKey: ME_QUERY_KEY, queryFn: ({ signal }) => fetchMe(signal) });
+  const [popupOpen, setPopupOpen] = useState(false);
+  const provider = appConfig().authProvider;
+
+  const signedIn = useCallback(
+    (user: TUser) => {
+      queryClient.setQueryData<TMe>(ME_QUERY_KEY, { user });
+      notify.success('Login successful', `Welcome, ${user.name || 'user'}!`);
+      return user;
+    },
+    [queryClient],
+  );
+
+  const signInLocal = useCallback(
+    async (input: TLocalLogin) => {
+      try {
+        const { user } = await loginLocal(input);
+        return signedIn(user);
+      } catch (err) {
+        notify.error('Login failed', errorMessage(err, 'Failed to sign in'));
+        return null;
+      }
+    },
+    [signedIn],
+  );
+
+  const signInWithGoogle = useCallback(async () => {
+    setPopupOpen(true);
+    try {
+      await openGoogleSignIn();
+      const { user } = await fetchMe();
+      if (!user) throw new Error('Failed to sign in with Google');
+      return signedIn(user);
+    } catch (err) {
+      notify.error('Login failed', errorMessage(err, 'Failed to sign in with Google'));
+      return null;
+    } finally {
+      setPopupOpen(false);
+    }
+  }, [signedIn]);
+
+  const logout = useCallback(async () => {
+    try {
+      await logoutRequest();
+      queryClient.clear();
+      queryClient.setQueryData<TMe>(ME_QUERY_KEY, { user: null });
+      notify.success('Logged out', 'You have been logged out successfully.');
+    } catch (err) {
+      notify.error('Logout failed', errorMessage(err, 'Failed to log out'));
+      throw err;
+    }
+  }, [queryClient]);
+
+  const value = useMemo<AuthContextValue>(() => {
+    const user = me.data?.user ?? null;
+    return {
+      user,
+      role: user?.role ?? 'guest',
+      loading: me.isPending || popupOpen,
+      provider,
+      signInLocal,
+      signInWithGoogle,
+      logout,
+    };
+  }, [me.data, me.isPending, popupOpen, provider, signInLocal, signInWithGoogle, logout]);
+
+  return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
+}

@@ -1,0 +1,1 @@
+export default function DashboardPage() { return <h1>Dashboard</h1>; }

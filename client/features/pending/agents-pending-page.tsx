@@ -1,0 +1,4 @@
+import { PendingScreen } from './pending-screen.tsx';
+export default function AgentsPendingPage() {
+  return <PendingScreen title="AI Agents Console" />;
+}

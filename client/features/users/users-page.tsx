@@ -1,0 +1,1 @@
+export default function UsersPage() { return <h1>Users</h1>; }

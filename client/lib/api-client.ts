@@ -1,0 +1,76 @@
+import { REQUEST_TIMEOUT_MS } from '../../contracts/constants.ts';
+
+/** A failed API call: the message is SPEC's '{status}: {error, else message, else status text}'
+ * with details in parentheses; status and parsed body ride along for callers that need them. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly body: unknown;
+  constructor(message: string, status: number, body: unknown) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.body = body;
+  }
+}
+
+export type RequestOptions = { timeoutMs?: number; signal?: AbortSignal; headers?: Record<string, string> };
+
+function formatDetails(details: unknown): string {
+  if (Array.isArray(details)) {
+    return details
+      .map((d) => (d && typeof d === 'object' && 'message' in d ? `${'path' in d ? `${String(d.path)}: ` : ''}${String(d.message)}` : String(d)))
+      .join('; ');
+  }
+  return typeof details === 'string' ? details : JSON.stringify(details);
+}
+
+async function toApiError(res: Response): Promise<ApiError> {
+  const text = await res.text().catch(() => '');
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    return new ApiError(`${res.status}: ${text || res.statusText}`, res.status, text);
+  }
+  if (!body || typeof body !== 'object') return new ApiError(`${res.status}: ${text || res.statusText}`, res.status, body);
+  const b = body as { error?: unknown; message?: unknown; details?: unknown };
+  const main = typeof b.error === 'string' && b.error ? b.error : typeof b.message === 'string' && b.message ? b.message : res.statusText;
+  const details = b.details !== undefined && b.details !== null ? ` (${formatDetails(b.details)})` : '';
+  return new ApiError(`${res.status}: ${main}${details}`, res.status, body);
+}
+
+/**
+ * The one way the client calls the API: JSON bodies, credentials always included, a timeout
+ * (30 s unless told) that aborts with 'Request timeout after {ms}ms', errors logged and rethrown.
+ */
+export async function apiRequest<T>(method: string, url: string, body?: unknown, options: RequestOptions = {}): Promise<T> {
+  const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  const onOuterAbort = () => controller.abort();
+  options.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  try {
+    const res = await fetch(url, {
+      method,
+      credentials: 'include',
+      headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), accept: 'application/json', ...options.headers },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+      signal: controller.signal,
+    });
+    if (!res.ok) throw await toApiError(res);
+    if (res.status === 204) return undefined as T;
+    const text = await res.text();
+    return (text ? JSON.parse(text) : undefined) as T;
+  } catch (err) {
+    const error = timedOut ? new Error(`Request timeout after ${timeoutMs}ms`) : err;
+    console.error(`${method} ${url} failed:`, error instanceof Error ? error.message : error);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onOuterAbort);
+  }
+}

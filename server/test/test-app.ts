@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import pino from 'pino';
+import { buildApp } from '../app.ts';
+import { loadConfig, type Config } from '../config.ts';
+import { openDatabase, type Database } from '../db/client.ts';
+
+export const TEST_ORIGIN = 'http://localhost:3000';
+
+export type TestApp = {
+  app: FastifyInstance;
+  database: Database;
+  config: Config;
+  /** Moves the app's clock (sessions) forward. */
+  advanceTime(ms: number): void;
+  /** Signs in through the local sign-in route and returns the session cookie header. */
+  signIn(email: string, name?: string): Promise<string>;
+  /** inject() with our Origin on state-changing requests unless the test sets its own. */
+  request(options: InjectOptions & { cookie?: string }): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+};
+
+/**
+ * A real app on a fresh database: PGlite in memory by default, or a new database on the real
+ * PostgreSQL that script/test starts when the suite runs as `server-postgres`.
+ */
+export async function createTestApp(
+  options: { env?: Record<string, string>; clientDir?: string } = {},
+): Promise<TestApp> {
+  const postgres = process.env.TEST_DATABASE === 'postgres' ? await createPostgresDatabase() : null;
+  const config = loadConfig(
+    { NODE_ENV: 'test', LOG_LEVEL: 'silent', PUBLIC_URL: TEST_ORIGIN, ...(postgres ? { DATABASE_URL: postgres.url } : {}), ...options.env },
+    { inMemoryDatabase: true },
+  );
+  const logger = pino({ level: 'silent' });
+  const database = await openDatabase(config.database, logger);
+  let offset = 0;
+  const app = await buildApp({
+    config,
+    database,
+    logger,
+    now: () => new Date(Date.now() + offset),
+    clientDir: options.clientDir ?? '/nonexistent-client-dir',
+  });
+  await app.ready();
+
+  const request: TestApp['request'] = ({ cookie, ...opts }) => {
+    const headers: Record<string, string> = { ...(opts.headers as Record<string, string> | undefined) };
+    const method = (opts.method ?? 'GET').toUpperCase();
+    if (!['GET', 'HEAD', 'OPTIONS'].includes(method) && !('origin' in headers)) headers.origin = TEST_ORIGIN;
+    if (cookie) headers.cookie = cookie;
+    return app.inject({ ...opts, headers });
+  };
+
+  return {
+    app,
+    database,
+    config,
+    advanceTime: (ms) => {
+      offset += ms;
+    },
+    request,
+    async signIn(email, name = email.split('@')[0]!) {
+      const res = await request({ method: 'POST', url: '/api/auth/local/login', payload: { email, name } });
+      if (res.statusCode !== 200) throw new Error(`sign-in failed: ${res.statusCode} ${res.body}`);
+      const cookie = res.cookies.find((c) => c.name === 'sid' || c.name === '__Host-sid');
+      return `${cookie!.name}=${cookie!.value}`;
+    },
+    async close() {
+      await app.close();
+      await database.close();
+      await postgres?.drop();
+    },
+  };
+}
+
+async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const adminUrl = process.env.TEST_POSTGRES_URL;
+  if (!adminUrl) throw new Error('TEST_DATABASE=postgres needs TEST_POSTGRES_URL');
+  const name = `test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vitest/config';
+
+const serverTests = ['server/**/*.test.ts', 'contracts/**/*.test.ts', 'tests/fakes/**/*.test.ts', 'script/**/*.test.ts'];
+
+// The API suites also run against a real PostgreSQL when script/test provides one.
+const postgresUrl = process.env.TEST_POSTGRES_URL;
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        plugins: [react()],
+        test: {
+          name: 'client',
+          include: ['client/**/*.test.{ts,tsx}'],
+          environment: 'happy-dom',
+          setupFiles: ['client/test/setup.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'server',
+          include: serverTests,
+          environment: 'node',
+          testTimeout: 20_000,
+          hookTimeout: 30_000,
+        },
+      },
+      ...(postgresUrl
+        ? [
+            {
+              test: {
+                name: 'server-postgres',
+                include: ['server/**/*.api.test.ts'],
+                environment: 'node',
+                testTimeout: 20_000,
+                hookTimeout: 30_000,
+                env: { TEST_DATABASE: 'postgres' },
+              },
+            },
+          ]
+        : []),
+    ],
+  },
+});
