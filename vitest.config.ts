@@ -24,7 +24,7 @@ export default defineConfig({
           include: serverTests,
           environment: 'node',
           testTimeout: 20_000,
-          hookTimeout: 30_000,
+          hookTimeout: 60_000,
         },
       },
       ...(postgresUrl
@@ -35,7 +35,7 @@ export default defineConfig({
                 include: ['server/**/*.api.test.ts'],
                 environment: 'node',
                 testTimeout: 20_000,
-                hookTimeout: 30_000,
+                hookTimeout: 60_000,
                 env: { TEST_DATABASE: 'postgres' },
               },
             },

@@ -20,15 +20,24 @@ export type Database = {
   /** Throws when the database cannot answer. */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** PGlite only: the migrated database as a dump, for OpenOptions.pgliteTemplate. */
+  dumpTemplate?: () => Promise<Blob>;
 };
 
 const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url));
 /** Any constant shared by all processes: serialises migrations when several start at once. */
 const MIGRATION_LOCK_KEY = 7_240_310_001;
 
-export async function openDatabase(database: Config['database'], logger: Logger): Promise<Database> {
+export type OpenOptions = {
+  /** A dump of an already-migrated PGlite data dir to start from (tests: ~10x faster than initdb). */
+  pgliteTemplate?: Blob;
+};
+
+export async function openDatabase(database: Config['database'], logger: Logger, options: OpenOptions = {}): Promise<Database> {
   if (database.kind === 'pglite') {
-    const client = database.dataDir ? new PGlite(database.dataDir) : new PGlite();
+    const client = database.dataDir
+      ? new PGlite(database.dataDir)
+      : new PGlite(options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {});
     await client.waitReady;
     const db = drizzlePglite({ client, schema });
     await migratePglite(db, { migrationsFolder });
@@ -38,6 +47,7 @@ export async function openDatabase(database: Config['database'], logger: Logger)
       kind: 'pglite',
       ping: async () => void (await client.query('select 1')),
       close: () => client.close(),
+      dumpTemplate: () => client.dumpDataDir('none'),
     };
   }
 

@@ -30,11 +30,13 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const postgres = process.env.TEST_DATABASE === 'postgres' ? await createPostgresDatabase() : null;
   const config = loadConfig(
-    { NODE_ENV: 'test', LOG_LEVEL: 'silent', PUBLIC_URL: TEST_ORIGIN, ...(postgres ? { DATABASE_URL: postgres.url } : {}), ...options.env },
+    { NODE_ENV: 'test', LOG_LEVEL: 'silent', PUBLIC_URL: TEST_ORIGIN, SIGN_IN_RATE_LIMIT: '1000', ...(postgres ? { DATABASE_URL: postgres.url } : {}), ...options.env },
     { inMemoryDatabase: true },
   );
   const logger = pino({ level: 'silent' });
-  const database = await openDatabase(config.database, logger);
+  const database = await openDatabase(config.database, logger, {
+    pgliteTemplate: config.database.kind === 'pglite' ? await migratedTemplate() : undefined,
+  });
   let offset = 0;
   const app = await buildApp({
     config,
@@ -73,6 +75,19 @@ export async function createTestApp(
       await postgres?.drop();
     },
   };
+}
+
+let template: Promise<Blob> | undefined;
+
+/** One migrated PGlite per test worker, dumped once; each test app starts from a copy. */
+function migratedTemplate(): Promise<Blob> {
+  template ??= (async () => {
+    const database = await openDatabase({ kind: 'pglite', dataDir: null }, pino({ level: 'silent' }));
+    const dump = await database.dumpTemplate!();
+    await database.close();
+    return dump;
+  })();
+  return template;
 }
 
 async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+const load = (env: Record<string, string>) => loadConfig(env, { inMemoryDatabase: true });
+
+describe('loadConfig', () => {
+  it('has working defaults: local sign-in, PGlite, port 3000', () => {
+    const config = load({});
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      auth: { provider: 'local' },
+      database: { kind: 'pglite' },
+      publicUrl: 'http://localhost:3000',
+      publicOrigin: 'http://localhost:3000',
+      secureCookies: false,
+      adminEmails: [],
+    });
+  });
+
+  it('chooses Google when a client id is set, PostgreSQL when DATABASE_URL is set', () => {
+    const config = load({ GOOGLE_CLIENT_ID: 'id', GOOGLE_CLIENT_SECRET: 'secret', DATABASE_URL: 'postgres://u@h/db' });
+    expect(config.auth).toEqual({ provider: 'google', clientId: 'id', clientSecret: 'secret', issuer: 'https://accounts.google.com' });
+    expect(config.database).toEqual({ kind: 'postgres', url: 'postgres://u@h/db' });
+  });
+
+  it('normalises ADMIN_EMAILS and PUBLIC_URL', () => {
+    const config = load({ ADMIN_EMAILS: ' A@Example.com ,b@example.com,', PUBLIC_URL: 'https://app.example.com/' });
+    expect(config.adminEmails).toEqual(['a@example.com', 'b@example.com']);
+    expect(config.publicUrl).toBe('https://app.example.com');
+    expect(config.secureCookies).toBe(true);
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://h/db' }, 'DATABASE_URL'],
+    [{ ADMIN_EMAILS: 'not-an-email' }, 'ADMIN_EMAILS'],
+    [{ PUBLIC_URL: 'ftp://x' }, 'PUBLIC_URL'],
+    [{ AUTH_PROVIDER: 'github' }, 'AUTH_PROVIDER'],
+    [{ AUTH_PROVIDER: 'google' }, 'GOOGLE_CLIENT_ID'],
+    [{ GOOGLE_CLIENT_ID: 'id' }, 'GOOGLE_CLIENT_SECRET'],
+    [{ SESSION_SECRET: 'short' }, 'SESSION_SECRET'],
+    [{ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32) }, 'AUTH_PROVIDER'],
+    [{ NODE_ENV: 'production', ALLOW_LOCAL_AUTH: 'true' }, 'SESSION_SECRET'],
+  ])('stops with a message naming the variable for %j', (env, variable) => {
+    expect(() => load(env)).toThrow(ConfigError);
+    expect(() => load(env)).toThrow(new RegExp(`\\b${variable}\\b`));
+  });
+
+  it('allows local sign-in in production only when asked explicitly', () => {
+    const config = load({ NODE_ENV: 'production', ALLOW_LOCAL_AUTH: 'true', SESSION_SECRET: 'x'.repeat(32) });
+    expect(config.auth.provider).toBe('local');
+  });
+});

@@ -1,0 +1,116 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../test/test-app.ts';
+
+/** A fake built client: index.html with the config placeholder, a hashed asset precompressed. */
+function fakeClientDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'client-'));
+  mkdirSync(path.join(dir, 'assets'));
+  writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>%SITE_NAME%</title><!--app-config--><div id="root"></div>');
+  const js = `console.log(${JSON.stringify('x'.repeat(4000))});`;
+  writeFileSync(path.join(dir, 'assets', 'index-abc123.js'), js);
+  writeFileSync(path.join(dir, 'assets', 'index-abc123.js.br'), brotliCompressSync(js));
+  writeFileSync(path.join(dir, 'assets', 'index-abc123.js.gz'), gzipSync(js));
+  writeFileSync(path.join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+  return dir;
+}
+
+describe('HTTP conventions', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ clientDir: fakeClientDir(), env: { SITE_NAME: 'Acme <Automation>', CONTACT_EMAIL: 'team@acme.test' } });
+  });
+  afterAll(async () => t.close());
+
+  it('answers unknown /api paths with JSON 404, any method', async () => {
+    for (const [method, url] of [['GET', '/api/nope'], ['POST', '/api/nope'], ['GET', '/api']] as const) {
+      const res = await t.request({ method, url, payload: method === 'POST' ? {} : undefined });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.json().error).toBe('Not Found');
+    }
+  });
+
+  it('serves the app HTML for client routes, with the runtime config escaped into it', async () => {
+    for (const url of ['/', '/dashboard', '/some/unknown/page']) {
+      const res = await t.request({ url });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.headers['cache-control']).toBe('no-cache');
+    }
+    const html = (await t.request({ url: '/' })).body;
+    expect(html).toContain('<title>Acme &#60;Automation&#62;</title>');
+    const json = /<script type="application\/json" id="app-config">(.*?)<\/script>/.exec(html)![1]!;
+    expect(json).not.toContain('<');
+    expect(JSON.parse(json)).toEqual({ siteName: 'Acme <Automation>', contactEmail: 'team@acme.test', authProvider: 'local' });
+  });
+
+  it('serves hashed assets immutable and precompressed, brotli first', async () => {
+    const br = await t.request({ url: '/assets/index-abc123.js', headers: { 'accept-encoding': 'br, gzip' } });
+    expect(br.statusCode).toBe(200);
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    const gz = await t.request({ url: '/assets/index-abc123.js', headers: { 'accept-encoding': 'gzip' } });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    const plain = await t.request({ url: '/favicon.svg' });
+    expect(plain.headers['cache-control']).toBe('public, max-age=3600');
+  });
+
+  it('sends the security headers, with a CSP that forbids inline script, framing and plugins', async () => {
+    const res = await t.request({ url: '/' });
+    const csp = String(res.headers['content-security-policy']);
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("object-src 'none'");
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
+    expect(res.headers['strict-transport-security']).toBeUndefined(); // http: no HSTS
+  });
+
+  it('refuses a body over 1 MB with 413 JSON', async () => {
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/auth/local/login',
+      payload: JSON.stringify({ email: 'a@example.com', name: 'x'.repeat(1024 * 1024) }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toEqual({ error: 'Payload Too Large', message: 'Request body is larger than 1 MB' });
+  });
+
+  it('compresses larger JSON answers', async () => {
+    const cookie = await t.signIn('admin@example.com');
+    for (let i = 0; i < 20; i++) await t.signIn(`user${i}-with-a-rather-long-address@example.com`, `User number ${i}`);
+    const res = await t.request({ url: '/api/users', cookie, headers: { 'accept-encoding': 'gzip' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-encoding']).toBe('gzip');
+  });
+});
+
+describe('over https', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { PUBLIC_URL: 'https://app.example.com' } });
+  });
+  afterAll(async () => t.close());
+
+  it('uses a Secure __Host- cookie and sends HSTS', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/local/login',
+      payload: { email: 'a@example.com', name: 'A' },
+      headers: { origin: 'https://app.example.com' },
+    });
+    expect(res.statusCode).toBe(200);
+    const cookie = res.cookies.find((c) => c.name === '__Host-sid')!;
+    expect(cookie).toMatchObject({ secure: true, httpOnly: true, sameSite: 'Lax', path: '/' });
+    expect(cookie.domain).toBeUndefined();
+    expect(res.headers['strict-transport-security']).toContain('max-age=31536000');
+    const me = await t.app.inject({ url: '/api/auth/me', headers: { cookie: `__Host-sid=${cookie.value}` } });
+    expect(me.json().user.email).toBe('a@example.com');
+  });
+});

@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { articles } from '../../db/schema.ts';
+import { createTestApp, type TestApp } from '../../test/test-app.ts';
+
+describe('GET /api/articles', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => t.close());
+
+  it('answers an empty list when nothing is published', async () => {
+    const res = await t.request({ url: '/api/articles' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual([]);
+  });
+
+  it('lists published articles only, newest first, with the list fields only', async () => {
+    const day = (n: number) => new Date(Date.UTC(2026, 10, n, 12));
+    await t.database.db.insert(articles).values([
+      { slug: 'old', title: 'Old post', category: 'AI', excerpt: 'An older excerpt', content: 'c'.repeat(60), createdAt: day(1), published: true },
+      { slug: 'draft', title: 'Secret draft', category: 'AI', excerpt: 'Not yet', content: 'c'.repeat(60), createdAt: day(5), published: false },
+      { slug: 'new', title: 'New post', category: 'Data', excerpt: 'A newer excerpt', content: 'c'.repeat(60), createdAt: day(3), published: true, readTime: '7 min read' },
+    ]);
+    const body = (await t.request({ url: '/api/articles' })).json();
+    expect(body).toEqual([
+      { id: expect.any(String), title: 'New post', category: 'Data', excerpt: 'A newer excerpt', createdAt: day(3).toISOString(), readTime: '7 min read' },
+      { id: expect.any(String), title: 'Old post', category: 'AI', excerpt: 'An older excerpt', createdAt: day(1).toISOString(), readTime: '5 min read' },
+    ]);
+    expect(JSON.stringify(body)).not.toContain('Secret draft');
+  });
+
+  it('is the same for signed-out visitors, guests and admins', async () => {
+    const admin = await t.signIn('admin@example.com');
+    const guest = await t.signIn('guest@example.com');
+    const anonymous = (await t.request({ url: '/api/articles' })).json();
+    expect((await t.request({ url: '/api/articles', cookie: guest })).json()).toEqual(anonymous);
+    expect((await t.request({ url: '/api/articles', cookie: admin })).json()).toEqual(anonymous);
+  });
+
+  it('honours ?limit= and refuses a bad one with 400', async () => {
+    expect((await t.request({ url: '/api/articles?limit=1' })).json()).toHaveLength(1);
+    for (const limit of ['0', '101', 'abc', '1.5']) {
+      const res = await t.request({ url: `/api/articles?limit=${limit}` });
+      expect(res.statusCode, limit).toBe(400);
+      expect(res.json().details[0].path).toBe('limit');
+    }
+  });
+});
