@@ -50,6 +50,8 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'es2022',
     sourcemap: false,
+    // Every browser we support has native modulepreload; the polyfill would cost the budget.
+    modulePreload: { polyfill: false },
   },
   server: {
     port: 5173,

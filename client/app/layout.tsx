@@ -1,18 +1,40 @@
 import { Suspense } from 'react';
 import { Outlet, useLocation } from 'react-router';
 import { FullPageSpinner } from '../components/ui/spinner.tsx';
+import { appConfig } from '../lib/app-config.ts';
 import { ErrorBoundary } from './error-boundary.tsx';
+import { Header } from './header.tsx';
 
-// Placeholder header: replaced by the header work.
+/** Every page: skip link, header, the screen (its failures and lazy loading contained so the
+ * header stays), footer. */
 export function AppLayout() {
   const { pathname } = useLocation();
   return (
-    <main id="main">
-      <ErrorBoundary resetKey={pathname}>
-        <Suspense fallback={<FullPageSpinner />}>
-          <Outlet />
-        </Suspense>
-      </ErrorBoundary>
-    </main>
+    <div className="flex min-h-dvh flex-col bg-white text-slate-900">
+      <a
+        href="#main"
+        onClick={(event) => {
+          // Focus the content without changing the URL (the router owns it).
+          event.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+        className="sr-only rounded-md bg-white px-4 py-2 font-medium text-brand-700 shadow focus:not-sr-only focus:fixed focus:top-3 focus:left-3 focus:z-50 focus:outline-2 focus:outline-brand-600"
+      >
+        Skip to content
+      </a>
+      <Header />
+      <main id="main" tabIndex={-1} className="flex-1 focus:outline-none">
+        <ErrorBoundary resetKey={pathname}>
+          <Suspense fallback={<FullPageSpinner />}>
+            <Outlet />
+          </Suspense>
+        </ErrorBoundary>
+      </main>
+      <footer className="border-t border-slate-200 bg-slate-50">
+        <p className="mx-auto max-w-7xl px-4 py-6 text-sm text-slate-600 sm:px-6 lg:px-8">
+          © {new Date().getFullYear()} {appConfig().siteName}. All rights reserved.
+        </p>
+      </footer>
+    </div>
   );
 }

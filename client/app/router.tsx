@@ -1,6 +1,6 @@
 import { lazy } from 'react';
 import { BrowserRouter, Route, Routes } from 'react-router';
-import { NotFoundPage } from '../features/errors/not-found-page.tsx';
+import { useAuth } from '../lib/auth-context.ts';
 import { LandingPage } from '../features/landing/landing-page.tsx';
 import { AppLayout } from './layout.tsx';
 import { RequireAuth } from './require-auth.tsx';
@@ -14,6 +14,15 @@ const UsersPage = lazy(() => import('../features/users/users-page.tsx'));
 const ChatPendingPage = lazy(() => import('../features/pending/chat-pending-page.tsx'));
 const AgentsPendingPage = lazy(() => import('../features/pending/agents-pending-page.tsx'));
 const ArticlePendingPage = lazy(() => import('../features/pending/article-pending-page.tsx'));
+// Lazy too: the landing page's JavaScript budget has no room for a screen it never shows.
+const NotFoundPage = lazy(() => import('../features/errors/not-found-page.tsx').then((m) => ({ default: m.NotFoundPage })));
+
+/** Features do not import each other, so the dashboard gets the session from here. RequireAuth
+ * above it has already waited for the session and sent signed-out visitors to /. */
+function DashboardRoute() {
+  const { user, role } = useAuth();
+  return user ? <DashboardPage user={user} role={role} /> : null;
+}
 
 export function AppRoutes() {
   return (
@@ -22,7 +31,10 @@ export function AppRoutes() {
         <Route path="/" element={<LandingPage />} />
         <Route path="/login" element={<LoginPage />} />
         <Route element={<RequireAuth />}>
-          <Route path="/dashboard" element={<DashboardPage />} />
+          <Route path="/dashboard" element={<DashboardRoute />} />
+          {/* DeepSeek and Llama are open to every signed-in user (SPEC section 6). */}
+          <Route path="/deepseek-chat" element={<ChatPendingPage />} />
+          <Route path="/llama-chat" element={<ChatPendingPage />} />
         </Route>
         <Route element={<RequireAuth role="admin" />}>
           <Route path="/chat-console" element={<ChatPendingPage />} />

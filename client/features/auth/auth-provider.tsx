@@ -4,8 +4,7 @@ import { notify } from '../../lib/notify.ts';
 import type { TLocalLogin, TMe, TUser } from '../../../contracts/auth.ts';
 import { appConfig } from '../../lib/app-config.ts';
 import { fetchMe, loginLocal, logoutRequest, ME_QUERY_KEY } from './api/auth-api.ts';
-import { AuthContext, type AuthContextValue } from './auth-context.ts';
-import { openGoogleSignIn } from './google-popup.ts';
+import { AuthContext, type AuthContextValue } from '../../lib/auth-context.ts';
 
 const errorMessage = (err: unknown, fallback: string) => (err instanceof Error && err.message ? err.message : fallback);
 
@@ -40,6 +39,8 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   const signInWithGoogle = useCallback(async () => {
     setPopupOpen(true);
     try {
+      // Loaded on click: the popup code has no place in the landing page's first load.
+      const { openGoogleSignIn } = await import('./google-popup.ts');
       await openGoogleSignIn();
       const { user } = await fetchMe();
       if (!user) throw new Error('Failed to sign in with Google');

@@ -1,1 +1,125 @@
-export default function UsersPage() { return <h1>Users</h1>; }
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { TRole, TUser } from '../../../contracts/auth.ts';
+import { Avatar } from '../../components/ui/avatar.tsx';
+import { Badge } from '../../components/ui/badge.tsx';
+import { Button } from '../../components/ui/button.tsx';
+import { Card } from '../../components/ui/card.tsx';
+import { Spinner } from '../../components/ui/spinner.tsx';
+import { usePageTitle } from '../../components/ui/use-page-title.ts';
+import { ApiError, apiRequest } from '../../lib/api-client.ts';
+import { notify } from '../../lib/notify.ts';
+
+export const USERS_QUERY_KEY = ['/api/users'] as const;
+/** The session's query (owned by the auth feature): refreshed after a role change in case the
+ * admin changed their own role. */
+const ME_QUERY_KEY = ['/api/auth/me'] as const;
+
+/** The server's own words when it gives them ('Cannot remove the last admin'), else the
+ * request helper's message. */
+function reason(err: unknown): string {
+  if (err instanceof ApiError && err.body && typeof err.body === 'object' && 'message' in err.body && typeof err.body.message === 'string') {
+    return err.body.message;
+  }
+  return err instanceof Error && err.message ? err.message : 'Please try again.';
+}
+
+// Not contracts' ROLES: importing a value from contracts/auth.ts would pull zod into this chunk.
+const ROLES: TRole[] = ['admin', 'guest'];
+
+const displayName = (user: TUser) => user.name || user.email;
+
+/** /admin/users (admin): every account with its role; an admin changes roles here. The server
+ * checks the role and refuses to remove the last admin. */
+export default function UsersPage() {
+  usePageTitle('Users');
+  const queryClient = useQueryClient();
+  const users = useQuery<TUser[]>({ queryKey: USERS_QUERY_KEY });
+  const changeRole = useMutation({
+    mutationFn: ({ user, role }: { user: TUser; role: TRole }) => apiRequest<TUser>('PATCH', `/api/users/${user.id}`, { role }),
+    onSuccess: (updated) => notify.success('Role updated', `${displayName(updated)} is now ${updated.role}.`),
+    onError: (err, { user }) => notify.error(`Could not change ${displayName(user)}'s role`, reason(err)),
+    onSettled: () => Promise.all([queryClient.invalidateQueries({ queryKey: USERS_QUERY_KEY }), queryClient.invalidateQueries({ queryKey: ME_QUERY_KEY })]),
+  });
+
+  return (
+    <div className="mx-auto max-w-5xl px-4 py-10 sm:px-6 lg:px-8">
+      <h1 className="text-3xl font-bold text-slate-900">Users</h1>
+      <p className="mt-2 text-slate-600">
+        Everyone who has signed in. Administrators can use the AI chats and agents and publish articles; guests can see the
+        dashboard only.
+      </p>
+
+      {users.isPending ? (
+        <div className="mt-10 flex justify-center">
+          <Spinner label="Loading users" />
+        </div>
+      ) : users.isError ? (
+        <div role="alert" className="mt-8 rounded-lg border border-red-200 bg-red-50 p-4 text-red-800">
+          <p>The list of users could not be loaded: {reason(users.error)}</p>
+          <Button variant="outline" size="sm" className="mt-3" onClick={() => void users.refetch()}>
+            Try again
+          </Button>
+        </div>
+      ) : (
+        <Card className="mt-8 overflow-x-auto">
+          <table className="w-full text-left text-sm">
+            <caption className="sr-only">Users and their roles</caption>
+            <thead className="border-b border-slate-200 bg-slate-50 text-slate-700">
+              <tr>
+                <th scope="col" className="px-4 py-3 font-semibold">
+                  Name
+                </th>
+                <th scope="col" className="px-4 py-3 font-semibold">
+                  Email
+                </th>
+                <th scope="col" className="px-4 py-3 font-semibold">
+                  Role
+                </th>
+                <th scope="col" className="px-4 py-3 font-semibold">
+                  Created
+                </th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-200">
+              {users.data.map((user) => {
+                const pending = changeRole.isPending && changeRole.variables.user.id === user.id;
+                return (
+                  <tr key={user.id}>
+                    <th scope="row" className="px-4 py-3 font-medium text-slate-900">
+                      <span className="flex items-center gap-3">
+                        <Avatar name={user.name} src={user.profilePicture} />
+                        {user.name || <span className="text-slate-600">(no name)</span>}
+                      </span>
+                    </th>
+                    <td className="px-4 py-3 break-all text-slate-700">{user.email}</td>
+                    <td className="px-4 py-3">
+                      <span className="flex items-center gap-2">
+                        <select
+                          aria-label={`Role for ${displayName(user)}`}
+                          value={user.role}
+                          disabled={pending}
+                          onChange={(event) => changeRole.mutate({ user, role: event.target.value as TRole })}
+                          className="rounded-md border border-slate-300 bg-white px-2 py-1.5 text-slate-900 focus:outline-2 focus:outline-brand-600 disabled:opacity-60"
+                        >
+                          {ROLES.map((role) => (
+                            <option key={role} value={role}>
+                              {role}
+                            </option>
+                          ))}
+                        </select>
+                        {pending && <Badge>Saving…</Badge>}
+                      </span>
+                    </td>
+                    <td className="px-4 py-3 whitespace-nowrap text-slate-700">
+                      <time dateTime={user.createdAt}>{new Date(user.createdAt).toLocaleDateString()}</time>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </Card>
+      )}
+    </div>
+  );
+}

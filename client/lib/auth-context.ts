@@ -1,5 +1,5 @@
 import { createContext, useContext } from 'react';
-import type { TAuthProvider, TLocalLogin, TRole, TUser } from '../../../contracts/auth.ts';
+import type { TAuthProvider, TLocalLogin, TRole, TUser } from '../../contracts/auth.ts';
 
 export type AuthContextValue = {
   user: TUser | null;

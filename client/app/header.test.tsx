@@ -1,0 +1,199 @@
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { currentLocation, makeAuth, makeUser, renderWithProviders, signedInAs } from '../test/render.tsx';
+import { Header } from './header.tsx';
+
+const SECTIONS = ['Services', 'Insights', 'Contact'];
+const ADMIN_ONLY = ['Chat Console', 'Agents Console', 'Create Article', 'Users'];
+
+const banner = () => screen.getByRole('banner');
+/** The links of the (desktop) main navigation, by name. */
+const navLinks = () => {
+  const [desktop] = within(banner()).queryAllByRole('navigation', { name: 'Main' });
+  return desktop ? within(desktop).getAllByRole('link').map((link) => link.textContent) : [];
+};
+
+function stubMatchMedia(reduceMotion: boolean) {
+  vi.stubGlobal('matchMedia', (query: string) => ({ matches: reduceMotion && query.includes('reduce'), media: query }));
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+  document.body.innerHTML = '';
+});
+
+describe('Header links', () => {
+  it('shows the logo and site name linking home', () => {
+    renderWithProviders(<Header />, { auth: makeAuth() });
+    expect(within(banner()).getByRole('link', { name: 'Axiom Automation' })).toHaveAttribute('href', '/');
+  });
+
+  it('offers the section anchors to a signed-out visitor on /', () => {
+    renderWithProviders(<Header />, { auth: makeAuth() });
+    expect(navLinks()).toEqual(SECTIONS);
+    expect(within(banner()).getByRole('link', { name: 'Services' })).toHaveAttribute('href', '#services');
+    expect(within(banner()).getByRole('link', { name: 'Insights' })).toHaveAttribute('href', '#insights');
+    expect(within(banner()).getByRole('link', { name: 'Contact' })).toHaveAttribute('href', '#contact');
+  });
+
+  it('shows no navigation to a signed-out visitor away from /', () => {
+    renderWithProviders(<Header />, { auth: makeAuth(), path: '/some-page' });
+    expect(within(banner()).queryByRole('navigation')).not.toBeInTheDocument();
+    expect(within(banner()).queryByRole('link', { name: 'Services' })).not.toBeInTheDocument();
+    expect(within(banner()).queryByRole('button', { name: 'Menu' })).not.toBeInTheDocument();
+  });
+
+  it('shows only Dashboard to a signed-in guest, on / too', () => {
+    renderWithProviders(<Header />, { auth: signedInAs('guest') });
+    expect(navLinks()).toEqual(['Dashboard']);
+    expect(within(banner()).getByRole('link', { name: 'Dashboard' })).toHaveAttribute('href', '/dashboard');
+  });
+
+  it('adds the admin screens for an admin', () => {
+    renderWithProviders(<Header />, { auth: signedInAs('admin'), path: '/dashboard' });
+    expect(navLinks()).toEqual(['Dashboard', ...ADMIN_ONLY]);
+    const hrefs = ADMIN_ONLY.map((name) => within(banner()).getByRole('link', { name }).getAttribute('href'));
+    expect(hrefs).toEqual(['/chat-console', '/agents-console', '/create-article', '/admin/users']);
+    expect(within(banner()).getByRole('link', { name: 'Dashboard' })).toHaveAttribute('aria-current', 'page');
+  });
+});
+
+describe('Header section anchors', () => {
+  function addSection(id: string, top: number) {
+    const section = document.createElement('section');
+    section.id = id;
+    section.tabIndex = -1;
+    section.getBoundingClientRect = () => ({ top }) as DOMRect;
+    document.body.append(section);
+    return section;
+  }
+
+  it('scroll smoothly to the section 64 px below the top and focus it', async () => {
+    stubMatchMedia(false);
+    const scrollTo = vi.fn();
+    vi.stubGlobal('scrollTo', scrollTo);
+    const section = addSection('insights', 900);
+    renderWithProviders(<Header />, { auth: makeAuth() });
+
+    await userEvent.click(within(banner()).getByRole('link', { name: 'Insights' }));
+
+    expect(scrollTo).toHaveBeenCalledWith({ top: 900 - 64, behavior: 'smooth' });
+    expect(section).toHaveFocus();
+    expect(currentLocation()).toBe('/');
+  });
+
+  it('jump instantly when the visitor prefers reduced motion, and work from the keyboard', async () => {
+    stubMatchMedia(true);
+    const scrollTo = vi.fn();
+    vi.stubGlobal('scrollTo', scrollTo);
+    addSection('contact', 2000);
+    renderWithProviders(<Header />, { auth: makeAuth() });
+
+    within(banner()).getByRole('link', { name: 'Contact' }).focus();
+    await userEvent.keyboard('{Enter}');
+
+    expect(scrollTo).toHaveBeenCalledWith({ top: 2000 - 64, behavior: 'instant' });
+  });
+});
+
+describe('Header small-screen menu', () => {
+  it('is a disclosure button that shows and hides the links, closed by Escape', async () => {
+    renderWithProviders(<Header />, { auth: signedInAs('admin') });
+    const button = within(banner()).getByRole('button', { name: 'Menu' });
+    const menu = document.getElementById(button.getAttribute('aria-controls')!)!;
+    expect(button).toHaveAttribute('aria-expanded', 'false');
+    expect(menu).not.toBeVisible();
+
+    await userEvent.click(button);
+    expect(button).toHaveAttribute('aria-expanded', 'true');
+    expect(menu).toBeVisible();
+    expect(within(menu).getByRole('link', { name: 'Chat Console' })).toBeInTheDocument();
+
+    await userEvent.keyboard('{Escape}');
+    expect(button).toHaveAttribute('aria-expanded', 'false');
+    expect(button).toHaveFocus();
+  });
+
+  it('closes when a link in it is followed', async () => {
+    renderWithProviders(<Header />, { auth: signedInAs('admin'), path: '/dashboard' });
+    const button = within(banner()).getByRole('button', { name: 'Menu' });
+    await userEvent.click(button);
+    const menu = document.getElementById(button.getAttribute('aria-controls')!)!;
+    await userEvent.click(within(menu).getByRole('link', { name: 'Agents Console' }));
+    expect(currentLocation()).toBe('/agents-console');
+    expect(button).toHaveAttribute('aria-expanded', 'false');
+  });
+});
+
+describe('Header login and logout', () => {
+  it('local sign-in: Login goes to /login with the current page as next', async () => {
+    renderWithProviders(<Header />, { auth: makeAuth(), path: '/insights?page=2' });
+    await userEvent.click(within(banner()).getByRole('button', { name: 'Login' }));
+    expect(currentLocation()).toBe(`/login?next=${encodeURIComponent('/insights?page=2')}`);
+  });
+
+  it('google sign-in from / goes to /dashboard once signed in', async () => {
+    const auth = makeAuth({ provider: 'google', signInWithGoogle: vi.fn(async () => makeUser()) });
+    renderWithProviders(<Header />, { auth });
+    await userEvent.click(within(banner()).getByRole('button', { name: 'Login' }));
+    expect(auth.signInWithGoogle).toHaveBeenCalledOnce();
+    expect(currentLocation()).toBe('/dashboard');
+  });
+
+  it('google sign-in elsewhere keeps the page; a failed one goes nowhere', async () => {
+    const auth = makeAuth({ provider: 'google', signInWithGoogle: vi.fn(async () => makeUser()) });
+    renderWithProviders(<Header />, { auth, path: '/insights' });
+    await userEvent.click(within(banner()).getByRole('button', { name: 'Login' }));
+    expect(currentLocation()).toBe('/insights');
+
+    const failing = makeAuth({ provider: 'google', signInWithGoogle: vi.fn(async () => null) });
+    document.body.innerHTML = '';
+    renderWithProviders(<Header />, { auth: failing });
+    await userEvent.click(screen.getByRole('button', { name: 'Login' }));
+    expect(currentLocation()).toBe('/');
+  });
+
+  it('disables Login while the session is being determined', () => {
+    renderWithProviders(<Header />, { auth: makeAuth({ loading: true }) });
+    expect(within(banner()).getByRole('button', { name: 'Login' })).toBeDisabled();
+  });
+
+  it('shows the photo, or the first letter of the name, or U', () => {
+    const { unmount } = renderWithProviders(<Header />, { auth: signedInAs('guest', { profilePicture: 'https://example.com/ada.png' }) });
+    expect(within(banner()).getByRole('button', { name: 'Logout' }).querySelector('img')).toHaveAttribute('src', 'https://example.com/ada.png');
+    unmount();
+
+    const second = renderWithProviders(<Header />, { auth: signedInAs('guest', { name: 'grace' }) });
+    expect(within(banner()).getByRole('button', { name: 'Logout' })).toHaveTextContent(/^GLogout$/);
+    second.unmount();
+
+    renderWithProviders(<Header />, { auth: signedInAs('guest', { name: '' }) });
+    expect(within(banner()).getByRole('button', { name: 'Logout' })).toHaveTextContent(/^ULogout$/);
+  });
+
+  it('Logout waits for the sign-out, then goes to /', async () => {
+    let finish!: () => void;
+    const auth = signedInAs('admin');
+    auth.logout = vi.fn(() => new Promise<void>((resolve) => (finish = resolve)));
+    renderWithProviders(<Header />, { auth, path: '/dashboard' });
+
+    await userEvent.click(within(banner()).getByRole('button', { name: 'Logout' }));
+    expect(auth.logout).toHaveBeenCalledOnce();
+    expect(currentLocation()).toBe('/dashboard');
+
+    finish();
+    await vi.waitFor(() => expect(currentLocation()).toBe('/'));
+  });
+
+  it('a failed logout stays on the page (the provider shows the toast)', async () => {
+    const auth = signedInAs('guest');
+    auth.logout = vi.fn(async () => {
+      throw new Error('offline');
+    });
+    renderWithProviders(<Header />, { auth, path: '/dashboard' });
+    await userEvent.click(within(banner()).getByRole('button', { name: 'Logout' }));
+    expect(currentLocation()).toBe('/dashboard');
+    expect(within(banner()).getByRole('button', { name: 'Logout' })).toBeEnabled();
+  });
+});

@@ -1,0 +1,194 @@
+import { useId, useRef, useState, type MouseEvent } from 'react';
+import { Link, NavLink, useLocation, useNavigate } from 'react-router';
+import { HEADER_SCROLL_OFFSET_PX } from '../../contracts/constants.ts';
+import type { TRole, TUser } from '../../contracts/auth.ts';
+import { Avatar } from '../components/ui/avatar.tsx';
+import { buttonClasses } from '../components/ui/button.tsx';
+import { useAuth } from '../lib/auth-context.ts';
+import { postLoginPath } from '../features/auth/post-login-path.ts';
+import { appConfig } from '../lib/app-config.ts';
+
+// The header is on every page, the landing page included, so it stays small: no Radix, no
+// icon library (the two icons below are inline).
+
+export type NavItem = { label: string; to: string; section?: boolean };
+
+const SECTION_LINKS: NavItem[] = [
+  { label: 'Services', to: 'services', section: true },
+  { label: 'Insights', to: 'insights', section: true },
+  { label: 'Contact', to: 'contact', section: true },
+];
+const SIGNED_IN_LINKS: NavItem[] = [{ label: 'Dashboard', to: '/dashboard' }];
+const ADMIN_LINKS: NavItem[] = [
+  { label: 'Chat Console', to: '/chat-console' },
+  { label: 'Agents Console', to: '/agents-console' },
+  { label: 'Create Article', to: '/create-article' },
+  { label: 'Users', to: '/admin/users' },
+];
+
+/** SPEC header: section anchors for a signed-out visitor on /, Dashboard for every signed-in
+ * user, the admin screens for admins. */
+export function navItemsFor(user: TUser | null, role: TRole, pathname: string): NavItem[] {
+  if (!user) return pathname === '/' ? SECTION_LINKS : [];
+  return role === 'admin' ? [...SIGNED_IN_LINKS, ...ADMIN_LINKS] : SIGNED_IN_LINKS;
+}
+
+/** Scrolls to a landing section leaving room for the sticky header (64 px), instantly when the
+ * visitor prefers reduced motion, and moves keyboard focus there. */
+export function scrollToSection(id: string): void {
+  const target = document.getElementById(id);
+  if (!target) return;
+  const reduceMotion = window.matchMedia?.('(prefers-reduced-motion: reduce)').matches ?? false;
+  const top = target.getBoundingClientRect().top + window.scrollY - HEADER_SCROLL_OFFSET_PX;
+  window.scrollTo({ top: Math.max(0, top), behavior: reduceMotion ? 'instant' : 'smooth' });
+  target.focus({ preventScroll: true });
+}
+
+const LINK = 'rounded-md px-3 py-2 text-sm font-medium text-slate-700 hover:bg-slate-100 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-brand-600';
+const ACTIVE = 'aria-[current=page]:bg-brand-50 aria-[current=page]:text-brand-700';
+
+function NavLinks({ items, onNavigate, className }: { items: NavItem[]; onNavigate(): void; className: string }) {
+  const onSection = (id: string) => (event: MouseEvent<HTMLAnchorElement>) => {
+    event.preventDefault();
+    onNavigate();
+    scrollToSection(id);
+  };
+  return (
+    <ul className={className}>
+      {items.map((item) => (
+        <li key={item.to}>
+          {item.section ? (
+            <a href={`#${item.to}`} onClick={onSection(item.to)} className={`block ${LINK}`}>
+              {item.label}
+            </a>
+          ) : (
+            <NavLink to={item.to} onClick={onNavigate} className={`block ${LINK} ${ACTIVE}`}>
+              {item.label}
+            </NavLink>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function LogoMark() {
+  return (
+    <svg aria-hidden="true" viewBox="0 0 32 32" className="size-8 shrink-0">
+      <rect width="32" height="32" rx="8" fill="#1f57d1" />
+      <path d="M7 22.5 13 15l5 4.5 7-9.5" fill="none" stroke="#fff" strokeWidth="2.6" strokeLinecap="round" strokeLinejoin="round" />
+      <circle cx="25" cy="10" r="2.6" fill="#7dd3fc" />
+    </svg>
+  );
+}
+
+function AuthControl() {
+  const { user, loading, provider, signInWithGoogle, logout } = useAuth();
+  const { pathname, search } = useLocation();
+  const navigate = useNavigate();
+  const [busy, setBusy] = useState(false);
+
+  if (user) {
+    const onLogout = async () => {
+      setBusy(true);
+      try {
+        await logout();
+        navigate('/');
+      } catch {
+        // The auth provider has already shown 'Logout failed'; stay where we are.
+      } finally {
+        setBusy(false);
+      }
+    };
+    return (
+      <button
+        type="button"
+        onClick={onLogout}
+        disabled={busy}
+        className={buttonClasses({ variant: 'ghost', className: 'pl-1.5' })}
+      >
+        <Avatar name={user.name} src={user.profilePicture} />
+        <span className="sr-only sm:not-sr-only">Logout</span>
+      </button>
+    );
+  }
+
+  const onLogin = async () => {
+    if (provider === 'local') {
+      navigate(`/login?next=${encodeURIComponent(pathname + search)}`);
+      return;
+    }
+    const signedIn = await signInWithGoogle();
+    if (!signedIn) return;
+    const next = postLoginPath(pathname);
+    if (next && next !== pathname) navigate(next);
+  };
+  return (
+    <button type="button" onClick={onLogin} disabled={loading} aria-busy={loading} className={buttonClasses()}>
+      Login
+    </button>
+  );
+}
+
+export function Header() {
+  const { user, role } = useAuth();
+  const { pathname } = useLocation();
+  const { siteName } = appConfig();
+  const items = navItemsFor(user, role, pathname);
+  const menuId = useId();
+  const menuButton = useRef<HTMLButtonElement>(null);
+  // The small-screen menu is open for the page it was opened on: navigating closes it.
+  const [openOn, setOpenOn] = useState<string | null>(null);
+  const menuOpen = openOn === pathname && items.length > 0;
+  const closeMenu = () => setOpenOn(null);
+
+  return (
+    <header
+      className="sticky top-0 z-40 border-b border-slate-200 bg-white/95 backdrop-blur supports-[backdrop-filter]:bg-white/80"
+      onKeyDown={(event) => {
+        if (event.key === 'Escape' && menuOpen) {
+          closeMenu();
+          menuButton.current?.focus();
+        }
+      }}
+    >
+      <div className="mx-auto flex h-16 max-w-7xl items-center gap-3 px-4 sm:px-6 lg:px-8">
+        <Link
+          to="/"
+          className="flex min-w-0 items-center gap-2 rounded-md text-base font-bold text-slate-900 sm:text-lg focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600"
+        >
+          <LogoMark />
+          <span className="truncate">{siteName}</span>
+        </Link>
+        {items.length > 0 && (
+          <nav aria-label="Main" className="ml-4 hidden lg:block">
+            <NavLinks items={items} onNavigate={closeMenu} className="flex items-center gap-1" />
+          </nav>
+        )}
+        <div className="ml-auto flex items-center gap-2">
+          <AuthControl />
+          {items.length > 0 && (
+            <button
+              ref={menuButton}
+              type="button"
+              aria-expanded={menuOpen}
+              aria-controls={menuId}
+              aria-label="Menu"
+              onClick={() => setOpenOn(menuOpen ? null : pathname)}
+              className={buttonClasses({ variant: 'ghost', size: 'icon', className: 'lg:hidden' })}
+            >
+              <svg aria-hidden="true" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" className="size-6">
+                <path d={menuOpen ? 'M18 6 6 18M6 6l12 12' : 'M4 6h16M4 12h16M4 18h16'} />
+              </svg>
+            </button>
+          )}
+        </div>
+      </div>
+      {items.length > 0 && (
+        <nav id={menuId} aria-label="Main" hidden={!menuOpen} className="border-t border-slate-200 bg-white px-4 py-2 lg:hidden">
+          <NavLinks items={items} onNavigate={closeMenu} className="flex flex-col gap-1" />
+        </nav>
+      )}
+    </header>
+  );
+}

@@ -1,0 +1,82 @@
+import { useQuery } from '@tanstack/react-query';
+import { Link } from 'react-router';
+import type { TArticleSummary } from '../../../contracts/articles.ts';
+import { INSIGHTS_MAX_ARTICLES } from '../../../contracts/constants.ts';
+import { Badge } from '../../components/ui/badge.tsx';
+import { buttonClasses } from '../../components/ui/button.tsx';
+import { Card } from '../../components/ui/card.tsx';
+import { Skeleton } from '../../components/ui/skeleton.tsx';
+
+export const INSIGHTS_QUERY_KEY = [`/api/articles?limit=${INSIGHTS_MAX_ARTICLES}`] as const;
+
+const GRID = 'mt-10 grid gap-6 md:grid-cols-3';
+
+function InsightCard({ article }: { article: TArticleSummary }) {
+  return (
+    <Card as="li" className="flex flex-col p-6">
+      <Badge variant="brand" className="self-start">
+        {article.category}
+      </Badge>
+      <h3 className="mt-3 line-clamp-2 text-lg font-semibold text-slate-900">{article.title}</h3>
+      <p className="mt-2 line-clamp-3 text-slate-600">{article.excerpt}</p>
+      <p className="mt-auto flex items-center gap-2 pt-4 text-sm text-slate-600">
+        <time dateTime={article.createdAt}>{new Date(article.createdAt).toLocaleDateString()}</time>
+        <span aria-hidden="true">·</span>
+        <span>{article.readTime}</span>
+      </p>
+    </Card>
+  );
+}
+
+function InsightList() {
+  const articles = useQuery<TArticleSummary[]>({ queryKey: INSIGHTS_QUERY_KEY });
+
+  if (articles.isPending) {
+    return (
+      <ul className={GRID} aria-busy="true" aria-label="Loading articles">
+        {Array.from({ length: INSIGHTS_MAX_ARTICLES }, (_, index) => (
+          <Card as="li" key={index} data-testid="insight-placeholder" className="p-6">
+            <Skeleton className="h-5 w-24 rounded-full" />
+            <Skeleton className="mt-4 h-6 w-4/5" />
+            <Skeleton className="mt-3 h-16" />
+            <Skeleton className="mt-6 h-4 w-1/3" />
+          </Card>
+        ))}
+      </ul>
+    );
+  }
+
+  // SPEC: a failed load has no visible error state. We show nothing in its place rather than
+  // the empty message, which would wrongly claim there are no articles (the request helper has
+  // already logged the failure).
+  if (articles.isError) return null;
+
+  const list = articles.data.slice(0, INSIGHTS_MAX_ARTICLES);
+  if (list.length === 0) return <p className="mt-10 text-slate-600">No articles published yet.</p>;
+  return (
+    <ul className={GRID}>
+      {list.map((article) => (
+        <InsightCard key={article.id} article={article} />
+      ))}
+    </ul>
+  );
+}
+
+export function InsightsSection() {
+  return (
+    <section id="insights" tabIndex={-1} aria-labelledby="insights-title" className="scroll-mt-16 bg-slate-50 py-16 focus:outline-none md:py-24">
+      <div className="mx-auto max-w-7xl px-4 sm:px-6 lg:px-8">
+        <h2 id="insights-title" className="text-3xl font-bold tracking-tight text-slate-900">
+          Latest Insights
+        </h2>
+        <p className="mt-3 max-w-2xl text-lg text-slate-600">Notes from our work on automation, analytics and applied AI.</p>
+        <InsightList />
+        <div className="mt-10">
+          <Link to="/insights" className={buttonClasses({ variant: 'outline' })}>
+            View All Insights
+          </Link>
+        </div>
+      </div>
+    </section>
+  );
+}
