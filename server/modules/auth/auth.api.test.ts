@@ -207,7 +207,8 @@ describe('origin check on state-changing requests', () => {
     t.app.inject({ method: 'POST', url: '/api/auth/local/login', payload: { email: 'x@example.com', name: 'X' }, headers });
 
   it('refuses another origin, a missing origin and a cross-site fetch with 403', async () => {
-    for (const headers of [{ origin: 'https://evil.example' }, {}, { 'sec-fetch-site': 'cross-site' }, { origin: 'null' }]) {
+    const refused: Array<Record<string, string>> = [{ origin: 'https://evil.example' }, {}, { 'sec-fetch-site': 'cross-site' }, { origin: 'null' }];
+    for (const headers of refused) {
       const res = await login(headers);
       expect(res.statusCode, JSON.stringify(headers)).toBe(403);
       expect(res.json()).toEqual({ error: 'Forbidden', message: 'Cross-origin request refused' });
