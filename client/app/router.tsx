@@ -1,5 +1,5 @@
 import { lazy } from 'react';
-import { BrowserRouter, Route, Routes } from 'react-router';
+import { Route, Routes } from 'react-router';
 import { useAuth } from '../lib/auth-context.ts';
 import { LandingPage } from '../features/landing/landing-page.tsx';
 import { AppLayout } from './layout.tsx';
@@ -51,10 +51,3 @@ export function AppRoutes() {
   );
 }
 
-export function AppRouter() {
-  return (
-    <BrowserRouter>
-      <AppRoutes />
-    </BrowserRouter>
-  );
-}

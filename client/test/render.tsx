@@ -55,7 +55,7 @@ type Options = {
   /** Provide an auth context value; leave out to render inside the real AuthProvider (or none). */
   auth?: AuthContextValue;
   queryClient?: QueryClient;
-  /** Extra providers around the router (the real AuthProvider, for example). */
+  /** Extra providers inside the router, around the screen (the real AuthProvider, as in the app). */
   wrapper?: (children: ReactNode) => ReactNode;
 };
 
@@ -64,11 +64,11 @@ type Options = {
 export function renderWithProviders(ui: ReactElement, { path = '/', auth, queryClient = createQueryClient(), wrapper }: Options = {}): RenderResult & { queryClient: QueryClient } {
   const routed = (
     <MemoryRouter initialEntries={[path]}>
-      {ui}
+      {wrapper ? wrapper(ui) : ui}
       <LocationProbe />
     </MemoryRouter>
   );
   const withAuth = auth ? <AuthContext.Provider value={auth}>{routed}</AuthContext.Provider> : routed;
-  const result = render(<QueryClientProvider client={queryClient}>{wrapper ? wrapper(withAuth) : withAuth}</QueryClientProvider>);
+  const result = render(<QueryClientProvider client={queryClient}>{withAuth}</QueryClientProvider>);
   return { ...result, queryClient };
 }

@@ -1,10 +1,16 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useCallback, useMemo, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { useLocation, useNavigate } from 'react-router';
 import { notify } from '../../lib/notify.ts';
 import type { TLocalLogin, TMe, TUser } from '../../../contracts/auth.ts';
 import { appConfig } from '../../lib/app-config.ts';
 import { fetchMe, loginLocal, logoutRequest, ME_QUERY_KEY } from './api/auth-api.ts';
 import { AuthContext, type AuthContextValue } from '../../lib/auth-context.ts';
+import { postLoginPath } from './post-login-path.ts';
+
+/** Kept in step with google-popup.ts, which is loaded only on click. */
+const GOOGLE_RESULT_CHANNEL = 'auth';
+const GOOGLE_RESULT_TYPE = 'auth:google';
 
 const errorMessage = (err: unknown, fallback: string) => (err instanceof Error && err.message ? err.message : fallback);
 
@@ -41,10 +47,13 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     try {
       // Loaded on click: the popup code has no place in the landing page's first load.
       const { openGoogleSignIn } = await import('./google-popup.ts');
-      await openGoogleSignIn();
+      const outcome = await openGoogleSignIn();
       const { user } = await fetchMe();
-      if (!user) throw new Error('Failed to sign in with Google');
-      return signedIn(user);
+      if (user) return signedIn(user);
+      // A popup that merely looks closed may still be signing in (see google-popup.ts); its
+      // result is picked up by the channel listener below, so this is not a failure yet.
+      if (outcome === 'closed') return null;
+      throw new Error('Failed to sign in with Google');
     } catch (err) {
       notify.error('Login failed', errorMessage(err, 'Failed to sign in with Google'));
       return null;
@@ -52,6 +61,34 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       setPopupOpen(false);
     }
   }, [signedIn]);
+
+  // A Google sign-in that reports after its popup looked closed: finish it here, with SPEC's
+  // redirect (from / or /login to /dashboard, elsewhere stay).
+  const navigate = useNavigate();
+  const { pathname } = useLocation();
+  const pathnameRef = useRef(pathname);
+  useEffect(() => {
+    pathnameRef.current = pathname;
+  }, [pathname]);
+  useEffect(() => {
+    if (provider !== 'google' || typeof BroadcastChannel !== 'function') return;
+    const channel = new BroadcastChannel(GOOGLE_RESULT_CHANNEL);
+    channel.onmessage = async (event: MessageEvent<{ type?: unknown; ok?: unknown }>) => {
+      if (event.data?.type !== GOOGLE_RESULT_TYPE || event.data.ok !== true) return;
+      if (queryClient.getQueryData<TMe>(ME_QUERY_KEY)?.user) return; // already handled
+      try {
+        const { user } = await fetchMe();
+        if (!user) return;
+        signedIn(user);
+        const here = pathnameRef.current;
+        const next = postLoginPath(here);
+        if (next && next !== here) navigate(next);
+      } catch (err) {
+        notify.error('Login failed', errorMessage(err, 'Failed to sign in with Google'));
+      }
+    };
+    return () => channel.close();
+  }, [provider, queryClient, signedIn, navigate]);
 
   const logout = useCallback(async () => {
     try {

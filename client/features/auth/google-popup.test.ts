@@ -17,7 +17,7 @@ function postFromPopup(data: unknown, origin = window.location.origin) {
 }
 
 /** Settles to 'pending' when the promise has not settled after the queued events ran. */
-async function state(promise: Promise<void>): Promise<'resolved' | 'pending' | Error> {
+async function state(promise: Promise<unknown>): Promise<'resolved' | 'pending' | Error> {
   const pending = Symbol('pending');
   const outcome = await Promise.race([
     promise.then(
@@ -70,7 +70,7 @@ describe('openGoogleSignIn', () => {
     const signIn = openGoogleSignIn();
     expect(vi.getTimerCount()).toBe(1);
     postFromPopup({ type: 'auth:google', ok: true });
-    await expect(signIn).resolves.toBeUndefined();
+    await expect(signIn).resolves.toBe('reported');
     expect(vi.getTimerCount()).toBe(0);
     expect(remove).toHaveBeenCalledWith('message', expect.any(Function));
     expect(closeChannel).toHaveBeenCalledTimes(1);
@@ -105,14 +105,14 @@ describe('openGoogleSignIn', () => {
     await expect(signIn).rejects.toThrow('Google sign-in is unavailable right now');
   });
 
-  it('resolves when the popup closes without a result, so the caller re-checks the session', async () => {
+  it("resolves 'closed' when the popup closes without a result, so the caller re-checks the session", async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const signIn = openGoogleSignIn();
     vi.advanceTimersByTime(1500);
     expect(vi.getTimerCount()).toBe(1); // still waiting while the popup is open
     popup.closed = true;
     vi.advanceTimersByTime(500);
-    await expect(signIn).resolves.toBeUndefined();
+    await expect(signIn).resolves.toBe('closed');
     expect(vi.getTimerCount()).toBe(0);
   });
 
@@ -122,6 +122,6 @@ describe('openGoogleSignIn', () => {
     popup.closed = true;
     vi.advanceTimersByTime(500);
     postFromPopup({ type: 'auth:google', ok: false, message: 'late' });
-    await expect(signIn).resolves.toBeUndefined();
+    await expect(signIn).resolves.toBe('closed');
   });
 });

@@ -6,18 +6,25 @@ const FAILED_MESSAGE = 'Failed to sign in with Google';
 /** A fixed name, so a second click reuses the open popup instead of stacking another. */
 const POPUP_NAME = 'google-sign-in';
 /** What the server's result page posts (server/modules/auth/google.routes.ts). */
-const RESULT_TYPE = 'auth:google';
-const RESULT_CHANNEL = 'auth';
+export const RESULT_TYPE = 'auth:google';
+export const RESULT_CHANNEL = 'auth';
 const CLOSED_POLL_MS = 500;
 
 type SignInResult = { type: typeof RESULT_TYPE; ok: boolean; message?: string };
 
+/** How the popup ended: it reported success, or it looked closed without reporting. */
+export type PopupOutcome = 'reported' | 'closed';
+
 /**
- * Opens Google sign-in in a centred popup. Resolves when it reports success, or when it closes
- * without reporting (the caller then asks /api/auth/me who is signed in); rejects with the
- * server's message when it reports a failure, or at once when the browser blocks the popup.
+ * Opens Google sign-in in a centred popup. Resolves 'reported' when it reports success, or
+ * 'closed' when it looks closed without reporting; rejects with the server's message when it
+ * reports a failure, or at once when the browser blocks the popup.
+ *
+ * 'closed' is not a failure: Google's Cross-Origin-Opener-Policy cuts the opener link, after
+ * which `popup.closed` reads true while the user is still signing in. The result then arrives
+ * later on the BroadcastChannel, which the AuthProvider listens to for the whole session.
  */
-export function openGoogleSignIn(): Promise<void> {
+export function openGoogleSignIn(): Promise<PopupOutcome> {
   const popup = window.open(GOOGLE_START_URL, POPUP_NAME, popupFeatures());
   if (!popup) return Promise.reject(new Error(POPUP_BLOCKED_MESSAGE));
   popup.focus();
@@ -36,7 +43,7 @@ function popupFeatures(): string {
  * Listens on both paths the result page reports by: `postMessage` to its opener and a
  * BroadcastChannel (Google's Cross-Origin-Opener-Policy can cut the opener link on the way).
  */
-function waitForResult(popup: Window): Promise<void> {
+function waitForResult(popup: Window): Promise<PopupOutcome> {
   return new Promise((resolve, reject) => {
     const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(RESULT_CHANNEL) : null;
     let settled = false;
@@ -48,7 +55,8 @@ function waitForResult(popup: Window): Promise<void> {
       channel?.removeEventListener('message', onChannelMessage);
       channel?.close();
       clearInterval(closedPoll);
-      if (result === null || result.ok) resolve();
+      if (result === null) resolve('closed');
+      else if (result.ok) resolve('reported');
       else reject(new Error(result.message || FAILED_MESSAGE));
     };
 
@@ -69,7 +77,7 @@ function waitForResult(popup: Window): Promise<void> {
   });
 }
 
-function isSignInResult(data: unknown): data is SignInResult {
+export function isSignInResult(data: unknown): data is SignInResult {
   if (typeof data !== 'object' || data === null) return false;
   const { type, ok, message } = data as Record<string, unknown>;
   return type === RESULT_TYPE && typeof ok === 'boolean' && (message === undefined || typeof message === 'string');
