@@ -1,0 +1,90 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from '@playwright/test';
+import { ADMIN_EMAIL, CHROMIUM_ARGS, CHROMIUM_PATH } from './tests/e2e/support/constants.ts';
+
+// The browser journeys run against the built client served by the real server, on a free port
+// with a fresh embedded database. script/test builds the client before calling Playwright.
+const indexHtml = fileURLToPath(new URL('./dist/client/index.html', import.meta.url));
+if (!existsSync(indexHtml)) {
+  throw new Error(
+    `Playwright: ${indexHtml} is missing. Build the client first (npx vite build, or npm run build); ` +
+      'script/test does this before the browser journeys.',
+  );
+}
+
+/** A port nobody listens on right now (asked synchronously: the config cannot await). */
+function freePort(): number {
+  const probe = spawnSync(
+    process.execPath,
+    ['-e', 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'],
+    { encoding: 'utf8' },
+  );
+  const port = Number(probe.stdout.trim());
+  if (!Number.isInteger(port) || port <= 0) throw new Error(`Playwright: could not find a free port (${probe.stderr})`);
+  return port;
+}
+
+// The config is evaluated by the runner and again in every worker; the runner picks the port
+// and data directory once and the workers inherit them through the environment.
+if (!process.env.E2E_PORT) {
+  process.env.E2E_PORT = String(freePort());
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'e2e-data-'));
+  process.env.E2E_DATA_DIR = dataDir;
+  // The web server is stopped before the runner exits; the database goes with it.
+  process.on('exit', () => rmSync(dataDir, { recursive: true, force: true }));
+}
+const port = Number(process.env.E2E_PORT);
+const baseURL = `http://127.0.0.1:${port}`;
+const ci = Boolean(process.env.CI);
+
+export default defineConfig({
+  testDir: 'tests/e2e',
+  testMatch: '**/*.spec.ts',
+  globalSetup: './tests/e2e/global-setup.ts',
+  fullyParallel: false,
+  forbidOnly: ci,
+  workers: ci ? 1 : 2,
+  retries: 0,
+  timeout: 30_000,
+  expect: { timeout: 7_000 },
+  reporter: 'list',
+  outputDir: 'test-results',
+  use: {
+    baseURL,
+    locale: 'en-US',
+    timezoneId: 'UTC',
+    viewport: { width: 1280, height: 720 },
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+    launchOptions: { executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS] },
+  },
+  projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
+  webServer: {
+    command: 'node server/index.ts',
+    url: `${baseURL}/api/health`,
+    reuseExistingServer: false,
+    timeout: 60_000,
+    stdout: 'ignore',
+    stderr: 'pipe',
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 10_000 },
+    env: {
+      NODE_ENV: 'test',
+      // Always the embedded database in a fresh directory, whatever the caller's environment.
+      DATABASE_URL: '',
+      DATA_DIR: process.env.E2E_DATA_DIR!,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_URL: baseURL,
+      ADMIN_EMAILS: ADMIN_EMAIL,
+      AUTH_PROVIDER: 'local',
+      LOG_LEVEL: 'warn',
+      // Every test signs in through the API from 127.0.0.1; the production limit (10 a minute
+      // per IP) would throttle the suite, so it is raised here only.
+      SIGN_IN_RATE_LIMIT: '10000',
+    },
+  },
+});

@@ -1,0 +1,87 @@
+import AxeBuilder from '@axe-core/playwright';
+import { type Page, type TestInfo } from '@playwright/test';
+import { expect, test, waitForAnimations } from './fixtures.ts';
+import type { BrowserWindow } from './support/browser-types.ts';
+
+const scrollTo = (top: number) => (globalThis as unknown as BrowserWindow).scrollTo({ top, behavior: 'instant' });
+
+// No axe violation of impact serious or critical on the main screens.
+const BLOCKING = new Set(['serious', 'critical']);
+
+async function expectNoSeriousViolations(page: Page, testInfo: TestInfo, label: string): Promise<void> {
+  // Animated-in content is checked in its final state (mid-fade text fails contrast).
+  await waitForAnimations(page);
+  const results = await new AxeBuilder({ page }).analyze();
+  const blocking = results.violations.filter((v) => BLOCKING.has(v.impact ?? ''));
+  const report = blocking
+    .map(
+      (v) =>
+        `[${v.impact}] ${v.id}: ${v.help} (${v.helpUrl})\n` +
+        v.nodes.map((n) => `    ${n.target.join(' ')}\n      ${n.failureSummary?.replace(/\n/g, '\n      ')}`).join('\n'),
+    )
+    .join('\n');
+  await testInfo.attach(`axe-${label}.json`, { body: JSON.stringify(results.violations, null, 2), contentType: 'application/json' });
+  if (report) console.log(`axe violations on ${label}:\n${report}`);
+  const minor = results.violations.filter((v) => !BLOCKING.has(v.impact ?? ''));
+  if (minor.length > 0) console.log(`axe on ${label}: minor/moderate (not failing): ${minor.map((v) => `${v.id} [${v.impact}]`).join(', ')}`);
+  expect(results.passes.length, `axe checked something on ${label}`).toBeGreaterThan(0);
+  expect(blocking.length, `serious/critical axe violations on ${label}:\n${report}`).toBe(0);
+}
+
+/** Scrolls through the page so everything that animates in on view has appeared. */
+async function revealAll(page: Page): Promise<void> {
+  const height = await page.evaluate(() => (globalThis as unknown as BrowserWindow).document.documentElement.scrollHeight);
+  for (let y = 0; y <= height; y += 400) {
+    await page.evaluate(scrollTo, y);
+    await page.waitForTimeout(50);
+  }
+  await waitForAnimations(page);
+  await page.evaluate(scrollTo, 0);
+}
+
+test.describe('accessibility (axe)', () => {
+  test('landing page', async ({ page }, testInfo) => {
+    await page.goto('/');
+    await expect(page.getByRole('heading', { level: 1, name: 'Automate Your Business Success' })).toBeVisible();
+    await expect(page.locator('#insights')).toBeAttached();
+    await revealAll(page);
+    await expectNoSeriousViolations(page, testInfo, 'landing');
+  });
+
+  test('dashboard as admin', async ({ page, login, admin }, testInfo) => {
+    await login(page, admin);
+    await page.goto('/dashboard');
+    await expect(page.getByRole('heading', { name: 'AI Assistants' })).toBeVisible();
+    await expectNoSeriousViolations(page, testInfo, 'dashboard-admin');
+  });
+
+  test('dashboard as guest, and its Admin Access Required dialog', async ({ page, login, guest }, testInfo) => {
+    await login(page, guest);
+    await page.goto('/dashboard');
+    await expect(page.getByRole('heading', { name: 'AI Assistants' })).toBeVisible();
+    await expectNoSeriousViolations(page, testInfo, 'dashboard-guest');
+
+    await page.getByRole('button', { name: 'Request Access', exact: true }).first().click();
+    await expect(page.getByRole('dialog', { name: 'Admin Access Required' })).toBeVisible();
+    await expectNoSeriousViolations(page, testInfo, 'request-access-dialog');
+  });
+
+  test('404 screen', async ({ page }, testInfo) => {
+    await page.goto('/no-such-page');
+    await expect(page.getByRole('heading', { name: '404 Page Not Found' })).toBeVisible();
+    await expectNoSeriousViolations(page, testInfo, 'not-found');
+  });
+
+  test('Access Denied screen', async ({ page, login, guest }, testInfo) => {
+    await login(page, guest);
+    await page.goto('/chat-console');
+    await expect(page.getByRole('heading', { name: 'Access Denied' })).toBeVisible();
+    await expectNoSeriousViolations(page, testInfo, 'access-denied');
+  });
+
+  test('login page', async ({ page }, testInfo) => {
+    await page.goto('/login');
+    await expect(page.getByRole('main').getByLabel(/email/i)).toBeVisible();
+    await expectNoSeriousViolations(page, testInfo, 'login');
+  });
+});

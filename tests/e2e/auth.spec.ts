@@ -1,0 +1,91 @@
+import { type Page } from '@playwright/test';
+import { type Credentials, expect, headerItem, signOutFromHeader, siteHeader, test, toasts } from './fixtures.ts';
+
+// SPEC section 2 (route table, header) and section 8 (Auth toasts); DESIGN section 4 (local
+// sign-in: a page asking for an email and a name).
+
+async function signInThroughLoginPage(page: Page, who: Credentials, { open = true } = {}): Promise<void> {
+  if (open) await page.goto('/login');
+  const main = page.getByRole('main');
+  await main.getByLabel(/email/i).fill(who.email);
+  await main.getByLabel(/name/i).fill(who.name);
+  await main.getByRole('button', { name: /sign in|log in|login|continue/i }).click();
+}
+
+/** The header's sign-in control (a button or a link). */
+function headerLogin(page: Page) {
+  const header = siteHeader(page);
+  const name = /sign in|log in|login/i;
+  return header.getByRole('button', { name }).or(header.getByRole('link', { name }));
+}
+
+async function me(page: Page): Promise<{ email: string; role: string } | null> {
+  const res = await page.request.get('/api/auth/me');
+  expect(res.ok()).toBe(true);
+  return ((await res.json()) as { user: { email: string; role: string } | null }).user;
+}
+
+test.describe('local sign-in and sign-out', () => {
+  test('the /login page says it is local sign-in for development', async ({ page }) => {
+    await page.goto('/login');
+    await expect(page.getByRole('main')).toContainText(/local/i);
+    await expect(page.getByRole('main')).toContainText(/development/i);
+  });
+
+  test('an admin signs in through /login: toast, then the dashboard', async ({ page, admin }) => {
+    await signInThroughLoginPage(page, admin);
+    await expect(toasts(page).getByText('Login successful', { exact: true })).toBeVisible();
+    await expect(toasts(page).getByText(`Welcome, ${admin.name}!`, { exact: true })).toBeVisible();
+    await expect(page).toHaveURL(/\/dashboard$/);
+    expect(await me(page)).toMatchObject({ email: admin.email, role: 'admin' });
+  });
+
+  test('a guest signs in through /login: toast, then the dashboard', async ({ page, guest }) => {
+    await signInThroughLoginPage(page, guest);
+    await expect(toasts(page).getByText('Login successful', { exact: true })).toBeVisible();
+    await expect(toasts(page).getByText(`Welcome, ${guest.name}!`, { exact: true })).toBeVisible();
+    await expect(page).toHaveURL(/\/dashboard$/);
+    expect(await me(page)).toMatchObject({ email: guest.email, role: 'guest' });
+  });
+
+  test('the signed-out header offers a sign-in control', async ({ page }) => {
+    await page.goto('/');
+    await expect(siteHeader(page)).toBeVisible();
+    await expect(headerLogin(page)).toBeVisible();
+  });
+
+  test('signing in from the header on / lands on the dashboard', async ({ page, guest }) => {
+    await page.goto('/');
+    await headerLogin(page).click();
+    await expect(page).toHaveURL(/\/login(\?|$)/);
+    await signInThroughLoginPage(page, guest, { open: false });
+    await expect(toasts(page).getByText('Login successful', { exact: true })).toBeVisible();
+    await expect(page).toHaveURL(/\/dashboard$/);
+  });
+
+  test('signing in from the header on another page keeps the user on that page', async ({ page, guest }) => {
+    await page.goto('/some/other-page');
+    await expect(page.getByRole('heading', { name: '404 Page Not Found' })).toBeVisible();
+    await headerLogin(page).click();
+    await expect(page).toHaveURL(/\/login(\?|$)/);
+    await signInThroughLoginPage(page, guest, { open: false });
+    await expect(toasts(page).getByText('Login successful', { exact: true })).toBeVisible();
+    await expect(page).toHaveURL(/\/some\/other-page$/);
+    expect(await me(page)).toMatchObject({ email: guest.email, role: 'guest' });
+  });
+
+  test('sign-out returns to / with the "Logged out" toast and ends the session', async ({ page, login, guest }) => {
+    await login(page, guest);
+    await page.goto('/dashboard');
+    await expect(headerItem(page, 'Dashboard')).toBeVisible();
+
+    await signOutFromHeader(page);
+    await expect(toasts(page).getByText('Logged out', { exact: true })).toBeVisible();
+    await expect(toasts(page).getByText('You have been logged out successfully.', { exact: true })).toBeVisible();
+    await expect(page).toHaveURL(/\/$/);
+    expect(await me(page)).toBeNull();
+
+    await page.goto('/dashboard');
+    await expect(page).toHaveURL(/\/$/);
+  });
+});

@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import { test as base, expect, type BrowserContext, type Locator, type Page } from '@playwright/test';
+import type { BrowserWindow } from './support/browser-types.ts';
+import { ADMIN_EMAIL, ADMIN_NAME } from './support/constants.ts';
+
+export { expect } from '@playwright/test';
+
+export type Credentials = { email: string; name: string };
+export type ApiUser = { id: string; email: string; name: string; role: 'admin' | 'guest' };
+
+type Fixtures = {
+  /** Signs in through POST /api/auth/local/login with the page's own request context, so the
+   * session cookie lands in the page's browser context. Navigate afterwards. */
+  login: (page: Page, who: Credentials) => Promise<ApiUser>;
+  /** admin@example.com: the only admin (ADMIN_EMAILS). */
+  admin: Credentials;
+  /** A guest with an email no other test uses. */
+  guest: Credentials;
+};
+
+/**
+ * Collects what must fail a test: uncaught errors in any page of the context and Content
+ * Security Policy violations. A violation is reported two ways: Chromium's console message
+ * ("... violates the following Content Security Policy directive ...") when it reaches the
+ * console API, and a `securitypolicyviolation` listener installed before any page script runs
+ * (init scripts are injected by the browser, not as inline scripts, so the CSP allows them).
+ */
+export async function monitorContext(context: BrowserContext): Promise<string[]> {
+  const problems: string[] = [];
+  await context.addInitScript(() => {
+    (globalThis as unknown as BrowserWindow).document.addEventListener(
+      'securitypolicyviolation',
+      (e) => {
+        console.error(
+          `[e2e] CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || '(inline)'} at ${e.sourceFile}:${e.lineNumber}`,
+        );
+      },
+      true,
+    );
+  });
+  const watch = (page: Page) => {
+    page.on('pageerror', (err) => problems.push(`uncaught error on ${page.url()}: ${err.stack ?? err.message}`));
+    page.on('console', (msg) => {
+      const text = msg.text();
+      if (/Content Security Policy|\[e2e\] CSP violation/i.test(text)) problems.push(`CSP violation on ${page.url()}: ${text}`);
+    });
+  };
+  context.pages().forEach(watch);
+  context.on('page', watch);
+  return problems;
+}
+
+export function expectNoPageProblems(problems: string[]): void {
+  expect(problems, 'uncaught page errors and Content Security Policy violations').toEqual([]);
+}
+
+export const test = base.extend<Fixtures>({
+  context: async ({ context }, use) => {
+    const problems = await monitorContext(context);
+    await use(context);
+    expectNoPageProblems(problems);
+  },
+
+  login: async ({ baseURL }, use) => {
+    await use(async (page, { email, name }) => {
+      const res = await page.request.post('/api/auth/local/login', {
+        data: { email, name },
+        headers: { origin: new URL(baseURL!).origin },
+      });
+      expect(res.status(), `local sign-in as ${email}: ${await res.text()}`).toBe(200);
+      const body = (await res.json()) as { user: ApiUser };
+      return body.user;
+    });
+  },
+
+  // eslint-disable-next-line no-empty-pattern -- Playwright fixtures take their dependencies as a destructured object
+  admin: async ({}, use) => {
+    await use({ email: ADMIN_EMAIL, name: ADMIN_NAME });
+  },
+
+  // eslint-disable-next-line no-empty-pattern -- as above
+  guest: async ({}, use) => {
+    const id = randomUUID().slice(0, 8);
+    await use({ email: `guest-${id}@example.com`, name: `Grace ${id}` });
+  },
+});
+
+/** The site header (a <header> outside any sectioning element has the banner role). */
+export const siteHeader = (page: Page): Locator => page.getByRole('banner');
+
+/** A header control by its exact name, whether built as a link or as a button. */
+export function headerItem(page: Page, name: string): Locator {
+  const header = siteHeader(page);
+  return header.getByRole('link', { name, exact: true }).or(header.getByRole('button', { name, exact: true }));
+}
+
+/** sonner's live region ("Notifications alt+T"): texts found here are toasts, not page text. */
+export const toasts = (page: Page): Locator => page.getByRole('region', { name: /notifications/i });
+
+/** The header's sign-out control: a direct button, or an account menu (the user's photo)
+ * with a sign-out item. */
+export async function signOutFromHeader(page: Page): Promise<void> {
+  const header = siteHeader(page);
+  const direct = header.getByRole('button', { name: /log ?out|sign ?out/i });
+  if (await direct.isVisible()) {
+    await direct.click();
+    return;
+  }
+  await header.getByRole('button', { name: /account|profile|user|menu/i }).first().click();
+  await page.getByRole('menuitem', { name: /log ?out|sign ?out/i }).click();
+}
+
+/** Waits until window.scrollY has not changed for a few animation frames (smooth scrolling). */
+export async function waitForScrollToSettle(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () =>
+      new Promise<boolean>((resolve) => {
+        const win = globalThis as unknown as BrowserWindow;
+        const start = win.scrollY;
+        let frames = 0;
+        const tick = () => {
+          if (win.scrollY !== start) return resolve(false);
+          if (++frames >= 10) return resolve(true);
+          win.requestAnimationFrame(tick);
+        };
+        win.requestAnimationFrame(tick);
+      }),
+    undefined,
+    { polling: 50, timeout: 5_000 },
+  );
+}
+
+/** Waits for CSS and Web Animations on the page to finish (cards that animate in). */
+export async function waitForAnimations(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () => (globalThis as unknown as BrowserWindow).document.getAnimations().every((a) => a.playState !== 'running'),
+    undefined,
+    {
+      polling: 100,
+      timeout: 5_000,
+    },
+  );
+}
