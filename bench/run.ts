@@ -1,0 +1,74 @@
+// `npm run bench [-- --quick] [-- name ...]`: runs the benchmarks one after another (never at
+// once: two cores) and prints a summary table. Benchmarks report; tests assert: the exit code
+// is 0 even when a target is missed (it is 1 only when a benchmark could not run).
+import { parseArgs } from 'node:util';
+import articlesRead from './articles-read.ts';
+import serverMemory from './server-memory.ts';
+import type { Benchmark, BenchResult } from './types.ts';
+
+/** The registry: add a module exporting a Benchmark and list it here. */
+const BENCHMARKS: Benchmark[] = [articlesRead, serverMemory];
+
+const { values, positionals } = parseArgs({
+  options: { quick: { type: 'boolean', default: false }, list: { type: 'boolean', default: false } },
+  allowPositionals: true,
+});
+
+if (values.list) {
+  for (const b of BENCHMARKS) console.log(`${b.name.padEnd(16)} ${b.description}`);
+  process.exit(0);
+}
+
+const unknown = positionals.filter((name) => !BENCHMARKS.some((b) => b.name === name));
+if (unknown.length > 0) {
+  console.error(`unknown benchmark(s): ${unknown.join(', ')}; known: ${BENCHMARKS.map((b) => b.name).join(', ')}`);
+  process.exit(2);
+}
+const selected = positionals.length > 0 ? BENCHMARKS.filter((b) => positionals.includes(b.name)) : BENCHMARKS;
+
+const fmt = (n: number | null, digits = 1) =>
+  n === null ? '-' : n >= 1000 ? n.toFixed(0) : n.toFixed(digits);
+
+const results: BenchResult[] = [];
+const failures: string[] = [];
+for (const bench of selected) {
+  console.log(`\n== ${bench.name}${values.quick ? ' (quick)' : ''}: ${bench.description}`);
+  const started = Date.now();
+  try {
+    const rows = await bench.run({ quick: values.quick, log: (line) => console.log(line) });
+    for (const r of rows) {
+      console.log(
+        `${r.met ? 'PASS' : 'FAIL'} ${r.name}: ours ${fmt(r.ours)} ${r.unit}` +
+          (r.reference === null ? '' : `, reference ${fmt(r.reference)} ${r.unit}, ratio ${fmt(r.ratio, 2)}`) +
+          `; target ${r.target}${r.note ? ` (${r.note})` : ''}`,
+      );
+    }
+    results.push(...rows);
+  } catch (err) {
+    failures.push(bench.name);
+    console.error(`ERROR ${bench.name}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  }
+  console.log(`   (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+}
+
+const header = ['name', 'ours', 'reference', 'ratio', 'target', 'met'];
+const table = results.map((r) => [
+  r.name,
+  `${fmt(r.ours)} ${r.unit}`,
+  r.reference === null ? '-' : `${fmt(r.reference)} ${r.unit}`,
+  fmt(r.ratio, 2),
+  r.target,
+  r.met ? 'yes' : 'NO',
+]);
+const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]!.length)));
+const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ');
+console.log(`\n${line(header)}\n${widths.map((w) => '-'.repeat(w)).join('-|-')}`);
+for (const row of table) console.log(line(row));
+
+const missed = results.filter((r) => !r.met).map((r) => r.name);
+console.log(
+  missed.length === 0 && failures.length === 0
+    ? `\nall ${results.length} targets met`
+    : `\n${missed.length > 0 ? `targets missed: ${missed.join(', ')}` : ''}${failures.length > 0 ? `${missed.length > 0 ? '; ' : ''}could not run: ${failures.join(', ')}` : ''}`,
+);
+process.exitCode = failures.length > 0 ? 1 : 0;

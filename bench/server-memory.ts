@@ -1,0 +1,52 @@
+import { procMemoryMb, rssMb, sleep, startAppServer, startBareServer } from './lib.ts';
+import type { Benchmark } from './types.ts';
+
+const TARGET_MB = 400;
+
+/**
+ * Resident memory of `node server/index.ts` on a fresh PGlite directory once /api/health
+ * answers (and a short settle), next to a bare Fastify hello-world measured the same way.
+ */
+const benchmark: Benchmark = {
+  name: 'server-memory',
+  description: `RSS of our server after start (target < ${TARGET_MB} MB) vs a bare Fastify hello-world`,
+  async run({ quick, log }) {
+    const settleMs = quick ? 500 : 2_000;
+
+    log('starting our server on a fresh PGlite directory...');
+    const ours = await startAppServer();
+    let oursMb: number;
+    try {
+      await sleep(settleMs);
+      oursMb = rssMb(ours.pid);
+      log(`  ours: ${oursMb.toFixed(1)} MB RSS (peak so far ${procMemoryMb(ours.pid, 'VmHWM').toFixed(1)} MB)`);
+    } finally {
+      await ours.stop();
+    }
+
+    log('starting bare Fastify hello-world...');
+    const bare = await startBareServer();
+    let bareMb: number;
+    try {
+      await sleep(settleMs);
+      bareMb = rssMb(bare.pid);
+      log(`  bare: ${bareMb.toFixed(1)} MB RSS (peak so far ${procMemoryMb(bare.pid, 'VmHWM').toFixed(1)} MB)`);
+    } finally {
+      await bare.stop();
+    }
+
+    return [
+      {
+        name: 'server-memory',
+        unit: 'MB RSS',
+        ours: oursMb,
+        reference: bareMb,
+        ratio: oursMb / bareMb,
+        target: `< ${TARGET_MB} MB`,
+        met: oursMb < TARGET_MB,
+      },
+    ];
+  },
+};
+
+export default benchmark;
