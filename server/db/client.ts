@@ -25,6 +25,12 @@ export type Database = {
 };
 
 const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url));
+/**
+ * The embedded database serves one process and a modest data set: PostgreSQL's default 128 MB
+ * of shared buffers would be most of the server's memory (RSS ~330 MB vs ~205 MB at 16 MB).
+ */
+const PGLITE_CONF = ['shared_buffers=16MB', 'work_mem=4MB', 'maintenance_work_mem=16MB'];
+
 /** Any constant shared by all processes: serialises migrations when several start at once. */
 const MIGRATION_LOCK_KEY = 7_240_310_001;
 
@@ -36,8 +42,8 @@ export type OpenOptions = {
 export async function openDatabase(database: Config['database'], logger: Logger, options: OpenOptions = {}): Promise<Database> {
   if (database.kind === 'pglite') {
     const client = database.dataDir
-      ? new PGlite(database.dataDir)
-      : new PGlite(options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {});
+      ? new PGlite(database.dataDir, { postgresqlconf: PGLITE_CONF })
+      : new PGlite({ postgresqlconf: PGLITE_CONF, ...(options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {}) });
     await client.waitReady;
     const db = drizzlePglite({ client, schema });
     await migratePglite(db, { migrationsFolder });

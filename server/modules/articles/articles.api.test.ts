@@ -2,26 +2,37 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { articles } from '../../db/schema.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 
+const day = (n: number) => new Date(Date.UTC(2026, 10, n, 12));
+
+describe('GET /api/articles on an empty site', () => {
+  it('answers an empty list when nothing is published', async () => {
+    const t = await createTestApp();
+    try {
+      const res = await t.request({ url: '/api/articles' });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(res.json()).toEqual([]);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('GET /api/articles', () => {
   let t: TestApp;
+  // Seeded before the first read: rows written behind the service's back are not announced
+  // to its cache (the service's own tests cover invalidation).
   beforeAll(async () => {
     t = await createTestApp();
-  });
-  afterAll(async () => t.close());
-
-  it('answers an empty list when nothing is published', async () => {
-    const res = await t.request({ url: '/api/articles' });
-    expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual([]);
-  });
-
-  it('lists published articles only, newest first, with the list fields only', async () => {
-    const day = (n: number) => new Date(Date.UTC(2026, 10, n, 12));
     await t.database.db.insert(articles).values([
       { slug: 'old', title: 'Old post', category: 'AI', excerpt: 'An older excerpt', content: 'c'.repeat(60), createdAt: day(1), published: true },
       { slug: 'draft', title: 'Secret draft', category: 'AI', excerpt: 'Not yet', content: 'c'.repeat(60), createdAt: day(5), published: false },
       { slug: 'new', title: 'New post', category: 'Data', excerpt: 'A newer excerpt', content: 'c'.repeat(60), createdAt: day(3), published: true, readTime: '7 min read' },
     ]);
+  });
+  afterAll(async () => t.close());
+
+  it('lists published articles only, newest first, with the list fields only', async () => {
     const body = (await t.request({ url: '/api/articles' })).json();
     expect(body).toEqual([
       { id: expect.any(String), title: 'New post', category: 'Data', excerpt: 'A newer excerpt', createdAt: day(3).toISOString(), readTime: '7 min read' },
