@@ -94,30 +94,27 @@ describe('AuthProvider with Google sign-in', () => {
     await waitFor(() => expect(notifyError).toHaveBeenCalledWith('Login failed', 'Google sign-in was refused: the token has expired'));
   });
 
-  it('finishes a sign-in that reports late on the channel, redirecting from / to /dashboard', async () => {
+  /** Renders signed out at `path`, then the popup's result page reports success on the channel. */
+  async function lateSignInAt(path: string) {
     let signedIn = false;
     stubFetch({ 'GET /api/auth/me': () => Response.json({ user: signedIn ? makeUser() : null }) });
-    renderAt('/');
+    renderAt(path);
     await screen.findByText('signed out');
     signedIn = true;
     const popupSide = new BroadcastChannel('auth');
     popupSide.postMessage({ type: 'auth:google', ok: true });
     popupSide.close();
     await screen.findByText('user:ada@example.com');
+  }
+
+  it('finishes a sign-in that reports late on the channel, redirecting from / to /dashboard', async () => {
+    await lateSignInAt('/');
     await screen.findByText('path:/dashboard');
     expect(notifySuccess).toHaveBeenCalledWith('Login successful', 'Welcome, Ada Lovelace!');
   });
 
   it('keeps the user on any other page after a late sign-in', async () => {
-    let signedIn = false;
-    stubFetch({ 'GET /api/auth/me': () => Response.json({ user: signedIn ? makeUser() : null }) });
-    renderAt('/insights');
-    await screen.findByText('signed out');
-    signedIn = true;
-    const popupSide = new BroadcastChannel('auth');
-    popupSide.postMessage({ type: 'auth:google', ok: true });
-    popupSide.close();
-    await screen.findByText('user:ada@example.com');
+    await lateSignInAt('/insights');
     expect(screen.getByText('path:/insights')).toBeInTheDocument();
   });
 });
