@@ -1,8 +1,73 @@
 import { z } from 'zod';
+import { DEFAULT_READ_TIME } from './constants.ts';
+
+/** SPEC section 5 "Article form": the same rules and messages on the form and the server. */
+export const ARTICLE_LIMITS = {
+  title: { min: 5, max: 200 },
+  excerpt: { min: 10, max: 500 },
+  content: { min: 50, max: 100_000 },
+  category: { min: 2, max: 50 },
+  readTime: { max: 30 },
+} as const;
+
+/** Each field's rule once; create adds the defaults, update takes any subset without them. */
+const articleFields = {
+  title: z
+    .string()
+    .trim()
+    .min(ARTICLE_LIMITS.title.min, 'Title must be at least 5 characters')
+    .max(ARTICLE_LIMITS.title.max, 'Title too long'),
+  category: z
+    .string()
+    .trim()
+    .min(ARTICLE_LIMITS.category.min, 'Category is required')
+    .max(ARTICLE_LIMITS.category.max, 'Category too long'),
+  readTime: z
+    .string()
+    .trim()
+    .max(ARTICLE_LIMITS.readTime.max, 'Read time too long')
+    .transform((value) => value || DEFAULT_READ_TIME),
+  excerpt: z
+    .string()
+    .trim()
+    .min(ARTICLE_LIMITS.excerpt.min, 'Excerpt must be at least 10 characters')
+    .max(ARTICLE_LIMITS.excerpt.max, 'Excerpt too long'),
+  content: z
+    .string()
+    .min(ARTICLE_LIMITS.content.min, 'Content must be at least 50 characters')
+    .max(ARTICLE_LIMITS.content.max, 'Content too long'),
+  published: z.boolean(),
+};
+
+export const ZArticleInput = z.object({
+  ...articleFields,
+  readTime: articleFields.readTime.default(DEFAULT_READ_TIME),
+  published: articleFields.published.default(false),
+});
+/** What the form holds (before defaults). */
+export type TArticleInput = z.input<typeof ZArticleInput>;
+
+/** POST /api/articles: SPEC's client also sends authorId; the server takes the author from the
+ * session, so the field is accepted and dropped. */
+export const ZCreateArticle = ZArticleInput.extend({ authorId: z.unknown().optional() }).transform(
+  ({ authorId: _ignored, ...article }) => article,
+);
+
+/** PATCH /api/articles/:id: any subset of the fields, at least one; a missing field stays as
+ * it is (no defaults here, or an edit would quietly unpublish). */
+export const ZUpdateArticle = z
+  .object(articleFields)
+  .partial()
+  .strict()
+  .refine((patch) => Object.keys(patch).length > 0, 'Send at least one field to change');
+
+export const ZArticleIdParams = z.object({ id: z.uuid('Article id must be a UUID') });
+export const ZArticleSlugParams = z.object({ slug: z.string().min(1).max(200) });
 
 /** An article as GET /api/articles lists it (published articles only, newest first). */
 export const ZArticleSummary = z.object({
   id: z.string(),
+  slug: z.string(),
   title: z.string(),
   category: z.string(),
   excerpt: z.string(),
@@ -12,6 +77,18 @@ export const ZArticleSummary = z.object({
 export type TArticleSummary = z.infer<typeof ZArticleSummary>;
 export const ZArticleList = z.array(ZArticleSummary);
 
+/** A whole article: its page, and the admin's editor and list. */
+export const ZArticle = ZArticleSummary.extend({
+  content: z.string(),
+  published: z.boolean(),
+  authorId: z.string().nullable(),
+  updatedAt: z.string(),
+});
+export type TArticle = z.infer<typeof ZArticle>;
+
+export const ARTICLES_PAGE_SIZE = 12;
+
 export const ZArticleListQuery = z.object({
   limit: z.coerce.number().int('limit must be a whole number').min(1, 'limit must be at least 1').max(100, 'limit must be at most 100').optional(),
+  offset: z.coerce.number().int('offset must be a whole number').min(0, 'offset must be at least 0').max(100_000, 'offset is too large').optional(),
 });

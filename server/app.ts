@@ -11,7 +11,9 @@ import { registerErrorHandler } from './lib/http/error-handler.ts';
 import { registerRequestGuard } from './lib/http/request-guard.ts';
 import { registerSecurityHeaders } from './lib/http/security-headers.ts';
 import './lib/http/types.ts';
+import { articlePageResolver } from './modules/articles/article-pages.ts';
 import { articlesRoutes } from './modules/articles/articles.routes.ts';
+import { feedsRoutes } from './modules/articles/feeds.routes.ts';
 import { createArticlesService } from './modules/articles/articles.service.ts';
 import { registerAuth } from './modules/auth/auth.plugin.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
@@ -61,8 +63,10 @@ export async function buildApp({ config, database, logger, now = () => new Date(
     await app.register(googleAuthRoutes, { ...routeDeps, google: config.auth, publicUrl: config.publicUrl, now });
   }
   await app.register(usersRoutes, { users: createUsersService({ db }) });
-  await app.register(articlesRoutes, { articles: createArticlesService({ db }) });
-  await registerClientApp(app, clientDir, publicConfig(config));
+  const articles = createArticlesService({ db });
+  await app.register(articlesRoutes, { articles });
+  await app.register(feedsRoutes, { articles, publicUrl: config.publicUrl, siteName: config.siteName });
+  await registerClientApp(app, clientDir, publicConfig(config), [articlePageResolver(articles, config.publicUrl, config.siteName)]);
 
   const purge = setInterval(() => {
     auth.purgeExpiredSessions().catch((err: unknown) => app.log.warn({ err }, 'session purge failed'));

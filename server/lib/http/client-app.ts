@@ -4,6 +4,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import type { TPublicConfig } from '../../../contracts/auth.ts';
 import { AppError } from '../errors.ts';
+import { escapeHtml, metaTags, type PageMeta, type PageResolver } from './page-meta.ts';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
@@ -13,13 +14,19 @@ export function configScript(config: TPublicConfig): string {
   return `<script type="application/json" id="app-config">${json}</script>`;
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/** index.html with the runtime config in it; built once at start, served from memory. */
-export function renderIndexHtml(template: string, config: TPublicConfig): string {
-  return template.replace('<!--app-config-->', configScript(config)).replaceAll('%SITE_NAME%', escapeHtml(config.siteName));
+/**
+ * index.html with the runtime config in it and, for pages the server knows (an article), that
+ * page's title, description and Open Graph tags instead of the site's.
+ */
+export function renderIndexHtml(template: string, config: TPublicConfig, meta?: PageMeta): string {
+  let html = template.replaceAll('%SITE_NAME%', escapeHtml(config.siteName));
+  let head = configScript(config);
+  if (meta) {
+    const tags = metaTags(meta, config.siteName);
+    html = html.replace(/<title>[\s\S]*?<\/title>/, () => `<title>${tags.title}</title>`).replace(/\s*<meta name="description"[^>]*>/, '');
+    head = `${tags.head}\n    ${head}`;
+  }
+  return html.replace('<!--app-config-->', () => head);
 }
 
 /**
@@ -27,12 +34,18 @@ export function renderIndexHtml(template: string, config: TPublicConfig): string
  * (brotli or gzip, made at build time), every other path that is not under /api gets the
  * app's HTML so client-side routes work on reload. Unknown /api paths answer JSON 404.
  */
-export async function registerClientApp(app: FastifyInstance, clientDir: string, config: TPublicConfig): Promise<void> {
+export async function registerClientApp(
+  app: FastifyInstance,
+  clientDir: string,
+  config: TPublicConfig,
+  resolvers: PageResolver[] = [],
+): Promise<void> {
   const indexFile = path.join(clientDir, 'index.html');
   const built = existsSync(indexFile);
-  const indexHtml = built
-    ? renderIndexHtml(readFileSync(indexFile, 'utf8'), config)
+  const template = built
+    ? readFileSync(indexFile, 'utf8')
     : '<!doctype html><title>Not built</title><p>The client is not built yet: run <code>npm run build</code>.</p>';
+  const indexHtml = renderIndexHtml(template, config);
 
   if (built) {
     await app.register(fastifyStatic, {
@@ -53,6 +66,12 @@ export async function registerClientApp(app: FastifyInstance, clientDir: string,
       throw new AppError('NOT_FOUND', `No API route ${request.method} ${url.split('?')[0]}`);
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') throw new AppError('NOT_FOUND');
-    return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(indexHtml);
+    reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8');
+    const pathname = url.split('?')[0]!;
+    for (const resolve of resolvers) {
+      const page = await resolve(pathname);
+      if (page) return reply.status(page.status).send(renderIndexHtml(template, config, page.meta));
+    }
+    return reply.send(indexHtml);
   });
 }

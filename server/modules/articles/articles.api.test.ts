@@ -35,8 +35,8 @@ describe('GET /api/articles', () => {
   it('lists published articles only, newest first, with the list fields only', async () => {
     const body = (await t.request({ url: '/api/articles' })).json();
     expect(body).toEqual([
-      { id: expect.any(String), title: 'New post', category: 'Data', excerpt: 'A newer excerpt', createdAt: day(3).toISOString(), readTime: '7 min read' },
-      { id: expect.any(String), title: 'Old post', category: 'AI', excerpt: 'An older excerpt', createdAt: day(1).toISOString(), readTime: '5 min read' },
+      { id: expect.any(String), slug: 'new', title: 'New post', category: 'Data', excerpt: 'A newer excerpt', createdAt: day(3).toISOString(), readTime: '7 min read' },
+      { id: expect.any(String), slug: 'old', title: 'Old post', category: 'AI', excerpt: 'An older excerpt', createdAt: day(1).toISOString(), readTime: '5 min read' },
     ]);
     expect(JSON.stringify(body)).not.toContain('Secret draft');
   });

@@ -1,11 +1,44 @@
 import type { FastifyInstance } from 'fastify';
-import { ZArticleListQuery } from '../../../contracts/articles.ts';
+import { ZArticleIdParams, ZArticleListQuery, ZArticleSlugParams, ZCreateArticle, ZUpdateArticle } from '../../../contracts/articles.ts';
 import { parseInput } from '../../lib/validate.ts';
 import type { ArticlesService } from './articles.service.ts';
 
 export async function articlesRoutes(app: FastifyInstance, { articles }: { articles: ArticlesService }): Promise<void> {
   app.get('/api/articles', { config: { access: 'public' } }, async (request, reply) => {
-    const { limit } = parseInput(ZArticleListQuery, request.query);
-    return reply.type('application/json; charset=utf-8').send(await articles.listPublishedJson(limit));
+    const { limit, offset } = parseInput(ZArticleListQuery, request.query);
+    const { json, total } = await articles.listPublishedJson(limit, offset);
+    return reply.header('x-total-count', String(total)).type('application/json; charset=utf-8').send(json);
+  });
+
+  app.get('/api/articles/:slug', { config: { access: 'public' } }, async (request) => {
+    const { slug } = parseInput(ZArticleSlugParams, request.params);
+    return articles.readBySlug(slug, request.user?.role === 'admin');
+  });
+
+  app.post('/api/articles', { config: { access: 'admin' } }, async (request, reply) => {
+    const input = parseInput(ZCreateArticle, request.body);
+    return reply.status(201).send(await articles.create(input, request.user!.id));
+  });
+
+  app.patch('/api/articles/:id', { config: { access: 'admin' } }, async (request) => {
+    const { id } = parseInput(ZArticleIdParams, request.params);
+    return articles.update(id, parseInput(ZUpdateArticle, request.body));
+  });
+
+  app.delete('/api/articles/:id', { config: { access: 'admin' } }, async (request, reply) => {
+    const { id } = parseInput(ZArticleIdParams, request.params);
+    await articles.remove(id);
+    return reply.status(204).send();
+  });
+
+  app.get('/api/admin/articles', { config: { access: 'admin' } }, async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+    return articles.listForAdmin();
+  });
+
+  app.get('/api/admin/articles/:id', { config: { access: 'admin' } }, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    const { id } = parseInput(ZArticleIdParams, request.params);
+    return articles.getForAdmin(id);
   });
 }

@@ -35,20 +35,22 @@ describe('published articles cache', () => {
 
   it('sees a write at once after invalidate(), and another process’s write within the TTL', async () => {
     const s = service();
-    expect(await s.listPublished()).toHaveLength(0);
+    expect((await s.listPublished()).total).toBe(0);
     await publish('first');
-    expect(await s.listPublished()).toHaveLength(0); // cached
+    expect((await s.listPublished()).total).toBe(0); // cached
     s.invalidate();
-    expect(await s.listPublished()).toHaveLength(1);
+    expect((await s.listPublished()).total).toBe(1);
     await publish('second');
     clock += 5_000;
-    expect(await s.listPublished()).toHaveLength(2);
+    expect((await s.listPublished()).total).toBe(2);
   });
 
   it('serialises the same list it returns, per limit', async () => {
     const s = service();
-    expect(JSON.parse(await s.listPublishedJson())).toEqual(await s.listPublished());
-    expect(JSON.parse(await s.listPublishedJson(1))).toEqual((await s.listPublished()).slice(0, 1));
+    const all = await s.listPublished();
+    expect(JSON.parse((await s.listPublishedJson()).json)).toEqual(all.items);
+    expect(JSON.parse((await s.listPublishedJson(1, 1)).json)).toEqual(all.items.slice(1, 2));
+    expect((await s.listPublishedJson(1)).total).toBe(all.total);
   });
 
   it('does not keep a failed read', async () => {
@@ -62,6 +64,6 @@ describe('published articles cache', () => {
     const s = createArticlesService({ db, now: () => clock });
     await expect(s.listPublished()).rejects.toThrow('connection lost');
     fail = false;
-    expect(await s.listPublished()).toHaveLength(2);
+    expect((await s.listPublished()).total).toBe(2);
   });
 });

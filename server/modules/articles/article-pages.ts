@@ -1,0 +1,53 @@
+import type { PageResolver } from '../../lib/http/page-meta.ts';
+import type { ArticlesService } from './articles.service.ts';
+
+const ARTICLE_PATH = /^\/insights\/([^/]+)\/?$/;
+
+/**
+ * Server-side meta for the article pages, so link previews (which run no JavaScript) show the
+ * article. An unknown or unpublished slug answers 404; the app then shows its 404 screen.
+ */
+export function articlePageResolver(articles: ArticlesService, publicUrl: string, siteName: string): PageResolver {
+  return async (pathname) => {
+    if (pathname === '/insights' || pathname === '/insights/') {
+      return {
+        status: 200,
+        meta: {
+          title: `Insights · ${siteName}`,
+          description: `Articles on automation, analytics and applied AI from ${siteName}.`,
+          url: `${publicUrl}/insights`,
+          type: 'website',
+        },
+      };
+    }
+    const match = ARTICLE_PATH.exec(pathname);
+    if (!match) return null;
+    let slug: string;
+    try {
+      slug = decodeURIComponent(match[1]!);
+    } catch {
+      return notFound(publicUrl, pathname, siteName);
+    }
+    const article = await articles.publishedBySlug(slug);
+    if (!article) return notFound(publicUrl, pathname, siteName);
+    return {
+      status: 200,
+      meta: {
+        title: `${article.title} · ${siteName}`,
+        description: article.excerpt,
+        url: `${publicUrl}/insights/${encodeURIComponent(article.slug)}`,
+        type: 'article',
+        publishedTime: article.createdAt,
+        modifiedTime: article.updatedAt,
+        section: article.category,
+      },
+    };
+  };
+}
+
+function notFound(publicUrl: string, pathname: string, siteName: string) {
+  return {
+    status: 404,
+    meta: { title: `Page not found · ${siteName}`, description: 'This page does not exist.', url: `${publicUrl}${pathname}`, type: 'website' as const },
+  };
+}

@@ -1,0 +1,23 @@
+import type { FastifyInstance } from 'fastify';
+import type { ArticlesService } from './articles.service.ts';
+import { robotsTxt, rssXml, sitemapXml } from './feeds.ts';
+
+/** Crawlers and feed readers re-fetch these often; a few minutes of caching is plenty fresh. */
+const FEED_CACHE = 'public, max-age=300';
+
+export async function feedsRoutes(
+  app: FastifyInstance,
+  { articles, publicUrl, siteName }: { articles: ArticlesService; publicUrl: string; siteName: string },
+): Promise<void> {
+  app.get('/robots.txt', async (_request, reply) => reply.header('cache-control', FEED_CACHE).type('text/plain; charset=utf-8').send(robotsTxt(publicUrl)));
+
+  app.get('/sitemap.xml', async (_request, reply) => {
+    const xml = sitemapXml(publicUrl, await articles.publishedWithDates());
+    return reply.header('cache-control', FEED_CACHE).type('application/xml; charset=utf-8').send(xml);
+  });
+
+  app.get('/rss.xml', async (_request, reply) => {
+    const xml = rssXml(publicUrl, siteName, await articles.publishedWithDates());
+    return reply.header('cache-control', FEED_CACHE).type('application/rss+xml; charset=utf-8').send(xml);
+  });
+}

@@ -1,0 +1,67 @@
+/** XML for the sitemap and the RSS feed: pure functions of the published articles. */
+
+export type FeedArticle = { slug: string; title: string; excerpt: string; category: string; createdAt: string; updatedAt: string };
+
+export function escapeXml(text: string): string {
+  // Characters XML 1.0 forbids (most C0 controls) would make the whole feed invalid: drop them.
+  return text
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
+    .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
+}
+
+const articleUrl = (publicUrl: string, slug: string) => `${publicUrl}/insights/${encodeURIComponent(slug)}`;
+
+export function sitemapXml(publicUrl: string, articles: FeedArticle[]): string {
+  const newest = articles[0]?.updatedAt;
+  const urls = [
+    { loc: `${publicUrl}/`, lastmod: newest },
+    { loc: `${publicUrl}/insights`, lastmod: newest },
+    ...articles.map((a) => ({ loc: articleUrl(publicUrl, a.slug), lastmod: a.updatedAt })),
+  ];
+  const body = urls
+    .map(({ loc, lastmod }) => `  <url><loc>${escapeXml(loc)}</loc>${lastmod ? `<lastmod>${lastmod}</lastmod>` : ''}</url>`)
+    .join('\n');
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${body}\n</urlset>\n`;
+}
+
+export function rssXml(publicUrl: string, siteName: string, articles: FeedArticle[]): string {
+  const items = articles
+    .map(
+      (a) => `    <item>
+      <title>${escapeXml(a.title)}</title>
+      <link>${escapeXml(articleUrl(publicUrl, a.slug))}</link>
+      <guid isPermaLink="true">${escapeXml(articleUrl(publicUrl, a.slug))}</guid>
+      <pubDate>${new Date(a.createdAt).toUTCString()}</pubDate>
+      <category>${escapeXml(a.category)}</category>
+      <description>${escapeXml(a.excerpt)}</description>
+    </item>`,
+    )
+    .join('\n');
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom">
+  <channel>
+    <title>${escapeXml(`${siteName} Insights`)}</title>
+    <link>${escapeXml(`${publicUrl}/insights`)}</link>
+    <atom:link href="${escapeXml(`${publicUrl}/rss.xml`)}" rel="self" type="application/rss+xml" />
+    <description>${escapeXml(`Articles on automation, analytics and applied AI from ${siteName}.`)}</description>
+    <language>en</language>
+${items}
+  </channel>
+</rss>
+`;
+}
+
+export function robotsTxt(publicUrl: string): string {
+  return [
+    'User-agent: *',
+    'Allow: /',
+    'Disallow: /api/',
+    'Disallow: /admin/',
+    'Disallow: /dashboard',
+    'Disallow: /login',
+    '',
+    `Sitemap: ${publicUrl}/sitemap.xml`,
+    '',
+  ].join('\n');
+}
