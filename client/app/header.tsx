@@ -23,6 +23,7 @@ const ADMIN_LINKS: NavItem[] = [
   { label: 'Chat Console', to: '/chat-console' },
   { label: 'Agents Console', to: '/agents-console' },
   { label: 'Create Article', to: '/create-article' },
+  { label: 'Articles', to: '/admin/articles' },
   { label: 'Users', to: '/admin/users' },
 ];
 

@@ -13,9 +13,14 @@ const DashboardPage = lazy(() => import('../features/dashboard/dashboard-page.ts
 const UsersPage = lazy(() => import('../features/users/users-page.tsx'));
 const ChatPendingPage = lazy(() => import('../features/pending/chat-pending-page.tsx'));
 const AgentsPendingPage = lazy(() => import('../features/pending/agents-pending-page.tsx'));
-const ArticlePendingPage = lazy(() => import('../features/pending/article-pending-page.tsx'));
+const CreateArticlePage = lazy(() => import('../features/articles/create-article-page.tsx'));
+const EditArticlePage = lazy(() => import('../features/articles/edit-article-page.tsx'));
+const AdminArticlesPage = lazy(() => import('../features/articles/admin-articles-page.tsx'));
+const InsightsPage = lazy(() => import('../features/articles/insights-page.tsx'));
+// The only chunk with react-markdown.
+const ArticlePage = lazy(() => import('../features/articles/article-page.tsx'));
 // Lazy too: the landing page's JavaScript budget has no room for a screen it never shows.
-const NotFoundPage = lazy(() => import('../features/errors/not-found-page.tsx').then((m) => ({ default: m.NotFoundPage })));
+const NotFoundPage = lazy(() => import('../components/not-found.tsx').then((m) => ({ default: m.NotFoundPage })));
 
 /** Features do not import each other, so the dashboard gets the session from here. RequireAuth
  * above it has already waited for the session and sent signed-out visitors to /. */
@@ -30,11 +35,15 @@ export function AppRoutes() {
       <Route element={<AppLayout />}>
         <Route path="/" element={<LandingPage />} />
         <Route path="/login" element={<LoginPage />} />
+        <Route path="/insights" element={<InsightsPage />} />
+        <Route path="/insights/:slug" element={<ArticlePage />} />
         <Route element={<RequireAuth />}>
           <Route path="/dashboard" element={<DashboardRoute />} />
           {/* DeepSeek and Llama are open to every signed-in user (SPEC section 6). */}
           <Route path="/deepseek-chat" element={<ChatPendingPage />} />
           <Route path="/llama-chat" element={<ChatPendingPage />} />
+          {/* SPEC: the create-article screen checks the admin role itself. */}
+          <Route path="/create-article" element={<CreateArticlePage />} />
         </Route>
         <Route element={<RequireAuth role="admin" />}>
           <Route path="/chat-console" element={<ChatPendingPage />} />
@@ -42,7 +51,8 @@ export function AppRoutes() {
           <Route path="/gemini-chat" element={<ChatPendingPage />} />
           <Route path="/grok-chat" element={<ChatPendingPage />} />
           <Route path="/agents-console" element={<AgentsPendingPage />} />
-          <Route path="/create-article" element={<ArticlePendingPage />} />
+          <Route path="/admin/articles" element={<AdminArticlesPage />} />
+          <Route path="/admin/articles/:id/edit" element={<EditArticlePage />} />
           <Route path="/admin/users" element={<UsersPage />} />
         </Route>
         <Route path="*" element={<NotFoundPage />} />

@@ -24,7 +24,7 @@ function formatDetails(details: unknown): string {
   return typeof details === 'string' ? details : JSON.stringify(details);
 }
 
-async function toApiError(res: Response): Promise<ApiError> {
+export async function toApiError(res: Response): Promise<ApiError> {
   const text = await res.text().catch(() => '');
   let body: unknown;
   try {

@@ -7,6 +7,7 @@ import { InsightsSection } from './insights-section.tsx';
 
 const article = (n: number, overrides: Partial<TArticleSummary> = {}): TArticleSummary => ({
   id: `a${n}`,
+  slug: `article-${n}`,
   title: `Article ${n}`,
   category: `Category ${n}`,
   excerpt: `Excerpt of article ${n}.`,
@@ -44,6 +45,7 @@ describe('InsightsSection', () => {
       expect(date.tagName).toBe('TIME');
       expect(date).toHaveAttribute('datetime', item.createdAt);
       expect(within(card).getByText(item.readTime)).toBeInTheDocument();
+      expect(within(card).getByRole('link', { name: item.title })).toHaveAttribute('href', `/insights/${item.slug}`);
     }
     expect(within(section()).queryByTestId('insight-placeholder')).not.toBeInTheDocument();
   });

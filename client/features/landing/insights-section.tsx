@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import type { TArticleSummary } from '../../../contracts/articles.ts';
 import { INSIGHTS_MAX_ARTICLES } from '../../../contracts/constants.ts';
-import { Badge } from '../../components/ui/badge.tsx';
+import { ArticleCard } from '../../components/article-card.tsx';
 import { buttonClasses } from '../../components/ui/button.tsx';
 import { Card } from '../../components/ui/card.tsx';
 import { Skeleton } from '../../components/ui/skeleton.tsx';
@@ -10,23 +10,6 @@ import { Skeleton } from '../../components/ui/skeleton.tsx';
 export const INSIGHTS_QUERY_KEY = [`/api/articles?limit=${INSIGHTS_MAX_ARTICLES}`] as const;
 
 const GRID = 'mt-10 grid gap-6 md:grid-cols-3';
-
-function InsightCard({ article }: { article: TArticleSummary }) {
-  return (
-    <Card as="li" className="flex flex-col p-6">
-      <Badge variant="brand" className="self-start">
-        {article.category}
-      </Badge>
-      <h3 className="mt-3 line-clamp-2 text-lg font-semibold text-slate-900">{article.title}</h3>
-      <p className="mt-2 line-clamp-3 text-slate-600">{article.excerpt}</p>
-      <p className="mt-auto flex items-center gap-2 pt-4 text-sm text-slate-600">
-        <time dateTime={article.createdAt}>{new Date(article.createdAt).toLocaleDateString()}</time>
-        <span aria-hidden="true">·</span>
-        <span>{article.readTime}</span>
-      </p>
-    </Card>
-  );
-}
 
 function InsightList() {
   const articles = useQuery<TArticleSummary[]>({ queryKey: INSIGHTS_QUERY_KEY });
@@ -56,7 +39,7 @@ function InsightList() {
   return (
     <ul className={GRID}>
       {list.map((article) => (
-        <InsightCard key={article.id} article={article} />
+        <ArticleCard key={article.id} article={article} />
       ))}
     </ul>
   );

@@ -1,0 +1,32 @@
+import { Link } from 'react-router';
+import type { TArticleSummary } from '../../contracts/articles.ts';
+import { Badge } from './ui/badge.tsx';
+import { Card } from './ui/card.tsx';
+
+/** The path of an article's public page. */
+export const articlePath = (slug: string): string => `/insights/${encodeURIComponent(slug)}`;
+
+/** An article as a card in a list (the landing's insights, /insights): category badge, title
+ * (2 lines) linking to its page, excerpt (3 lines), local date and read time. The whole card is
+ * clickable through the title link's overlay; the link stays the one focusable element. */
+export function ArticleCard({ article, headingLevel = 3 }: { article: TArticleSummary; headingLevel?: 2 | 3 }) {
+  const Heading = headingLevel === 2 ? 'h2' : 'h3';
+  return (
+    <Card as="li" className="relative flex flex-col p-6 transition-shadow hover:shadow-md has-[a:focus-visible]:outline-2 has-[a:focus-visible]:outline-offset-2 has-[a:focus-visible]:outline-brand-600">
+      <Badge variant="brand" className="self-start">
+        {article.category}
+      </Badge>
+      <Heading className="mt-3 line-clamp-2 text-lg font-semibold text-slate-900">
+        <Link to={articlePath(article.slug)} className="after:absolute after:inset-0 hover:text-brand-700 focus:outline-none">
+          {article.title}
+        </Link>
+      </Heading>
+      <p className="mt-2 line-clamp-3 text-slate-600">{article.excerpt}</p>
+      <p className="mt-auto flex items-center gap-2 pt-4 text-sm text-slate-600">
+        <time dateTime={article.createdAt}>{new Date(article.createdAt).toLocaleDateString()}</time>
+        <span aria-hidden="true">·</span>
+        <span>{article.readTime}</span>
+      </p>
+    </Card>
+  );
+}

@@ -1,0 +1,39 @@
+import { useQuery } from '@tanstack/react-query';
+import { useParams } from 'react-router';
+import type { TArticle } from '../../../contracts/articles.ts';
+import { NotFoundPage } from '../../components/not-found.tsx';
+import { Button } from '../../components/ui/button.tsx';
+import { Spinner } from '../../components/ui/spinner.tsx';
+import { usePageTitle } from '../../components/ui/use-page-title.ts';
+import { ApiError } from '../../lib/api-client.ts';
+import { ArticleForm, ArticleFormScreen } from './article-form.tsx';
+import { adminArticleKey } from './article-queries.ts';
+
+/** /admin/articles/:id/edit (admin): the article form, prefilled. */
+export default function EditArticlePage() {
+  usePageTitle('Edit Article');
+  const { id = '' } = useParams();
+  const article = useQuery<TArticle>({ queryKey: adminArticleKey(id) });
+
+  if (article.isError && article.error instanceof ApiError && (article.error.status === 404 || article.error.status === 400)) {
+    return <NotFoundPage />;
+  }
+  return (
+    <ArticleFormScreen title="Edit Article" intro="Changes show on the website as soon as you save a published article.">
+      {article.isPending ? (
+        <div className="flex justify-center py-10">
+          <Spinner label="Loading article" />
+        </div>
+      ) : article.isError ? (
+        <div role="alert" className="text-red-800">
+          <p>The article could not be loaded: {article.error.message}</p>
+          <Button variant="outline" size="sm" className="mt-3" onClick={() => void article.refetch()}>
+            Try again
+          </Button>
+        </div>
+      ) : (
+        <ArticleForm key={article.data.id} article={article.data} />
+      )}
+    </ArticleFormScreen>
+  );
+}

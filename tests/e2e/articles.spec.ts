@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import type { Page } from '@playwright/test';
+import { expect, test, toasts } from './fixtures.ts';
+
+// Issue 3: an admin writes, publishes, edits and removes an article from the browser; visitors
+// read it on the landing page, at /insights and on its own page; nothing unpublished leaks.
+
+const CONTENT = `## Why automate invoices
+
+Manual entry costs **hours** every week. A pipeline:
+
+1. captures the PDF,
+2. extracts the fields,
+3. posts them to the ledger.
+
+| Step | Before | After |
+| --- | --- | --- |
+| Entry | 10 min | 0 min |
+
+See [our method](https://example.com/method).
+`;
+
+async function fillArticleForm(page: Page, fields: { title: string; category: string; excerpt: string; content: string }) {
+  await page.getByLabel('Title').fill(fields.title);
+  await page.getByLabel('Category').fill(fields.category);
+  await page.getByLabel('Excerpt').fill(fields.excerpt);
+  await page.getByLabel('Content').fill(fields.content);
+}
+
+/** The admin list's row for an article. */
+const row = (page: Page, title: string) => page.getByRole('row').filter({ hasText: title });
+
+test.describe('articles', () => {
+  test('an admin creates a draft, publishes, edits and deletes it; visitors see only the published article', async ({ page, login, admin, browser }) => {
+    const title = `Invoice automation ${randomUUID().slice(0, 6)}`;
+    await login(page, admin);
+
+    // Validation on submit with SPEC's messages, then a valid draft.
+    await page.goto('/create-article');
+    await page.getByRole('button', { name: 'Create Article' }).click();
+    await expect(page.getByText('Title must be at least 5 characters')).toBeVisible();
+    await expect(page.getByText('Excerpt must be at least 10 characters')).toBeVisible();
+    await expect(page.getByText('Content must be at least 50 characters')).toBeVisible();
+    await expect(page.getByText('Category is required')).toBeVisible();
+    await expect(page.getByLabel('Read Time')).toHaveValue('5 min read');
+    await expect(page.getByText('Make this article visible on the website')).toBeVisible();
+    await fillArticleForm(page, { title, category: 'Automation', excerpt: 'How a finance team stopped retyping invoices.', content: CONTENT });
+    await page.getByRole('button', { name: 'Create Article' }).click();
+    await expect(toasts(page).getByText('Success!')).toBeVisible();
+    await expect(toasts(page).getByText('Article created successfully')).toBeVisible();
+    await expect(page).toHaveURL(/\/dashboard$/);
+
+    // A draft is not on the landing page, for a visitor in a separate browser.
+    const visitor = await browser.newPage();
+    await visitor.goto('/');
+    await expect(visitor.getByRole('heading', { name: 'Latest Insights' })).toBeVisible();
+    await expect(visitor.getByText(title)).toHaveCount(0);
+
+    // Publish from the admin list.
+    await page.goto('/admin/articles');
+    await expect(row(page, title).getByText('Draft')).toBeVisible();
+    await row(page, title).getByRole('button', { name: 'Publish' }).click();
+    await expect(row(page, title).getByText('Published')).toBeVisible();
+
+    // Visitors find it in Insights and read it on its own page, Markdown rendered.
+    await visitor.goto('/');
+    await visitor.getByRole('link', { name: title }).first().click();
+    await expect(visitor).toHaveURL(/\/insights\/invoice-automation-/);
+    await expect(visitor.getByRole('heading', { level: 1, name: title })).toBeVisible();
+    await expect(visitor.getByRole('heading', { name: 'Why automate invoices' })).toBeVisible();
+    await expect(visitor.getByRole('table')).toBeVisible();
+    await expect(visitor.getByRole('link', { name: 'our method' })).toHaveAttribute('rel', /noopener/);
+    await visitor.goto('/insights');
+    await expect(visitor.getByRole('link', { name: title })).toBeVisible();
+
+    // Edit with the same form.
+    await page.goto('/admin/articles');
+    await row(page, title).getByRole('link', { name: 'Edit' }).or(row(page, title).getByRole('button', { name: 'Edit' })).click();
+    await expect(page.getByLabel('Title')).toHaveValue(title);
+    await page.getByLabel('Title').fill(`${title} (updated)`);
+    await page.getByRole('button', { name: 'Save Changes' }).click();
+    await expect(toasts(page).getByText('Article updated successfully')).toBeVisible();
+    await page.goto('/admin/articles');
+    await expect(row(page, `${title} (updated)`)).toBeVisible();
+
+    // Delete, with a confirmation.
+    await row(page, `${title} (updated)`).getByRole('button', { name: 'Delete' }).click();
+    const confirm = page.getByRole('alertdialog').or(page.getByRole('dialog'));
+    await expect(confirm).toContainText('Delete this article?');
+    await confirm.getByRole('button', { name: 'Delete' }).click();
+    await expect(row(page, `${title} (updated)`)).toHaveCount(0);
+    await visitor.goto('/insights');
+    await expect(visitor.getByText(title)).toHaveCount(0);
+    await visitor.close();
+  });
+
+  test('a guest opening /create-article sees the denial', async ({ page, login, guest }) => {
+    await login(page, guest);
+    await page.goto('/create-article');
+    await expect(page.getByText('Access denied. Only administrators can create articles.')).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Create Article' })).toHaveCount(0);
+  });
+
+  test('an unknown article shows the 404 screen', async ({ page }) => {
+    const res = await page.goto('/insights/no-such-article');
+    expect(res?.status()).toBe(404);
+    await expect(page.getByRole('heading', { name: '404 Page Not Found' })).toBeVisible();
+  });
+
+  test('hostile Markdown runs no script and leaves no dangerous link', async ({ page, login, admin, baseURL }) => {
+    await login(page, admin);
+    const hostile = [
+      '<script>window.__xss = "script"</script>',
+      '<img src="x" onerror="window.__xss = \'img\'">',
+      '<svg onload="window.__xss = \'svg\'"></svg>',
+      '[click me](javascript:window.__xss=%22link%22)',
+      '[data link](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)',
+      '<a href="javascript:window.__xss=1">raw link</a>',
+      '![img](javascript:window.__xss=2)',
+      'Some ordinary text so the article is long enough to publish.',
+    ].join('\n\n');
+    const res = await page.request.post('/api/articles', {
+      headers: { origin: new URL(baseURL!).origin },
+      data: { title: `Hostile ${randomUUID().slice(0, 6)}`, category: 'Security', excerpt: '<b onmouseover=alert(1)>bold</b> excerpt', content: hostile, published: true },
+    });
+    expect(res.status()).toBe(201);
+    const { slug } = (await res.json()) as { slug: string };
+
+    const dialogs: string[] = [];
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await page.goto(`/insights/${slug}`);
+    await expect(page.getByText('Some ordinary text so the article is long enough to publish.')).toBeVisible();
+    for (const link of await page.getByRole('link', { name: /click me|data link|raw link/ }).all()) {
+      await link.click({ trial: true }).catch(() => {});
+    }
+    expect(await page.evaluate(() => (globalThis as { __xss?: unknown }).__xss)).toBeUndefined();
+    expect(dialogs).toEqual([]);
+    await expect(page.locator('main script')).toHaveCount(0);
+    await expect(page.locator('main [onerror], main [onload], main [onmouseover], main [onclick]')).toHaveCount(0);
+    await expect(
+      page.locator('main a[href^="javascript:" i], main a[href^="data:" i], main a[href^="vbscript:" i], main img[src^="javascript:" i], main img[src^="data:" i]'),
+    ).toHaveCount(0);
+  });
+});
