@@ -24,7 +24,7 @@ function formatDetails(details: unknown): string {
   return typeof details === 'string' ? details : JSON.stringify(details);
 }
 
-export async function toApiError(res: Response): Promise<ApiError> {
+async function toApiError(res: Response): Promise<ApiError> {
   const text = await res.text().catch(() => '');
   let body: unknown;
   try {
@@ -41,9 +41,10 @@ export async function toApiError(res: Response): Promise<ApiError> {
 
 /**
  * The one way the client calls the API: JSON bodies, credentials always included, a timeout
- * (30 s unless told) that aborts with 'Request timeout after {ms}ms', errors logged and rethrown.
+ * (30 s unless told) that aborts with 'Request timeout after {ms}ms', a non-OK answer turned
+ * into an ApiError, failures logged and rethrown. Returns the OK response for the caller to read.
  */
-export async function apiRequest<T>(method: string, url: string, body?: unknown, options: RequestOptions = {}): Promise<T> {
+export async function apiFetch(method: string, url: string, body?: unknown, options: RequestOptions = {}): Promise<Response> {
   const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
   const controller = new AbortController();
   let timedOut = false;
@@ -62,9 +63,7 @@ export async function apiRequest<T>(method: string, url: string, body?: unknown,
       signal: controller.signal,
     });
     if (!res.ok) throw await toApiError(res);
-    if (res.status === 204) return undefined as T;
-    const text = await res.text();
-    return (text ? JSON.parse(text) : undefined) as T;
+    return res;
   } catch (err) {
     const error = timedOut ? new Error(`Request timeout after ${timeoutMs}ms`) : err;
     console.error(`${method} ${url} failed:`, error instanceof Error ? error.message : error);
@@ -73,4 +72,12 @@ export async function apiRequest<T>(method: string, url: string, body?: unknown,
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onOuterAbort);
   }
+}
+
+/** apiFetch, with the JSON body read (undefined for 204 or an empty body). */
+export async function apiRequest<T>(method: string, url: string, body?: unknown, options: RequestOptions = {}): Promise<T> {
+  const res = await apiFetch(method, url, body, options);
+  if (res.status === 204) return undefined as T;
+  const text = await res.text();
+  return (text ? JSON.parse(text) : undefined) as T;
 }
