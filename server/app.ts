@@ -46,7 +46,7 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   });
 
   registerErrorHandler(app);
-  await registerSecurityHeaders(app, config.secureCookies);
+  registerSecurityHeaders(app, config.secureCookies);
   await app.register(fastifyCookie, { secret: config.sessionSecret });
   await app.register(fastifyRateLimit, { global: false });
   await app.register(fastifyCompress, { threshold: 1024, encodings: ['br', 'gzip'], brotliOptions: { params: { 1: 4 } } });

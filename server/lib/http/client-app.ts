@@ -46,6 +46,16 @@ export async function registerClientApp(
     ? readFileSync(indexFile, 'utf8')
     : '<!doctype html><title>Not built</title><p>The client is not built yet: run <code>npm run build</code>.</p>';
   const indexHtml = renderIndexHtml(template, config);
+  // Resolvers return the same meta object while a page is unchanged, so its HTML is built once.
+  const rendered = new WeakMap<PageMeta, string>();
+  const renderPage = (meta: PageMeta) => {
+    let html = rendered.get(meta);
+    if (html === undefined) {
+      html = renderIndexHtml(template, config, meta);
+      rendered.set(meta, html);
+    }
+    return html;
+  };
 
   if (built) {
     await app.register(fastifyStatic, {
@@ -70,7 +80,7 @@ export async function registerClientApp(
     const pathname = url.split('?')[0]!;
     for (const resolve of resolvers) {
       const page = await resolve(pathname);
-      if (page) return reply.status(page.status).send(renderIndexHtml(template, config, page.meta));
+      if (page) return reply.status(page.status).send(renderPage(page.meta));
     }
     return reply.send(indexHtml);
   });

@@ -1,4 +1,5 @@
-import type { PageResolver } from '../../lib/http/page-meta.ts';
+import type { TArticle } from '../../../contracts/articles.ts';
+import type { PageMeta, PageResolver } from '../../lib/http/page-meta.ts';
 import type { ArticlesService } from './articles.service.ts';
 
 const ARTICLE_PATH = /^\/insights\/([^/]+)\/?$/;
@@ -8,18 +9,33 @@ const ARTICLE_PATH = /^\/insights\/([^/]+)\/?$/;
  * article. An unknown or unpublished slug answers 404; the app then shows its 404 screen.
  */
 export function articlePageResolver(articles: ArticlesService, publicUrl: string, siteName: string): PageResolver {
-  return async (pathname) => {
-    if (pathname === '/insights' || pathname === '/insights/') {
-      return {
-        status: 200,
-        meta: {
-          title: `Insights · ${siteName}`,
-          description: `Articles on automation, analytics and applied AI from ${siteName}.`,
-          url: `${publicUrl}/insights`,
-          type: 'website',
-        },
+  const insights: PageMeta = {
+    title: `Insights · ${siteName}`,
+    description: `Articles on automation, analytics and applied AI from ${siteName}.`,
+    url: `${publicUrl}/insights`,
+    type: 'website',
+  };
+  // One meta object per cached article version, so the rendered page can be reused.
+  const metaOf = new WeakMap<TArticle, PageMeta>();
+  const articleMeta = (article: TArticle): PageMeta => {
+    let meta = metaOf.get(article);
+    if (!meta) {
+      meta = {
+        title: `${article.title} · ${siteName}`,
+        description: article.excerpt,
+        url: `${publicUrl}/insights/${encodeURIComponent(article.slug)}`,
+        type: 'article',
+        publishedTime: article.createdAt,
+        modifiedTime: article.updatedAt,
+        section: article.category,
       };
+      metaOf.set(article, meta);
     }
+    return meta;
+  };
+
+  return async (pathname) => {
+    if (pathname === '/insights' || pathname === '/insights/') return { status: 200, meta: insights };
     const match = ARTICLE_PATH.exec(pathname);
     if (!match) return null;
     let slug: string;
@@ -30,18 +46,7 @@ export function articlePageResolver(articles: ArticlesService, publicUrl: string
     }
     const article = await articles.publishedBySlug(slug);
     if (!article) return notFound(publicUrl, pathname, siteName);
-    return {
-      status: 200,
-      meta: {
-        title: `${article.title} · ${siteName}`,
-        description: article.excerpt,
-        url: `${publicUrl}/insights/${encodeURIComponent(article.slug)}`,
-        type: 'article',
-        publishedTime: article.createdAt,
-        modifiedTime: article.updatedAt,
-        section: article.category,
-      },
-    };
+    return { status: 200, meta: articleMeta(article) };
   };
 }
 
