@@ -1,0 +1,185 @@
+import { z } from 'zod';
+
+/** The chat assistants (SPEC sections 2 and 9, DESIGN section 6). One record each drives the
+ * server endpoint, the client screen, storage keys and the dashboard. */
+export const CHAT_PROVIDERS = ['openai', 'anthropic', 'gemini', 'grok', 'deepseek', 'llama'] as const;
+export type TChatProvider = (typeof CHAT_PROVIDERS)[number];
+
+export type TChatModel = { id: string; label: string; note?: string; image?: boolean };
+
+export type TChatProviderInfo = {
+  id: TChatProvider;
+  /** Shown in headers and cards. */
+  label: string;
+  /** POST endpoint (SPEC section 7; DeepSeek and Llama beyond SPEC). */
+  endpoint: string;
+  /** The client route. */
+  path: string;
+  /** SPEC's local-storage service name: chat-history-{service}, chat-sessions-{service}. */
+  storageService: string;
+  /** SPEC's empty-state text. */
+  emptyState: string;
+  /** Who may chat by default (the server enforces it; configurable). */
+  defaultAccess: 'admin' | 'signedIn';
+  /** Environment variable holding the key; null when the provider needs none (Ollama). */
+  keyVariable: string | null;
+  /** SPEC's 'API Configuration Error' text for a missing key. */
+  missingKeyMessage: string;
+  models: readonly TChatModel[];
+  defaultModel: string;
+  /** Grok's form variant: single-line input, 'Thinking...', 'Error: {message}' under the input. */
+  variant: 'standard' | 'grok';
+};
+
+export const CHAT_PROVIDER_INFO: Record<TChatProvider, TChatProviderInfo> = {
+  openai: {
+    id: 'openai',
+    label: 'GPT',
+    endpoint: '/api/openai/chat',
+    path: '/chat-console',
+    storageService: 'openai',
+    emptyState: 'Start a conversation',
+    defaultAccess: 'admin',
+    keyVariable: 'OPENAI_API_KEY',
+    missingKeyMessage: 'OpenAI API key is not configured. Please contact the administrator.',
+    models: [
+      { id: 'gpt-4o', label: 'GPT-4o' },
+      { id: 'gpt-4.1', label: 'GPT-4.1', note: 'Chat' },
+      { id: 'o4-mini', label: 'o4-mini', note: 'Reasoning' },
+      { id: 'o3', label: 'o3', note: 'Reasoning' },
+    ],
+    defaultModel: 'gpt-4o',
+    variant: 'standard',
+  },
+  anthropic: {
+    id: 'anthropic',
+    label: 'Claude',
+    endpoint: '/api/anthropic/chat',
+    path: '/claude-chat',
+    storageService: 'claude',
+    emptyState: 'Start a conversation with Claude',
+    defaultAccess: 'admin',
+    keyVariable: 'ANTHROPIC_API_KEY',
+    missingKeyMessage: 'Anthropic API key is not configured. Please contact the administrator.',
+    // SPEC leaves Claude's list open: current models, the newest capable one first.
+    models: [
+      { id: 'claude-sonnet-4-5', label: 'Claude Sonnet 4.5' },
+      { id: 'claude-opus-4-1', label: 'Claude Opus 4.1', note: 'Most capable' },
+      { id: 'claude-haiku-4-5', label: 'Claude Haiku 4.5', note: 'Fast' },
+    ],
+    defaultModel: 'claude-sonnet-4-5',
+    variant: 'standard',
+  },
+  gemini: {
+    id: 'gemini',
+    label: 'Gemini',
+    endpoint: '/api/gemini/chat',
+    path: '/gemini-chat',
+    storageService: 'gemini',
+    emptyState: 'Start a conversation with Gemini',
+    defaultAccess: 'admin',
+    keyVariable: 'GOOGLE_GENERATIVE_AI_API_KEY',
+    missingKeyMessage: 'Google AI API key is not configured. Please contact the administrator.',
+    models: [
+      { id: 'gemini-2.5-pro', label: 'Gemini 2.5 Pro', note: 'Advanced' },
+      { id: 'gemini-2.5-flash', label: 'Gemini 2.5 Flash', note: 'Fast' },
+      { id: 'gemini-2.0-flash', label: 'Gemini 2.0 Flash', note: 'Legacy' },
+    ],
+    defaultModel: 'gemini-2.5-pro',
+    variant: 'standard',
+  },
+  grok: {
+    id: 'grok',
+    label: 'Grok',
+    endpoint: '/api/grok/chat',
+    path: '/grok-chat',
+    storageService: 'grok',
+    emptyState: 'Start a conversation with Grok',
+    defaultAccess: 'admin',
+    keyVariable: 'XAI_API_KEY',
+    missingKeyMessage: 'xAI API key is not configured. Please contact the administrator.',
+    models: [
+      { id: 'grok-4', label: 'Grok 4' },
+      { id: 'grok-3', label: 'Grok 3' },
+      { id: 'grok-3-mini', label: 'Grok 3 Mini' },
+      { id: 'grok-2-image-1212', label: 'Grok 2 Image', note: 'Image generation', image: true },
+    ],
+    defaultModel: 'grok-4',
+    variant: 'grok',
+  },
+  deepseek: {
+    id: 'deepseek',
+    label: 'DeepSeek',
+    endpoint: '/api/deepseek/chat',
+    path: '/deepseek-chat',
+    storageService: 'deepseek',
+    emptyState: 'Start a conversation with DeepSeek',
+    defaultAccess: 'signedIn',
+    keyVariable: 'DEEPSEEK_API_KEY',
+    missingKeyMessage: 'DeepSeek API key is not configured. Please contact the administrator.',
+    models: [
+      { id: 'deepseek-chat', label: 'DeepSeek V3' },
+      { id: 'deepseek-reasoner', label: 'DeepSeek R1', note: 'Reasoning' },
+    ],
+    defaultModel: 'deepseek-chat',
+    variant: 'standard',
+  },
+  llama: {
+    id: 'llama',
+    label: 'Llama',
+    endpoint: '/api/llama/chat',
+    path: '/llama-chat',
+    storageService: 'llama',
+    emptyState: 'Start a conversation with Llama',
+    defaultAccess: 'signedIn',
+    keyVariable: null,
+    missingKeyMessage: 'Ollama is not reachable. Please contact the administrator.',
+    // The server's OLLAMA_MODELS replaces this list (GET /api/chat/providers says which apply).
+    models: [{ id: 'llama3.1', label: 'Llama 3.1' }],
+    defaultModel: 'llama3.1',
+    variant: 'standard',
+  },
+};
+
+export const CHAT_LIMITS = { maxMessages: 100, maxMessageChars: 32_000 } as const;
+
+export const ZChatMessage = z.object({
+  role: z.enum(['user', 'assistant'], 'role must be user or assistant'),
+  content: z.string().min(1, 'content must not be empty').max(CHAT_LIMITS.maxMessageChars, 'content must be at most 32,000 characters'),
+  /** Grok's client sends it (SPEC); the server ignores it. */
+  timestamp: z.union([z.string(), z.number()]).optional(),
+});
+
+/** POST /api/{provider}/chat. The model must be on the provider's allowlist (checked by the
+ * server, which knows the configured list). */
+export const ZChatRequest = z.object({
+  messages: z
+    .array(ZChatMessage)
+    .min(1, 'send at least one message')
+    .max(CHAT_LIMITS.maxMessages, 'send at most 100 messages'),
+  model: z.string().min(1, 'model is required').max(100),
+});
+export type TChatRequest = z.input<typeof ZChatRequest>;
+
+export type TChatUsage = { inputTokens: number; outputTokens: number };
+
+/** The JSON answer (SPEC section 7): read as error, message, choices[0].message.content, model. */
+export type TChatResponse = {
+  error: boolean;
+  message?: string;
+  choices: Array<{ message: { role: 'assistant'; content: string } }>;
+  model: string;
+  usage?: TChatUsage;
+  /** grok-2-image-1212: generated images as data: URLs or https URLs. */
+  images?: string[];
+};
+
+/**
+ * The event stream with `Accept: text/event-stream`: `event: delta` {text}, then exactly one of
+ * `event: done` {model, usage, images?} or `event: error` {message, partial: true when text
+ * was already sent}.
+ */
+export type TChatStreamEvent =
+  | { event: 'delta'; data: { text: string } }
+  | { event: 'done'; data: { model: string; usage?: TChatUsage; images?: string[] } }
+  | { event: 'error'; data: { message: string; partial: boolean } };
