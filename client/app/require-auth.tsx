@@ -2,7 +2,7 @@ import { Navigate, Outlet } from 'react-router';
 import type { TRole } from '../../contracts/auth.ts';
 import { FullPageSpinner } from '../components/ui/spinner.tsx';
 import { useAuth } from '../lib/auth-context.ts';
-import { AccessDenied } from './access-denied.tsx';
+import { AccessDenied } from '../components/access-denied.tsx';
 
 /** Route guard: a spinner while the session is being determined, signed-out visitors back to
  * /, and the Access Denied screen when the role falls short. Admin passes every check. The

@@ -1,8 +1,13 @@
 import { Link } from 'react-router';
 import type { TRole } from '../../contracts/auth.ts';
-import { StrokeIcon } from '../components/ui/stroke-icon.tsx';
+import { buttonClasses } from './ui/button.tsx';
+import { StrokeIcon } from './ui/stroke-icon.tsx';
 
-export function AccessDenied({ requiredRole, currentRole }: { requiredRole: TRole; currentRole: TRole | null }) {
+/**
+ * SPEC's Access Denied screen: what the page needs, the user's current role (or guest) and a
+ * way back. A screen may say why in its own words (create-article has SPEC's sentence).
+ */
+export function AccessDenied({ requiredRole, currentRole, message }: { requiredRole: TRole; currentRole: TRole | null; message?: string }) {
   return (
     <section className="mx-auto flex max-w-lg flex-col items-center px-6 py-20 text-center" aria-labelledby="access-denied-title">
       <StrokeIcon className="mb-4 size-12 text-red-600">
@@ -12,15 +17,16 @@ export function AccessDenied({ requiredRole, currentRole }: { requiredRole: TRol
         Access Denied
       </h1>
       <p className="mt-3 text-slate-600">
-        This page requires the <strong>{requiredRole}</strong> role.
+        {message ?? (
+          <>
+            This page requires the <strong>{requiredRole}</strong> role.
+          </>
+        )}
       </p>
       <p className="mt-1 text-slate-600">
         Your current role: <strong>{currentRole ?? 'guest'}</strong>
       </p>
-      <Link
-        to="/dashboard"
-        className="mt-8 inline-flex items-center rounded-md bg-brand-600 px-4 py-2 font-medium text-white hover:bg-brand-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600"
-      >
+      <Link to="/dashboard" className={buttonClasses({ className: 'mt-8' })}>
         Back to Dashboard
       </Link>
     </section>
