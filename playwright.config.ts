@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
+import { fakeAiEnv } from './tests/fakes/ai-providers.ts';
 import { ADMIN_EMAIL, CHROMIUM_ARGS, CHROMIUM_PATH } from './tests/e2e/support/constants.ts';
 
 // The browser journeys run against the built client served by the real server, on a free port
@@ -32,12 +33,17 @@ function freePort(): number {
 // and data directory once and the workers inherit them through the environment.
 if (!process.env.E2E_PORT) {
   process.env.E2E_PORT = String(freePort());
+  process.env.E2E_FAKE_AI_PORT = String(freePort());
   const dataDir = mkdtempSync(path.join(tmpdir(), 'e2e-data-'));
   process.env.E2E_DATA_DIR = dataDir;
   // The web server is stopped before the runner exits; the database goes with it.
   process.on('exit', () => rmSync(dataDir, { recursive: true, force: true }));
 }
 const port = Number(process.env.E2E_PORT);
+const fakeAiRoot = `http://127.0.0.1:${process.env.E2E_FAKE_AI_PORT}`;
+// Every AI provider points at the local fake, except that Gemini has no key, so the journeys
+// can show SPEC's 'API Configuration Error' panel.
+const { GOOGLE_GENERATIVE_AI_API_KEY: _noGeminiKey, ...aiEnv } = fakeAiEnv(fakeAiRoot);
 const baseURL = `http://127.0.0.1:${port}`;
 const ci = Boolean(process.env.CI);
 
@@ -63,28 +69,40 @@ export default defineConfig({
     launchOptions: { executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS] },
   },
   projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
-  webServer: {
-    command: 'node server/index.ts',
-    url: `${baseURL}/api/health`,
-    reuseExistingServer: false,
-    timeout: 60_000,
-    stdout: 'ignore',
-    stderr: 'pipe',
-    gracefulShutdown: { signal: 'SIGTERM', timeout: 10_000 },
-    env: {
-      NODE_ENV: 'test',
-      // Always the embedded database in a fresh directory, whatever the caller's environment.
-      DATABASE_URL: '',
-      DATA_DIR: process.env.E2E_DATA_DIR!,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      PUBLIC_URL: baseURL,
-      ADMIN_EMAILS: ADMIN_EMAIL,
-      AUTH_PROVIDER: 'local',
-      LOG_LEVEL: 'warn',
-      // Every test signs in through the API from 127.0.0.1; the production limit (10 a minute
-      // per IP) would throttle the suite, so it is raised here only.
-      SIGN_IN_RATE_LIMIT: '10000',
+  webServer: [
+    {
+      command: 'node tests/fakes/ai-providers.ts',
+      url: `${fakeAiRoot}/__control/requests`,
+      reuseExistingServer: false,
+      timeout: 30_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+      env: { FAKE_AI_PORT: process.env.E2E_FAKE_AI_PORT! },
     },
-  },
+    {
+      command: 'node server/index.ts',
+      url: `${baseURL}/api/health`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+      gracefulShutdown: { signal: 'SIGTERM', timeout: 10_000 },
+      env: {
+        NODE_ENV: 'test',
+        // Always the embedded database in a fresh directory, whatever the caller's environment.
+        DATABASE_URL: '',
+        DATA_DIR: process.env.E2E_DATA_DIR!,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        PUBLIC_URL: baseURL,
+        ADMIN_EMAILS: ADMIN_EMAIL,
+        AUTH_PROVIDER: 'local',
+        LOG_LEVEL: 'warn',
+        // Every test signs in through the API from 127.0.0.1; the production limit (10 a minute
+        // per IP) would throttle the suite, so it is raised here only.
+        SIGN_IN_RATE_LIMIT: '10000',
+        ...aiEnv,
+      },
+    },
+  ],
 });

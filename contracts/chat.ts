@@ -183,3 +183,71 @@ export type TChatStreamEvent =
   | { event: 'delta'; data: { text: string } }
   | { event: 'done'; data: { model: string; usage?: TChatUsage; images?: string[] } }
   | { event: 'error'; data: { message: string; partial: boolean } };
+
+/**
+ * Public list prices in USD per million tokens, for the admin's cost estimate (not billing).
+ * Llama runs on our own Ollama: 0. grok-2-image-1212 is billed per image, not per token, so its
+ * token price is 0 here and its cost is not estimated.
+ */
+export const CHAT_PRICES_PER_MILLION: Record<string, { input: number; output: number }> = {
+  'gpt-4o': { input: 2.5, output: 10 },
+  'gpt-4.1': { input: 2, output: 8 },
+  'o4-mini': { input: 1.1, output: 4.4 },
+  o3: { input: 2, output: 8 },
+  'claude-sonnet-4-5': { input: 3, output: 15 },
+  'claude-opus-4-1': { input: 15, output: 75 },
+  'claude-haiku-4-5': { input: 1, output: 5 },
+  'gemini-2.5-pro': { input: 1.25, output: 10 },
+  'gemini-2.5-flash': { input: 0.3, output: 2.5 },
+  'gemini-2.0-flash': { input: 0.1, output: 0.4 },
+  'grok-4': { input: 3, output: 15 },
+  'grok-3': { input: 3, output: 15 },
+  'grok-3-mini': { input: 0.3, output: 0.5 },
+  'grok-2-image-1212': { input: 0, output: 0 },
+  'deepseek-chat': { input: 0.28, output: 0.42 },
+  'deepseek-reasoner': { input: 0.28, output: 0.42 },
+  'llama3.1': { input: 0, output: 0 },
+};
+
+/** Estimated cost of some usage in USD; 0 for a model without a price (local Ollama models). */
+export function estimateCostUsd(model: string, usage: TChatUsage): number {
+  const price = CHAT_PRICES_PER_MILLION[model];
+  if (!price) return 0;
+  return (usage.inputTokens * price.input + usage.outputTokens * price.output) / 1_000_000;
+}
+
+/** GET /api/chat/providers: what the signed-in user can do with each assistant. */
+export type TChatProviderStatus = {
+  id: TChatProvider;
+  /** The server's policy lets this user chat with it. */
+  allowed: boolean;
+  /** Its API key is set (always true for Llama, which needs none). */
+  configured: boolean;
+  /** The models the server accepts (Llama: OLLAMA_MODELS). */
+  models: TChatModel[];
+  defaultModel: string;
+};
+export type TChatProvidersResponse = { providers: TChatProviderStatus[] };
+
+/** GET /api/admin/usage?days=N (admin). */
+export const ZChatUsageQuery = z.object({
+  days: z.coerce.number().int('days must be a whole number').min(1, 'days must be 1 to 90').max(90, 'days must be 1 to 90').default(30),
+});
+
+export type TChatUsageRow = {
+  user: { id: string; email: string; name: string };
+  provider: string;
+  model: string;
+  requests: number;
+  /** Calls that did not end with a full answer (error, aborted, rejected). */
+  failed: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+};
+export type TChatUsageReport = {
+  days: number;
+  since: string;
+  rows: TChatUsageRow[];
+  totals: { requests: number; inputTokens: number; outputTokens: number; costUsd: number };
+};

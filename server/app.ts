@@ -18,6 +18,8 @@ import { createArticlesService } from './modules/articles/articles.service.ts';
 import { registerAuth } from './modules/auth/auth.plugin.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import { createAuthService, type Clock } from './modules/auth/auth.service.ts';
+import { chatRoutes } from './modules/chat/chat.routes.ts';
+import { createChatService } from './modules/chat/chat.service.ts';
 import { googleAuthRoutes } from './modules/auth/google.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { usersRoutes } from './modules/users/users.routes.ts';
@@ -66,6 +68,7 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   const articles = createArticlesService({ db });
   await app.register(articlesRoutes, { articles });
   await app.register(feedsRoutes, { articles, publicUrl: config.publicUrl, siteName: config.siteName });
+  await app.register(chatRoutes, { chat: createChatService({ db, config: config.chat, now }) });
   await registerClientApp(app, clientDir, publicConfig(config), [articlePageResolver(articles, config.publicUrl, config.siteName)]);
 
   const purge = setInterval(() => {

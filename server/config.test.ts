@@ -43,6 +43,14 @@ describe('loadConfig', () => {
     [{ SESSION_SECRET: 'short' }, 'SESSION_SECRET'],
     [{ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32) }, 'AUTH_PROVIDER'],
     [{ NODE_ENV: 'production', ALLOW_LOCAL_AUTH: 'true' }, 'SESSION_SECRET'],
+    [{ OPENAI_BASE_URL: 'not a url' }, 'OPENAI_BASE_URL'],
+    [{ OLLAMA_BASE_URL: 'ftp://h' }, 'OLLAMA_BASE_URL'],
+    [{ OLLAMA_MODELS: ' , ' }, 'OLLAMA_MODELS'],
+    [{ CHAT_RATE_LIMIT: '0' }, 'CHAT_RATE_LIMIT'],
+    [{ CHAT_DAILY_TOKEN_BUDGET: '-1' }, 'CHAT_DAILY_TOKEN_BUDGET'],
+    [{ CHAT_TIMEOUT_MS: 'soon' }, 'CHAT_TIMEOUT_MS'],
+    [{ CHAT_POLICY: 'openai=everyone' }, 'CHAT_POLICY'],
+    [{ CHAT_POLICY: 'mistral=admin' }, 'CHAT_POLICY'],
   ])('stops with a message naming the variable for %j', (env, variable) => {
     expect(() => load(env)).toThrow(ConfigError);
     expect(() => load(env)).toThrow(new RegExp(`\\b${variable}\\b`));
@@ -51,5 +59,29 @@ describe('loadConfig', () => {
   it('allows local sign-in in production only when asked explicitly', () => {
     const config = load({ NODE_ENV: 'production', ALLOW_LOCAL_AUTH: 'true', SESSION_SECRET: 'x'.repeat(32) });
     expect(config.auth.provider).toBe('local');
+  });
+
+  it('has chat defaults: no keys, Ollama on localhost, SPEC limits, the contract policy', () => {
+    const { chat } = load({});
+    expect(chat.providers.openai).toEqual({ apiKey: null, baseUrl: undefined });
+    expect(chat.providers.llama).toEqual({ apiKey: null, baseUrl: 'http://127.0.0.1:11434' });
+    expect(chat).toMatchObject({ ollamaModels: ['llama3.1'], rateLimitPerMinute: 20, dailyTokenBudget: 200_000, timeoutMs: 30_000 });
+    expect(chat.access).toEqual({ openai: 'admin', anthropic: 'admin', gemini: 'admin', grok: 'admin', deepseek: 'signedIn', llama: 'signedIn' });
+  });
+
+  it('reads keys, base URLs, models and CHAT_POLICY overrides', () => {
+    const { chat } = load({
+      OPENAI_API_KEY: 'sk-x',
+      OPENAI_BASE_URL: 'http://proxy.local/v1',
+      OLLAMA_BASE_URL: 'http://gpu-box:11434/',
+      OLLAMA_MODELS: 'llama3.1, qwen2.5,llama3.1',
+      CHAT_DAILY_TOKEN_BUDGET: '0',
+      CHAT_POLICY: 'deepseek=admin, openai=signedIn',
+    });
+    expect(chat.providers.openai).toEqual({ apiKey: 'sk-x', baseUrl: 'http://proxy.local/v1' });
+    expect(chat.providers.llama.baseUrl).toBe('http://gpu-box:11434');
+    expect(chat.ollamaModels).toEqual(['llama3.1', 'qwen2.5']);
+    expect(chat.dailyTokenBudget).toBe(0);
+    expect(chat.access).toMatchObject({ openai: 'signedIn', deepseek: 'admin', anthropic: 'admin', llama: 'signedIn' });
   });
 });

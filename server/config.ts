@@ -3,12 +3,36 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { ZEmail, type TPublicConfig } from '../contracts/auth.ts';
+import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS, type TChatProvider } from '../contracts/chat.ts';
 
 const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
 const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
 const booleanFlag = z.preprocess(
   emptyToUndefined,
   z.enum(['true', 'false', '1', '0']).optional().transform((v) => v === 'true' || v === '1'),
+);
+
+const optionalUrl = z.preprocess(emptyToUndefined, z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional());
+const positiveInt = (fallback: number, min = 1) => z.preprocess(emptyToUndefined, z.coerce.number().int().min(min).default(fallback));
+
+/** `deepseek=admin,openai=signedIn`: who may use which assistant, over the contract's defaults. */
+const ZChatPolicy = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      const policy: Partial<Record<TChatProvider, 'admin' | 'signedIn'>> = {};
+      for (const entry of text.split(',').map((e) => e.trim()).filter(Boolean)) {
+        const [name, access] = entry.split('=').map((p) => p.trim());
+        if (!(CHAT_PROVIDERS as readonly string[]).includes(name ?? '') || (access !== 'admin' && access !== 'signedIn')) {
+          ctx.addIssue({ code: 'custom', message: `'${entry}' is not provider=admin|signedIn (providers: ${CHAT_PROVIDERS.join(', ')})` });
+          return z.NEVER;
+        }
+        policy[name as TChatProvider] = access;
+      }
+      return policy;
+    }),
 );
 
 const ZEnv = z.object({
@@ -41,6 +65,29 @@ const ZEnv = z.object({
   SIGN_IN_RATE_LIMIT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).default(10)),
   SITE_NAME: z.preprocess(emptyToUndefined, z.string().max(60).default('Axiom Automation')),
   CONTACT_EMAIL: z.preprocess(emptyToUndefined, ZEmail.default('hello@axiom-automation.com')),
+  OPENAI_API_KEY: optionalString,
+  ANTHROPIC_API_KEY: optionalString,
+  GOOGLE_GENERATIVE_AI_API_KEY: optionalString,
+  XAI_API_KEY: optionalString,
+  DEEPSEEK_API_KEY: optionalString,
+  OPENAI_BASE_URL: optionalUrl,
+  ANTHROPIC_BASE_URL: optionalUrl,
+  GOOGLE_AI_BASE_URL: optionalUrl,
+  XAI_BASE_URL: optionalUrl,
+  DEEPSEEK_BASE_URL: optionalUrl,
+  OLLAMA_BASE_URL: z.preprocess(emptyToUndefined, z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).default('http://127.0.0.1:11434')),
+  OLLAMA_MODELS: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .default('llama3.1')
+      .transform((list) => [...new Set(list.split(',').map((m) => m.trim()).filter(Boolean))])
+      .pipe(z.array(z.string().max(100)).min(1, 'name at least one model')),
+  ),
+  CHAT_RATE_LIMIT: positiveInt(20),
+  CHAT_DAILY_TOKEN_BUDGET: positiveInt(200_000, 0),
+  CHAT_TIMEOUT_MS: positiveInt(30_000, 100),
+  CHAT_POLICY: ZChatPolicy,
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -66,6 +113,22 @@ export type Config = {
   siteName: string;
   contactEmail: string;
   logLevel: string;
+  chat: ChatConfig;
+};
+
+/** A provider's connection: key (null when missing, or when it needs none) and base URL. */
+export type AiProviderSettings = { apiKey: string | null; baseUrl: string | undefined };
+
+export type ChatConfig = {
+  providers: Record<TChatProvider, AiProviderSettings>;
+  /** Model ids Ollama serves (OLLAMA_MODELS); replaces the contract's Llama list. */
+  ollamaModels: string[];
+  /** Who may use each assistant: the contract's default with CHAT_POLICY applied. */
+  access: Record<TChatProvider, 'admin' | 'signedIn'>;
+  rateLimitPerMinute: number;
+  /** Input + output tokens per user per UTC day; 0 = unlimited. */
+  dailyTokenBudget: number;
+  timeoutMs: number;
 };
 
 export class ConfigError extends Error {}
@@ -129,6 +192,23 @@ export function loadConfig(
     siteName: e.SITE_NAME,
     contactEmail: e.CONTACT_EMAIL,
     logLevel: e.LOG_LEVEL,
+    chat: {
+      providers: {
+        openai: { apiKey: e.OPENAI_API_KEY ?? null, baseUrl: e.OPENAI_BASE_URL },
+        anthropic: { apiKey: e.ANTHROPIC_API_KEY ?? null, baseUrl: e.ANTHROPIC_BASE_URL },
+        gemini: { apiKey: e.GOOGLE_GENERATIVE_AI_API_KEY ?? null, baseUrl: e.GOOGLE_AI_BASE_URL },
+        grok: { apiKey: e.XAI_API_KEY ?? null, baseUrl: e.XAI_BASE_URL },
+        deepseek: { apiKey: e.DEEPSEEK_API_KEY ?? null, baseUrl: e.DEEPSEEK_BASE_URL },
+        llama: { apiKey: null, baseUrl: e.OLLAMA_BASE_URL.replace(/\/+$/, '') },
+      },
+      ollamaModels: e.OLLAMA_MODELS,
+      access: Object.fromEntries(
+        CHAT_PROVIDERS.map((p) => [p, e.CHAT_POLICY[p] ?? CHAT_PROVIDER_INFO[p].defaultAccess]),
+      ) as Record<TChatProvider, 'admin' | 'signedIn'>,
+      rateLimitPerMinute: e.CHAT_RATE_LIMIT,
+      dailyTokenBudget: e.CHAT_DAILY_TOKEN_BUDGET,
+      timeoutMs: e.CHAT_TIMEOUT_MS,
+    },
   };
 }
 

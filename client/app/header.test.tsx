@@ -5,7 +5,7 @@ import { currentLocation, makeAuth, makeUser, renderWithProviders, signedInAs } 
 import { Header } from './header.tsx';
 
 const SECTIONS = ['Services', 'Insights', 'Contact'];
-const ADMIN_ONLY = ['Chat Console', 'Agents Console', 'Create Article', 'Articles', 'Users'];
+const ADMIN_ONLY = ['Chat Console', 'Agents Console', 'Create Article', 'Articles', 'Users', 'Usage'];
 
 const banner = () => screen.getByRole('banner');
 /** The links of the (desktop) main navigation, by name. */
@@ -54,7 +54,7 @@ describe('Header links', () => {
     renderWithProviders(<Header />, { auth: signedInAs('admin'), path: '/dashboard' });
     expect(navLinks()).toEqual(['Dashboard', ...ADMIN_ONLY]);
     const hrefs = ADMIN_ONLY.map((name) => within(banner()).getByRole('link', { name }).getAttribute('href'));
-    expect(hrefs).toEqual(['/chat-console', '/agents-console', '/create-article', '/admin/articles', '/admin/users']);
+    expect(hrefs).toEqual(['/chat-console', '/agents-console', '/create-article', '/admin/articles', '/admin/users', '/admin/usage']);
     expect(within(banner()).getByRole('link', { name: 'Dashboard' })).toHaveAttribute('aria-current', 'page');
   });
 });

@@ -25,6 +25,7 @@ const ADMIN_LINKS: NavItem[] = [
   { label: 'Create Article', to: '/create-article' },
   { label: 'Articles', to: '/admin/articles' },
   { label: 'Users', to: '/admin/users' },
+  { label: 'Usage', to: '/admin/usage' },
 ];
 
 /** SPEC header: section anchors for a signed-out visitor on /, Dashboard for every signed-in

@@ -1,4 +1,5 @@
 import { lazy } from 'react';
+import type { TChatProvider } from '../../contracts/chat.ts';
 import { Route, Routes } from 'react-router';
 import { useAuth } from '../lib/auth-context.ts';
 import { LandingPage } from '../features/landing/landing-page.tsx';
@@ -11,7 +12,10 @@ import { RequireAuth } from './require-auth.tsx';
 const LoginPage = lazy(() => import('../features/auth/components/login-page.tsx'));
 const DashboardPage = lazy(() => import('../features/dashboard/dashboard-page.tsx'));
 const UsersPage = lazy(() => import('../features/users/users-page.tsx'));
-const ChatPendingPage = lazy(() => import('../features/pending/chat-pending-page.tsx'));
+// One screen for every assistant, parameterised by provider (its texts, endpoint and models come
+// from contracts/chat.ts inside the lazy chunk, so the landing page loads none of it).
+const ChatScreen = lazy(() => import('../features/chat/chat-screen.tsx'));
+const UsagePage = lazy(() => import('../features/usage/usage-page.tsx'));
 const AgentsPendingPage = lazy(() => import('../features/pending/agents-pending-page.tsx'));
 const CreateArticlePage = lazy(() => import('../features/articles/create-article-page.tsx'));
 const EditArticlePage = lazy(() => import('../features/articles/edit-article-page.tsx'));
@@ -29,6 +33,9 @@ function DashboardRoute() {
   return user ? <DashboardPage user={user} role={role} /> : null;
 }
 
+/** Keyed by provider: moving from one assistant to another starts a fresh screen. */
+const chat = (provider: TChatProvider) => <ChatScreen key={provider} provider={provider} />;
+
 export function AppRoutes() {
   return (
     <Routes>
@@ -40,20 +47,21 @@ export function AppRoutes() {
         <Route element={<RequireAuth />}>
           <Route path="/dashboard" element={<DashboardRoute />} />
           {/* DeepSeek and Llama are open to every signed-in user (SPEC section 6). */}
-          <Route path="/deepseek-chat" element={<ChatPendingPage />} />
-          <Route path="/llama-chat" element={<ChatPendingPage />} />
+          <Route path="/deepseek-chat" element={chat('deepseek')} />
+          <Route path="/llama-chat" element={chat('llama')} />
           {/* SPEC: the create-article screen checks the admin role itself. */}
           <Route path="/create-article" element={<CreateArticlePage />} />
         </Route>
         <Route element={<RequireAuth role="admin" />}>
-          <Route path="/chat-console" element={<ChatPendingPage />} />
-          <Route path="/claude-chat" element={<ChatPendingPage />} />
-          <Route path="/gemini-chat" element={<ChatPendingPage />} />
-          <Route path="/grok-chat" element={<ChatPendingPage />} />
+          <Route path="/chat-console" element={chat('openai')} />
+          <Route path="/claude-chat" element={chat('anthropic')} />
+          <Route path="/gemini-chat" element={chat('gemini')} />
+          <Route path="/grok-chat" element={chat('grok')} />
           <Route path="/agents-console" element={<AgentsPendingPage />} />
           <Route path="/admin/articles" element={<AdminArticlesPage />} />
           <Route path="/admin/articles/:id/edit" element={<EditArticlePage />} />
           <Route path="/admin/users" element={<UsersPage />} />
+          <Route path="/admin/usage" element={<UsagePage />} />
         </Route>
         <Route path="*" element={<NotFoundPage />} />
       </Route>

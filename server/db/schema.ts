@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
@@ -57,5 +57,33 @@ export const articles = pgTable(
   (t) => [
     uniqueIndex('articles_slug_idx').on(t.slug),
     index('articles_published_created_idx').on(t.published, t.createdAt),
+  ],
+);
+
+/**
+ * One row per chat call to an AI provider, whatever its outcome: the daily token budget sums
+ * it, and admins read cost per user from it. Aborted and failed calls keep whatever tokens are
+ * known (or estimated), so stopping a stream does not dodge the budget.
+ */
+export const chatUsage = pgTable(
+  'chat_usage',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    provider: text('provider').notNull(),
+    model: text('model').notNull(),
+    inputTokens: integer('input_tokens').notNull().default(0),
+    outputTokens: integer('output_tokens').notNull().default(0),
+    durationMs: integer('duration_ms').notNull().default(0),
+    outcome: text('outcome', { enum: ['ok', 'error', 'aborted', 'rejected'] }).notNull(),
+    error: text('error'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('chat_usage_user_created_idx').on(t.userId, t.createdAt),
+    index('chat_usage_created_idx').on(t.createdAt),
+    check('chat_usage_outcome_check', sql`${t.outcome} in ('ok', 'error', 'aborted', 'rejected')`),
   ],
 );

@@ -22,12 +22,15 @@ export type ErrorDetail = { path: string; message: string };
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly details: ErrorDetail[] | undefined;
+  /** Sent as `Retry-After` (429, 503): when the client may try again. */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ErrorCode, message?: string, details?: ErrorDetail[]) {
+  constructor(code: ErrorCode, message?: string, details?: ErrorDetail[], options: { retryAfterSeconds?: number } = {}) {
     super(message ?? ERROR_CODES[code].error);
     this.name = 'AppError';
     this.code = code;
     this.details = details;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   get status(): number {

@@ -5,7 +5,7 @@ import type { TArticle } from '../../../contracts/articles.ts';
 import { stubFetch } from '../../test/fetch-stub.ts';
 import { renderWithProviders } from '../../test/render.tsx';
 import ArticlePage from './article-page.tsx';
-import { safeUrl } from './markdown.tsx';
+import { safeUrl } from '../../components/markdown.tsx';
 
 const CONTENT = `## Why automate
 

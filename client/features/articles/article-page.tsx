@@ -10,7 +10,7 @@ import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { usePageTitle } from '../../components/ui/use-page-title.ts';
 import { ApiError } from '../../lib/api-client.ts';
 import { articleKey } from './article-queries.ts';
-import { ArticleMarkdown } from './markdown.tsx';
+import { ArticleMarkdown } from '../../components/markdown.tsx';
 
 /** Sets the page's meta description while shown, and puts the previous one back. */
 function useMetaDescription(content: string | undefined): void {

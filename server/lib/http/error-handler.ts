@@ -9,6 +9,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
     const appError = toAppError(err);
     if (appError) {
       if (appError.status >= 500) reply.header('cache-control', 'no-store');
+      if (appError.retryAfterSeconds !== undefined) reply.header('retry-after', String(appError.retryAfterSeconds));
       return reply.status(appError.status).send(appError.toBody());
     }
     // Any other 4xx Fastify or a plugin raised: keep its status and say what it said.

@@ -1,8 +1,8 @@
 import Markdown, { type Components } from 'react-markdown';
 import remarkGfm from 'remark-gfm';
 
-// Article content is Markdown written by admins and read by everyone, so it is rendered
-// safely: raw HTML is never interpreted (no rehype-raw; react-markdown shows it as text), URLs
+// Markdown from people (articles written by admins) and from AI models (chat answers) is
+// rendered safely: raw HTML is never interpreted (no rehype-raw; react-markdown shows it as text), URLs
 // keep only the http(s), mailto and relative forms, and images need an http(s) source.
 
 const SAFE_PROTOCOLS = new Set(['http:', 'https:', 'mailto:']);
@@ -33,7 +33,8 @@ function isExternal(href: string): boolean {
   return url !== null && (url.protocol === 'http:' || url.protocol === 'https:') && url.origin !== window.location.origin;
 }
 
-const components: Components = {
+/** The elements in our typography (article scale); a caller may override some. */
+export const markdownComponents: Components = {
   h1: ({ node: _node, ...props }) => <h2 className="mt-10 mb-4 text-3xl font-bold text-slate-900" {...props} />,
   h2: ({ node: _node, ...props }) => <h2 className="mt-10 mb-4 text-2xl font-bold text-slate-900" {...props} />,
   h3: ({ node: _node, ...props }) => <h3 className="mt-8 mb-3 text-xl font-semibold text-slate-900" {...props} />,
@@ -81,13 +82,26 @@ const components: Components = {
   strong: ({ node: _node, ...props }) => <strong className="font-semibold text-slate-900" {...props} />,
 };
 
-/** Article Markdown (GitHub flavour: tables, task lists, strikethrough, autolinks), safely. */
-export function ArticleMarkdown({ children }: { children: string }) {
+type SafeMarkdownProps = {
+  children: string;
+  /** Element overrides on top of markdownComponents. */
+  components?: Components;
+  className?: string;
+};
+
+/** GitHub-flavoured Markdown (tables, task lists, strikethrough, autolinks), safely: no raw
+ * HTML, safe URLs only. */
+export function SafeMarkdown({ children, components, className }: SafeMarkdownProps) {
   return (
-    <div className="text-base text-slate-700 sm:text-lg">
-      <Markdown remarkPlugins={[remarkGfm]} urlTransform={safeUrl} components={components}>
+    <div className={className}>
+      <Markdown remarkPlugins={[remarkGfm]} urlTransform={safeUrl} components={components ? { ...markdownComponents, ...components } : markdownComponents}>
         {children}
       </Markdown>
     </div>
   );
+}
+
+/** Article Markdown at reading size. */
+export function ArticleMarkdown({ children }: { children: string }) {
+  return <SafeMarkdown className="text-base text-slate-700 sm:text-lg">{children}</SafeMarkdown>;
 }

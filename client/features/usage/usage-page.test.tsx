@@ -1,0 +1,48 @@
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import type { TChatUsageReport } from '../../../contracts/chat.ts';
+import { stubFetch } from '../../test/fetch-stub.ts';
+import { renderWithProviders, signedInAs } from '../../test/render.tsx';
+import UsagePage, { formatUsd } from './usage-page.tsx';
+
+const report = (days: number): TChatUsageReport => ({
+  days,
+  since: '2025-05-01T00:00:00.000Z',
+  rows: [
+    { user: { id: 'u1', email: 'ada@example.com', name: 'Ada' }, provider: 'openai', model: 'gpt-4o', requests: 12, failed: 1, inputTokens: 12000, outputTokens: 3400, costUsd: 0.064 },
+    { user: { id: 'u2', email: 'bob@example.com', name: '' }, provider: 'anthropic', model: 'claude-sonnet-4-5', requests: 3, failed: 0, inputTokens: 900, outputTokens: 100, costUsd: 0.0042 },
+  ],
+  totals: { requests: 15, inputTokens: 12900, outputTokens: 3500, costUsd: 0.0682 },
+});
+
+describe('UsagePage', () => {
+  it('shows usage per user and model with a totals row, costs in USD, and switches the period', async () => {
+    const { requests } = stubFetch({
+      'GET /api/admin/usage?days=30': { body: report(30) },
+      'GET /api/admin/usage?days=7': { body: { ...report(7), rows: [] } },
+    });
+    renderWithProviders(<UsagePage />, { auth: signedInAs('admin'), path: '/admin/usage' });
+    const table = await screen.findByRole('table', { name: 'AI usage in the last 30 days' });
+    const rows = within(table).getAllByRole('row');
+    expect(rows).toHaveLength(4);
+    expect(within(rows[1]!).getByRole('rowheader')).toHaveTextContent('Adaada@example.com');
+    expect(rows[1]).toHaveTextContent('GPT');
+    expect(rows[1]).toHaveTextContent('12,000');
+    expect(rows[1]).toHaveTextContent('1 failed');
+    expect(rows[1]).toHaveTextContent('$0.064');
+    expect(rows[2]).toHaveTextContent('bob@example.com');
+    expect(rows[2]).toHaveTextContent('Claude');
+    expect(rows[3]).toHaveTextContent(/Total\s*15\s*12,900\s*3,500\s*\$0\.0682/);
+
+    await userEvent.setup().selectOptions(screen.getByRole('combobox', { name: 'Period' }), '7');
+    expect(await screen.findByText('No AI usage in the last 7 days.')).toBeInTheDocument();
+    expect(requests.map((r) => r.url)).toEqual(['/api/admin/usage?days=30', '/api/admin/usage?days=7']);
+  });
+
+  it('formats costs as USD', () => {
+    expect(formatUsd(0)).toBe('$0.00');
+    expect(formatUsd(1234.5)).toBe('$1,234.50');
+    expect(formatUsd(0.00012)).toBe('$0.0001');
+  });
+});

@@ -1,0 +1,176 @@
+import { generateImage, generateText, streamText, type LanguageModelUsage, type ModelMessage } from 'ai';
+import { CHAT_PROVIDER_INFO, type TChatProvider, type TChatUsage } from '../../../contracts/chat.ts';
+import type { AiProviderSettings } from '../../config.ts';
+import { AiCallError, classifyProviderError, userMessage, type AiFailureKind } from './errors.ts';
+import { createChatModel, createImageModel } from './models.ts';
+
+export { AiCallError, type AiFailureKind } from './errors.ts';
+
+export type AiChatMessage = { role: 'user' | 'assistant'; content: string };
+
+export type AiCall = {
+  provider: TChatProvider;
+  settings: AiProviderSettings;
+  model: string;
+  messages: AiChatMessage[];
+  /** Aborted when the client goes away; the provider request is cancelled with it. */
+  signal: AbortSignal;
+  /** Total time for a JSON answer; longest silence between chunks for a stream. */
+  timeoutMs: number;
+};
+
+export type AiAnswer = { text: string; usage: TChatUsage | null; images?: string[] };
+
+/**
+ * The SDK retries 429 and 5xx twice with backoff by default: up to ~6 s of a 30 s budget spent
+ * waiting, and a 5xx may already have been billed. The user sees a clear message and can retry.
+ */
+const MAX_RETRIES = 0;
+
+/** Aborts on the caller's signal or on the deadline, and remembers which one it was. */
+function deadline(signal: AbortSignal, timeoutMs: number) {
+  const controller = new AbortController();
+  let timedOut = false;
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error('timeout'));
+    }, timeoutMs);
+  };
+  const onAbort = () => controller.abort(new Error('client went away'));
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  arm();
+  return {
+    signal: controller.signal,
+    /** Restarts the clock: a stream that keeps talking is not cut off. */
+    rearm: arm,
+    stop() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    },
+    /** The kind of failure when the call was stopped by us rather than by the provider. */
+    stoppedKind(): AiFailureKind | null {
+      if (timedOut) return 'timeout';
+      return signal.aborted ? 'aborted' : null;
+    },
+  };
+}
+
+function toUsage(usage: LanguageModelUsage | undefined): TChatUsage | null {
+  if (!usage || (usage.inputTokens === undefined && usage.outputTokens === undefined)) return null;
+  return { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 };
+}
+
+function failure(call: AiCall, kind: AiFailureKind, logCause: Record<string, unknown>): AiCallError {
+  return new AiCallError(kind, userMessage(kind, CHAT_PROVIDER_INFO[call.provider].label, call.timeoutMs), logCause);
+}
+
+function toFailure(call: AiCall, err: unknown, stopped: AiFailureKind | null): AiCallError {
+  if (err instanceof AiCallError) return err;
+  if (stopped) return failure(call, stopped, { reason: stopped });
+  const { kind, logCause } = classifyProviderError(err);
+  return failure(call, kind, logCause);
+}
+
+/** A failure after part of the answer streamed: the caller keeps the partial text and usage. */
+export class AiStreamError extends AiCallError {
+  readonly partialText: string;
+  readonly usage: TChatUsage | null;
+
+  constructor(cause: AiCallError, partialText: string, usage: TChatUsage | null) {
+    super(cause.kind, cause.message, cause.logCause);
+    this.name = 'AiStreamError';
+    this.partialText = partialText;
+    this.usage = usage;
+  }
+}
+
+/** One complete answer (the JSON mode). Throws AiCallError. */
+export async function generateChat(call: AiCall): Promise<AiAnswer> {
+  const clock = deadline(call.signal, call.timeoutMs);
+  try {
+    const result = await generateText({
+      model: createChatModel(call.provider, call.settings, call.model),
+      messages: call.messages as ModelMessage[],
+      abortSignal: clock.signal,
+      maxRetries: MAX_RETRIES,
+    });
+    return { text: result.text, usage: toUsage(result.totalUsage) };
+  } catch (err) {
+    throw toFailure(call, err, clock.stoppedKind());
+  } finally {
+    clock.stop();
+  }
+}
+
+/**
+ * Streams an answer, handing each text chunk to `onText` (awaited, so a slow client slows the
+ * read from the provider instead of buffering without bound). Throws AiStreamError carrying the
+ * text already delivered.
+ */
+export async function streamChat(call: AiCall, onText: (text: string) => void | Promise<void>): Promise<AiAnswer> {
+  const clock = deadline(call.signal, call.timeoutMs);
+  let text = '';
+  let usage: TChatUsage | null = null;
+  let streamError: unknown = null;
+  try {
+    const result = streamText({
+      model: createChatModel(call.provider, call.settings, call.model),
+      messages: call.messages as ModelMessage[],
+      abortSignal: clock.signal,
+      maxRetries: MAX_RETRIES,
+      // The SDK's default prints the error to stderr; ours is logged once, without secrets.
+      onError: () => {},
+    });
+    for await (const part of result.fullStream) {
+      clock.rearm();
+      if (part.type === 'text-delta') {
+        if (part.text.length === 0) continue;
+        text += part.text;
+        await onText(part.text);
+      } else if (part.type === 'finish-step') {
+        usage = toUsage(part.usage) ?? usage;
+      } else if (part.type === 'finish') {
+        usage = toUsage(part.totalUsage) ?? usage;
+      } else if (part.type === 'error') {
+        streamError = part.error;
+        break;
+      } else if (part.type === 'abort') {
+        break;
+      }
+    }
+  } catch (err) {
+    streamError = err;
+  } finally {
+    clock.stop();
+  }
+  const stopped = clock.stoppedKind();
+  if (streamError !== null || stopped) {
+    throw new AiStreamError(toFailure(call, streamError, stopped), text, usage);
+  }
+  return { text, usage };
+}
+
+/** grok-2-image-1212: one image for the last user message, as a data: URL. */
+export async function generateChatImage(call: AiCall): Promise<AiAnswer> {
+  const prompt = [...call.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+  const clock = deadline(call.signal, call.timeoutMs);
+  try {
+    const result = await generateImage({
+      model: createImageModel(call.settings, call.model),
+      prompt,
+      n: 1,
+      abortSignal: clock.signal,
+      maxRetries: MAX_RETRIES,
+    });
+    const images = result.images.map((image) => `data:${image.mediaType};base64,${image.base64}`);
+    return { text: images.length === 1 ? 'Here is the generated image.' : `Here are ${images.length} generated images.`, usage: null, images };
+  } catch (err) {
+    throw toFailure(call, err, clock.stoppedKind());
+  } finally {
+    clock.stop();
+  }
+}

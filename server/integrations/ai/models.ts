@@ -1,0 +1,42 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createDeepSeek } from '@ai-sdk/deepseek';
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { createXai } from '@ai-sdk/xai';
+import type { ImageModel, LanguageModel } from 'ai';
+import type { TChatProvider } from '../../../contracts/chat.ts';
+import type { AiProviderSettings } from '../../config.ts';
+
+/**
+ * The AI SDK model for one provider and model id, with the key and base URL from config (never
+ * from the process environment: the SDK would otherwise read e.g. OPENAI_API_KEY behind our back
+ * and the "not configured" rule could not hold). `undefined` base URL = the provider's own.
+ *
+ * OpenAI and xAI go through their Responses APIs (the SDKs' default and the only text API of
+ * @ai-sdk/xai 5); DeepSeek and Ollama speak chat completions.
+ */
+export function createChatModel(provider: TChatProvider, settings: AiProviderSettings, modelId: string): LanguageModel {
+  const apiKey = settings.apiKey ?? '';
+  const baseURL = settings.baseUrl;
+  switch (provider) {
+    case 'openai':
+      return createOpenAI({ apiKey, baseURL }).responses(modelId);
+    case 'anthropic':
+      return createAnthropic({ apiKey, baseURL })(modelId);
+    case 'gemini':
+      return createGoogleGenerativeAI({ apiKey, baseURL })(modelId);
+    case 'grok':
+      return createXai({ apiKey, baseURL }).responses(modelId);
+    case 'deepseek':
+      return createDeepSeek({ apiKey, baseURL })(modelId);
+    case 'llama':
+      // Ollama's OpenAI-compatible endpoint lives under /v1 and needs no key.
+      return createOpenAICompatible({ name: 'ollama', baseURL: `${baseURL ?? 'http://127.0.0.1:11434'}/v1`, includeUsage: true }).chatModel(modelId);
+  }
+}
+
+/** Image generation (grok-2-image-1212) through xAI's images API. */
+export function createImageModel(settings: AiProviderSettings, modelId: string): ImageModel {
+  return createXai({ apiKey: settings.apiKey ?? '', baseURL: settings.baseUrl }).image(modelId);
+}

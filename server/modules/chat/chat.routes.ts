@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS, ZChatUsageQuery } from '../../../contracts/chat.ts';
+import { clientGone, openEventStream } from '../../lib/http/sse.ts';
+import { parseInput } from '../../lib/validate.ts';
+import type { ChatService } from './chat.service.ts';
+
+export async function chatRoutes(app: FastifyInstance, { chat }: { chat: ChatService }): Promise<void> {
+  for (const provider of CHAT_PROVIDERS) {
+    // signedIn here; the service applies the per-provider role policy (configurable).
+    app.post(CHAT_PROVIDER_INFO[provider].endpoint, { config: { access: 'signedIn' } }, async (request, reply) => {
+      const plan = await chat.prepare(provider, request.user!, request.body, request.log);
+      const signal = clientGone(reply);
+      reply.header('cache-control', 'no-store');
+      if (!/\btext\/event-stream\b/.test(request.headers.accept ?? '')) return chat.respondJson(plan, signal);
+
+      const stream = openEventStream(reply);
+      try {
+        await chat.respondStream(plan, signal, ({ event, data }) => stream.send(event, data));
+      } catch (err) {
+        // The reply is hijacked, so Fastify's error handler cannot answer; close the stream cleanly.
+        request.log.error({ err }, 'chat stream failed');
+        await stream.send('error', { message: 'The answer could not be completed. Please try again.', partial: false });
+      } finally {
+        stream.end();
+      }
+    });
+  }
+
+  app.get('/api/chat/providers', { config: { access: 'signedIn' } }, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    return chat.providersFor(request.user!);
+  });
+
+  app.get('/api/admin/usage', { config: { access: 'admin' } }, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    const { days } = parseInput(ZChatUsageQuery, request.query);
+    return chat.usageReport(days);
+  });
+}

@@ -1,0 +1,52 @@
+import { asc } from 'drizzle-orm';
+import type { LightMyRequestResponse } from 'fastify';
+import type { TChatProvider, TChatStreamEvent } from '../../contracts/chat.ts';
+import { chatUsage } from '../db/schema.ts';
+import type { TestApp } from './test-app.ts';
+
+/** One model per provider for the tests (each on its allowlist). */
+export const TEST_MODELS: Record<TChatProvider, string> = {
+  openai: 'gpt-4o',
+  anthropic: 'claude-sonnet-4-5',
+  gemini: 'gemini-2.5-flash',
+  grok: 'grok-4',
+  deepseek: 'deepseek-chat',
+  llama: 'llama3.1',
+};
+
+export const ENDPOINT = (provider: TChatProvider) => `/api/${provider}/chat`;
+
+export function chatBody(provider: TChatProvider, text = 'hello there', model = TEST_MODELS[provider]) {
+  return { model, messages: [{ role: 'user', content: text }] };
+}
+
+/** Parses an event-stream body into its events, in order. */
+export function parseEvents(body: string): TChatStreamEvent[] {
+  return body
+    .split('\n\n')
+    .filter((block) => block.trim() !== '')
+    .map((block) => {
+      const event = /^event: (.+)$/m.exec(block)?.[1];
+      const data = /^data: (.+)$/m.exec(block)?.[1];
+      return { event, data: JSON.parse(data ?? 'null') } as TChatStreamEvent;
+    });
+}
+
+export async function chat(
+  t: TestApp,
+  cookie: string,
+  provider: TChatProvider,
+  options: { stream?: boolean; body?: unknown } = {},
+): Promise<LightMyRequestResponse> {
+  return t.request({
+    method: 'POST',
+    url: ENDPOINT(provider),
+    cookie,
+    payload: (options.body ?? chatBody(provider)) as Record<string, unknown>,
+    headers: options.stream ? { accept: 'text/event-stream' } : {},
+  });
+}
+
+export async function usageRows(t: TestApp) {
+  return t.database.db.select().from(chatUsage).orderBy(asc(chatUsage.createdAt));
+}
