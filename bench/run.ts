@@ -4,11 +4,12 @@
 import { parseArgs } from 'node:util';
 import articlePage from './article-page.ts';
 import articlesRead from './articles-read.ts';
+import chat from './chat.ts';
 import serverMemory from './server-memory.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
 /** The registry: add a module exporting a Benchmark and list it here. */
-const BENCHMARKS: Benchmark[] = [articlesRead, articlePage, serverMemory];
+const BENCHMARKS: Benchmark[] = [articlesRead, articlePage, serverMemory, chat];
 
 const { values, positionals } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, list: { type: 'boolean', default: false } },

@@ -17,6 +17,19 @@ import type { AiProviderSettings } from '../../config.ts';
  * @ai-sdk/xai 5); DeepSeek and Ollama speak chat completions.
  */
 export function createChatModel(provider: TChatProvider, settings: AiProviderSettings, modelId: string): LanguageModel {
+  // Models are stateless clients: one per (provider, settings, model) serves every request.
+  const key = `${provider}\u0000${settings.baseUrl ?? ''}\u0000${settings.apiKey ?? ''}\u0000${modelId}`;
+  let model = chatModels.get(key);
+  if (!model) {
+    model = buildChatModel(provider, settings, modelId);
+    chatModels.set(key, model);
+  }
+  return model;
+}
+
+const chatModels = new Map<string, LanguageModel>();
+
+function buildChatModel(provider: TChatProvider, settings: AiProviderSettings, modelId: string): LanguageModel {
   const apiKey = settings.apiKey ?? '';
   const baseURL = settings.baseUrl;
   switch (provider) {
