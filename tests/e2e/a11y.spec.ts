@@ -84,4 +84,27 @@ test.describe('accessibility (axe)', () => {
     await expect(page.getByRole('main').getByLabel(/email/i)).toBeVisible();
     await expectNoSeriousViolations(page, testInfo, 'login');
   });
+
+  test('admin screens: chat, create article, articles, users, usage', async ({ page, login, admin }, testInfo) => {
+    await login(page, admin);
+    const screens: Array<[string, string]> = [
+      ['/chat-console', 'Chat with GPT'],
+      ['/grok-chat', 'Chat with Grok'],
+      ['/create-article', 'Create Article'],
+      ['/admin/articles', 'Articles'],
+      ['/admin/users', 'Users'],
+      ['/admin/usage', 'Usage'],
+    ];
+    for (const [path, heading] of screens) {
+      await page.goto(path);
+      await expect(page.getByRole('heading', { level: 1, name: heading })).toBeVisible();
+      await expectNoSeriousViolations(page, testInfo, path);
+    }
+  });
+
+  test('insights page', async ({ page }, testInfo) => {
+    await page.goto('/insights');
+    await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+    await expectNoSeriousViolations(page, testInfo, 'insights');
+  });
 });
