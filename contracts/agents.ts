@@ -1,0 +1,360 @@
+import { z } from 'zod';
+
+/** Agent templates, schedules and thresholds from SPEC sections 3 and 9, exactly. */
+
+export const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'] as const;
+export type TWeekday = (typeof WEEKDAYS)[number];
+
+/** SPEC section 9's frequencies plus the wizard's Real-time (every minute, DESIGN section 7). */
+export const FREQUENCIES = ['realtime', '1min', '5min', '15min', '30min', 'hourly', 'daily', 'weekly'] as const;
+export type TFrequency = (typeof FREQUENCIES)[number];
+export const FREQUENCY_LABELS: Record<TFrequency, string> = {
+  realtime: 'Real-time',
+  '1min': 'Every minute',
+  '5min': 'Every 5 minutes',
+  '15min': 'Every 15 minutes',
+  '30min': 'Every 30 minutes',
+  hourly: 'Hourly',
+  daily: 'Daily',
+  weekly: 'Weekly',
+};
+
+export const THRESHOLD_TYPES = ['priceChange', 'volumeSpike', 'volatilityAlert', 'volumeAlert'] as const;
+export type TThresholdType = (typeof THRESHOLD_TYPES)[number];
+/** SPEC: a new threshold defaults to priceChange, 5, 'Price change alert'. */
+export const NEW_THRESHOLD = { type: 'priceChange', value: 5, message: 'Price change alert' } as const;
+
+export const PARAMETER_TYPES = ['string', 'number', 'boolean', 'select', 'multi-select', 'slider', 'textarea'] as const;
+export type TParameterType = (typeof PARAMETER_TYPES)[number];
+
+export type TParameterValue = string | number | boolean | string[];
+
+export type TParameterDefinition = {
+  type: TParameterType;
+  label: string;
+  description: string;
+  default: TParameterValue;
+  required: boolean;
+  validation?: {
+    options?: readonly string[];
+    /** Options shown but not selectable, with the reason (FTX closed in 2022). */
+    disabledOptions?: Readonly<Record<string, string>>;
+    /** Display labels for options whose id is not what users know (Huobi is ccxt's htx). */
+    optionLabels?: Readonly<Record<string, string>>;
+    min?: number;
+    max?: number;
+    step?: number;
+    pattern?: string;
+  };
+};
+
+export type TSchedule = {
+  frequency: TFrequency;
+  daysActive: TWeekday[];
+  /** Local time HH:mm in the schedule's time zone. */
+  activeHours?: { start: string; end: string };
+  /** IANA time zone the active hours are in (sent by the browser). */
+  timeZone: string;
+};
+
+export type TThreshold = { type: TThresholdType; value: number; message: string };
+export type TNotifications = { email: boolean; inApp: boolean; thresholds: TThreshold[] };
+
+export type TAgentTemplate = {
+  id: string;
+  name: string;
+  type: 'stock' | 'crypto' | 'other';
+  description: string;
+  complexity: 'Basic' | 'Medium' | 'Advanced';
+  defaultConfig: {
+    schedule: Omit<TSchedule, 'timeZone'>;
+    notifications: TNotifications;
+    parameters: Record<string, TParameterDefinition>;
+  };
+  implementation: {
+    dataSourceEndpoints: string[];
+    analysisModules: string[];
+    decisionRules: Array<{ name: string; description: string; condition: string }>;
+    actionHandlers: string[];
+  };
+  ui: { icon: string; color: string; dashboardLayout: { charts: string[]; tables: string[] }; chartTypes: string[] };
+};
+
+const WEEKDAYS_MON_FRI: TWeekday[] = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'];
+
+export const AGENT_TEMPLATES: readonly TAgentTemplate[] = [
+  {
+    id: 'stock-market-scanner',
+    name: 'Stock Market Scanner',
+    type: 'stock',
+    description: 'Scans a list of stocks on a schedule, computes technical indicators and alerts you when momentum, trend or volume signals fire.',
+    complexity: 'Medium',
+    defaultConfig: {
+      schedule: { frequency: 'hourly', activeHours: { start: '09:30', end: '16:00' }, daysActive: WEEKDAYS_MON_FRI },
+      notifications: {
+        email: true,
+        inApp: true,
+        thresholds: [
+          { type: 'priceChange', value: 5, message: 'Price moved more than 5%' },
+          { type: 'volumeSpike', value: 200, message: 'Volume spiked above 200% of average' },
+        ],
+      },
+      parameters: {
+        symbols: {
+          type: 'textarea',
+          label: 'Symbols',
+          description: 'Ticker symbols to scan, separated by commas.',
+          default: 'AAPL, MSFT, GOOGL, AMZN, META',
+          required: true,
+        },
+        indicators: {
+          type: 'multi-select',
+          label: 'Indicators',
+          description: 'Technical indicators to compute on each run.',
+          default: ['SMA', 'EMA', 'RSI'],
+          required: true,
+          validation: { options: ['SMA', 'EMA', 'RSI', 'MACD', 'Bollinger Bands', 'Stochastic Oscillator'] },
+        },
+        timeframe: {
+          type: 'select',
+          label: 'Timeframe',
+          description: 'Candle size the indicators are computed on.',
+          default: 'daily',
+          required: true,
+          validation: { options: ['1min', '5min', '15min', '30min', 'hourly', 'daily', 'weekly'] },
+        },
+        rsiThreshold: {
+          type: 'slider',
+          label: 'RSI threshold',
+          description: 'Alert when RSI rises above this value or falls below 100 minus it.',
+          default: 70,
+          required: true,
+          validation: { min: 0, max: 100 },
+        },
+        movingAveragePeriod: {
+          type: 'number',
+          label: 'Moving average period',
+          description: 'Number of candles in the moving average.',
+          default: 20,
+          required: true,
+          validation: { min: 5, max: 200 },
+        },
+        includeVolume: {
+          type: 'boolean',
+          label: 'Include volume',
+          description: 'Also watch trading volume against its average.',
+          default: true,
+          required: false,
+        },
+      },
+    },
+    implementation: {
+      dataSourceEndpoints: ['api/market-data/stocks', 'api/market-data/indicators'],
+      analysisModules: ['technical-indicators', 'volume-analysis'],
+      decisionRules: [
+        { name: 'RSI extreme', description: 'RSI above the threshold (overbought) or below 100 minus it (oversold).', condition: 'rsi > rsiThreshold || rsi < 100 - rsiThreshold' },
+        { name: 'Moving average crossover', description: 'Price crosses above its moving average.', condition: 'previousClose <= previousMa && close > ma' },
+        { name: 'Volume spike', description: 'Volume above twice its average.', condition: 'volume > 2 * averageVolume' },
+      ],
+      actionHandlers: ['notify-in-app', 'notify-email', 'record-run'],
+    },
+    ui: { icon: 'trending-up', color: 'blue', dashboardLayout: { charts: ['price', 'indicators'], tables: ['signals'] }, chartTypes: ['candlestick', 'line'] },
+  },
+  {
+    id: 'crypto-market-monitor',
+    name: 'Crypto Market Monitor',
+    type: 'crypto',
+    description: 'Watches a coin across exchanges around the clock and alerts you to price swings, volatility, volume surges and whale moves.',
+    complexity: 'Medium',
+    defaultConfig: {
+      schedule: { frequency: '5min', activeHours: { start: '00:00', end: '23:59' }, daysActive: [...WEEKDAYS] },
+      notifications: {
+        email: true,
+        inApp: true,
+        thresholds: [
+          { type: 'priceChange', value: 3, message: 'Price moved more than 3%' },
+          { type: 'volatilityAlert', value: 2, message: 'Volatility above 2x its average' },
+          { type: 'volumeAlert', value: 150, message: 'Volume above 150% of average' },
+        ],
+      },
+      parameters: {
+        token: {
+          type: 'string',
+          label: 'Token',
+          description: 'The coin symbol to watch, e.g. BTC or ETH.',
+          default: 'BTC',
+          required: true,
+          validation: { pattern: '^[A-Z]{2,10}$' },
+        },
+        exchanges: {
+          type: 'multi-select',
+          label: 'Exchanges',
+          description: 'Exchanges to read prices and volume from.',
+          default: ['Binance', 'Coinbase', 'Kraken'],
+          required: true,
+          validation: {
+            options: ['Binance', 'Coinbase', 'Kraken', 'FTX', 'Huobi', 'KuCoin'],
+            disabledOptions: { FTX: 'Closed since 2022' },
+            optionLabels: { Huobi: 'HTX (Huobi)' },
+          },
+        },
+        timeframe: {
+          type: 'select',
+          label: 'Timeframe',
+          description: 'Candle size for price change and volatility.',
+          default: '15min',
+          required: true,
+          validation: { options: ['1min', '5min', '15min', '30min', '1h', '4h', '1d'] },
+        },
+        includeOnChainMetrics: {
+          type: 'boolean',
+          label: 'Include on-chain metrics',
+          description: 'Add on-chain data (needs a configured on-chain source).',
+          default: true,
+          required: true,
+        },
+        volatilityThreshold: {
+          type: 'slider',
+          label: 'Volatility threshold',
+          description: 'Alert when volatility exceeds its average times this factor.',
+          default: 2,
+          required: true,
+          validation: { min: 1, max: 5, step: 0.1 },
+        },
+        priceChangeThreshold: {
+          type: 'number',
+          label: 'Price change threshold (%)',
+          description: 'Alert when the price changes by more than this percentage.',
+          default: 3,
+          required: true,
+          validation: { min: 0.1, max: 20, step: 0.1 },
+        },
+        walletTracking: {
+          type: 'boolean',
+          label: 'Wallet tracking',
+          description: 'Follow large wallets (needs a configured on-chain source).',
+          default: false,
+          required: true,
+        },
+      },
+    },
+    implementation: {
+      dataSourceEndpoints: ['api/market-data/crypto', 'api/blockchain-data', 'api/exchange-data'],
+      analysisModules: ['price-change', 'volatility', 'volume-analysis', 'on-chain'],
+      decisionRules: [
+        { name: 'Price change', description: 'Percent change above the threshold.', condition: 'abs(percentChange) > priceChangeThreshold' },
+        { name: 'Volatility spike', description: 'Volatility above its average times the threshold.', condition: 'volatility > averageVolatility * volatilityThreshold' },
+        { name: 'Volume surge', description: 'Volume above 1.5 times its average.', condition: 'volume > 1.5 * averageVolume' },
+        { name: 'Whale transaction', description: 'A large on-chain transfer of the token.', condition: 'whaleTransactions.length > 0' },
+      ],
+      actionHandlers: ['notify-in-app', 'notify-email', 'record-run'],
+    },
+    ui: { icon: 'bitcoin', color: 'amber', dashboardLayout: { charts: ['price', 'volume'], tables: ['exchanges', 'alerts'] }, chartTypes: ['candlestick', 'bar'] },
+  },
+];
+
+/** SPEC: default names are the template name plus ' - S&P 500', ' - BTC/ETH' or ' - New'. */
+export function defaultAgentName(template: Pick<TAgentTemplate, 'name' | 'type'>): string {
+  const suffix = template.type === 'stock' ? ' - S&P 500' : template.type === 'crypto' ? ' - BTC/ETH' : ' - New';
+  return `${template.name}${suffix}`;
+}
+
+export const findTemplate = (id: string) => AGENT_TEMPLATES.find((t) => t.id === id);
+
+// --- Request and response shapes -----------------------------------------------------------
+
+const ZTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time HH:mm');
+
+export const ZSchedule = z
+  .object({
+    frequency: z.enum(FREQUENCIES, `frequency must be one of ${FREQUENCIES.join(', ')}`),
+    daysActive: z.array(z.enum(WEEKDAYS, 'must be a weekday name')).min(1, 'choose at least one day').max(7),
+    activeHours: z.object({ start: ZTime, end: ZTime }).optional(),
+    timeZone: z.string().min(1).max(64).refine(isTimeZone, 'must be an IANA time zone such as Europe/Paris'),
+  })
+  .strict();
+
+export const ZThreshold = z
+  .object({
+    type: z.enum(THRESHOLD_TYPES, `type must be one of ${THRESHOLD_TYPES.join(', ')}`),
+    value: z.number().finite().min(0, 'value must be 0 or more').max(10_000, 'value must be at most 10000'),
+    message: z.string().trim().min(1, 'message is required').max(200, 'message must be at most 200 characters'),
+  })
+  .strict();
+
+export const ZNotifications = z
+  .object({ email: z.boolean(), inApp: z.boolean(), thresholds: z.array(ZThreshold).max(20, 'at most 20 thresholds') })
+  .strict();
+
+const ZParameterValue = z.union([z.string().max(2000), z.number().finite(), z.boolean(), z.array(z.string().max(200)).max(50)]);
+
+/** The shape of a configuration; values are checked against the template by the server
+ * (`validateParameters`), which knows each parameter's type and constraints. */
+export const ZAgentConfig = z
+  .object({ schedule: ZSchedule, notifications: ZNotifications, parameters: z.record(z.string().max(100), ZParameterValue) })
+  .strict();
+export type TAgentConfig = z.infer<typeof ZAgentConfig>;
+
+export const ZAgentName = z.string().trim().min(1, 'Please provide a name for your agent').max(100, 'name must be at most 100 characters');
+
+/** POST /api/agents. `googleId` is SPEC's; the server refuses one that is not the session's. */
+export const ZCreateAgent = z
+  .object({ templateId: z.string().min(1).max(100), name: ZAgentName, config: ZAgentConfig, googleId: z.string().max(256).optional() })
+  .strict();
+export type TCreateAgent = z.infer<typeof ZCreateAgent>;
+
+/** PATCH /api/agents/:id: a status change or a whole new config (SPEC sends the whole config). */
+export const ZUpdateAgent = z
+  .object({
+    status: z.enum(['running', 'paused'], "status must be 'running' or 'paused'").optional(),
+    config: ZAgentConfig.optional(),
+    name: ZAgentName.optional(),
+    googleId: z.string().max(256).optional(),
+  })
+  .strict()
+  .refine((body) => body.status !== undefined || body.config !== undefined || body.name !== undefined, 'Send status, config or name');
+
+export const ZAgentIdParams = z.object({ id: z.uuid('Agent id must be a UUID') });
+export const ZAgentQuery = z.object({ googleId: z.string().max(256).optional() }).strict();
+export const ZRunsQuery = z
+  .object({
+    googleId: z.string().max(256).optional(),
+    limit: z.coerce.number().int('limit must be a whole number').min(1, 'limit must be at least 1').max(500, 'limit must be at most 500').default(50),
+  })
+  .strict();
+
+export type TAgentStatus = 'running' | 'paused';
+
+export type TAgent = {
+  id: string;
+  name: string;
+  templateId: string;
+  status: TAgentStatus;
+  lastRun: string | null;
+  /** Signed percent change text such as '+1.2%', or null when none yet. */
+  performance: string | null;
+  createdAt: string;
+  /** When the next run is due (running agents), for the card. */
+  nextRunAt: string | null;
+  config: TAgentConfig;
+};
+
+export type TAgentRun = {
+  id: number;
+  /** 'queued' until the runtime picks it up; then 'running', 'success' or 'failure'. */
+  status: 'queued' | 'running' | 'success' | 'failure';
+  startTime: string | null;
+  endTime: string | null;
+  result: unknown;
+  error: string | null;
+  createdAt: string;
+};
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
