@@ -45,6 +45,8 @@ export type TParameterDefinition = {
     max?: number;
     step?: number;
     pattern?: string;
+    /** What `pattern` means, in words, for the error when a value does not match it. */
+    patternMessage?: string;
   };
 };
 
@@ -184,7 +186,7 @@ export const AGENT_TEMPLATES: readonly TAgentTemplate[] = [
           description: 'The coin symbol to watch, e.g. BTC or ETH.',
           default: 'BTC',
           required: true,
-          validation: { pattern: '^[A-Z]{2,10}$' },
+          validation: { pattern: '^[A-Z]{2,10}$', patternMessage: 'must be 2 to 10 capital letters (e.g. BTC)' },
         },
         exchanges: {
           type: 'multi-select',
@@ -316,6 +318,8 @@ export const ZUpdateAgent = z
 
 export const ZAgentIdParams = z.object({ id: z.uuid('Agent id must be a UUID') });
 export const ZAgentQuery = z.object({ googleId: z.string().max(256).optional() }).strict();
+/** POST /api/agents/:id/run: run now. The body is optional; SPEC's googleId may ride in it. */
+export const ZRunAgent = z.object({ googleId: z.string().max(256).optional() }).strict();
 export const ZRunsQuery = z
   .object({
     googleId: z.string().max(256).optional(),
@@ -343,6 +347,8 @@ export type TAgentRun = {
   id: number;
   /** 'queued' until the runtime picks it up; then 'running', 'success' or 'failure'. */
   status: 'queued' | 'running' | 'success' | 'failure';
+  /** The schedule slot this run is for; null for a run started with run-now. */
+  scheduledFor: string | null;
   startTime: string | null;
   endTime: string | null;
   result: unknown;

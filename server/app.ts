@@ -12,6 +12,8 @@ import { registerRequestGuard } from './lib/http/request-guard.ts';
 import { registerSecurityHeaders } from './lib/http/security-headers.ts';
 import './lib/http/types.ts';
 import { articlePageResolver } from './modules/articles/article-pages.ts';
+import { agentsRoutes } from './modules/agents/agents.routes.ts';
+import { createAgentsService } from './modules/agents/agents.service.ts';
 import { articlesRoutes } from './modules/articles/articles.routes.ts';
 import { feedsRoutes } from './modules/articles/feeds.routes.ts';
 import { createArticlesService } from './modules/articles/articles.service.ts';
@@ -68,6 +70,7 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   const articles = createArticlesService({ db });
   await app.register(articlesRoutes, { articles });
   await app.register(feedsRoutes, { articles, publicUrl: config.publicUrl, siteName: config.siteName });
+  await app.register(agentsRoutes, { agents: createAgentsService({ db, now }) });
   await app.register(chatRoutes, { chat: createChatService({ db, config: config.chat, now }) });
   await registerClientApp(app, clientDir, publicConfig(config), [articlePageResolver(articles, config.publicUrl, config.siteName)]);
 

@@ -16,7 +16,7 @@ const UsersPage = lazy(() => import('../features/users/users-page.tsx'));
 // from contracts/chat.ts inside the lazy chunk, so the landing page loads none of it).
 const ChatScreen = lazy(() => import('../features/chat/chat-screen.tsx'));
 const UsagePage = lazy(() => import('../features/usage/usage-page.tsx'));
-const AgentsPendingPage = lazy(() => import('../features/pending/agents-pending-page.tsx'));
+const AgentsConsolePage = lazy(() => import('../features/agents/agents-console-page.tsx'));
 const CreateArticlePage = lazy(() => import('../features/articles/create-article-page.tsx'));
 const EditArticlePage = lazy(() => import('../features/articles/edit-article-page.tsx'));
 const AdminArticlesPage = lazy(() => import('../features/articles/admin-articles-page.tsx'));
@@ -57,7 +57,7 @@ export function AppRoutes() {
           <Route path="/claude-chat" element={chat('anthropic')} />
           <Route path="/gemini-chat" element={chat('gemini')} />
           <Route path="/grok-chat" element={chat('grok')} />
-          <Route path="/agents-console" element={<AgentsPendingPage />} />
+          <Route path="/agents-console" element={<AgentsConsolePage />} />
           <Route path="/admin/articles" element={<AdminArticlesPage />} />
           <Route path="/admin/articles/:id/edit" element={<EditArticlePage />} />
           <Route path="/admin/users" element={<UsersPage />} />

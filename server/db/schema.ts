@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import type { TAgentConfig, TAgentRun, TAgentStatus } from '../../contracts/agents.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
@@ -85,5 +86,63 @@ export const chatUsage = pgTable(
     index('chat_usage_user_created_idx').on(t.userId, t.createdAt),
     index('chat_usage_created_idx').on(t.createdAt),
     check('chat_usage_outcome_check', sql`${t.outcome} in ('ok', 'error', 'aborted', 'rejected')`),
+  ],
+);
+
+/**
+ * A monitoring agent, owned by the user who created it. `config` is the whole wizard
+ * configuration (schedule with its IANA time zone, notifications, parameters), checked against
+ * the template before every write. `next_run_at` is null while paused; the runtime (a later
+ * issue) claims due rows through the (status, next_run_at) index.
+ */
+export const agents = pgTable(
+  'agents',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    ownerId: uuid('owner_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    templateId: text('template_id').notNull(),
+    name: text('name').notNull(),
+    status: text('status', { enum: ['running', 'paused'] }).$type<TAgentStatus>().notNull().default('paused'),
+    config: jsonb('config').$type<TAgentConfig>().notNull(),
+    lastRunAt: timestamp('last_run_at', { withTimezone: true }),
+    /** Signed percent change text such as '+1.2%' (SPEC), written by the runtime. */
+    performance: text('performance'),
+    nextRunAt: timestamp('next_run_at', { withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('agents_owner_created_idx').on(t.ownerId, t.createdAt),
+    index('agents_status_next_run_idx').on(t.status, t.nextRunAt),
+    check('agents_status_check', sql`${t.status} in ('running', 'paused')`),
+  ],
+);
+
+/**
+ * One execution of an agent. Run-now rows are 'queued' with no `scheduled_for`; scheduled runs
+ * carry their slot, and (agent, slot) is unique so a slot runs at most once even with several
+ * workers or after a crash (DESIGN section 7). NULL slots never collide, so run-now is unlimited.
+ */
+export const agentRuns = pgTable(
+  'agent_runs',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    agentId: uuid('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: ['queued', 'running', 'success', 'failure'] }).$type<TAgentRun['status']>().notNull().default('queued'),
+    scheduledFor: timestamp('scheduled_for', { withTimezone: true }),
+    startTime: timestamp('start_time', { withTimezone: true }),
+    endTime: timestamp('end_time', { withTimezone: true }),
+    result: jsonb('result'),
+    error: text('error'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('agent_runs_agent_id_idx').on(t.agentId, t.id.desc()),
+    uniqueIndex('agent_runs_agent_slot_idx').on(t.agentId, t.scheduledFor),
+    check('agent_runs_status_check', sql`${t.status} in ('queued', 'running', 'success', 'failure')`),
   ],
 );

@@ -85,7 +85,7 @@ test.describe('accessibility (axe)', () => {
     await expectNoSeriousViolations(page, testInfo, 'login');
   });
 
-  test('admin screens: chat, create article, articles, users, usage', async ({ page, login, admin }, testInfo) => {
+  test('admin screens: chat, create article, articles, users, usage, agents', async ({ page, login, admin }, testInfo) => {
     await login(page, admin);
     const screens: Array<[string, string]> = [
       ['/chat-console', 'Chat with GPT'],
@@ -94,6 +94,7 @@ test.describe('accessibility (axe)', () => {
       ['/admin/articles', 'Articles'],
       ['/admin/users', 'Users'],
       ['/admin/usage', 'Usage'],
+      ['/agents-console', 'AI Agents Console'],
     ];
     for (const [path, heading] of screens) {
       await page.goto(path);
@@ -106,5 +107,17 @@ test.describe('accessibility (axe)', () => {
     await page.goto('/insights');
     await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
     await expectNoSeriousViolations(page, testInfo, 'insights');
+  });
+
+  test('agent create wizard', async ({ page, login, admin }, testInfo) => {
+    await login(page, admin);
+    await page.goto('/agents-console');
+    await page.getByRole('button', { name: 'Create Agent' }).click();
+    await page.getByRole('dialog', { name: 'Name Your New Agent' }).getByRole('button', { name: 'Continue' }).click();
+    const wizard = page.getByRole('dialog', { name: 'Configure Your Agent' });
+    await expect(wizard).toBeVisible();
+    await expectNoSeriousViolations(page, testInfo, 'wizard schedule');
+    await wizard.getByRole('button', { name: 'Next' }).click();
+    await expectNoSeriousViolations(page, testInfo, 'wizard parameters');
   });
 });

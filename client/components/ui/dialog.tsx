@@ -12,12 +12,16 @@ type DialogProps = {
   children?: ReactNode;
   /** Actions at the bottom, right-aligned on wide screens. Wrap a closing button in DialogClose. */
   footer?: ReactNode;
+  /** Width on wide screens: md (forms, confirmations) unless told; lg and xl for wizards and details. */
+  size?: 'md' | 'lg' | 'xl';
 };
+
+const WIDTHS = { md: 'max-w-md', lg: 'max-w-2xl', xl: 'max-w-3xl' } as const;
 
 /** A modal dialog (Radix: focus trap, Escape and outside click close) with an accessible title
  * and description and a close button. It is opened by state, so one dialog can serve several
  * buttons: focus returns to whichever element had it when the dialog opened. */
-export function Dialog({ open, onOpenChange, title, description, children, footer }: DialogProps) {
+export function Dialog({ open, onOpenChange, title, description, children, footer, size = 'md' }: DialogProps) {
   const returnFocus = useRef<HTMLElement | null>(null);
   return (
     <RadixDialog.Root open={open} onOpenChange={onOpenChange}>
@@ -32,7 +36,7 @@ export function Dialog({ open, onOpenChange, title, description, children, foote
             event.preventDefault();
             returnFocus.current?.focus();
           }}
-          className="fixed top-1/2 left-1/2 z-50 max-h-[90dvh] w-[calc(100%-2rem)] max-w-md -translate-x-1/2 -translate-y-1/2 overflow-y-auto rounded-xl bg-white p-6 shadow-xl focus:outline-none">
+          className={`fixed top-1/2 left-1/2 z-50 max-h-[90dvh] w-[calc(100%-2rem)] ${WIDTHS[size]} -translate-x-1/2 -translate-y-1/2 overflow-y-auto rounded-xl bg-white p-6 shadow-xl focus:outline-none`}>
           <RadixDialog.Title className="pr-8 text-lg font-semibold text-slate-900">{title}</RadixDialog.Title>
           <RadixDialog.Description className="mt-2 text-sm text-slate-600">{description}</RadixDialog.Description>
           {children}

@@ -1,0 +1,149 @@
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { useState } from 'react';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { AGENT_TEMPLATES, type TAgent } from '../../../contracts/agents.ts';
+import { jsonResponse, stubFetch } from '../../test/fetch-stub.ts';
+import { renderWithProviders } from '../../test/render.tsx';
+import { AgentDetailsDialog, RunHistory, Settings } from './agent-details-dialog.tsx';
+import { CRYPTO_AGENT, RUNS, STOCK_AGENT } from './agents-test-data.ts';
+
+vi.mock('../../lib/notify.ts', () => ({ notify: { success: vi.fn(), error: vi.fn(), info: vi.fn() } }));
+const { notify } = await import('../../lib/notify.ts');
+
+beforeEach(() => vi.clearAllMocks());
+
+function Harness({ agent }: { agent: TAgent }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <button type="button" onClick={() => setOpen(true)}>
+        Open
+      </button>
+      <AgentDetailsDialog agent={agent} template={AGENT_TEMPLATES.find((t) => t.id === agent.templateId)} open={open} onOpenChange={setOpen} />
+    </>
+  );
+}
+
+function stubAgent(agent: TAgent, runs = RUNS) {
+  return stubFetch({
+    [`GET /api/agents/${agent.id}`]: { body: agent },
+    [`GET /api/agents/${agent.id}/runs?limit=50`]: { body: runs },
+    [`PATCH /api/agents/${agent.id}`]: (request) => jsonResponse({ ...agent, config: (request.body as { config: TAgent['config'] }).config }),
+    'GET /api/agents': { body: [agent] },
+  });
+}
+
+async function open() {
+  await userEvent.click(screen.getByRole('button', { name: 'Open' }));
+  return within(await screen.findByRole('dialog'));
+}
+
+describe('AgentDetailsDialog', () => {
+  it('shows the overview, and every opening starts on Overview with edits closed', async () => {
+    stubAgent(STOCK_AGENT);
+    renderWithProviders(<Harness agent={STOCK_AGENT} />);
+    let d = await open();
+    expect(d.getByRole('tab', { name: 'Overview' })).toHaveAttribute('aria-selected', 'true');
+    expect(d.getByText('Status').nextSibling).toHaveTextContent('Active');
+    expect(d.getByText('Last Run').nextSibling).toHaveTextContent(/^[A-Z][a-z]{2} \d{1,2}, \d{4} \d{2}:\d{2}$/);
+    expect(d.getByText('Performance').nextSibling).toHaveTextContent('+2.5%');
+    expect(d.getByText('Trading hours').nextSibling).toHaveTextContent('09:30 – 16:00');
+
+    await userEvent.click(d.getByRole('button', { name: 'Edit schedule' }));
+    expect(d.getByRole('combobox', { name: 'Frequency' })).toBeInTheDocument();
+    await userEvent.click(d.getByRole('tab', { name: 'Settings' }));
+    await userEvent.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+
+    d = await open();
+    expect(d.getByRole('tab', { name: 'Overview' })).toHaveAttribute('aria-selected', 'true');
+    expect(d.queryByRole('combobox', { name: 'Frequency' })).not.toBeInTheDocument();
+    expect(d.getByRole('button', { name: 'Edit schedule' })).toBeInTheDocument();
+  });
+
+  it('edits the schedule: Save disabled without a frequency, Cancel discards, Save PATCHes the whole config', async () => {
+    const { requests } = stubAgent(STOCK_AGENT);
+    renderWithProviders(<Harness agent={STOCK_AGENT} />);
+    const d = await open();
+    await userEvent.click(d.getByRole('button', { name: 'Edit schedule' }));
+    const frequency = d.getByRole('combobox', { name: 'Frequency' });
+    await userEvent.selectOptions(frequency, '');
+    expect(d.getByRole('button', { name: 'Save' })).toBeDisabled();
+    await userEvent.click(d.getByRole('button', { name: 'Cancel' }));
+    expect(d.getByText('Frequency').nextSibling).toHaveTextContent('Hourly');
+
+    await userEvent.click(d.getByRole('button', { name: 'Edit schedule' }));
+    await userEvent.selectOptions(d.getByRole('combobox', { name: 'Frequency' }), 'daily');
+    await userEvent.click(d.getByRole('button', { name: 'Save' }));
+    await vi.waitFor(() => expect(notify.success).toHaveBeenCalledWith('Agent updated successfully', 'The changes have been saved.'));
+    const patch = requests.find((r) => r.method === 'PATCH');
+    expect(patch?.body).toEqual({
+      config: { ...STOCK_AGENT.config, schedule: { ...STOCK_AGENT.config.schedule, frequency: 'daily', timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone } },
+    });
+  });
+
+  it('edits only the token, in upper case, and says when saving fails', async () => {
+    const { requests } = stubFetch({
+      [`GET /api/agents/${CRYPTO_AGENT.id}`]: { body: CRYPTO_AGENT },
+      [`GET /api/agents/${CRYPTO_AGENT.id}/runs?limit=50`]: { status: 500, body: { error: 'Boom' } },
+      [`PATCH /api/agents/${CRYPTO_AGENT.id}`]: { status: 400, body: { error: 'Invalid request', details: [{ path: 'config.parameters.token', message: 'bad token' }] } },
+    });
+    renderWithProviders(<Harness agent={CRYPTO_AGENT} />);
+    const d = await open();
+    await vi.waitFor(() => expect(notify.error).toHaveBeenCalledWith('Error loading run history', '500: Boom'));
+    expect(d.getByText('Status').nextSibling).toHaveTextContent('Paused');
+    await userEvent.click(d.getByRole('button', { name: 'Edit parameters' }));
+    const token = d.getByPlaceholderText('Enter token symbol (e.g. BTC, ETH)');
+    expect(d.getAllByRole('textbox')).toHaveLength(1);
+    await userEvent.clear(token);
+    await userEvent.type(token, 'eth');
+    expect(token).toHaveValue('ETH');
+    await userEvent.click(d.getByRole('button', { name: 'Save' }));
+    await vi.waitFor(() => expect(notify.error).toHaveBeenCalledWith('Failed to update agent', '400: Invalid request (config.parameters.token: bad token)'));
+    expect((requests.find((r) => r.method === 'PATCH')?.body as { config: TAgent['config'] }).config.parameters.token).toBe('ETH');
+  });
+
+  it('has no parameter Edit for a template without a token', async () => {
+    stubAgent(STOCK_AGENT);
+    renderWithProviders(<Harness agent={STOCK_AGENT} />);
+    const d = await open();
+    expect(d.queryByRole('button', { name: 'Edit parameters' })).not.toBeInTheDocument();
+  });
+});
+
+describe('RunHistory', () => {
+  it('lists the runs: badge, Run #id, start time, JSON result, error, duration with one decimal', () => {
+    renderWithProviders(<RunHistory runs={RUNS} loading={false} />);
+    expect(screen.getByRole('heading', { name: 'Last 3 executions' })).toBeInTheDocument();
+    const [first, second, third] = screen.getAllByRole('listitem');
+    expect(first).toHaveTextContent('Success');
+    expect(first).toHaveTextContent('Run #7');
+    expect(first).toHaveTextContent(/[A-Z][a-z]{2} \d{1,2}, \d{2}:\d{2}:\d{2}/);
+    expect(first).toHaveTextContent('Duration: 2.3s');
+    expect(first!.querySelector('pre')?.textContent).toBe('{\n  "signals": 2\n}');
+    expect(second).toHaveTextContent('Failure');
+    expect(second).toHaveTextContent('Exchange timeout');
+    expect(second).toHaveTextContent('Duration: 1.0s');
+    expect(third).toHaveTextContent('Queued');
+  });
+
+  it('says when there is none', () => {
+    renderWithProviders(<RunHistory runs={[]} loading={false} />);
+    expect(screen.getByText('No execution history available')).toBeInTheDocument();
+  });
+});
+
+describe('Settings', () => {
+  it('shows email and in-app on/off and the thresholds', () => {
+    renderWithProviders(<Settings agent={CRYPTO_AGENT} />);
+    expect(screen.getByText('Email notifications').nextSibling).toHaveTextContent('Off');
+    expect(screen.getByText('In-app notifications').nextSibling).toHaveTextContent('On');
+    expect(screen.getByRole('listitem')).toHaveTextContent('Price change3%Price moved');
+  });
+
+  it("says 'No thresholds configured' when there are none", () => {
+    renderWithProviders(<Settings agent={STOCK_AGENT} />);
+    expect(screen.getByText('No thresholds configured')).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,55 @@
+import { useQuery, type QueryClient } from '@tanstack/react-query';
+import type { TAgent, TAgentConfig, TAgentRun, TAgentStatus, TAgentTemplate } from '../../../contracts/agents.ts';
+import { AGENT_LIST_STALE_MS, STATUS_CHANGE_TIMEOUT_MS } from '../../../contracts/constants.ts';
+import { ApiError, apiRequest } from '../../lib/api-client.ts';
+
+// Identity comes from the session: unlike SPEC's client we send no googleId.
+export const TEMPLATES_QUERY_KEY = ['/api/agent-templates'] as const;
+export const AGENTS_QUERY_KEY = ['/api/agents'] as const;
+export const agentQueryKey = (id: string) => [`/api/agents/${id}`] as const;
+export const RUNS_LIMIT = 50;
+export const runsQueryKey = (id: string) => [`/api/agents/${id}/runs?limit=${RUNS_LIMIT}`] as const;
+
+/** SPEC section 9: lists refresh this long after a status change succeeds or fails. */
+export const REFRESH_AFTER_SUCCESS_MS = 500;
+export const REFRESH_AFTER_FAILURE_MS = 1000;
+
+export const useTemplates = () => useQuery<TAgentTemplate[]>({ queryKey: TEMPLATES_QUERY_KEY });
+
+/** SPEC: the agent list is fresh for 30 s, and runs only once the user is known. */
+export const useAgents = (enabled: boolean) => useQuery<TAgent[]>({ queryKey: AGENTS_QUERY_KEY, staleTime: AGENT_LIST_STALE_MS, enabled });
+
+export const useAgent = (id: string) => useQuery<TAgent>({ queryKey: agentQueryKey(id) });
+export const useAgentRuns = (id: string) => useQuery<TAgentRun[]>({ queryKey: runsQueryKey(id) });
+
+/** Every agent query: the list, each agent and each run history (their URLs all start so). */
+export const invalidateAgents = (queryClient: QueryClient) =>
+  queryClient.invalidateQueries({ predicate: (query) => String(query.queryKey[0]).startsWith('/api/agents') });
+
+export type TCreateAgentBody = { templateId: string; name: string; config: TAgentConfig };
+
+export const createAgent = (body: TCreateAgentBody) => apiRequest<TAgent>('POST', '/api/agents', body);
+export const changeStatus = (id: string, status: TAgentStatus) =>
+  apiRequest<TAgent>('PATCH', `/api/agents/${id}`, { status }, { timeoutMs: STATUS_CHANGE_TIMEOUT_MS });
+export const updateConfig = (id: string, config: TAgentConfig) => apiRequest<TAgent>('PATCH', `/api/agents/${id}`, { config });
+export const deleteAgent = (id: string) => apiRequest<void>('DELETE', `/api/agents/${id}`);
+export const runAgent = (id: string) => apiRequest<{ runId: number }>('POST', `/api/agents/${id}/run`);
+
+/** SPEC's status-failure text: the server's details (their messages joined), else the error's
+ * message, else 'Unknown error'. */
+export function statusErrorDetails(err: unknown): string {
+  if (err instanceof ApiError && err.body && typeof err.body === 'object' && 'details' in err.body) {
+    const { details } = err.body;
+    if (Array.isArray(details) && details.length > 0) {
+      return details.map((d) => (d && typeof d === 'object' && 'message' in d ? String(d.message) : String(d))).join(', ');
+    }
+    if (typeof details === 'string' && details) return details;
+  }
+  return err instanceof Error && err.message ? err.message : 'Unknown error';
+}
+
+/** The error's message, else the fallback. */
+export const messageOr = (err: unknown, fallback: string) => (err instanceof Error && err.message ? err.message : fallback);
+
+/** The browser's IANA time zone: active hours are entered in local time. */
+export const browserTimeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;

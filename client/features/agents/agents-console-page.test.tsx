@@ -1,0 +1,204 @@
+import { act, fireEvent, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AGENT_TEMPLATES } from '../../../contracts/agents.ts';
+import { jsonResponse, never, stubFetch } from '../../test/fetch-stub.ts';
+import { renderWithProviders, signedInAs } from '../../test/render.tsx';
+import AgentsConsolePage from './agents-console-page.tsx';
+import { CRYPTO_AGENT, STOCK_AGENT } from './agents-test-data.ts';
+
+vi.mock('../../lib/notify.ts', () => ({ notify: { success: vi.fn(), error: vi.fn(), info: vi.fn() } }));
+const { notify } = await import('../../lib/notify.ts');
+
+beforeEach(() => vi.clearAllMocks());
+afterEach(() => vi.useRealTimers());
+
+const renderPage = () => renderWithProviders(<AgentsConsolePage />, { path: '/agents-console', auth: signedInAs('admin') });
+const baseRoutes = (agents = [STOCK_AGENT, CRYPTO_AGENT]) => ({ 'GET /api/agent-templates': { body: AGENT_TEMPLATES }, 'GET /api/agents': { body: agents } });
+
+async function openNameDialog(template = 'Crypto Market Monitor') {
+  await userEvent.click(await screen.findByRole('tab', { name: 'Agent Templates' }));
+  const card = await screen.findByRole('listitem', { name: template });
+  await userEvent.click(within(card).getByRole('button', { name: 'Use template' }));
+  return screen.getByRole('dialog', { name: 'Name Your New Agent' });
+}
+
+describe('AgentsConsolePage', () => {
+  it('shows the title, the tabs and the agents by status', async () => {
+    stubFetch(baseRoutes());
+    renderPage();
+    expect(screen.getByRole('heading', { level: 1, name: 'AI Agents Console' })).toBeInTheDocument();
+    expect(screen.getByText('Create, manage, and monitor your AI agents')).toBeInTheDocument();
+    expect(screen.getAllByRole('tab').map((t) => t.textContent)).toEqual(['Running Agents', 'Paused Agents', 'Agent Templates']);
+
+    const running = await screen.findByRole('listitem', { name: 'Tech watch' });
+    expect(running).toHaveTextContent('Based on Stock Market Scanner');
+    expect(running).toHaveTextContent('Last run');
+    expect(within(running).getByText('+2.5%')).toHaveClass('text-emerald-700');
+    expect(running).toHaveTextContent('Next run');
+    expect(within(running).getByRole('button', { name: 'Pause' })).toBeInTheDocument();
+
+    await userEvent.click(screen.getByRole('tab', { name: 'Paused Agents' }));
+    const paused = screen.getByRole('listitem', { name: 'Coins' });
+    expect(paused).toHaveTextContent('Last active');
+    expect(paused).toHaveTextContent('Never');
+    expect(within(paused).getByText('-1.2%')).toHaveClass('text-red-700');
+    expect(within(paused).getByRole('button', { name: 'Resume' })).toBeInTheDocument();
+  });
+
+  it('shows the empty states, and View Running Agents switches tab', async () => {
+    stubFetch(baseRoutes([]));
+    renderPage();
+    expect(await screen.findByRole('heading', { name: 'No Running Agents' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Create Your First Agent' })).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('tab', { name: 'Paused Agents' }));
+    expect(screen.getByRole('heading', { name: 'No Paused Agents' })).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'View Running Agents' }));
+    expect(screen.getByRole('tab', { name: 'Running Agents' })).toHaveAttribute('aria-selected', 'true');
+  });
+
+  it('names the agent: the default name, Continue disabled when blank, Enter on blank explains', async () => {
+    stubFetch(baseRoutes([]));
+    renderPage();
+    const dialog = await openNameDialog('Stock Market Scanner');
+    const input = within(dialog).getByRole('textbox', { name: 'Agent name' });
+    expect(input).toHaveValue('Stock Market Scanner - S&P 500');
+    expect(input).toHaveAccessibleDescription(/For example/);
+    await userEvent.clear(input);
+    await userEvent.type(input, '   ');
+    expect(within(dialog).getByRole('button', { name: 'Continue' })).toBeDisabled();
+    await userEvent.type(input, '{Enter}');
+    expect(notify.error).toHaveBeenCalledWith('Name required', 'Please provide a name for your agent');
+    expect(screen.queryByRole('dialog', { name: 'Configure Your Agent' })).not.toBeInTheDocument();
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+  });
+
+  it('Create Agent starts from the first template', async () => {
+    stubFetch(baseRoutes([]));
+    renderPage();
+    await screen.findByRole('heading', { name: 'No Running Agents' });
+    await userEvent.click(screen.getByRole('button', { name: 'Create Agent' }));
+    expect(within(screen.getByRole('dialog', { name: 'Name Your New Agent' })).getByRole('textbox')).toHaveValue('Stock Market Scanner - S&P 500');
+  });
+
+  it('walks the wizard in order and creates the agent from the template defaults with the time zone', async () => {
+    const { requests } = stubFetch({
+      ...baseRoutes([]),
+      'POST /api/agents': (request) => jsonResponse({ ...CRYPTO_AGENT, name: (request.body as { name: string }).name }, 201),
+    });
+    renderPage();
+    const nameDialog = await openNameDialog();
+    const input = within(nameDialog).getByRole('textbox');
+    await userEvent.clear(input);
+    await userEvent.type(input, 'My coins{Enter}');
+
+    const wizard = await screen.findByRole('dialog', { name: 'Configure Your Agent' });
+    const w = within(wizard);
+    expect(w.getAllByRole('tab').map((t) => t.textContent)).toEqual(['Schedule', 'Parameters', 'Notifications', 'Review']);
+    const buttons = () => w.getAllByRole('button').filter((b) => b.getAttribute('aria-label') !== 'Close' && !b.closest('[role=tabpanel]')).map((b) => b.textContent);
+    expect(buttons()).toEqual(['Cancel', 'Next']);
+    const frequency = w.getByRole('combobox', { name: 'Frequency' });
+    expect(within(frequency).getAllByRole('option').map((o) => o.textContent).slice(0, 4)).toEqual(['Hourly', 'Daily', 'Weekly', 'Real-time']);
+    expect(frequency).toHaveValue('5min');
+    expect(w.getAllByRole('checkbox')).toHaveLength(7);
+    expect(w.getByLabelText('Start')).toHaveAttribute('type', 'time');
+
+    await userEvent.click(w.getByRole('button', { name: 'Next' }));
+    expect(w.getByRole('tab', { name: 'Parameters' })).toHaveAttribute('aria-selected', 'true');
+    expect(buttons()).toEqual(['Previous', 'Next']);
+    await userEvent.click(w.getByRole('button', { name: 'Previous' }));
+    expect(w.getByRole('tab', { name: 'Schedule' })).toHaveAttribute('aria-selected', 'true');
+
+    // Tabs may be clicked directly.
+    await userEvent.click(w.getByRole('tab', { name: 'Notifications' }));
+    expect(w.getByRole('switch', { name: 'Email notifications' })).toBeChecked();
+    expect(w.getAllByRole('spinbutton')).toHaveLength(3);
+    await userEvent.click(w.getByRole('button', { name: 'Add threshold' }));
+    expect(w.getByRole('textbox', { name: 'Threshold 4 message' })).toHaveValue('Price change alert');
+    await userEvent.click(w.getByRole('button', { name: 'Remove threshold 4' }));
+
+    await userEvent.click(w.getByRole('button', { name: 'Next' }));
+    expect(buttons()).toEqual(['Previous', 'Create Agent']);
+    expect(w.getByRole('tabpanel')).toHaveTextContent('My coins');
+    await userEvent.click(w.getByRole('button', { name: 'Create Agent' }));
+
+    await vi.waitFor(() =>
+      expect(notify.success).toHaveBeenCalledWith('Agent created successfully', 'My coins has been created in a paused state. You can start it when ready.'),
+    );
+    const crypto = AGENT_TEMPLATES[1]!;
+    expect(requests.find((r) => r.method === 'POST')?.body).toEqual({
+      templateId: 'crypto-market-monitor',
+      name: 'My coins',
+      config: {
+        schedule: { ...crypto.defaultConfig.schedule, timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone },
+        notifications: crypto.defaultConfig.notifications,
+        parameters: Object.fromEntries(Object.entries(crypto.defaultConfig.parameters).map(([k, p]) => [k, p.default])),
+      },
+    });
+    expect(screen.getByRole('tab', { name: 'Paused Agents' })).toHaveAttribute('aria-selected', 'true');
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+  });
+
+  it("says why a create failed", async () => {
+    stubFetch({ ...baseRoutes([]), 'POST /api/agents': { status: 400, body: { error: 'Invalid request', details: [{ path: 'name', message: 'too long' }] } } });
+    renderPage();
+    await userEvent.click(within(await openNameDialog()).getByRole('button', { name: 'Continue' }));
+    const wizard = within(await screen.findByRole('dialog', { name: 'Configure Your Agent' }));
+    await userEvent.click(wizard.getByRole('tab', { name: 'Review' }));
+    await userEvent.click(wizard.getByRole('button', { name: 'Create Agent' }));
+    await vi.waitFor(() => expect(notify.error).toHaveBeenCalledWith('Failed to create agent', '400: Invalid request (name: too long)'));
+    expect(screen.getByRole('dialog', { name: 'Configure Your Agent' })).toBeInTheDocument();
+  });
+
+  it("pauses: 'Updating...' while pending, the toast, and a list refresh 500 ms later", async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    let answer!: (r: Response) => void;
+    const { requests } = stubFetch({
+      ...baseRoutes(),
+      [`PATCH /api/agents/${STOCK_AGENT.id}`]: () => new Promise<Response>((resolve) => (answer = resolve)),
+    });
+    renderPage();
+    const card = await screen.findByRole('listitem', { name: 'Tech watch' });
+    fireEvent.click(within(card).getByRole('button', { name: 'Pause' }));
+    const updating = await within(card).findByRole('button', { name: 'Updating...' });
+    expect(updating).toBeDisabled();
+    expect(requests.at(-1)).toEqual({ method: 'PATCH', url: `/api/agents/${STOCK_AGENT.id}`, body: { status: 'paused' } });
+
+    const listCalls = () => requests.filter((r) => r.method === 'GET' && r.url === '/api/agents').length;
+    expect(listCalls()).toBe(1);
+    await act(async () => answer(jsonResponse({ ...STOCK_AGENT, status: 'paused' })));
+    await vi.waitFor(() => expect(notify.success).toHaveBeenCalledWith('Agent paused', 'Tech watch has been paused successfully.'));
+    await act(async () => vi.advanceTimersByTime(400));
+    expect(listCalls()).toBe(1);
+    await act(async () => vi.advanceTimersByTime(150));
+    await vi.waitFor(() => expect(listCalls()).toBe(2));
+  });
+
+  it("a failed resume: the server's details in the toast, a refresh after 1000 ms", async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    const { requests } = stubFetch({
+      ...baseRoutes(),
+      [`PATCH /api/agents/${CRYPTO_AGENT.id}`]: { status: 400, body: { error: 'Invalid request', details: [{ path: 'status', message: 'bad status' }, { path: 'x', message: 'other' }] } },
+    });
+    renderPage();
+    // Radix tabs activate on mouse down.
+    fireEvent.mouseDown(await screen.findByRole('tab', { name: 'Paused Agents' }));
+    const card = await screen.findByRole('listitem', { name: 'Coins' });
+    fireEvent.click(within(card).getByRole('button', { name: 'Resume' }));
+    await vi.waitFor(() =>
+      expect(notify.error).toHaveBeenCalledWith('Failed to update agent', 'There was a problem updating your agent: bad status, other. Please try again.'),
+    );
+    const listCalls = () => requests.filter((r) => r.method === 'GET' && r.url === '/api/agents').length;
+    await act(async () => vi.advanceTimersByTime(900));
+    expect(listCalls()).toBe(1);
+    await act(async () => vi.advanceTimersByTime(150));
+    await vi.waitFor(() => expect(listCalls()).toBe(2));
+  });
+
+  it('shows placeholders while the agents load', () => {
+    stubFetch({ 'GET /api/agent-templates': { body: AGENT_TEMPLATES }, 'GET /api/agents': never });
+    renderPage();
+    expect(screen.getByRole('list', { name: 'Loading agents' })).toHaveAttribute('aria-busy', 'true');
+  });
+});

@@ -1,0 +1,62 @@
+import { useId, useState, type FormEvent } from 'react';
+import { Button } from '../../components/ui/button.tsx';
+import { Dialog } from '../../components/ui/dialog.tsx';
+import { notify } from '../../lib/notify.ts';
+import { CONTROL } from './form-controls.tsx';
+
+type Props = { open: boolean; onOpenChange(open: boolean): void; initialName: string; pending: boolean; onContinue(name: string): void };
+
+/** 'Name Your New Agent': the first step of creating an agent. */
+export function NameAgentDialog({ open, onOpenChange, initialName, pending, onContinue }: Props) {
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange} title="Name Your New Agent" description="Give your agent a name you will recognise in the console.">
+      <NameForm key={initialName} initialName={initialName} pending={pending} onContinue={onContinue} onCancel={() => onOpenChange(false)} />
+    </Dialog>
+  );
+}
+
+function NameForm({ initialName, pending, onContinue, onCancel }: { initialName: string; pending: boolean; onContinue(name: string): void; onCancel(): void }) {
+  const id = useId();
+  const [name, setName] = useState(initialName);
+  const blank = name.trim() === '';
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (blank) {
+      notify.error('Name required', 'Please provide a name for your agent');
+      return;
+    }
+    if (!pending) onContinue(name.trim());
+  };
+  return (
+    <form onSubmit={submit} className="mt-4" noValidate>
+      <label htmlFor={id} className="block text-sm font-medium text-slate-900">
+        Agent name
+      </label>
+      <input
+        id={id}
+        type="text"
+        value={name}
+        maxLength={100}
+        autoComplete="off"
+        onChange={(event) => setName(event.target.value)}
+        // A disabled Continue would swallow Enter: submit ourselves so a blank name is explained.
+        onKeyDown={(event) => {
+          if (event.key === 'Enter') submit(event);
+        }}
+        aria-describedby={`${id}-hint`}
+        className={`${CONTROL} mt-1`}
+      />
+      <p id={`${id}-hint`} className="mt-1 text-sm text-slate-600">
+        For example: Tech Stocks Scanner, BTC Volatility Watch, Crypto Market Monitor - BTC/ETH.
+      </p>
+      <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+        <Button variant="outline" onClick={onCancel}>
+          Cancel
+        </Button>
+        <Button type="submit" disabled={blank || pending}>
+          Continue
+        </Button>
+      </div>
+    </form>
+  );
+}

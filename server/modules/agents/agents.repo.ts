@@ -1,0 +1,70 @@
+import { and, desc, eq } from 'drizzle-orm';
+import type { Db } from '../../db/client.ts';
+import { agentRuns, agents } from '../../db/schema.ts';
+
+export type AgentRow = typeof agents.$inferSelect;
+export type AgentRunRow = typeof agentRuns.$inferSelect;
+export type NewAgent = Pick<typeof agents.$inferInsert, 'ownerId' | 'templateId' | 'name' | 'status' | 'config' | 'nextRunAt'>;
+export type AgentPatch = Partial<Pick<AgentRow, 'name' | 'status' | 'config' | 'nextRunAt'>>;
+
+// Every query is scoped by owner: another user's agent is indistinguishable from a missing one.
+const owned = (id: string, ownerId: string) => and(eq(agents.id, id), eq(agents.ownerId, ownerId));
+
+export async function listAgents(db: Db, ownerId: string): Promise<AgentRow[]> {
+  return db.select().from(agents).where(eq(agents.ownerId, ownerId)).orderBy(desc(agents.createdAt), desc(agents.id));
+}
+
+export async function findAgent(db: Db, id: string, ownerId: string): Promise<AgentRow | undefined> {
+  const [row] = await db.select().from(agents).where(owned(id, ownerId));
+  return row;
+}
+
+export async function insertAgent(db: Db, values: NewAgent): Promise<AgentRow> {
+  const [row] = await db.insert(agents).values(values).returning();
+  return row!;
+}
+
+export async function updateAgent(db: Db, id: string, ownerId: string, patch: AgentPatch): Promise<AgentRow | undefined> {
+  const [row] = await db
+    .update(agents)
+    .set({ ...patch, updatedAt: new Date() })
+    .where(owned(id, ownerId))
+    .returning();
+  return row;
+}
+
+export async function deleteAgent(db: Db, id: string, ownerId: string): Promise<boolean> {
+  const removed = await db.delete(agents).where(owned(id, ownerId)).returning({ id: agents.id });
+  return removed.length > 0;
+}
+
+/** The agent's runs, newest first (served by the (agent_id, id desc) index). */
+export async function listRuns(db: Db, agentId: string, limit: number): Promise<AgentRunRow[]> {
+  return db.select().from(agentRuns).where(eq(agentRuns.agentId, agentId)).orderBy(desc(agentRuns.id)).limit(limit);
+}
+
+/**
+ * Queues a run-now. The caller has checked the agent is the owner's; if it is deleted in
+ * between, the foreign key refuses the row and this answers undefined ("not found") instead.
+ */
+export async function queueRun(db: Db, agentId: string): Promise<AgentRunRow | undefined> {
+  try {
+    const [row] = await db.insert(agentRuns).values({ agentId, status: 'queued' }).returning();
+    return row;
+  } catch (err) {
+    if (sqlState(err) === FOREIGN_KEY_VIOLATION) return undefined;
+    throw err;
+  }
+}
+
+const FOREIGN_KEY_VIOLATION = '23503';
+
+/** The SQLSTATE of a driver error, which drizzle wraps as the cause of its own. */
+function sqlState(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

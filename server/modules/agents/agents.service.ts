@@ -1,0 +1,148 @@
+import type { z } from 'zod';
+import type { TAgent, TAgentConfig, TAgentRun, TAgentStatus, TCreateAgent, ZUpdateAgent } from '../../../contracts/agents.ts';
+import type { Db } from '../../db/client.ts';
+import { AppError } from '../../lib/errors.ts';
+import type { SessionUser } from '../../lib/http/types.ts';
+import {
+  deleteAgent,
+  findAgent,
+  insertAgent,
+  listAgents,
+  listRuns,
+  queueRun,
+  updateAgent,
+  type AgentRow,
+  type AgentRunRow,
+} from './agents.repo.ts';
+import { computeNextRunAt } from './schedule.ts';
+import { validateAgentConfig } from './validate-config.ts';
+
+export type AgentsServiceDeps = { db: Db; now?: () => Date };
+/** Who is asking: the session's user, and SPEC's optional `googleId`s from the query and body. */
+export type Caller = { user: Pick<SessionUser, 'id' | 'provider' | 'subject'>; googleIds: ReadonlyArray<string | undefined> };
+
+const NOT_FOUND = 'Agent not found';
+
+export function toApiAgent(row: AgentRow): TAgent {
+  return {
+    id: row.id,
+    name: row.name,
+    templateId: row.templateId,
+    status: row.status,
+    lastRun: row.lastRunAt?.toISOString() ?? null,
+    performance: row.performance,
+    createdAt: row.createdAt.toISOString(),
+    nextRunAt: row.nextRunAt?.toISOString() ?? null,
+    config: row.config,
+  };
+}
+
+export function toApiRun(row: AgentRunRow): TAgentRun {
+  return {
+    id: row.id,
+    status: row.status,
+    scheduledFor: row.scheduledFor?.toISOString() ?? null,
+    startTime: row.startTime?.toISOString() ?? null,
+    endTime: row.endTime?.toISOString() ?? null,
+    result: row.result ?? null,
+    error: row.error,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/**
+ * SPEC's client sends the user's `googleId` with every agent call. Identity comes from the
+ * session only (DESIGN section 4): a googleId is merely checked, and one naming anybody else is
+ * refused rather than ignored, so a client bug cannot look like it acted for another user.
+ * Local accounts have no googleId, so any non-empty one differs. SPEC sends '' for missing.
+ */
+export function assertOwnGoogleId({ user, googleIds }: Caller): void {
+  for (const googleId of googleIds) {
+    if (googleId === undefined || googleId === '') continue;
+    if (user.provider === 'google' && googleId === user.subject) continue;
+    throw new AppError('FORBIDDEN', 'googleId does not match the signed-in user');
+  }
+}
+
+function assertFitsTemplate(templateId: string, config: TAgentConfig): void {
+  const problems = validateAgentConfig(templateId, config);
+  if (problems.length > 0) throw new AppError('BAD_REQUEST', 'Invalid request', problems);
+}
+
+export function createAgentsService({ db, now = () => new Date() }: AgentsServiceDeps) {
+  /** The caller's agent, or 404 whether it is missing or someone else's (no existence leak). */
+  async function owned(caller: Caller, id: string): Promise<AgentRow> {
+    assertOwnGoogleId(caller);
+    const row = await findAgent(db, id, caller.user.id);
+    if (!row) throw new AppError('NOT_FOUND', NOT_FOUND);
+    return row;
+  }
+
+  /** The caller's agents, newest first. */
+  async function list(caller: Caller): Promise<TAgent[]> {
+    assertOwnGoogleId(caller);
+    return (await listAgents(db, caller.user.id)).map(toApiAgent);
+  }
+
+  async function get(caller: Caller, id: string): Promise<TAgent> {
+    return toApiAgent(await owned(caller, id));
+  }
+
+  async function runs(caller: Caller, id: string, limit: number): Promise<TAgentRun[]> {
+    const agent = await owned(caller, id);
+    return (await listRuns(db, agent.id, limit)).map(toApiRun);
+  }
+
+  /** SPEC: a new agent starts paused, so it has no next run until it is resumed. */
+  async function create(caller: Caller, input: Omit<TCreateAgent, 'googleId'>): Promise<TAgent> {
+    assertOwnGoogleId(caller);
+    assertFitsTemplate(input.templateId, input.config);
+    const status: TAgentStatus = 'paused';
+    const row = await insertAgent(db, { ownerId: caller.user.id, templateId: input.templateId, name: input.name, status, config: input.config, nextRunAt: null });
+    return toApiAgent(row);
+  }
+
+  /**
+   * Pause, resume, rename, or replace the whole config (SPEC sends it whole). Everything is
+   * checked before the single write, so a refused request changes nothing. The next run is
+   * cleared on pause and computed afresh on resume or on a config change while running.
+   */
+  async function update(caller: Caller, id: string, patch: Omit<z.output<typeof ZUpdateAgent>, 'googleId'>): Promise<TAgent> {
+    const current = await owned(caller, id);
+    if (patch.config) assertFitsTemplate(current.templateId, patch.config);
+
+    const status = patch.status ?? current.status;
+    const config = patch.config ?? current.config;
+    const reschedule = current.status !== 'running' || patch.config !== undefined || current.nextRunAt === null;
+    const nextRunAt = status === 'paused' ? null : reschedule ? computeNextRunAt(config.schedule, now()) : current.nextRunAt;
+
+    const row = await updateAgent(db, current.id, caller.user.id, {
+      ...(patch.name !== undefined ? { name: patch.name } : {}),
+      ...(patch.config !== undefined ? { config: patch.config } : {}),
+      status,
+      nextRunAt,
+    });
+    if (!row) throw new AppError('NOT_FOUND', NOT_FOUND); // deleted meanwhile
+    return toApiAgent(row);
+  }
+
+  async function remove(caller: Caller, id: string): Promise<void> {
+    assertOwnGoogleId(caller);
+    if (!(await deleteAgent(db, id, caller.user.id))) throw new AppError('NOT_FOUND', NOT_FOUND);
+  }
+
+  /**
+   * Run now, whatever the status (an admin may test a paused agent): queued for the runtime,
+   * with no schedule slot, so it never collides with a scheduled run.
+   */
+  async function runNow(caller: Caller, id: string): Promise<{ runId: number }> {
+    const agent = await owned(caller, id);
+    const run = await queueRun(db, agent.id);
+    if (!run) throw new AppError('NOT_FOUND', NOT_FOUND); // deleted meanwhile
+    return { runId: run.id };
+  }
+
+  return { list, get, runs, create, update, remove, runNow };
+}
+
+export type AgentsService = ReturnType<typeof createAgentsService>;
