@@ -7,6 +7,7 @@ import { defaultAgentName, type TAgent, type TAgentConfig, type TAgentTemplate }
 import { Button } from '../../components/ui/button.tsx';
 import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { usePageTitle } from '../../components/ui/use-page-title.ts';
+import { LoadFailed } from '../../components/ui/load-failed.tsx';
 import { useAuth } from '../../lib/auth-context.ts';
 import { notify } from '../../lib/notify.ts';
 import { AgentCard } from './agent-card.tsx';
@@ -73,12 +74,7 @@ export default function AgentsConsolePage() {
     }
     if (agents.isError) {
       return (
-        <div role="alert" className="rounded-lg border border-red-200 bg-red-50 p-4 text-red-800">
-          <p>Your agents could not be loaded: {messageOr(agents.error, 'Unknown error')}</p>
-          <Button variant="outline" size="sm" className="mt-3" onClick={() => void agents.refetch()}>
-            Try again
-          </Button>
-        </div>
+        <LoadFailed what="Your agents" error={agents.error} onRetry={() => void agents.refetch()} className="" />
       );
     }
     const shown = list(status);
@@ -137,12 +133,7 @@ export default function AgentsConsolePage() {
               ))}
             </ul>
           ) : templates.isError ? (
-            <div role="alert" className="rounded-lg border border-red-200 bg-red-50 p-4 text-red-800">
-              <p>The templates could not be loaded: {messageOr(templates.error, 'Unknown error')}</p>
-              <Button variant="outline" size="sm" className="mt-3" onClick={() => void templates.refetch()}>
-                Try again
-              </Button>
-            </div>
+            <LoadFailed what="The templates" error={templates.error} onRetry={() => void templates.refetch()} className="" />
           ) : (
             <ul aria-label="Agent templates" className="grid gap-4 sm:grid-cols-2">
               {templates.data.map((template) => (

@@ -31,6 +31,13 @@ export function ParameterField({ name, definition, value, onChange }: Props) {
     </p>
   );
   const v = definition.validation ?? {};
+  // Closed options (FTX) stay visible but cannot be chosen, with the reason beside them.
+  const renderOption = (option: string) => (
+    <option key={option} value={option} disabled={option in (v.disabledOptions ?? {})}>
+      {optionLabel(definition, option)}
+      {v.disabledOptions?.[option] ? ` (${v.disabledOptions[option]})` : ''}
+    </option>
+  );
 
   switch (definition.type) {
     case 'string':
@@ -97,12 +104,7 @@ export function ParameterField({ name, definition, value, onChange }: Props) {
         <div>
           {label}
           <select {...common} value={String(value ?? '')} onChange={(event) => onChange(event.target.value)} className={`${CONTROL} mt-1`}>
-            {(v.options ?? []).map((option) => (
-              <option key={option} value={option} disabled={option in (v.disabledOptions ?? {})}>
-                {optionLabel(definition, option)}
-                {v.disabledOptions?.[option] ? ` (${v.disabledOptions[option]})` : ''}
-              </option>
-            ))}
+            {(v.options ?? []).map(renderOption)}
           </select>
           {hint}
         </div>
@@ -140,12 +142,7 @@ export function ParameterField({ name, definition, value, onChange }: Props) {
             className={`${CONTROL} mt-2`}
           >
             <option value="">{remaining.length ? 'Add an option…' : 'All options selected'}</option>
-            {remaining.map((option) => (
-              <option key={option} value={option} disabled={option in (v.disabledOptions ?? {})}>
-                {optionLabel(definition, option)}
-                {v.disabledOptions?.[option] ? ` (${v.disabledOptions[option]})` : ''}
-              </option>
-            ))}
+            {remaining.map(renderOption)}
           </select>
           {hint}
         </div>

@@ -9,6 +9,7 @@ import { Card } from '../../components/ui/card.tsx';
 import { Dialog, DialogClose } from '../../components/ui/dialog.tsx';
 import { Spinner } from '../../components/ui/spinner.tsx';
 import { usePageTitle } from '../../components/ui/use-page-title.ts';
+import { LoadFailed } from '../../components/ui/load-failed.tsx';
 import { apiRequest } from '../../lib/api-client.ts';
 import { notify } from '../../lib/notify.ts';
 import { ADMIN_ARTICLES_KEY, invalidateArticles, messageOr } from './article-queries.ts';
@@ -57,12 +58,7 @@ export default function AdminArticlesPage() {
           <Spinner label="Loading articles" />
         </div>
       ) : articles.isError ? (
-        <div role="alert" className="mt-8 rounded-lg border border-red-200 bg-red-50 p-4 text-red-800">
-          <p>The articles could not be loaded: {articles.error.message}</p>
-          <Button variant="outline" size="sm" className="mt-3" onClick={() => void articles.refetch()}>
-            Try again
-          </Button>
-        </div>
+        <LoadFailed what="The articles" error={articles.error} onRetry={() => void articles.refetch()} />
       ) : articles.data.length === 0 ? (
         <Card className="mt-8 p-10 text-center">
           <p className="text-slate-700">No articles yet.</p>

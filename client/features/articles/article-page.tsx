@@ -5,12 +5,12 @@ import { Link, useParams } from 'react-router';
 import type { TArticle } from '../../../contracts/articles.ts';
 import { NotFoundPage } from '../../components/not-found.tsx';
 import { Badge } from '../../components/ui/badge.tsx';
-import { Button } from '../../components/ui/button.tsx';
 import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { usePageTitle } from '../../components/ui/use-page-title.ts';
 import { ApiError } from '../../lib/api-client.ts';
 import { articleKey } from './article-queries.ts';
 import { ArticleMarkdown } from '../../components/markdown.tsx';
+import { LoadFailed } from '../../components/ui/load-failed.tsx';
 
 /** Sets the page's meta description while shown, and puts the previous one back. */
 function useMetaDescription(content: string | undefined): void {
@@ -55,12 +55,7 @@ export default function ArticlePage() {
           <Skeleton className="mt-10 h-64" />
         </div>
       ) : article.isError ? (
-        <div role="alert" className="mt-8 rounded-lg border border-red-200 bg-red-50 p-4 text-red-800">
-          <p>The article could not be loaded: {article.error.message}</p>
-          <Button variant="outline" size="sm" className="mt-3" onClick={() => void article.refetch()}>
-            Try again
-          </Button>
-        </div>
+        <LoadFailed what="The article" error={article.error} onRetry={() => void article.refetch()} />
       ) : (
         <article className="mt-8">
           <header>

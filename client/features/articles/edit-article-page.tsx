@@ -2,9 +2,9 @@ import { useQuery } from '@tanstack/react-query';
 import { useParams } from 'react-router';
 import type { TArticle } from '../../../contracts/articles.ts';
 import { NotFoundPage } from '../../components/not-found.tsx';
-import { Button } from '../../components/ui/button.tsx';
 import { Spinner } from '../../components/ui/spinner.tsx';
 import { usePageTitle } from '../../components/ui/use-page-title.ts';
+import { LoadFailed } from '../../components/ui/load-failed.tsx';
 import { ApiError } from '../../lib/api-client.ts';
 import { ArticleForm, ArticleFormScreen } from './article-form.tsx';
 import { adminArticleKey } from './article-queries.ts';
@@ -25,12 +25,7 @@ export default function EditArticlePage() {
           <Spinner label="Loading article" />
         </div>
       ) : article.isError ? (
-        <div role="alert" className="text-red-800">
-          <p>The article could not be loaded: {article.error.message}</p>
-          <Button variant="outline" size="sm" className="mt-3" onClick={() => void article.refetch()}>
-            Try again
-          </Button>
-        </div>
+        <LoadFailed what="The article" error={article.error} onRetry={() => void article.refetch()} className="" />
       ) : (
         <ArticleForm key={article.data.id} article={article.data} />
       )}

@@ -3,10 +3,11 @@ import { useEffect, useRef } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import type { TArticleSummary } from '../../../contracts/articles.ts';
 import { ArticleCard } from '../../components/article-card.tsx';
-import { Button, buttonClasses } from '../../components/ui/button.tsx';
+import { buttonClasses } from '../../components/ui/button.tsx';
 import { Card } from '../../components/ui/card.tsx';
 import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { usePageTitle } from '../../components/ui/use-page-title.ts';
+import { LoadFailed } from '../../components/ui/load-failed.tsx';
 import { apiList } from '../../lib/api-list.ts';
 import { articlesPageUrl, PAGE_SIZE } from './article-queries.ts';
 
@@ -89,12 +90,7 @@ export default function InsightsPage() {
           ))}
         </ul>
       ) : list.isError ? (
-        <div role="alert" className="mt-10 rounded-lg border border-red-200 bg-red-50 p-4 text-red-800">
-          <p>The articles could not be loaded: {list.error.message}</p>
-          <Button variant="outline" size="sm" className="mt-3" onClick={() => void list.refetch()}>
-            Try again
-          </Button>
-        </div>
+        <LoadFailed what="The articles" error={list.error} onRetry={() => void list.refetch()} className="mt-10" />
       ) : list.data.total === 0 ? (
         <p className="mt-10 text-slate-600">No articles published yet.</p>
       ) : list.data.items.length === 0 ? (

@@ -2,11 +2,10 @@ import '../../lib/zod-csp.ts';
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS, type TChatProvider, type TChatUsageReport, type TChatUsageRow } from '../../../contracts/chat.ts';
-import { Button } from '../../components/ui/button.tsx';
 import { Card } from '../../components/ui/card.tsx';
 import { Spinner } from '../../components/ui/spinner.tsx';
 import { usePageTitle } from '../../components/ui/use-page-title.ts';
-import { ApiError } from '../../lib/api-client.ts';
+import { LoadFailed } from '../../components/ui/load-failed.tsx';
 
 export const USAGE_DAYS = [7, 30, 90] as const;
 export const usageKey = (days: number) => [`/api/admin/usage?days=${days}`] as const;
@@ -41,12 +40,6 @@ function normalise(data: unknown): { rows: TChatUsageRow[]; totals: TChatUsageRe
   return { rows, totals };
 }
 
-const reason = (err: unknown) =>
-  err instanceof ApiError && err.body && typeof err.body === 'object' && 'message' in err.body && typeof err.body.message === 'string'
-    ? err.body.message
-    : err instanceof Error
-      ? err.message
-      : 'Please try again.';
 
 const TH = 'px-4 py-3 font-semibold';
 const NUM = 'px-4 py-3 text-right tabular-nums whitespace-nowrap';
@@ -89,12 +82,7 @@ export default function UsagePage() {
           <Spinner label="Loading usage" />
         </div>
       ) : usage.isError ? (
-        <div role="alert" className="mt-8 rounded-lg border border-red-200 bg-red-50 p-4 text-red-800">
-          <p>Usage could not be loaded: {reason(usage.error)}</p>
-          <Button variant="outline" size="sm" className="mt-3" onClick={() => void usage.refetch()}>
-            Try again
-          </Button>
-        </div>
+        <LoadFailed what="Usage" error={usage.error} onRetry={() => void usage.refetch()} />
       ) : usage.data.rows.length === 0 ? (
         <p className="mt-8 text-slate-600">No AI usage in the last {days} days.</p>
       ) : (

@@ -2,26 +2,17 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { TRole, TUser } from '../../../contracts/auth.ts';
 import { Avatar } from '../../components/ui/avatar.tsx';
 import { Badge } from '../../components/ui/badge.tsx';
-import { Button } from '../../components/ui/button.tsx';
 import { Card } from '../../components/ui/card.tsx';
 import { Spinner } from '../../components/ui/spinner.tsx';
 import { usePageTitle } from '../../components/ui/use-page-title.ts';
-import { ApiError, apiRequest } from '../../lib/api-client.ts';
+import { LoadFailed } from '../../components/ui/load-failed.tsx';
+import { apiRequest, errorMessage } from '../../lib/api-client.ts';
 import { notify } from '../../lib/notify.ts';
 
 export const USERS_QUERY_KEY = ['/api/users'] as const;
 /** The session's query (owned by the auth feature): refreshed after a role change in case the
  * admin changed their own role. */
 const ME_QUERY_KEY = ['/api/auth/me'] as const;
-
-/** The server's own words when it gives them ('Cannot remove the last admin'), else the
- * request helper's message. */
-function reason(err: unknown): string {
-  if (err instanceof ApiError && err.body && typeof err.body === 'object' && 'message' in err.body && typeof err.body.message === 'string') {
-    return err.body.message;
-  }
-  return err instanceof Error && err.message ? err.message : 'Please try again.';
-}
 
 // Not contracts' ROLES: importing a value from contracts/auth.ts would pull zod into this chunk.
 const ROLES: TRole[] = ['admin', 'guest'];
@@ -37,7 +28,7 @@ export default function UsersPage() {
   const changeRole = useMutation({
     mutationFn: ({ user, role }: { user: TUser; role: TRole }) => apiRequest<TUser>('PATCH', `/api/users/${user.id}`, { role }),
     onSuccess: (updated) => notify.success('Role updated', `${displayName(updated)} is now ${updated.role}.`),
-    onError: (err, { user }) => notify.error(`Could not change ${displayName(user)}'s role`, reason(err)),
+    onError: (err, { user }) => notify.error(`Could not change ${displayName(user)}'s role`, errorMessage(err)),
     onSettled: () => Promise.all([queryClient.invalidateQueries({ queryKey: USERS_QUERY_KEY }), queryClient.invalidateQueries({ queryKey: ME_QUERY_KEY })]),
   });
 
@@ -54,12 +45,7 @@ export default function UsersPage() {
           <Spinner label="Loading users" />
         </div>
       ) : users.isError ? (
-        <div role="alert" className="mt-8 rounded-lg border border-red-200 bg-red-50 p-4 text-red-800">
-          <p>The list of users could not be loaded: {reason(users.error)}</p>
-          <Button variant="outline" size="sm" className="mt-3" onClick={() => void users.refetch()}>
-            Try again
-          </Button>
-        </div>
+        <LoadFailed what="The list of users" error={users.error} onRetry={() => void users.refetch()} />
       ) : (
         <Card className="mt-8 overflow-x-auto">
           <table className="w-full text-left text-sm">
