@@ -2,6 +2,7 @@ import { Link } from 'react-router';
 import type { TArticleSummary } from '../../contracts/articles.ts';
 import { Badge } from './ui/badge.tsx';
 import { Card } from './ui/card.tsx';
+import { Skeleton } from './ui/skeleton.tsx';
 
 /** The path of an article's public page. */
 export const articlePath = (slug: string): string => `/insights/${encodeURIComponent(slug)}`;
@@ -27,6 +28,18 @@ export function ArticleCard({ article, headingLevel = 3 }: { article: TArticleSu
         <span aria-hidden="true">·</span>
         <span>{article.readTime}</span>
       </p>
+    </Card>
+  );
+}
+
+/** A grey pulsing stand-in for an ArticleCard while the list loads. */
+export function ArticleCardSkeleton(props: { 'data-testid'?: string }) {
+  return (
+    <Card as="li" className="p-6" {...props}>
+      <Skeleton className="h-5 w-24 rounded-full" />
+      <Skeleton className="mt-4 h-6 w-4/5" />
+      <Skeleton className="mt-3 h-16" />
+      <Skeleton className="mt-6 h-4 w-1/3" />
     </Card>
   );
 }

@@ -2,10 +2,8 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import type { TArticleSummary } from '../../../contracts/articles.ts';
-import { ArticleCard } from '../../components/article-card.tsx';
+import { ArticleCard, ArticleCardSkeleton } from '../../components/article-card.tsx';
 import { buttonClasses } from '../../components/ui/button.tsx';
-import { Card } from '../../components/ui/card.tsx';
-import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { usePageTitle } from '../../components/ui/use-page-title.ts';
 import { LoadFailed } from '../../components/ui/load-failed.tsx';
 import { apiList } from '../../lib/api-list.ts';
@@ -81,12 +79,7 @@ export default function InsightsPage() {
       {list.isPending ? (
         <ul className={GRID} aria-busy="true" aria-label="Loading articles">
           {Array.from({ length: 6 }, (_, index) => (
-            <Card as="li" key={index} className="p-6">
-              <Skeleton className="h-5 w-24 rounded-full" />
-              <Skeleton className="mt-4 h-6 w-4/5" />
-              <Skeleton className="mt-3 h-16" />
-              <Skeleton className="mt-6 h-4 w-1/3" />
-            </Card>
+            <ArticleCardSkeleton key={index} />
           ))}
         </ul>
       ) : list.isError ? (

@@ -1,5 +1,5 @@
 import type { TChatRequest, TChatResponse } from '../../../contracts/chat.ts';
-import { ApiError, apiFetch } from '../../lib/api-client.ts';
+import { ApiError, apiFetch, errorMessage } from '../../lib/api-client.ts';
 import { readSse } from '../../lib/sse.ts';
 
 /** SPEC section 8: a response flagged as error without a message. */
@@ -23,14 +23,6 @@ export function safeImages(images: unknown): string[] {
   return images.filter((src): src is string => typeof src === 'string' && (/^data:image\//i.test(src) || /^https:\/\//i.test(src)));
 }
 
-/** The server's own words for an HTTP error ('Daily token budget reached ...'), else the
- * request helper's '{status}: ...'. */
-function apiErrorMessage(err: ApiError): string {
-  const body = err.body;
-  if (body && typeof body === 'object' && 'message' in body && typeof body.message === 'string' && body.message) return body.message;
-  return err.message;
-}
-
 function parseData<T>(data: string): T {
   try {
     return JSON.parse(data) as T;
@@ -50,7 +42,7 @@ export async function sendChat(endpoint: string, body: TChatRequest, { signal, o
   try {
     res = await apiFetch('POST', endpoint, body, { signal, headers: { accept: 'text/event-stream' } });
   } catch (err) {
-    if (err instanceof ApiError) throw new ChatRequestError(apiErrorMessage(err));
+    if (err instanceof ApiError) throw new ChatRequestError(errorMessage(err)); // the server's own words ('Your daily AI budget ...')
     if (err instanceof Error && err.message.startsWith('Request timeout')) throw new ChatRequestError(err.message);
     throw err;
   }

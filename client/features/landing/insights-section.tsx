@@ -2,10 +2,8 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import type { TArticleSummary } from '../../../contracts/articles.ts';
 import { INSIGHTS_MAX_ARTICLES } from '../../../contracts/constants.ts';
-import { ArticleCard } from '../../components/article-card.tsx';
+import { ArticleCard, ArticleCardSkeleton } from '../../components/article-card.tsx';
 import { buttonClasses } from '../../components/ui/button.tsx';
-import { Card } from '../../components/ui/card.tsx';
-import { Skeleton } from '../../components/ui/skeleton.tsx';
 
 export const INSIGHTS_QUERY_KEY = [`/api/articles?limit=${INSIGHTS_MAX_ARTICLES}`] as const;
 
@@ -18,12 +16,7 @@ function InsightList() {
     return (
       <ul className={GRID} aria-busy="true" aria-label="Loading articles">
         {Array.from({ length: INSIGHTS_MAX_ARTICLES }, (_, index) => (
-          <Card as="li" key={index} data-testid="insight-placeholder" className="p-6">
-            <Skeleton className="h-5 w-24 rounded-full" />
-            <Skeleton className="mt-4 h-6 w-4/5" />
-            <Skeleton className="mt-3 h-16" />
-            <Skeleton className="mt-6 h-4 w-1/3" />
-          </Card>
+          <ArticleCardSkeleton key={index} data-testid="insight-placeholder" />
         ))}
       </ul>
     );
