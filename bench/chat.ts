@@ -1,7 +1,8 @@
 import { request } from 'node:http';
 import { startFakeAiProviders } from '../tests/fakes/ai-providers.ts';
 import { ADMIN_EMAIL } from '../tests/e2e/support/constants.ts';
-import { rssMb, sleep, startAppServer } from './lib.ts';
+import { startPostgresCluster } from '../tests/support/postgres-cluster.ts';
+import { rssMb, sleep, startAppServer, type AppServer } from './lib.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
 const TTFT_REQUESTS = 200;
@@ -35,6 +36,17 @@ function timeStream(url: string, body: unknown, headers: Record<string, string>,
   });
 }
 
+/** Signs the bench's admin in locally and returns the headers a signed-in request carries. */
+async function signInHeaders(url: string): Promise<Record<string, string>> {
+  const login = await fetch(`${url}/api/auth/local/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: url },
+    body: JSON.stringify({ email: ADMIN_EMAIL, name: 'Bench' }),
+  });
+  const cookie = login.headers.getSetCookie()[0]!.split(';')[0]!;
+  return { cookie, origin: url };
+}
+
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
@@ -50,24 +62,20 @@ const benchmark: Benchmark = {
   description: `chat: time to first token added by our server (median of ${TTFT_REQUESTS}); ${STREAMS} concurrent streams`,
   async run({ quick, log }) {
     const fake = await startFakeAiProviders();
-    const ours = await startAppServer({ env: { ...fake.env, CHAT_RATE_LIMIT: '100000', CHAT_DAILY_TOKEN_BUDGET: '0' } });
-    try {
-      const login = await fetch(`${ours.url}/api/auth/local/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', origin: ours.url },
-        body: JSON.stringify({ email: ADMIN_EMAIL, name: 'Bench' }),
-      });
-      const cookie = login.headers.getSetCookie()[0]!.split(';')[0]!;
-      const ourHeaders = { cookie, origin: ours.url };
-      const chatBody = { model: 'gpt-4o', messages: [{ role: 'user', content: 'Benchmark question' }] };
-      // The same API our server uses for OpenAI (Responses), so only our layer differs.
-      const directBody = { model: 'gpt-4o', stream: true, input: [{ role: 'user', content: 'Benchmark question' }] };
-      const directHeaders = { authorization: `Bearer ${fake.keys.openai}` };
-      const isOurDelta = (chunk: string) => chunk.includes('event: delta');
-      const isFakeDelta = (chunk: string) => chunk.includes('output_text.delta');
+    const postgres = await startPostgresCluster();
+    const serverEnv = { ...fake.env, CHAT_RATE_LIMIT: '100000', CHAT_DAILY_TOKEN_BUDGET: '0' };
+    const chatBody = { model: 'gpt-4o', messages: [{ role: 'user', content: 'Benchmark question' }] };
+    // The same API our server uses for OpenAI (Responses), so only our layer differs.
+    const directBody = { model: 'gpt-4o', stream: true, input: [{ role: 'user', content: 'Benchmark question' }] };
+    const directHeaders = { authorization: `Bearer ${fake.keys.openai}` };
+    const isOurDelta = (chunk: string) => chunk.includes('event: delta');
+    const isFakeDelta = (chunk: string) => chunk.includes('output_text.delta');
+    const requests = quick ? 40 : TTFT_REQUESTS;
 
-      const requests = quick ? 40 : TTFT_REQUESTS;
-      log(`time to first token: ${requests} sequential requests each way...`);
+    /** Median time to first token through `ours` and directly, interleaved so both see the same machine. */
+    async function measureTtft(ours: AppServer, database: string): Promise<BenchResult> {
+      const ourHeaders = await signInHeaders(ours.url);
+      log(`time to first token on ${database}: ${requests} sequential requests each way...`);
       for (let i = 0; i < 10; i++) {
         await timeStream(`${ours.url}/api/openai/chat`, chatBody, ourHeaders, isOurDelta);
         await timeStream(`${fake.baseUrls.openai}/responses`, directBody, directHeaders, isFakeDelta);
@@ -81,6 +89,30 @@ const benchmark: Benchmark = {
       const oursMedian = median(oursTtft);
       const directMedian = median(directTtft);
       log(`  ours ${oursMedian.toFixed(2)} ms, direct ${directMedian.toFixed(2)} ms, added ${(oursMedian - directMedian).toFixed(2)} ms`);
+      return {
+        name: `chat-ttft-added (${database})`,
+        unit: 'ms',
+        ours: oursMedian - directMedian,
+        reference: directMedian,
+        ratio: oursMedian / directMedian,
+        target: `<= ${TTFT_TARGET_MS} ms added`,
+        met: oursMedian - directMedian <= TTFT_TARGET_MS,
+      };
+    }
+
+    const onPostgres = await startAppServer({ env: { ...serverEnv, DATABASE_URL: postgres.url } });
+    let postgresTtft: BenchResult;
+    try {
+      postgresTtft = await measureTtft(onPostgres, 'PostgreSQL');
+    } finally {
+      await onPostgres.stop();
+      postgres.stop();
+    }
+
+    const ours = await startAppServer({ env: serverEnv });
+    try {
+      const pgliteTtft = await measureTtft(ours, 'PGlite');
+      const ourHeaders = await signInHeaders(ours.url);
 
       const streams = quick ? 100 : STREAMS;
       await sleep(1_000);
@@ -97,15 +129,8 @@ const benchmark: Benchmark = {
       log(`  ${completed}/${streams} completed; RSS peak ${peak.toFixed(0)} MB (+${growth.toFixed(0)} MB)`);
 
       const rows: BenchResult[] = [
-        {
-          name: 'chat-ttft-added',
-          unit: 'ms',
-          ours: oursMedian - directMedian,
-          reference: directMedian,
-          ratio: oursMedian / directMedian,
-          target: `<= ${TTFT_TARGET_MS} ms added`,
-          met: oursMedian - directMedian <= TTFT_TARGET_MS,
-        },
+        postgresTtft,
+        pgliteTtft,
         {
           // ours: RSS growth during the streams; reference: RSS before them.
           name: 'chat-streams-memory',

@@ -1,8 +1,8 @@
-import { generateImage, generateText, streamText, type LanguageModelUsage, type ModelMessage } from 'ai';
+import { generateImage, generateText, type LanguageModelUsage, type ModelMessage } from 'ai';
 import { CHAT_PROVIDER_INFO, type TChatProvider, type TChatUsage } from '../../../contracts/chat.ts';
 import type { AiProviderSettings } from '../../config.ts';
 import { AiCallError, classifyProviderError, userMessage, type AiFailureKind } from './errors.ts';
-import { createChatModel, createImageModel } from './models.ts';
+import { createChatModel, createImageModel, type ProviderUsage } from './models.ts';
 
 export { AiCallError, type AiFailureKind } from './errors.ts';
 
@@ -64,6 +64,13 @@ function toUsage(usage: LanguageModelUsage | undefined): TChatUsage | null {
   return { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 };
 }
 
+function fromProviderUsage(usage: ProviderUsage): TChatUsage | null {
+  const input = usage.inputTokens.total;
+  const output = usage.outputTokens.total;
+  if (input === undefined && output === undefined) return null;
+  return { inputTokens: input ?? 0, outputTokens: output ?? 0 };
+}
+
 function failure(call: AiCall, kind: AiFailureKind, logCause: Record<string, unknown>): AiCallError {
   return new AiCallError(kind, userMessage(kind, CHAT_PROVIDER_INFO[call.provider].label, call.timeoutMs), logCause);
 }
@@ -110,6 +117,10 @@ export async function generateChat(call: AiCall): Promise<AiAnswer> {
  * Streams an answer, handing each text chunk to `onText` (awaited, so a slow client slows the
  * read from the provider instead of buffering without bound). Throws AiStreamError carrying the
  * text already delivered.
+ *
+ * This reads the provider model's own stream (`doStream`, the AI SDK's provider interface)
+ * rather than `streamText`: a chat turn needs no tools, steps or telemetry, and skipping that
+ * machinery took ~1 ms off every answer's first token (docs/decisions/0006).
  */
 export async function streamChat(call: AiCall, onText: (text: string) => void | Promise<void>): Promise<AiAnswer> {
   const clock = deadline(call.signal, call.timeoutMs);
@@ -117,28 +128,20 @@ export async function streamChat(call: AiCall, onText: (text: string) => void | 
   let usage: TChatUsage | null = null;
   let streamError: unknown = null;
   try {
-    const result = streamText({
-      model: createChatModel(call.provider, call.settings, call.model),
-      messages: call.messages as ModelMessage[],
+    const { stream } = await createChatModel(call.provider, call.settings, call.model).doStream({
+      prompt: call.messages.map(({ role, content }) => ({ role, content: [{ type: 'text' as const, text: content }] })),
       abortSignal: clock.signal,
-      maxRetries: MAX_RETRIES,
-      // The SDK's default prints the error to stderr; ours is logged once, without secrets.
-      onError: () => {},
     });
-    for await (const part of result.fullStream) {
+    for await (const part of stream) {
       clock.rearm();
       if (part.type === 'text-delta') {
-        if (part.text.length === 0) continue;
-        text += part.text;
-        await onText(part.text);
-      } else if (part.type === 'finish-step') {
-        usage = toUsage(part.usage) ?? usage;
+        if (part.delta.length === 0) continue;
+        text += part.delta;
+        await onText(part.delta);
       } else if (part.type === 'finish') {
-        usage = toUsage(part.totalUsage) ?? usage;
+        usage = fromProviderUsage(part.usage);
       } else if (part.type === 'error') {
         streamError = part.error;
-        break;
-      } else if (part.type === 'abort') {
         break;
       }
     }

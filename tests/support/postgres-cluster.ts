@@ -1,0 +1,54 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort } from '../e2e/support/app-server.ts';
+
+export type PostgresCluster = { url: string; stop(): void };
+
+/** The newest installed PostgreSQL's bin directory (Debian layout), or null. */
+function postgresBin(): string | null {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return null;
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(path.join(root, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(a) - Number(b));
+  return versions.length ? path.join(root, versions.at(-1)!, 'bin') : null;
+}
+
+/**
+ * A throwaway PostgreSQL cluster in a temporary directory on a free port, as script/test starts
+ * one. PostgreSQL refuses to run as root, so as root it runs as the `postgres` OS user. fsync is
+ * off: the cluster is deleted afterwards, and benchmarks compare our layer, not the disk.
+ */
+export async function startPostgresCluster(): Promise<PostgresCluster> {
+  const bin = postgresBin();
+  if (!bin) throw new Error('PostgreSQL is not installed (Debian package postgresql); script/test installs it');
+  const dir = mkdtempSync(path.join(tmpdir(), 'pg-cluster-'));
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
+  const run = (tool: string, args: string[]) => {
+    const [command, fullArgs] = asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args]] : [path.join(bin, tool), args];
+    const result = spawnSync(command, fullArgs, { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`${tool} failed: ${result.stderr || result.stdout}`);
+  };
+  const port = await freePort();
+  const data = path.join(dir, 'data');
+  try {
+    run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
+    run('pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=300`, 'start']);
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    stop() {
+      try {
+        run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
