@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import type { TAgentConfig, TAgentRun, TAgentStatus } from '../../contracts/agents.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
@@ -15,6 +15,10 @@ export const users = pgTable(
     name: text('name').notNull().default(''),
     profilePicture: text('profile_picture').notNull().default(''),
     role: text('role', { enum: ['admin', 'guest'] }).notNull().default('guest'),
+    /** Where agent alerts are emailed (Settings); null = the sign-in email. */
+    alertEmail: text('alert_email'),
+    /** The user's IANA time zone (Settings); the wizard's default for new schedules. */
+    timeZone: text('time_zone'),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -138,11 +142,67 @@ export const agentRuns = pgTable(
     endTime: timestamp('end_time', { withTimezone: true }),
     result: jsonb('result'),
     error: text('error'),
+    /**
+     * While 'running': until when the worker that runs it is known alive. The worker extends it
+     * as it goes; a run whose lease passed belonged to a dead worker and is failed 'interrupted'.
+     */
+    leaseExpiresAt: timestamp('lease_expires_at', { withTimezone: true }),
     createdAt: createdAt(),
   },
   (t) => [
     index('agent_runs_agent_id_idx').on(t.agentId, t.id.desc()),
+    index('agent_runs_running_lease_idx').on(t.leaseExpiresAt).where(sql`${t.status} = 'running'`),
     uniqueIndex('agent_runs_agent_slot_idx').on(t.agentId, t.scheduledFor),
     check('agent_runs_status_check', sql`${t.status} in ('queued', 'running', 'success', 'failure')`),
   ],
+);
+
+/**
+ * An alert for a user: a threshold of one of their agents fired for one market. `email_status`
+ * follows the email: 'none' (email off), 'pending' (queued or being retried), 'sent', 'logged'
+ * (no SMTP_URL: written to the log instead) or 'failed' (gave up after the retries).
+ */
+export const notifications = pgTable(
+  'notifications',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    agentId: uuid('agent_id').references(() => agents.id, { onDelete: 'set null' }),
+    runId: bigint('run_id', { mode: 'number' }).references(() => agentRuns.id, { onDelete: 'set null' }),
+    agentName: text('agent_name').notNull(),
+    market: text('market').notNull(),
+    thresholdType: text('threshold_type').notNull(),
+    title: text('title').notNull(),
+    message: text('message').notNull(),
+    readAt: timestamp('read_at', { withTimezone: true }),
+    emailStatus: text('email_status', { enum: ['none', 'pending', 'sent', 'logged', 'failed'] }).notNull().default('none'),
+    emailAttempts: integer('email_attempts').notNull().default(0),
+    emailError: text('email_error'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('notifications_user_created_idx').on(t.userId, t.createdAt.desc()),
+    index('notifications_user_unread_idx').on(t.userId).where(sql`${t.readAt} is null`),
+    check('notifications_email_status_check', sql`${t.emailStatus} in ('none', 'pending', 'sent', 'logged', 'failed')`),
+  ],
+);
+
+/**
+ * Which (agent, market, threshold) conditions are firing now. A notification is created only
+ * when a condition starts firing, and the row is deleted when it clears, so one event gives one
+ * alert however many runs see it.
+ */
+export const alertStates = pgTable(
+  'alert_states',
+  {
+    agentId: uuid('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    market: text('market').notNull(),
+    thresholdType: text('threshold_type').notNull(),
+    since: timestamp('since', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.agentId, t.market, t.thresholdType] })],
 );

@@ -1,0 +1,104 @@
+/**
+ * Market data and what an agent's run records (issue 6). The server writes a TRunResult into
+ * agent_runs.result; the details dialog reads it back for Run History and the chart.
+ */
+
+/** Candle sizes the runtime fetches; the templates' timeframe options map onto these. */
+export const CANDLE_TIMEFRAMES = ['1m', '5m', '15m', '30m', '1h', '4h', '1d', '1w'] as const;
+export type TCandleTimeframe = (typeof CANDLE_TIMEFRAMES)[number];
+
+export const TIMEFRAME_MS: Record<TCandleTimeframe, number> = {
+  '1m': 60_000,
+  '5m': 300_000,
+  '15m': 900_000,
+  '30m': 1_800_000,
+  '1h': 3_600_000,
+  '4h': 14_400_000,
+  '1d': 86_400_000,
+  '1w': 604_800_000,
+};
+
+/** The templates' timeframe parameter values (stock: 'hourly', crypto: '1h', ...) as candle sizes. */
+export const TEMPLATE_TIMEFRAMES: Record<string, TCandleTimeframe> = {
+  '1min': '1m',
+  '5min': '5m',
+  '15min': '15m',
+  '30min': '30m',
+  hourly: '1h',
+  '1h': '1h',
+  '4h': '4h',
+  daily: '1d',
+  '1d': '1d',
+  weekly: '1w',
+};
+
+/** Where candles come from: stocks from Yahoo, crypto from one ccxt exchange, or simulated. */
+export const MARKET_SOURCES = ['yahoo', 'binance', 'coinbase', 'kraken', 'kucoin', 'htx', 'simulated'] as const;
+export type TMarketSource = (typeof MARKET_SOURCES)[number];
+
+/** The crypto template's exchange option names as ccxt ids (Huobi is ccxt's htx; FTX is closed). */
+export const EXCHANGE_SOURCES: Record<string, TMarketSource | null> = {
+  Binance: 'binance',
+  Coinbase: 'coinbase',
+  Kraken: 'kraken',
+  KuCoin: 'kucoin',
+  Huobi: 'htx',
+  FTX: null,
+};
+
+/** One OHLCV candle; `time` is its open time in epoch milliseconds (UTC). */
+export type TCandle = { time: number; open: number; high: number; low: number; close: number; volume: number };
+
+/** A rule of the template, evaluated on the latest candle, with the numbers that decided it. */
+export type TRuleOutcome = {
+  /** The template's decision rule name, e.g. 'RSI extreme'. */
+  name: string;
+  /** 'evaluated': fired says the answer; 'insufficient data': too few candles or undefined
+   * (flat data: RSI/%K undefined), never fires; 'not configured': needs an on-chain source. */
+  status: 'evaluated' | 'insufficient data' | 'not configured';
+  fired: boolean;
+  /** The inputs and the limit, e.g. { rsi: 74.2, threshold: 70 } (null when undefined). */
+  values: Record<string, number | null>;
+  /** One sentence a user can check, e.g. 'RSI 74.2 > 70'. */
+  detail: string;
+};
+
+/** Series for the details chart: the last candles and, index for index, the overlays. */
+export type TChartData = {
+  candles: TCandle[];
+  /** Overlay name ('SMA 20', 'EMA 20', 'Bollinger upper', ...) to values (null in warm-up). */
+  overlays: Record<string, Array<number | null>>;
+  /** Candle times where a rule fired, with the rule's name. */
+  markers: Array<{ time: number; rule: string }>;
+};
+
+export type TMarketResult =
+  | {
+      ok: true;
+      /** The market as watched, e.g. 'AAPL' or 'BTC/USDT'. */
+      symbol: string;
+      source: TMarketSource;
+      simulated: boolean;
+      timeframe: TCandleTimeframe;
+      price: number;
+      /** Open time of the latest candle (ISO). */
+      candleTime: string;
+      /** Latest value of each computed indicator (name to value; null when undefined). */
+      indicators: Record<string, number | null>;
+      rules: TRuleOutcome[];
+      chart: TChartData;
+    }
+  | { ok: false; symbol: string; source: TMarketSource; simulated: boolean; error: string };
+
+/** An alert a run raised (a notification threshold that fired for one market). */
+export type TRunAlert = { market: string; threshold: string; value: number; limit: number; message: string };
+
+export type TRunResult = {
+  templateId: string;
+  markets: TMarketResult[];
+  alerts: TRunAlert[];
+  /** True when any market's data was simulated (MARKET_DATA=simulated). */
+  simulated: boolean;
+  /** The signed percent change of the watched prices since the previous run, e.g. '+1.2%'. */
+  performance: string | null;
+};

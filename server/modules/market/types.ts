@@ -1,0 +1,48 @@
+import type { TCandle, TCandleTimeframe, TMarketSource } from '../../../contracts/market.ts';
+
+/** One market's candles as the runtime asks for them. */
+export type CandleRequest = { source: TMarketSource; symbol: string; timeframe: TCandleTimeframe; limit: number };
+
+/** Candles oldest first, the last one the latest (possibly still forming). */
+export type CandleSeries = CandleRequest & { candles: TCandle[]; simulated: boolean };
+
+/** A market data failure the user can read ('binance answered 429 three times', ...). */
+export class MarketDataError extends Error {
+  readonly source: TMarketSource;
+  /** For the log: status, provider text, error name (never keys). */
+  readonly logCause: Record<string, unknown>;
+
+  constructor(source: TMarketSource, message: string, logCause: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'MarketDataError';
+    this.source = source;
+    this.logCause = logCause;
+  }
+}
+
+/** One provider of candles (a ccxt exchange, Yahoo, the simulator). */
+export interface CandleSource {
+  readonly id: TMarketSource;
+  fetchCandles(request: Omit<CandleRequest, 'source'>, signal: AbortSignal): Promise<TCandle[]>;
+}
+
+export interface MarketData {
+  /**
+   * Candles for one market. Within one tick (same `tick` key, e.g. the dispatch minute) the
+   * same (source, symbol, timeframe) is fetched once and shared by every caller; a larger
+   * `limit` than an earlier caller's in the tick is served from one fetch of the largest.
+   * Rejects with MarketDataError.
+   */
+  getCandles(request: CandleRequest, tick: string): Promise<CandleSeries>;
+  /** The symbol an exchange lists a token under against its usual quote, e.g. BTC/USDT. */
+  cryptoSymbol(source: TMarketSource, token: string): string;
+  close(): Promise<void>;
+}
+
+/** A large on-chain transfer of a token (Whale Alert). */
+export type WhaleTransaction = { hash: string; blockchain: string; symbol: string; amount: number; amountUsd: number; from: string; to: string; time: string };
+
+export interface OnChainSource {
+  /** Transfers of `token` worth at least the configured minimum since `since`. */
+  whaleTransactions(token: string, since: Date, signal: AbortSignal): Promise<WhaleTransaction[]>;
+}
