@@ -35,6 +35,36 @@ const ZChatPolicy = z.preprocess(
     }),
 );
 
+/**
+ * The hosts each market data provider is reached at. A base URL override (for the fakes in
+ * tests/fakes/) may name only that host or a loopback address, so outbound calls go nowhere else.
+ */
+export const MARKET_HOSTS = {
+  binance: ['api.binance.com'],
+  coinbase: ['api.exchange.coinbase.com'],
+  kraken: ['api.kraken.com'],
+  kucoin: ['api.kucoin.com'],
+  htx: ['api.huobi.pro'],
+  yahoo: ['query1.finance.yahoo.com', 'query2.finance.yahoo.com', 'fc.yahoo.com', 'finance.yahoo.com', 'guce.yahoo.com', 'consent.yahoo.com'],
+  whaleAlert: ['api.whale-alert.io'],
+} as const;
+export type MarketHostName = keyof typeof MARKET_HOSTS;
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+function marketUrl(name: MarketHostName) {
+  return z.preprocess(
+    emptyToUndefined,
+    z
+      .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+      .refine((url) => {
+        const host = new URL(url).hostname;
+        return LOOPBACK_HOSTS.has(host) || (MARKET_HOSTS[name] as readonly string[]).includes(host);
+      }, `must point at ${MARKET_HOSTS[name].join(' or ')}, or a loopback address for a test fake`)
+      .transform((url) => url.replace(/\/+$/, ''))
+      .optional(),
+  );
+}
+
 const ZEnv = z.object({
   NODE_ENV: z.preprocess(emptyToUndefined, z.enum(['development', 'production', 'test']).default('development')),
   PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(65535).default(3000)),
@@ -88,6 +118,25 @@ const ZEnv = z.object({
   CHAT_DAILY_TOKEN_BUDGET: positiveInt(200_000, 0),
   CHAT_TIMEOUT_MS: positiveInt(30_000, 100),
   CHAT_POLICY: ZChatPolicy,
+  MARKET_DATA: z.preprocess(emptyToUndefined, z.enum(['live', 'simulated']).default('live')),
+  BINANCE_BASE_URL: marketUrl('binance'),
+  COINBASE_BASE_URL: marketUrl('coinbase'),
+  KRAKEN_BASE_URL: marketUrl('kraken'),
+  KUCOIN_BASE_URL: marketUrl('kucoin'),
+  HTX_BASE_URL: marketUrl('htx'),
+  YAHOO_BASE_URL: marketUrl('yahoo'),
+  WHALE_ALERT_BASE_URL: marketUrl('whaleAlert'),
+  WHALE_ALERT_API_KEY: optionalString,
+  WHALE_ALERT_MIN_USD: positiveInt(1_000_000),
+  MARKET_TIMEOUT_MS: positiveInt(10_000, 100),
+  MARKET_RETRIES: positiveInt(3, 0),
+  SMTP_URL: z.preprocess(emptyToUndefined, z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional()),
+  SMTP_FROM: z.preprocess(emptyToUndefined, ZEmail.optional()),
+  EMAIL_RETRIES: positiveInt(5, 0),
+  RUN_WORKERS: z.preprocess(emptyToUndefined, z.enum(['true', 'false', '1', '0']).default('true').transform((v) => v === 'true' || v === '1')),
+  WORKER_CONCURRENCY: positiveInt(16),
+  RUN_LEASE_SECONDS: positiveInt(30, 2),
+  DISPATCH_INTERVAL_MS: positiveInt(1_000, 50),
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -114,6 +163,38 @@ export type Config = {
   contactEmail: string;
   logLevel: string;
   chat: ChatConfig;
+  market: MarketConfig;
+  email: EmailConfig;
+  runtime: RuntimeConfig;
+};
+
+export type MarketConfig = {
+  /** 'simulated': deterministic offline data, every result marked simulated. */
+  mode: 'live' | 'simulated';
+  /** Base URL overrides (test fakes); undefined = the provider's own host. */
+  baseUrls: Partial<Record<MarketHostName, string>>;
+  whaleAlert: { apiKey: string | null; minUsd: number };
+  timeoutMs: number;
+  /** Retries after a 429, a 5xx or a timeout, with backoff. */
+  retries: number;
+};
+
+export type EmailConfig = {
+  /** null: alerts that would be emailed are written to the log instead. */
+  smtpUrl: string | null;
+  from: string;
+  retries: number;
+};
+
+export type RuntimeConfig = {
+  /** false: this process serves the web only (another runs `npm run worker`). */
+  runWorkers: boolean;
+  /** Runs one worker executes at once. */
+  concurrency: number;
+  /** A running run's lease; a run whose lease passes belonged to a dead worker. */
+  leaseSeconds: number;
+  /** How often due agents are claimed. */
+  dispatchIntervalMs: number;
 };
 
 /** A provider's connection: key (null when missing, or when it needs none) and base URL. */
@@ -167,6 +248,9 @@ export function loadConfig(
     }
     if (!e.SESSION_SECRET) problems.push('SESSION_SECRET: required when NODE_ENV=production');
   }
+  if (!e.RUN_WORKERS && !e.DATABASE_URL) {
+    problems.push('RUN_WORKERS: false needs DATABASE_URL; the embedded database runs its agents in the web process');
+  }
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
 
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
@@ -208,6 +292,36 @@ export function loadConfig(
       rateLimitPerMinute: e.CHAT_RATE_LIMIT,
       dailyTokenBudget: e.CHAT_DAILY_TOKEN_BUDGET,
       timeoutMs: e.CHAT_TIMEOUT_MS,
+    },
+    market: {
+      mode: e.MARKET_DATA,
+      baseUrls: Object.fromEntries(
+        (
+          [
+            ['binance', e.BINANCE_BASE_URL],
+            ['coinbase', e.COINBASE_BASE_URL],
+            ['kraken', e.KRAKEN_BASE_URL],
+            ['kucoin', e.KUCOIN_BASE_URL],
+            ['htx', e.HTX_BASE_URL],
+            ['yahoo', e.YAHOO_BASE_URL],
+            ['whaleAlert', e.WHALE_ALERT_BASE_URL],
+          ] as const
+        ).filter(([, url]) => url !== undefined),
+      ),
+      whaleAlert: { apiKey: e.WHALE_ALERT_API_KEY ?? null, minUsd: e.WHALE_ALERT_MIN_USD },
+      timeoutMs: e.MARKET_TIMEOUT_MS,
+      retries: e.MARKET_RETRIES,
+    },
+    email: {
+      smtpUrl: e.SMTP_URL ?? null,
+      from: e.SMTP_FROM ?? `alerts@${new URL(publicUrl).hostname}`,
+      retries: e.EMAIL_RETRIES,
+    },
+    runtime: {
+      runWorkers: e.RUN_WORKERS,
+      concurrency: e.WORKER_CONCURRENCY,
+      leaseSeconds: e.RUN_LEASE_SECONDS,
+      dispatchIntervalMs: e.DISPATCH_INTERVAL_MS,
     },
   };
 }

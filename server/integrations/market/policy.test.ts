@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import type { TCandle } from '../../../contracts/market.ts';
+import { MarketDataError } from '../../modules/market/types.ts';
+import { aggregateCandles, failureForStatus, WEEK_OFFSET_MS, withRetries, type Failure } from './policy.ts';
+
+const policy = { retries: 3, timeoutMs: 1_000, backoffMs: 10 };
+const rateLimited: Failure = { kind: 'rate-limit', status: 429, cause: { status: 429 } };
+
+function run(attempt: (signal: AbortSignal) => Promise<string>, overrides: Partial<Parameters<typeof withRetries>[0]> = {}) {
+  return withRetries({ source: 'binance', name: 'Binance', policy, signal: new AbortController().signal, attempt, classify: () => rateLimited, random: () => 0.5, ...overrides });
+}
+
+describe('withRetries', () => {
+  it('backs off exponentially between attempts, then succeeds', async () => {
+    const at: number[] = [];
+    let calls = 0;
+    const value = await run(async () => {
+      at.push(Date.now());
+      if (++calls < 4) throw new Error('429');
+      return 'ok';
+    });
+    expect(value).toBe('ok');
+    expect(calls).toBe(4);
+    // Backoffs of 10, 20 and 40 ms times the jitter factor 0.75.
+    const gaps = at.slice(1).map((t, i) => t - at[i]!);
+    expect(gaps[0]).toBeGreaterThanOrEqual(6);
+    expect(gaps[2]).toBeGreaterThanOrEqual(28);
+  });
+
+  it('fails at once on a fatal error, with its message', async () => {
+    let calls = 0;
+    const err = await run(
+      async () => {
+        calls++;
+        throw new Error('bad symbol');
+      },
+      { classify: () => ({ kind: 'fatal', message: 'Binance does not list X/USDT', cause: {} }) },
+    ).catch((e: unknown) => e);
+    expect(calls).toBe(1);
+    expect(err).toBeInstanceOf(MarketDataError);
+    expect((err as MarketDataError).message).toBe('Binance does not list X/USDT');
+  });
+
+  it('names the last failure and the retries spent', async () => {
+    const fail = async (): Promise<string> => {
+      throw new Error('x');
+    };
+    await expect(run(fail, { policy: { ...policy, retries: 0 } })).rejects.toThrow('Binance is rate limiting requests (429, no retries)');
+    await expect(run(fail, { classify: () => failureForStatus(503, 'down') })).rejects.toThrow('Binance is unavailable (HTTP 503, 3 retries)');
+    await expect(run(fail, { classify: () => ({ kind: 'unavailable', cause: {} }) })).rejects.toThrow('Binance could not be reached (3 retries)');
+  });
+
+  it('counts an attempt that outlives its time as a timeout, even if it ignores the signal', async () => {
+    const never = () => new Promise<string>(() => {});
+    const started = Date.now();
+    await expect(run(never, { policy: { retries: 1, timeoutMs: 40, backoffMs: 1 } })).rejects.toThrow('Binance did not answer in 0.04 s (1 retry)');
+    expect(Date.now() - started).toBeLessThan(500);
+  });
+
+  it('stops at once when the caller aborts, even during a backoff', async () => {
+    const controller = new AbortController();
+    const pending = run(
+      async () => {
+        throw new Error('429');
+      },
+      { signal: controller.signal, policy: { retries: 3, timeoutMs: 1_000, backoffMs: 10_000 } },
+    );
+    setTimeout(() => controller.abort(), 20);
+    const started = Date.now();
+    await expect(pending).rejects.toThrow('Binance request was cancelled');
+    expect(Date.now() - started).toBeLessThan(500);
+  });
+});
+
+describe('aggregateCandles', () => {
+  const hour = 3_600_000;
+  const candle = (time: number, close: number): TCandle => ({ time, open: close - 1, high: close + 1, low: close - 2, close, volume: 1 });
+
+  it('merges into buckets: first open, last close, extremes, summed volume', () => {
+    const hours = [0, 1, 2, 3, 4, 5].map((n) => candle(n * hour, 100 + n));
+    expect(aggregateCandles(hours, 4 * hour)).toEqual([
+      { time: 0, open: 99, high: 104, low: 98, close: 103, volume: 4 },
+      { time: 4 * hour, open: 103, high: 106, low: 102, close: 105, volume: 2 },
+    ]);
+  });
+
+  it('drops a first bucket that misses its opening candle when asked', () => {
+    const hours = [2, 3, 4, 5].map((n) => candle(n * hour, 100 + n));
+    expect(aggregateCandles(hours, 4 * hour, 0, true).map((c) => c.time)).toEqual([4 * hour]);
+    expect(aggregateCandles(hours, 4 * hour).map((c) => c.time)).toEqual([0, 4 * hour]);
+  });
+
+  it('starts weeks on Monday', () => {
+    const day = 86_400_000;
+    const wednesday = Date.parse('2025-06-04T00:00:00Z');
+    const [week] = aggregateCandles([candle(wednesday, 1), candle(wednesday + day, 2)], 7 * day, WEEK_OFFSET_MS);
+    expect(new Date(week!.time).toISOString()).toBe('2025-06-02T00:00:00.000Z');
+  });
+});

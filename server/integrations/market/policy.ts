@@ -1,0 +1,206 @@
+import type { TCandle, TMarketSource } from '../../../contracts/market.ts';
+import { MarketDataError } from '../../modules/market/types.ts';
+
+/**
+ * What every market data provider shares: retries with exponential backoff for the failures
+ * that pass (429, 5xx, timeouts), an immediate failure for the ones that do not (unknown
+ * symbol, refused request), one readable message at the end, and aborts honoured even by
+ * clients that take no signal.
+ */
+
+export type RetryPolicy = {
+  /** Retries after the first attempt. */
+  retries: number;
+  /** One attempt's limit; an attempt still waiting then counts as a timeout. */
+  timeoutMs: number;
+  /** The first backoff; each retry doubles it (capped), with jitter. */
+  backoffMs: number;
+};
+
+/** The first backoff in production: 0.5 s, then about 1 s, 2 s, 4 s (capped at 8 s). */
+export const DEFAULT_BACKOFF_MS = 500;
+const MAX_BACKOFF_MS = 8_000;
+
+export type FailureKind = 'rate-limit' | 'unavailable' | 'timeout' | 'fatal';
+
+export type Failure = {
+  kind: FailureKind;
+  /** For 'fatal': the sentence the user reads. */
+  message?: string;
+  status?: number;
+  /** Provider text and error name for the log (never keys). */
+  cause: Record<string, unknown>;
+};
+
+/** A provider answered with an HTTP status we decide on ourselves (429, 418, 5xx, ...). */
+export class ProviderHttpError extends Error {
+  readonly status: number;
+  readonly body: string;
+
+  constructor(status: number, body: string) {
+    super(`HTTP ${status}: ${truncate(body)}`);
+    this.name = 'ProviderHttpError';
+    this.status = status;
+    this.body = body;
+  }
+}
+
+/** Classifies an HTTP status: 429/418 rate limiting, 5xx unavailable, anything else refused. */
+export function failureForStatus(status: number, body: string): Failure {
+  const cause = { status, body: truncate(body) };
+  if (status === 429 || status === 418) return { kind: 'rate-limit', status, cause };
+  if (status >= 500) return { kind: 'unavailable', status, cause };
+  return { kind: 'fatal', status, cause };
+}
+
+/** Thrown into an attempt whose time ran out (its reason, to tell it from the caller's abort). */
+class AttemptTimeout extends Error {
+  constructor() {
+    super('attempt timed out');
+    this.name = 'AttemptTimeout';
+  }
+}
+
+/**
+ * Runs `attempt` until it succeeds, fails for good, or the retries are spent. Each attempt gets
+ * a signal that aborts on the caller's abort or after `policy.timeoutMs`; an attempt that
+ * ignores it is raced, so the caller stops waiting anyway.
+ */
+export async function withRetries<T>(input: {
+  source: TMarketSource;
+  /** The provider's name in messages, e.g. 'Binance'. */
+  name: string;
+  policy: RetryPolicy;
+  /** When an attempt stops being waited for (default policy.timeoutMs). */
+  attemptTimeoutMs?: number;
+  signal: AbortSignal;
+  attempt: (signal: AbortSignal) => Promise<T>;
+  classify: (err: unknown) => Failure;
+  /** A random number in [0, 1) for the jitter (tests may pin it). */
+  random?: () => number;
+}): Promise<T> {
+  const { source, name, policy, signal } = input;
+  const random = input.random ?? Math.random;
+  let last: Failure | null = null;
+  for (let attempt = 0; attempt <= policy.retries; attempt++) {
+    if (attempt > 0) {
+      const delay = Math.min(MAX_BACKOFF_MS, policy.backoffMs * 2 ** (attempt - 1)) * (0.5 + random() / 2);
+      await sleep(delay, signal).catch(() => {
+        throw cancelled(source, name);
+      });
+    }
+    if (signal.aborted) throw cancelled(source, name);
+
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(() => controller.abort(new AttemptTimeout()), input.attemptTimeoutMs ?? policy.timeoutMs);
+    try {
+      return await raceAbort(input.attempt(controller.signal), controller.signal);
+    } catch (err) {
+      if (signal.aborted) throw cancelled(source, name);
+      last =
+        controller.signal.aborted && controller.signal.reason instanceof AttemptTimeout
+          ? { kind: 'timeout', cause: { error: 'attempt timed out' } }
+          : input.classify(err);
+      if (last.kind === 'fatal') {
+        throw new MarketDataError(source, last.message ?? `${name} refused the request`, { ...last.cause, attempts: attempt + 1 });
+      }
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+  throw finalError(source, name, last!, policy);
+}
+
+function finalError(source: TMarketSource, name: string, failure: Failure, policy: RetryPolicy): MarketDataError {
+  const retries = policy.retries === 0 ? 'no retries' : policy.retries === 1 ? '1 retry' : `${policy.retries} retries`;
+  const logCause = { ...failure.cause, kind: failure.kind, attempts: policy.retries + 1 };
+  if (failure.kind === 'rate-limit') {
+    return new MarketDataError(source, `${name} is rate limiting requests (${failure.status ?? 429}, ${retries})`, logCause);
+  }
+  if (failure.kind === 'timeout') {
+    return new MarketDataError(source, `${name} did not answer in ${seconds(policy.timeoutMs)} s (${retries})`, logCause);
+  }
+  const what = failure.status ? `is unavailable (HTTP ${failure.status}, ${retries})` : `could not be reached (${retries})`;
+  return new MarketDataError(source, `${name} ${what}`, logCause);
+}
+
+const cancelled = (source: TMarketSource, name: string) => new MarketDataError(source, `${name} request was cancelled`, { kind: 'aborted' });
+
+/** 10000 → '10', 250 → '0.25'. */
+const seconds = (ms: number) => String(Math.round(ms / 10) / 100);
+
+/** Settles as `promise`, or rejects with the signal's reason as soon as it aborts. */
+export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => {}); // the attempt goes on unobserved; its late failure is not ours
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      promise.catch(() => {});
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export function truncate(text: string, max = 300): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/** Weekly candles open on Monday 00:00 UTC (as on the exchanges and Yahoo); the epoch was a Thursday. */
+export const WEEK_OFFSET_MS = 4 * 86_400_000;
+
+/**
+ * Merges candles into larger ones (1h into 4h, 1d into 1w, ...): each bucket opens at
+ * `offsetMs` + a multiple of `bucketMs`. Input and output are oldest first. With
+ * `dropPartialFirst` (markets that trade around the clock), a first bucket whose opening
+ * candle is missing is dropped: its open would be wrong.
+ */
+export function aggregateCandles(candles: readonly TCandle[], bucketMs: number, offsetMs = 0, dropPartialFirst = false): TCandle[] {
+  const out: TCandle[] = [];
+  const bucketOf = (time: number) => Math.floor((time - offsetMs) / bucketMs) * bucketMs + offsetMs;
+  for (const c of candles) {
+    const time = bucketOf(c.time);
+    const current = out.at(-1);
+    if (current && current.time === time) {
+      current.high = Math.max(current.high, c.high);
+      current.low = Math.min(current.low, c.low);
+      current.close = c.close;
+      current.volume += c.volume;
+    } else {
+      out.push({ ...c, time });
+    }
+  }
+  const first = candles[0];
+  if (dropPartialFirst && first && bucketOf(first.time) !== first.time) out.shift();
+  return out;
+}

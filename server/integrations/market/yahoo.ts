@@ -1,0 +1,191 @@
+import type { FastifyBaseLogger as Logger } from 'fastify';
+import YahooFinance from 'yahoo-finance2';
+import { ExtendedCookieJar } from 'yahoo-finance2/lib/cookieJar';
+import { TIMEFRAME_MS, type TCandle, type TCandleTimeframe } from '../../../contracts/market.ts';
+import { MARKET_HOSTS, type MarketConfig } from '../../config.ts';
+import type { CandleSource } from '../../modules/market/types.ts';
+import { aggregateCandles, DEFAULT_BACKOFF_MS, failureForStatus, ProviderHttpError, truncate, withRetries, type Failure } from './policy.ts';
+
+/**
+ * Stock candles from Yahoo Finance's chart API through yahoo-finance2. Every request goes through
+ * our fetch: it refuses hosts other than Yahoo's, sends Yahoo's hosts to the configured base URL
+ * (a test fake), and turns a 429/5xx into an error we classify (the library would print the URL
+ * with console.error and throw a plain HTTPError).
+ *
+ * Note: yahoo-finance2 v4 calls the chart endpoint without the cookie/crumb handshake (only
+ * quote, quoteSummary, options and screener need it); if a module ever needs it, the library
+ * runs it through the same fetch, against the same fake.
+ */
+
+const NAME = 'Yahoo Finance';
+const DAY = 86_400_000;
+
+type YahooInterval = '1m' | '5m' | '15m' | '30m' | '60m' | '1d' | '1wk';
+
+/** Yahoo's interval for each of ours; 4h is not offered and is merged from 60m candles. */
+const INTERVALS: Record<TCandleTimeframe, { interval: YahooInterval; factor: number }> = {
+  '1m': { interval: '1m', factor: 1 },
+  '5m': { interval: '5m', factor: 1 },
+  '15m': { interval: '15m', factor: 1 },
+  '30m': { interval: '30m', factor: 1 },
+  '1h': { interval: '60m', factor: 1 },
+  '4h': { interval: '60m', factor: 4 },
+  '1d': { interval: '1d', factor: 1 },
+  '1w': { interval: '1wk', factor: 1 },
+};
+
+/** How far back Yahoo serves each interval (1m: 8 days per request; 2m–30m: 60 days; 60m: 730 days). */
+const MAX_LOOKBACK_DAYS: Partial<Record<YahooInterval, number>> = { '1m': 7, '5m': 59, '15m': 59, '30m': 59, '60m': 729 };
+
+export type YahooSourceOptions = {
+  logger?: Logger;
+  now?: () => Date;
+  /** The first retry's backoff (tests use a few ms). */
+  backoffMs?: number;
+};
+
+export function createYahooSource(config: MarketConfig, options: YahooSourceOptions = {}): CandleSource {
+  const now = options.now ?? (() => new Date());
+  const policy = { retries: config.retries, timeoutMs: config.timeoutMs, backoffMs: options.backoffMs ?? DEFAULT_BACKOFF_MS };
+  const yahoo = new YahooFinance({
+    fetch: yahooFetch(config.baseUrls.yahoo),
+    // Our own jar: the library's default one is shared by every instance in the process.
+    cookieJar: new ExtendedCookieJar(),
+    suppressNotices: ['yahooSurvey', 'ripHistorical'],
+    // On errors it would ask registry.npmjs.org whether a newer version exists.
+    versionCheck: false,
+    queue: { concurrency: 8 },
+    validation: { logErrors: false, logOptionsErrors: false },
+    logger: libraryLogger(options.logger),
+  });
+  // With validateResult false the library's typings have no overload; we check the shape ourselves,
+  // so a new or missing field in Yahoo's `meta` (which we do not use) cannot fail a run.
+  const chart = yahoo.chart.bind(yahoo) as unknown as (symbol: string, query: object, moduleOptions: object) => Promise<unknown>;
+
+  return {
+    id: 'yahoo',
+    async fetchCandles(request, signal) {
+      const { interval, factor } = INTERVALS[request.timeframe];
+      const end = now().getTime();
+      const period1 = lookbackStart(request.timeframe, interval, request.limit, end);
+      const raw = await withRetries({
+        source: 'yahoo',
+        name: NAME,
+        policy,
+        signal,
+        attempt: (attemptSignal) =>
+          chart(
+            request.symbol,
+            { period1: new Date(period1), period2: new Date(end), interval, includePrePost: false, return: 'object' },
+            { fetchOptions: { signal: attemptSignal }, validateResult: false },
+          ),
+        classify: (err) => classify(err, request.symbol),
+      });
+      let candles = toCandles(raw, request.timeframe);
+      if (factor > 1) candles = aggregateCandles(candles, TIMEFRAME_MS[request.timeframe]);
+      return candles.slice(-request.limit);
+    },
+  };
+}
+
+/**
+ * The start of the range that holds `limit` candles: markets trade 6.5 h a day, 5 days a week,
+ * so intraday ranges span several calendar days, plus slack for holidays.
+ */
+function lookbackStart(timeframe: TCandleTimeframe, interval: YahooInterval, limit: number, end: number): number {
+  let days: number;
+  if (timeframe === '1w') days = limit * 7 + 14;
+  else if (timeframe === '1d') days = Math.ceil((limit * 7) / 5) + 7;
+  else {
+    const perDay = timeframe === '4h' ? 2 : Math.ceil(390 / (TIMEFRAME_MS[timeframe] / 60_000));
+    days = Math.ceil(((Math.ceil(limit / perDay) + 1) * 7) / 5) + 4;
+  }
+  days = Math.min(days, MAX_LOOKBACK_DAYS[interval] ?? days);
+  // 4h buckets start on the 4h grid, so the first one is complete.
+  const grid = timeframe === '4h' ? TIMEFRAME_MS['4h'] : 60_000;
+  return Math.floor((end - days * DAY) / grid) * grid;
+}
+
+/** Yahoo's columns as candles, oldest first: halted minutes (nulls) dropped, daily and weekly times at 00:00 UTC. */
+function toCandles(raw: unknown, timeframe: TCandleTimeframe): TCandle[] {
+  const result = raw as { timestamp?: unknown; indicators?: { quote?: Array<Record<string, unknown>> } } | null;
+  const timestamps = Array.isArray(result?.timestamp) ? (result.timestamp as unknown[]) : [];
+  const quote = result?.indicators?.quote?.[0] ?? {};
+  const column = (name: string) => (Array.isArray(quote[name]) ? (quote[name] as unknown[]) : []);
+  const [open, high, low, close, volume] = ['open', 'high', 'low', 'close', 'volume'].map(column) as [unknown[], unknown[], unknown[], unknown[], unknown[]];
+  const daily = timeframe === '1d' || timeframe === '1w';
+  const byTime = new Map<number, TCandle>();
+  timestamps.forEach((ts, i) => {
+    const values = [ts, open[i], high[i], low[i], close[i]];
+    if (!values.every((v) => typeof v === 'number' && Number.isFinite(v))) return;
+    const seconds = ts as number;
+    const time = daily ? Math.floor((seconds * 1000) / DAY) * DAY : seconds * 1000;
+    const v = volume[i];
+    // A later row for the same time (Yahoo's live last row) replaces the earlier one.
+    byTime.set(time, { time, open: open[i] as number, high: high[i] as number, low: low[i] as number, close: close[i] as number, volume: typeof v === 'number' && Number.isFinite(v) ? v : 0 });
+  });
+  return [...byTime.values()].sort((a, b) => a.time - b.time);
+}
+
+const ALLOWED_HOSTS: readonly string[] = MARKET_HOSTS.yahoo;
+
+/**
+ * The fetch yahoo-finance2 uses: only Yahoo's fixed hosts over https, rewritten to `baseUrl`
+ * (keeping path and query) when one is configured. Redirects are never followed on our behalf
+ * (the crumb flow asks for 'manual' and reads them itself); an error status throws.
+ */
+export function yahooFetch(baseUrl: string | undefined): typeof fetch {
+  return async (input, init) => {
+    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+    if (url.protocol !== 'https:' || !ALLOWED_HOSTS.includes(url.hostname)) throw new HostNotAllowed(url.origin);
+    const target = baseUrl ? `${baseUrl}${url.pathname}${url.search}` : url.href;
+    const manual = init?.redirect === 'manual';
+    const response = await fetch(target, { ...init, redirect: 'manual' });
+    if (response.status >= 400 || (response.status >= 300 && !manual)) {
+      throw new ProviderHttpError(response.status, await response.text().catch(() => ''));
+    }
+    return response;
+  };
+}
+
+class HostNotAllowed extends Error {
+  constructor(origin: string) {
+    super(`refused to call ${origin}: not one of Yahoo's hosts`);
+    this.name = 'HostNotAllowed';
+  }
+}
+
+function classify(err: unknown, symbol: string): Failure {
+  if (err instanceof ProviderHttpError) {
+    const failure = failureForStatus(err.status, err.body);
+    if (failure.kind !== 'fatal') return failure;
+    const description = yahooErrorDescription(err.body);
+    if (err.status === 404) return { ...failure, message: `${NAME} does not know the symbol ${symbol}${description ? ` (${description})` : ''}` };
+    return { ...failure, message: `${NAME} refused the request (HTTP ${err.status}${description ? `: ${description}` : ''})` };
+  }
+  const error = err instanceof Error ? err : new Error(String(err));
+  const cause = { error: error.name, message: truncate(error.message) };
+  // Connection refused or reset: fetch's TypeError('fetch failed').
+  if (error instanceof TypeError && error.message === 'fetch failed') return { kind: 'unavailable', cause };
+  if (error instanceof HostNotAllowed) return { kind: 'fatal', message: `${NAME} is not reachable from here (host not allowed)`, cause };
+  // The library throws Yahoo's own { error: { description } } answers as plain errors.
+  return { kind: 'fatal', message: `${NAME} refused the request: ${truncate(error.message, 120)}`, cause };
+}
+
+/** Yahoo's error text: { chart: { error: { code, description } } } (or finance: ...). */
+function yahooErrorDescription(body: string): string | null {
+  try {
+    const parsed = JSON.parse(body) as Record<string, { error?: { description?: unknown } } | undefined>;
+    const description = Object.values(parsed)[0]?.error?.description;
+    return typeof description === 'string' ? truncate(description, 120) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** yahoo-finance2 logs through this: our logger at debug (warn for its errors), or nowhere. */
+function libraryLogger(logger: Logger | undefined) {
+  const debug = (...args: unknown[]) => logger?.debug({ yahooFinance2: args }, 'yahoo-finance2');
+  const warn = (...args: unknown[]) => logger?.warn({ yahooFinance2: args }, 'yahoo-finance2');
+  return { info: debug, debug, dir: debug, warn: debug, error: warn };
+}

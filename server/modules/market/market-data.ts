@@ -1,0 +1,111 @@
+import { setMaxListeners } from 'node:events';
+import type { FastifyBaseLogger as Logger } from 'fastify';
+import type { TCandle, TMarketSource } from '../../../contracts/market.ts';
+import type { MarketConfig } from '../../config.ts';
+import { createCcxtSource, exchangeSymbol, isExchangeSource } from '../../integrations/market/ccxt-exchange.ts';
+import { simulatedCandles } from '../../integrations/market/simulated.ts';
+import { createYahooSource } from '../../integrations/market/yahoo.ts';
+import { MarketDataError, type CandleRequest, type CandleSeries, type CandleSource, type MarketData } from './types.ts';
+
+export type MarketDataDeps = {
+  logger: Logger;
+  now?: () => Date;
+  /** The first retry's backoff in ms (tests use a few ms; production 500). */
+  backoffMs?: number;
+  /** ccxt's spacing between requests in ms instead of each exchange's own (tests only). */
+  rateLimitMs?: number;
+};
+
+type Entry = { limit: number; candles: Promise<TCandle[]> };
+
+/**
+ * Candles for the runtime. Yahoo serves stocks, ccxt the exchanges, and in simulated mode the
+ * generator serves everything (marked simulated, never touching the network).
+ *
+ * Within a tick (the runtime's dispatch minute) each (source, symbol, timeframe) is fetched once
+ * and shared, a failure included, so a thousand agents watching BTC/USDT on Binance make one
+ * request and a failing exchange is not hammered. Only the current and previous ticks are kept.
+ */
+export function createMarketData(config: MarketConfig, deps: MarketDataDeps): MarketData {
+  const now = deps.now ?? (() => new Date());
+  const sources = new Map<TMarketSource, CandleSource>();
+  // Tick → (source|symbol|timeframe → entry); Map order is arrival order, so the first tick is the oldest.
+  const ticks = new Map<string, Map<string, Entry>>();
+  const closing = new AbortController();
+  // Every in-flight fetch listens to it: hundreds at once are expected, not a leak.
+  setMaxListeners(0, closing.signal);
+
+  function sourceFor(source: TMarketSource): CandleSource | null {
+    let found = sources.get(source);
+    if (!found) {
+      if (source === 'yahoo') found = createYahooSource(config, { logger: deps.logger, now, backoffMs: deps.backoffMs });
+      else if (isExchangeSource(source)) found = createCcxtSource(source, config, { backoffMs: deps.backoffMs, rateLimitMs: deps.rateLimitMs });
+      else return null;
+      sources.set(source, found);
+    }
+    return found;
+  }
+
+  const simulatedFor = (source: TMarketSource) => config.mode === 'simulated' || source === 'simulated';
+
+  async function fetchCandles(request: CandleRequest, tick: string): Promise<TCandle[]> {
+    const { source, symbol, timeframe, limit } = request;
+    if (simulatedFor(source)) return simulatedCandles(source, symbol, timeframe, limit, now().getTime());
+    try {
+      const provider = sourceFor(source);
+      if (!provider) throw new MarketDataError(source, `No market data source for ${source}`);
+      return await provider.fetchCandles({ symbol, timeframe, limit }, closing.signal);
+    } catch (err) {
+      const error =
+        err instanceof MarketDataError
+          ? err
+          : new MarketDataError(source, `${source} market data failed`, { error: err instanceof Error ? err.name : 'unknown', message: err instanceof Error ? err.message : String(err) });
+      // Logged here, once per fetch, however many callers share it.
+      if (!closing.signal.aborted) deps.logger.warn({ source, symbol, timeframe, tick, limit, cause: error.logCause }, `market data: ${error.message}`);
+      throw error;
+    }
+  }
+
+  function entriesOf(tick: string): Map<string, Entry> {
+    let entries = ticks.get(tick);
+    if (!entries) {
+      entries = new Map();
+      ticks.set(tick, entries);
+      for (const old of ticks.keys()) {
+        if (ticks.size <= 2) break;
+        ticks.delete(old);
+      }
+    }
+    return entries;
+  }
+
+  return {
+    async getCandles(request, tick) {
+      if (closing.signal.aborted) throw new MarketDataError(request.source, 'Market data is shutting down');
+      const limit = Math.max(1, Math.floor(request.limit));
+      const entries = entriesOf(tick);
+      const key = `${request.source}|${request.symbol}|${request.timeframe}`;
+      let entry = entries.get(key);
+      // A caller wanting more candles than the shared fetch holds fetches again, for everyone after it.
+      if (!entry || entry.limit < limit) {
+        entry = { limit, candles: fetchCandles({ ...request, limit }, tick) };
+        entry.candles.catch(() => {}); // each caller awaits it; this only keeps an unawaited failure quiet
+        entries.set(key, entry);
+      }
+      const candles = await entry.candles;
+      return { ...request, limit, candles: candles.slice(-limit), simulated: simulatedFor(request.source) } satisfies CandleSeries;
+    },
+
+    cryptoSymbol(source, token) {
+      if (isExchangeSource(source)) return exchangeSymbol(source, token);
+      const upper = token.trim().toUpperCase();
+      if (source === 'yahoo') return upper.includes('-') ? upper : `${upper}-USD`;
+      return upper.includes('/') ? upper : `${upper}/USDT`;
+    },
+
+    async close() {
+      closing.abort();
+      ticks.clear();
+    },
+  };
+}

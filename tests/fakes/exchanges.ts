@@ -1,0 +1,673 @@
+/**
+ * Fake crypto exchanges for tests: ONE real HTTP server on 127.0.0.1 that speaks enough of
+ * each exchange's public REST API for ccxt to load its markets and fetch candles:
+ *
+ *   Binance   /binance   GET /api/v3/exchangeInfo, /api/v3/klines
+ *   Kraken    /kraken    GET /0/public/Assets, /0/public/AssetPairs, /0/public/OHLC
+ *   Coinbase  /coinbase  GET /currencies, /products, /products/{id}/candles   (Coinbase Exchange API)
+ *   KuCoin    /kucoin    GET /api/v3/currencies, /api/v2/symbols, /api/v1/market/candles
+ *   HTX       /htx       GET /v2/reference/currencies, /v1/common/symbols, /market/history/candles (or /kline)
+ *
+ * Markets: BTC, ETH and SOL against each exchange's usual quote (USDT on Binance, KuCoin and
+ * HTX; USD on Kraken and Coinbase), plus ETH/BTC on Binance. Candles are deterministic
+ * (`fakeCandle`: two sines around the asset's price plus a slow trend) over the requested range,
+ * the last one being the current (forming) candle.
+ *
+ * Faults per exchange, set at runtime: '429' and '500' answer that status in the exchange's
+ * error format; 'hang' never answers; 'flaky' picks 429, 500 or hang at random (seeded) with a
+ * given probability. `failNext(exchange, n, fault)` fails only the next n requests. Requests are
+ * recorded with their kind ('markets' for the market lists, 'candles', 'other').
+ *
+ * Standalone (for Playwright): `node tests/fakes/exchanges.ts` prints the env lines (KEY=value)
+ * that point the server at it. FAKE_EXCHANGES_PORT picks the port (default random). A separate
+ * process is steered over HTTP: POST /__control/fault {exchange, fault, probability?, seed?},
+ * POST /__control/fail-next {exchange, count, fault?}, GET /__control/requests, POST /__control/reset.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import type { TCandle } from '../../contracts/market.ts';
+
+export const FAKE_EXCHANGES = ['binance', 'coinbase', 'kraken', 'kucoin', 'htx'] as const;
+export type FakeExchange = (typeof FAKE_EXCHANGES)[number];
+
+export const FAKE_MARKET_FAULTS = ['none', '429', '500', 'hang', 'flaky'] as const;
+export type FakeMarketFault = (typeof FAKE_MARKET_FAULTS)[number];
+/** What one request suffers. */
+export type FakeFailure = '429' | '500' | 'hang';
+
+export type FakeExchangeRequest = {
+  exchange: FakeExchange;
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  kind: 'markets' | 'candles' | 'other';
+  /** What the fake did: the status it answered, or 'hang'. */
+  outcome: number | 'hang';
+  /** When it arrived (epoch ms). */
+  at: number;
+};
+
+export type FakeExchanges = {
+  /** Each exchange's base URL (the server's *_BASE_URL). */
+  baseUrls: Record<FakeExchange, string>;
+  /** BINANCE_BASE_URL, COINBASE_BASE_URL, KRAKEN_BASE_URL, KUCOIN_BASE_URL, HTX_BASE_URL. */
+  env: Record<string, string>;
+  setFault(exchange: FakeExchange, fault: FakeMarketFault, options?: { probability?: number; seed?: number }): void;
+  /** The next `count` requests to `exchange` fail with `fault`; later ones follow setFault. */
+  failNext(exchange: FakeExchange, count: number, fault?: FakeFailure): void;
+  requests(exchange?: FakeExchange): FakeExchangeRequest[];
+  reset(): void;
+  close(): Promise<void>;
+};
+
+// --- faults (shared with the Yahoo fake) ----------------------------------------------------
+
+export type FaultState = {
+  fault: FakeMarketFault;
+  probability: number;
+  random: () => number;
+  next: { fault: FakeFailure; remaining: number };
+};
+
+export function newFaultState(): FaultState {
+  return { fault: 'none', probability: 0.5, random: mulberry32(1), next: { fault: '429', remaining: 0 } };
+}
+
+export function setFaultState(state: FaultState, fault: FakeMarketFault, options: { probability?: number; seed?: number } = {}): void {
+  state.fault = fault;
+  state.probability = options.probability ?? 0.5;
+  state.random = mulberry32(options.seed ?? 1);
+}
+
+/** The failure this request suffers, if any (counting down a failNext first). */
+export function pickFailure(state: FaultState): FakeFailure | null {
+  if (state.next.remaining > 0) {
+    state.next.remaining--;
+    return state.next.fault;
+  }
+  if (state.fault === 'none') return null;
+  if (state.fault !== 'flaky') return state.fault;
+  if (state.random() >= state.probability) return null;
+  const failures: FakeFailure[] = ['429', '500', 'hang'];
+  return failures[Math.floor(state.random() * failures.length)]!;
+}
+
+/** A small seeded PRNG, so a flaky run can be replayed. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+// --- candles (shared with the Yahoo fake) ---------------------------------------------------
+
+const DAY = 86_400_000;
+/** Weekly candles open on Monday 00:00 UTC; the epoch was a Thursday. */
+const WEEK_OFFSET = 4 * DAY;
+
+/** Open time of the candle holding `time`. */
+export function candleOpen(time: number, intervalMs: number): number {
+  const offset = intervalMs === 7 * DAY ? WEEK_OFFSET : 0;
+  return Math.floor((time - offset) / intervalMs) * intervalMs + offset;
+}
+
+/** The asset's price level around `time`: two sines (one of them slow, the trend). */
+function level(base: number, time: number, intervalMs: number): number {
+  return base * (1 + 0.02 * Math.sin(time / (9 * intervalMs)) + 0.05 * Math.sin((2 * Math.PI * time) / (30 * DAY)));
+}
+
+const roundPrice = (p: number) => (p >= 1 ? Math.round(p * 100) / 100 : Math.round(p * 1e6) / 1e6);
+
+/** The fake's candle opening at `time` (a multiple of the interval) for an asset priced ~`base`. */
+export function fakeCandle(base: number, time: number, intervalMs: number): TCandle {
+  const open = roundPrice(level(base, time, intervalMs));
+  const close = roundPrice(level(base, time + intervalMs, intervalMs));
+  return {
+    time,
+    open,
+    high: roundPrice(Math.max(open, close) * 1.001),
+    low: roundPrice(Math.min(open, close) * 0.999),
+    close,
+    volume: Math.round((10 + 5 * (1 + Math.sin(time / intervalMs))) * 1000) / 1000,
+  };
+}
+
+/**
+ * Open times of the candles an exchange returns: from `start` forward (at most `limit`), or the
+ * last `limit` ending at `end`; never past the current candle.
+ */
+export function candleTimes(intervalMs: number, range: { start?: number; end?: number; limit: number }, now = Date.now()): number[] {
+  const last = candleOpen(Math.min(range.end ?? now, now), intervalMs);
+  const times: number[] = [];
+  if (range.start !== undefined) {
+    const first = candleOpen(range.start + intervalMs - 1, intervalMs);
+    for (let t = first; t <= last && times.length < range.limit; t += intervalMs) times.push(t);
+  } else {
+    for (let t = last, n = 0; n < range.limit; t -= intervalMs, n++) times.unshift(t);
+  }
+  return times;
+}
+
+// --- markets --------------------------------------------------------------------------------
+
+/** Price levels of the listed assets. */
+export const FAKE_PRICES: Record<string, number> = { BTC: 60_000, ETH: 3_000, SOL: 150 };
+const BASES = Object.keys(FAKE_PRICES);
+const KRAKEN_ASSETS: Record<string, { id: string; altname: string }> = {
+  BTC: { id: 'XXBT', altname: 'XBT' },
+  ETH: { id: 'XETH', altname: 'ETH' },
+  SOL: { id: 'SOL', altname: 'SOL' },
+  USD: { id: 'ZUSD', altname: 'USD' },
+};
+
+type Pair = { base: string; quote: string; price: number };
+const pairs = (quote: string): Pair[] => BASES.map((base) => ({ base, quote, price: FAKE_PRICES[base]! }));
+const PAIRS: Record<FakeExchange, Pair[]> = {
+  binance: [...pairs('USDT'), { base: 'ETH', quote: 'BTC', price: FAKE_PRICES.ETH! / FAKE_PRICES.BTC! }],
+  coinbase: pairs('USD'),
+  kraken: pairs('USD'),
+  kucoin: pairs('USDT'),
+  htx: pairs('USDT'),
+};
+
+const MINUTE = 60_000;
+const BINANCE_INTERVALS: Record<string, number> = { '1m': MINUTE, '5m': 5 * MINUTE, '15m': 15 * MINUTE, '30m': 30 * MINUTE, '1h': 60 * MINUTE, '4h': 240 * MINUTE, '1d': DAY, '1w': 7 * DAY };
+const KUCOIN_INTERVALS: Record<string, number> = { '1min': MINUTE, '5min': 5 * MINUTE, '15min': 15 * MINUTE, '30min': 30 * MINUTE, '1hour': 60 * MINUTE, '4hour': 240 * MINUTE, '1day': DAY, '1week': 7 * DAY };
+const HTX_INTERVALS: Record<string, number> = { '1min': MINUTE, '5min': 5 * MINUTE, '15min': 15 * MINUTE, '30min': 30 * MINUTE, '60min': 60 * MINUTE, '4hour': 240 * MINUTE, '1day': DAY, '1week': 7 * DAY };
+const COINBASE_GRANULARITIES = new Set([60, 300, 900, 3600, 21600, 86400]);
+const KRAKEN_MINUTES = new Set([1, 5, 15, 30, 60, 240, 1440, 10080, 21600]);
+
+// --- server ---------------------------------------------------------------------------------
+
+type State = { faults: Map<FakeExchange, FaultState>; requests: FakeExchangeRequest[] };
+
+export function fakeExchangeBaseUrls(root: string): Record<FakeExchange, string> {
+  return Object.fromEntries(FAKE_EXCHANGES.map((id) => [id, `${root}/${id}`])) as Record<FakeExchange, string>;
+}
+
+/** The server's environment for a fake at `root` (http://127.0.0.1:PORT). */
+export function fakeExchangesEnv(root: string): Record<string, string> {
+  const urls = fakeExchangeBaseUrls(root);
+  return {
+    BINANCE_BASE_URL: urls.binance,
+    COINBASE_BASE_URL: urls.coinbase,
+    KRAKEN_BASE_URL: urls.kraken,
+    KUCOIN_BASE_URL: urls.kucoin,
+    HTX_BASE_URL: urls.htx,
+  };
+}
+
+export async function startFakeExchanges(options: { port?: number } = {}): Promise<FakeExchanges> {
+  const state: State = { faults: new Map(FAKE_EXCHANGES.map((id) => [id, newFaultState()])), requests: [] };
+  const server = createServer((req, res) => {
+    handle(state, req, res).catch((err: unknown) => {
+      console.error('fake exchanges failed', err);
+      if (!res.headersSent) sendJson(res, 500, { error: 'fake failed' });
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    baseUrls: fakeExchangeBaseUrls(root),
+    env: fakeExchangesEnv(root),
+    setFault: (exchange, fault, faultOptions) => setFaultState(state.faults.get(exchange)!, fault, faultOptions),
+    failNext(exchange, count, fault = '429') {
+      state.faults.get(exchange)!.next = { fault, remaining: count };
+    },
+    requests: (exchange) => state.requests.filter((r) => !exchange || r.exchange === exchange),
+    reset: () => reset(state),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function reset(state: State): void {
+  for (const id of FAKE_EXCHANGES) state.faults.set(id, newFaultState());
+  state.requests.length = 0;
+}
+
+async function handle(state: State, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://fake');
+  if (url.pathname.startsWith('/__control/')) return control(state, url.pathname, await readJson(req), res);
+
+  const [, prefix = '', ...rest] = url.pathname.split('/');
+  const exchange = FAKE_EXCHANGES.find((id) => id === prefix);
+  if (!exchange) return sendJson(res, 404, { error: `fake: no exchange ${prefix}` });
+  const path = `/${rest.join('/')}`;
+  const query = Object.fromEntries(url.searchParams);
+  const record: FakeExchangeRequest = { exchange, method: req.method ?? 'GET', path, query, kind: kindOf(exchange, path), outcome: 200, at: Date.now() };
+  state.requests.push(record);
+
+  const failure = pickFailure(state.faults.get(exchange)!);
+  if (failure === 'hang') {
+    record.outcome = 'hang';
+    return; // never answers; close() or the client's timeout ends the socket
+  }
+  const answer = failure ? errorAnswer(exchange, Number(failure)) : route(exchange, path, query);
+  record.outcome = answer.status;
+  sendJson(res, answer.status, answer.body);
+}
+
+function kindOf(exchange: FakeExchange, path: string): FakeExchangeRequest['kind'] {
+  if (/klines|OHLC|candles|kline/.test(path)) return 'candles';
+  const lists: Record<FakeExchange, string[]> = {
+    binance: ['/api/v3/exchangeInfo'],
+    kraken: ['/0/public/Assets', '/0/public/AssetPairs'],
+    coinbase: ['/currencies', '/products'],
+    kucoin: ['/api/v3/currencies', '/api/v2/symbols'],
+    htx: ['/v2/reference/currencies', '/v1/common/symbols'],
+  };
+  return lists[exchange].includes(path) ? 'markets' : 'other';
+}
+
+type Answer = { status: number; body: unknown };
+
+/** A 429 or 5xx in the exchange's own error format. */
+function errorAnswer(exchange: FakeExchange, status: number): Answer {
+  const rateLimited = status === 429;
+  switch (exchange) {
+    case 'binance':
+      return { status, body: rateLimited ? { code: -1003, msg: 'Too many requests; current limit is 6000 request weight per 1 MINUTE.' } : { code: -1001, msg: 'Internal error; unable to process your request. Please try again.' } };
+    case 'kraken':
+      return { status, body: { error: [rateLimited ? 'EAPI:Rate limit exceeded' : 'EService:Unavailable'] } };
+    case 'coinbase':
+      return { status, body: { message: rateLimited ? 'Public rate limit exceeded' : 'Internal server error' } };
+    case 'kucoin':
+      return { status, body: { code: rateLimited ? '429000' : '500000', msg: rateLimited ? 'Too Many Requests' : 'Internal Server Error' } };
+    case 'htx':
+      return { status, body: { status: 'error', 'err-code': rateLimited ? 'too-many-request' : 'system-busy', 'err-msg': rateLimited ? 'Too many requests' : 'System busy' } };
+  }
+}
+
+function route(exchange: FakeExchange, path: string, query: Record<string, string>): Answer {
+  const handlers: Record<FakeExchange, (path: string, query: Record<string, string>) => Answer | null> = { binance, kraken, coinbase, kucoin, htx };
+  return handlers[exchange](path, query) ?? { status: 404, body: { error: `fake ${exchange}: no route ${path}` } };
+}
+
+const num = (value: string | undefined) => (value === undefined || value === '' ? undefined : Number(value));
+
+// --- Binance --------------------------------------------------------------------------------
+
+function binance(path: string, query: Record<string, string>): Answer | null {
+  if (path === '/api/v3/exchangeInfo') {
+    return {
+      status: 200,
+      body: {
+        timezone: 'UTC',
+        serverTime: Date.now(),
+        rateLimits: [{ rateLimitType: 'REQUEST_WEIGHT', interval: 'MINUTE', intervalNum: 1, limit: 6000 }],
+        exchangeFilters: [],
+        symbols: PAIRS.binance.map((p) => ({
+          symbol: `${p.base}${p.quote}`,
+          status: 'TRADING',
+          baseAsset: p.base,
+          baseAssetPrecision: 8,
+          quoteAsset: p.quote,
+          quotePrecision: 8,
+          quoteAssetPrecision: 8,
+          orderTypes: ['LIMIT', 'MARKET'],
+          icebergAllowed: true,
+          ocoAllowed: true,
+          isSpotTradingAllowed: true,
+          isMarginTradingAllowed: false,
+          filters: [
+            { filterType: 'PRICE_FILTER', minPrice: '0.00000100', maxPrice: '1000000.00000000', tickSize: '0.00000100' },
+            { filterType: 'LOT_SIZE', minQty: '0.00001000', maxQty: '9000.00000000', stepSize: '0.00001000' },
+          ],
+          permissions: [],
+          permissionSets: [['SPOT']],
+        })),
+      },
+    };
+  }
+  if (path === '/api/v3/klines') {
+    const pair = PAIRS.binance.find((p) => `${p.base}${p.quote}` === query.symbol);
+    if (!pair) return { status: 400, body: { code: -1121, msg: 'Invalid symbol.' } };
+    const interval = BINANCE_INTERVALS[query.interval ?? ''];
+    if (!interval) return { status: 400, body: { code: -1120, msg: 'Invalid interval.' } };
+    const limit = Math.min(num(query.limit) ?? 500, 1000);
+    const times = candleTimes(interval, { start: num(query.startTime), end: num(query.endTime), limit });
+    return {
+      status: 200,
+      body: times.map((t) => {
+        const c = fakeCandle(pair.price, t, interval);
+        return [t, String(c.open), String(c.high), String(c.low), String(c.close), String(c.volume), t + interval - 1, String(c.volume * c.close), 100, '0', '0', '0'];
+      }),
+    };
+  }
+  return null;
+}
+
+// --- Kraken ---------------------------------------------------------------------------------
+
+const krakenPairId = (p: Pair) => {
+  const base = KRAKEN_ASSETS[p.base]!;
+  const quote = KRAKEN_ASSETS[p.quote]!;
+  return base.id.length === 4 && quote.id.length === 4 ? `${base.id}${quote.id}` : `${base.altname}${quote.altname}`;
+};
+
+function kraken(path: string, query: Record<string, string>): Answer | null {
+  if (path === '/0/public/Assets') {
+    const result = Object.fromEntries(
+      Object.values(KRAKEN_ASSETS).map((a) => [a.id, { aclass: 'currency', altname: a.altname, decimals: 10, display_decimals: 5, collateral_value: 1, status: 'enabled' }]),
+    );
+    return { status: 200, body: { error: [], result } };
+  }
+  if (path === '/0/public/AssetPairs') {
+    const result = Object.fromEntries(
+      PAIRS.kraken.map((p) => {
+        const base = KRAKEN_ASSETS[p.base]!;
+        const quote = KRAKEN_ASSETS[p.quote]!;
+        return [
+          krakenPairId(p),
+          {
+            altname: `${base.altname}${quote.altname}`,
+            wsname: `${base.altname}/${quote.altname}`,
+            aclass_base: 'currency',
+            base: base.id,
+            aclass_quote: 'currency',
+            quote: quote.id,
+            lot: 'unit',
+            cost_decimals: 5,
+            pair_decimals: 1,
+            lot_decimals: 8,
+            lot_multiplier: 1,
+            leverage_buy: [],
+            leverage_sell: [],
+            fees: [[0, 0.4]],
+            fees_maker: [[0, 0.25]],
+            fee_volume_currency: 'ZUSD',
+            margin_call: 80,
+            margin_stop: 40,
+            ordermin: '0.0001',
+            costmin: '0.5',
+            tick_size: '0.1',
+            status: 'online',
+          },
+        ];
+      }),
+    );
+    return { status: 200, body: { error: [], result } };
+  }
+  if (path === '/0/public/OHLC') {
+    const pair = PAIRS.kraken.find((p) => krakenPairId(p) === query.pair || `${KRAKEN_ASSETS[p.base]!.altname}${KRAKEN_ASSETS[p.quote]!.altname}` === query.pair);
+    if (!pair) return { status: 200, body: { error: ['EQuery:Unknown asset pair'] } };
+    const minutes = num(query.interval) ?? 1;
+    if (!KRAKEN_MINUTES.has(minutes)) return { status: 200, body: { error: ['EGeneral:Invalid arguments'] } };
+    const interval = minutes * MINUTE;
+    // Kraken answers up to 720 candles after `since` (seconds), or the latest 720.
+    const since = num(query.since);
+    const times = candleTimes(interval, { start: since === undefined ? undefined : since * 1000, limit: 720 });
+    const rows = times.map((t) => {
+      const c = fakeCandle(pair.price, t, interval);
+      return [t / 1000, String(c.open), String(c.high), String(c.low), String(c.close), String(c.close), String(c.volume), 42];
+    });
+    return { status: 200, body: { error: [], result: { [krakenPairId(pair)]: rows, last: (times.at(-1) ?? 0) / 1000 } } };
+  }
+  return null;
+}
+
+// --- Coinbase Exchange ----------------------------------------------------------------------
+
+function coinbase(path: string, query: Record<string, string>): Answer | null {
+  if (path === '/currencies') {
+    const codes = [...BASES, 'USD'];
+    return {
+      status: 200,
+      body: codes.map((code) => ({
+        id: code,
+        name: code,
+        min_size: '0.00000001',
+        status: 'online',
+        message: '',
+        max_precision: code === 'USD' ? '0.01' : '0.00000001',
+        convertible_to: [],
+        details: { type: code === 'USD' ? 'fiat' : 'crypto', symbol: '', network_confirmations: 1, sort_order: 1, push_payment_methods: [], min_withdrawal_amount: 0.0001, max_withdrawal_amount: 1000 },
+        default_network: '',
+        supported_networks: [],
+      })),
+    };
+  }
+  if (path === '/products') {
+    return {
+      status: 200,
+      body: PAIRS.coinbase.map((p) => ({
+        id: `${p.base}-${p.quote}`,
+        base_currency: p.base,
+        quote_currency: p.quote,
+        quote_increment: '0.01',
+        base_increment: '0.00000001',
+        display_name: `${p.base}-${p.quote}`,
+        min_market_funds: '1',
+        margin_enabled: false,
+        post_only: false,
+        limit_only: false,
+        cancel_only: false,
+        status: 'online',
+        status_message: '',
+        trading_disabled: false,
+        fx_stablecoin: false,
+        max_slippage_percentage: '0.03',
+        auction_mode: false,
+      })),
+    };
+  }
+  const match = /^\/products\/([^/]+)\/candles$/.exec(path);
+  if (match) {
+    const pair = PAIRS.coinbase.find((p) => `${p.base}-${p.quote}` === match[1]);
+    if (!pair) return { status: 404, body: { message: 'NotFound' } };
+    const granularity = num(query.granularity) ?? 60;
+    if (!COINBASE_GRANULARITIES.has(granularity)) return { status: 400, body: { message: 'Unsupported granularity' } };
+    const interval = granularity * 1000;
+    const start = query.start ? Date.parse(query.start) : undefined;
+    const end = query.end ? Date.parse(query.end) : undefined;
+    const times = candleTimes(interval, { start, end, limit: 300 });
+    // Newest first: [time (s), low, high, open, close, volume].
+    return {
+      status: 200,
+      body: times.reverse().map((t) => {
+        const c = fakeCandle(pair.price, t, interval);
+        return [t / 1000, c.low, c.high, c.open, c.close, c.volume];
+      }),
+    };
+  }
+  return null;
+}
+
+// --- KuCoin ---------------------------------------------------------------------------------
+
+function kucoin(path: string, query: Record<string, string>): Answer | null {
+  if (path === '/api/v3/currencies') {
+    return {
+      status: 200,
+      body: {
+        code: '200000',
+        data: [...BASES, 'USDT'].map((code) => ({ currency: code, name: code, fullName: code, precision: 8, confirms: null, contractAddress: null, isMarginEnabled: false, isDebitEnabled: false, chains: [] })),
+      },
+    };
+  }
+  if (path === '/api/v2/symbols') {
+    return {
+      status: 200,
+      body: {
+        code: '200000',
+        data: PAIRS.kucoin.map((p) => ({
+          symbol: `${p.base}-${p.quote}`,
+          name: `${p.base}-${p.quote}`,
+          baseCurrency: p.base,
+          quoteCurrency: p.quote,
+          feeCurrency: p.quote,
+          market: 'USDS',
+          baseMinSize: '0.00001',
+          quoteMinSize: '0.1',
+          baseMaxSize: '10000000000',
+          quoteMaxSize: '99999999',
+          baseIncrement: '0.00000001',
+          quoteIncrement: '0.000001',
+          priceIncrement: '0.1',
+          priceLimitRate: '0.1',
+          minFunds: '0.1',
+          isMarginEnabled: false,
+          enableTrading: true,
+          feeCategory: 1,
+          makerFeeCoefficient: '1.00',
+          takerFeeCoefficient: '1.00',
+          st: false,
+        })),
+      },
+    };
+  }
+  if (path === '/api/v1/market/candles') {
+    const pair = PAIRS.kucoin.find((p) => `${p.base}-${p.quote}` === query.symbol);
+    if (!pair) return { status: 200, body: { code: '400100', msg: 'This pair is not provided at present' } };
+    const interval = KUCOIN_INTERVALS[query.type ?? ''];
+    if (!interval) return { status: 200, body: { code: '400100', msg: 'Unsupported type' } };
+    const startAt = num(query.startAt);
+    const endAt = num(query.endAt);
+    const times = candleTimes(interval, { start: startAt === undefined ? undefined : startAt * 1000, end: endAt === undefined ? undefined : endAt * 1000, limit: 1500 });
+    // Newest first: [time (s), open, close, high, low, volume, turnover], all strings.
+    return {
+      status: 200,
+      body: {
+        code: '200000',
+        data: times.reverse().map((t) => {
+          const c = fakeCandle(pair.price, t, interval);
+          return [String(t / 1000), String(c.open), String(c.close), String(c.high), String(c.low), String(c.volume), String(c.volume * c.close)];
+        }),
+      },
+    };
+  }
+  return null;
+}
+
+// --- HTX ------------------------------------------------------------------------------------
+
+function htx(path: string, query: Record<string, string>): Answer | null {
+  if (path === '/v2/reference/currencies') {
+    return {
+      status: 200,
+      body: {
+        code: 200,
+        data: [...BASES, 'USDT'].map((code) => ({ currency: code.toLowerCase(), assetType: 1, chains: [], instStatus: 'normal' })),
+      },
+    };
+  }
+  if (path === '/v1/common/symbols') {
+    return {
+      status: 200,
+      body: {
+        status: 'ok',
+        data: PAIRS.htx.map((p) => ({
+          'base-currency': p.base.toLowerCase(),
+          'quote-currency': p.quote.toLowerCase(),
+          'price-precision': 2,
+          'amount-precision': 6,
+          'symbol-partition': 'main',
+          symbol: `${p.base}${p.quote}`.toLowerCase(),
+          state: 'online',
+          'value-precision': 8,
+          'min-order-amt': 0.0001,
+          'max-order-amt': 1000,
+          'min-order-value': 5,
+          'limit-order-min-order-amt': 0.0001,
+          'limit-order-max-order-amt': 1000,
+          'sell-market-min-order-amt': 0.0001,
+          'sell-market-max-order-amt': 100,
+          'buy-market-max-order-value': 1000000,
+          'leverage-ratio': 0,
+          'super-margin-leverage-ratio': 0,
+          'funding-leverage-ratio': 0,
+          'api-trading': 'enabled',
+        })),
+      },
+    };
+  }
+  if (path === '/market/history/candles' || path === '/market/history/kline') {
+    const pair = PAIRS.htx.find((p) => `${p.base}${p.quote}`.toLowerCase() === query.symbol);
+    if (!pair) return { status: 200, body: { status: 'error', 'err-code': 'invalid-parameter', 'err-msg': 'invalid symbol' } };
+    const interval = HTX_INTERVALS[query.period ?? ''];
+    if (!interval) return { status: 200, body: { status: 'error', 'err-code': 'invalid-parameter', 'err-msg': 'invalid period' } };
+    const times = candleTimes(interval, { limit: Math.min(num(query.size) ?? 150, 2000) });
+    // Newest first; `id` is the open time in seconds.
+    return {
+      status: 200,
+      body: {
+        ch: `market.${query.symbol}.kline.${query.period}`,
+        status: 'ok',
+        ts: Date.now(),
+        data: times.reverse().map((t) => {
+          const c = fakeCandle(pair.price, t, interval);
+          return { id: t / 1000, open: c.open, close: c.close, low: c.low, high: c.high, amount: c.volume, vol: c.volume * c.close, count: 42 };
+        }),
+      },
+    };
+  }
+  return null;
+}
+
+// --- plumbing -------------------------------------------------------------------------------
+
+function control(state: State, path: string, body: Record<string, unknown>, res: ServerResponse): void {
+  const exchange = FAKE_EXCHANGES.find((id) => id === body.exchange);
+  if (path === '/__control/fault') {
+    const fault = FAKE_MARKET_FAULTS.find((f) => f === body.fault);
+    if (!exchange || !fault) return sendJson(res, 400, { error: 'exchange or fault unknown' });
+    setFaultState(state.faults.get(exchange)!, fault, { probability: num(String(body.probability ?? '')), seed: num(String(body.seed ?? '')) });
+    return sendJson(res, 200, { ok: true });
+  }
+  if (path === '/__control/fail-next') {
+    const fault = (['429', '500', 'hang'] as const).find((f) => f === (body.fault ?? '429'));
+    const count = Number(body.count);
+    if (!exchange || !fault || !Number.isInteger(count) || count < 0) return sendJson(res, 400, { error: 'exchange, count or fault invalid' });
+    state.faults.get(exchange)!.next = { fault, remaining: count };
+    return sendJson(res, 200, { ok: true });
+  }
+  if (path === '/__control/requests') return sendJson(res, 200, { requests: state.requests });
+  if (path === '/__control/reset') {
+    reset(state);
+    return sendJson(res, 200, { ok: true });
+  }
+  sendJson(res, 404, { error: 'unknown control' });
+}
+
+export async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (!text) return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+const runDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (runDirectly) {
+  const fake = await startFakeExchanges({ port: Number(process.env.FAKE_EXCHANGES_PORT ?? 0) });
+  for (const [key, value] of Object.entries(fake.env)) console.log(`${key}=${value}`);
+  const stop = () => void fake.close().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
