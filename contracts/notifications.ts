@@ -28,7 +28,14 @@ export type TSettings = { alertEmail: string | null; timeZone: string | null; si
 
 export const ZUpdateSettings = z
   .object({
-    alertEmail: z.union([ZEmail, z.literal('').transform(() => null), z.null()]),
+    // zod reports a failed union as 'Invalid input'; name the email rule that failed instead.
+    alertEmail: z.union([ZEmail, z.literal('').transform(() => null), z.null()], {
+      error: (issue) =>
+        issue.code === 'invalid_union'
+          ? (issue.errors.flat().find((i) => i.code !== 'invalid_type' && i.code !== 'invalid_value')?.message ??
+            'Enter an email address, or leave it empty to use your sign-in email')
+          : undefined,
+    }),
     timeZone: z
       .string()
       .min(1)

@@ -14,6 +14,7 @@ import './lib/http/types.ts';
 import { articlePageResolver } from './modules/articles/article-pages.ts';
 import { agentsRoutes } from './modules/agents/agents.routes.ts';
 import { createAgentsService } from './modules/agents/agents.service.ts';
+import type { JobQueue } from './modules/runtime/job-queue.ts';
 import { articlesRoutes } from './modules/articles/articles.routes.ts';
 import { feedsRoutes } from './modules/articles/feeds.routes.ts';
 import { createArticlesService } from './modules/articles/articles.service.ts';
@@ -24,6 +25,11 @@ import { chatRoutes } from './modules/chat/chat.routes.ts';
 import { createChatService } from './modules/chat/chat.service.ts';
 import { googleAuthRoutes } from './modules/auth/google.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
+import { createMailer } from './integrations/email/mailer.ts';
+import { notificationsRoutes } from './modules/notifications/notifications.routes.ts';
+import { createNotificationsService, type NotificationsService } from './modules/notifications/notifications.service.ts';
+import { settingsRoutes } from './modules/settings/settings.routes.ts';
+import { createSettingsService } from './modules/settings/settings.service.ts';
 import { usersRoutes } from './modules/users/users.routes.ts';
 import { createUsersService } from './modules/users/users.service.ts';
 
@@ -38,10 +44,26 @@ export type AppDeps = {
   /** Injected so tests can move time past session limits. */
   now?: Clock;
   clientDir?: string;
+  /** The job queue (pg-boss): run-now and alert emails are queued on it. */
+  jobs: JobQueue;
+  /**
+   * Hands an alert's email to whatever delivers it, which calls
+   * `app.notifications.deliverEmail(id, attempt)`. The agents runtime passes a job queue with
+   * retries; without one, each email is tried once, in the background of the alerting call.
+   */
+  enqueueEmail?: (notificationId: string) => Promise<void>;
 };
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Alerts and their emails, for the agents runtime: applyAlerts after a run, deliverEmail in
+     * the email job. */
+    notifications: NotificationsService;
+  }
+}
+
 /** Builds the whole HTTP app without listening; tests drive it with `app.inject()`. */
-export async function buildApp({ config, database, logger, now = () => new Date(), clientDir = defaultClientDir }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, database, logger, now = () => new Date(), clientDir = defaultClientDir, jobs, enqueueEmail }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -70,8 +92,19 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   const articles = createArticlesService({ db });
   await app.register(articlesRoutes, { articles });
   await app.register(feedsRoutes, { articles, publicUrl: config.publicUrl, siteName: config.siteName });
-  await app.register(agentsRoutes, { agents: createAgentsService({ db, now }) });
+  await app.register(agentsRoutes, { agents: createAgentsService({ db, jobs, now }) });
   await app.register(chatRoutes, { chat: createChatService({ db, config: config.chat, now }) });
+  const notifications = createNotificationsService({
+    db,
+    mailer: createMailer(config.email, logger),
+    enqueueEmail: enqueueEmail ?? deliverInBackground(app, () => notifications),
+    logger,
+    publicUrl: config.publicUrl,
+    now,
+  });
+  app.decorate('notifications', notifications);
+  await app.register(notificationsRoutes, { notifications });
+  await app.register(settingsRoutes, { settings: createSettingsService({ db }) });
   await registerClientApp(app, clientDir, publicConfig(config), [articlePageResolver(articles, config.publicUrl, config.siteName)]);
 
   const purge = setInterval(() => {
@@ -81,4 +114,22 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   app.addHook('onClose', async () => clearInterval(purge));
 
   return app;
+}
+
+/**
+ * The default enqueueEmail: one attempt, started at once and not awaited, so alerting never
+ * waits on SMTP. Closing the app waits for the attempts in flight (they use the database).
+ */
+function deliverInBackground(app: FastifyInstance, service: () => NotificationsService): (notificationId: string) => Promise<void> {
+  const inFlight = new Set<Promise<void>>();
+  app.addHook('onClose', async () => {
+    await Promise.allSettled(inFlight);
+  });
+  return async (notificationId) => {
+    const attempt = service()
+      .deliverEmail(notificationId, { number: 1, last: true })
+      .catch((err: unknown) => app.log.error({ err, notificationId }, 'alert email delivery failed'))
+      .finally(() => inFlight.delete(attempt));
+    inFlight.add(attempt);
+  };
 }

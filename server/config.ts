@@ -133,6 +133,7 @@ const ZEnv = z.object({
   SMTP_URL: z.preprocess(emptyToUndefined, z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional()),
   SMTP_FROM: z.preprocess(emptyToUndefined, ZEmail.optional()),
   EMAIL_RETRIES: positiveInt(5, 0),
+  EMAIL_RETRY_DELAY_SECONDS: positiveInt(5, 1),
   RUN_WORKERS: z.preprocess(emptyToUndefined, z.enum(['true', 'false', '1', '0']).default('true').transform((v) => v === 'true' || v === '1')),
   WORKER_CONCURRENCY: positiveInt(16),
   RUN_LEASE_SECONDS: positiveInt(30, 2),
@@ -184,6 +185,8 @@ export type EmailConfig = {
   smtpUrl: string | null;
   from: string;
   retries: number;
+  /** First wait before a retry; it doubles each time (with jitter), up to 10 minutes. */
+  retryDelaySeconds: number;
 };
 
 export type RuntimeConfig = {
@@ -316,6 +319,7 @@ export function loadConfig(
       smtpUrl: e.SMTP_URL ?? null,
       from: e.SMTP_FROM ?? `alerts@${new URL(publicUrl).hostname}`,
       retries: e.EMAIL_RETRIES,
+      retryDelaySeconds: e.EMAIL_RETRY_DELAY_SECONDS,
     },
     runtime: {
       runWorkers: e.RUN_WORKERS,

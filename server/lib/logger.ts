@@ -14,6 +14,8 @@ export const REDACTED_PATHS = [
   '*.clientSecret',
   '*.apiKey',
   '*.sessionSecret',
+  '*.smtpUrl',
+  '*.api_key',
 ];
 
 export function loggerOptions(level: string): LoggerOptions {

@@ -1,0 +1,108 @@
+import { and, count, desc, eq, isNull, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.ts';
+import { alertStates, notifications, users } from '../../db/schema.ts';
+
+export type NotificationRow = typeof notifications.$inferSelect;
+export type NewNotification = Pick<
+  typeof notifications.$inferInsert,
+  'userId' | 'agentId' | 'runId' | 'agentName' | 'market' | 'thresholdType' | 'title' | 'message' | 'emailStatus' | 'readAt' | 'createdAt'
+>;
+export type EmailStatus = NotificationRow['emailStatus'];
+export type AlertKey = { agentId: string; market: string; thresholdType: string };
+
+/** Any connection or transaction: repo functions run inside the caller's transaction. */
+type Tx = Pick<Db, 'select' | 'insert' | 'update' | 'delete'>;
+
+// Every read and write of a user's notifications is scoped by user: another user's
+// notification is indistinguishable from a missing one.
+const owned = (id: string, userId: string) => and(eq(notifications.id, id), eq(notifications.userId, userId));
+const alertKey = (key: AlertKey) =>
+  and(eq(alertStates.agentId, key.agentId), eq(alertStates.market, key.market), eq(alertStates.thresholdType, key.thresholdType));
+
+/**
+ * Marks a condition as firing. True only for the caller that inserted the row: a concurrent
+ * transaction inserting the same key waits for this one and then finds the conflict.
+ */
+export async function startAlert(db: Tx, key: AlertKey, since: Date): Promise<boolean> {
+  const inserted = await db.insert(alertStates).values({ ...key, since }).onConflictDoNothing().returning({ agentId: alertStates.agentId });
+  return inserted.length > 0;
+}
+
+/** The condition cleared: its next firing alerts again. */
+export async function clearAlert(db: Tx, key: AlertKey): Promise<void> {
+  await db.delete(alertStates).where(alertKey(key));
+}
+
+export async function insertNotification(db: Tx, values: NewNotification): Promise<NotificationRow> {
+  const [row] = await db.insert(notifications).values(values).returning();
+  return row!;
+}
+
+/** The user's latest notifications, newest first (the (user_id, created_at desc) index). */
+export async function listNotifications(db: Tx, userId: string, limit: number): Promise<NotificationRow[]> {
+  return db
+    .select()
+    .from(notifications)
+    .where(eq(notifications.userId, userId))
+    .orderBy(desc(notifications.createdAt), desc(notifications.id))
+    .limit(limit);
+}
+
+/** Unread notifications of the user, all of them (the partial unread index). */
+export async function countUnread(db: Tx, userId: string): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(notifications)
+    .where(and(eq(notifications.userId, userId), isNull(notifications.readAt)));
+  return row?.n ?? 0;
+}
+
+/** Marks one notification read, keeping the first read time; undefined when it is not the user's. */
+export async function markNotificationRead(db: Tx, userId: string, id: string, at: Date): Promise<NotificationRow | undefined> {
+  const [row] = await db
+    .update(notifications)
+    .set({ readAt: sql`coalesce(${notifications.readAt}, ${at.toISOString()}::timestamptz)` })
+    .where(owned(id, userId))
+    .returning();
+  return row;
+}
+
+export async function markAllNotificationsRead(db: Tx, userId: string, at: Date): Promise<void> {
+  await db
+    .update(notifications)
+    .set({ readAt: at })
+    .where(and(eq(notifications.userId, userId), isNull(notifications.readAt)));
+}
+
+export type EmailTarget = NotificationRow & { alertEmail: string | null; signInEmail: string; timeZone: string | null };
+
+/** A notification with where its email goes and the time zone to write its time in. */
+export async function findEmailTarget(db: Tx, id: string): Promise<EmailTarget | undefined> {
+  const [row] = await db
+    .select({ notification: notifications, alertEmail: users.alertEmail, signInEmail: users.email, timeZone: users.timeZone })
+    .from(notifications)
+    .innerJoin(users, eq(users.id, notifications.userId))
+    .where(eq(notifications.id, id));
+  return row ? { ...row.notification, alertEmail: row.alertEmail, signInEmail: row.signInEmail, timeZone: row.timeZone } : undefined;
+}
+
+/**
+ * Records how an email went. `attempted` counts one more delivery attempt; a queueing failure
+ * is not an attempt.
+ */
+export async function recordEmailOutcome(
+  db: Tx,
+  id: string,
+  outcome: { status: EmailStatus; error: string | null; attempted: boolean },
+): Promise<NotificationRow | undefined> {
+  const [row] = await db
+    .update(notifications)
+    .set({
+      emailStatus: outcome.status,
+      emailError: outcome.error,
+      ...(outcome.attempted ? { emailAttempts: sql`${notifications.emailAttempts} + 1` } : {}),
+    })
+    .where(eq(notifications.id, id))
+    .returning();
+  return row;
+}
