@@ -2,14 +2,16 @@
 // once: two cores) and prints a summary table. Benchmarks report; tests assert: the exit code
 // is 0 even when a target is missed (it is 1 only when a benchmark could not run).
 import { parseArgs } from 'node:util';
+import agentsScale from './agents-scale.ts';
 import articlePage from './article-page.ts';
 import articlesRead from './articles-read.ts';
 import chat from './chat.ts';
+import indicators from './indicators.ts';
 import serverMemory from './server-memory.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
 /** The registry: add a module exporting a Benchmark and list it here. */
-const BENCHMARKS: Benchmark[] = [articlesRead, articlePage, serverMemory, chat];
+const BENCHMARKS: Benchmark[] = [articlesRead, articlePage, serverMemory, chat, indicators, agentsScale];
 
 const { values, positionals } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, list: { type: 'boolean', default: false } },

@@ -4,6 +4,8 @@ import pino from 'pino';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/client.ts';
+import { startJobQueue } from './modules/runtime/job-queue.ts';
+import { startWorkers } from './modules/runtime/workers.ts';
 import { loggerOptions } from './lib/logger.ts';
 
 const SHUTDOWN_DEADLINE_MS = 10_000;
@@ -21,7 +23,11 @@ async function main(): Promise<void> {
   }
   const logger = pino(loggerOptions(config.logLevel));
   const database = await openDatabase(config.database, logger);
-  const app = await buildApp({ config, database, logger });
+  const jobs = await startJobQueue(database, { logger, email: config.email, supervise: config.runtime.runWorkers });
+  const app = await buildApp({ config, database, logger, jobs, enqueueEmail: jobs.enqueueEmail });
+  // Embedded (PGlite) always runs its agents here; with PostgreSQL, RUN_WORKERS=false leaves
+  // them to `npm run worker` processes.
+  const workers = config.runtime.runWorkers ? await startWorkers({ config, database, jobs, logger }) : null;
 
   let closing = false;
   const shutdown = (signal: string) => {
@@ -35,6 +41,8 @@ async function main(): Promise<void> {
     deadline.unref();
     app
       .close()
+      .then(() => workers?.stop())
+      .then(() => jobs.stop())
       .then(() => database.close())
       .then(() => {
         logger.info('shut down cleanly');

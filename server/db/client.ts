@@ -22,6 +22,10 @@ export type Database = {
   close(): Promise<void>;
   /** PGlite only: the migrated database as a dump, for OpenOptions.pgliteTemplate. */
   dumpTemplate?: () => Promise<Blob>;
+  /** PGlite only: the instance itself, which the job queue shares (one connection per process). */
+  pglite?: PGlite;
+  /** PostgreSQL only: the connection string, for the job queue's own small pool. */
+  url?: string;
 };
 
 const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url));
@@ -54,6 +58,7 @@ export async function openDatabase(database: Config['database'], logger: Logger,
       ping: async () => void (await client.query('select 1')),
       close: () => client.close(),
       dumpTemplate: () => client.dumpDataDir('none'),
+      pglite: client,
     };
   }
 
@@ -81,5 +86,6 @@ export async function openDatabase(database: Config['database'], logger: Logger,
     kind: 'postgres',
     ping: async () => void (await db.execute(sql`select 1`)),
     close: () => pool.end(),
+    url: database.url,
   };
 }

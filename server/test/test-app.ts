@@ -5,15 +5,20 @@ import pino from 'pino';
 import { buildApp } from '../app.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/client.ts';
+import { startJobQueue, type JobQueue } from '../modules/runtime/job-queue.ts';
 
 export const TEST_ORIGIN = 'http://localhost:3000';
 
 export type TestApp = {
   app: FastifyInstance;
   database: Database;
+  /** The app's job queue (pg-boss): tests start workers on it with startRuntime. */
+  jobs: JobQueue;
   config: Config;
-  /** Moves the app's clock (sessions) forward. */
+  /** Moves the app's clock (sessions, schedules) forward. */
   advanceTime(ms: number): void;
+  /** The app's clock: real time plus whatever advanceTime added. */
+  now(): Date;
   /** Signs in through the local sign-in route and returns the session cookie header. */
   signIn(email: string, name?: string): Promise<string>;
   /** inject() with our Origin on state-changing requests unless the test sets its own. */
@@ -37,12 +42,15 @@ export async function createTestApp(
   const database = await openDatabase(config.database, logger, {
     pgliteTemplate: config.database.kind === 'pglite' ? await migratedTemplate() : undefined,
   });
+  const jobs = await startJobQueue(database, { logger, email: config.email, supervise: false });
   let offset = 0;
+  const now = () => new Date(Date.now() + offset);
   const app = await buildApp({
     config,
     database,
     logger,
-    now: () => new Date(Date.now() + offset),
+    jobs,
+    now,
     clientDir: options.clientDir ?? '/nonexistent-client-dir',
   });
   await app.ready();
@@ -58,10 +66,12 @@ export async function createTestApp(
   return {
     app,
     database,
+    jobs,
     config,
     advanceTime: (ms) => {
       offset += ms;
     },
+    now,
     request,
     async signIn(email, name = email.split('@')[0]!) {
       const res = await request({ method: 'POST', url: '/api/auth/local/login', payload: { email, name } });
@@ -71,6 +81,7 @@ export async function createTestApp(
     },
     async close() {
       await app.close();
+      await jobs.stop();
       await database.close();
       await postgres?.drop();
     },
@@ -82,7 +93,10 @@ let template: Promise<Blob> | undefined;
 /** One migrated PGlite per test worker, dumped once; each test app starts from a copy. */
 function migratedTemplate(): Promise<Blob> {
   template ??= (async () => {
-    const database = await openDatabase({ kind: 'pglite', dataDir: null }, pino({ level: 'silent' }));
+    const logger = pino({ level: 'silent' });
+    const database = await openDatabase({ kind: 'pglite', dataDir: null }, logger);
+    // pg-boss's schema too, so each test app starts with its tables in place.
+    await (await startJobQueue(database, { logger, email: { retries: 0, retryDelaySeconds: 1 }, supervise: false })).stop();
     const dump = await database.dumpTemplate!();
     await database.close();
     return dump;

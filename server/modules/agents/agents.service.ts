@@ -17,7 +17,9 @@ import {
 import { computeNextRunAt } from './schedule.ts';
 import { validateAgentConfig } from './validate-config.ts';
 
-export type AgentsServiceDeps = { db: Db; now?: () => Date };
+/** Queues run jobs inside the caller's transaction (the runtime's job queue). */
+export type RunEnqueuer = { enqueueRuns(tx: Db, runIds: readonly number[]): Promise<void> };
+export type AgentsServiceDeps = { db: Db; jobs: RunEnqueuer; now?: () => Date };
 /** Who is asking: the session's user, and SPEC's optional `googleId`s from the query and body. */
 export type Caller = { user: Pick<SessionUser, 'id' | 'provider' | 'subject'>; googleIds: ReadonlyArray<string | undefined> };
 
@@ -69,7 +71,7 @@ function assertFitsTemplate(templateId: string, config: TAgentConfig): void {
   if (problems.length > 0) throw new AppError('BAD_REQUEST', 'Invalid request', problems);
 }
 
-export function createAgentsService({ db, now = () => new Date() }: AgentsServiceDeps) {
+export function createAgentsService({ db, jobs, now = () => new Date() }: AgentsServiceDeps) {
   /** The caller's agent, or 404 whether it is missing or someone else's (no existence leak). */
   async function owned(caller: Caller, id: string): Promise<AgentRow> {
     assertOwnGoogleId(caller);
@@ -132,12 +134,16 @@ export function createAgentsService({ db, now = () => new Date() }: AgentsServic
   }
 
   /**
-   * Run now, whatever the status (an admin may test a paused agent): queued for the runtime,
-   * with no schedule slot, so it never collides with a scheduled run.
+   * Run now, whatever the status (an admin may test a paused agent): a queued run with no
+   * schedule slot (so it never collides with a scheduled one) and its job, in one transaction.
    */
   async function runNow(caller: Caller, id: string): Promise<{ runId: number }> {
     const agent = await owned(caller, id);
-    const run = await queueRun(db, agent.id);
+    const run = await db.transaction(async (tx) => {
+      const queued = await queueRun(tx, agent.id);
+      if (queued) await jobs.enqueueRuns(tx, [queued.id]);
+      return queued;
+    });
     if (!run) throw new AppError('NOT_FOUND', NOT_FOUND); // deleted meanwhile
     return { runId: run.id };
   }

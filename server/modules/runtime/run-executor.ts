@@ -1,0 +1,221 @@
+import type { FastifyBaseLogger as Logger } from 'fastify';
+import { findTemplate, type TAgentConfig } from '../../../contracts/agents.ts';
+import { EXCHANGE_SOURCES, TEMPLATE_TIMEFRAMES, type TCandleTimeframe, type TMarketResult, type TMarketSource, type TRunAlert, type TRunResult } from '../../../contracts/market.ts';
+import type { Db } from '../../db/client.ts';
+import { MarketDataError, type MarketData, type OnChainSource } from '../market/types.ts';
+import { candlesNeeded, evaluateMarket, performanceSince, type OnChainInput, type ThresholdCondition } from './evaluate.ts';
+import { extendLeases, findRunAgent, finishRun, previousPrices, recordAgentRun, startRun, type RunAgent } from './runtime.repo.ts';
+
+/** What the runtime needs from the notifications module (dedupe, in-app rows, emails). */
+export type AlertSink = {
+  applyAlerts(input: {
+    userId: string;
+    agentId: string;
+    agentName: string;
+    runId: number;
+    emailEnabled: boolean;
+    inAppEnabled: boolean;
+    conditions: Array<{ market: string; thresholdType: string; firing: boolean; title: string; message: string }>;
+  }): Promise<unknown>;
+};
+
+export type RunExecutorDeps = {
+  db: Db;
+  marketData: MarketData;
+  onChain: OnChainSource | null;
+  alerts: AlertSink;
+  logger: Logger;
+  now?: () => Date;
+  leaseSeconds: number;
+};
+
+/** Stocks the scanner watches at most per run: a typo'd list of hundreds would hammer Yahoo. */
+export const MAX_STOCK_SYMBOLS = 25;
+const ON_CHAIN_LOOKBACK_MS = 60 * 60_000;
+const ON_CHAIN_TIMEOUT_MS = 30_000;
+
+type Market = { label: string; source: TMarketSource; symbol: string; timeframe: TCandleTimeframe };
+
+/** The markets an agent watches, from its template's parameters. */
+export function marketsOf(templateType: 'stock' | 'crypto', config: TAgentConfig, marketData: MarketData): Market[] {
+  const timeframeParam = String(config.parameters.timeframe ?? '');
+  if (templateType === 'stock') {
+    const timeframe = TEMPLATE_TIMEFRAMES[timeframeParam] ?? '1d';
+    const symbols = String(config.parameters.symbols ?? '')
+      .split(/[\s,;]+/)
+      .map((s) => s.trim().toUpperCase())
+      .filter((s) => /^[A-Z0-9.^=-]{1,12}$/.test(s));
+    return [...new Set(symbols)].slice(0, MAX_STOCK_SYMBOLS).map((symbol) => ({ label: symbol, source: 'yahoo', symbol, timeframe }));
+  }
+  const timeframe = TEMPLATE_TIMEFRAMES[timeframeParam] ?? '15m';
+  const token = String(config.parameters.token ?? 'BTC').toUpperCase();
+  const exchanges = Array.isArray(config.parameters.exchanges) ? config.parameters.exchanges : [];
+  return exchanges.flatMap((name) => {
+    const source = EXCHANGE_SOURCES[name];
+    if (!source) return [];
+    const symbol = marketData.cryptoSymbol(source, token);
+    return [{ label: `${symbol} on ${source}`, source, symbol, timeframe }];
+  });
+}
+
+/** A tick is the minute a run belongs to: runs of one minute share their candles. */
+export const tickOf = (at: Date) => String(Math.floor(at.getTime() / 60_000));
+
+export function createRunExecutor({ db, marketData, onChain, alerts, logger, now = () => new Date(), leaseSeconds }: RunExecutorDeps) {
+  const leaseUntil = () => new Date(now().getTime() + leaseSeconds * 1000);
+
+  // On-chain sources allow few requests (Whale Alert: 10 a minute): one lookup per token per tick.
+  let onChainTick = '';
+  let onChainByToken = new Map<string, Promise<OnChainInput>>();
+
+  function onChainFor(config: TAgentConfig, tick: string): Promise<OnChainInput> {
+    if (!onChain) return Promise.resolve({ configured: false });
+    if (config.parameters.includeOnChainMetrics === false && config.parameters.walletTracking !== true) {
+      return Promise.resolve({ configured: true, ok: true, transactions: [] });
+    }
+    if (tick !== onChainTick) {
+      onChainTick = tick;
+      onChainByToken = new Map();
+    }
+    const token = String(config.parameters.token ?? 'BTC');
+    let pending = onChainByToken.get(token);
+    if (!pending) {
+      const since = new Date(now().getTime() - ON_CHAIN_LOOKBACK_MS);
+      pending = onChain
+        .whaleTransactions(token, since, AbortSignal.timeout(ON_CHAIN_TIMEOUT_MS))
+        .then((transactions): OnChainInput => ({ configured: true, ok: true, transactions }))
+        .catch((err: unknown): OnChainInput => {
+          logger.warn({ err }, 'on-chain source failed');
+          return { configured: true, ok: false, error: err instanceof Error ? err.message : String(err) };
+        });
+      onChainByToken.set(token, pending);
+    }
+    return pending;
+  }
+
+  async function evaluate(agent: RunAgent, runId: number, tick: string) {
+    const template = findTemplate(agent.templateId);
+    if (!template || template.type === 'other') throw new Error(`template ${agent.templateId} has no runtime`);
+    const type = template.type;
+    const markets = marketsOf(type, agent.config, marketData);
+    if (markets.length === 0) throw new Error('no market to watch: check the symbols or exchanges');
+    const previous = await previousPrices(db, agent.id, runId);
+    const onChainInput = type === 'crypto' ? await onChainFor(agent.config, tick) : ({ configured: false } as const);
+    const limit = candlesNeeded(agent.config, type);
+
+    const conditions: Array<ThresholdCondition & { market: string }> = [];
+    const results = await Promise.all(
+      markets.map(async (m): Promise<TMarketResult> => {
+        try {
+          const series = await marketData.getCandles({ source: m.source, symbol: m.symbol, timeframe: m.timeframe, limit }, tick);
+          if (series.candles.length < 2) throw new MarketDataError(m.source, `${m.source} returned no candles for ${m.symbol}`);
+          const evaluation = evaluateMarket({ templateType: type, config: agent.config, market: m.label, candles: series.candles, onChain: onChainInput });
+          conditions.push(...evaluation.thresholds.map((t) => ({ ...t, market: m.label })));
+          const latest = series.candles.at(-1)!;
+          return {
+            ok: true,
+            symbol: m.symbol,
+            source: m.source,
+            simulated: series.simulated,
+            timeframe: m.timeframe,
+            price: latest.close,
+            candleTime: new Date(latest.time).toISOString(),
+            indicators: evaluation.indicators,
+            rules: evaluation.rules,
+            chart: evaluation.chart,
+          };
+        } catch (err) {
+          const message = err instanceof Error ? err.message : String(err);
+          if (!(err instanceof MarketDataError)) logger.error({ err, agentId: agent.id, market: m.label }, 'market evaluation failed');
+          return { ok: false, symbol: m.symbol, source: m.source, simulated: false, error: message };
+        }
+      }),
+    );
+
+    const priceOf = (list: readonly TMarketResult[]) =>
+      new Map(list.flatMap((r) => (r.ok ? [[`${r.source}:${r.symbol}`, r.price] as const] : [])));
+    const alertsFired: TRunAlert[] = conditions
+      .filter((c) => c.firing)
+      .map((c) => ({ market: c.market, threshold: c.thresholdType, value: c.value, limit: c.limit, message: c.message }));
+    const result: TRunResult = {
+      templateId: agent.templateId,
+      markets: results,
+      alerts: alertsFired,
+      simulated: results.some((r) => r.simulated),
+      performance: previous ? performanceSince(previous, priceOf(results)) : null,
+    };
+    return { result, conditions, allFailed: results.every((r) => !r.ok) };
+  }
+
+  /**
+   * Executes one queued run: takes it (only one worker can), keeps its lease alive while it
+   * works, records the result and the agent's lastRun and performance, then hands firing
+   * thresholds to the alerts. A run that is not 'queued' any more (done, or failed as
+   * interrupted) is left alone, so a redelivered job changes nothing.
+   */
+  async function execute(runId: number): Promise<'done' | 'skipped'> {
+    const started = await startRun(db, runId, now(), leaseUntil());
+    if (!started) return 'skipped';
+    const heartbeat = setInterval(
+      () => {
+        extendLeases(db, [runId], leaseUntil()).catch((err: unknown) => logger.warn({ err, runId }, 'could not extend a run lease'));
+      },
+      Math.max(500, (leaseSeconds * 1000) / 3),
+    );
+    try {
+      const agent = await findRunAgent(db, started.agentId);
+      if (!agent) return 'done'; // deleted while queued: its runs went with it
+      const tick = tickOf(started.scheduledFor ?? started.startTime);
+      let outcome: Awaited<ReturnType<typeof evaluate>>;
+      try {
+        outcome = await evaluate(agent, runId, tick);
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        logger.warn({ err, runId, agentId: agent.id }, 'agent run failed');
+        await finishRun(db, runId, { status: 'failure', result: null, error: message, endTime: now() });
+        await recordAgentRun(db, agent.id, now(), null);
+        return 'done';
+      }
+      const { result, conditions, allFailed } = outcome;
+      const endTime = now();
+      const error = allFailed ? result.markets.map((m) => (m.ok ? '' : `${m.symbol} (${m.source}): ${m.error}`)).join('; ') : null;
+      const recorded = await finishRun(db, runId, { status: allFailed ? 'failure' : 'success', result, error, endTime });
+      if (!recorded) return 'done'; // declared interrupted meanwhile; a later run takes over
+      await recordAgentRun(db, agent.id, endTime, result.performance);
+      await raiseAlerts(agent, runId, conditions);
+      return 'done';
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  async function raiseAlerts(agent: RunAgent, runId: number, conditions: Array<ThresholdCondition & { market: string }>): Promise<void> {
+    // Called even with both channels off: conditions that cleared must be cleared, or the
+    // next event after alerts are turned back on would stay silent.
+    const { email, inApp } = agent.config.notifications;
+    try {
+      await alerts.applyAlerts({
+        userId: agent.ownerId,
+        agentId: agent.id,
+        agentName: agent.name,
+        runId,
+        emailEnabled: email,
+        inAppEnabled: inApp,
+        conditions: conditions.map((c) => ({
+          market: c.market,
+          thresholdType: c.thresholdType,
+          firing: c.firing,
+          title: `${agent.name}: ${c.market}`,
+          message: c.message,
+        })),
+      });
+    } catch (err) {
+      // The run is recorded; an alert that could not be stored is logged, never a failed run.
+      logger.error({ err, runId, agentId: agent.id }, 'could not record alerts');
+    }
+  }
+
+  return { execute };
+}
+
+export type RunExecutor = ReturnType<typeof createRunExecutor>;

@@ -1,0 +1,259 @@
+import { and, asc, eq, isNotNull } from 'drizzle-orm';
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { findTemplate, type TAgent, type TAgentConfig, type TAgentRun } from '../../../contracts/agents.ts';
+import type { TNotificationList } from '../../../contracts/notifications.ts';
+import type { TRunResult } from '../../../contracts/market.ts';
+import { agentRuns, agents } from '../../db/schema.ts';
+import { createTestApp, type TestApp } from '../../test/test-app.ts';
+import { createDispatcher } from './dispatcher.ts';
+import { startRuntime } from './runtime.ts';
+import { startRun } from './runtime.repo.ts';
+import { startWorkers, type Workers } from './workers.ts';
+
+const STOCK = 'stock-market-scanner';
+const CRYPTO = 'crypto-market-monitor';
+const MINUTE = 60_000;
+const silent = pino({ level: 'silent' });
+
+function configOf(templateId: string, changes: { schedule?: Partial<TAgentConfig['schedule']>; parameters?: Record<string, unknown>; notifications?: Partial<TAgentConfig['notifications']> } = {}): TAgentConfig {
+  const template = findTemplate(templateId)!;
+  const parameters = Object.fromEntries(Object.entries(template.defaultConfig.parameters).map(([key, p]) => [key, p.default]));
+  return {
+    schedule: { ...template.defaultConfig.schedule, timeZone: 'UTC', ...changes.schedule },
+    notifications: { ...template.defaultConfig.notifications, ...changes.notifications },
+    parameters: { ...parameters, ...changes.parameters } as TAgentConfig['parameters'],
+  };
+}
+
+/** Every minute, all day, every day: due at each minute boundary. */
+const EVERY_MINUTE: Omit<TAgentConfig['schedule'], 'timeZone'> = {
+  frequency: 'realtime',
+  daysActive: ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'],
+  activeHours: { start: '00:00', end: '23:59' },
+};
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)?.slice(0, 500)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('agents runtime', () => {
+  let t: TestApp;
+  let admin: string;
+  let workers: Workers | null = null;
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { ADMIN_EMAILS: 'admin@example.com', MARKET_DATA: 'simulated', DISPATCH_INTERVAL_MS: '50', RUN_LEASE_SECONDS: '2' } });
+    admin = await t.signIn('admin@example.com', 'Admin');
+  });
+  afterEach(async () => {
+    await workers?.stop();
+    workers = null;
+  });
+  afterAll(async () => t.close());
+
+  const create = async (templateId: string, config: TAgentConfig, name = `${templateId} agent`): Promise<TAgent> => {
+    const res = await t.request({ method: 'POST', url: '/api/agents', cookie: admin, payload: { templateId, name, config } });
+    expect(res.statusCode).toBe(201);
+    return res.json();
+  };
+  const setStatus = async (id: string, status: 'running' | 'paused'): Promise<TAgent> => {
+    const res = await t.request({ method: 'PATCH', url: `/api/agents/${id}`, cookie: admin, payload: { status } });
+    expect(res.statusCode).toBe(200);
+    return res.json();
+  };
+  const runsOf = async (id: string): Promise<TAgentRun[]> => (await t.request({ url: `/api/agents/${id}/runs`, cookie: admin })).json();
+  const start = async () => {
+    workers = await startWorkers({ config: t.config, database: t.database, jobs: t.jobs, logger: silent, now: t.now });
+    return workers;
+  };
+
+  it('a resumed agent runs on its schedule, records the result, and stops when paused', async () => {
+    const agent = await create(CRYPTO, configOf(CRYPTO, { schedule: EVERY_MINUTE }));
+    const resumed = await setStatus(agent.id, 'running');
+    const firstSlot = new Date(resumed.nextRunAt!);
+    await start();
+    expect(await runsOf(agent.id)).toEqual([]); // not due yet
+
+    t.advanceTime(firstSlot.getTime() - t.now().getTime() + 100);
+    const [first] = await until(() => runsOf(agent.id), (runs) => runs.length === 1 && runs[0]!.status === 'success');
+    expect(first!.scheduledFor).toBe(firstSlot.toISOString());
+    const result = first!.result as TRunResult;
+    expect(result.simulated).toBe(true);
+    expect(result.markets.map((m) => m.ok && m.source)).toEqual(['binance', 'coinbase', 'kraken']);
+    for (const market of result.markets) {
+      if (!market.ok) throw new Error(market.error);
+      expect(market.simulated).toBe(true);
+      expect(market.price).toBeGreaterThan(0);
+      expect(Date.parse(market.candleTime)).toBeLessThanOrEqual(t.now().getTime());
+      expect(market.rules.map((r) => r.name)).toEqual(['Price change', 'Volatility spike', 'Volume surge', 'Whale transaction']);
+      expect(market.rules.at(-1)).toMatchObject({ status: 'not configured', fired: false });
+      expect(market.chart.candles.length).toBeGreaterThan(10);
+    }
+    const afterFirst: TAgent = (await t.request({ url: `/api/agents/${agent.id}`, cookie: admin })).json();
+    expect(afterFirst.lastRun).not.toBeNull();
+    expect(afterFirst.nextRunAt).toBe(new Date(firstSlot.getTime() + MINUTE).toISOString());
+
+    t.advanceTime(MINUTE);
+    const two = await until(() => runsOf(agent.id), (runs) => runs.length === 2 && runs[0]!.status === 'success');
+    expect(two[0]!.scheduledFor).toBe(new Date(firstSlot.getTime() + MINUTE).toISOString());
+    const performance = (two[0]!.result as TRunResult).performance;
+    expect(performance).toMatch(/^[+-]?\d+\.\d%$/);
+    expect((await t.request({ url: `/api/agents/${agent.id}`, cookie: admin })).json().performance).toBe(performance);
+
+    await setStatus(agent.id, 'paused');
+    t.advanceTime(3 * MINUTE);
+    await new Promise((r) => setTimeout(r, 500)); // several dispatch ticks
+    expect(await runsOf(agent.id)).toHaveLength(2);
+  });
+
+  it('run now executes at once, even for a paused agent', async () => {
+    const agent = await create(STOCK, configOf(STOCK, { parameters: { symbols: 'AAPL, MSFT', indicators: ['SMA', 'RSI', 'Bollinger Bands'] } }));
+    await start();
+    const res = await t.request({ method: 'POST', url: `/api/agents/${agent.id}/run`, cookie: admin });
+    expect(res.statusCode).toBe(202);
+    const [run] = await until(() => runsOf(agent.id), (runs) => runs[0]?.status === 'success');
+    expect(run!.scheduledFor).toBeNull();
+    const result = run!.result as TRunResult;
+    expect(result.markets.map((m) => m.symbol)).toEqual(['AAPL', 'MSFT']);
+    const aapl = result.markets[0]!;
+    if (!aapl.ok) throw new Error(aapl.error);
+    expect(Object.keys(aapl.indicators)).toEqual(expect.arrayContaining(['SMA 20', 'RSI 14', 'Bollinger upper']));
+    // jsonb keeps keys in its own order.
+    expect(Object.keys(aapl.chart.overlays).sort()).toEqual(['Bollinger lower', 'Bollinger middle', 'Bollinger upper', 'SMA 20']);
+    expect(aapl.rules.map((r) => r.name)).toEqual(['RSI extreme', 'Moving average crossover', 'Volume spike']);
+  });
+
+  it('two dispatchers claim every due slot exactly once', async () => {
+    const created = await Promise.all(Array.from({ length: 12 }, (_, i) => create(CRYPTO, configOf(CRYPTO, { schedule: EVERY_MINUTE }), `twin ${i}`)));
+    const resumed = await Promise.all(created.map((a) => setStatus(a.id, 'running')));
+    const slot = new Date(resumed[0]!.nextRunAt!);
+    const at = new Date(slot.getTime() + 1000);
+    const first = createDispatcher({ db: t.database.db, jobs: t.jobs, logger: silent, now: () => at });
+    const second = createDispatcher({ db: t.database.db, jobs: t.jobs, logger: silent, now: () => at });
+    const queued = await Promise.all([first.dispatchDue(), second.dispatchDue(), first.dispatchDue(), second.dispatchDue()]);
+    const ids = new Set(created.map((a) => a.id));
+    const rows = (await t.database.db.select().from(agentRuns).where(isNotNull(agentRuns.scheduledFor))).filter((r) => ids.has(r.agentId));
+    expect(queued.reduce((a, b) => a + b, 0)).toBe(created.length);
+    expect(rows).toHaveLength(created.length);
+    expect(new Set(rows.map((r) => r.agentId)).size).toBe(created.length);
+    // Two worker loops on the same queue: each run still executes once.
+    const a = await startRuntime({ db: t.database.db, jobs: t.jobs, executor: { execute: countingExecute }, deliverEmail: async () => {}, config: t.config.runtime, logger: silent, now: () => at });
+    const b = await startRuntime({ db: t.database.db, jobs: t.jobs, executor: { execute: countingExecute }, deliverEmail: async () => {}, config: t.config.runtime, logger: silent, now: () => at });
+    await until(async () => executed.size, (n) => n >= created.length);
+    await new Promise((r) => setTimeout(r, 300));
+    await a.stop();
+    await b.stop();
+    expect(duplicates).toEqual([]);
+    for (const agent of created) await setStatus(agent.id, 'paused');
+
+    async function countingExecute(runId: number) {
+      if (executed.has(runId)) duplicates.push(runId);
+      executed.add(runId);
+      return 'done' as const;
+    }
+  });
+  const executed = new Set<number>();
+  const duplicates: number[] = [];
+
+  it('a run left running by a dead worker is failed as interrupted and the next slot runs', async () => {
+    const agent = await create(CRYPTO, configOf(CRYPTO, { schedule: EVERY_MINUTE, parameters: { exchanges: ['Kraken'] } }));
+    const resumed = await setStatus(agent.id, 'running');
+    const slot = new Date(resumed.nextRunAt!);
+    t.advanceTime(slot.getTime() - t.now().getTime() + 100);
+    // A worker takes the run, then dies without a word (its lease is never renewed).
+    const dispatcher = createDispatcher({ db: t.database.db, jobs: { enqueueRuns: async () => {} }, logger: silent, now: t.now });
+    expect(await dispatcher.dispatchDue()).toBe(1);
+    const [queued] = await runsOf(agent.id);
+    expect(await startRun(t.database.db, queued!.id, t.now(), new Date(t.now().getTime() + 2000))).not.toBeNull();
+
+    await start();
+    t.advanceTime(MINUTE);
+    const runs = await until(() => runsOf(agent.id), (r) => r.length === 2 && r[0]!.status === 'success');
+    expect(runs[1]).toMatchObject({ id: queued!.id, status: 'failure', error: 'interrupted' });
+    expect(runs[0]!.scheduledFor).toBe(new Date(slot.getTime() + MINUTE).toISOString());
+    await setStatus(agent.id, 'paused');
+  });
+
+  it('gives exactly one run per active slot across daylight-saving days in New York', async () => {
+    const hourly = await create(STOCK, configOf(STOCK, { schedule: { frequency: 'hourly', daysActive: [...EVERY_MINUTE.daysActive], activeHours: { start: '00:00', end: '23:59' }, timeZone: 'America/New_York' } }), 'dst hourly');
+    const minutely = await create(STOCK, configOf(STOCK, { schedule: { ...EVERY_MINUTE, timeZone: 'America/New_York' } }), 'dst minutely');
+    const local = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+
+    for (const [day, start, hours] of [
+      ['2026-03-08', '2026-03-08T05:00:00Z', 23],
+      ['2026-11-01', '2026-11-01T04:00:00Z', 25],
+    ] as const) {
+      let clock = new Date(Date.parse(start) - MINUTE);
+      const dispatcher = createDispatcher({ db: t.database.db, jobs: { enqueueRuns: async () => {} }, logger: silent, now: () => clock });
+      // Resume just before local midnight, then walk the day minute by minute (plus a few seconds of lag).
+      for (const agent of [hourly, minutely]) {
+        await t.database.db.update(agents).set({ status: 'running', nextRunAt: null }).where(eq(agents.id, agent.id));
+      }
+      const { computeNextRunAt } = await import('../agents/schedule.ts');
+      for (const agent of [hourly, minutely]) {
+        const config = (await t.database.db.select().from(agents).where(eq(agents.id, agent.id)))[0]!.config;
+        await t.database.db.update(agents).set({ nextRunAt: computeNextRunAt(config.schedule, clock) }).where(eq(agents.id, agent.id));
+      }
+      const end = Date.parse(start) + hours * 60 * MINUTE;
+      for (let at = Date.parse(start); at < end; at += MINUTE) {
+        clock = new Date(at + 3000);
+        await dispatcher.dispatchDue();
+      }
+      const slotsOf = async (agentId: string) =>
+        (await t.database.db.select().from(agentRuns).where(and(eq(agentRuns.agentId, agentId), isNotNull(agentRuns.scheduledFor))).orderBy(asc(agentRuns.scheduledFor)))
+          .map((r) => r.scheduledFor!)
+          .filter((s) => s.getTime() >= Date.parse(start) && s.getTime() < end);
+
+      const hourSlots = await slotsOf(hourly.id);
+      expect(hourSlots, day).toHaveLength(hours);
+      expect(new Set(hourSlots.map((s) => s.getTime())).size, day).toBe(hours);
+      // One hour apart in real time, on the hour in New York.
+      hourSlots.forEach((s, i) => i > 0 && expect(s.getTime() - hourSlots[i - 1]!.getTime()).toBe(60 * MINUTE));
+      expect(hourSlots.every((s) => local.format(s).endsWith(':00'))).toBe(true);
+
+      const minuteSlots = await slotsOf(minutely.id);
+      expect(minuteSlots, day).toHaveLength(hours * 60);
+      expect(new Set(minuteSlots.map((s) => s.getTime())).size).toBe(hours * 60);
+    }
+    for (const agent of [hourly, minutely]) await setStatus(agent.id, 'paused');
+  }, 60_000);
+
+  it('alerts once per event: a firing threshold notifies once until it clears', async () => {
+    // priceChange above 0%: fires on any move. Simulated prices move every candle.
+    const always = { thresholds: [{ type: 'priceChange' as const, value: 0, message: 'Any move' }], email: false, inApp: true };
+    const agent = await create(CRYPTO, configOf(CRYPTO, { parameters: { exchanges: ['Binance'] }, notifications: always }));
+    await start();
+    const runNow = async (n: number) => {
+      await t.request({ method: 'POST', url: `/api/agents/${agent.id}/run`, cookie: admin });
+      return until(() => runsOf(agent.id), (runs) => runs.length === n && runs.every((r) => r.status === 'success'));
+    };
+    const notificationsFor = async () =>
+      ((await t.request({ url: '/api/notifications?limit=100', cookie: admin })).json() as TNotificationList).notifications.filter((n) => n.agentId === agent.id);
+
+    await runNow(1);
+    const first = await notificationsFor();
+    expect(first).toHaveLength(1);
+    expect(first[0]).toMatchObject({ market: 'BTC/USDT on binance', thresholdType: 'priceChange', emailStatus: 'none', readAt: null });
+    expect(first[0]!.message).toContain('Any move (BTC/USDT on binance:');
+
+    await runNow(2);
+    expect(await notificationsFor()).toHaveLength(1); // still firing: no second alert
+
+    // The condition clears (an unreachable threshold), then fires again: a new event.
+    const patch = (value: number) =>
+      t.request({ method: 'PATCH', url: `/api/agents/${agent.id}`, cookie: admin, payload: { config: configOf(CRYPTO, { parameters: { exchanges: ['Binance'] }, notifications: { ...always, thresholds: [{ type: 'priceChange', value, message: 'Any move' }] } }) } });
+    expect((await patch(10_000)).statusCode).toBe(200);
+    await runNow(3);
+    expect(await notificationsFor()).toHaveLength(1);
+    expect((await patch(0)).statusCode).toBe(200);
+    await runNow(4);
+    expect(await notificationsFor()).toHaveLength(2);
+  });
+});

@@ -1,0 +1,41 @@
+import type { FastifyBaseLogger as Logger } from 'fastify';
+import type { Config } from '../../config.ts';
+import type { Database } from '../../db/client.ts';
+import { createMailer } from '../../integrations/email/mailer.ts';
+import { createWhaleAlertSource } from '../../integrations/onchain/whale-alert.ts';
+import { createMarketData } from '../market/market-data.ts';
+import { createNotificationsService } from '../notifications/notifications.service.ts';
+import type { JobQueue } from './job-queue.ts';
+import { createRunExecutor } from './run-executor.ts';
+import { startRuntime, type Runtime } from './runtime.ts';
+
+export type Workers = { runtime: Runtime; stop(): Promise<void> };
+
+/**
+ * Everything a worker process runs, assembled from config: market data (live or simulated),
+ * the on-chain source when a key is set, alerts with email, and the runtime loops. Used by the
+ * web process when RUN_WORKERS is on, by `npm run worker`, and by the runtime's tests.
+ */
+export async function startWorkers({ config, database, jobs, logger, now = () => new Date() }: { config: Config; database: Database; jobs: JobQueue; logger: Logger; now?: () => Date }): Promise<Workers> {
+  const { db } = database;
+  const marketData = createMarketData(config.market, { logger, now });
+  const mailer = createMailer(config.email, logger);
+  const notifications = createNotificationsService({ db, mailer, enqueueEmail: jobs.enqueueEmail, logger, now, publicUrl: config.publicUrl });
+  const executor = createRunExecutor({
+    db,
+    marketData,
+    onChain: createWhaleAlertSource(config.market),
+    alerts: notifications,
+    logger,
+    now,
+    leaseSeconds: config.runtime.leaseSeconds,
+  });
+  const runtime = await startRuntime({ db, jobs, executor, deliverEmail: notifications.deliverEmail, config: config.runtime, logger, now });
+  return {
+    runtime,
+    async stop() {
+      await runtime.stop();
+      await marketData.close();
+    },
+  };
+}
