@@ -101,6 +101,8 @@ export default defineConfig({
         // Every test signs in through the API from 127.0.0.1; the production limit (10 a minute
         // per IP) would throttle the suite, so it is raised here only.
         SIGN_IN_RATE_LIMIT: '10000',
+        // Agents run on generated candles: the journeys never call a real exchange.
+        MARKET_DATA: 'simulated',
         ...aiEnv,
       },
     },

@@ -1,6 +1,7 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { stubFetch } from '../test/fetch-stub.ts';
 import { currentLocation, makeAuth, makeUser, renderWithProviders, signedInAs } from '../test/render.tsx';
 import { Header } from './header.tsx';
 
@@ -18,9 +19,29 @@ function stubMatchMedia(reduceMotion: boolean) {
   vi.stubGlobal('matchMedia', (query: string) => ({ matches: reduceMotion && query.includes('reduce'), media: query }));
 }
 
+// A signed-in header loads the notification bell, which asks for the unread count.
+beforeEach(() => {
+  stubFetch({ 'GET /api/notifications?limit=20': { body: { notifications: [], unread: 3 } } });
+});
+
 afterEach(() => {
   vi.restoreAllMocks();
   document.body.innerHTML = '';
+});
+
+describe('Header notification bell', () => {
+  it('is there for a signed-in user, with the unread count', async () => {
+    renderWithProviders(<Header />, { auth: signedInAs('guest'), path: '/dashboard' });
+    expect(await within(banner()).findByRole('button', { name: 'Notifications, 3 unread' })).toBeInTheDocument();
+  });
+
+  it('is not there for a visitor, who loads none of its code', async () => {
+    const { fetchMock } = stubFetch({});
+    renderWithProviders(<Header />, { auth: makeAuth() });
+    await Promise.resolve();
+    expect(within(banner()).queryByRole('button', { name: /Notifications/ })).not.toBeInTheDocument();
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
 });
 
 describe('Header links', () => {

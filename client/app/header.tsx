@@ -1,4 +1,4 @@
-import { useId, useRef, useState, type MouseEvent } from 'react';
+import { lazy, Suspense, useId, useRef, useState, type ComponentType, type MouseEvent } from 'react';
 import { Link, NavLink, useLocation, useNavigate } from 'react-router';
 import { HEADER_SCROLL_OFFSET_PX } from '../../contracts/constants.ts';
 import type { TRole, TUser } from '../../contracts/auth.ts';
@@ -9,7 +9,15 @@ import { postLoginPath } from '../features/auth/post-login-path.ts';
 import { appConfig } from '../lib/app-config.ts';
 
 // The header is on every page, the landing page included, so it stays small: no Radix, no
-// icon library (the two icons below are inline).
+// icon library (the two icons below are inline). The signed-in bell, which has both, is a
+// separate chunk that loads only once someone is signed in; if it cannot load (a deploy
+// replaced it), the header goes on without it rather than failing the page.
+const NotificationBell = lazy<ComponentType>(() =>
+  import('../components/notification-bell.tsx').catch((err: unknown) => {
+    console.error('Notifications could not be loaded:', err);
+    return { default: () => null };
+  }),
+);
 
 export type NavItem = { label: string; to: string; section?: boolean };
 
@@ -168,6 +176,11 @@ export function Header() {
           </nav>
         )}
         <div className="ml-auto flex items-center gap-2">
+          {user && (
+            <Suspense fallback={<span aria-hidden="true" className="size-10" />}>
+              <NotificationBell />
+            </Suspense>
+          )}
           <AuthControl />
           {items.length > 0 && (
             <button

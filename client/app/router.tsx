@@ -12,6 +12,7 @@ import { RequireAuth } from './require-auth.tsx';
 const LoginPage = lazy(() => import('../features/auth/components/login-page.tsx'));
 const DashboardPage = lazy(() => import('../features/dashboard/dashboard-page.tsx'));
 const UsersPage = lazy(() => import('../features/users/users-page.tsx'));
+const SettingsPage = lazy(() => import('../features/settings/settings-page.tsx'));
 // One screen for every assistant, parameterised by provider (its texts, endpoint and models come
 // from contracts/chat.ts inside the lazy chunk, so the landing page loads none of it).
 const ChatScreen = lazy(() => import('../features/chat/chat-screen.tsx'));
@@ -46,6 +47,7 @@ export function AppRoutes() {
         <Route path="/insights/:slug" element={<ArticlePage />} />
         <Route element={<RequireAuth />}>
           <Route path="/dashboard" element={<DashboardRoute />} />
+          <Route path="/settings" element={<SettingsPage />} />
           {/* DeepSeek and Llama are open to every signed-in user (SPEC section 6). */}
           <Route path="/deepseek-chat" element={chat('deepseek')} />
           <Route path="/llama-chat" element={chat('llama')} />

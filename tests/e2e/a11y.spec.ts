@@ -103,6 +103,18 @@ test.describe('accessibility (axe)', () => {
     }
   });
 
+  test('settings page and the notifications panel', async ({ page, login, guest }, testInfo) => {
+    await login(page, guest);
+    await page.goto('/settings');
+    await expect(page.getByRole('heading', { level: 1, name: 'Settings' })).toBeVisible();
+    await expect(page.getByRole('textbox', { name: 'Alert email' })).toBeVisible();
+    await expectNoSeriousViolations(page, testInfo, 'settings');
+
+    await page.getByRole('button', { name: /^Notifications/ }).click();
+    await expect(page.getByRole('dialog', { name: 'Notifications' }).getByText('No notifications yet')).toBeVisible();
+    await expectNoSeriousViolations(page, testInfo, 'notifications panel');
+  });
+
   test('insights page', async ({ page }, testInfo) => {
     await page.goto('/insights');
     await expect(page.getByRole('heading', { level: 1 })).toBeVisible();

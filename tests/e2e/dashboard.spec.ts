@@ -36,7 +36,7 @@ test.describe('dashboard', () => {
     await expect(page.getByText(`Welcome, ${guest.name}!`, { exact: true })).toBeVisible();
     await expect(page.getByText(`You're logged in as ${guest.email}`)).toBeVisible();
     await expect(page.getByRole('heading', { name: 'AI Agents' })).toBeVisible();
-    await expect(page.getByRole('button', { name: 'Settings' })).toBeVisible();
+    await expect(page.getByRole('link', { name: 'Settings' })).toBeVisible();
 
     // Refresh reloads the page.
     const reloaded = page.waitForEvent('load');

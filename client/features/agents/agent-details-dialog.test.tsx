@@ -2,10 +2,12 @@ import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { AGENT_TEMPLATES, type TAgent } from '../../../contracts/agents.ts';
+import { AGENT_TEMPLATES, type TAgent, type TAgentRun } from '../../../contracts/agents.ts';
+import type { TRunResult } from '../../../contracts/market.ts';
 import { jsonResponse, stubFetch } from '../../test/fetch-stub.ts';
 import { renderWithProviders } from '../../test/render.tsx';
-import { AgentDetailsDialog, RunHistory, Settings } from './agent-details-dialog.tsx';
+import { AgentDetailsDialog, Settings } from './agent-details-dialog.tsx';
+import { RUN_POLL_MS } from './agents-api.ts';
 import { CRYPTO_AGENT, RUNS, STOCK_AGENT } from './agents-test-data.ts';
 
 vi.mock('../../lib/notify.ts', () => ({ notify: { success: vi.fn(), error: vi.fn(), info: vi.fn() } }));
@@ -112,25 +114,72 @@ describe('AgentDetailsDialog', () => {
   });
 });
 
-describe('RunHistory', () => {
-  it('lists the runs: badge, Run #id, start time, JSON result, error, duration with one decimal', () => {
-    renderWithProviders(<RunHistory runs={RUNS} loading={false} />);
-    expect(screen.getByRole('heading', { name: 'Last 3 executions' })).toBeInTheDocument();
-    const [first, second, third] = screen.getAllByRole('listitem');
-    expect(first).toHaveTextContent('Success');
-    expect(first).toHaveTextContent('Run #7');
-    expect(first).toHaveTextContent(/[A-Z][a-z]{2} \d{1,2}, \d{2}:\d{2}:\d{2}/);
-    expect(first).toHaveTextContent('Duration: 2.3s');
-    expect(first!.querySelector('pre')?.textContent).toBe('{\n  "signals": 2\n}');
-    expect(second).toHaveTextContent('Failure');
-    expect(second).toHaveTextContent('Exchange timeout');
-    expect(second).toHaveTextContent('Duration: 1.0s');
-    expect(third).toHaveTextContent('Queued');
+describe('Run History and Chart tabs', () => {
+  const queued: TAgentRun = { id: 9, scheduledFor: null, status: 'queued', startTime: null, endTime: null, result: null, error: null, createdAt: '2025-03-04T10:05:00.000Z' };
+  const result: TRunResult = {
+    templateId: 'crypto-market-monitor',
+    simulated: true,
+    performance: null,
+    alerts: [],
+    markets: [
+      {
+        ok: true,
+        symbol: 'BTC/USDT',
+        source: 'binance',
+        simulated: true,
+        timeframe: '15m',
+        price: 101,
+        candleTime: '2025-03-04T10:00:00.000Z',
+        indicators: { 'RSI 14': 55 },
+        rules: [{ name: 'Price change', status: 'evaluated', fired: true, values: {}, detail: 'change +1.00% > 0% in size' }],
+        chart: { candles: [{ time: Date.UTC(2025, 2, 4, 10), open: 100, high: 102, low: 99, close: 101, volume: 5 }], overlays: {}, markers: [] },
+      },
+    ],
+  };
+  const done: TAgentRun = { ...queued, status: 'success', startTime: '2025-03-04T10:05:01.000Z', endTime: '2025-03-04T10:05:02.000Z', result };
+
+  it('lists the runs in the Run History tab, and the Chart tab comes after SPEC\'s tabs with its empty state', async () => {
+    stubAgent(STOCK_AGENT);
+    renderWithProviders(<Harness agent={STOCK_AGENT} />);
+    const d = await open();
+    expect(d.getAllByRole('tab').map((t) => t.textContent)).toEqual(['Overview', 'Run History', 'Settings', 'Chart']);
+    await userEvent.click(d.getByRole('tab', { name: 'Run History' }));
+    expect(await d.findByRole('heading', { name: 'Last 3 executions' })).toBeInTheDocument();
+    expect(d.getByText('Run #7').closest('li')!.querySelector('pre')?.textContent).toBe('{\n  "signals": 2\n}');
+    await userEvent.click(d.getByRole('tab', { name: 'Chart' }));
+    expect(d.getByText('No chart yet: run the agent to see its data')).toBeInTheDocument();
   });
 
-  it('says when there is none', () => {
-    renderWithProviders(<RunHistory runs={[]} loading={false} />);
-    expect(screen.getByText('No execution history available')).toBeInTheDocument();
+  it('polls while a run is queued, then shows its result, refreshes the agent and stops polling', async () => {
+    // The clock runs on its own (user events wait on it) and is pushed past each poll interval.
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    try {
+      let polls = 0;
+      const { requests } = stubFetch({
+        [`GET /api/agents/${STOCK_AGENT.id}`]: { body: STOCK_AGENT },
+        [`GET /api/agents/${STOCK_AGENT.id}/runs?limit=50`]: () => jsonResponse([polls++ === 0 ? queued : done]),
+        'GET /api/agents': { body: [STOCK_AGENT] },
+      });
+      const count = (url: string) => requests.filter((r) => r.url === url).length;
+      renderWithProviders(<Harness agent={STOCK_AGENT} />);
+      const d = await open();
+      await userEvent.click(d.getByRole('tab', { name: 'Run History' }));
+      expect(await d.findByText('Queued')).toBeInTheDocument();
+
+      await vi.advanceTimersByTimeAsync(RUN_POLL_MS);
+      expect(await d.findByText('Simulated data')).toBeInTheDocument();
+      expect(d.getByText('Success')).toBeInTheDocument();
+      // The finished run changed the agent's Last Run: it is fetched again.
+      await vi.waitFor(() => expect(count(`/api/agents/${STOCK_AGENT.id}`)).toBe(2));
+
+      await vi.advanceTimersByTimeAsync(3 * RUN_POLL_MS);
+      expect(polls).toBe(2);
+
+      await userEvent.click(d.getByRole('tab', { name: 'Chart' }));
+      expect(d.getByText(/^From run #9/)).toBeInTheDocument();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

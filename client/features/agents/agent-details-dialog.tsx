@@ -2,23 +2,26 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Tabs } from 'radix-ui';
 import { Pencil, Play, Trash2 } from 'lucide-react';
 import { useEffect, useId, useState } from 'react';
-import type { TAgent, TAgentConfig, TAgentRun, TAgentTemplate, TFrequency } from '../../../contracts/agents.ts';
-import { Badge, type BadgeVariant } from '../../components/ui/badge.tsx';
+import type { TAgent, TAgentConfig, TAgentTemplate, TFrequency } from '../../../contracts/agents.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { Dialog } from '../../components/ui/dialog.tsx';
-import { Spinner } from '../../components/ui/spinner.tsx';
 import { notify } from '../../lib/notify.ts';
-import { DATE, DATE_TIME, RUN_TIME, formatDate, formatDuration, formatValue, frequencyLabel, performanceClass, thresholdLabel } from './agent-format.ts';
+import { DATE, DATE_TIME, formatDate, formatValue, frequencyLabel, performanceClass, thresholdLabel } from './agent-format.ts';
 import { agentQueryKey, browserTimeZone, deleteAgent, invalidateAgents, messageOr, runAgent, updateConfig, useAgent, useAgentRuns } from './agents-api.ts';
 import { CONTROL, Row } from './form-controls.tsx';
 import { TOKEN_PLACEHOLDER } from './parameter-field.tsx';
+import { RunChartPanel } from './run-chart.tsx';
+import { RunHistory } from './run-history.tsx';
 import { ScheduleFields, toDraft, type TScheduleDraft } from './schedule-fields.tsx';
 import { TabList, TabPanel } from './tabs.tsx';
 
+// SPEC's three tabs in its order; Chart comes after them and mounts (loading the chart
+// library) only when opened.
 export const DETAILS_TABS = [
   { value: 'overview', label: 'Overview' },
   { value: 'runs', label: 'Run History' },
   { value: 'settings', label: 'Settings' },
+  { value: 'chart', label: 'Chart' },
 ] as const;
 
 type Props = { agent: TAgent | null; template: TAgentTemplate | undefined; open: boolean; onOpenChange(open: boolean): void };
@@ -43,6 +46,7 @@ function DetailsBody({ initial, template, onClose }: { initial: TAgent; template
   const details = useAgent(initial.id);
   const runs = useAgentRuns(initial.id);
   const agent = details.data ?? initial;
+  const runsLoading = runs.isPending && !runs.isError;
 
   useEffect(() => {
     if (details.isError) notify.error('Error loading agent details', messageOr(details.error, 'Please try again.'));
@@ -58,10 +62,13 @@ function DetailsBody({ initial, template, onClose }: { initial: TAgent; template
         <Overview agent={agent} template={template} onDeleted={onClose} />
       </TabPanel>
       <TabPanel value="runs">
-        <RunHistory runs={runs.data} loading={runs.isPending && !runs.isError} />
+        <RunHistory runs={runs.data} loading={runsLoading} />
       </TabPanel>
       <TabPanel value="settings">
         <Settings agent={agent} />
+      </TabPanel>
+      <TabPanel value="chart">
+        <RunChartPanel runs={runs.data} loading={runsLoading} />
       </TabPanel>
     </Tabs.Root>
   );
@@ -247,45 +254,6 @@ function ParametersSection({ agent, template }: { agent: TAgent; template: TAgen
         </div>
       )}
     </section>
-  );
-}
-
-function runBadge(status: TAgentRun['status']): { label: string; variant: BadgeVariant; className?: string } {
-  if (status === 'success') return { label: 'Success', variant: 'success' };
-  if (status === 'queued') return { label: 'Queued', variant: 'neutral' };
-  if (status === 'running') return { label: 'Running', variant: 'brand' };
-  return { label: 'Failure', variant: 'neutral', className: 'bg-red-100 text-red-800' };
-}
-
-export function RunHistory({ runs, loading }: { runs: TAgentRun[] | undefined; loading: boolean }) {
-  if (loading) return <Spinner label="Loading run history" />;
-  if (!runs || runs.length === 0) return <p className="py-6 text-center text-sm text-slate-600">No execution history available</p>;
-  return (
-    <div>
-      <h3 className="text-sm font-semibold text-slate-900">Last {runs.length} executions</h3>
-      <ol className="mt-3 space-y-3">
-        {runs.map((run) => {
-          const badge = runBadge(run.status);
-          const duration = formatDuration(run.startTime, run.endTime);
-          return (
-            <li key={run.id} className="rounded-lg border border-slate-200 p-3 text-sm">
-              <div className="flex flex-wrap items-center gap-2">
-                <Badge variant={badge.variant} className={badge.className}>
-                  {badge.label}
-                </Badge>
-                <span className="font-medium text-slate-900">Run #{run.id}</span>
-                <span className="text-slate-600">{formatDate(run.startTime ?? run.createdAt, RUN_TIME, 'Not started')}</span>
-                {duration && <span className="ml-auto text-slate-600">Duration: {duration}</span>}
-              </div>
-              {run.result !== null && run.result !== undefined && (
-                <pre className="mt-2 max-h-60 overflow-auto rounded-md bg-slate-50 p-2 text-xs text-slate-800">{JSON.stringify(run.result, null, 2)}</pre>
-              )}
-              {run.error && <p className="mt-2 text-red-700">{run.error}</p>}
-            </li>
-          );
-        })}
-      </ol>
-    </div>
   );
 }
 

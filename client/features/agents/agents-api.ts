@@ -1,4 +1,5 @@
-import { useQuery, type QueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
 import type { TAgent, TAgentConfig, TAgentRun, TAgentStatus, TAgentTemplate } from '../../../contracts/agents.ts';
 import { AGENT_LIST_STALE_MS, STATUS_CHANGE_TIMEOUT_MS } from '../../../contracts/constants.ts';
 import { ApiError, apiRequest } from '../../lib/api-client.ts';
@@ -20,7 +21,35 @@ export const useTemplates = () => useQuery<TAgentTemplate[]>({ queryKey: TEMPLAT
 export const useAgents = (enabled: boolean) => useQuery<TAgent[]>({ queryKey: AGENTS_QUERY_KEY, staleTime: AGENT_LIST_STALE_MS, enabled });
 
 export const useAgent = (id: string) => useQuery<TAgent>({ queryKey: agentQueryKey(id) });
-export const useAgentRuns = (id: string) => useQuery<TAgentRun[]>({ queryKey: runsQueryKey(id) });
+
+/** How often a run history is polled while one of its runs is queued or running. */
+export const RUN_POLL_MS = 2000;
+export const hasActiveRun = (runs: readonly TAgentRun[] | undefined) => runs?.some((r) => r.status === 'queued' || r.status === 'running') ?? false;
+
+/**
+ * An agent's runs, newest first. Polled only while a run is queued or running, so a 'Run now'
+ * result appears without a reload; when the last active run finishes, the agent itself (Last
+ * Run, Performance), the list and the notifications are refreshed, since the run changed them.
+ */
+export function useAgentRuns(id: string) {
+  const queryClient = useQueryClient();
+  const query = useQuery<TAgentRun[]>({
+    queryKey: runsQueryKey(id),
+    refetchInterval: (q) => (hasActiveRun(q.state.data) ? RUN_POLL_MS : false),
+  });
+  const active = hasActiveRun(query.data);
+  const wasActive = useRef(active);
+  useEffect(() => {
+    if (wasActive.current && !active) {
+      void queryClient.invalidateQueries({ queryKey: agentQueryKey(id) });
+      void queryClient.invalidateQueries({ queryKey: AGENTS_QUERY_KEY });
+      // The run may have raised alerts: the header's bell need not wait for its own poll.
+      void queryClient.invalidateQueries({ predicate: (q) => String(q.queryKey[0]).startsWith('/api/notifications') });
+    }
+    wasActive.current = active;
+  }, [active, id, queryClient]);
+  return query;
+}
 
 /** Every agent query: the list, each agent and each run history (their URLs all start so). */
 export const invalidateAgents = (queryClient: QueryClient) =>

@@ -34,7 +34,7 @@ describe('DashboardPage header', () => {
     expect(screen.getByRole('heading', { level: 1, name: 'Welcome, grace!' })).toBeInTheDocument();
     expect(screen.getByText("You're logged in as grace@example.com")).toBeInTheDocument();
     expect(screen.getByRole('img', { name: 'Profile picture' })).toHaveTextContent('G');
-    expect(screen.getByRole('button', { name: 'Settings' })).toBeEnabled();
+    expect(screen.getByRole('link', { name: 'Settings' })).toHaveAttribute('href', '/settings');
 
     await userEvent.click(screen.getByRole('button', { name: 'Refresh' }));
     expect(reload).toHaveBeenCalledOnce();

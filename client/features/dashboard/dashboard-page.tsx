@@ -34,11 +34,12 @@ export default function DashboardPage({ user, role }: DashboardPageProps) {
           <p className="mt-1 break-words text-slate-600">You're logged in as {user.email}</p>
         </div>
         <div className="flex gap-2">
-          {/* SPEC shows no action for Settings; account settings come in a later issue. */}
-          <Button variant="outline">
+          {/* SPEC shows no action for Settings; ours opens the account settings (alert email,
+              time zone). A link, as it navigates. */}
+          <Link to="/settings" className={buttonClasses({ variant: 'outline' })}>
             <Settings aria-hidden="true" />
             Settings
-          </Button>
+          </Link>
           <Button variant="outline" onClick={() => window.location.reload()}>
             <RefreshCw aria-hidden="true" />
             Refresh

@@ -1,0 +1,285 @@
+import { format } from 'date-fns';
+import type { CandlestickData, IChartApi, LineData, SeriesMarker, Time, UTCTimestamp, WhitespaceData } from 'lightweight-charts';
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
+import type { TAgentRun } from '../../../contracts/agents.ts';
+import type { TCandleTimeframe, TChartData, TRunResult } from '../../../contracts/market.ts';
+import { Spinner } from '../../components/ui/spinner.tsx';
+import { RUN_TIME, formatDate } from './agent-format.ts';
+import { CONTROL } from './form-controls.tsx';
+import { formatNumber, isRunResult, type TOkMarket } from './run-result.tsx';
+
+type TSeconds = UTCTimestamp;
+
+/** What the chart draws for one market, in lightweight-charts' shapes. */
+export type TChartSeries = {
+  candles: Array<CandlestickData<TSeconds>>;
+  /** One line per overlay; a missing value (indicator warm-up) is a whitespace point, so the
+   * line has a gap there instead of dropping to zero or joining across it. */
+  overlays: Array<{ name: string; color: string; data: Array<LineData<TSeconds> | WhitespaceData<TSeconds>> }>;
+  markers: Array<SeriesMarker<TSeconds>>;
+  /** The rules that fired on the candles shown, with their marker colour and count. */
+  firedRules: Array<{ rule: string; color: string; count: number }>;
+};
+
+export const CANDLE_UP = '#047857';
+export const CANDLE_DOWN = '#b91c1c';
+// Upper and lower Bollinger bands share one amber, the middle a lighter one: one family.
+const BOLLINGER: Record<string, string> = { 'Bollinger upper': '#b45309', 'Bollinger middle': '#f59e0b', 'Bollinger lower': '#b45309' };
+const OVERLAY_COLORS = ['#2563eb', '#c026d3', '#0d9488', '#4f46e5'];
+// Distinct from the candles' green and red and from the overlays, so a marker reads as a rule.
+const MARKER_COLORS = ['#7c3aed', '#0891b2', '#db2777', '#475569', '#65a30d'];
+
+const seconds = (ms: number) => Math.floor(ms / 1000) as TSeconds;
+const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+
+/**
+ * Maps a run's chart data to series lightweight-charts accepts: times in UTC seconds, strictly
+ * ascending and unique (it throws otherwise), overlays aligned with the candles they belong to,
+ * markers only on candles that are drawn. Candles with a duplicated second keep the later one
+ * in the list (the fresher copy of a still-forming candle).
+ */
+export function toChartSeries(chart: TChartData): TChartSeries {
+  const rows = chart.candles
+    .map((candle, index) => ({ candle, index, time: seconds(candle.time) }))
+    .filter(({ candle, time }) => isNumber(time) && isNumber(candle.open) && isNumber(candle.high) && isNumber(candle.low) && isNumber(candle.close))
+    .sort((a, b) => a.time - b.time || a.index - b.index);
+  const unique: typeof rows = [];
+  for (const row of rows) {
+    if (unique.length > 0 && unique[unique.length - 1]!.time === row.time) unique[unique.length - 1] = row;
+    else unique.push(row);
+  }
+
+  const candles = unique.map(({ candle, time }) => ({ time, open: candle.open, high: candle.high, low: candle.low, close: candle.close }));
+  let nextColor = 0;
+  const overlays = Object.entries(chart.overlays).map(([name, values]) => ({
+    name,
+    color: BOLLINGER[name] ?? OVERLAY_COLORS[nextColor++ % OVERLAY_COLORS.length]!,
+    data: unique.map(({ index, time }) => {
+      const value = values[index];
+      return isNumber(value) ? { time, value } : { time };
+    }),
+  }));
+
+  const drawn = new Set(candles.map((c) => c.time));
+  const colors = new Map<string, string>();
+  const counts = new Map<string, number>();
+  const seen = new Set<string>();
+  const markers: Array<SeriesMarker<TSeconds>> = [];
+  for (const { time: ms, rule } of [...chart.markers].sort((a, b) => a.time - b.time)) {
+    const time = seconds(ms);
+    if (!drawn.has(time) || seen.has(`${time}:${rule}`)) continue;
+    seen.add(`${time}:${rule}`);
+    if (!colors.has(rule)) colors.set(rule, MARKER_COLORS[colors.size % MARKER_COLORS.length]!);
+    counts.set(rule, (counts.get(rule) ?? 0) + 1);
+    markers.push({ time, position: 'aboveBar', shape: 'circle', color: colors.get(rule)!, id: `${time}:${rule}` });
+  }
+  const firedRules = [...colors].map(([rule, color]) => ({ rule, color, count: counts.get(rule)! }));
+  return { candles, overlays, markers, firedRules };
+}
+
+/** The newest successful run with a market to draw (runs come newest first). */
+export function latestChartRun(runs: readonly TAgentRun[] | undefined): { run: TAgentRun; result: TRunResult } | null {
+  for (const run of runs ?? []) {
+    if (run.status === 'success' && isRunResult(run.result) && chartMarkets(run.result).length > 0) return { run, result: run.result };
+  }
+  return null;
+}
+
+const chartMarkets = (result: TRunResult) => result.markets.filter((m): m is TOkMarket => m.ok && m.chart.candles.length > 0);
+const marketKey = (m: TOkMarket) => `${m.source}:${m.symbol}`;
+const marketName = (m: TOkMarket) => (m.source === 'simulated' || m.source === 'yahoo' ? m.symbol : `${m.symbol} on ${m.source}`);
+const INTRADAY: ReadonlySet<TCandleTimeframe> = new Set(['1m', '5m', '15m', '30m', '1h', '4h']);
+
+/** The Chart tab: the latest successful run's prices, or how to get one. */
+export function RunChartPanel({ runs, loading }: { runs: TAgentRun[] | undefined; loading: boolean }) {
+  const latest = useMemo(() => latestChartRun(runs), [runs]);
+  if (loading) return <Spinner label="Loading chart data" />;
+  if (!latest) return <p className="py-6 text-center text-sm text-slate-600">No chart yet: run the agent to see its data</p>;
+  return <RunChart run={latest.run} result={latest.result} />;
+}
+
+/** One market of a run at a time: a select when the run watched several, a legend, the chart
+ * and the same facts in text. */
+export function RunChart({ run, result }: { run: TAgentRun; result: TRunResult }) {
+  const selectId = useId();
+  const summaryId = useId();
+  // Every market's series at once (a few hundred points): the chart redraws only when the
+  // run's result changes, not on each render while the history polls.
+  const drawable = useMemo(() => chartMarkets(result).map((market) => ({ market, series: toChartSeries(market.chart) })), [result]);
+  const [selected, setSelected] = useState<string | null>(null);
+  const current = drawable.find(({ market }) => marketKey(market) === selected) ?? drawable[0];
+  if (!current) return null;
+  const { market, series } = current;
+  const markets = drawable.map((d) => d.market);
+
+  const intraday = INTRADAY.has(market.timeframe);
+  const first = series.candles[0];
+  const last = series.candles.at(-1);
+  const when = (time: number | undefined) => (time === undefined ? 'unknown' : format(new Date(time * 1000), intraday ? 'MMM d, HH:mm' : 'MMM d, yyyy'));
+  const label = `Price chart of ${marketName(market)}, ${series.candles.length} candles, ${series.markers.length} rule markers`;
+
+  return (
+    <div className="space-y-3">
+      <div className="flex flex-wrap items-end justify-between gap-3">
+        <p className="text-sm text-slate-600">
+          From run #{run.id}, {formatDate(run.endTime ?? run.startTime, RUN_TIME, 'unknown time')}
+          {result.simulated && ' (simulated data)'}
+        </p>
+        {markets.length > 1 && (
+          <div className="w-full sm:w-72">
+            <label htmlFor={selectId} className="block text-sm font-medium text-slate-900">
+              Market
+            </label>
+            <select id={selectId} value={marketKey(market)} onChange={(event) => setSelected(event.target.value)} className={`${CONTROL} mt-1`}>
+              {markets.map((m) => (
+                <option key={marketKey(m)} value={marketKey(m)}>
+                  {`${m.symbol} · ${m.source} · ${m.timeframe}`}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
+      </div>
+      <Legend series={series} />
+      {/* Keyed by market: a new market is a new chart, and the old one is disposed. */}
+      <PriceChart key={marketKey(market)} series={series} label={label} describedBy={summaryId} intraday={intraday} />
+      <p id={summaryId} className="text-sm text-slate-600">
+        {series.candles.length} {market.timeframe} candles of {marketName(market)} from {when(first?.time)} to {when(last?.time)}; last close {formatNumber(last?.close)}.{' '}
+        {series.firedRules.length > 0
+          ? `Rule markers: ${series.firedRules.map((r) => `${r.rule} ${r.count}×`).join(', ')}.`
+          : 'No rule fired on these candles.'}
+      </p>
+      <p className="text-xs text-slate-500">
+        Charting by{' '}
+        <a href="https://www.tradingview.com/" target="_blank" rel="noreferrer" className="underline hover:text-slate-700">
+          TradingView Lightweight Charts
+        </a>
+      </p>
+    </div>
+  );
+}
+
+function Legend({ series }: { series: TChartSeries }) {
+  const item = 'inline-flex items-center gap-1.5';
+  return (
+    <ul aria-label="Legend" className="flex flex-wrap gap-x-4 gap-y-1 text-xs text-slate-700">
+      <li className={item}>
+        <span aria-hidden="true" className="inline-flex gap-0.5">
+          <span className="h-3 w-1.5 rounded-sm" style={{ backgroundColor: CANDLE_UP }} />
+          <span className="h-3 w-1.5 rounded-sm" style={{ backgroundColor: CANDLE_DOWN }} />
+        </span>
+        Price (up / down)
+      </li>
+      {series.overlays.map((o) => (
+        <li key={o.name} className={item}>
+          <span aria-hidden="true" className="h-0.5 w-4" style={{ backgroundColor: o.color }} />
+          {o.name}
+        </li>
+      ))}
+      {series.firedRules.map((r) => (
+        <li key={r.rule} className={item}>
+          <span aria-hidden="true" className="size-2.5 rounded-full" style={{ backgroundColor: r.color }} />
+          {r.rule} fired
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+let canvasSupport: boolean | undefined;
+/** Whether this browser draws on a 2D canvas (lightweight-charts needs it). */
+function canDrawCanvas(): boolean {
+  if (canvasSupport === undefined) {
+    try {
+      canvasSupport = document.createElement('canvas').getContext('2d') !== null;
+    } catch {
+      canvasSupport = false;
+    }
+  }
+  return canvasSupport;
+}
+
+/**
+ * The canvas chart. lightweight-charts (about 57 kB gzipped) is imported here, on first draw,
+ * so it is its own chunk: neither the landing page nor the agents page loads it until a chart
+ * is shown.
+ */
+function PriceChart({ series, label, describedBy, intraday }: { series: TChartSeries; label: string; describedBy: string; intraday: boolean }) {
+  const container = useRef<HTMLDivElement>(null);
+  const [supported] = useState(canDrawCanvas);
+  const [state, setState] = useState<'loading' | 'ready' | 'failed'>('loading');
+
+  useEffect(() => {
+    if (!supported) return;
+    let chart: IChartApi | null = null;
+    let disposed = false;
+    import('lightweight-charts')
+      .then((lib) => {
+        if (disposed || !container.current) return;
+        const timeText = (time: Time, pattern: string) => (typeof time === 'number' ? format(new Date(time * 1000), pattern) : String(time));
+        chart = lib.createChart(container.current, {
+          autoSize: true,
+          // Attribution is a link under the chart: a link inside role="img" would be hidden from
+          // assistive technology (an image's children are presentational).
+          layout: { attributionLogo: false, background: { type: lib.ColorType.Solid, color: '#ffffff' }, textColor: '#334155' },
+          grid: { vertLines: { color: '#f1f5f9' }, horzLines: { color: '#f1f5f9' } },
+          rightPriceScale: { borderColor: '#cbd5e1' },
+          // The dialog scrolls with the wheel; zoom and pan stay on drag, pinch and the axes.
+          handleScroll: { mouseWheel: false },
+          handleScale: { mouseWheel: false },
+          // Local time, like every other time in the dialog (the library would show UTC).
+          localization: { timeFormatter: (time: Time) => timeText(time, intraday ? 'MMM d, yyyy HH:mm' : 'MMM d, yyyy') },
+          timeScale: {
+            borderColor: '#cbd5e1',
+            timeVisible: intraday,
+            tickMarkFormatter: (time: Time, type: number) =>
+              timeText(time, type === lib.TickMarkType.Year ? 'yyyy' : type === lib.TickMarkType.Month ? 'MMM' : type === lib.TickMarkType.DayOfMonth ? 'MMM d' : 'HH:mm'),
+          },
+        });
+        const candles = chart.addSeries(lib.CandlestickSeries, {
+          upColor: CANDLE_UP,
+          downColor: CANDLE_DOWN,
+          borderUpColor: CANDLE_UP,
+          borderDownColor: CANDLE_DOWN,
+          wickUpColor: CANDLE_UP,
+          wickDownColor: CANDLE_DOWN,
+        });
+        candles.setData(series.candles);
+        for (const overlay of series.overlays) {
+          const line = chart.addSeries(lib.LineSeries, {
+            color: overlay.color,
+            lineWidth: 2,
+            lineStyle: overlay.name === 'Bollinger middle' ? lib.LineStyle.Dashed : lib.LineStyle.Solid,
+            priceLineVisible: false,
+            lastValueVisible: false,
+            crosshairMarkerVisible: false,
+            title: overlay.name,
+          });
+          line.setData(overlay.data);
+        }
+        lib.createSeriesMarkers(candles, series.markers);
+        chart.timeScale().fitContent();
+        setState('ready');
+      })
+      .catch(() => {
+        if (!disposed) setState('failed');
+      });
+    return () => {
+      disposed = true;
+      chart?.remove();
+    };
+  }, [series, intraday, supported]);
+
+  if (!supported) return <p className="text-sm text-slate-600">This browser cannot draw the chart; the summary below gives its figures.</p>;
+  if (state === 'failed') return <p className="text-sm text-red-700">The chart could not be loaded. Check your connection and open the tab again.</p>;
+  return (
+    <div className="relative">
+      <div ref={container} role="img" aria-label={label} aria-describedby={describedBy} className="h-72 w-full sm:h-80" />
+      {state === 'loading' && (
+        <div className="absolute inset-0 flex items-center justify-center">
+          <Spinner label="Loading chart" />
+        </div>
+      )}
+    </div>
+  );
+}

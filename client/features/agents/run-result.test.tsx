@@ -1,0 +1,44 @@
+import { screen } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import type { TRuleOutcome } from '../../../contracts/market.ts';
+import { renderWithProviders } from '../../test/render.tsx';
+import { RunResult, formatNumber, isRunResult, ruleState } from './run-result.tsx';
+
+describe('isRunResult', () => {
+  it("accepts TRunResult's shape and nothing else", () => {
+    expect(isRunResult({ templateId: 't', markets: [{ ok: false, symbol: 'AAPL', source: 'yahoo', simulated: false, error: 'x' }], alerts: [], simulated: false, performance: null })).toBe(true);
+    expect(isRunResult({ signals: 2 })).toBe(false);
+    expect(isRunResult({ markets: [{ symbol: 1 }], alerts: [], simulated: false })).toBe(false);
+    expect(isRunResult(null)).toBe(false);
+    expect(isRunResult('done')).toBe(false);
+  });
+});
+
+describe('formatNumber', () => {
+  it('keeps two decimals, more significant digits below 1, and a dash for missing values', () => {
+    expect(formatNumber(65432.126)).toBe('65,432.13');
+    expect(formatNumber(70)).toBe('70');
+    expect(formatNumber(-0.000412345)).toBe('-0.0004123');
+    expect(formatNumber(0)).toBe('0');
+    expect(formatNumber(null)).toBe('—');
+    expect(formatNumber(Number.NaN)).toBe('—');
+  });
+});
+
+describe('ruleState', () => {
+  const rule = (status: TRuleOutcome['status'], fired: boolean): TRuleOutcome => ({ name: 'r', status, fired, values: {}, detail: '' });
+  it('says each outcome in words', () => {
+    expect(ruleState(rule('evaluated', true)).label).toBe('Fired');
+    expect(ruleState(rule('evaluated', false)).label).toBe('Not fired');
+    expect(ruleState(rule('insufficient data', false)).label).toBe('Insufficient data');
+    expect(ruleState(rule('not configured', false)).label).toBe('Not configured');
+  });
+});
+
+describe('RunResult', () => {
+  it('shows a result of another shape as formatted JSON', () => {
+    const { container } = renderWithProviders(<RunResult result={{ signals: 2 }} />);
+    expect(container.querySelector('pre')?.textContent).toBe('{\n  "signals": 2\n}');
+    expect(screen.queryByText('Show raw JSON')).not.toBeInTheDocument();
+  });
+});

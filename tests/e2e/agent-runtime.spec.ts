@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import AxeBuilder from '@axe-core/playwright';
+import type { Locator, Page, TestInfo } from '@playwright/test';
+import { expect, test, toasts, waitForAnimations } from './fixtures.ts';
+
+// Issue 6: an agent runs on (simulated) market data; its details show the run's result in words,
+// a price chart with the rules that fired, and the alert reaches the header's bell.
+
+/** No serious or critical axe violation inside the element (the open dialog). */
+async function expectNoSeriousViolations(page: Page, testInfo: TestInfo, scope: string, label: string): Promise<void> {
+  await waitForAnimations(page);
+  const results = await new AxeBuilder({ page }).include(scope).analyze();
+  const blocking = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  await testInfo.attach(`axe-${label}.json`, { body: JSON.stringify(results.violations, null, 2), contentType: 'application/json' });
+  const report = blocking.map((v) => `[${v.impact}] ${v.id}: ${v.help}\n    ${v.nodes.map((n) => n.target.join(' ')).join('\n    ')}`).join('\n');
+  expect(results.passes.length, `axe checked something on ${label}`).toBeGreaterThan(0);
+  expect(blocking, `serious/critical axe violations on ${label}:\n${report}`).toEqual([]);
+}
+
+const agentCard = (page: Page, name: string): Locator => page.getByRole('tabpanel').getByRole('listitem', { name });
+
+test.describe('agent runtime', () => {
+  test('an admin runs a crypto agent now and reads its result, its chart and the alert', async ({ page, login, admin }, testInfo) => {
+    // A run on three exchanges, candles to fetch and evaluate, alerts to store.
+    test.setTimeout(60_000);
+    const name = `Runtime coins ${randomUUID().slice(0, 6)}`;
+    await login(page, admin);
+    await page.goto('/agents-console');
+    await expect(page.getByRole('heading', { name: 'AI Agents Console' })).toBeVisible();
+
+    // Create a Crypto Market Monitor whose price-change alert fires on any move (limit 0 %).
+    await page.getByRole('tab', { name: 'Agent Templates' }).click();
+    const template = page.getByRole('tabpanel').locator('*').filter({ has: page.getByText('Crypto Market Monitor', { exact: true }) }).filter({ has: page.getByRole('button', { name: /use template/i }) }).last();
+    await template.getByRole('button', { name: /use template/i }).first().click();
+    const nameDialog = page.getByRole('dialog', { name: 'Name Your New Agent' });
+    await nameDialog.getByRole('textbox').fill(name);
+    await nameDialog.getByRole('button', { name: 'Continue' }).click();
+    const wizard = page.getByRole('dialog', { name: 'Configure Your Agent' });
+    await wizard.getByRole('tab', { name: 'Notifications' }).click();
+    await expect(wizard.getByLabel('Threshold 1 type')).toHaveValue('priceChange');
+    await wizard.getByLabel('Threshold 1 value (%)').fill('0');
+    await wizard.getByLabel('Threshold 1 message').fill('Price moved');
+    await wizard.getByRole('tab', { name: 'Review' }).click();
+    await wizard.getByRole('button', { name: 'Create Agent' }).click();
+    await expect(toasts(page).getByText('Agent created successfully').last()).toBeVisible();
+
+    // Resume it, then run it now from its details.
+    await expect(page.getByRole('tab', { name: 'Paused Agents' })).toHaveAttribute('aria-selected', 'true');
+    await agentCard(page, name).getByRole('button', { name: 'Resume' }).click();
+    await expect(toasts(page).getByText('Agent resumed').last()).toBeVisible();
+    await page.getByRole('tab', { name: 'Running Agents' }).click();
+    await agentCard(page, name).getByRole('button', { name: 'View Details' }).click();
+    const details = page.getByRole('dialog', { name });
+    await details.getByRole('button', { name: 'Run now' }).click();
+    await expect(toasts(page).getByText('Run queued').last()).toBeVisible();
+
+    // Run History polls until the run is done: no reload.
+    await details.getByRole('tab', { name: 'Run History' }).click();
+    const run = details.locator('ol > li').filter({ hasText: 'Run now' }).first();
+    await expect(run.getByText('Success', { exact: true })).toBeVisible({ timeout: 30_000 });
+    await expect(run).toContainText(/Duration: \d+\.\ds/);
+    await expect(run.getByText('Simulated data', { exact: true })).toBeVisible();
+    await expect(run.getByRole('region', { name: 'Alerts' }).getByText(/Price moved \(BTC\/\w+ on \w+: /).first()).toBeVisible();
+    const market = run.getByRole('region', { name: /^BTC\/\w+ · binance · 15m$/ });
+    await expect(market.getByRole('table', { name: /^Indicators of BTC/ }).getByRole('rowheader', { name: 'RSI 14' })).toBeVisible();
+    const rules = market.getByRole('list', { name: /^Rules for / });
+    await expect(rules.getByRole('listitem').filter({ hasText: 'Price change' })).toContainText(/(Fired|Not fired|Insufficient data)Price change/);
+    await expect(rules.getByRole('listitem').filter({ hasText: 'Whale transaction' })).toContainText('Not configured');
+    await run.getByText('Show raw JSON').click();
+    await expect(run.locator('details pre')).toContainText('"templateId": "crypto-market-monitor"');
+    await expectNoSeriousViolations(page, testInfo, '[role="dialog"]', 'run-history');
+
+    // The chart: candles drawn on a canvas, one market at a time.
+    await details.getByRole('tab', { name: 'Chart' }).click();
+    const chart = details.getByRole('img', { name: /^Price chart of BTC\/\w+ on binance, \d+ candles, \d+ rule markers$/ });
+    await expect(chart).toBeVisible();
+    await expect(chart.locator('canvas').first()).toBeVisible();
+    const select = details.getByRole('combobox', { name: 'Market' });
+    await select.selectOption({ label: (await select.locator('option', { hasText: 'kraken' }).textContent())! });
+    await expect(details.getByRole('img', { name: /^Price chart of BTC\/\w+ on kraken, / }).locator('canvas').first()).toBeVisible();
+    await expectNoSeriousViolations(page, testInfo, '[role="dialog"]', 'run-chart');
+    await page.keyboard.press('Escape');
+    await expect(details).toBeHidden();
+
+    // The alert reaches the header's bell: refreshed when the dialog saw the run finish, else by
+    // the bell's own 30 s poll (the alert is stored just after the run is marked done).
+    await expect(page.getByRole('button', { name: /Notifications/ })).toHaveAccessibleName(/[1-9]\d* unread/, { timeout: 35_000 });
+  });
+});
