@@ -138,6 +138,7 @@ const ZEnv = z.object({
   WORKER_CONCURRENCY: positiveInt(16),
   RUN_LEASE_SECONDS: positiveInt(30, 2),
   DISPATCH_INTERVAL_MS: positiveInt(1_000, 50),
+  DISPATCH_LOOKAHEAD_MS: positiveInt(5_000, 0),
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -198,6 +199,8 @@ export type RuntimeConfig = {
   leaseSeconds: number;
   /** How often due agents are claimed. */
   dispatchIntervalMs: number;
+  /** Slots this close ahead are queued early, held until their time. */
+  dispatchLookaheadMs: number;
 };
 
 /** A provider's connection: key (null when missing, or when it needs none) and base URL. */
@@ -326,6 +329,7 @@ export function loadConfig(
       concurrency: e.WORKER_CONCURRENCY,
       leaseSeconds: e.RUN_LEASE_SECONDS,
       dispatchIntervalMs: e.DISPATCH_INTERVAL_MS,
+      dispatchLookaheadMs: e.DISPATCH_LOOKAHEAD_MS,
     },
   };
 }

@@ -1,4 +1,4 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, isNotNull } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { agentRuns, agents } from '../../db/schema.ts';
 
@@ -41,6 +41,15 @@ export async function deleteAgent(db: Db, id: string, ownerId: string): Promise<
 /** The agent's runs, newest first (served by the (agent_id, id desc) index). */
 export async function listRuns(db: Db, agentId: string, limit: number): Promise<AgentRunRow[]> {
   return db.select().from(agentRuns).where(eq(agentRuns.agentId, agentId)).orderBy(desc(agentRuns.id)).limit(limit);
+}
+
+/**
+ * Drops scheduled runs no worker has started yet (queued ahead of their slot, or waiting in a
+ * backlog): the agent was paused or rescheduled, so those slots are no longer its. Run-now
+ * runs (no slot) stay.
+ */
+export async function dropQueuedSlots(db: Db, agentId: string): Promise<void> {
+  await db.delete(agentRuns).where(and(eq(agentRuns.agentId, agentId), eq(agentRuns.status, 'queued'), isNotNull(agentRuns.scheduledFor)));
 }
 
 /**

@@ -5,6 +5,7 @@ import { AppError } from '../../lib/errors.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
 import {
   deleteAgent,
+  dropQueuedSlots,
   findAgent,
   insertAgent,
   listAgents,
@@ -18,7 +19,7 @@ import { computeNextRunAt } from './schedule.ts';
 import { validateAgentConfig } from './validate-config.ts';
 
 /** Queues run jobs inside the caller's transaction (the runtime's job queue). */
-export type RunEnqueuer = { enqueueRuns(tx: Db, runIds: readonly number[]): Promise<void> };
+export type RunEnqueuer = { enqueueRuns(tx: Db, runs: ReadonlyArray<{ id: number }>): Promise<void> };
 export type AgentsServiceDeps = { db: Db; jobs: RunEnqueuer; now?: () => Date };
 /** Who is asking: the session's user, and SPEC's optional `googleId`s from the query and body. */
 export type Caller = { user: Pick<SessionUser, 'id' | 'provider' | 'subject'>; googleIds: ReadonlyArray<string | undefined> };
@@ -125,6 +126,7 @@ export function createAgentsService({ db, jobs, now = () => new Date() }: Agents
       nextRunAt,
     });
     if (!row) throw new AppError('NOT_FOUND', NOT_FOUND); // deleted meanwhile
+    if (status === 'paused' || reschedule) await dropQueuedSlots(db, current.id);
     return toApiAgent(row);
   }
 
@@ -141,7 +143,7 @@ export function createAgentsService({ db, jobs, now = () => new Date() }: Agents
     const agent = await owned(caller, id);
     const run = await db.transaction(async (tx) => {
       const queued = await queueRun(tx, agent.id);
-      if (queued) await jobs.enqueueRuns(tx, [queued.id]);
+      if (queued) await jobs.enqueueRuns(tx, [{ id: queued.id }]);
       return queued;
     });
     if (!run) throw new AppError('NOT_FOUND', NOT_FOUND); // deleted meanwhile

@@ -7,30 +7,43 @@ import { claimDueAgents, failInterruptedRuns, insertScheduledRuns, setNextRuns }
 /** Agents claimed per transaction: large enough for 10,000 a minute, small enough to keep locks short. */
 export const DISPATCH_BATCH = 500;
 
-export type DispatcherDeps = { db: Db; jobs: Pick<JobQueue, 'enqueueRuns'>; logger: Logger; now?: () => Date };
+export type DispatcherDeps = {
+  db: Db;
+  jobs: Pick<JobQueue, 'enqueueRuns'>;
+  logger: Logger;
+  now?: () => Date;
+  /** Slots this close ahead are dispatched already, their jobs held until the slot. */
+  lookaheadMs?: number;
+};
 
 /**
- * Turns due slots into runs. In one transaction per batch: claim due running agents (FOR
+ * Turns due slots into runs. Slots up to `lookaheadMs` ahead are dispatched early, with their
+ * jobs held until the slot (pg-boss startAfter): 10,000 agents due at the same second are
+ * queued before it comes, so their runs start at the slot rather than after the inserts. In one transaction per batch: claim due running agents (FOR
  * UPDATE SKIP LOCKED, so dispatchers in several processes never take the same agent), insert
  * one queued run per (agent, slot) (unique, so a slot runs at most once), enqueue their jobs and
  * move each agent to its next slot after now. Slots missed while nothing ran are not replayed:
  * the agent runs once for the oldest missed slot and carries on from the present.
  */
-export function createDispatcher({ db, jobs, logger, now = () => new Date() }: DispatcherDeps) {
+export function createDispatcher({ db, jobs, logger, now = () => new Date(), lookaheadMs = 0 }: DispatcherDeps) {
   async function dispatchBatch(at: Date): Promise<{ claimed: number; queued: number }> {
     return db.transaction(async (tx) => {
-      const due = await claimDueAgents(tx, at, DISPATCH_BATCH);
+      const due = await claimDueAgents(tx, new Date(at.getTime() + lookaheadMs), DISPATCH_BATCH);
       if (due.length === 0) return { claimed: 0, queued: 0 };
-      const runIds = await insertScheduledRuns(
+      const runs = await insertScheduledRuns(
         tx,
         due.map((a) => ({ agentId: a.id, scheduledFor: a.nextRunAt })),
       );
+      // After the slot just queued, or after now when that slot was missed.
       await setNextRuns(
         tx,
-        due.map((a) => ({ id: a.id, nextRunAt: computeNextRunAt(a.config.schedule, at) })),
+        due.map((a) => ({ id: a.id, nextRunAt: computeNextRunAt(a.config.schedule, a.nextRunAt > at ? a.nextRunAt : at) })),
       );
-      await jobs.enqueueRuns(tx, runIds);
-      return { claimed: due.length, queued: runIds.length };
+      await jobs.enqueueRuns(
+        tx,
+        runs.map((r) => (r.scheduledFor > at ? { id: r.id, startAfter: r.scheduledFor } : { id: r.id })),
+      );
+      return { claimed: due.length, queued: runs.length };
     });
   }
 

@@ -21,8 +21,11 @@ const RUN_JOB_EXPIRE_SECONDS = 15 * 60;
  */
 export type JobQueue = {
   boss: PgBoss;
-  /** Queues run jobs in the caller's transaction (`tx`), or on their own when tx is the plain db. */
-  enqueueRuns(tx: Db, runIds: readonly number[]): Promise<void>;
+  /**
+   * Queues run jobs in the caller's transaction (`tx`), or on their own when tx is the plain db.
+   * A run with `startAfter` (its slot, dispatched ahead) is not handed to a worker before then.
+   */
+  enqueueRuns(tx: Db, runs: ReadonlyArray<{ id: number; startAfter?: Date }>): Promise<void>;
   /** Queues an alert email; pg-boss retries it with backoff `retries` times. */
   enqueueEmail(notificationId: string): Promise<void>;
   stop(): Promise<void>;
@@ -48,11 +51,11 @@ export async function startJobQueue(database: Database, { logger, email, supervi
 
   return {
     boss,
-    async enqueueRuns(tx, runIds) {
-      if (runIds.length === 0) return;
+    async enqueueRuns(tx, runs) {
+      if (runs.length === 0) return;
       await boss.insert(
         RUN_QUEUE,
-        runIds.map((runId) => ({ data: { runId } satisfies RunJob })),
+        runs.map((run) => ({ data: { runId: run.id } satisfies RunJob, ...(run.startAfter ? { startAfter: run.startAfter } : {}) })),
         // Our Db's execute() returns drizzle's result type, which pg-boss unwraps the same way.
         { db: fromDrizzle(tx as unknown as DrizzleTransactionLike, sql) },
       );

@@ -4,7 +4,7 @@ import { EXCHANGE_SOURCES, TEMPLATE_TIMEFRAMES, type TCandleTimeframe, type TMar
 import type { Db } from '../../db/client.ts';
 import { MarketDataError, type MarketData, type OnChainSource } from '../market/types.ts';
 import { candlesNeeded, evaluateMarket, performanceSince, type OnChainInput, type ThresholdCondition } from './evaluate.ts';
-import { extendLeases, findRunAgent, finishRun, previousPrices, recordAgentRun, startRun, type RunAgent } from './runtime.repo.ts';
+import { extendLeases, finishRun, startRun, type RunAgent } from './runtime.repo.ts';
 
 /** What the runtime needs from the notifications module (dedupe, in-app rows, emails). */
 export type AlertSink = {
@@ -93,13 +93,12 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
     return pending;
   }
 
-  async function evaluate(agent: RunAgent, runId: number, tick: string) {
+  async function evaluate(agent: RunAgent, previous: ReadonlyMap<string, number>, tick: string) {
     const template = findTemplate(agent.templateId);
     if (!template || template.type === 'other') throw new Error(`template ${agent.templateId} has no runtime`);
     const type = template.type;
     const markets = marketsOf(type, agent.config, marketData);
     if (markets.length === 0) throw new Error('no market to watch: check the symbols or exchanges');
-    const previous = await previousPrices(db, agent.id, runId);
     const onChainInput = type === 'crypto' ? await onChainFor(agent.config, tick) : ({ configured: false } as const);
     const limit = candlesNeeded(agent.config, type);
 
@@ -142,7 +141,7 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
       markets: results,
       alerts: alertsFired,
       simulated: results.some((r) => r.simulated),
-      performance: previous ? performanceSince(previous, priceOf(results)) : null,
+      performance: performanceSince(previous, priceOf(results)),
     };
     return { result, conditions, allFailed: results.every((r) => !r.ok) };
   }
@@ -163,35 +162,38 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
       Math.max(500, (leaseSeconds * 1000) / 3),
     );
     try {
-      const agent = await findRunAgent(db, started.agentId);
+      const agent = started.agent;
       if (!agent) return 'done'; // deleted while queued: its runs went with it
       const tick = tickOf(started.scheduledFor ?? started.startTime);
       let outcome: Awaited<ReturnType<typeof evaluate>>;
       try {
-        outcome = await evaluate(agent, runId, tick);
+        outcome = await evaluate(agent, started.previousPrices, tick);
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         logger.warn({ err, runId, agentId: agent.id }, 'agent run failed');
-        await finishRun(db, runId, { status: 'failure', result: null, error: message, endTime: now() });
-        await recordAgentRun(db, agent.id, now(), null);
+        await finishRun(db, runId, { status: 'failure', result: null, error: message, endTime: now(), performance: null });
         return 'done';
       }
       const { result, conditions, allFailed } = outcome;
       const endTime = now();
       const error = allFailed ? result.markets.map((m) => (m.ok ? '' : `${m.symbol} (${m.source}): ${m.error}`)).join('; ') : null;
-      const recorded = await finishRun(db, runId, { status: allFailed ? 'failure' : 'success', result, error, endTime });
+      const recorded = await finishRun(db, runId, { status: allFailed ? 'failure' : 'success', result, error, endTime, performance: result.performance });
       if (!recorded) return 'done'; // declared interrupted meanwhile; a later run takes over
-      await recordAgentRun(db, agent.id, endTime, result.performance);
-      await raiseAlerts(agent, runId, conditions);
+      await raiseAlerts(agent, runId, conditions, started.activeAlerts);
       return 'done';
     } finally {
       clearInterval(heartbeat);
     }
   }
 
-  async function raiseAlerts(agent: RunAgent, runId: number, conditions: Array<ThresholdCondition & { market: string }>): Promise<void> {
-    // Called even with both channels off: conditions that cleared must be cleared, or the
-    // next event after alerts are turned back on would stay silent.
+  /**
+   * Hands the alerts what changed: conditions firing now, and those that stopped firing while
+   * marked as alerting (so the next event alerts again). Called with both channels off too,
+   * so conditions still clear. Nothing changed (the usual run): no call at all.
+   */
+  async function raiseAlerts(agent: RunAgent, runId: number, all: Array<ThresholdCondition & { market: string }>, active: ReadonlySet<string>): Promise<void> {
+    const conditions = all.filter((c) => c.firing || active.has(`${c.market}|${c.thresholdType}`));
+    if (conditions.length === 0) return;
     const { email, inApp } = agent.config.notifications;
     try {
       await alerts.applyAlerts({

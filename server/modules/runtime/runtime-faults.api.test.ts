@@ -47,7 +47,7 @@ describe('agents runtime against failing exchanges', () => {
     exchanges = await startFakeExchanges();
     smtp = await startSmtpCatcher();
     t = await createTestApp({
-      env: { ...exchanges.env, SMTP_URL: smtp.url, EMAIL_RETRIES: '3', EMAIL_RETRY_DELAY_SECONDS: '1', ADMIN_EMAILS: 'admin@example.com', MARKET_DATA: 'live', MARKET_RETRIES: '2', MARKET_TIMEOUT_MS: '400', DISPATCH_INTERVAL_MS: '50', RUN_LEASE_SECONDS: '2' },
+      env: { ...exchanges.env, SMTP_URL: smtp.url, EMAIL_RETRIES: '3', EMAIL_RETRY_DELAY_SECONDS: '1', ADMIN_EMAILS: 'admin@example.com', MARKET_DATA: 'live', MARKET_RETRIES: '2', MARKET_TIMEOUT_MS: '400', DISPATCH_INTERVAL_MS: '50', RUN_LEASE_SECONDS: '2', DISPATCH_LOOKAHEAD_MS: '0' },
     });
     admin = await t.signIn('admin@example.com', 'Admin');
   });

@@ -49,7 +49,9 @@ describe('agents runtime', () => {
   let workers: Workers | null = null;
 
   beforeAll(async () => {
-    t = await createTestApp({ env: { ADMIN_EMAILS: 'admin@example.com', MARKET_DATA: 'simulated', DISPATCH_INTERVAL_MS: '50', RUN_LEASE_SECONDS: '2' } });
+    // No lookahead here: these tests move the app's clock ahead of the database's, and a job held
+    // until a slot in that future would wait in real time. The lookahead has its own test.
+    t = await createTestApp({ env: { ADMIN_EMAILS: 'admin@example.com', MARKET_DATA: 'simulated', DISPATCH_INTERVAL_MS: '50', RUN_LEASE_SECONDS: '2', DISPATCH_LOOKAHEAD_MS: '0' } });
     admin = await t.signIn('admin@example.com', 'Admin');
   });
   afterEach(async () => {
@@ -224,6 +226,32 @@ describe('agents runtime', () => {
     }
     for (const agent of [hourly, minutely]) await setStatus(agent.id, 'paused');
   }, 60_000);
+
+  it('queues a slot ahead of time but starts it no earlier than the slot; pausing drops it', async () => {
+    const agent = await create(CRYPTO, configOf(CRYPTO, { schedule: EVERY_MINUTE, parameters: { exchanges: ['Binance'] } }));
+    await setStatus(agent.id, 'running');
+    // Real time here (the job queue holds jobs by the database's clock): a slot 1.5 s away.
+    const slot = new Date(Math.ceil((Date.now() + 1_500) / 1000) * 1000);
+    await t.database.db.update(agents).set({ nextRunAt: slot }).where(eq(agents.id, agent.id));
+    const ahead = createDispatcher({ db: t.database.db, jobs: t.jobs, logger: silent, lookaheadMs: 5_000 });
+    expect(await ahead.dispatchDue()).toBe(1);
+    const [queued] = await runsOf(agent.id);
+    expect(queued).toMatchObject({ status: 'queued', scheduledFor: slot.toISOString() });
+    // The next slot is the first minute boundary after the queued one.
+    expect((await t.request({ url: `/api/agents/${agent.id}`, cookie: admin })).json().nextRunAt).toBe(new Date(Math.floor(slot.getTime() / MINUTE + 1) * MINUTE).toISOString());
+
+    workers = await startWorkers({ config: t.config, database: t.database, jobs: t.jobs, logger: silent });
+    const [run] = await until(() => runsOf(agent.id), (runs) => runs[0]?.status === 'success');
+    expect(Date.parse(run!.startTime!)).toBeGreaterThanOrEqual(slot.getTime());
+
+    // A slot queued ahead and then paused never runs.
+    const next = new Date(Math.ceil((Date.now() + 3_000) / 1000) * 1000);
+    await t.database.db.update(agents).set({ nextRunAt: next }).where(eq(agents.id, agent.id));
+    expect(await ahead.dispatchDue()).toBe(1);
+    expect((await runsOf(agent.id))[0]).toMatchObject({ status: 'queued', scheduledFor: next.toISOString() });
+    await setStatus(agent.id, 'paused');
+    expect(await runsOf(agent.id)).toHaveLength(1);
+  });
 
   it('alerts once per event: a firing threshold notifies once until it clears', async () => {
     // priceChange above 0%: fires on any move. Simulated prices move every candle.

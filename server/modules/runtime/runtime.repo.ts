@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, lt, lte, sql } from 'drizzle-orm';
 import type { TAgentConfig } from '../../../contracts/agents.ts';
 import type { TRunResult } from '../../../contracts/market.ts';
 import type { Db } from '../../db/client.ts';
-import { agentRuns, agents, users } from '../../db/schema.ts';
+import { agentRuns, agents, alertStates, users } from '../../db/schema.ts';
 
 export type DueAgent = { id: string; config: TAgentConfig; nextRunAt: Date };
 
@@ -22,14 +22,14 @@ export async function claimDueAgents(tx: Db, now: Date, limit: number): Promise<
 }
 
 /** One queued run per (agent, slot); a slot that already has its run is skipped. */
-export async function insertScheduledRuns(tx: Db, slots: ReadonlyArray<{ agentId: string; scheduledFor: Date }>): Promise<number[]> {
+export async function insertScheduledRuns(tx: Db, slots: ReadonlyArray<{ agentId: string; scheduledFor: Date }>): Promise<Array<{ id: number; scheduledFor: Date }>> {
   if (slots.length === 0) return [];
   const rows = await tx
     .insert(agentRuns)
     .values(slots.map((s) => ({ agentId: s.agentId, scheduledFor: s.scheduledFor, status: 'queued' as const })))
     .onConflictDoNothing({ target: [agentRuns.agentId, agentRuns.scheduledFor] })
-    .returning({ id: agentRuns.id });
-  return rows.map((r) => r.id);
+    .returning({ id: agentRuns.id, scheduledFor: agentRuns.scheduledFor });
+  return rows.map((r) => ({ id: r.id, scheduledFor: r.scheduledFor! }));
 }
 
 /** Moves each claimed agent to its next slot in one statement (null: no slot left, e.g. no active day). */
@@ -45,16 +45,66 @@ export async function setNextRuns(tx: Db, updates: ReadonlyArray<{ id: string; n
     where ${agents.id} = v.id and ${agents.status} = 'running'`);
 }
 
-export type StartedRun = { id: number; agentId: string; scheduledFor: Date | null; startTime: Date };
+export type RunAgent = { id: string; ownerId: string; name: string; templateId: string; config: TAgentConfig; ownerEmail: string };
+export type StartedRun = {
+  id: number;
+  agentId: string;
+  scheduledFor: Date | null;
+  startTime: Date;
+  agent: RunAgent | null;
+  /** Prices of the latest earlier successful run, keyed `source:symbol` (empty: none). */
+  previousPrices: Map<string, number>;
+  /** The agent's conditions firing now, keyed `market|thresholdType` (alert_states). */
+  activeAlerts: Set<string>;
+};
 
-/** Takes a queued run for this worker. Only one caller can move it out of 'queued'. */
+/**
+ * Takes a queued run for this worker and reads what the run needs (its agent, the previous
+ * run's prices, the conditions alerting now) in one round trip: at 10,000 runs a minute each
+ * statement counts. Only one caller can move a run out of 'queued'; null when it is not queued.
+ */
 export async function startRun(db: Db, runId: number, now: Date, leaseUntil: Date): Promise<StartedRun | null> {
-  const [row] = await db
-    .update(agentRuns)
-    .set({ status: 'running', startTime: now, leaseExpiresAt: leaseUntil })
-    .where(and(eq(agentRuns.id, runId), eq(agentRuns.status, 'queued')))
-    .returning({ id: agentRuns.id, agentId: agentRuns.agentId, scheduledFor: agentRuns.scheduledFor, startTime: agentRuns.startTime });
-  return row ? { ...row, startTime: row.startTime! } : null;
+  const [row] = rowsOf<{
+    id: number | string;
+    agent_id: string;
+    scheduled_for: Date | string | null;
+    start_time: Date | string;
+    owner_id: string | null;
+    name: string | null;
+    template_id: string | null;
+    config: TAgentConfig | null;
+    email: string | null;
+    previous: Array<{ market: string; price: number }> | null;
+    alerts: string[] | null;
+  }>(
+    await db.execute(sql`
+      with started as (
+        update ${agentRuns} set status = 'running', start_time = ${now.toISOString()}::timestamptz, lease_expires_at = ${leaseUntil.toISOString()}::timestamptz
+        where ${agentRuns.id} = ${runId} and ${agentRuns.status} = 'queued'
+        returning id, agent_id, scheduled_for, start_time
+      )
+      select started.*, a.owner_id, a.name, a.template_id, a.config, u.email,
+        (select coalesce(jsonb_agg(jsonb_build_object('market', (m->>'source') || ':' || (m->>'symbol'), 'price', (m->>'price')::float8))
+                           filter (where (m->>'ok')::boolean), '[]'::jsonb)
+         from (select r.result from ${agentRuns} r
+               where r.agent_id = started.agent_id and r.status = 'success' and r.id < started.id
+               order by r.id desc limit 1) p, jsonb_array_elements(p.result->'markets') m) as previous,
+        (select array_agg(s.market || '|' || s.threshold_type) from ${alertStates} s where s.agent_id = started.agent_id) as alerts
+      from started left join ${agents} a on a.id = started.agent_id left join ${users} u on u.id = a.owner_id`),
+  );
+  if (!row) return null;
+  return {
+    id: Number(row.id),
+    agentId: row.agent_id,
+    scheduledFor: row.scheduled_for === null ? null : new Date(row.scheduled_for),
+    startTime: new Date(row.start_time),
+    agent:
+      row.owner_id === null
+        ? null
+        : { id: row.agent_id, ownerId: row.owner_id, name: row.name!, templateId: row.template_id!, config: row.config!, ownerEmail: row.email! },
+    previousPrices: new Map((row.previous ?? []).map((p) => [p.market, Number(p.price)])),
+    activeAlerts: new Set(row.alerts ?? []),
+  };
 }
 
 export async function extendLeases(db: Db, runIds: readonly number[], leaseUntil: Date): Promise<void> {
@@ -65,17 +115,29 @@ export async function extendLeases(db: Db, runIds: readonly number[], leaseUntil
     .where(and(inArray(agentRuns.id, [...runIds]), eq(agentRuns.status, 'running')));
 }
 
-/** Records the outcome; false when the run is no longer ours (failed as interrupted meanwhile). */
+/**
+ * Records the outcome and the agent's lastRun (and performance, when known) in one statement;
+ * false when the run is no longer ours (failed as interrupted meanwhile), which changes nothing.
+ */
 export async function finishRun(
   db: Db,
   runId: number,
-  outcome: { status: 'success' | 'failure'; result: TRunResult | null; error: string | null; endTime: Date },
+  outcome: { status: 'success' | 'failure'; result: TRunResult | null; error: string | null; endTime: Date; performance: string | null },
 ): Promise<boolean> {
-  const rows = await db
-    .update(agentRuns)
-    .set({ ...outcome, leaseExpiresAt: null })
-    .where(and(eq(agentRuns.id, runId), eq(agentRuns.status, 'running')))
-    .returning({ id: agentRuns.id });
+  const endTime = outcome.endTime.toISOString();
+  const rows = rowsOf<{ id: string }>(
+    await db.execute(sql`
+      with finished as (
+        update ${agentRuns}
+        set status = ${outcome.status}, result = ${outcome.result === null ? null : JSON.stringify(outcome.result)}::jsonb,
+            error = ${outcome.error}, end_time = ${endTime}::timestamptz, lease_expires_at = null
+        where ${agentRuns.id} = ${runId} and ${agentRuns.status} = 'running'
+        returning agent_id
+      )
+      update ${agents} set last_run_at = ${endTime}::timestamptz, performance = coalesce(${outcome.performance}, ${agents.performance})
+      from finished where ${agents.id} = finished.agent_id
+      returning ${agents.id}`),
+  );
   return rows.length > 0;
 }
 
@@ -86,47 +148,6 @@ export async function failInterruptedRuns(db: Db, now: Date): Promise<Array<{ id
     .set({ status: 'failure', error: 'interrupted', endTime: now, leaseExpiresAt: null })
     .where(and(eq(agentRuns.status, 'running'), lt(agentRuns.leaseExpiresAt, now)))
     .returning({ id: agentRuns.id, agentId: agentRuns.agentId });
-}
-
-export type RunAgent = { id: string; ownerId: string; name: string; templateId: string; config: TAgentConfig; ownerEmail: string };
-
-export async function findRunAgent(db: Db, agentId: string): Promise<RunAgent | undefined> {
-  const [row] = await db
-    .select({ id: agents.id, ownerId: agents.ownerId, name: agents.name, templateId: agents.templateId, config: agents.config, ownerEmail: users.email })
-    .from(agents)
-    .innerJoin(users, eq(users.id, agents.ownerId))
-    .where(eq(agents.id, agentId));
-  return row;
-}
-
-/**
- * The prices the latest successful run before this one saw, keyed `source:symbol`, which
- * `performance` compares with. Extracted in SQL: the stored result also holds chart series,
- * which need not cross the wire for this.
- */
-export async function previousPrices(db: Db, agentId: string, beforeRunId: number): Promise<Map<string, number> | null> {
-  const result: unknown = await db.execute(sql`
-    with previous as (
-      select ${agentRuns.result} as result from ${agentRuns}
-      where ${agentRuns.agentId} = ${agentId} and ${agentRuns.status} = 'success' and ${agentRuns.id} < ${beforeRunId}
-      order by ${agentRuns.id} desc limit 1
-    )
-    select (m->>'source') || ':' || (m->>'symbol') as market, (m->>'price')::float8 as price, true as found
-    from previous, jsonb_array_elements(previous.result->'markets') m
-    where (m->>'ok')::boolean
-    union all
-    select null, null, true from previous
-  `);
-  const rows = rowsOf<{ market: string | null; price: number | null }>(result);
-  if (rows.length === 0) return null;
-  return new Map(rows.flatMap((r) => (r.market !== null && r.price !== null ? [[r.market, Number(r.price)] as const] : [])));
-}
-
-export async function recordAgentRun(db: Db, agentId: string, lastRunAt: Date, performance: string | null): Promise<void> {
-  await db
-    .update(agents)
-    .set(performance === null ? { lastRunAt } : { lastRunAt, performance })
-    .where(eq(agents.id, agentId));
 }
 
 /** Rows of a raw `execute()`: node-postgres answers a result with `rows`, PGlite's driver too. */

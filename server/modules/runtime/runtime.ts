@@ -20,13 +20,15 @@ export type RuntimeDeps = {
 
 export type Runtime = { dispatcher: Dispatcher; stop(): Promise<void> };
 
+const RUN_FETCH_LOOPS = 4;
+
 /**
  * The workers of one process: a dispatch loop (claims due slots every DISPATCH_INTERVAL_MS and
  * recovers runs of dead workers), a pg-boss worker executing run jobs `concurrency` at a time,
  * and one delivering alert emails. Any number of processes may run this side by side.
  */
 export async function startRuntime({ db, jobs, executor, deliverEmail, config, logger, now = () => new Date() }: RuntimeDeps): Promise<Runtime> {
-  const dispatcher = createDispatcher({ db, jobs, logger, now });
+  const dispatcher = createDispatcher({ db, jobs, logger, now, lookaheadMs: config.dispatchLookaheadMs });
   let stopping = false;
   let tick: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
@@ -45,9 +47,13 @@ export async function startRuntime({ db, jobs, executor, deliverEmail, config, l
     });
   };
 
+  // Several fetch loops, each taking a small batch and fetching again at once while batches
+  // come back full: one slow run holds only its own loop, and a backlog drains without
+  // waiting out the polling interval between batches.
+  const loops = Math.min(RUN_FETCH_LOOPS, config.concurrency);
   await jobs.boss.work<RunJob>(
     RUN_QUEUE,
-    { batchSize: config.concurrency, pollingIntervalSeconds: 0.5 },
+    { batchSize: Math.ceil(config.concurrency / loops), localConcurrency: loops, burstWhenBatchFull: true, pollingIntervalSeconds: 0.5 },
     async (batch) => {
       // Each run records its own failure; one agent's error never fails its neighbours' jobs.
       await Promise.all(
