@@ -334,6 +334,19 @@ export function loadConfig(
   };
 }
 
+/** For process entry points: the config, or the message naming the bad variable and exit 1. */
+export function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
 /** Outside production a missing SESSION_SECRET is generated once and kept in DATA_DIR, so
  * restarts keep in-flight sign-ins valid. */
 function storedSecret(dataDir: string): string {

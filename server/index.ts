@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import pino from 'pino';
 import { buildApp } from './app.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { loadConfigOrExit } from './config.ts';
 import { openDatabase } from './db/client.ts';
 import { startJobQueue } from './modules/runtime/job-queue.ts';
 import { startWorkers } from './modules/runtime/workers.ts';
@@ -11,16 +11,7 @@ import { loggerOptions } from './lib/logger.ts';
 const SHUTDOWN_DEADLINE_MS = 10_000;
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit();
   const logger = pino(loggerOptions(config.logLevel));
   const database = await openDatabase(config.database, logger);
   const jobs = await startJobQueue(database, { logger, email: config.email, supervise: config.runtime.runWorkers });

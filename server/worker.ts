@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { ConfigError, loadConfig } from './config.ts';
+import { loadConfigOrExit } from './config.ts';
 import { openDatabase } from './db/client.ts';
 import { loggerOptions } from './lib/logger.ts';
 import { startJobQueue } from './modules/runtime/job-queue.ts';
@@ -12,16 +12,7 @@ const SHUTDOWN_DEADLINE_MS = 30_000;
  * belongs to the one process that opened it; start as many as the load needs.
  */
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit();
   if (config.database.kind !== 'postgres') {
     console.error('npm run worker needs DATABASE_URL (PostgreSQL): the embedded database runs its workers inside `npm start`.');
     process.exit(1);

@@ -17,3 +17,15 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   }
   return false;
 }
+
+export const FOREIGN_KEY_VIOLATION = '23503';
+
+/** The SQLSTATE of a driver error, which drizzle wraps as the cause of its own. */
+export function sqlState(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

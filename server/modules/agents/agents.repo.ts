@@ -1,6 +1,7 @@
 import { and, desc, eq, isNotNull } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { agentRuns, agents } from '../../db/schema.ts';
+import { FOREIGN_KEY_VIOLATION, sqlState } from '../../lib/db-errors.ts';
 
 export type AgentRow = typeof agents.$inferSelect;
 export type AgentRunRow = typeof agentRuns.$inferSelect;
@@ -64,16 +65,4 @@ export async function queueRun(db: Db, agentId: string): Promise<AgentRunRow | u
     if (sqlState(err) === FOREIGN_KEY_VIOLATION) return undefined;
     throw err;
   }
-}
-
-const FOREIGN_KEY_VIOLATION = '23503';
-
-/** The SQLSTATE of a driver error, which drizzle wraps as the cause of its own. */
-function sqlState(err: unknown): string | undefined {
-  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
 }

@@ -16,6 +16,7 @@ import {
   startAlert,
   type NotificationRow,
 } from './notifications.repo.ts';
+import { FOREIGN_KEY_VIOLATION, sqlState } from '../../lib/db-errors.ts';
 
 export type AlertCondition = { market: string; thresholdType: string; firing: boolean; title: string; message: string };
 
@@ -213,15 +214,3 @@ export type NotificationsService = ReturnType<typeof createNotificationsService>
 
 /** A fixed order, not the locale's: every process must take the row locks in the same order. */
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-const FOREIGN_KEY_VIOLATION = '23503';
-
-/** The SQLSTATE of a driver error, which drizzle wraps as the cause of its own. */
-function sqlState(err: unknown): string | undefined {
-  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
-}

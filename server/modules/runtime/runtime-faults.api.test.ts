@@ -6,6 +6,7 @@ import { findTemplate, type TAgent, type TAgentConfig, type TAgentRun } from '..
 import type { TRunResult } from '../../../contracts/market.ts';
 import { agentRuns, notifications } from '../../db/schema.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
+import { until } from '../../test/until.ts';
 import { startFakeExchanges, type FakeExchanges } from '../../../tests/fakes/exchanges.ts';
 import { startSmtpCatcher, type SmtpCatcher } from '../../../tests/fakes/smtp-catcher.ts';
 import { ROOT_DIR, stopChild } from '../../../tests/e2e/support/app-server.ts';
@@ -25,15 +26,6 @@ function cryptoConfig(exchanges: string[], alerts: Partial<TAgentConfig['notific
   };
 }
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)?.slice(0, 800)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** Agents on live market data through the exchange fakes: faults, retries, and a killed worker. */
 describe('agents runtime against failing exchanges', () => {

@@ -6,6 +6,7 @@ import type { TNotificationList } from '../../../contracts/notifications.ts';
 import type { TRunResult } from '../../../contracts/market.ts';
 import { agentRuns, agents } from '../../db/schema.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
+import { until } from '../../test/until.ts';
 import { createDispatcher } from './dispatcher.ts';
 import { startRuntime } from './runtime.ts';
 import { startRun } from './runtime.repo.ts';
@@ -33,15 +34,6 @@ const EVERY_MINUTE: Omit<TAgentConfig['schedule'], 'timeZone'> = {
   activeHours: { start: '00:00', end: '23:59' },
 };
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)?.slice(0, 500)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('agents runtime', () => {
   let t: TestApp;
