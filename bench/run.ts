@@ -1,6 +1,8 @@
 // `npm run bench [-- --quick] [-- name ...]`: runs the benchmarks one after another (never at
 // once: two cores) and prints a summary table. Benchmarks report; tests assert: the exit code
 // is 0 even when a target is missed (it is 1 only when a benchmark could not run).
+import { writeFileSync } from 'node:fs';
+import { arch, cpus, platform, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import agentsScale from './agents-scale.ts';
 import articlePage from './article-page.ts';
@@ -75,4 +77,35 @@ console.log(
     ? `\nall ${results.length} targets met`
     : `\n${missed.length > 0 ? `targets missed: ${missed.join(', ')}` : ''}${failures.length > 0 ? `${missed.length > 0 ? '; ' : ''}could not run: ${failures.join(', ')}` : ''}`,
 );
+writeResults();
 process.exitCode = failures.length > 0 ? 1 : 0;
+
+/**
+ * bench/results.md: the same table with the machine it ran on, so a figure can be read next to
+ * the CPU count and Node version that produced it. Written on every run (say which and how).
+ */
+function writeResults(): void {
+  const cell = (text: string) => text.replace(/\|/g, '\\|');
+  const rows = results.map(
+    (r) =>
+      `| ${cell(r.name)} | ${fmt(r.ours)} ${r.unit} | ${r.reference === null ? '-' : `${fmt(r.reference)} ${r.unit}`} | ${fmt(r.ratio, 2)} | ${cell(r.target)} | ${r.met ? 'yes' : '**no**'}${r.note ? ` (${cell(r.note)})` : ''} |`,
+  );
+  const text = [
+    '# Benchmark results',
+    '',
+    `Written by \`npm run bench${values.quick ? ' -- --quick' : ''}${positionals.length ? ` -- ${positionals.join(' ')}` : ''}\` on ${new Date().toISOString()}.`,
+    `Machine: ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, ${platform()} ${arch()}; Node ${process.version}.`,
+    values.quick ? '\nQuick run: shorter durations and smaller loads than the targets are set for.' : '',
+    '',
+    '| name | ours | reference | ratio | target | met |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    missed.length === 0 && failures.length === 0 ? `All ${results.length} targets met.` : '',
+    missed.length > 0 ? `Targets missed: ${missed.join(', ')}.` : '',
+    failures.length > 0 ? `Could not run: ${failures.join(', ')}.` : '',
+    '',
+  ].filter((line, i, all) => line !== '' || all[i - 1] !== '');
+  writeFileSync(new URL('./results.md', import.meta.url), text.join('\n'));
+  console.log(`written: bench/results.md`);
+}
