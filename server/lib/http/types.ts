@@ -15,7 +15,13 @@ export type SessionUser = {
   createdAt: Date;
 };
 
+/** A registered /api route with its declared access (the permission matrix test reads these). */
+export type ApiRoute = { method: string; url: string; access: Access };
+
 declare module 'fastify' {
+  interface FastifyInstance {
+    apiRoutes: ApiRoute[];
+  }
   interface FastifyContextConfig {
     access?: Access;
   }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../lib/errors.ts';
+import type { ApiRoute } from '../../lib/http/types.ts';
 import type { AuthService } from './auth.service.ts';
 import { clearSessionCookie, readSessionToken } from './session-cookie.ts';
 
@@ -12,10 +13,13 @@ export function registerAuth(app: FastifyInstance, auth: AuthService, secureCook
   app.decorateRequest('user', null);
   app.decorateRequest('sessionTokenHash', null);
 
+  const apiRoutes: ApiRoute[] = [];
+  app.decorate('apiRoutes', apiRoutes);
   app.addHook('onRoute', (route) => {
-    if (route.url.startsWith('/api/') && !route.config?.access) {
-      throw new Error(`Route ${String(route.method)} ${route.url} declares no access (public, signedIn or admin)`);
-    }
+    if (!route.url.startsWith('/api/')) return;
+    const access = route.config?.access;
+    if (!access) throw new Error(`Route ${String(route.method)} ${route.url} declares no access (public, signedIn or admin)`);
+    for (const method of [route.method].flat()) apiRoutes.push({ method, url: route.url, access });
   });
 
   app.addHook('onRequest', async (request, reply) => {

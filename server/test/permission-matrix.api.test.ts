@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findTemplate, type TAgentConfig } from '../../contracts/agents.ts';
+import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS } from '../../contracts/chat.ts';
+import { createTestApp, type TestApp } from './test-app.ts';
+
+const ACTORS = ['signed out', 'guest', 'owner', 'another admin'] as const;
+type Actor = (typeof ACTORS)[number];
+type Call = { path: string; payload?: unknown };
+/** One registered route: how to call it (objects made fresh for each call, owned by `owner`)
+ * and the status each actor gets, in ACTORS order. */
+type Row = { method: string; url: string; call: () => Promise<Call>; expected: [number, number, number, number]; freshSession?: boolean };
+
+const OWNER = 'owner@example.com';
+const OTHER = 'other@example.com';
+
+/**
+ * Every /api route the app registers, with the status each kind of caller gets: signed out, a
+ * guest, the admin who owns the object, and another admin. Another user's agent or
+ * notification answers 404, never 403, so ids do not leak. A route registered without a row
+ * here fails the test, as does a row for a route that no longer exists.
+ */
+describe('permission matrix', () => {
+  let t: TestApp;
+  const cookies = {} as Record<Exclude<Actor, 'signed out'>, string>;
+  let n = 0;
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { ADMIN_EMAILS: `${OWNER},${OTHER}`, MARKET_DATA: 'simulated' } });
+    cookies.owner = await t.signIn(OWNER, 'Owner');
+    cookies['another admin'] = await t.signIn(OTHER, 'Other');
+    cookies.guest = await t.signIn('guest@example.com', 'Guest');
+  });
+  afterAll(async () => t.close());
+
+  const asOwner = async (method: string, path: string, payload?: unknown) => {
+    const res = await t.request({ method: method as 'POST', url: path, cookie: cookies.owner, ...(payload === undefined ? {} : { payload: payload as object }) });
+    if (res.statusCode >= 300) throw new Error(`${method} ${path} as owner: ${res.statusCode} ${res.body}`);
+    return res.json();
+  };
+  const template = findTemplate('stock-market-scanner')!;
+  const agentConfig = (): TAgentConfig => ({
+    schedule: { ...template.defaultConfig.schedule, timeZone: 'UTC' },
+    notifications: template.defaultConfig.notifications,
+    parameters: Object.fromEntries(Object.entries(template.defaultConfig.parameters).map(([k, p]) => [k, p.default])) as TAgentConfig['parameters'],
+  });
+  const newAgent = async (): Promise<{ id: string; name: string }> => asOwner('POST', '/api/agents', { templateId: template.id, name: `Matrix ${++n}`, config: agentConfig() });
+  const ARTICLE_TEXT = { category: 'Operations', excerpt: 'How a small team took the busywork out of its week.', content: 'Automation pays when it removes a decision nobody needed to make. '.repeat(3) };
+  const newArticle = async (): Promise<{ id: string; slug: string }> =>
+    asOwner('POST', '/api/articles', { title: `Matrix article ${++n}`, ...ARTICLE_TEXT, published: true });
+  const ownerId = async (): Promise<string> => (await asOwner('GET', '/api/auth/me')).user.id;
+  const newNotification = async (): Promise<string> => {
+    const agent = await newAgent();
+    const { runId } = await asOwner('POST', `/api/agents/${agent.id}/run`);
+    const { created } = (await t.app.notifications.applyAlerts({
+      userId: await ownerId(),
+      agentId: agent.id,
+      agentName: agent.name,
+      runId,
+      emailEnabled: false,
+      inAppEnabled: true,
+      conditions: [{ market: 'AAPL', thresholdType: 'priceChange', firing: true, title: 'Moved', message: 'AAPL moved' }],
+    })) as { created: Array<{ id: string }> };
+    return created[0]!.id;
+  };
+  const newUserId = async (): Promise<string> => {
+    const email = `someone-${++n}@example.com`;
+    await t.signIn(email, 'Someone');
+    return ((await asOwner('GET', '/api/users')) as Array<{ id: string; email: string }>).find((u) => u.email === email)!.id;
+  };
+  const at = (path: string, payload?: unknown) => async (): Promise<Call> => ({ path, payload });
+
+  const chatRows: Row[] = CHAT_PROVIDERS.map((provider) => ({
+    method: 'POST',
+    url: CHAT_PROVIDER_INFO[provider].endpoint,
+    call: at(CHAT_PROVIDER_INFO[provider].endpoint, { model: provider === 'llama' ? 'llama3.1' : CHAT_PROVIDER_INFO[provider].defaultModel, messages: [{ role: 'user', content: 'Hello' }] }),
+    // No keys and no Ollama here: allowed callers get 200 with SPEC's error body.
+    expected: CHAT_PROVIDER_INFO[provider].defaultAccess === 'admin' ? [401, 403, 200, 200] : [401, 200, 200, 200],
+  }));
+
+  const rows: Row[] = [
+    { method: 'GET', url: '/api/health', call: at('/api/health'), expected: [200, 200, 200, 200] },
+    { method: 'POST', url: '/api/auth/local/login', call: async () => ({ path: '/api/auth/local/login', payload: { email: `signin-${++n}@example.com`, name: 'New' } }), expected: [200, 200, 200, 200], freshSession: true },
+    { method: 'POST', url: '/api/auth/user', call: at('/api/auth/user', {}), expected: [401, 200, 200, 200] },
+    { method: 'GET', url: '/api/auth/me', call: at('/api/auth/me'), expected: [200, 200, 200, 200] },
+    { method: 'POST', url: '/api/auth/logout', call: at('/api/auth/logout'), expected: [204, 204, 204, 204], freshSession: true },
+    { method: 'GET', url: '/api/users', call: at('/api/users'), expected: [401, 403, 200, 200] },
+    { method: 'PATCH', url: '/api/users/:id', call: async () => ({ path: `/api/users/${await newUserId()}`, payload: { role: 'guest' } }), expected: [401, 403, 200, 200] },
+    { method: 'GET', url: '/api/agent-templates', call: at('/api/agent-templates'), expected: [401, 200, 200, 200] },
+    { method: 'GET', url: '/api/agents', call: at('/api/agents'), expected: [401, 403, 200, 200] },
+    { method: 'POST', url: '/api/agents', call: async () => ({ path: '/api/agents', payload: { templateId: template.id, name: `Posted ${++n}`, config: agentConfig() } }), expected: [401, 403, 201, 201] },
+    { method: 'GET', url: '/api/agents/:id', call: async () => ({ path: `/api/agents/${(await newAgent()).id}` }), expected: [401, 403, 200, 404] },
+    { method: 'GET', url: '/api/agents/:id/runs', call: async () => ({ path: `/api/agents/${(await newAgent()).id}/runs` }), expected: [401, 403, 200, 404] },
+    { method: 'PATCH', url: '/api/agents/:id', call: async () => ({ path: `/api/agents/${(await newAgent()).id}`, payload: { name: 'Renamed' } }), expected: [401, 403, 200, 404] },
+    { method: 'DELETE', url: '/api/agents/:id', call: async () => ({ path: `/api/agents/${(await newAgent()).id}` }), expected: [401, 403, 204, 404] },
+    { method: 'POST', url: '/api/agents/:id/run', call: async () => ({ path: `/api/agents/${(await newAgent()).id}/run` }), expected: [401, 403, 202, 404] },
+    { method: 'GET', url: '/api/articles', call: at('/api/articles'), expected: [200, 200, 200, 200] },
+    { method: 'GET', url: '/api/articles/:slug', call: async () => ({ path: `/api/articles/${(await newArticle()).slug}` }), expected: [200, 200, 200, 200] },
+    { method: 'POST', url: '/api/articles', call: async () => ({ path: '/api/articles', payload: { title: `Posted article ${++n}`, ...ARTICLE_TEXT } }), expected: [401, 403, 201, 201] },
+    // Articles are the site's, not one admin's: any admin edits any article.
+    { method: 'PATCH', url: '/api/articles/:id', call: async () => ({ path: `/api/articles/${(await newArticle()).id}`, payload: { title: `Edited ${++n}` } }), expected: [401, 403, 200, 200] },
+    { method: 'DELETE', url: '/api/articles/:id', call: async () => ({ path: `/api/articles/${(await newArticle()).id}` }), expected: [401, 403, 204, 204] },
+    { method: 'GET', url: '/api/admin/articles', call: at('/api/admin/articles'), expected: [401, 403, 200, 200] },
+    { method: 'GET', url: '/api/admin/articles/:id', call: async () => ({ path: `/api/admin/articles/${(await newArticle()).id}` }), expected: [401, 403, 200, 200] },
+    ...chatRows,
+    { method: 'GET', url: '/api/chat/providers', call: at('/api/chat/providers'), expected: [401, 200, 200, 200] },
+    { method: 'GET', url: '/api/admin/usage', call: at('/api/admin/usage'), expected: [401, 403, 200, 200] },
+    { method: 'GET', url: '/api/notifications', call: at('/api/notifications'), expected: [401, 200, 200, 200] },
+    { method: 'POST', url: '/api/notifications/read-all', call: at('/api/notifications/read-all'), expected: [401, 204, 204, 204] },
+    { method: 'POST', url: '/api/notifications/:id/read', call: async () => ({ path: `/api/notifications/${await newNotification()}/read` }), expected: [401, 404, 200, 404] },
+    { method: 'GET', url: '/api/settings', call: at('/api/settings'), expected: [401, 200, 200, 200] },
+    { method: 'PUT', url: '/api/settings', call: at('/api/settings', { alertEmail: null, timeZone: 'Europe/Paris' }), expected: [401, 200, 200, 200] },
+  ];
+
+  it('has a row for every registered /api route, and no row for a route that is gone', () => {
+    const key = (r: { method: string; url: string }) => `${r.method} ${r.url}`;
+    // Fastify adds a HEAD route for each GET; it answers as the GET does.
+    const registered = new Set(t.app.apiRoutes.filter((r) => r.method !== 'HEAD').map(key));
+    const covered = new Set(rows.map(key));
+    expect([...registered].filter((r) => !covered.has(r)), 'routes without a row').toEqual([]);
+    expect([...covered].filter((r) => !registered.has(r)), 'rows without a route').toEqual([]);
+  });
+
+  it.each(rows.map((row) => [`${row.method} ${row.url}`, row] as const))('%s', async (_label, row) => {
+    const seen: Record<string, number> = {};
+    for (const actor of ACTORS) {
+      const { path, payload } = await row.call();
+      const cookie =
+        actor === 'signed out'
+          ? undefined
+          : row.freshSession
+            ? await t.signIn(actor === 'owner' ? OWNER : actor === 'another admin' ? OTHER : 'guest@example.com')
+            : cookies[actor];
+      const res = await t.request({ method: row.method as 'GET', url: path, ...(cookie ? { cookie } : {}), ...(payload === undefined ? {} : { payload: payload as object }) });
+      seen[actor] = res.statusCode;
+      if (res.statusCode >= 400) expect(res.json(), `${actor}: error body`).toHaveProperty('error');
+    }
+    expect(seen).toEqual(Object.fromEntries(ACTORS.map((actor, i) => [actor, row.expected[i]])));
+  });
+});
