@@ -21,9 +21,8 @@
  * separate process is steered over HTTP: POST /__control/fault {provider, fault}, GET
  * /__control/requests.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { pathToFileURL } from 'node:url';
+import { readJson, runStandalone, sendJson, startFakeHttpServer } from './http.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TChatProvider } from '../../contracts/chat.ts';
 
 export const FAKE_AI_FAULTS = ['none', '401', '429', '500', 'hang', 'cut'] as const;
@@ -109,22 +108,17 @@ export function fakeAiEnv(root: string): Record<string, string> {
 
 export async function startFakeAiProviders(options: { port?: number } = {}): Promise<FakeAiProviders> {
   const state: State = { faults: new Map(), requests: [], aborted: 0, keys: FAKE_AI_KEYS };
-  const server = createServer((req, res) => {
-    res.on('close', () => {
-      if (!res.writableFinished && !cutByUs.has(res)) state.aborted++;
-    });
-    handle(state, req, res).catch((err: unknown) => {
-      console.error('fake AI providers failed', err);
-      if (!res.headersSent) sendJson(res, 500, { error: { message: 'fake failed' } });
-      else res.destroy();
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { root, close } = await startFakeHttpServer(
+    'fake AI providers',
+    options.port ?? 0,
+    (req, res) => {
+      res.on('close', () => {
+        if (!res.writableFinished && !cutByUs.has(res)) state.aborted++;
+      });
+      return handle(state, req, res);
+    },
+    { error: { message: 'fake failed' } },
+  );
   const baseUrls = fakeAiBaseUrls(root);
   const env = fakeAiEnv(root);
 
@@ -147,11 +141,7 @@ export async function startFakeAiProviders(options: { port?: number } = {}): Pro
       state.requests.length = 0;
       state.aborted = 0;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close,
   };
 }
 
@@ -412,24 +402,6 @@ function control(state: State, path: string, body: Record<string, unknown>, res:
   sendJson(res, 404, { error: 'unknown control' });
 }
 
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (!text) return {};
-  try {
-    const value: unknown = JSON.parse(text);
-    return value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
 
 /** Connections the fake itself destroyed ('cut'): not client aborts. */
 const cutByUs = new WeakSet<ServerResponse>();
@@ -441,11 +413,4 @@ function cut(res: ServerResponse): void {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 
-const runDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
-if (runDirectly) {
-  const fake = await startFakeAiProviders({ port: Number(process.env.FAKE_AI_PORT ?? 0) });
-  for (const [key, value] of Object.entries(fake.env)) console.log(`${key}=${value}`);
-  const stop = () => void fake.close().then(() => process.exit(0));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-}
+await runStandalone(import.meta.url, () => startFakeAiProviders({ port: Number(process.env.FAKE_AI_PORT ?? 0) }));

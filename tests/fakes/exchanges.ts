@@ -23,9 +23,8 @@
  * process is steered over HTTP: POST /__control/fault {exchange, fault, probability?, seed?},
  * POST /__control/fail-next {exchange, count, fault?}, GET /__control/requests, POST /__control/reset.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { pathToFileURL } from 'node:url';
+import { readJson, runStandalone, sendJson, startFakeHttpServer } from './http.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TCandle } from '../../contracts/market.ts';
 
 export const FAKE_EXCHANGES = ['binance', 'coinbase', 'kraken', 'kucoin', 'htx'] as const;
@@ -205,18 +204,7 @@ export function fakeExchangesEnv(root: string): Record<string, string> {
 
 export async function startFakeExchanges(options: { port?: number } = {}): Promise<FakeExchanges> {
   const state: State = { faults: new Map(FAKE_EXCHANGES.map((id) => [id, newFaultState()])), requests: [] };
-  const server = createServer((req, res) => {
-    handle(state, req, res).catch((err: unknown) => {
-      console.error('fake exchanges failed', err);
-      if (!res.headersSent) sendJson(res, 500, { error: 'fake failed' });
-      else res.destroy();
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { root, close } = await startFakeHttpServer('fake exchanges', options.port ?? 0, (req, res) => handle(state, req, res));
 
   return {
     baseUrls: fakeExchangeBaseUrls(root),
@@ -227,11 +215,7 @@ export async function startFakeExchanges(options: { port?: number } = {}): Promi
     },
     requests: (exchange) => state.requests.filter((r) => !exchange || r.exchange === exchange),
     reset: () => reset(state),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close,
   };
 }
 
@@ -644,30 +628,5 @@ function control(state: State, path: string, body: Record<string, unknown>, res:
   sendJson(res, 404, { error: 'unknown control' });
 }
 
-export async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (!text) return {};
-  try {
-    const value: unknown = JSON.parse(text);
-    return value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
-}
-
-const runDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
-if (runDirectly) {
-  const fake = await startFakeExchanges({ port: Number(process.env.FAKE_EXCHANGES_PORT ?? 0) });
-  for (const [key, value] of Object.entries(fake.env)) console.log(`${key}=${value}`);
-  const stop = () => void fake.close().then(() => process.exit(0));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-}
+await runStandalone(import.meta.url, () => startFakeExchanges({ port: Number(process.env.FAKE_EXCHANGES_PORT ?? 0) }));

@@ -7,8 +7,8 @@
  * key. Faults, set at runtime, for the next `times` requests or for good: '401', '429' (with a
  * Retry-After when asked), '500', 'hang' (never answers).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { sendJson, startFakeHttpServer } from './http.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export const FAKE_WHALE_ALERT_FAULTS = ['none', '401', '429', '500', 'hang'] as const;
 export type FakeWhaleAlertFault = (typeof FAKE_WHALE_ALERT_FAULTS)[number];
@@ -77,12 +77,7 @@ export async function startFakeWhaleAlert(options: { port?: number } = {}): Prom
     requests: [] as FakeWhaleAlertRequest[],
   };
 
-  const server = createServer((req, res) => handle(req, res));
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
+  const { root, close } = await startFakeHttpServer('fake Whale Alert', options.port ?? 0, (req, res) => handle(req, res));
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://fake');
@@ -121,7 +116,7 @@ export async function startFakeWhaleAlert(options: { port?: number } = {}): Prom
   }
 
   return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    baseUrl: root,
     apiKey: FAKE_WHALE_ALERT_KEY,
     setTransactions: (list) => void (state.transactions = [...list]),
     setFault(fault, { times = Infinity, retryAfterSeconds } = {}) {
@@ -130,11 +125,7 @@ export async function startFakeWhaleAlert(options: { port?: number } = {}): Prom
       state.retryAfterSeconds = retryAfterSeconds;
     },
     requests: () => [...state.requests],
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close,
   };
 }
 
@@ -142,8 +133,3 @@ function sendError(res: ServerResponse, status: number, message: string, headers
   sendJson(res, status, { result: 'error', message }, headers);
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
-}

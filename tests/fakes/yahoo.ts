@@ -20,16 +20,13 @@
  * picks the port. Control over HTTP: POST /__control/fault {fault, probability?, seed?},
  * POST /__control/fail-next {count, fault?}, GET /__control/requests, POST /__control/reset.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { pathToFileURL } from 'node:url';
+import { readJson, runStandalone, sendJson, startFakeHttpServer } from './http.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   FAKE_MARKET_FAULTS,
   fakeCandle,
   newFaultState,
   pickFailure,
-  readJson,
-  sendJson,
   setFaultState,
   type FakeFailure,
   type FakeMarketFault,
@@ -84,18 +81,7 @@ export function fakeYahooEnv(root: string): Record<string, string> {
 
 export async function startFakeYahoo(options: { port?: number } = {}): Promise<FakeYahoo> {
   const state: State = { fault: newFaultState(), requests: [], crumbs: 0 };
-  const server = createServer((req, res) => {
-    handle(state, req, res).catch((err: unknown) => {
-      console.error('fake Yahoo failed', err);
-      if (!res.headersSent) sendJson(res, 500, { error: 'fake failed' });
-      else res.destroy();
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { root, close } = await startFakeHttpServer('fake Yahoo', options.port ?? 0, (req, res) => handle(state, req, res));
   return {
     baseUrl: root,
     env: fakeYahooEnv(root),
@@ -106,11 +92,7 @@ export async function startFakeYahoo(options: { port?: number } = {}): Promise<F
     requests: () => [...state.requests],
     crumbFetches: () => state.crumbs,
     reset: () => reset(state),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close,
   };
 }
 
@@ -283,11 +265,4 @@ function sendText(res: ServerResponse, status: number, text: string, type = 'tex
   res.end(text);
 }
 
-const runDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
-if (runDirectly) {
-  const fake = await startFakeYahoo({ port: Number(process.env.FAKE_YAHOO_PORT ?? 0) });
-  for (const [key, value] of Object.entries(fake.env)) console.log(`${key}=${value}`);
-  const stop = () => void fake.close().then(() => process.exit(0));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-}
+await runStandalone(import.meta.url, () => startFakeYahoo({ port: Number(process.env.FAKE_YAHOO_PORT ?? 0) }));

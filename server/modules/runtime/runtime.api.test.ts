@@ -125,6 +125,8 @@ describe('agents runtime', () => {
   });
 
   it('two dispatchers claim every due slot exactly once', async () => {
+    const executed = new Set<number>();
+    const duplicates: number[] = [];
     const created = await Promise.all(Array.from({ length: 12 }, (_, i) => create(CRYPTO, configOf(CRYPTO, { schedule: EVERY_MINUTE }), `twin ${i}`)));
     const resumed = await Promise.all(created.map((a) => setStatus(a.id, 'running')));
     const slot = new Date(resumed[0]!.nextRunAt!);
@@ -153,8 +155,6 @@ describe('agents runtime', () => {
       return 'done' as const;
     }
   });
-  const executed = new Set<number>();
-  const duplicates: number[] = [];
 
   it('a run left running by a dead worker is failed as interrupted and the next slot runs', async () => {
     const agent = await create(CRYPTO, configOf(CRYPTO, { schedule: EVERY_MINUTE, parameters: { exchanges: ['Kraken'] } }));

@@ -4,7 +4,7 @@ import type { Database } from '../../db/client.ts';
 import { createMailer } from '../../integrations/email/mailer.ts';
 import { createWhaleAlertSource } from '../../integrations/onchain/whale-alert.ts';
 import { createMarketData } from '../market/market-data.ts';
-import { createNotificationsService } from '../notifications/notifications.service.ts';
+import { createNotificationsService, type NotificationsService } from '../notifications/notifications.service.ts';
 import type { JobQueue } from './job-queue.ts';
 import { createRunExecutor } from './run-executor.ts';
 import { startRuntime, type Runtime } from './runtime.ts';
@@ -16,11 +16,26 @@ export type Workers = { runtime: Runtime; stop(): Promise<void> };
  * the on-chain source when a key is set, alerts with email, and the runtime loops. Used by the
  * web process when RUN_WORKERS is on, by `npm run worker`, and by the runtime's tests.
  */
-export async function startWorkers({ config, database, jobs, logger, now = () => new Date() }: { config: Config; database: Database; jobs: JobQueue; logger: Logger; now?: () => Date }): Promise<Workers> {
+export async function startWorkers({
+  config,
+  database,
+  jobs,
+  logger,
+  now = () => new Date(),
+  notifications: shared,
+}: {
+  config: Config;
+  database: Database;
+  jobs: JobQueue;
+  logger: Logger;
+  now?: () => Date;
+  /** The web app's alerts service, when this process has one (one mailer per process). */
+  notifications?: NotificationsService;
+}): Promise<Workers> {
   const { db } = database;
   const marketData = createMarketData(config.market, { logger, now });
-  const mailer = createMailer(config.email, logger);
-  const notifications = createNotificationsService({ db, mailer, enqueueEmail: jobs.enqueueEmail, logger, now, publicUrl: config.publicUrl });
+  const notifications =
+    shared ?? createNotificationsService({ db, mailer: createMailer(config.email, logger), enqueueEmail: jobs.enqueueEmail, logger, now, publicUrl: config.publicUrl });
   const executor = createRunExecutor({
     db,
     marketData,
