@@ -8,6 +8,9 @@ import { loadConfig, publicConfig } from './server/config.ts';
 import { renderIndexHtml } from './server/lib/http/client-app.ts';
 
 const outDir = path.resolve('dist/client');
+/** The server-side build of client/prerender.tsx, which script/prerender.ts runs after the
+ * client build to write the landing page's HTML. */
+const prerenderDir = path.resolve('dist/prerender');
 
 /** Writes .br and .gz next to each text asset so the server sends them without compressing
  * per request. */
@@ -22,7 +25,8 @@ function precompress(): Plugin {
           return statSync(file).isDirectory() ? walk(file) : [file];
         });
       for (const file of walk(outDir)) {
-        if (!/\.(js|css|html|svg|json|txt|xml|webmanifest)$/.test(file)) continue;
+        // Not the HTML: the server fills in its placeholders per request.
+        if (!/\.(js|css|svg|json|txt|xml|webmanifest)$/.test(file)) continue;
         const data = readFileSync(file);
         if (data.length < 1024) continue;
         writeFileSync(`${file}.br`, brotliCompressSync(data, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
@@ -41,20 +45,25 @@ function devRuntimeConfig(): Plugin {
   };
 }
 
-export default defineConfig({
+export default defineConfig(({ isSsrBuild }) => ({
   root: 'client',
-  publicDir: 'public',
-  plugins: [react(), tailwindcss(), devRuntimeConfig(), precompress()],
-  build: {
-    outDir,
-    emptyOutDir: true,
-    target: 'es2022',
-    sourcemap: false,
-    // Every browser we support has native modulepreload; the polyfill would cost the budget.
-    modulePreload: { polyfill: false },
-  },
+  publicDir: isSsrBuild ? false : 'public',
+  plugins: [react(), tailwindcss(), devRuntimeConfig(), ...(isSsrBuild ? [] : [precompress()])],
+  build: isSsrBuild
+    ? { outDir: prerenderDir, emptyOutDir: true, target: 'node22', rollupOptions: { input: path.resolve('client/prerender.tsx') } }
+    : {
+        outDir,
+        emptyOutDir: true,
+        target: 'es2022',
+        sourcemap: false,
+        // Every browser we support has native modulepreload; the polyfill would cost the budget.
+        modulePreload: { polyfill: false },
+        // `/` is its own page (the prerendered landing and its small entry); every other path
+        // gets the whole app's page.
+        rollupOptions: { input: { index: path.resolve('client/index.html'), landing: path.resolve('client/landing.html') } },
+      },
   server: {
     port: 5173,
     proxy: { '/api': 'http://127.0.0.1:3000' },
   },
-});
+}));

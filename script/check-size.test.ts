@@ -88,7 +88,7 @@ describe('check-size', () => {
   });
 
   it('exits 1 over the budget, 0 within it, 2 without a build', () => {
-    const run = (...args: string[]) => spawnSync(process.execPath, [script, ...args], { encoding: 'utf8' });
+    const run = (...args: string[]) => spawnSync(process.execPath, [script, '--page', 'index.html', ...args], { encoding: 'utf8' });
     const over = run('--dir', dir, '--budget-kb', '0.1');
     expect(over.status).toBe(1);
     expect(over.stderr).toMatch(/FAIL/);

@@ -1,9 +1,9 @@
-// The landing page's JavaScript budget, checked on the build output: the scripts `/` loads
-// before any interaction are the entry script and the modulepreload links of index.html plus
-// everything they import statically. Dynamic `import()` is not followed (those chunks load on
+// A page's JavaScript budget, checked on the build output: the scripts a page loads before any
+// interaction are the entry script and the modulepreload links of its HTML (landing.html is
+// `/`, index.html every other route) plus everything they import statically. Dynamic `import()` is not followed (those chunks load on
 // demand; tests/e2e/performance.spec.ts measures what the browser really fetches at load).
 //
-//   node script/check-size.ts [--budget-kb 100] [--dir dist/client]
+//   node script/check-size.ts [--page landing.html] [--budget-kb 80] [--dir dist/client]
 //
 // Prints each file with its gzip size (zlib level 9) and the total; exits 1 over the budget,
 // 2 when the build is missing.
@@ -14,7 +14,8 @@ import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { parseAst } from 'vite';
 
-export const DEFAULT_BUDGET_KB = 100;
+export const DEFAULT_BUDGET_KB = 80;
+export const DEFAULT_PAGE = 'landing.html';
 
 export type SizedFile = { file: string; bytes: number; gzipBytes: number };
 export type SizeReport = { files: SizedFile[]; totalGzipBytes: number };
@@ -62,9 +63,9 @@ function fileForUrl(clientDir: string, url: string): string | null {
   return path.join(clientDir, clean.startsWith('/') ? clean.slice(1) : clean);
 }
 
-/** Every JavaScript file `/` loads before interaction, in discovery order, each once. */
-export function initialScripts(clientDir: string): string[] {
-  const indexFile = path.join(clientDir, 'index.html');
+/** Every JavaScript file a page loads before interaction, in discovery order, each once. */
+export function initialScripts(clientDir: string, page = 'index.html'): string[] {
+  const indexFile = path.join(clientDir, page);
   const queue = initialScriptUrls(readFileSync(indexFile, 'utf8'))
     .map((url) => fileForUrl(clientDir, url))
     .filter((f): f is string => f !== null);
@@ -85,8 +86,8 @@ export function initialScripts(clientDir: string): string[] {
   return ordered;
 }
 
-export function measure(clientDir: string): SizeReport {
-  const files = initialScripts(clientDir).map((file) => {
+export function measure(clientDir: string, page = 'index.html'): SizeReport {
+  const files = initialScripts(clientDir, page).map((file) => {
     const data = readFileSync(file);
     return { file: path.relative(clientDir, file), bytes: data.length, gzipBytes: gzipSync(data, { level: 9 }).length };
   });
@@ -97,7 +98,7 @@ const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 
 function main(): number {
   const { values } = parseArgs({
-    options: { 'budget-kb': { type: 'string' }, dir: { type: 'string' } },
+    options: { 'budget-kb': { type: 'string' }, dir: { type: 'string' }, page: { type: 'string' } },
     allowPositionals: false,
   });
   const budgetKb = values['budget-kb'] === undefined ? DEFAULT_BUDGET_KB : Number(values['budget-kb']);
@@ -106,14 +107,15 @@ function main(): number {
     return 2;
   }
   const clientDir = path.resolve(values.dir ?? 'dist/client');
-  if (!existsSync(path.join(clientDir, 'index.html'))) {
-    console.error(`check-size: ${path.join(clientDir, 'index.html')} is missing; build the client first (npm run build)`);
+  const page = values.page ?? DEFAULT_PAGE;
+  if (!existsSync(path.join(clientDir, page))) {
+    console.error(`check-size: ${path.join(clientDir, page)} is missing; build the client first (npm run build)`);
     return 2;
   }
 
-  const report = measure(clientDir);
+  const report = measure(clientDir, page);
   const budget = budgetKb * 1024;
-  console.log('JavaScript loaded by / before any interaction (gzip -9):');
+  console.log(`JavaScript ${page} loads before any interaction (gzip -9):`);
   for (const f of report.files) console.log(`  ${kb(f.gzipBytes).padStart(9)}  (${kb(f.bytes).padStart(9)} raw)  ${f.file}`);
   console.log(`  ${kb(report.totalGzipBytes).padStart(9)}  total; budget ${kb(budget)} (${((report.totalGzipBytes / budget) * 100).toFixed(1)}% used)`);
   if (report.totalGzipBytes > budget) {

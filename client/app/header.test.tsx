@@ -1,6 +1,6 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { stubFetch } from '../test/fetch-stub.ts';
 import { currentLocation, makeAuth, makeUser, renderWithProviders, signedInAs } from '../test/render.tsx';
 import { Header } from './header.tsx';
@@ -30,6 +30,10 @@ afterEach(() => {
 });
 
 describe('Header notification bell', () => {
+  // The bell is a lazy chunk; transforming it the first time can take longer than a query's
+  // wait on a busy machine, so it is loaded before the test (the lazy import then resolves at once).
+  beforeAll(() => import('../components/notification-bell.tsx'));
+
   it('is there for a signed-in user, with the unread count', async () => {
     renderWithProviders(<Header />, { auth: signedInAs('guest'), path: '/dashboard' });
     expect(await within(banner()).findByRole('button', { name: 'Notifications, 3 unread' })).toBeInTheDocument();

@@ -1,5 +1,4 @@
 import { lazy, Suspense, useId, useRef, useState, type ComponentType, type MouseEvent } from 'react';
-import { Link, NavLink, useLocation, useNavigate } from 'react-router';
 import { HEADER_SCROLL_OFFSET_PX } from '../../contracts/constants.ts';
 import type { TRole, TUser } from '../../contracts/auth.ts';
 import { Avatar } from '../components/ui/avatar.tsx';
@@ -7,6 +6,7 @@ import { buttonClasses } from '../components/ui/button.tsx';
 import { useAuth } from '../lib/auth-context.ts';
 import { postLoginPath } from '../features/auth/post-login-path.ts';
 import { appConfig } from '../lib/app-config.ts';
+import { isCurrentPath, useNavigation } from '../lib/navigation.ts';
 
 // The header is on every page, the landing page included, so it stays small: no Radix, no
 // icon library (the two icons below are inline). The signed-in bell, which has both, is a
@@ -58,6 +58,7 @@ const LINK = 'rounded-md px-3 py-2 text-sm font-medium text-slate-700 hover:bg-s
 const ACTIVE = 'aria-[current=page]:bg-brand-50 aria-[current=page]:text-brand-700';
 
 function NavLinks({ items, onNavigate, className }: { items: NavItem[]; onNavigate(): void; className: string }) {
+  const { Link, pathname } = useNavigation();
   const onSection = (id: string) => (event: MouseEvent<HTMLAnchorElement>) => {
     event.preventDefault();
     onNavigate();
@@ -72,9 +73,14 @@ function NavLinks({ items, onNavigate, className }: { items: NavItem[]; onNaviga
               {item.label}
             </a>
           ) : (
-            <NavLink to={item.to} onClick={onNavigate} className={`block ${LINK} ${ACTIVE}`}>
+            <Link
+              to={item.to}
+              onClick={onNavigate}
+              aria-current={isCurrentPath(item.to, pathname) ? 'page' : undefined}
+              className={`block ${LINK} ${ACTIVE}`}
+            >
               {item.label}
-            </NavLink>
+            </Link>
           )}
         </li>
       ))}
@@ -94,8 +100,7 @@ function LogoMark() {
 
 function AuthControl() {
   const { user, loading, provider, signInWithGoogle, logout } = useAuth();
-  const { pathname, search } = useLocation();
-  const navigate = useNavigate();
+  const { pathname, search, navigate } = useNavigation();
   const [busy, setBusy] = useState(false);
 
   if (user) {
@@ -142,7 +147,7 @@ function AuthControl() {
 
 export function Header() {
   const { user, role } = useAuth();
-  const { pathname } = useLocation();
+  const { pathname, Link } = useNavigation();
   const { siteName } = appConfig();
   const items = navItemsFor(user, role, pathname);
   const menuId = useId();

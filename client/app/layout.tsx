@@ -1,14 +1,14 @@
-import { Suspense } from 'react';
-import { Outlet, useLocation } from 'react-router';
+import { Suspense, type ReactNode } from 'react';
 import { FullPageSpinner } from '../components/ui/spinner.tsx';
-import { appConfig } from '../lib/app-config.ts';
+import { appConfig, copyrightYear } from '../lib/app-config.ts';
+import { useNavigation } from '../lib/navigation.ts';
 import { ErrorBoundary } from './error-boundary.tsx';
 import { Header } from './header.tsx';
 
 /** Every page: skip link, header, the screen (its failures and lazy loading contained so the
  * header stays), footer. */
-export function AppLayout() {
-  const { pathname } = useLocation();
+export function PageLayout({ children }: { children: ReactNode }) {
+  const { pathname } = useNavigation();
   return (
     <div className="flex min-h-dvh flex-col bg-white text-slate-900">
       <a
@@ -26,13 +26,13 @@ export function AppLayout() {
       <main id="main" tabIndex={-1} className="flex-1 focus:outline-none">
         <ErrorBoundary resetKey={pathname}>
           <Suspense fallback={<FullPageSpinner />}>
-            <Outlet />
+            {children}
           </Suspense>
         </ErrorBoundary>
       </main>
       <footer className="border-t border-slate-200 bg-slate-50">
         <p className="mx-auto max-w-7xl px-4 py-6 text-sm text-slate-600 sm:px-6 lg:px-8">
-          © {new Date().getFullYear()} {appConfig().siteName}. All rights reserved.
+          {`© ${copyrightYear()} ${appConfig().siteName}. All rights reserved.`}
         </p>
       </footer>
     </div>

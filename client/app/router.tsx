@@ -1,14 +1,16 @@
 import { lazy } from 'react';
 import type { TChatProvider } from '../../contracts/chat.ts';
-import { Route, Routes } from 'react-router';
+import { Outlet, Route, Routes } from 'react-router';
 import { useAuth } from '../lib/auth-context.ts';
-import { LandingPage } from '../features/landing/landing-page.tsx';
-import { AppLayout } from './layout.tsx';
+import { PageLayout } from './layout.tsx';
 import { RequireAuth } from './require-auth.tsx';
 
 // Signed-in screens are separate chunks: the landing page loads none of their code.
 // (Declarative routes with React.lazy rather than the data router: the data router alone adds
 // ~17 KB gzipped to the landing page's budget.)
+// `/` is served its own prerendered page (landing-app.tsx); the app shows it only when someone
+// comes back to it from another screen.
+const LandingPage = lazy(() => import('../features/landing/landing-page.tsx').then((m) => ({ default: m.LandingPage })));
 const LoginPage = lazy(() => import('../features/auth/components/login-page.tsx'));
 const DashboardPage = lazy(() => import('../features/dashboard/dashboard-page.tsx'));
 const UsersPage = lazy(() => import('../features/users/users-page.tsx'));
@@ -26,6 +28,15 @@ const InsightsPage = lazy(() => import('../features/articles/insights-page.tsx')
 const ArticlePage = lazy(() => import('../features/articles/article-page.tsx'));
 // Lazy too: the landing page's JavaScript budget has no room for a screen it never shows.
 const NotFoundPage = lazy(() => import('../components/not-found.tsx').then((m) => ({ default: m.NotFoundPage })));
+
+/** Every route's page frame, with the route's screen inside. */
+function AppLayout() {
+  return (
+    <PageLayout>
+      <Outlet />
+    </PageLayout>
+  );
+}
 
 /** Features do not import each other, so the dashboard gets the session from here. RequireAuth
  * above it has already waited for the session and sent signed-out visitors to /. */

@@ -1,5 +1,5 @@
-import { Link } from 'react-router';
 import type { TArticleSummary } from '../../contracts/articles.ts';
+import { useNavigation } from '../lib/navigation.ts';
 import { Badge } from './ui/badge.tsx';
 import { Card } from './ui/card.tsx';
 import { Skeleton } from './ui/skeleton.tsx';
@@ -12,6 +12,7 @@ export const articlePath = (slug: string): string => `/insights/${encodeURICompo
  * clickable through the title link's overlay; the link stays the one focusable element. */
 export function ArticleCard({ article, headingLevel = 3 }: { article: TArticleSummary; headingLevel?: 2 | 3 }) {
   const Heading = headingLevel === 2 ? 'h2' : 'h3';
+  const { Link } = useNavigation();
   return (
     <Card as="li" className="relative flex flex-col p-6 transition-shadow hover:shadow-md has-[a:focus-visible]:outline-2 has-[a:focus-visible]:outline-offset-2 has-[a:focus-visible]:outline-brand-600">
       <Badge variant="brand" className="self-start">

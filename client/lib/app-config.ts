@@ -15,3 +15,19 @@ export function appConfig(): TPublicConfig {
   }
   return cached;
 }
+
+let prerenderYear: string | undefined;
+
+/**
+ * For the build-time prerender of the landing page, which has no document: the config (and the
+ * copyright year) become placeholders that the server fills in on every request.
+ */
+export function primeAppConfig(config: TPublicConfig, year: string): void {
+  cached = config;
+  prerenderYear = year;
+}
+
+/** The year in the footer. */
+export function copyrightYear(): string {
+  return prerenderYear ?? String(new Date().getFullYear());
+}

@@ -6,6 +6,7 @@ import { vi } from 'vitest';
 import type { TUser } from '../../contracts/auth.ts';
 import { AuthContext, type AuthContextValue } from '../lib/auth-context.ts';
 import { createQueryClient } from '../lib/query-client.ts';
+import { RouterNavigation } from '../app/router-navigation.tsx';
 
 export function makeUser(overrides: Partial<TUser> = {}): TUser {
   return {
@@ -59,13 +60,16 @@ type Options = {
   wrapper?: (children: ReactNode) => ReactNode;
 };
 
-/** Renders with a real QueryClient (the app's defaults), a memory router at `path`, an
+/** Renders with a real QueryClient (the app's defaults), a memory router at `path` (with the
+ * navigation the shared screens use), an
  * optional auth context value and a LocationProbe. */
 export function renderWithProviders(ui: ReactElement, { path = '/', auth, queryClient = createQueryClient(), wrapper }: Options = {}): RenderResult & { queryClient: QueryClient } {
   const routed = (
     <MemoryRouter initialEntries={[path]}>
-      {wrapper ? wrapper(ui) : ui}
-      <LocationProbe />
+      <RouterNavigation>
+        {wrapper ? wrapper(ui) : ui}
+        <LocationProbe />
+      </RouterNavigation>
     </MemoryRouter>
   );
   const withAuth = auth ? <AuthContext.Provider value={auth}>{routed}</AuthContext.Provider> : routed;

@@ -153,4 +153,44 @@ test.describe('landing page', () => {
     await expect(headerItem(page, 'Dashboard')).toBeVisible();
     for (const { label } of ANCHORS) await expect(headerItem(page, label)).toHaveCount(0);
   });
+
+  test('is prerendered: hero, services, contact and footer are in the HTML, painted with JavaScript off', async ({ browser, baseURL }) => {
+    const context = await browser.newContext({ baseURL, javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto('/');
+    await expect(page.getByRole('heading', { level: 1, name: HEADLINE })).toBeVisible();
+    for (const title of SERVICES) await expect(section(page, 'services').getByText(title, { exact: true })).toBeVisible();
+    await expect(section(page, 'contact').locator(`a[href="mailto:${CONTACT_EMAIL}"]`)).toBeVisible();
+    await expect(page.locator('footer')).toContainText(`© ${new Date().getFullYear()} `);
+    // Nothing is left for the server to fill in.
+    expect(await page.content()).not.toMatch(/%[A-Z_]+%/);
+    await context.close();
+  });
+
+  test('hydrates, then hands over to the whole app in place when the visitor goes further', async ({ page }) => {
+    await page.goto('/');
+    const viewAll = page.getByRole('link', { name: 'View All Insights' });
+    await expect(viewAll).toHaveAttribute('href', '/insights');
+    // A mark on the window survives only if the next page is not a new document.
+    await page.evaluate(() => ((globalThis as unknown as { landed?: boolean }).landed = true));
+    await viewAll.click();
+    await expect(page).toHaveURL(/\/insights$/);
+    await expect(page.getByRole('heading', { level: 1, name: 'Insights' })).toBeVisible();
+    expect(await page.evaluate(() => (globalThis as unknown as { landed?: boolean }).landed)).toBe(true);
+
+    // The app now owns the history: back shows the landing page again, without a reload.
+    await page.goBack();
+    await expect(page).toHaveURL(/\/$/);
+    await expect(page.getByRole('heading', { level: 1, name: HEADLINE })).toBeVisible();
+    expect(await page.evaluate(() => (globalThis as unknown as { landed?: boolean }).landed)).toBe(true);
+  });
+
+  test('Login on / opens the sign-in page in place', async ({ page }) => {
+    await page.goto('/');
+    await page.evaluate(() => ((globalThis as unknown as { landed?: boolean }).landed = true));
+    await siteHeader(page).getByRole('button', { name: 'Login' }).click();
+    await expect(page).toHaveURL(/\/login\?next=%2F$/);
+    await expect(page.getByRole('main').getByLabel(/email/i)).toBeVisible();
+    expect(await page.evaluate(() => (globalThis as unknown as { landed?: boolean }).landed)).toBe(true);
+  });
 });

@@ -6,7 +6,8 @@ import { useAuth } from '../../lib/auth-context.ts';
 import { createQueryClient } from '../../lib/query-client.ts';
 import { stubFetch } from '../../test/fetch-stub.ts';
 import { makeUser } from '../../test/render.tsx';
-import { AuthProvider } from './auth-provider.tsx';
+import { AppAuthProvider } from './app-auth-provider.tsx';
+import { RouterNavigation } from '../../app/router-navigation.tsx';
 
 const { notifySuccess, notifyError, openGoogleSignIn } = vi.hoisted(() => ({
   notifySuccess: vi.fn(),
@@ -43,11 +44,13 @@ function renderAt(path: string) {
   return render(
     <QueryClientProvider client={createQueryClient()}>
       <MemoryRouter initialEntries={[path]}>
-        <AuthProvider>
-          <Routes>
-            <Route path="*" element={<Probe />} />
-          </Routes>
-        </AuthProvider>
+        <RouterNavigation>
+          <AppAuthProvider>
+            <Routes>
+              <Route path="*" element={<Probe />} />
+            </Routes>
+          </AppAuthProvider>
+        </RouterNavigation>
       </MemoryRouter>
     </QueryClientProvider>,
   );

@@ -1,10 +1,9 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import { useLocation, useNavigate } from 'react-router';
 import { notify } from '../../lib/notify.ts';
-import type { TLocalLogin, TMe, TUser } from '../../../contracts/auth.ts';
+import type { TLocalLogin, TUser } from '../../../contracts/auth.ts';
 import { appConfig } from '../../lib/app-config.ts';
-import { fetchMe, loginLocal, logoutRequest, ME_QUERY_KEY } from './api/auth-api.ts';
+import { useNavigation } from '../../lib/navigation.ts';
+import { fetchMe, loginLocal, logoutRequest } from './api/auth-api.ts';
 import { AuthContext, type AuthContextValue } from '../../lib/auth-context.ts';
 import { postLoginPath } from './post-login-path.ts';
 
@@ -14,19 +13,32 @@ const GOOGLE_RESULT_TYPE = 'auth:google';
 
 const errorMessage = (err: unknown, fallback: string) => (err instanceof Error && err.message ? err.message : fallback);
 
-export function AuthProvider({ children }: { children: ReactNode }) {
-  const queryClient = useQueryClient();
-  const me = useQuery({ queryKey: ME_QUERY_KEY, queryFn: ({ signal }) => fetchMe(signal) });
+/**
+ * Where the signed-in user is kept. The app keeps it in its query cache (query-session.ts); the
+ * landing page, which loads without the query library, in component state (landing-session.ts).
+ */
+export type SessionStore = {
+  /** The session's user, null when signed out, undefined until known. */
+  user: TUser | null | undefined;
+  setUser(user: TUser | null): void;
+  /** Forgets every cached answer of the signed-in user (sign-out). */
+  clearCache(): void;
+};
+
+/** The auth context for the app and the landing page: sign-in, sign-out and SPEC's toasts, over
+ * whichever session store the caller gives. */
+export function AuthProvider({ session, children }: { session: SessionStore; children: ReactNode }) {
+  const { user: sessionUser, setUser, clearCache } = session;
   const [popupOpen, setPopupOpen] = useState(false);
   const provider = appConfig().authProvider;
 
   const signedIn = useCallback(
     (user: TUser) => {
-      queryClient.setQueryData<TMe>(ME_QUERY_KEY, { user });
+      setUser(user);
       notify.success('Login successful', `Welcome, ${user.name || 'user'}!`);
       return user;
     },
-    [queryClient],
+    [setUser],
   );
 
   const signInLocal = useCallback(
@@ -64,18 +76,21 @@ export function AuthProvider({ children }: { children: ReactNode }) {
 
   // A Google sign-in that reports after its popup looked closed: finish it here, with SPEC's
   // redirect (from / or /login to /dashboard, elsewhere stay).
-  const navigate = useNavigate();
-  const { pathname } = useLocation();
+  const { pathname, navigate } = useNavigation();
   const pathnameRef = useRef(pathname);
   useEffect(() => {
     pathnameRef.current = pathname;
   }, [pathname]);
+  const userRef = useRef(sessionUser);
+  useEffect(() => {
+    userRef.current = sessionUser;
+  }, [sessionUser]);
   useEffect(() => {
     if (provider !== 'google' || typeof BroadcastChannel !== 'function') return;
     const channel = new BroadcastChannel(GOOGLE_RESULT_CHANNEL);
     channel.onmessage = async (event: MessageEvent<{ type?: unknown; ok?: unknown }>) => {
       if (event.data?.type !== GOOGLE_RESULT_TYPE || event.data.ok !== true) return;
-      if (queryClient.getQueryData<TMe>(ME_QUERY_KEY)?.user) return; // already handled
+      if (userRef.current) return; // already handled
       try {
         const { user } = await fetchMe();
         if (!user) return;
@@ -88,32 +103,32 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       }
     };
     return () => channel.close();
-  }, [provider, queryClient, signedIn, navigate]);
+  }, [provider, signedIn, navigate]);
 
   const logout = useCallback(async () => {
     try {
       await logoutRequest();
-      queryClient.clear();
-      queryClient.setQueryData<TMe>(ME_QUERY_KEY, { user: null });
+      clearCache();
+      setUser(null);
       notify.success('Logged out', 'You have been logged out successfully.');
     } catch (err) {
       notify.error('Logout failed', errorMessage(err, 'Failed to log out'));
       throw err;
     }
-  }, [queryClient]);
+  }, [clearCache, setUser]);
 
   const value = useMemo<AuthContextValue>(() => {
-    const user = me.data?.user ?? null;
+    const user = sessionUser ?? null;
     return {
       user,
       role: user?.role ?? 'guest',
-      loading: me.isPending || popupOpen,
+      loading: sessionUser === undefined || popupOpen,
       provider,
       signInLocal,
       signInWithGoogle,
       logout,
     };
-  }, [me.data, me.isPending, popupOpen, provider, signInLocal, signInWithGoogle, logout]);
+  }, [sessionUser, popupOpen, provider, signInLocal, signInWithGoogle, logout]);
 
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
 }

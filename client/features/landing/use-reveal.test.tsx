@@ -49,16 +49,18 @@ afterEach(() => {
 });
 
 describe('useReveal', () => {
-  it('starts hidden (motion-safe only) and reveals once when scrolled into view, staggered 0.1 s', () => {
+  it('renders shown (as prerendered), hides what is below the fold, and reveals it once when scrolled into view, staggered 0.1 s', () => {
     stubMotion(false);
     stubIntersectionObserver();
     render(<Revealed />);
     const group = screen.getByTestId('group');
+    expect(group).toHaveAttribute('data-shown', 'true');
+    expect(observers[0]!.observed).toEqual([group]);
+
+    act(() => observers[0]!.callback([{ isIntersecting: false }]));
     expect(group).toHaveAttribute('data-shown', 'false');
     expect(screen.getByText('first')).toHaveClass('motion-safe:opacity-0', 'duration-500', 'motion-reduce:transition-none');
     expect(screen.getByText('third')).toHaveStyle({ transitionDelay: '200ms' });
-    expect(observers[0]!.observed).toEqual([group]);
-
     act(() => observers[0]!.callback([{ isIntersecting: false }]));
     expect(group).toHaveAttribute('data-shown', 'false');
 
@@ -67,6 +69,16 @@ describe('useReveal', () => {
     expect(screen.getByText('first')).not.toHaveClass('motion-safe:opacity-0');
     expect(observers[0]!.disconnected).toBe(true);
     expect(observers).toHaveLength(1);
+  });
+
+  it('leaves content that is in view at load alone: never hidden, observing stops', () => {
+    stubMotion(false);
+    stubIntersectionObserver();
+    render(<Revealed />);
+    act(() => observers[0]!.callback([{ isIntersecting: true }]));
+    expect(screen.getByTestId('group')).toHaveAttribute('data-shown', 'true');
+    expect(screen.getByText('first')).not.toHaveClass('motion-safe:opacity-0');
+    expect(observers[0]!.disconnected).toBe(true);
   });
 
   it('shows everything at once, observing nothing, when the visitor prefers reduced motion', () => {

@@ -4,20 +4,26 @@ const prefersReducedMotion = () =>
   typeof window !== 'undefined' && (window.matchMedia?.('(prefers-reduced-motion: reduce)').matches ?? false);
 
 /**
- * Reveal-on-scroll, once: `shown` turns true the first time the element scrolls into view
- * (IntersectionObserver, no animation library). It starts true, so nothing is ever hidden,
- * when the visitor prefers reduced motion or the browser has no IntersectionObserver.
+ * Reveal-on-scroll, once. Content starts shown, so the prerendered landing page paints it
+ * before any JavaScript runs and hydration matches that HTML. Once running, an element that is
+ * still below the fold is hidden (unseen, so nothing visibly moves) and `shown` turns true again
+ * the first time it scrolls into view, which plays the animation. With reduced motion, or no
+ * IntersectionObserver, nothing is ever hidden.
  */
 export function useReveal<T extends Element>() {
   const ref = useRef<T>(null);
-  const [shown, setShown] = useState(() => typeof IntersectionObserver === 'undefined' || prefersReducedMotion());
+  const [shown, setShown] = useState(true);
 
   useEffect(() => {
     const element = ref.current;
-    if (shown || !element) return;
+    if (!element || typeof IntersectionObserver === 'undefined' || prefersReducedMotion()) return;
+    let first = true;
     const observer = new IntersectionObserver(
       (entries) => {
-        if (!entries.some((entry) => entry.isIntersecting)) return;
+        const inView = entries.some((entry) => entry.isIntersecting);
+        if (first && !inView) setShown(false);
+        first = false;
+        if (!inView) return;
         observer.disconnect();
         setShown(true);
       },
@@ -25,7 +31,7 @@ export function useReveal<T extends Element>() {
     );
     observer.observe(element);
     return () => observer.disconnect();
-  }, [shown]);
+  }, []);
 
   return { ref, shown };
 }

@@ -15,11 +15,16 @@ export function configScript(config: TPublicConfig): string {
 }
 
 /**
- * index.html with the runtime config in it and, for pages the server knows (an article), that
- * page's title, description and Open Graph tags instead of the site's.
+ * A page template (index.html, or landing.html with the prerendered landing page) with the
+ * runtime config in it, its placeholders filled (client/prerender.tsx names them) and, for
+ * pages the server knows (an article), that page's title, description and Open Graph tags
+ * instead of the site's.
  */
-export function renderIndexHtml(template: string, config: TPublicConfig, meta?: PageMeta): string {
-  let html = template.replaceAll('%SITE_NAME%', escapeHtml(config.siteName));
+export function renderIndexHtml(template: string, config: TPublicConfig, meta?: PageMeta, year = new Date().getFullYear()): string {
+  let html = template
+    .replaceAll('%SITE_NAME%', escapeHtml(config.siteName))
+    .replaceAll('%CONTACT_EMAIL%', escapeHtml(config.contactEmail))
+    .replaceAll('%YEAR%', String(year));
   let head = configScript(config);
   if (meta) {
     const tags = metaTags(meta, config.siteName);
@@ -31,14 +36,16 @@ export function renderIndexHtml(template: string, config: TPublicConfig, meta?: 
 
 /**
  * Serves the built client: hashed assets are immutable for a year and sent precompressed
- * (brotli or gzip, made at build time), every other path that is not under /api gets the
- * app's HTML so client-side routes work on reload. Unknown /api paths answer JSON 404.
+ * (brotli or gzip, made at build time); `/` gets the prerendered landing page, and every other
+ * path that is not under /api the app's HTML so client-side routes work on reload. Unknown /api
+ * paths answer JSON 404.
  */
 export async function registerClientApp(
   app: FastifyInstance,
   clientDir: string,
   config: TPublicConfig,
   resolvers: PageResolver[] = [],
+  now: () => Date = () => new Date(),
 ): Promise<void> {
   const indexFile = path.join(clientDir, 'index.html');
   const built = existsSync(indexFile);
@@ -46,6 +53,15 @@ export async function registerClientApp(
     ? readFileSync(indexFile, 'utf8')
     : '<!doctype html><title>Not built</title><p>The client is not built yet: run <code>npm run build</code>.</p>';
   const indexHtml = renderIndexHtml(template, config);
+  const landingFile = path.join(clientDir, 'landing.html');
+  const landingTemplate = existsSync(landingFile) ? readFileSync(landingFile, 'utf8') : null;
+  // The landing page carries the footer's year, so its HTML is rebuilt when the year turns.
+  let landing = { year: NaN, html: '' };
+  const landingHtml = () => {
+    const year = now().getFullYear();
+    if (landing.year !== year) landing = { year, html: renderIndexHtml(landingTemplate ?? template, config, undefined, year) };
+    return landing.html;
+  };
   // Resolvers return the same meta object while a page is unchanged, so its HTML is built once.
   const rendered = new WeakMap<PageMeta, string>();
   const renderPage = (meta: PageMeta) => {
@@ -63,6 +79,8 @@ export async function registerClientApp(
       index: false,
       wildcard: false,
       preCompressed: true,
+      // The page templates are served filled in, by the handler below, never raw.
+      allowedPath: (pathName) => !pathName.endsWith('.html'),
       setHeaders(res, filePath) {
         const relative = path.relative(clientDir, filePath);
         res.header('cache-control', relative.startsWith(`assets${path.sep}`) ? IMMUTABLE : 'public, max-age=3600');
@@ -78,6 +96,7 @@ export async function registerClientApp(
     if (request.method !== 'GET' && request.method !== 'HEAD') throw new AppError('NOT_FOUND');
     reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8');
     const pathname = url.split('?')[0]!;
+    if (pathname === '/') return reply.send(landingHtml());
     for (const resolve of resolvers) {
       const page = await resolve(pathname);
       if (page) return reply.status(page.status).send(renderPage(page.meta));

@@ -10,6 +10,11 @@ function fakeClientDir(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'client-'));
   mkdirSync(path.join(dir, 'assets'));
   writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>%SITE_NAME%</title><!--app-config--><div id="root"></div>');
+  // The prerendered landing page, with the placeholders client/prerender.tsx leaves in it.
+  writeFileSync(
+    path.join(dir, 'landing.html'),
+    '<!doctype html><title>%SITE_NAME%</title><!--app-config--><div id="root"><h1>Landing</h1><a href="mailto:%CONTACT_EMAIL%">%CONTACT_EMAIL%</a><p>© %YEAR% %SITE_NAME%</p></div>',
+  );
   const js = `console.log(${JSON.stringify('x'.repeat(4000))});`;
   writeFileSync(path.join(dir, 'assets', 'index-abc123.js'), js);
   writeFileSync(path.join(dir, 'assets', 'index-abc123.js.br'), brotliCompressSync(js));
@@ -41,11 +46,32 @@ describe('HTTP conventions', () => {
       expect(res.headers['content-type']).toMatch(/^text\/html/);
       expect(res.headers['cache-control']).toBe('no-cache');
     }
-    const html = (await t.request({ url: '/' })).body;
+    const html = (await t.request({ url: '/dashboard' })).body;
     expect(html).toContain('<title>Acme &#60;Automation&#62;</title>');
     const json = /<script type="application\/json" id="app-config">(.*?)<\/script>/.exec(html)![1]!;
     expect(json).not.toContain('<');
     expect(JSON.parse(json)).toEqual({ siteName: 'Acme <Automation>', contactEmail: 'team@acme.test', authProvider: 'local' });
+  });
+
+  it('serves / the prerendered landing page with the site name, contact address and year filled in', async () => {
+    const res = await t.request({ url: '/' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-cache');
+    expect(res.body).toContain('<h1>Landing</h1>');
+    expect(res.body).toContain('<a href="mailto:team@acme.test">team@acme.test</a>');
+    expect(res.body).toContain(`<p>© ${t.now().getFullYear()} Acme &#60;Automation&#62;</p>`);
+    expect(res.body).not.toMatch(/%[A-Z_]+%/);
+    expect(res.body).toContain('id="app-config"');
+    // Every other page is the app's page.
+    expect((await t.request({ url: '/insights' })).body).not.toContain('<h1>Landing</h1>');
+  });
+
+  it('never serves a page template raw', async () => {
+    for (const url of ['/landing.html', '/index.html']) {
+      const res = await t.request({ url });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.body, url).not.toMatch(/%[A-Z_]+%|<!--app-config-->/);
+    }
   });
 
   it('serves hashed assets immutable and precompressed, brotli first', async () => {

@@ -5,7 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { jsonResponse, stubFetch } from '../../../test/fetch-stub.ts';
 import { currentLocation, makeAuth, makeUser, renderWithProviders, signedInAs } from '../../../test/render.tsx';
 import type { AuthContextValue } from '../../../lib/auth-context.ts';
-import { AuthProvider } from '../auth-provider.tsx';
+import { AppAuthProvider } from '../app-auth-provider.tsx';
 import LoginPage from './login-page.tsx';
 
 vi.mock('../../../lib/notify.ts', () => ({ notify: { success: vi.fn(), error: vi.fn(), info: vi.fn() } }));
@@ -20,7 +20,7 @@ const routes = (
 
 /** With the real AuthProvider over a stubbed API, or with a given auth value. */
 function renderLogin(path: string, auth?: AuthContextValue) {
-  return renderWithProviders(routes, { path, ...(auth ? { auth } : { wrapper: (children) => <AuthProvider>{children}</AuthProvider> }) });
+  return renderWithProviders(routes, { path, ...(auth ? { auth } : { wrapper: (children) => <AppAuthProvider>{children}</AppAuthProvider> }) });
 }
 
 describe('LoginPage (local sign-in)', () => {
