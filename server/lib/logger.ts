@@ -1,4 +1,4 @@
-import type { LoggerOptions } from 'pino';
+import pino, { type LoggerOptions } from 'pino';
 
 /** Paths that may hold secrets; pino replaces them before a line is written. */
 export const REDACTED_PATHS = [
@@ -18,9 +18,35 @@ export const REDACTED_PATHS = [
   '*.api_key',
 ];
 
+const MAX_CAUSE_DEPTH = 5;
+
+/**
+ * pino's error serializer, minus the bound values of a failed query. Drizzle's error carries
+ * them three times (`params`, and in its message and stack, also when it is another error's
+ * cause): users' data, and for the session lookup the token hash that keys the sessions table.
+ * The SQL text stays, which is what a reader needs.
+ */
+export function serializeError(err: Error): ReturnType<typeof pino.stdSerializers.err> {
+  const serialized = pino.stdSerializers.err(err);
+  const values: string[] = [];
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < MAX_CAUSE_DEPTH; e = e.cause, depth++) {
+    const params = (e as { params?: unknown }).params;
+    if (Array.isArray(params) && params.length > 0) values.push(`params: ${String(params)}`);
+  }
+  if (values.length === 0) return serialized;
+  const hide = (text: string) => values.reduce((clean, v) => clean.split(v).join('params: [redacted]'), text);
+  return {
+    ...serialized,
+    message: hide(serialized.message),
+    stack: hide(serialized.stack),
+    ...('params' in serialized ? { params: '[redacted]' } : {}),
+  };
+}
+
 export function loggerOptions(level: string): LoggerOptions {
   return {
     level,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    serializers: { err: serializeError },
   };
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import pino from 'pino';
 import { buildApp } from '../app.ts';
@@ -31,14 +31,19 @@ export type TestApp = {
  * PostgreSQL that script/test starts when the suite runs as `server-postgres`.
  */
 export async function createTestApp(
-  options: { env?: Record<string, string>; clientDir?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    clientDir?: string;
+    /** For the app, its database and its job queue; silent by default (the secrets test reads every line). */
+    logger?: FastifyBaseLogger;
+  } = {},
 ): Promise<TestApp> {
   const postgres = process.env.TEST_DATABASE === 'postgres' ? await createPostgresDatabase() : null;
   const config = loadConfig(
     { NODE_ENV: 'test', LOG_LEVEL: 'silent', PUBLIC_URL: TEST_ORIGIN, SIGN_IN_RATE_LIMIT: '1000', ...(postgres ? { DATABASE_URL: postgres.url } : {}), ...options.env },
     { inMemoryDatabase: true },
   );
-  const logger = pino({ level: 'silent' });
+  const logger = options.logger ?? pino({ level: 'silent' });
   const database = await openDatabase(config.database, logger, {
     pgliteTemplate: config.database.kind === 'pglite' ? await migratedTemplate() : undefined,
   });

@@ -1,6 +1,9 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from '../../../contracts/constants.ts';
+import { sessions } from '../../db/schema.ts';
 import { createTestApp, TEST_ORIGIN, type TestApp } from '../../test/test-app.ts';
+import { createAuthService, hashToken } from './auth.service.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -8,6 +11,13 @@ async function me(t: TestApp, cookie?: string) {
   const res = await t.request({ url: '/api/auth/me', cookie });
   expect(res.statusCode).toBe(200);
   return res.json().user as { email: string; role: string; googleId: string | null } | null;
+}
+
+/** The stored session behind a `sid=...` cookie header, looked up by the token's hash. */
+async function sessionRow(t: TestApp, cookie: string) {
+  const token = cookie.slice(cookie.indexOf('=') + 1);
+  const [row] = await t.database.db.select().from(sessions).where(eq(sessions.tokenHash, hashToken(token)));
+  return row;
 }
 
 async function userCount(t: TestApp): Promise<number> {
@@ -133,6 +143,11 @@ describe('sessions', () => {
     const cleared = res.cookies.find((c) => c.name === 'sid')!;
     expect(new Date(cleared.expires!).getTime()).toBeLessThan(Date.now());
     expect(await me(t, cookie)).toBeNull();
+    expect(await sessionRow(t, cookie)).toBeUndefined();
+    // The old cookie replayed on a protected route: refused, and told to drop the cookie.
+    const replay = await t.request({ url: '/api/settings', cookie });
+    expect(replay.statusCode).toBe(401);
+    expect(new Date(replay.cookies.find((c) => c.name === 'sid')!.expires!).getTime()).toBeLessThan(Date.now());
     // Signing out again (or while signed out) is harmless.
     expect((await t.request({ method: 'POST', url: '/api/auth/logout', cookie })).statusCode).toBe(204);
   });
@@ -145,7 +160,10 @@ describe('sessions', () => {
     expect(await me(t, active)).not.toBeNull();
     t.advanceTime(2 * DAY);
     expect(await me(t, active)).not.toBeNull();
+    expect(await sessionRow(t, idle)).toBeDefined(); // still stored until it is presented or purged
     expect(await me(t, idle)).toBeNull();
+    expect(await sessionRow(t, idle)).toBeUndefined();
+    expect(await sessionRow(t, active)).toBeDefined();
   });
 
   it('ends every session 30 days after sign-in however active', async () => {
@@ -157,6 +175,27 @@ describe('sessions', () => {
     }
     t.advanceTime(6 * DAY);
     expect(await me(t, cookie)).toBeNull();
+    expect(await sessionRow(t, cookie)).toBeUndefined();
+  });
+
+  it('the hourly purge deletes sessions past either limit that are never presented again', async () => {
+    t = await createTestApp();
+    const abandoned = await t.signIn('ann@example.com'); // never used again: idle
+    const longLived = await t.signIn('bob@example.com'); // used every few days: past 30 days
+    for (let day = 6; day <= 24; day += 6) {
+      t.advanceTime(6 * DAY);
+      await me(t, longLived);
+    }
+    t.advanceTime(4 * DAY);
+    await me(t, longLived); // day 28: seen 2.5 days before the purge, so only the absolute limit ends it
+    const recent = await t.signIn('cy@example.com');
+    t.advanceTime(2.5 * DAY);
+    // The app runs this on a timer; here it runs once, on the app's clock and database.
+    const removed = await createAuthService({ db: t.database.db, config: t.config, now: t.now }).purgeExpiredSessions();
+    expect(removed).toBe(2);
+    expect(await sessionRow(t, abandoned)).toBeUndefined();
+    expect(await sessionRow(t, longLived)).toBeUndefined();
+    expect(await sessionRow(t, recent)).toBeDefined();
   });
 });
 

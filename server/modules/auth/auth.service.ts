@@ -70,8 +70,10 @@ export function createAuthService({ db, config, now }: AuthDeps) {
 
   async function createSession(userId: string): Promise<{ token: string; expiresAt: Date }> {
     const token = randomBytes(32).toString('base64url');
-    const expiresAt = new Date(now().getTime() + SESSION_ABSOLUTE_MS);
-    await insertSession(db, { tokenHash: hashToken(token), userId, expiresAt });
+    // Both limits on the app's clock: last_seen_at's column default is the database's.
+    const at = now();
+    const expiresAt = new Date(at.getTime() + SESSION_ABSOLUTE_MS);
+    await insertSession(db, { tokenHash: hashToken(token), userId, lastSeenAt: at, expiresAt });
     return { token, expiresAt };
   }
 

@@ -4,7 +4,7 @@ import { sessions, users } from '../../db/schema.ts';
 
 export async function insertSession(
   db: Db,
-  values: { tokenHash: string; userId: string; expiresAt: Date },
+  values: { tokenHash: string; userId: string; lastSeenAt: Date; expiresAt: Date },
 ): Promise<void> {
   await db.insert(sessions).values(values);
 }

@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findTemplate, type TAgentConfig } from '../../contracts/agents.ts';
+import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS } from '../../contracts/chat.ts';
+import { chatBody } from './chat-helpers.ts';
+import { createTestApp, TEST_ORIGIN, type TestApp } from './test-app.ts';
+
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const ADMIN = 'admin@example.com';
+
+type Route = { method: string; url: string };
+type Call = { path: string; payload: unknown };
+
+/** An attack: the headers a hostile page (or a request without browser headers) would send,
+ * and the answer the request guard must give before any route runs. */
+type Attack = { name: string; headers: Record<string, string>; body: (payload: unknown) => string; status: 403 | 415 };
+
+const asJsonText = (payload: unknown) => JSON.stringify(payload);
+const asForm = (payload: unknown) =>
+  new URLSearchParams(Object.entries(payload as Record<string, unknown>).map(([k, v]): [string, string] => [k, JSON.stringify(v)])).toString();
+
+const ATTACKS: Attack[] = [
+  ...['https://evil.example', 'null', 'http://localhost:3001', 'https://localhost:3000', `${TEST_ORIGIN}.evil.example`].map(
+    (origin): Attack => ({ name: `Origin: ${origin}`, headers: { origin, 'content-type': 'application/json' }, body: asJsonText, status: 403 }),
+  ),
+  { name: 'Sec-Fetch-Site: cross-site, no Origin', headers: { 'sec-fetch-site': 'cross-site', 'content-type': 'application/json' }, body: asJsonText, status: 403 },
+  { name: 'Sec-Fetch-Site: same-site, no Origin', headers: { 'sec-fetch-site': 'same-site', 'content-type': 'application/json' }, body: asJsonText, status: 403 },
+  { name: 'neither Origin nor Sec-Fetch-Site', headers: { 'content-type': 'application/json' }, body: asJsonText, status: 403 },
+  // The three content types a form or a no-cors fetch may send without a CORS preflight.
+  { name: 'our Origin, text/plain body', headers: { origin: TEST_ORIGIN, 'content-type': 'text/plain' }, body: asJsonText, status: 415 },
+  { name: 'our Origin, form body', headers: { origin: TEST_ORIGIN, 'content-type': 'application/x-www-form-urlencoded' }, body: asForm, status: 415 },
+  { name: 'our Origin, multipart body', headers: { origin: TEST_ORIGIN, 'content-type': 'multipart/form-data; boundary=x' }, body: () => '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--\r\n', status: 415 },
+  { name: 'same-origin fetch, text/plain body', headers: { 'sec-fetch-site': 'same-origin', 'content-type': 'text/plain' }, body: asJsonText, status: 415 },
+];
+
+const EXPECTED_BODY = {
+  403: { error: 'Forbidden', message: 'Cross-origin request refused' },
+  415: { error: 'Unsupported Media Type', message: 'Send the request body as application/json' },
+};
+
+/**
+ * Every state-changing /api route the app registers (read from `app.apiRoutes`, so a new route
+ * is covered without touching this file) refuses a cross-origin or origin-less request with 403
+ * and a non-JSON body with 415, signed in as the admin who owns the target, with a body that
+ * would otherwise succeed; and the database is left exactly as it was.
+ */
+describe('request guard on every state-changing route', () => {
+  let t: TestApp;
+  let admin: string;
+  let routes: Route[];
+  /** One prepared call per route, each with its own target objects. */
+  const calls = new Map<string, Call>();
+  let n = 0;
+
+  const key = (r: Route) => `${r.method} ${r.url}`;
+  const asAdmin = async (method: string, path: string, payload?: object) => {
+    const res = await t.request({ method: method as 'POST', url: path, cookie: admin, ...(payload ? { payload } : {}) });
+    if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${res.statusCode} ${res.body}`);
+    return res.json();
+  };
+  const template = findTemplate('stock-market-scanner')!;
+  const agentConfig = (): TAgentConfig => ({
+    schedule: { ...template.defaultConfig.schedule, timeZone: 'UTC' },
+    notifications: template.defaultConfig.notifications,
+    parameters: Object.fromEntries(Object.entries(template.defaultConfig.parameters).map(([k, p]) => [k, p.default])) as TAgentConfig['parameters'],
+  });
+  const article = () => ({
+    title: `Guard article ${++n}`,
+    category: 'Operations',
+    excerpt: 'How a small team took the busywork out of its week.',
+    content: 'Automation pays when it removes a decision nobody needed to make. '.repeat(3),
+  });
+  const newAgent = async (): Promise<{ id: string; name: string }> => asAdmin('POST', '/api/agents', { templateId: template.id, name: `Guard ${++n}`, config: agentConfig() });
+  const newArticleId = async (): Promise<string> => (await asAdmin('POST', '/api/articles', { ...article(), published: true })).id;
+  const newUserId = async (): Promise<string> => {
+    const email = `user-${++n}@example.com`;
+    await t.signIn(email);
+    return ((await asAdmin('GET', '/api/users')) as Array<{ id: string; email: string }>).find((u) => u.email === email)!.id;
+  };
+  const newNotificationId = async (): Promise<string> => {
+    const agent = await newAgent();
+    const { runId } = await asAdmin('POST', `/api/agents/${agent.id}/run`);
+    const { created } = await t.app.notifications.applyAlerts({
+      userId: (await asAdmin('GET', '/api/auth/me')).user.id,
+      agentId: agent.id,
+      agentName: agent.name,
+      runId,
+      emailEnabled: false,
+      inAppEnabled: true,
+      conditions: [{ market: 'AAPL', thresholdType: 'priceChange', firing: true, title: 'Moved', message: 'AAPL moved' }],
+    });
+    return created[0]!.id;
+  };
+
+  /** Valid calls for the routes known today. A route not listed here is still attacked, with an
+   * empty JSON object and a made-up id; it only loses the proof that its call would succeed. */
+  const knownCalls: Record<string, () => Promise<Call>> = {
+    'POST /api/auth/local/login': async () => ({ path: '/api/auth/local/login', payload: { email: `new-${++n}@example.com`, name: 'New' } }),
+    'POST /api/auth/user': async () => ({ path: '/api/auth/user', payload: {} }),
+    'POST /api/auth/logout': async () => ({ path: '/api/auth/logout', payload: {} }),
+    'PATCH /api/users/:id': async () => ({ path: `/api/users/${await newUserId()}`, payload: { role: 'admin' } }),
+    'POST /api/agents': async () => ({ path: '/api/agents', payload: { templateId: template.id, name: `Posted ${++n}`, config: agentConfig() } }),
+    'PATCH /api/agents/:id': async () => ({ path: `/api/agents/${(await newAgent()).id}`, payload: { name: `Renamed ${++n}` } }),
+    'DELETE /api/agents/:id': async () => ({ path: `/api/agents/${(await newAgent()).id}`, payload: {} }),
+    'POST /api/agents/:id/run': async () => ({ path: `/api/agents/${(await newAgent()).id}/run`, payload: {} }),
+    'POST /api/articles': async () => ({ path: '/api/articles', payload: article() }),
+    'PATCH /api/articles/:id': async () => ({ path: `/api/articles/${await newArticleId()}`, payload: { title: `Edited ${++n}` } }),
+    'DELETE /api/articles/:id': async () => ({ path: `/api/articles/${await newArticleId()}`, payload: {} }),
+    'POST /api/notifications/read-all': async () => {
+      await newNotificationId(); // something unread, so the call would change a row
+      return { path: '/api/notifications/read-all', payload: {} };
+    },
+    'POST /api/notifications/:id/read': async () => ({ path: `/api/notifications/${await newNotificationId()}/read`, payload: {} }),
+    'PUT /api/settings': async () => ({ path: '/api/settings', payload: { alertEmail: `alerts-${++n}@example.com`, timeZone: 'Europe/Paris' } }),
+    ...Object.fromEntries(
+      CHAT_PROVIDERS.map((p) => [`POST ${CHAT_PROVIDER_INFO[p].endpoint}`, async (): Promise<Call> => ({ path: CHAT_PROVIDER_INFO[p].endpoint, payload: chatBody(p) })]),
+    ),
+  };
+  const fallbackCall = (route: Route): Call => ({ path: route.url.replace(/:[A-Za-z]+/g, () => randomUUID()), payload: {} });
+
+  /** Every row of every table, as a digest per table: any insert, update or delete shows. */
+  async function snapshot(): Promise<Record<string, string>> {
+    const tables = (await t.database.db.execute(
+      sql`select table_schema as s, table_name as n from information_schema.tables
+          where table_type = 'BASE TABLE' and table_schema not in ('pg_catalog', 'information_schema') order by 1, 2`,
+    )) as unknown as { rows: Array<{ s: string; n: string }> };
+    const digests: Record<string, string> = {};
+    for (const { s, n: name } of tables.rows) {
+      const table = sql.raw(`"${s}"."${name}"`);
+      const res = (await t.database.db.execute(
+        sql`select count(*)::int as rows, coalesce(md5(string_agg(x::text, '|' order by x::text)), '') as digest from ${table} x`,
+      )) as unknown as { rows: Array<{ rows: number; digest: string }> };
+      digests[`${s}.${name}`] = `${res.rows[0]!.rows} rows ${res.rows[0]!.digest}`;
+    }
+    return digests;
+  }
+
+  beforeAll(async () => {
+    // No keys: allowed chat calls answer SPEC's error body without calling out.
+    t = await createTestApp({ env: { ADMIN_EMAILS: ADMIN, MARKET_DATA: 'simulated', CHAT_RATE_LIMIT: '1000' } });
+    admin = await t.signIn(ADMIN, 'Admin');
+    routes = t.app.apiRoutes.filter((r) => STATE_CHANGING.has(r.method));
+    for (const route of routes) calls.set(key(route), await (knownCalls[key(route)]?.() ?? fallbackCall(route)));
+  });
+  afterAll(async () => t.close());
+
+  it('finds the state-changing routes in the app', () => {
+    expect(routes.length).toBeGreaterThanOrEqual(Object.keys(knownCalls).length);
+    expect(routes.map(key)).toEqual(expect.arrayContaining(Object.keys(knownCalls)));
+  });
+
+  it.each(ATTACKS.map((a) => [a.name, a] as const))('%s: refused on every route, nothing stored', async (_name, attack) => {
+    const before = await snapshot();
+    const wrong: string[] = [];
+    for (const route of routes) {
+      const { path, payload } = calls.get(key(route))!;
+      const res = await t.app.inject({ method: route.method as 'POST', url: path, payload: attack.body(payload), headers: { ...attack.headers, cookie: admin } });
+      const body = res.headers['content-type']?.startsWith('application/json') ? res.json() : res.body;
+      if (res.statusCode !== attack.status || JSON.stringify(body) !== JSON.stringify(EXPECTED_BODY[attack.status])) {
+        wrong.push(`${key(route)}: ${res.statusCode} ${res.body.slice(0, 120)}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(await snapshot()).toEqual(before);
+    // Still signed in: a refused sign-out did not end the session.
+    expect((await t.request({ url: '/api/auth/me', cookie: admin })).json().user?.email).toBe(ADMIN);
+  });
+
+  it('control: the same calls from our origin, as JSON, are let through and succeed', async () => {
+    const wrong: string[] = [];
+    for (const route of routes) {
+      const { path, payload } = calls.get(key(route))!;
+      // A fresh session each time: the sign-out call ends its own.
+      const res = await t.request({ method: route.method as 'POST', url: path, payload: payload as object, cookie: await t.signIn(ADMIN) });
+      const ok = key(route) in knownCalls ? res.statusCode < 300 : res.statusCode !== 403 && res.statusCode !== 415;
+      if (!ok) wrong.push(`${key(route)}: ${res.statusCode} ${res.body.slice(0, 120)}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+});
