@@ -65,6 +65,25 @@ export default tseslint.config(
     },
   },
   {
+    // Every browser journey fails on uncaught page errors and CSP violations only through the
+    // fixtures (tests/e2e/fixtures.ts): a spec must take `test` from there and open extra pages
+    // with its openPage fixture, never with a context nothing watches.
+    files: ['tests/e2e/**/*.spec.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "ImportDeclaration[source.value='@playwright/test'] > ImportSpecifier[imported.name='test']",
+          message: "Import test from './fixtures.ts': it fails the test on page errors and CSP violations.",
+        },
+        {
+          selector: "CallExpression[callee.object.name='browser'][callee.property.name=/^new(Page|Context)$/]",
+          message: 'Use the openPage fixture: a context made here is not watched for page errors and CSP violations.',
+        },
+      ],
+    },
+  },
+  {
     files: ['contracts/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict([

@@ -4,8 +4,8 @@ import { expect, test, toasts } from './fixtures.ts';
 // and watches AI usage.
 
 test.describe('administration', () => {
-  test('an admin makes a guest an admin, who then sees the admin features', async ({ page, browser, login, admin, guest }) => {
-    const guestPage = await browser.newPage();
+  test('an admin makes a guest an admin, who then sees the admin features', async ({ page, openPage, login, admin, guest }) => {
+    const guestPage = await openPage();
     await login(guestPage, guest);
     await guestPage.goto('/dashboard');
     await expect(guestPage.getByText('Requires Admin').first()).toBeVisible();

@@ -76,7 +76,7 @@ test.describe('agents console', () => {
     await expect(card(page, stock).getByText('Last active')).toBeVisible();
   });
 
-  test("a second admin does not see the first admin's agents; a guest gets Access Denied", async ({ page, browser, login, admin, guest, baseURL }) => {
+  test("a second admin does not see the first admin's agents; a guest gets Access Denied", async ({ page, openPage, login, admin, guest, baseURL }) => {
     const name = `Private agent ${randomUUID().slice(0, 6)}`;
     await login(page, admin);
     const created = await page.request.post('/api/agents', {
@@ -98,7 +98,7 @@ test.describe('agents console', () => {
     expect(created.status()).toBe(201);
 
     // The e2e server has one admin; make a second one through the admin Users page API.
-    const other = await browser.newPage();
+    const other = await openPage();
     const otherUser = await login(other, guest);
     const promoted = await page.request.patch(`/api/users/${otherUser.id}`, { headers: { origin: new URL(baseURL!).origin }, data: { role: 'admin' } });
     expect(promoted.status()).toBe(200);
@@ -108,7 +108,7 @@ test.describe('agents console', () => {
     await expect(other.getByText(name)).toHaveCount(0);
     await other.close();
 
-    const guestPage = await browser.newPage();
+    const guestPage = await openPage();
     await login(guestPage, { email: `g-${randomUUID().slice(0, 6)}@example.com`, name: 'Guest' });
     await guestPage.goto('/agents-console');
     await expect(guestPage.getByRole('heading', { name: 'Access Denied' })).toBeVisible();

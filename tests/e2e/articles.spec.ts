@@ -31,7 +31,7 @@ async function fillArticleForm(page: Page, fields: { title: string; category: st
 const row = (page: Page, title: string) => page.getByRole('row').filter({ hasText: title });
 
 test.describe('articles', () => {
-  test('an admin creates a draft, publishes, edits and deletes it; visitors see only the published article', async ({ page, login, admin, browser }) => {
+  test('an admin creates a draft, publishes, edits and deletes it; visitors see only the published article', async ({ page, login, admin, openPage }) => {
     const title = `Invoice automation ${randomUUID().slice(0, 6)}`;
     await login(page, admin);
 
@@ -51,7 +51,7 @@ test.describe('articles', () => {
     await expect(page).toHaveURL(/\/dashboard$/);
 
     // A draft is not on the landing page, for a visitor in a separate browser.
-    const visitor = await browser.newPage();
+    const visitor = await openPage();
     await visitor.goto('/');
     await expect(visitor.getByRole('heading', { name: 'Latest Insights' })).toBeVisible();
     await expect(visitor.getByText(title)).toHaveCount(0);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { test as base, expect, type BrowserContext, type Locator, type Page } from '@playwright/test';
+import { test as base, expect, type BrowserContext, type BrowserContextOptions, type Locator, type Page } from '@playwright/test';
 import type { BrowserWindow } from './support/browser-types.ts';
 import { ADMIN_EMAIL, ADMIN_NAME } from './support/constants.ts';
 
@@ -16,6 +16,10 @@ type Fixtures = {
   admin: Credentials;
   /** A guest with an email no other test uses. */
   guest: Credentials;
+  /** A page in a browser context of its own (another person: separate cookies), watched like
+   * the test's own page: its uncaught errors and CSP violations fail the test too. Use it
+   * instead of browser.newPage()/newContext(), which nothing watches. */
+  openPage: (options?: BrowserContextOptions) => Promise<Page>;
 };
 
 /**
@@ -71,6 +75,18 @@ export const test = base.extend<Fixtures>({
       const body = (await res.json()) as { user: ApiUser };
       return body.user;
     });
+  },
+
+  openPage: async ({ browser }, use) => {
+    const opened: Array<{ context: BrowserContext; problems: string[] }> = [];
+    await use(async (options) => {
+      // Inside a test, Playwright fills in the config's context options (baseURL, locale, ...).
+      const context = await browser.newContext(options);
+      opened.push({ context, problems: await monitorContext(context) });
+      return context.newPage();
+    });
+    await Promise.all(opened.map(({ context }) => context.close()));
+    expectNoPageProblems(opened.flatMap(({ problems }) => problems));
   },
 
   // eslint-disable-next-line no-empty-pattern -- Playwright fixtures take their dependencies as a destructured object

@@ -154,9 +154,8 @@ test.describe('landing page', () => {
     for (const { label } of ANCHORS) await expect(headerItem(page, label)).toHaveCount(0);
   });
 
-  test('is prerendered: hero, services, contact and footer are in the HTML, painted with JavaScript off', async ({ browser, baseURL }) => {
-    const context = await browser.newContext({ baseURL, javaScriptEnabled: false });
-    const page = await context.newPage();
+  test('is prerendered: hero, services, contact and footer are in the HTML, painted with JavaScript off', async ({ openPage }) => {
+    const page = await openPage({ javaScriptEnabled: false });
     await page.goto('/');
     await expect(page.getByRole('heading', { level: 1, name: HEADLINE })).toBeVisible();
     for (const title of SERVICES) await expect(section(page, 'services').getByText(title, { exact: true })).toBeVisible();
@@ -164,7 +163,6 @@ test.describe('landing page', () => {
     await expect(page.locator('footer')).toContainText(`© ${new Date().getFullYear()} `);
     // Nothing is left for the server to fill in.
     expect(await page.content()).not.toMatch(/%[A-Z_]+%/);
-    await context.close();
   });
 
   test('hydrates, then hands over to the whole app in place when the visitor goes further', async ({ page }) => {

@@ -1,17 +1,15 @@
 import { type Response } from '@playwright/test';
-import { expect, expectNoPageProblems, monitorContext, test } from './fixtures.ts';
+import { expect, test } from './fixtures.ts';
 
 // The landing page's JavaScript budget, measured in the browser: every script the page fetches
 // until the network is idle, including chunks imported dynamically at load (which the
 // static check in script/check-size.ts cannot see). Same budget: 80 KB gzip.
 const BUDGET_BYTES = 80 * 1024;
 
-test('/ loads at most 80 KB of gzip-compressed JavaScript before any interaction', async ({ browser, baseURL }) => {
+test('/ loads at most 80 KB of gzip-compressed JavaScript before any interaction', async ({ openPage }) => {
   // A fresh context: empty cache, signed out. Ask for gzip only, the encoding the budget is
   // defined in (the server would otherwise send the smaller brotli files).
-  const context = await browser.newContext({ baseURL, extraHTTPHeaders: { 'accept-encoding': 'gzip' } });
-  const problems = await monitorContext(context);
-  const page = await context.newPage();
+  const page = await openPage({ extraHTTPHeaders: { 'accept-encoding': 'gzip' } });
   const scripts: Response[] = [];
   page.on('response', (response) => {
     const type = response.headers()['content-type'] ?? '';
@@ -42,7 +40,4 @@ test('/ loads at most 80 KB of gzip-compressed JavaScript before any interaction
   expect(rows.length, 'the page loads its entry script').toBeGreaterThan(0);
   for (const r of rows) expect(r.encoding, `${r.url} is served compressed`).toBe('gzip');
   expect(total, `gzip JavaScript loaded by / (${rows.map((r) => r.url).join(', ')})`).toBeLessThanOrEqual(BUDGET_BYTES);
-
-  await context.close();
-  expectNoPageProblems(problems);
 });
