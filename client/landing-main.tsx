@@ -1,3 +1,4 @@
+import { startTransition } from 'react';
 import { hydrateRoot } from 'react-dom/client';
 import { AppRoot } from './app/app-root.tsx';
 import { LandingRoot, type LoadApp } from './app/landing-app.tsx';
@@ -11,9 +12,13 @@ const loadApp: LoadApp = async (user) => {
   return <App user={user} />;
 };
 
-hydrateRoot(
-  document.getElementById('root')!,
-  <AppRoot>
-    <LandingRoot location="/" loadApp={loadApp} />
-  </AppRoot>,
-);
+// As a transition, hydration yields to the browser every few milliseconds instead of holding
+// the main thread for the whole page (what the page already shows needs none of it to paint).
+startTransition(() => {
+  hydrateRoot(
+    document.getElementById('root')!,
+    <AppRoot>
+      <LandingRoot location="/" loadApp={loadApp} />
+    </AppRoot>,
+  );
+});
