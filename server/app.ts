@@ -7,6 +7,7 @@ import type { FastifyBaseLogger as Logger } from 'fastify';
 import { publicConfig, type Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { registerClientApp } from './lib/http/client-app.ts';
+import { registerEtags } from './lib/http/etag.ts';
 import { registerErrorHandler } from './lib/http/error-handler.ts';
 import { registerRequestGuard } from './lib/http/request-guard.ts';
 import { registerSecurityHeaders } from './lib/http/security-headers.ts';
@@ -75,6 +76,8 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   registerSecurityHeaders(app, config.secureCookies);
   await app.register(fastifyCookie, { secret: config.sessionSecret });
   await app.register(fastifyRateLimit, { global: false });
+  // Before compression, so the tags are of the bodies the routes send.
+  registerEtags(app);
   await app.register(fastifyCompress, { threshold: 1024, encodings: ['br', 'gzip'], brotliOptions: { params: { 1: 4 } } });
   registerRequestGuard(app, config.publicOrigin);
 

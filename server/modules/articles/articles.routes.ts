@@ -4,14 +4,17 @@ import { parseInput } from '../../lib/validate.ts';
 import type { ArticlesService } from './articles.service.ts';
 
 export async function articlesRoutes(app: FastifyInstance, { articles }: { articles: ArticlesService }): Promise<void> {
-  app.get('/api/articles', { config: { access: 'public' } }, async (request, reply) => {
+  // Published articles: revalidated on every use (no-cache) and answered 304 while unchanged.
+  app.get('/api/articles', { config: { access: 'public', etag: true } }, async (request, reply) => {
     const { limit, offset } = parseInput(ZArticleListQuery, request.query);
     const { json, total } = await articles.listPublishedJson(limit, offset);
-    return reply.header('x-total-count', String(total)).type('application/json; charset=utf-8').send(json);
+    return reply.header('cache-control', 'no-cache').header('x-total-count', String(total)).type('application/json; charset=utf-8').send(json);
   });
 
-  app.get('/api/articles/:slug', { config: { access: 'public' } }, async (request) => {
+  app.get('/api/articles/:slug', { config: { access: 'public', etag: true } }, async (request, reply) => {
     const { slug } = parseInput(ZArticleSlugParams, request.params);
+    // An admin may read a draft here: kept out of shared caches and apart per session.
+    reply.header('cache-control', 'no-cache').header('vary', 'cookie');
     return articles.readBySlug(slug, request.user?.role === 'admin');
   });
 
