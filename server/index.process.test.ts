@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
+import { Agent, get as httpGet } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -40,6 +41,18 @@ async function waitForHealth(url: string, deadline = Date.now() + 60_000): Promi
   throw new Error(`no answer from ${url}`);
 }
 
+/** A GET over `agent`: its status, whether it reused a kept-alive connection, and the
+ * server's Connection header. */
+function getOver(agent: Agent, url: string): Promise<{ status: number; reusedSocket: boolean; connection: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const request = httpGet(url, { agent }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, reusedSocket: request.reusedSocket, connection: res.headers.connection }));
+    });
+    request.on('error', reject);
+  });
+}
+
 describe('server process', () => {
   it('stops at start with a message naming a bad variable', async () => {
     const server = start({ PORT: 'eighty' });
@@ -53,6 +66,13 @@ describe('server process', () => {
     await waitForHealth(`http://127.0.0.1:${port}/api/health`);
     const keepAlive = await fetch(`http://127.0.0.1:${port}/api/articles`);
     expect(await keepAlive.json()).toEqual([]);
+    // HTTP keep-alive: a second request goes over the first one's connection.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const first = await getOver(agent, `http://127.0.0.1:${port}/api/health`);
+    const second = await getOver(agent, `http://127.0.0.1:${port}/api/articles`);
+    agent.destroy();
+    expect(first).toMatchObject({ status: 200, reusedSocket: false, connection: 'keep-alive' });
+    expect(second).toMatchObject({ status: 200, reusedSocket: true, connection: 'keep-alive' });
 
     const signalledAt = Date.now();
     server.child.kill('SIGTERM');
