@@ -12,7 +12,7 @@ const MINUTES = 3;
 const LAG_P99_TARGET_S = 5;
 
 /** The crypto template on Binance, every minute: one market per run, as many alerts as it finds. */
-function benchConfig(): TAgentConfig {
+export function everyMinuteOnBinance(): TAgentConfig {
   const template = findTemplate('crypto-market-monitor')!;
   const parameters = Object.fromEntries(Object.entries(template.defaultConfig.parameters).map(([k, p]) => [k, p.default]));
   return {
@@ -64,7 +64,7 @@ const benchmark: Benchmark = {
         `insert into agents (owner_id, template_id, name, status, config, next_run_at)
          select $1, 'crypto-market-monitor', 'scale ' || g, 'running', $2::jsonb, $3
          from generate_series(1, $4) g`,
-        [owner, JSON.stringify(benchConfig()), new Date(firstSlot).toISOString(), agents],
+        [owner, JSON.stringify(everyMinuteOnBinance()), new Date(firstSlot).toISOString(), agents],
       );
       const endSlot = quick ? firstSlot + 1 : firstSlot + minutes * 60_000;
       log(`running ${quick ? 'one slot' : `${minutes} minute(s) of slots`} (at most until ${new Date(endSlot + 60_000).toISOString()})...`);

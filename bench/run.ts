@@ -10,12 +10,13 @@ import articlesRead from './articles-read.ts';
 import chat from './chat.ts';
 import indicators from './indicators.ts';
 import lighthouse from './lighthouse.ts';
+import loadWithAgents from './load-with-agents.ts';
 import mixedLoad from './mixed-load.ts';
 import serverMemory from './server-memory.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
 /** The registry: add a module exporting a Benchmark and list it here. */
-const BENCHMARKS: Benchmark[] = [articlesRead, articlePage, serverMemory, chat, mixedLoad, indicators, agentsScale, lighthouse];
+const BENCHMARKS: Benchmark[] = [articlesRead, articlePage, serverMemory, chat, mixedLoad, loadWithAgents, indicators, agentsScale, lighthouse];
 
 const { values, positionals } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, list: { type: 'boolean', default: false } },

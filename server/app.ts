@@ -7,6 +7,7 @@ import type { FastifyBaseLogger as Logger } from 'fastify';
 import { publicConfig, type Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { registerClientApp } from './lib/http/client-app.ts';
+import { drainConnectionsOnClose } from './lib/http/drain.ts';
 import { registerEtags } from './lib/http/etag.ts';
 import { registerErrorHandler } from './lib/http/error-handler.ts';
 import { registerRequestGuard } from './lib/http/request-guard.ts';
@@ -73,6 +74,7 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   });
 
   registerErrorHandler(app);
+  drainConnectionsOnClose(app);
   registerSecurityHeaders(app, config.secureCookies);
   await app.register(fastifyCookie, { secret: config.sessionSecret });
   await app.register(fastifyRateLimit, { global: false });

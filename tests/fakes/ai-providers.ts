@@ -10,7 +10,8 @@
  *   Ollama     POST /ollama/v1/chat/completions                             no key
  *
  * The answer is deterministic: "Reply to: <last user message>", streamed in several chunks a
- * few milliseconds apart. Usage: input = ceil(prompt chars / 4), output = ceil(answer chars / 4).
+ * few milliseconds apart (`chunkDelayMs` slows them down, for answers still in flight).
+ * Usage: input = ceil(prompt chars / 4), output = ceil(answer chars / 4).
  * Faults per provider, set at runtime: '401', '429', '500' answer that status in the
  * provider's error format; 'hang' never answers; 'cut' streams some chunks then destroys the
  * socket. Requests are recorded, and requests whose socket closed before the answer ended
@@ -62,6 +63,7 @@ export const TINY_PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAA
 
 type State = {
   faults: Map<TChatProvider, FakeAiFault>;
+  chunkDelayMs: number;
   requests: FakeAiRequest[];
   aborted: number;
   keys: Record<Exclude<TChatProvider, 'llama'>, string>;
@@ -106,8 +108,8 @@ export function fakeAiEnv(root: string): Record<string, string> {
   };
 }
 
-export async function startFakeAiProviders(options: { port?: number } = {}): Promise<FakeAiProviders> {
-  const state: State = { faults: new Map(), requests: [], aborted: 0, keys: FAKE_AI_KEYS };
+export async function startFakeAiProviders(options: { port?: number; chunkDelayMs?: number } = {}): Promise<FakeAiProviders> {
+  const state: State = { faults: new Map(), chunkDelayMs: options.chunkDelayMs ?? CHUNK_DELAY_MS, requests: [], aborted: 0, keys: FAKE_AI_KEYS };
   const { root, close } = await startFakeHttpServer(
     'fake AI providers',
     options.port ?? 0,
@@ -193,7 +195,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     res.write(event.data);
     if (event.delta) {
       sent++;
-      await sleep(CHUNK_DELAY_MS);
+      await sleep(state.chunkDelayMs);
     }
   }
   res.end();

@@ -1,10 +1,21 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../e2e/support/app-server.ts';
 
-export type PostgresCluster = { url: string; stop(): void };
+export type PostgresCluster = {
+  url: string;
+  /** Stops the PostgreSQL server but keeps the cluster, as an outage would (fault tests). */
+  halt(mode: 'fast' | 'immediate'): Promise<void>;
+  /** Starts the halted server again on the same port and data directory. */
+  resume(): Promise<void>;
+  /** Stops the server and deletes the cluster. */
+  stop(): void;
+};
+
+/** Whether startPostgresCluster can run here (script/test installs PostgreSQL when it is missing). */
+export const postgresInstalled = (): boolean => postgresBin() !== null;
 
 /** The newest installed PostgreSQL's bin directory (Debian layout), or null. */
 function postgresBin(): string | null {
@@ -27,25 +38,42 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   const dir = mkdtempSync(path.join(tmpdir(), 'pg-cluster-'));
   const asRoot = process.getuid?.() === 0;
   if (asRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
+  const commandFor = (tool: string, args: string[]): [string, string[]] =>
+    asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args]] : [path.join(bin, tool), args];
   const run = (tool: string, args: string[]) => {
-    const [command, fullArgs] = asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args]] : [path.join(bin, tool), args];
-    const result = spawnSync(command, fullArgs, { encoding: 'utf8' });
-    if (result.status !== 0) throw new Error(`${tool} failed: ${result.stderr || result.stdout}`);
+    const result = spawnSync(...commandFor(tool, args), { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`${tool} failed: ${result.error?.message ?? (result.stderr || result.stdout)}`);
   };
+  // Without blocking this process: a fault test keeps its traffic going meanwhile.
+  const runAsync = (tool: string, args: string[]) =>
+    new Promise<void>((resolve, reject) => {
+      execFile(...commandFor(tool, args), (err, stdout, stderr) => (err ? reject(new Error(`${tool} failed: ${stderr || stdout}`)) : resolve()));
+    });
   const port = await freePort();
   const data = path.join(dir, 'data');
+  const startArgs = ['-D', data, '-l', path.join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300`, 'start'];
+  let running = false;
   try {
     run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
-    run('pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=300`, 'start']);
+    run('pg_ctl', startArgs);
+    running = true;
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     throw err;
   }
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    async halt(mode) {
+      await runAsync('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']);
+      running = false;
+    },
+    async resume() {
+      await runAsync('pg_ctl', startArgs);
+      running = true;
+    },
     stop() {
       try {
-        run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
+        if (running) run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

@@ -4,6 +4,7 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findTemplate, type TAgent, type TAgentConfig, type TAgentRun } from '../../../contracts/agents.ts';
 import type { TRunResult } from '../../../contracts/market.ts';
+import type { TNotificationList } from '../../../contracts/notifications.ts';
 import { agentRuns, notifications } from '../../db/schema.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 import { until } from '../../test/until.ts';
@@ -126,6 +127,12 @@ describe('agents runtime against failing exchanges', () => {
     expect(refused).toMatchObject({ emailStatus: 'pending', readAt: null });
     expect(refused!.emailError).toMatch(/421/);
     expect(smtp.messages()).toHaveLength(0);
+    // The user sees the alert in the app (the bell) meanwhile, unread, its email still pending.
+    const bell: TNotificationList = (await t.request({ url: '/api/notifications', cookie: admin })).json();
+    expect(bell.notifications.filter((n) => n.agentId === agent.id)).toEqual([
+      expect.objectContaining({ id: refused!.id, readAt: null, emailStatus: 'pending', message: expect.stringContaining('Price moved') }),
+    ]);
+    expect(bell.unread).toBeGreaterThanOrEqual(1);
 
     smtp.setMode('accept');
     const sent = await until(() => notificationOf(agent.id), (n) => n?.emailStatus === 'sent', 20_000);

@@ -1,0 +1,41 @@
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import Fastify from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { drainConnectionsOnClose } from './drain.ts';
+
+describe('drainConnectionsOnClose', () => {
+  it('close() lets the request in flight finish, then drops a connection that never sent a request', async () => {
+    const app = Fastify();
+    drainConnectionsOnClose(app);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let arrived!: () => void;
+    const inHandler = new Promise<void>((resolve) => (arrived = resolve));
+    app.get('/slow', async () => {
+      arrived();
+      await released;
+      return { done: true };
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as AddressInfo;
+
+    const slow = fetch(`http://127.0.0.1:${port}/slow`).then(async (res) => ({ status: res.status, body: await res.json() }));
+    await inHandler;
+    // Connected, never asks anything: without the drain, close() would wait on it for good.
+    const silent = connect(port, '127.0.0.1');
+    await new Promise((resolve) => silent.once('connect', resolve));
+    const silentClosed = new Promise<void>((resolve) => silent.once('close', () => resolve()));
+    silent.on('error', () => {});
+
+    let closed = false;
+    const closing = app.close().then(() => (closed = true));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(closed).toBe(false); // still answering /slow
+
+    release();
+    expect(await slow).toEqual({ status: 200, body: { done: true } });
+    await closing;
+    await silentClosed;
+  });
+});
