@@ -79,9 +79,26 @@ export default defineConfig(({ isSsrBuild }) => ({
         sourcemap: false,
         // Every browser we support has native modulepreload; the polyfill would cost the budget.
         modulePreload: { polyfill: false },
-        // `/` is its own page (the prerendered landing and its small entry); every other path
-        // gets the whole app's page.
-        rollupOptions: { input: { index: path.resolve('client/index.html'), landing: path.resolve('client/landing.html') } },
+        // The public pages (`/`, `/insights`) have their own page with a small entry; every
+        // other path gets the whole app's page.
+        rollupOptions: {
+          input: { index: path.resolve('client/index.html'), site: path.resolve('client/site.html') },
+          output: {
+            // The public pages' own modules as one file: a dozen tiny chunks would each cost a
+            // request and their own compression overhead on the budgeted first load. Only modules
+            // those pages load anyway belong here (no Radix, no query cache).
+            advancedChunks: {
+              groups: [
+                {
+                  name: 'site',
+                  test: /client[\\/](app[\\/](layout|header|app-root|error-boundary)\.tsx|features[\\/]auth[\\/](auth-provider|post-login-path|api[\\/]auth-api)\.tsx?|components[\\/](article-card|ui[\\/](avatar|badge|button|card|load-failed|skeleton|spinner|stroke-icon|toast-host|use-page-title))\.tsx?|lib[\\/](navigation|api-client|app-config|notify|auth-context)\.ts)$/,
+                },
+                // The public pages themselves: the app loads them only when it shows one.
+                { name: 'site-pages', test: /client[\\/]features[\\/](landing[\\/]|articles[\\/]insights-view\.tsx)/ },
+              ],
+            },
+          },
+        },
       },
   server: {
     port: 5173,

@@ -8,7 +8,7 @@ import { RequireAuth } from './require-auth.tsx';
 // Signed-in screens are separate chunks: the landing page loads none of their code.
 // (Declarative routes with React.lazy rather than the data router: the data router alone adds
 // ~17 KB gzipped to the landing page's budget.)
-// `/` is served its own prerendered page (landing-app.tsx); the app shows it only when someone
+// `/` is served its own prerendered page (site-root.tsx); the app shows it only when someone
 // comes back to it from another screen.
 const LandingPage = lazy(() => import('../features/landing/landing-page.tsx').then((m) => ({ default: m.LandingPage })));
 const LoginPage = lazy(() => import('../features/auth/components/login-page.tsx'));

@@ -1,3 +1,4 @@
+import { useSyncExternalStore } from 'react';
 import type { TArticleSummary } from '../../contracts/articles.ts';
 import { useNavigation } from '../lib/navigation.ts';
 import { Badge } from './ui/badge.tsx';
@@ -7,12 +8,26 @@ import { Skeleton } from './ui/skeleton.tsx';
 /** The path of an article's public page. */
 export const articlePath = (slug: string): string => `/insights/${encodeURIComponent(slug)}`;
 
+const noSubscription = () => () => {};
+
+/**
+ * The date in the visitor's locale. A page the server rendered shows the locale-free ISO date
+ * until it has hydrated (the server cannot know the visitor's locale or time zone, and the
+ * browser must first render exactly what the server sent); anything rendered in the browser
+ * shows the local date at once.
+ */
+function useLocalDate(iso: string): string {
+  const inBrowser = useSyncExternalStore(noSubscription, () => true, () => false);
+  return inBrowser ? new Date(iso).toLocaleDateString() : iso.slice(0, 10);
+}
+
 /** An article as a card in a list (the landing's insights, /insights): category badge, title
  * (2 lines) linking to its page, excerpt (3 lines), local date and read time. The whole card is
  * clickable through the title link's overlay; the link stays the one focusable element. */
 export function ArticleCard({ article, headingLevel = 3 }: { article: TArticleSummary; headingLevel?: 2 | 3 }) {
   const Heading = headingLevel === 2 ? 'h2' : 'h3';
   const { Link } = useNavigation();
+  const date = useLocalDate(article.createdAt);
   return (
     <Card as="li" className="relative flex flex-col p-6 transition-shadow hover:shadow-md has-[a:focus-visible]:outline-2 has-[a:focus-visible]:outline-offset-2 has-[a:focus-visible]:outline-brand-600">
       <Badge variant="brand" className="self-start">
@@ -25,7 +40,7 @@ export function ArticleCard({ article, headingLevel = 3 }: { article: TArticleSu
       </Heading>
       <p className="mt-2 line-clamp-3 text-slate-600">{article.excerpt}</p>
       <p className="mt-auto flex items-center gap-2 pt-4 text-sm text-slate-600">
-        <time dateTime={article.createdAt}>{new Date(article.createdAt).toLocaleDateString()}</time>
+        <time dateTime={article.createdAt}>{date}</time>
         <span aria-hidden="true">·</span>
         <span>{article.readTime}</span>
       </p>

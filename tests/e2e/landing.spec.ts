@@ -191,4 +191,34 @@ test.describe('landing page', () => {
     await expect(page.getByRole('main').getByLabel(/email/i)).toBeVisible();
     expect(await page.evaluate(() => (globalThis as unknown as { landed?: boolean }).landed)).toBe(true);
   });
+
+  test('/insights is rendered by the server with its articles, then hydrates with local dates', async ({ page, openPage }) => {
+    const articles: SeedArticle[] = [
+      { title: 'Server rendered insight', category: 'Automation', excerpt: 'Visible before any JavaScript runs.', readTime: '4 min read', createdAt: '2025-02-14T12:00:00Z' },
+      { title: 'A second insight', category: 'AI', excerpt: 'Also in the HTML from the server.', readTime: '6 min read', createdAt: '2025-03-03T12:00:00Z' },
+    ];
+    const server = await startAppServer({ articles });
+    try {
+      const noScript = await openPage({ javaScriptEnabled: false });
+      await noScript.goto(`${server.url}/insights`);
+      await expect(noScript).toHaveTitle(/^Insights · /);
+      await expect(noScript.getByRole('heading', { level: 1, name: 'Insights' })).toBeVisible();
+      const cards = noScript.getByRole('main').getByRole('listitem');
+      await expect(cards).toHaveCount(2);
+      await expect(cards.first()).toContainText('A second insight');
+      // Without JavaScript the date is the locale-free one the server can know.
+      await expect(cards.first().locator('time')).toHaveText('2025-03-03');
+
+      await page.goto(`${server.url}/insights`);
+      const card = page.getByRole('main').getByRole('listitem').filter({ hasText: 'Server rendered insight' });
+      await expect(card.locator('time')).toHaveText(new Date('2025-02-14T12:00:00Z').toLocaleDateString('en-US'));
+      // Hydrated: a card's link hands over to the app in place.
+      await page.evaluate(() => ((globalThis as unknown as { landed?: boolean }).landed = true));
+      await card.getByRole('link', { name: 'Server rendered insight' }).click();
+      await expect(page.getByRole('heading', { level: 1, name: 'Server rendered insight' })).toBeVisible();
+      expect(await page.evaluate(() => (globalThis as unknown as { landed?: boolean }).landed)).toBe(true);
+    } finally {
+      await server.stop();
+    }
+  });
 });

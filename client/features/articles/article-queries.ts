@@ -1,8 +1,9 @@
 import type { QueryClient } from '@tanstack/react-query';
+import { INSIGHTS_PAGE_SIZE } from '../../../contracts/site.ts';
 
-/** contracts' ARTICLES_PAGE_SIZE, repeated: importing a value from contracts/articles.ts would
- * pull zod into the public insights chunk (a test keeps the two equal). */
-export const PAGE_SIZE = 12;
+/** contracts' ARTICLES_PAGE_SIZE, from the zod-free module (contracts/articles.ts would pull zod
+ * into the public insights chunk). */
+export const PAGE_SIZE = INSIGHTS_PAGE_SIZE;
 
 export const ADMIN_ARTICLES_KEY = ['/api/admin/articles'] as const;
 export const adminArticleKey = (id: string) => [`/api/admin/articles/${encodeURIComponent(id)}`] as const;

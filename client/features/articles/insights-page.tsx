@@ -1,61 +1,20 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { useSearchParams } from 'react-router';
 import type { TArticleSummary } from '../../../contracts/articles.ts';
-import { ArticleCard, ArticleCardSkeleton } from '../../components/article-card.tsx';
-import { buttonClasses } from '../../components/ui/button.tsx';
-import { usePageTitle } from '../../components/ui/use-page-title.ts';
-import { LoadFailed } from '../../components/ui/load-failed.tsx';
 import { apiList } from '../../lib/api-list.ts';
-import { articlesPageUrl, PAGE_SIZE } from './article-queries.ts';
+import { articlesPageUrl } from './article-queries.ts';
+import { InsightsView, pageFrom, type InsightsList } from './insights-view.tsx';
 
-const GRID = 'mt-10 grid gap-6 sm:grid-cols-2 lg:grid-cols-3';
+export { pageFrom };
 
-/** `?page=N`, 1 when absent or not a positive whole number. */
-export function pageFrom(value: string | null): number {
-  const page = Number(value);
-  return value !== null && Number.isSafeInteger(page) && page >= 1 ? page : 1;
-}
-
-const pageHref = (page: number) => (page <= 1 ? '/insights' : `/insights?page=${page}`);
-
-function Pagination({ page, pages }: { page: number; pages: number }) {
-  const link = buttonClasses({ variant: 'outline' });
-  const off = `${link} pointer-events-none opacity-50`;
-  return (
-    <nav aria-label="Pagination" className="mt-10 flex items-center justify-between gap-4">
-      {page > 1 ? (
-        <Link to={pageHref(page - 1)} rel="prev" className={link}>
-          Previous
-        </Link>
-      ) : (
-        <span aria-disabled="true" className={off}>
-          Previous
-        </span>
-      )}
-      <p className="text-sm text-slate-600">
-        Page {page} of {pages}
-      </p>
-      {page < pages ? (
-        <Link to={pageHref(page + 1)} rel="next" className={link}>
-          Next
-        </Link>
-      ) : (
-        <span aria-disabled="true" className={off}>
-          Next
-        </span>
-      )}
-    </nav>
-  );
-}
-
-/** /insights (public): every published article, newest first, PAGE_SIZE a page. */
+/** /insights in the app: the page's articles from the query cache, the previous page kept on
+ * screen (dimmed) while the next loads. */
 export default function InsightsPage() {
-  usePageTitle('Insights');
   const [params] = useSearchParams();
   const page = pageFrom(params.get('page'));
   const url = articlesPageUrl(page);
-  const list = useQuery({
+  const query = useQuery({
     queryKey: [url],
     queryFn: ({ signal }) => apiList<TArticleSummary>(url, { signal }),
     placeholderData: keepPreviousData,
@@ -69,40 +28,10 @@ export default function InsightsPage() {
     window.scrollTo({ top: 0 });
   }, [page]);
 
-  const pages = list.data ? Math.max(1, Math.ceil(list.data.total / PAGE_SIZE)) : 1;
-
-  return (
-    <div className="mx-auto max-w-7xl px-4 py-12 sm:px-6 lg:px-8">
-      <h1 className="text-4xl font-bold tracking-tight text-slate-900">Insights</h1>
-      <p className="mt-3 max-w-2xl text-lg text-slate-600">Notes from our work on automation, analytics and applied AI.</p>
-
-      {list.isPending ? (
-        <ul className={GRID} aria-busy="true" aria-label="Loading articles">
-          {Array.from({ length: 6 }, (_, index) => (
-            <ArticleCardSkeleton key={index} />
-          ))}
-        </ul>
-      ) : list.isError ? (
-        <LoadFailed what="The articles" error={list.error} onRetry={() => void list.refetch()} className="mt-10" />
-      ) : list.data.total === 0 ? (
-        <p className="mt-10 text-slate-600">No articles published yet.</p>
-      ) : list.data.items.length === 0 ? (
-        <p className="mt-10 text-slate-600">
-          There is no page {page}.{' '}
-          <Link to="/insights" className="font-medium text-brand-700 underline">
-            Go to the first page
-          </Link>
-        </p>
-      ) : (
-        <>
-          <ul className={`${GRID} ${list.isPlaceholderData ? 'opacity-60' : ''}`} aria-busy={list.isPlaceholderData}>
-            {list.data.items.map((article) => (
-              <ArticleCard key={article.id} article={article} headingLevel={2} />
-            ))}
-          </ul>
-          {pages > 1 && <Pagination page={page} pages={pages} />}
-        </>
-      )}
-    </div>
-  );
+  const list: InsightsList = query.isPending
+    ? { status: 'pending' }
+    : query.isError
+      ? { status: 'error', error: query.error, retry: () => void query.refetch() }
+      : { status: 'success', data: query.data, stale: query.isPlaceholderData };
+  return <InsightsView page={page} list={list} />;
 }

@@ -4,7 +4,12 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import type { TPublicConfig } from '../../../contracts/auth.ts';
 import { AppError } from '../errors.ts';
-import { escapeHtml, metaTags, type PageMeta, type PageResolver } from './page-meta.ts';
+import type { TSitePage } from '../../../contracts/site.ts';
+import { escapeHtml, metaTags, type PageMeta, type PageResolver, type ResolvedPage } from './page-meta.ts';
+import { builtSiteRenderer, type SiteRenderer } from './site-renderer.ts';
+
+/** Where a public page's HTML goes in client/site.html (script/prerender.ts uses the same). */
+export const SITE_PAGE_MARKER = '<!--site-page-->';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
@@ -46,6 +51,7 @@ export async function registerClientApp(
   config: TPublicConfig,
   resolvers: PageResolver[] = [],
   now: () => Date = () => new Date(),
+  siteRenderer: () => Promise<SiteRenderer | null> = builtSiteRenderer(path.join(clientDir, '..', 'prerender', 'prerender.js')),
 ): Promise<void> {
   const indexFile = path.join(clientDir, 'index.html');
   const built = existsSync(indexFile);
@@ -61,6 +67,24 @@ export async function registerClientApp(
     const year = now().getFullYear();
     if (landing.year !== year) landing = { year, html: renderIndexHtml(landingTemplate ?? template, config, undefined, year) };
     return landing.html;
+  };
+  const siteFile = path.join(clientDir, 'site.html');
+  const siteTemplate = existsSync(siteFile) ? readFileSync(siteFile, 'utf8') : null;
+  /** A public page the server renders (its articles in the HTML), or null to send the app's
+   * page instead, which renders it in the browser. */
+  const renderSitePage = async (url: string, page: ResolvedPage & { site: TSitePage }): Promise<string | null> => {
+    const render = siteTemplate ? await siteRenderer() : null;
+    if (!siteTemplate || !render) return null;
+    const year = now().getFullYear();
+    try {
+      const body = render(url, page.site, config, String(year));
+      const data = `<script type="application/json" id="site-page">${JSON.stringify(page.site).replace(/</g, '\\u003c')}</script>`;
+      const filled = siteTemplate.replace(SITE_PAGE_MARKER, () => body).replace('</body>', () => `${data}\n  </body>`);
+      return renderIndexHtml(filled, config, page.meta, year);
+    } catch (err) {
+      app.log.error({ err, url }, 'rendering a public page failed; sending the app page instead');
+      return null;
+    }
   };
   // Resolvers return the same meta object while a page is unchanged, so its HTML is built once.
   const rendered = new WeakMap<PageMeta, string>();
@@ -95,11 +119,13 @@ export async function registerClientApp(
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') throw new AppError('NOT_FOUND');
     reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8');
-    const pathname = url.split('?')[0]!;
+    const [pathname = '/', search = ''] = url.split('?', 2);
     if (pathname === '/') return reply.send(landingHtml());
     for (const resolve of resolvers) {
-      const page = await resolve(pathname);
-      if (page) return reply.status(page.status).send(renderPage(page.meta));
+      const page = await resolve(pathname, new URLSearchParams(search));
+      if (!page) continue;
+      const site = page.site ? await renderSitePage(url, { ...page, site: page.site }) : null;
+      return reply.status(page.status).send(site ?? renderPage(page.meta));
     }
     return reply.send(indexHtml);
   });

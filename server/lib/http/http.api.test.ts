@@ -7,8 +7,23 @@ import { createTestApp, type TestApp } from '../../test/test-app.ts';
 
 /** A fake built client: index.html with the config placeholder, a hashed asset precompressed. */
 function fakeClientDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'client-'));
-  mkdirSync(path.join(dir, 'assets'));
+  const build = mkdtempSync(path.join(tmpdir(), 'build-'));
+  const dir = path.join(build, 'client');
+  mkdirSync(path.join(dir, 'assets'), { recursive: true });
+  // The public pages' template and a stand-in for the built server renderer (dist/prerender):
+  // it shows what it was given, and fails for page 13 to show the fallback.
+  writeFileSync(
+    path.join(dir, 'site.html'),
+    '<!doctype html><html><head><title>%SITE_NAME%</title><meta name="description" content="Site" /><!--app-config--></head><body><div id="root"><!--site-page--></div></body></html>',
+  );
+  mkdirSync(path.join(build, 'prerender'));
+  writeFileSync(
+    path.join(build, 'prerender', 'prerender.js'),
+    `export function renderSitePage(location, page, config, year) {
+      if (page.page === 13) throw new Error('renderer broke');
+      return '<main data-location="' + location + '" data-year="' + year + '" data-site="' + config.siteName.length + '">' + page.list.items.map((a) => '<h2>' + a.slug + '</h2>').join('') + '</main>';
+    }`,
+  );
   writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>%SITE_NAME%</title><!--app-config--><div id="root"></div>');
   // The prerendered landing page, with the placeholders client/prerender.tsx leaves in it.
   writeFileSync(
@@ -66,8 +81,34 @@ describe('HTTP conventions', () => {
     expect((await t.request({ url: '/insights' })).body).not.toContain('<h1>Landing</h1>');
   });
 
+  it('renders /insights on the server with its articles, and sends what it rendered from for hydration', async () => {
+    const admin = await t.signIn('admin@example.com');
+    const created = await t.request({
+      method: 'POST',
+      url: '/api/articles',
+      cookie: admin,
+      payload: { title: 'Ends a script </script><script>x()</script>', category: 'Automation', excerpt: 'An excerpt long enough.', content: 'Content long enough to pass the article rules, surely by now.', published: true },
+    });
+    expect(created.statusCode).toBe(201);
+
+    const res = await t.request({ url: '/insights?page=1' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('<title>Insights · Acme &#60;Automation&#62;</title>');
+    expect(res.body).toContain(`<main data-location="/insights?page=1" data-year="${t.now().getFullYear()}" data-site="17"><h2>ends-a-script-script-script-x-script</h2></main>`);
+    const json = /<script type="application\/json" id="site-page">(.*?)<\/script>/.exec(res.body)![1]!;
+    // The article's own "</script>" cannot close the data element.
+    expect(json).not.toContain('<');
+    expect(JSON.parse(json)).toMatchObject({ kind: 'insights', page: 1, list: { total: 1, items: [{ title: 'Ends a script </script><script>x()</script>' }] } });
+
+    // A renderer failure is logged and the app's page goes out instead, rendering in the browser.
+    const fallback = await t.request({ url: '/insights?page=13' });
+    expect(fallback.statusCode).toBe(200);
+    expect(fallback.body).not.toContain('site-page');
+    expect(fallback.body).toContain('<div id="root"></div>');
+  });
+
   it('never serves a page template raw', async () => {
-    for (const url of ['/landing.html', '/index.html']) {
+    for (const url of ['/landing.html', '/index.html', '/site.html']) {
       const res = await t.request({ url });
       expect(res.statusCode, url).toBe(200);
       expect(res.body, url).not.toMatch(/%[A-Z_]+%|<!--app-config-->/);

@@ -1,3 +1,5 @@
+import type { TSitePage } from '../../../contracts/site.ts';
+
 /** What the server writes into a page's <head> so link previews work without JavaScript. */
 export type PageMeta = {
   title: string;
@@ -10,8 +12,12 @@ export type PageMeta = {
   section?: string;
 };
 
-/** Resolves a path to its meta and HTTP status, or null when the resolver does not know it. */
-export type PageResolver = (pathname: string) => Promise<{ status: number; meta: PageMeta } | null>;
+/** A resolved page: its status and meta, and for a page the server renders itself, what to
+ * render it from. */
+export type ResolvedPage = { status: number; meta: PageMeta; site?: TSitePage };
+
+/** Resolves a path (and its query) to a page, or null when the resolver does not know it. */
+export type PageResolver = (pathname: string, query: URLSearchParams) => Promise<ResolvedPage | null>;
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

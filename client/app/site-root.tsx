@@ -1,6 +1,8 @@
 import { useCallback, useRef, useState, type ReactElement } from 'react';
 import type { TUser } from '../../contracts/auth.ts';
+import type { TSitePage } from '../../contracts/site.ts';
 import { LandingAuthProvider } from '../features/auth/landing-auth-provider.tsx';
+import { InsightsView } from '../features/articles/insights-view.tsx';
 import { LandingPage } from '../features/landing/landing-page.tsx';
 import { DocumentNavigation } from './document-navigation.tsx';
 import { PageLayout } from './layout.tsx';
@@ -8,13 +10,19 @@ import { PageLayout } from './layout.tsx';
 /** Loads the whole app, for the session's user when the landing page already knows it. */
 export type LoadApp = (user?: TUser) => Promise<ReactElement>;
 
+export type SitePage = TSitePage;
+
+function SitePageView({ page }: { page: SitePage }) {
+  return page.kind === 'landing' ? <LandingPage /> : <InsightsView page={page.page} list={{ status: 'success', data: page.list }} />;
+}
+
 /**
- * `/` on its own: the landing page in the site's header and footer, without the router, the
- * query cache or any other screen, so it loads and hydrates fast (its HTML is prerendered at
- * build time from this same tree). Going anywhere else, or a signed-in visitor, hands over to
- * the whole app, which renders in its place at the URL the browser is then on.
+ * A public page on its own, in the site's header and footer, without the router, the query
+ * cache or any other screen, so it loads and hydrates fast (its HTML comes from this same tree,
+ * rendered at build time or by the server). Going anywhere else, or a signed-in visitor, hands
+ * over to the whole app, which renders in its place at the URL the browser is then on.
  */
-export function LandingRoot({ location, loadApp }: { location: string; loadApp: LoadApp }) {
+export function SiteRoot({ location, page, loadApp }: { location: string; page: SitePage; loadApp: LoadApp }) {
   const [app, setApp] = useState<ReactElement | null>(null);
   const opening = useRef(false);
   const openApp = useCallback(
@@ -37,7 +45,7 @@ export function LandingRoot({ location, loadApp }: { location: string; loadApp: 
     <DocumentNavigation location={location} leave={leave}>
       <LandingAuthProvider onSignedIn={openApp}>
         <PageLayout>
-          <LandingPage />
+          <SitePageView page={page} />
         </PageLayout>
       </LandingAuthProvider>
     </DocumentNavigation>

@@ -3,12 +3,12 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeUser } from '../test/render.tsx';
 import { never, stubFetch } from '../test/fetch-stub.ts';
-import { LandingRoot, type LoadApp } from './landing-app.tsx';
+import { SiteRoot, type LoadApp } from './site-root.tsx';
 
 // The landing page's own root: the prerendered tree the browser hydrates, and the hand-over to
 // the whole app (here a stand-in element, which is what loadApp returns).
 function renderLanding(loadApp: LoadApp) {
-  return render(<LandingRoot location="/" loadApp={loadApp} />);
+  return render(<SiteRoot location="/" page={{ kind: 'landing' }} loadApp={loadApp} />);
 }
 
 const app = (label: string) => Promise.resolve(<p>{label}</p>);
@@ -16,7 +16,7 @@ const app = (label: string) => Promise.resolve(<p>{label}</p>);
 beforeEach(() => window.history.replaceState(null, '', '/'));
 afterEach(() => vi.restoreAllMocks());
 
-describe('LandingRoot', () => {
+describe('SiteRoot', () => {
   it('shows the landing page to a signed-out visitor and loads nothing more', async () => {
     stubFetch({ 'GET /api/auth/me': { body: { user: null } }, 'GET /api/articles?limit=3': () => never() });
     const loadApp = vi.fn<LoadApp>(() => app('the app'));

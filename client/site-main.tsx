@@ -1,10 +1,11 @@
 import { startTransition } from 'react';
 import { hydrateRoot } from 'react-dom/client';
 import { AppRoot } from './app/app-root.tsx';
-import { LandingRoot, type LoadApp } from './app/landing-app.tsx';
+import { SiteRoot, type LoadApp, type SitePage } from './app/site-root.tsx';
 import './styles.css';
 
-// The entry of `/` (landing.html): hydrates the prerendered landing page. The rest of the app
+// The entry of the site's public pages (site.html): hydrates the page the server sent, `/`
+// prerendered at build time or `/insights` rendered with its articles. The rest of the app
 // (router, query cache, every other screen) is a separate chunk, loaded only when the visitor
 // goes further or is signed in.
 const loadApp: LoadApp = async (user) => {
@@ -12,13 +13,20 @@ const loadApp: LoadApp = async (user) => {
   return <App user={user} />;
 };
 
+/** What the server rendered the page from (server/lib/http/client-app.ts); the landing page
+ * needs nothing. */
+function sitePage(): SitePage {
+  const text = document.getElementById('site-page')?.textContent;
+  return text ? (JSON.parse(text) as SitePage) : { kind: 'landing' };
+}
+
 // As a transition, hydration yields to the browser every few milliseconds instead of holding
 // the main thread for the whole page (what the page already shows needs none of it to paint).
 startTransition(() => {
   hydrateRoot(
     document.getElementById('root')!,
     <AppRoot>
-      <LandingRoot location="/" loadApp={loadApp} />
+      <SiteRoot location={window.location.pathname + window.location.search} page={sitePage()} loadApp={loadApp} />
     </AppRoot>,
   );
 });

@@ -1,0 +1,14 @@
+import type { TArticleSummary } from './articles.ts';
+
+/** Repeated here as a plain number (contracts/articles.ts has ARTICLES_PAGE_SIZE next to zod,
+ * which the public pages must not load; a test keeps them equal). */
+export const INSIGHTS_PAGE_SIZE = 12;
+
+/**
+ * A public page the site's own small page renders (client/app/site-root.tsx): `/`, prerendered
+ * at build time, or `/insights`, rendered by the server with its articles. The server sends it
+ * along as JSON so the browser hydrates exactly what it rendered.
+ */
+export type TSitePage =
+  | { kind: 'landing' }
+  | { kind: 'insights'; page: number; list: { items: TArticleSummary[]; total: number } };
