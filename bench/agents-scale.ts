@@ -3,8 +3,7 @@ import pg from 'pg';
 import { findTemplate, type TAgentConfig } from '../contracts/agents.ts';
 import { ADMIN_EMAIL } from '../tests/e2e/support/constants.ts';
 import { ROOT_DIR, stopChild, waitForHttp } from '../tests/e2e/support/app-server.ts';
-import { startPostgresCluster } from '../tests/support/postgres-cluster.ts';
-import { sleep, startAppServer } from './lib.ts';
+import { benchPostgres, sleep, startAppServer } from './lib.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
 const AGENTS = 10_000;
@@ -39,7 +38,7 @@ const benchmark: Benchmark = {
   async run({ quick, log }) {
     const agents = quick ? 1_000 : AGENTS;
     const minutes = quick ? 1 : MINUTES;
-    const postgres = await startPostgresCluster();
+    const postgres = await benchPostgres();
     const env = { DATABASE_URL: postgres.url, MARKET_DATA: 'simulated', LOG_LEVEL: 'warn', ...(process.env.BENCH_WORKER_CONCURRENCY ? { WORKER_CONCURRENCY: process.env.BENCH_WORKER_CONCURRENCY } : {}) };
     const web = await startAppServer({ env: { ...env, RUN_WORKERS: 'false' } });
     const worker = spawn(process.execPath, ['server/worker.ts'], { cwd: ROOT_DIR, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
@@ -57,8 +56,8 @@ const benchmark: Benchmark = {
       const owner = (await client.query<{ id: string }>('select id from users where email = $1', [ADMIN_EMAIL])).rows[0]!.id;
 
       // Due at the first minute boundary at least 20 s away, so inserting finishes first. The
-      // quick run takes one slot 15 s away instead (later slots fall on minute boundaries).
-      const firstSlot = quick ? Math.ceil((Date.now() + 15_000) / 1000) * 1000 : Math.ceil((Date.now() + 20_000) / 60_000) * 60_000;
+      // quick run takes one slot 5 s away instead (later slots fall on minute boundaries).
+      const firstSlot = quick ? Math.ceil((Date.now() + 5_000) / 1000) * 1000 : Math.ceil((Date.now() + 20_000) / 60_000) * 60_000;
       log(`inserting ${agents} running agents due at ${new Date(firstSlot).toISOString()}...`);
       await client.query(
         `insert into agents (owner_id, template_id, name, status, config, next_run_at)
@@ -138,7 +137,6 @@ const benchmark: Benchmark = {
       await client.end().catch(() => {});
       await stopChild(worker);
       await web.stop();
-      postgres.stop();
     }
   },
 };

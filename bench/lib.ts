@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
+import pg from 'pg';
+import { startPostgresCluster, type PostgresCluster } from '../tests/support/postgres-cluster.ts';
 import { freePort, ROOT_DIR, stopChild, waitForHttp } from '../tests/e2e/support/app-server.ts';
 
 export { freePort, startAppServer, stopChild, type AppServer } from '../tests/e2e/support/app-server.ts';
@@ -54,3 +56,30 @@ export async function load(url: string, options: { connections: number; seconds:
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let sharedCluster: Promise<PostgresCluster> | undefined;
+let databaseCount = 0;
+
+/**
+ * A fresh, empty database on the one PostgreSQL cluster a bench run shares: started on first use
+ * (one initdb per run, not per benchmark) and stopped by stopBenchPostgres when the run ends.
+ */
+export async function benchPostgres(): Promise<{ url: string }> {
+  sharedCluster ??= startPostgresCluster();
+  const cluster = await sharedCluster;
+  const name = `bench_${++databaseCount}`;
+  const client = new pg.Client({ connectionString: cluster.url });
+  await client.connect();
+  try {
+    await client.query(`create database ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(cluster.url);
+  url.pathname = `/${name}`;
+  return { url: url.toString() };
+}
+
+export async function stopBenchPostgres(): Promise<void> {
+  if (sharedCluster) (await sharedCluster.catch(() => null))?.stop();
+}

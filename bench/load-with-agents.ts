@@ -1,8 +1,7 @@
 import pg from 'pg';
 import { computeNextRunAt } from '../server/modules/agents/schedule.ts';
-import { startPostgresCluster } from '../tests/support/postgres-cluster.ts';
 import { everyMinuteOnBinance } from './agents-scale.ts';
-import { sleep, startAppServer } from './lib.ts';
+import { benchPostgres, sleep, startAppServer } from './lib.ts';
 import { describeLoad, prepareSignedInReads, runSignedInLoad, signIn } from './signed-in-load.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
@@ -27,9 +26,9 @@ const benchmark: Benchmark = {
   name: 'load-with-agents',
   description: `signed-in reads at ${CONNECTIONS} connections for ${SECONDS} s on PostgreSQL while ${AGENTS} agents run every minute in the same process: throughput, p99, errors, lost runs`,
   async run({ quick, log }) {
-    const seconds = quick ? 10 : SECONDS;
+    const seconds = quick ? 7 : SECONDS;
     const agentCount = quick ? 100 : AGENTS;
-    const postgres = await startPostgresCluster();
+    const postgres = await benchPostgres();
     const client = new pg.Client({ connectionString: postgres.url });
     try {
       const server = await startAppServer({ env: { DATABASE_URL: postgres.url, MARKET_DATA: 'simulated', SIGN_IN_RATE_LIMIT: '1000' } });
@@ -74,7 +73,7 @@ const benchmark: Benchmark = {
             )
           ).rows;
         // The runs of the window's last slots may still be going: give them time to finish.
-        const settleUntil = Date.now() + (quick ? 20_000 : SETTLE_MS);
+        const settleUntil = Date.now() + (quick ? 10_000 : SETTLE_MS);
         let runs = await runsOfWindow();
         while (Date.now() < settleUntil && runs.filter(finished).length < due.length) {
           await sleep(1_000);
@@ -123,7 +122,6 @@ const benchmark: Benchmark = {
       }
     } finally {
       await client.end().catch(() => {});
-      postgres.stop();
     }
   },
 };

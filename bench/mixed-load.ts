@@ -1,5 +1,4 @@
-import { startPostgresCluster } from '../tests/support/postgres-cluster.ts';
-import { rssMb, sleep, startAppServer, type AppServer } from './lib.ts';
+import { type AppServer, benchPostgres, rssMb, sleep, startAppServer } from './lib.ts';
 import { describeLoad, prepareSignedInReads, runSignedInLoad } from './signed-in-load.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
@@ -17,12 +16,12 @@ const benchmark: Benchmark = {
   name: 'mixed-load',
   description: `signed-in mixed reads, ${CONNECTIONS} connections, ${SECONDS} s, on PGlite and PostgreSQL: throughput, latency, errors, memory`,
   async run({ quick, log }) {
-    const seconds = quick ? 5 : SECONDS;
+    const seconds = quick ? 3 : SECONDS;
     const results: BenchResult[] = [];
 
     async function measure(server: AppServer, database: string): Promise<void> {
       const { requests } = await prepareSignedInReads(server.url);
-      await sleep(quick ? 2_000 : 10_000); // past start-up's own garbage
+      await sleep(quick ? 1_000 : 10_000); // past start-up's own garbage
       const memoryAfterStart = rssMb(server.pid);
       log(`${database}: ${CONNECTIONS} connections for ${seconds} s over ${requests.length} reads (RSS after start ${memoryAfterStart.toFixed(0)} MB)...`);
       const load = await runSignedInLoad(server.url, requests, { connections: CONNECTIONS, seconds });
@@ -61,16 +60,12 @@ const benchmark: Benchmark = {
     } finally {
       await pglite.stop();
     }
-    const postgres = await startPostgresCluster();
+    const postgres = await benchPostgres();
+    const server = await startAppServer({ env: { ...env, DATABASE_URL: postgres.url } });
     try {
-      const server = await startAppServer({ env: { ...env, DATABASE_URL: postgres.url } });
-      try {
-        await measure(server, 'PostgreSQL');
-      } finally {
-        await server.stop();
-      }
+      await measure(server, 'PostgreSQL');
     } finally {
-      postgres.stop();
+      await server.stop();
     }
     return results;
   },

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { SeedArticle } from '../tests/e2e/support/seed-articles.ts';
 import { load, startAppServer, startBareServer, type LoadResult } from './lib.ts';
+import { publishThroughApi } from './signed-in-load.ts';
 import type { Benchmark } from './types.ts';
 
 const CONNECTIONS = 50;
@@ -43,11 +44,12 @@ export function readVsBare(spec: {
     name: spec.name,
     description: spec.description,
     async run({ quick, log }) {
-      const settings = { connections: CONNECTIONS, seconds: quick ? 2 : 10, warmupSeconds: quick ? 1 : 2 };
+      const settings = { connections: CONNECTIONS, seconds: quick ? 1 : 10, warmupSeconds: quick ? 0.5 : 2 };
       const work = mkdtempSync(path.join(tmpdir(), `bench-${spec.name}-`));
       try {
         log(`starting our server with ${PUBLISHED} published articles (PGlite)...`);
-        const ours = await startAppServer({ articles: seedList() });
+        const ours = await startAppServer();
+        await publishThroughApi(ours.url, seedList());
         let oursResult: LoadResult;
         let url: string;
         let contentType: string;

@@ -13,6 +13,7 @@ import lighthouse from './lighthouse.ts';
 import loadWithAgents from './load-with-agents.ts';
 import mixedLoad from './mixed-load.ts';
 import serverMemory from './server-memory.ts';
+import { stopBenchPostgres } from './lib.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
 /** The registry: add a module exporting a Benchmark and list it here. */
@@ -80,6 +81,7 @@ console.log(
     ? `\nall ${results.length} targets met`
     : `\n${missed.length > 0 ? `targets missed: ${missed.join(', ')}` : ''}${failures.length > 0 ? `${missed.length > 0 ? '; ' : ''}could not run: ${failures.join(', ')}` : ''}`,
 );
+await stopBenchPostgres();
 writeResults();
 process.exitCode = failures.length > 0 ? 1 : 0;
 
