@@ -111,10 +111,11 @@ export function findDangerousMarkup(elements: readonly ElementDump[], baseUrl: s
   return findings;
 }
 
-/** The built app's module scripts (same origin, /assets/) and its JSON config. */
+/** The built app's module scripts (same origin, /assets/), its JSON config and the data a
+ * server-rendered public page was rendered from (JSON, never executed; escaped by the server). */
 function isAppScript(el: ElementDump, baseUrl: string, appOrigin: string): boolean {
   const attrs = new Map(el.attrs);
-  if (attrs.get('type') === 'application/json' && attrs.get('id') === 'app-config') return true;
+  if (attrs.get('type') === 'application/json' && ['app-config', 'site-page'].includes(attrs.get('id') ?? '')) return true;
   const src = attrs.get('src');
   if (attrs.get('type') !== 'module' || !src) return false;
   const url = new URL(src, baseUrl);
