@@ -9,7 +9,7 @@ import type { Database } from './db/client.ts';
 import { registerClientApp } from './lib/http/client-app.ts';
 import { drainConnectionsOnClose } from './lib/http/drain.ts';
 import { registerEtags } from './lib/http/etag.ts';
-import { registerErrorHandler } from './lib/http/error-handler.ts';
+import { answerFrameworkError, registerErrorHandler } from './lib/http/error-handler.ts';
 import { registerRequestGuard } from './lib/http/request-guard.ts';
 import { registerSecurityHeaders } from './lib/http/security-headers.ts';
 import './lib/http/types.ts';
@@ -71,6 +71,7 @@ export async function buildApp({ config, database, logger, now = () => new Date(
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
+    frameworkErrors: answerFrameworkError,
   });
 
   registerErrorHandler(app);

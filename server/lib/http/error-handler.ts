@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import { isDatabaseUnavailable } from '../db-errors.ts';
 
@@ -26,6 +26,22 @@ export function registerErrorHandler(app: FastifyInstance): void {
     request.log.error({ err }, 'unhandled error');
     return reply.status(500).header('cache-control', 'no-store').send(new AppError('INTERNAL').toBody());
   });
+}
+
+/**
+ * Fastify answers a URL it cannot route (a percent-escape that does not decode, a path
+ * parameter over its length limit) itself, before any hook, in its own shape. Answer in ours:
+ * a 400 that names the URL and what is wrong with it.
+ */
+export function answerFrameworkError(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const message =
+    err.code === 'FST_ERR_BAD_URL'
+      ? 'The URL has a percent-escape that is not valid UTF-8'
+      : err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? 'A path segment is too long'
+        : 'The URL cannot be routed';
+  const error = new AppError('BAD_REQUEST', 'Invalid request', [{ path: '(url)', message }]);
+  void reply.status(error.status).send(error.toBody());
 }
 
 function toAppError(err: Error): AppError | null {

@@ -1,0 +1,97 @@
+import { ZAgentIdParams, ZAgentQuery, ZCreateAgent, ZRunAgent, ZRunsQuery, ZUpdateAgent } from '../../../contracts/agents.ts';
+import { ZArticleIdParams, ZArticleListQuery, ZArticleSlugParams, ZCreateArticle, ZUpdateArticle } from '../../../contracts/articles.ts';
+import { ZLocalLogin, ZSyncUser, ZUpdateUserRole, ZUserIdParams } from '../../../contracts/auth.ts';
+import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS, ZChatRequest, ZChatUsageQuery } from '../../../contracts/chat.ts';
+import { ZNotificationIdParams, ZNotificationsQuery, ZUpdateSettings } from '../../../contracts/notifications.ts';
+import { TEST_MODELS } from '../chat-helpers.ts';
+import type { Json } from './arbitraries.ts';
+import { VALID_AGENT, VALID_ARTICLE, type Fixtures } from './fixtures.ts';
+import type { Contract } from './oracle.ts';
+
+/** Who sends the requests: the admin (every signed-in and admin route), nobody (sign-in, which
+ * would replace the admin's session), or a session of its own (sign-out, which ends it). */
+export type Actor = 'admin' | 'signed out' | 'own session';
+
+/**
+ * One registered /api route and the inputs it takes: its path parameter (with a real object
+ * to name, so a request reaches validation), its query and its JSON body, each with the
+ * contract the route parses it with, or null when the route ignores it. A valid sample body
+ * is what the mutations start from.
+ */
+export type Endpoint = {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  route: string;
+  actor: Actor;
+  param?: { name: string; contract: Contract; real: (fx: Fixtures) => Promise<string>; freshEachRequest?: boolean };
+  query?: Contract;
+  body?: { contract: Contract | null; sample: Json };
+  /** At most this many cases per input kind: fewer for the six chat routes, which share one
+   * service, and for routes that take no input at all. */
+  runs?: number;
+};
+
+const agentId = { name: 'id', contract: { schema: ZAgentIdParams }, real: (fx: Fixtures) => fx.agent() };
+const articleId = { name: 'id', contract: { schema: ZArticleIdParams }, real: async (fx: Fixtures) => (await fx.article()).id };
+const IGNORED_BODY = { contract: null, sample: {} };
+
+const chatEndpoints: Endpoint[] = CHAT_PROVIDERS.map((provider) => ({
+  method: 'POST',
+  route: CHAT_PROVIDER_INFO[provider].endpoint,
+  actor: 'admin',
+  body: { contract: { schema: ZChatRequest }, sample: { model: TEST_MODELS[provider], messages: [{ role: 'user', content: 'Hello there' }] } },
+  runs: 15,
+}));
+
+export const ENDPOINTS: Endpoint[] = [
+  { method: 'GET', route: '/api/health', actor: 'signed out', runs: 10 },
+  { method: 'POST', route: '/api/auth/local/login', actor: 'signed out', body: { contract: { schema: ZLocalLogin }, sample: { email: 'hostile-login@example.com', name: 'Hostile Login' } } },
+  // The route reads a null body as none.
+  { method: 'POST', route: '/api/auth/user', actor: 'admin', body: { contract: { schema: ZSyncUser, asSeen: (b) => b ?? undefined }, sample: { email: 'x@example.com', name: 'X', googleId: 'g-1', profilePicture: 'https://example.com/p.png' } } },
+  { method: 'GET', route: '/api/auth/me', actor: 'admin', runs: 10 },
+  { method: 'POST', route: '/api/auth/logout', actor: 'own session', body: IGNORED_BODY, runs: 15 },
+  { method: 'GET', route: '/api/users', actor: 'admin', runs: 10 },
+  {
+    method: 'PATCH',
+    route: '/api/users/:id',
+    actor: 'admin',
+    param: { name: 'id', contract: { schema: ZUserIdParams }, real: (fx) => fx.guestUserId() },
+    body: { contract: { schema: ZUpdateUserRole }, sample: { role: 'guest' } },
+  },
+  { method: 'GET', route: '/api/agent-templates', actor: 'admin', runs: 10 },
+  { method: 'GET', route: '/api/agents', actor: 'admin', query: { schema: ZAgentQuery } },
+  { method: 'POST', route: '/api/agents', actor: 'admin', query: { schema: ZAgentQuery }, body: { contract: { schema: ZCreateAgent }, sample: VALID_AGENT } },
+  { method: 'GET', route: '/api/agents/:id', actor: 'admin', param: agentId, query: { schema: ZAgentQuery } },
+  { method: 'GET', route: '/api/agents/:id/runs', actor: 'admin', param: agentId, query: { schema: ZRunsQuery } },
+  {
+    method: 'PATCH',
+    route: '/api/agents/:id',
+    actor: 'admin',
+    param: agentId,
+    query: { schema: ZAgentQuery },
+    body: { contract: { schema: ZUpdateAgent }, sample: { status: 'paused', name: 'Renamed scanner', config: VALID_AGENT.config } },
+  },
+  { method: 'DELETE', route: '/api/agents/:id', actor: 'admin', param: { ...agentId, freshEachRequest: true }, query: { schema: ZAgentQuery } },
+  // Run now: the route reads a null body as an empty one.
+  { method: 'POST', route: '/api/agents/:id/run', actor: 'admin', param: agentId, query: { schema: ZAgentQuery }, body: { contract: { schema: ZRunAgent, asSeen: (b) => b ?? {} }, sample: {} } },
+  { method: 'GET', route: '/api/articles', actor: 'signed out', query: { schema: ZArticleListQuery } },
+  { method: 'GET', route: '/api/articles/:slug', actor: 'signed out', param: { name: 'slug', contract: { schema: ZArticleSlugParams }, real: async (fx) => (await fx.article()).slug } },
+  { method: 'POST', route: '/api/articles', actor: 'admin', body: { contract: { schema: ZCreateArticle }, sample: VALID_ARTICLE } },
+  { method: 'PATCH', route: '/api/articles/:id', actor: 'admin', param: articleId, body: { contract: { schema: ZUpdateArticle }, sample: { title: 'An edited title here', published: false } } },
+  { method: 'DELETE', route: '/api/articles/:id', actor: 'admin', param: { ...articleId, freshEachRequest: true } },
+  { method: 'GET', route: '/api/admin/articles', actor: 'admin', runs: 10 },
+  { method: 'GET', route: '/api/admin/articles/:id', actor: 'admin', param: articleId },
+  ...chatEndpoints,
+  { method: 'GET', route: '/api/chat/providers', actor: 'admin', runs: 10 },
+  { method: 'GET', route: '/api/admin/usage', actor: 'admin', query: { schema: ZChatUsageQuery } },
+  { method: 'GET', route: '/api/notifications', actor: 'admin', query: { schema: ZNotificationsQuery } },
+  { method: 'POST', route: '/api/notifications/read-all', actor: 'admin', body: IGNORED_BODY, runs: 15 },
+  {
+    method: 'POST',
+    route: '/api/notifications/:id/read',
+    actor: 'admin',
+    param: { name: 'id', contract: { schema: ZNotificationIdParams }, real: (fx) => fx.notification() },
+    body: IGNORED_BODY,
+  },
+  { method: 'GET', route: '/api/settings', actor: 'admin', runs: 10 },
+  { method: 'PUT', route: '/api/settings', actor: 'admin', body: { contract: { schema: ZUpdateSettings }, sample: { alertEmail: 'alerts@example.com', timeZone: 'Europe/Paris' } } },
+];

@@ -1,0 +1,72 @@
+import { findTemplate, type TAgentConfig } from '../../../contracts/agents.ts';
+import type { TestApp } from '../test-app.ts';
+
+export const ADMIN_EMAIL = 'hostile-admin@example.com';
+
+/** Real objects for routes on an object, so a hostile request gets as far as validation. Each
+ * call makes a new one, owned by the admin. */
+export type Fixtures = {
+  admin: string;
+  agent(): Promise<string>;
+  article(): Promise<{ id: string; slug: string }>;
+  notification(): Promise<string>;
+  guestUserId(): Promise<string>;
+  /** A session of its own, for routes that end the caller's session. */
+  throwawaySession(): Promise<string>;
+};
+
+const template = findTemplate('stock-market-scanner')!;
+
+export function validAgentConfig(): TAgentConfig {
+  return {
+    schedule: { ...template.defaultConfig.schedule, timeZone: 'Europe/Paris' },
+    notifications: template.defaultConfig.notifications,
+    parameters: Object.fromEntries(Object.entries(template.defaultConfig.parameters).map(([k, p]) => [k, p.default])) as TAgentConfig['parameters'],
+  };
+}
+export const VALID_AGENT = { templateId: template.id, name: 'Hostile scanner', config: validAgentConfig() };
+export const VALID_ARTICLE = {
+  title: 'Taking the busywork out of the week',
+  category: 'Operations',
+  excerpt: 'How a small team stopped making decisions nobody needed.',
+  content: 'Automation pays when it removes a decision nobody needed to make. '.repeat(3),
+  published: true,
+};
+
+export async function createFixtures(t: TestApp): Promise<Fixtures> {
+  const admin = await t.signIn(ADMIN_EMAIL, 'Hostile Admin');
+  let n = 0;
+  const asAdmin = async <T>(method: 'GET' | 'POST', url: string, payload?: object): Promise<T> => {
+    const res = await t.request({ method, url, cookie: admin, ...(payload ? { payload } : {}) });
+    if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
+    return res.json() as T;
+  };
+  const agent = async () => (await asAdmin<{ id: string }>('POST', '/api/agents', { ...VALID_AGENT, name: `Fixture agent ${++n}` })).id;
+  const adminId = async () => (await asAdmin<{ user: { id: string } }>('GET', '/api/auth/me')).user.id;
+
+  return {
+    admin,
+    agent,
+    article: () => asAdmin('POST', '/api/articles', { ...VALID_ARTICLE, title: `Fixture article number ${++n}` }),
+    async notification() {
+      const agentId = await agent();
+      const { runId } = await asAdmin<{ runId: number }>('POST', `/api/agents/${agentId}/run`);
+      const { created } = await t.app.notifications.applyAlerts({
+        userId: await adminId(),
+        agentId,
+        agentName: 'Fixture agent',
+        runId,
+        emailEnabled: false,
+        inAppEnabled: true,
+        conditions: [{ market: 'AAPL', thresholdType: 'priceChange', firing: true, title: 'Moved', message: 'AAPL moved' }],
+      });
+      return created[0]!.id;
+    },
+    async guestUserId() {
+      const email = `hostile-guest-${++n}@example.com`;
+      await t.signIn(email, 'Guest');
+      return (await asAdmin<Array<{ id: string; email: string }>>('GET', '/api/users')).find((u) => u.email === email)!.id;
+    },
+    throwawaySession: () => t.signIn(`hostile-throwaway-${++n}@example.com`, 'Throwaway'),
+  };
+}
