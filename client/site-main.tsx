@@ -8,11 +8,6 @@ import './styles.css';
 // prerendered at build time or `/insights` rendered with its articles. The rest of the app
 // (router, query cache, every other screen) is a separate chunk, loaded only when the visitor
 // goes further or is signed in.
-const loadApp: LoadApp = async (user) => {
-  const { App } = await import('./app/app.tsx');
-  return <App user={user} />;
-};
-
 /** What the server rendered the page from (server/lib/http/client-app.ts); the landing page
  * needs nothing. */
 function sitePage(): SitePage {
@@ -20,13 +15,22 @@ function sitePage(): SitePage {
   return text ? (JSON.parse(text) as SitePage) : { kind: 'landing' };
 }
 
+const page = sitePage();
+const pathAtLoad = window.location.pathname;
+
+const loadApp: LoadApp = async (user) => {
+  const { appForSitePage } = await import('./app/handover.tsx');
+  // Taking over the same screen (a signed-in visitor) or another one (a link followed).
+  return appForSitePage(user, window.location.pathname === pathAtLoad ? page : undefined);
+};
+
 // As a transition, hydration yields to the browser every few milliseconds instead of holding
 // the main thread for the whole page (what the page already shows needs none of it to paint).
 startTransition(() => {
   hydrateRoot(
     document.getElementById('root')!,
     <AppRoot>
-      <SiteRoot location={window.location.pathname + window.location.search} page={sitePage()} loadApp={loadApp} />
+      <SiteRoot location={window.location.pathname + window.location.search} page={page} loadApp={loadApp} />
     </AppRoot>,
   );
 });

@@ -3,14 +3,16 @@ import type { TChatProvider } from '../../contracts/chat.ts';
 import { Outlet, Route, Routes } from 'react-router';
 import { useAuth } from '../lib/auth-context.ts';
 import { PageLayout } from './layout.tsx';
+import { preloadable } from './preloadable.ts';
 import { RequireAuth } from './require-auth.tsx';
 
 // Signed-in screens are separate chunks: the landing page loads none of their code.
 // (Declarative routes with React.lazy rather than the data router: the data router alone adds
 // ~17 KB gzipped to the landing page's budget.)
-// `/` is served its own prerendered page (site-root.tsx); the app shows it only when someone
-// comes back to it from another screen.
-const LandingPage = lazy(() => import('../features/landing/landing-page.tsx').then((m) => ({ default: m.LandingPage })));
+// `/` and `/insights` are served their own page (site-root.tsx); the app shows them when someone
+// comes back from another screen, or when that page hands over to the app (then preloaded).
+export const LandingPage = preloadable(() => import('../features/landing/landing-page.tsx').then((m) => ({ default: m.LandingPage })));
+export const InsightsPage = preloadable(() => import('../features/articles/insights-page.tsx'));
 const LoginPage = lazy(() => import('../features/auth/components/login-page.tsx'));
 const DashboardPage = lazy(() => import('../features/dashboard/dashboard-page.tsx'));
 const UsersPage = lazy(() => import('../features/users/users-page.tsx'));
@@ -23,7 +25,6 @@ const AgentsConsolePage = lazy(() => import('../features/agents/agents-console-p
 const CreateArticlePage = lazy(() => import('../features/articles/create-article-page.tsx'));
 const EditArticlePage = lazy(() => import('../features/articles/edit-article-page.tsx'));
 const AdminArticlesPage = lazy(() => import('../features/articles/admin-articles-page.tsx'));
-const InsightsPage = lazy(() => import('../features/articles/insights-page.tsx'));
 // The only chunk with react-markdown.
 const ArticlePage = lazy(() => import('../features/articles/article-page.tsx'));
 // Lazy too: the landing page's JavaScript budget has no room for a screen it never shows.

@@ -116,6 +116,8 @@ test.describe('rendering safety: an XSS corpus in every user-controlled text', (
       const cardTexts = [publishedInput.title, publishedInput.category, publishedInput.excerpt, publishedInput.readTime];
 
       await page.goto('/');
+      // Signed in, the landing page hands over to the whole app (its header has Dashboard).
+      await expect(page.getByRole('banner').getByRole('link', { name: 'Dashboard' })).toBeVisible();
       const insights = page.locator('#insights');
       await insights.scrollIntoViewIfNeeded();
       const card = insights.getByRole('listitem').filter({ hasText: publishedInput.title });

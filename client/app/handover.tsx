@@ -1,0 +1,22 @@
+import type { ReactElement } from 'react';
+import type { TMe, TUser } from '../../contracts/auth.ts';
+import type { TSitePage } from '../../contracts/site.ts';
+import { articlesPageUrl } from '../features/articles/article-queries.ts';
+import { ME_QUERY_KEY } from '../features/auth/api/auth-api.ts';
+import { createQueryClient } from '../lib/query-client.ts';
+import { App } from './app.tsx';
+import { InsightsPage, LandingPage } from './router.tsx';
+
+/**
+ * The whole app, as a public page hands over to it (client/site-main.tsx; only that page loads
+ * this module). `user` is the session the page already knows (a signed-in visitor). `screen` is
+ * the page on screen when the app takes over that same screen: its code is loaded and its data
+ * put in the cache first, so nothing flashes between two identical pages.
+ */
+export async function appForSitePage(user: TUser | undefined, screen: TSitePage | undefined): Promise<ReactElement> {
+  const queryClient = createQueryClient();
+  if (user) queryClient.setQueryData<TMe>(ME_QUERY_KEY, { user });
+  if (screen?.kind === 'insights') queryClient.setQueryData([articlesPageUrl(screen.page)], screen.list);
+  if (screen) await (screen.kind === 'landing' ? LandingPage : InsightsPage).preload();
+  return <App queryClient={queryClient} />;
+}
