@@ -1,5 +1,9 @@
 import type { TArticleSummary } from './articles.ts';
 
+/** Where a public page's HTML goes in client/site.html: script/prerender.ts puts `/` there at
+ * build time, the server `/insights` per request. */
+export const SITE_PAGE_MARKER = '<!--site-page-->';
+
 /** Repeated here as a plain number (contracts/articles.ts has ARTICLES_PAGE_SIZE next to zod,
  * which the public pages must not load; a test keeps them equal). */
 export const INSIGHTS_PAGE_SIZE = 12;

@@ -8,8 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-
-export const SITE_PAGE_MARKER = '<!--site-page-->';
+import { SITE_PAGE_MARKER } from '../contracts/site.ts';
 
 const template = path.resolve('dist/client/site.html');
 const page = path.resolve('dist/client/landing.html');

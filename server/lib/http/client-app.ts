@@ -4,12 +4,10 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import type { TPublicConfig } from '../../../contracts/auth.ts';
 import { AppError } from '../errors.ts';
-import type { TSitePage } from '../../../contracts/site.ts';
+import { SITE_PAGE_MARKER, type TSitePage } from '../../../contracts/site.ts';
 import { escapeHtml, metaTags, type PageMeta, type PageResolver, type ResolvedPage } from './page-meta.ts';
 import { builtSiteRenderer, type SiteRenderer } from './site-renderer.ts';
 
-/** Where a public page's HTML goes in client/site.html (script/prerender.ts uses the same). */
-export const SITE_PAGE_MARKER = '<!--site-page-->';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
