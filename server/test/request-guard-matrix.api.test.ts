@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findTemplate, type TAgentConfig } from '../../contracts/agents.ts';
+import { findTemplate } from '../../contracts/agents.ts';
 import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS } from '../../contracts/chat.ts';
 import { chatBody } from './chat-helpers.ts';
 import { createTestApp, TEST_ORIGIN, type TestApp } from './test-app.ts';
+import { defaultAgentConfig } from './agent-config.ts';
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const ADMIN = 'admin@example.com';
@@ -60,11 +61,7 @@ describe('request guard on every state-changing route', () => {
     return res.json();
   };
   const template = findTemplate('stock-market-scanner')!;
-  const agentConfig = (): TAgentConfig => ({
-    schedule: { ...template.defaultConfig.schedule, timeZone: 'UTC' },
-    notifications: template.defaultConfig.notifications,
-    parameters: Object.fromEntries(Object.entries(template.defaultConfig.parameters).map(([k, p]) => [k, p.default])) as TAgentConfig['parameters'],
-  });
+  const agentConfig = () => defaultAgentConfig(template.id);
   const article = () => ({
     title: `Guard article ${++n}`,
     category: 'Operations',
