@@ -177,9 +177,11 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
       const { result, conditions, allFailed } = outcome;
       const endTime = now();
       const error = allFailed ? result.markets.map((m) => (m.ok ? '' : `${m.symbol} (${m.source}): ${m.error}`)).join('; ') : null;
-      const recorded = await finishRun(db, runId, { status: allFailed ? 'failure' : 'success', result, error, endTime, performance: result.performance });
-      if (!recorded) return 'done'; // declared interrupted meanwhile; a later run takes over
+      // Alerts first: once the run shows as finished, what it alerted is stored too, so the
+      // agent's next run (a run-now can follow at once) reads the alert states this run left.
       await raiseAlerts(agent, runId, conditions, started.activeAlerts);
+      // False when the run was declared interrupted meanwhile; a later run takes over.
+      await finishRun(db, runId, { status: allFailed ? 'failure' : 'success', result, error, endTime, performance: result.performance });
       return 'done';
     } finally {
       clearInterval(heartbeat);
