@@ -16,3 +16,10 @@ export const INSIGHTS_PAGE_SIZE = 12;
 export type TSitePage =
   | { kind: 'landing' }
   | { kind: 'insights'; page: number; list: { items: TArticleSummary[]; total: number } };
+
+/** `/insights?page=N`: N, or 1 when absent or not a positive whole number (the server renders
+ * and the browser hydrates the same page). */
+export function insightsPageFrom(value: string | null): number {
+  const page = Number(value);
+  return value !== null && Number.isSafeInteger(page) && page >= 1 ? page : 1;
+}

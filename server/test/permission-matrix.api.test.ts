@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findTemplate } from '../../contracts/agents.ts';
 import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS } from '../../contracts/chat.ts';
 import { createTestApp, type TestApp } from './test-app.ts';
-import { defaultAgentConfig } from './agent-config.ts';
+import { defaultAgentConfig, inAppAlert } from './agent-fixtures.ts';
 
 const ACTORS = ['signed out', 'guest', 'owner', 'another admin'] as const;
 type Actor = (typeof ACTORS)[number];
@@ -48,16 +48,7 @@ describe('permission matrix', () => {
   const newNotification = async (): Promise<string> => {
     const agent = await newAgent();
     const { runId } = await asOwner('POST', `/api/agents/${agent.id}/run`);
-    const { created } = (await t.app.notifications.applyAlerts({
-      userId: await ownerId(),
-      agentId: agent.id,
-      agentName: agent.name,
-      runId,
-      emailEnabled: false,
-      inAppEnabled: true,
-      conditions: [{ market: 'AAPL', thresholdType: 'priceChange', firing: true, title: 'Moved', message: 'AAPL moved' }],
-    })) as { created: Array<{ id: string }> };
-    return created[0]!.id;
+    return inAppAlert(t, { userId: await ownerId(), agentId: agent.id, agentName: agent.name, runId });
   };
   const newUserId = async (): Promise<string> => {
     const email = `someone-${++n}@example.com`;

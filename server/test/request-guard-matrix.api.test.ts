@@ -5,7 +5,7 @@ import { findTemplate } from '../../contracts/agents.ts';
 import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS } from '../../contracts/chat.ts';
 import { chatBody } from './chat-helpers.ts';
 import { createTestApp, TEST_ORIGIN, type TestApp } from './test-app.ts';
-import { defaultAgentConfig } from './agent-config.ts';
+import { defaultAgentConfig, inAppAlert } from './agent-fixtures.ts';
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const ADMIN = 'admin@example.com';
@@ -78,16 +78,7 @@ describe('request guard on every state-changing route', () => {
   const newNotificationId = async (): Promise<string> => {
     const agent = await newAgent();
     const { runId } = await asAdmin('POST', `/api/agents/${agent.id}/run`);
-    const { created } = await t.app.notifications.applyAlerts({
-      userId: (await asAdmin('GET', '/api/auth/me')).user.id,
-      agentId: agent.id,
-      agentName: agent.name,
-      runId,
-      emailEnabled: false,
-      inAppEnabled: true,
-      conditions: [{ market: 'AAPL', thresholdType: 'priceChange', firing: true, title: 'Moved', message: 'AAPL moved' }],
-    });
-    return created[0]!.id;
+    return inAppAlert(t, { userId: (await asAdmin('GET', '/api/auth/me')).user.id, agentId: agent.id, agentName: agent.name, runId });
   };
 
   /** Valid calls for the routes known today. A route not listed here is still attacked, with an

@@ -1,4 +1,5 @@
 import type { TArticleSummary } from '../../../contracts/articles.ts';
+import { INSIGHTS_PAGE_SIZE as PAGE_SIZE, insightsPageFrom } from '../../../contracts/site.ts';
 import { ArticleCard, ArticleCardSkeleton } from '../../components/article-card.tsx';
 import { buttonClasses } from '../../components/ui/button.tsx';
 import { LoadFailed } from '../../components/ui/load-failed.tsx';
@@ -6,14 +7,9 @@ import { usePageTitle } from '../../components/ui/use-page-title.ts';
 import type { ListPage } from '../../lib/api-list.ts';
 import { useNavigation } from '../../lib/navigation.ts';
 
-import { INSIGHTS_PAGE_SIZE as PAGE_SIZE } from '../../../contracts/site.ts';
 const GRID = 'mt-10 grid gap-6 sm:grid-cols-2 lg:grid-cols-3';
 
-/** `?page=N`, 1 when absent or not a positive whole number. */
-export function pageFrom(value: string | null): number {
-  const page = Number(value);
-  return value !== null && Number.isSafeInteger(page) && page >= 1 ? page : 1;
-}
+export { insightsPageFrom as pageFrom };
 
 const pageHref = (page: number) => (page <= 1 ? '/insights' : `/insights?page=${page}`);
 

@@ -1,15 +1,9 @@
 import type { TArticle } from '../../../contracts/articles.ts';
-import { INSIGHTS_PAGE_SIZE } from '../../../contracts/site.ts';
+import { INSIGHTS_PAGE_SIZE, insightsPageFrom } from '../../../contracts/site.ts';
 import type { PageMeta, PageResolver } from '../../lib/http/page-meta.ts';
 import type { ArticlesService } from './articles.service.ts';
 
 const ARTICLE_PATH = /^\/insights\/([^/]+)\/?$/;
-
-/** `?page=N`, 1 when absent or not a positive whole number (as the client reads it). */
-function pageFrom(value: string | null): number {
-  const page = Number(value);
-  return value !== null && Number.isSafeInteger(page) && page >= 1 ? page : 1;
-}
 
 /**
  * Server-side meta for the article pages, so link previews (which run no JavaScript) show the
@@ -44,7 +38,7 @@ export function articlePageResolver(articles: ArticlesService, publicUrl: string
 
   return async (pathname, query) => {
     if (pathname === '/insights' || pathname === '/insights/') {
-      const page = pageFrom(query.get('page'));
+      const page = insightsPageFrom(query.get('page'));
       const list = await articles.listPublished(INSIGHTS_PAGE_SIZE, (page - 1) * INSIGHTS_PAGE_SIZE);
       return { status: 200, meta: insights, site: { kind: 'insights', page, list } };
     }

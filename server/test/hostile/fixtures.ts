@@ -1,4 +1,5 @@
 import { findTemplate, type TAgentConfig } from '../../../contracts/agents.ts';
+import { defaultAgentConfig, inAppAlert } from '../agent-fixtures.ts';
 import type { TestApp } from '../test-app.ts';
 
 export const ADMIN_EMAIL = 'hostile-admin@example.com';
@@ -18,11 +19,7 @@ export type Fixtures = {
 const template = findTemplate('stock-market-scanner')!;
 
 export function validAgentConfig(): TAgentConfig {
-  return {
-    schedule: { ...template.defaultConfig.schedule, timeZone: 'Europe/Paris' },
-    notifications: template.defaultConfig.notifications,
-    parameters: Object.fromEntries(Object.entries(template.defaultConfig.parameters).map(([k, p]) => [k, p.default])) as TAgentConfig['parameters'],
-  };
+  return defaultAgentConfig(template.id, 'Europe/Paris');
 }
 export const VALID_AGENT = { templateId: template.id, name: 'Hostile scanner', config: validAgentConfig() };
 export const VALID_ARTICLE = {
@@ -51,16 +48,7 @@ export async function createFixtures(t: TestApp): Promise<Fixtures> {
     async notification() {
       const agentId = await agent();
       const { runId } = await asAdmin<{ runId: number }>('POST', `/api/agents/${agentId}/run`);
-      const { created } = await t.app.notifications.applyAlerts({
-        userId: await adminId(),
-        agentId,
-        agentName: 'Fixture agent',
-        runId,
-        emailEnabled: false,
-        inAppEnabled: true,
-        conditions: [{ market: 'AAPL', thresholdType: 'priceChange', firing: true, title: 'Moved', message: 'AAPL moved' }],
-      });
-      return created[0]!.id;
+      return inAppAlert(t, { userId: await adminId(), agentId, agentName: 'Fixture agent', runId });
     },
     async guestUserId() {
       const email = `hostile-guest-${++n}@example.com`;
