@@ -149,6 +149,31 @@ describe('HTTP conventions', () => {
     expect(res.json()).toEqual({ error: 'Payload Too Large', message: 'Request body is larger than 1 MB' });
   });
 
+  it('keeps a 400 small: 50,000 unknown keys are named in a clipped message, a flood of problems is counted', async () => {
+    const admin = await t.signIn('admin@example.com'); // the first account: admin
+    const unknown = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, 1]));
+    const keys = await t.request({ method: 'PUT', url: '/api/settings', cookie: admin, payload: { ...unknown, alertEmail: null, timeZone: 'UTC' } });
+    expect(keys.statusCode).toBe(400);
+    expect(keys.body.length).toBeLessThan(1_000);
+    const [detail, ...others] = keys.json().details as Array<{ path: string; message: string }>;
+    expect(others).toEqual([]);
+    expect(detail!.message).toMatch(/^Unrecognized keys: "k0", "k1", .*…$/);
+    expect(detail!.message).toHaveLength(200);
+
+    // 800 parameters with names too long, each a problem of its own whose path holds the name:
+    // 20 are listed, each clipped, and one more detail counts the rest.
+    const parameters = Object.fromEntries(Array.from({ length: 800 }, (_, i) => [`${i}${'p'.repeat(1_000)}`, true]));
+    const config = { schedule: { frequency: 'hourly', daysActive: ['Monday'], timeZone: 'UTC' }, notifications: { email: false, inApp: true, thresholds: [] }, parameters };
+    const many = await t.request({ method: 'POST', url: '/api/agents', cookie: admin, payload: { templateId: 'x', name: 'Flood', config } });
+    expect(many.statusCode).toBe(400);
+    const details = many.json().details as Array<{ path: string; message: string }>;
+    expect(details).toHaveLength(21);
+    expect(details[0]!.path).toMatch(/^config\.parameters\.0p+…$/);
+    expect(details[0]!.path).toHaveLength(200);
+    expect(details.at(-1)).toEqual({ path: '(more)', message: '780 more problems not listed' });
+    expect(many.body.length).toBeLessThan(10_000);
+  });
+
   it('compresses larger JSON answers', async () => {
     const cookie = await t.signIn('admin@example.com');
     for (let i = 0; i < 20; i++) await t.signIn(`user${i}-with-a-rather-long-address@example.com`, `User number ${i}`);
