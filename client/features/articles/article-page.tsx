@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { ArrowLeft } from 'lucide-react';
 import { useEffect } from 'react';
 import { Link, useParams } from 'react-router';
-import type { TArticle } from '../../../contracts/articles.ts';
+import type { TArticle, TPublicArticle } from '../../../contracts/articles.ts';
 import { NotFoundPage } from '../../components/not-found.tsx';
 import { Badge } from '../../components/ui/badge.tsx';
 import { Skeleton } from '../../components/ui/skeleton.tsx';
@@ -36,7 +36,8 @@ function useMetaDescription(content: string | undefined): void {
  * An unknown article is the 404 screen. */
 export default function ArticlePage() {
   const { slug = '' } = useParams();
-  const article = useQuery<TArticle>({ queryKey: articleKey(slug) });
+  // Visitors get the public article; an admin gets the whole one, so a draft can say so.
+  const article = useQuery<TPublicArticle & Partial<Pick<TArticle, 'published'>>>({ queryKey: articleKey(slug) });
   usePageTitle(article.data?.title ?? 'Insights');
   useMetaDescription(article.data?.excerpt);
 
@@ -61,7 +62,7 @@ export default function ArticlePage() {
           <header>
             <div className="flex flex-wrap items-center gap-2">
               <Badge variant="brand">{article.data.category}</Badge>
-              {!article.data.published && <Badge variant="warning">Draft</Badge>}
+              {article.data.published === false && <Badge variant="warning">Draft</Badge>}
             </div>
             <h1 className="mt-4 text-3xl font-bold tracking-tight text-slate-900 sm:text-4xl">{article.data.title}</h1>
             <p className="mt-4 flex items-center gap-2 text-sm text-slate-600">
