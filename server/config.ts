@@ -354,7 +354,7 @@ function storedSecret(dataDir: string): string {
   try {
     return readFileSync(file, 'utf8').trim();
   } catch {
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const secret = randomBytes(32).toString('hex');
     writeFileSync(file, secret, { mode: 0o600 });
     return secret;
