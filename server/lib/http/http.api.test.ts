@@ -55,7 +55,7 @@ describe('HTTP conventions', () => {
   });
 
   it('serves the app HTML for client routes, with the runtime config escaped into it', async () => {
-    for (const url of ['/', '/dashboard', '/some/unknown/page']) {
+    for (const url of ['/', '/dashboard', '/admin/articles/1234/edit', '/insights/']) {
       const res = await t.request({ url });
       expect(res.statusCode, url).toBe(200);
       expect(res.headers['content-type']).toMatch(/^text\/html/);
@@ -107,10 +107,25 @@ describe('HTTP conventions', () => {
     expect(fallback.body).toContain('<div id="root"></div>');
   });
 
+  it('answers an unknown page 404 with the app (which shows its 404 screen), and a missing asset 404', async () => {
+    for (const url of ['/some/unknown/page', '/x.bak', '/.env', '/dashboard/extra', '/favicon.svg.map']) {
+      const res = await t.request({ url });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.headers['content-type'], url).toMatch(/^text\/html/);
+      expect(res.body, url).toContain('id="app-config"');
+    }
+    for (const url of ['/assets/index-missing.js', '/assets/index-abc123.js.map', '/assets/nested/x.css']) {
+      const res = await t.request({ url });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.headers['content-type'], url).toMatch(/^application\/json/);
+      expect(res.body, url).not.toContain('<');
+    }
+  });
+
   it('never serves a page template raw', async () => {
     for (const url of ['/landing.html', '/index.html', '/site.html']) {
       const res = await t.request({ url });
-      expect(res.statusCode, url).toBe(200);
+      expect(res.statusCode, url).toBe(404); // not pages of the app
       expect(res.body, url).not.toMatch(/%[A-Z_]+%|<!--app-config-->/);
     }
   });
