@@ -3,11 +3,11 @@ import { ArrowLeft } from 'lucide-react';
 import { useEffect } from 'react';
 import { Link, useParams } from 'react-router';
 import type { TArticle, TPublicArticle } from '../../../contracts/articles.ts';
-import { NotFoundPage } from '../../components/not-found.tsx';
 import { Badge } from '../../components/ui/badge.tsx';
 import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { usePageTitle } from '../../components/ui/use-page-title.ts';
 import { ApiError } from '../../lib/api-client.ts';
+import { ArticleNotFound } from './article-not-found.tsx';
 import { articleKey } from './article-queries.ts';
 import { ArticleMarkdown } from '../../components/markdown.tsx';
 import { LoadFailed } from '../../components/ui/load-failed.tsx';
@@ -33,15 +33,16 @@ function useMetaDescription(content: string | undefined): void {
 }
 
 /** /insights/:slug (public; admins may open drafts): the article, its Markdown rendered safely.
- * An unknown article is the 404 screen. */
+ * An unknown or unpublished article says so, with the way to the others. */
 export default function ArticlePage() {
   const { slug = '' } = useParams();
   // Visitors get the public article; an admin gets the whole one, so a draft can say so.
   const article = useQuery<TPublicArticle & Partial<Pick<TArticle, 'published'>>>({ queryKey: articleKey(slug) });
-  usePageTitle(article.data?.title ?? 'Insights');
+  const missing = article.isError && article.error instanceof ApiError && article.error.status === 404;
+  usePageTitle(missing ? 'Article not found' : (article.data?.title ?? 'Insights'));
   useMetaDescription(article.data?.excerpt);
 
-  if (article.isError && article.error instanceof ApiError && article.error.status === 404) return <NotFoundPage />;
+  if (missing) return <ArticleNotFound />;
 
   return (
     <div className="mx-auto max-w-3xl px-4 py-10 sm:px-6 lg:px-8">

@@ -204,6 +204,7 @@ describe('article authoring', () => {
     const unknown = await t.request({ url: '/insights/no-such-article' });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.headers['content-type']).toMatch(/^text\/html/);
+    expect(unknown.body).toContain('<title>Article not found · Acme</title>');
   });
 
   it("public reads carry only what the pages show: no author id in the list, the page, its HTML, /insights' data, the sitemap or RSS", async () => {
