@@ -12,6 +12,7 @@ import { registerEtags } from './lib/http/etag.ts';
 import { answerFrameworkError, registerErrorHandler } from './lib/http/error-handler.ts';
 import { registerRequestGuard } from './lib/http/request-guard.ts';
 import { registerSecurityHeaders } from './lib/http/security-headers.ts';
+import { registerWriteLimit } from './lib/http/write-limit.ts';
 import './lib/http/types.ts';
 import { articlePageResolver } from './modules/articles/article-pages.ts';
 import { agentsRoutes } from './modules/agents/agents.routes.ts';
@@ -87,6 +88,7 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   const { db } = database;
   const auth = createAuthService({ db, config, now });
   registerAuth(app, auth, config.secureCookies);
+  registerWriteLimit(app, config.writeRateLimit, now);
 
   const routeDeps = { auth, secureCookies: config.secureCookies, signInRateLimit: config.signInRateLimit };
   await app.register(healthRoutes, { database });

@@ -93,6 +93,7 @@ const ZEnv = z.object({
   SESSION_SECRET: z.preprocess(emptyToUndefined, z.string().min(32, 'must be at least 32 characters').optional()),
   TRUST_PROXY: booleanFlag,
   SIGN_IN_RATE_LIMIT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).default(10)),
+  WRITE_RATE_LIMIT: positiveInt(120),
   SITE_NAME: z.preprocess(emptyToUndefined, z.string().max(60).default('Axiom Automation')),
   CONTACT_EMAIL: z.preprocess(emptyToUndefined, ZEmail.default('hello@axiom-automation.com')),
   OPENAI_API_KEY: optionalString,
@@ -161,6 +162,8 @@ export type Config = {
   sessionSecret: string;
   trustProxy: boolean;
   signInRateLimit: number;
+  /** State-changing requests per signed-in user per minute (chat has its own limit). */
+  writeRateLimit: number;
   siteName: string;
   contactEmail: string;
   logLevel: string;
@@ -279,6 +282,7 @@ export function loadConfig(
     sessionSecret: e.SESSION_SECRET ?? (overrides.inMemoryDatabase ? randomBytes(32).toString('hex') : storedSecret(dataDir)),
     trustProxy: e.TRUST_PROXY,
     signInRateLimit: e.SIGN_IN_RATE_LIMIT,
+    writeRateLimit: e.WRITE_RATE_LIMIT,
     siteName: e.SITE_NAME,
     contactEmail: e.CONTACT_EMAIL,
     logLevel: e.LOG_LEVEL,
