@@ -7,6 +7,7 @@ import type { FastifyBaseLogger as Logger } from 'fastify';
 import { publicConfig, type Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { registerClientApp } from './lib/http/client-app.ts';
+import { limitConnections, timeoutOptions } from './lib/http/connection-limits.ts';
 import { drainConnectionsOnClose } from './lib/http/drain.ts';
 import { registerEtags } from './lib/http/etag.ts';
 import { answerFrameworkError, registerErrorHandler } from './lib/http/error-handler.ts';
@@ -73,9 +74,11 @@ export async function buildApp({ config, database, logger, now = () => new Date(
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: answerFrameworkError,
+    ...timeoutOptions(config.http),
   });
 
   registerErrorHandler(app);
+  limitConnections(app.server, config.http, app.log);
   drainConnectionsOnClose(app);
   registerSecurityHeaders(app, config.secureCookies);
   await app.register(fastifyCookie, { secret: config.sessionSecret });
