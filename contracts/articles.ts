@@ -78,9 +78,12 @@ export const ZArticleSummary = z.object({
 export type TArticleSummary = z.infer<typeof ZArticleSummary>;
 export const ZArticleList = z.array(ZArticleSummary);
 
-/** A whole article: its page, and the admin's editor and list. */
-export const ZArticle = ZArticleSummary.extend({
-  content: z.string(),
+/** A published article as its public page shows it, and nothing more (no author id). */
+export const ZPublicArticle = ZArticleSummary.extend({ content: z.string() });
+export type TPublicArticle = z.infer<typeof ZPublicArticle>;
+
+/** A whole article: the admin's editor and list, and an admin's preview of its page. */
+export const ZArticle = ZPublicArticle.extend({
   published: z.boolean(),
   authorId: z.string().nullable(),
   updatedAt: z.string(),

@@ -23,3 +23,50 @@ export function insightsPageFrom(value: string | null): number {
   const page = Number(value);
   return value !== null && Number.isSafeInteger(page) && page >= 1 ? page : 1;
 }
+
+/**
+ * Every page of the app's router (client/app/router.tsx), as its route patterns: the server
+ * answers these with the app and status 200, and any other page with the app and status 404
+ * (the app then shows its 404 screen). client/app/router.test.tsx keeps the two lists equal.
+ */
+export const APP_ROUTES = [
+  '/',
+  '/login',
+  '/insights',
+  '/insights/:slug',
+  '/dashboard',
+  '/settings',
+  '/deepseek-chat',
+  '/llama-chat',
+  '/create-article',
+  '/chat-console',
+  '/claude-chat',
+  '/gemini-chat',
+  '/grok-chat',
+  '/agents-console',
+  '/admin/articles',
+  '/admin/articles/:id/edit',
+  '/admin/users',
+  '/admin/usage',
+] as const;
+
+/** A path's segments as React Router sees them: trailing slashes dropped, empty ones kept. */
+const segmentsOf = (path: string) => path.replace(/\/+$/, '').split('/').slice(1);
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** Whether the router has a page at `pathname`, matched as React Router matches: a `:name`
+ * is any one non-empty segment, letters match in either case, trailing slashes do not count. */
+export function isAppRoute(pathname: string): boolean {
+  const segments = segmentsOf(pathname).map((s) => decodeSegment(s).toLowerCase());
+  return APP_ROUTES.some((route) => {
+    const pattern = segmentsOf(route);
+    return pattern.length === segments.length && pattern.every((part, i) => (part.startsWith(':') ? segments[i] !== '' : part === segments[i]));
+  });
+}

@@ -7,11 +7,13 @@ import type { FastifyBaseLogger as Logger } from 'fastify';
 import { publicConfig, type Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { registerClientApp } from './lib/http/client-app.ts';
+import { limitConnections, timeoutOptions } from './lib/http/connection-limits.ts';
 import { drainConnectionsOnClose } from './lib/http/drain.ts';
 import { registerEtags } from './lib/http/etag.ts';
 import { answerFrameworkError, registerErrorHandler } from './lib/http/error-handler.ts';
 import { registerRequestGuard } from './lib/http/request-guard.ts';
 import { registerSecurityHeaders } from './lib/http/security-headers.ts';
+import { registerWriteLimit } from './lib/http/write-limit.ts';
 import './lib/http/types.ts';
 import { articlePageResolver } from './modules/articles/article-pages.ts';
 import { agentsRoutes } from './modules/agents/agents.routes.ts';
@@ -72,9 +74,11 @@ export async function buildApp({ config, database, logger, now = () => new Date(
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: answerFrameworkError,
+    ...timeoutOptions(config.http),
   });
 
   registerErrorHandler(app);
+  limitConnections(app.server, config.http, app.log);
   drainConnectionsOnClose(app);
   registerSecurityHeaders(app, config.secureCookies);
   await app.register(fastifyCookie, { secret: config.sessionSecret });
@@ -87,6 +91,7 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   const { db } = database;
   const auth = createAuthService({ db, config, now });
   registerAuth(app, auth, config.secureCookies);
+  registerWriteLimit(app, config.writeRateLimit, now);
 
   const routeDeps = { auth, secureCookies: config.secureCookies, signInRateLimit: config.signInRateLimit };
   await app.register(healthRoutes, { database });

@@ -51,9 +51,31 @@ describe('loadConfig', () => {
     [{ CHAT_TIMEOUT_MS: 'soon' }, 'CHAT_TIMEOUT_MS'],
     [{ CHAT_POLICY: 'openai=everyone' }, 'CHAT_POLICY'],
     [{ CHAT_POLICY: 'mistral=admin' }, 'CHAT_POLICY'],
+    [{ WRITE_RATE_LIMIT: '0' }, 'WRITE_RATE_LIMIT'],
+    [{ REQUEST_TIMEOUT_MS: 'never' }, 'REQUEST_TIMEOUT_MS'],
+    [{ HEADERS_TIMEOUT_MS: '40000' }, 'HEADERS_TIMEOUT_MS'],
+    [{ IDLE_TIMEOUT_MS: '30000' }, 'IDLE_TIMEOUT_MS'],
+    [{ MAX_CONNECTIONS: '0' }, 'MAX_CONNECTIONS'],
+    [{ MAX_CONNECTIONS_PER_IP: '-1' }, 'MAX_CONNECTIONS_PER_IP'],
   ])('stops with a message naming the variable for %j', (env, variable) => {
     expect(() => load(env)).toThrow(ConfigError);
     expect(() => load(env)).toThrow(new RegExp(`\\b${variable}\\b`));
+  });
+
+  it('limits slow and greedy clients by default: timeouts, connection caps, writes per user', () => {
+    expect(load({}).http).toEqual({
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      idleTimeoutMs: 120_000,
+      keepAliveTimeoutMs: 72_000,
+      maxConnections: 4_096,
+      maxConnectionsPerAddress: 256,
+    });
+    expect(load({}).writeRateLimit).toBe(120);
+    // Behind a proxy every connection is the proxy's: no per-address cap unless one is set.
+    expect(load({ TRUST_PROXY: 'true' }).http.maxConnectionsPerAddress).toBe(0);
+    expect(load({ TRUST_PROXY: 'true', MAX_CONNECTIONS_PER_IP: '1000' }).http.maxConnectionsPerAddress).toBe(1000);
+    expect(load({ MAX_CONNECTIONS_PER_IP: '0' }).http.maxConnectionsPerAddress).toBe(0);
   });
 
   it('allows local sign-in in production only when asked explicitly', () => {

@@ -92,7 +92,15 @@ const ZEnv = z.object({
   PUBLIC_URL: z.preprocess(emptyToUndefined, z.url({ protocol: /^https?$/ }).optional()),
   SESSION_SECRET: z.preprocess(emptyToUndefined, z.string().min(32, 'must be at least 32 characters').optional()),
   TRUST_PROXY: booleanFlag,
+  HEADERS_TIMEOUT_MS: positiveInt(10_000, 100),
+  REQUEST_TIMEOUT_MS: positiveInt(30_000, 100),
+  IDLE_TIMEOUT_MS: positiveInt(120_000, 100),
+  KEEP_ALIVE_TIMEOUT_MS: positiveInt(72_000, 100),
+  MAX_CONNECTIONS: positiveInt(4_096),
+  // No default here: it depends on TRUST_PROXY (see httpLimits).
+  MAX_CONNECTIONS_PER_IP: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).optional()),
   SIGN_IN_RATE_LIMIT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).default(10)),
+  WRITE_RATE_LIMIT: positiveInt(120),
   SITE_NAME: z.preprocess(emptyToUndefined, z.string().max(60).default('Axiom Automation')),
   CONTACT_EMAIL: z.preprocess(emptyToUndefined, ZEmail.default('hello@axiom-automation.com')),
   OPENAI_API_KEY: optionalString,
@@ -160,7 +168,10 @@ export type Config = {
   secureCookies: boolean;
   sessionSecret: string;
   trustProxy: boolean;
+  http: HttpLimits;
   signInRateLimit: number;
+  /** State-changing requests per signed-in user per minute (chat has its own limit). */
+  writeRateLimit: number;
   siteName: string;
   contactEmail: string;
   logLevel: string;
@@ -168,6 +179,23 @@ export type Config = {
   market: MarketConfig;
   email: EmailConfig;
   runtime: RuntimeConfig;
+};
+
+/** What one client may hold of the server (docs/decisions/0013): each timeout is enforced to
+ * within a second, and a connection over a cap is closed as soon as it is accepted. */
+export type HttpLimits = {
+  /** From a connection's first byte (or its previous answer) to the end of the request's headers. */
+  headersTimeoutMs: number;
+  /** From a request's first byte to the end of its body. Answers take as long as they need. */
+  requestTimeoutMs: number;
+  /** Silence in both directions, mid-request or mid-answer (a client that stopped reading). */
+  idleTimeoutMs: number;
+  /** How long a kept-alive connection may wait for its next request. */
+  keepAliveTimeoutMs: number;
+  /** Open connections in all; beyond it new ones are closed at once. */
+  maxConnections: number;
+  /** Open connections per peer address (IPv6: per /64); 0 = no cap. */
+  maxConnectionsPerAddress: number;
 };
 
 export type MarketConfig = {
@@ -218,6 +246,10 @@ export type ChatConfig = {
   timeoutMs: number;
 };
 
+/** Several browsers behind one address (an office) stay well under it; one client cannot hold
+ * more. Off by default behind a proxy (TRUST_PROXY). */
+export const DEFAULT_MAX_CONNECTIONS_PER_IP = 256;
+
 export class ConfigError extends Error {}
 
 /**
@@ -254,6 +286,8 @@ export function loadConfig(
     }
     if (!e.SESSION_SECRET) problems.push('SESSION_SECRET: required when NODE_ENV=production');
   }
+  if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) problems.push('HEADERS_TIMEOUT_MS: must not be longer than REQUEST_TIMEOUT_MS, which includes the headers');
+  if (e.IDLE_TIMEOUT_MS <= e.CHAT_TIMEOUT_MS) problems.push('IDLE_TIMEOUT_MS: must be longer than CHAT_TIMEOUT_MS, or a chat answer waiting for its provider would be cut');
   if (!e.RUN_WORKERS && !e.DATABASE_URL) {
     problems.push('RUN_WORKERS: false needs DATABASE_URL; the embedded database runs its agents in the web process');
   }
@@ -278,7 +312,18 @@ export function loadConfig(
     secureCookies: publicUrl.startsWith('https:'),
     sessionSecret: e.SESSION_SECRET ?? (overrides.inMemoryDatabase ? randomBytes(32).toString('hex') : storedSecret(dataDir)),
     trustProxy: e.TRUST_PROXY,
+    http: {
+      headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+      idleTimeoutMs: e.IDLE_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: e.MAX_CONNECTIONS,
+      // Behind a reverse proxy every connection comes from the proxy: a per-address cap would
+      // cap the proxy (all users together), so it is off unless set; the proxy caps per client.
+      maxConnectionsPerAddress: e.MAX_CONNECTIONS_PER_IP ?? (e.TRUST_PROXY ? 0 : DEFAULT_MAX_CONNECTIONS_PER_IP),
+    },
     signInRateLimit: e.SIGN_IN_RATE_LIMIT,
+    writeRateLimit: e.WRITE_RATE_LIMIT,
     siteName: e.SITE_NAME,
     contactEmail: e.CONTACT_EMAIL,
     logLevel: e.LOG_LEVEL,
@@ -354,7 +399,7 @@ function storedSecret(dataDir: string): string {
   try {
     return readFileSync(file, 'utf8').trim();
   } catch {
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const secret = randomBytes(32).toString('hex');
     writeFileSync(file, secret, { mode: 0o600 });
     return secret;

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdtempSync, readdirSync } from 'node:fs';
 import { Agent, get as httpGet } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -53,6 +53,31 @@ function getOver(agent: Agent, url: string): Promise<{ status: number; reusedSoc
   });
 }
 
+/** Every path under `dir` (itself included) whose mode lets anyone but the owner in. */
+function looseModes(dir: string): string[] {
+  const loose: string[] = [];
+  const visit = (p: string) => {
+    const stat = lstatSync(p);
+    if ((stat.mode & 0o077) !== 0) loose.push(`${(stat.mode & 0o777).toString(8)} ${path.relative(dir, p) || '.'}`);
+    if (stat.isDirectory()) for (const name of readdirSync(p)) visit(path.join(p, name));
+  };
+  visit(dir);
+  return loose;
+}
+
+/** Counts what is under `dir` by kind, so a check of modes can be seen to have checked something. */
+function countEntries(dir: string): { dirs: number; files: number } {
+  const count = { dirs: 0, files: 0 };
+  const visit = (p: string) => {
+    if (lstatSync(p).isDirectory()) {
+      count.dirs++;
+      for (const name of readdirSync(p)) visit(path.join(p, name));
+    } else count.files++;
+  };
+  visit(dir);
+  return count;
+}
+
 describe('server process', () => {
   it('stops at start with a message naming a bad variable', async () => {
     const server = start({ PORT: 'eighty' });
@@ -81,4 +106,49 @@ describe('server process', () => {
     expect(server.output()).toContain('shut down cleanly');
     await expect(fetch(`http://127.0.0.1:${port}/api/health`)).rejects.toThrow();
   }, 90_000);
+
+  it('keeps DATA_DIR private: the directory and everything in it readable by the server user only, also one an older version left open', async () => {
+    const dataDir = path.join(mkdtempSync(path.join(tmpdir(), 'private-')), 'data');
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const env = { PORT: String(port), DATA_DIR: dataDir, PUBLIC_URL: url, ADMIN_EMAILS: 'admin@example.com' };
+    const first = start(env);
+    await waitForHealth(`${url}/api/health`);
+    // Writes: a user (the write-ahead log then holds an email), a session and an article.
+    const login = await fetch(`${url}/api/auth/local/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: url },
+      body: JSON.stringify({ email: 'admin@example.com', name: 'Admin' }),
+    });
+    expect(login.status).toBe(200);
+    const cookie = login.headers.getSetCookie()[0]!.split(';')[0]!;
+    const article = await fetch(`${url}/api/articles`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: url, cookie },
+      body: JSON.stringify({ title: 'Private files', category: 'Security', excerpt: 'Nobody else reads them.', content: 'x'.repeat(60), published: true }),
+    });
+    expect(article.status).toBe(201);
+    expect(lstatSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(looseModes(dataDir)).toEqual([]);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    expect(looseModes(dataDir)).toEqual([]);
+    const entries = countEntries(dataDir);
+    expect(entries.files).toBeGreaterThan(100); // the cluster's files and the session secret
+    expect(entries.dirs).toBeGreaterThan(5);
+
+    // A directory an older version made (0755, files 0666) is tightened at the next start.
+    const loosen = (p: string) => {
+      const stat = lstatSync(p);
+      chmodSync(p, stat.isDirectory() ? 0o755 : 0o666);
+      if (stat.isDirectory()) for (const name of readdirSync(p)) loosen(path.join(p, name));
+    };
+    loosen(dataDir);
+    expect(looseModes(dataDir).length).toBe(entries.dirs + entries.files);
+    const second = start(env);
+    await waitForHealth(`${url}/api/health`);
+    expect(looseModes(dataDir)).toEqual([]);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  }, 120_000);
 });

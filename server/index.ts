@@ -7,10 +7,14 @@ import { openDatabase } from './db/client.ts';
 import { startJobQueue } from './modules/runtime/job-queue.ts';
 import { startWorkers } from './modules/runtime/workers.ts';
 import { loggerOptions } from './lib/logger.ts';
+import { PRIVATE_UMASK } from './lib/private-files.ts';
 
 const SHUTDOWN_DEADLINE_MS = 10_000;
 
 async function main(): Promise<void> {
+  // Every file this process creates is private: the session secret, and the embedded database's
+  // files and directories, including those PGlite adds while it runs (WAL segments, tables).
+  process.umask(PRIVATE_UMASK);
   const config = loadConfigOrExit();
   const logger = pino(loggerOptions(config.logLevel));
   const database = await openDatabase(config.database, logger);

@@ -1,6 +1,9 @@
 import { screen } from '@testing-library/react';
+import type { ReactElement, ReactNode } from 'react';
+import { createRoutesFromElements, matchRoutes, type RouteObject } from 'react-router';
 import { describe, expect, it } from 'vitest';
 import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS } from '../../contracts/chat.ts';
+import { APP_ROUTES, isAppRoute } from '../../contracts/site.ts';
 import { stubFetch } from '../test/fetch-stub.ts';
 import { renderWithProviders, signedInAs } from '../test/render.tsx';
 import { AppRoutes } from './router.tsx';
@@ -21,5 +24,24 @@ describe('chat routes', () => {
     unmount();
     renderWithProviders(<AppRoutes />, { auth: signedInAs('guest'), path: '/grok-chat' });
     expect(await screen.findByRole('heading', { name: 'Access Denied' })).toBeInTheDocument();
+  });
+});
+
+describe('the list of app routes the server shares (contracts/site.ts)', () => {
+  const routes = createRoutesFromElements((AppRoutes() as ReactElement<{ children: ReactNode }>).props.children);
+  const pathsOf = (list: RouteObject[]): string[] => list.flatMap((r) => [...(r.path && r.path !== '*' ? [r.path] : []), ...pathsOf(r.children ?? [])]);
+
+  it('has every path of the router, and no other', () => {
+    expect(pathsOf(routes).sort()).toEqual([...APP_ROUTES].sort());
+  });
+
+  const samples = [
+    ...APP_ROUTES.map((route) => route.replace(/:\w+/g, 'some-value')),
+    ...['/Dashboard', '/dashboard/', '/dashboard//', '//dashboard', '/dash%62oard', '/INSIGHTS/Some-Slug/', '/insights/caf%C3%A9'],
+    ...['/x.bak', '/assets/missing.js', '/assets/index.js.map', '/index.html', '/insights/a/b', '/admin', '/admin/articles/1', '/settings/more', '/dashboard.'],
+  ];
+  it.each(samples)('the server and the router agree whether %s is a page', (path) => {
+    const matched = matchRoutes(routes, path)?.at(-1)?.route.path;
+    expect(isAppRoute(path)).toBe(matched !== undefined && matched !== '*');
   });
 });

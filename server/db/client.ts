@@ -9,6 +9,7 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { Config } from '../config.ts';
+import { makePrivate } from '../lib/private-files.ts';
 import * as schema from './schema.ts';
 
 /** One type for both drivers: services and repos never know which database they run on. */
@@ -45,10 +46,14 @@ export type OpenOptions = {
 
 export async function openDatabase(database: Config['database'], logger: Logger, options: OpenOptions = {}): Promise<Database> {
   if (database.kind === 'pglite') {
+    // Private before PGlite writes a byte (SECURITY.md: only the server's user reads DATA_DIR),
+    // and again once it has unpacked a new cluster, whose files it makes 0666 itself.
+    if (database.dataDir) makePrivate(database.dataDir);
     const client = database.dataDir
       ? new PGlite(database.dataDir, { postgresqlconf: PGLITE_CONF })
       : new PGlite({ postgresqlconf: PGLITE_CONF, ...(options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {}) });
     await client.waitReady;
+    if (database.dataDir) makePrivate(database.dataDir);
     const db = drizzlePglite({ client, schema });
     await migratePglite(db, { migrationsFolder });
     logger.info({ dataDir: database.dataDir ?? 'memory' }, 'database ready (PGlite)');

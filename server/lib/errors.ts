@@ -40,7 +40,33 @@ export class AppError extends Error {
   toBody(): TApiError {
     const body: TApiError = { error: ERROR_CODES[this.code].error };
     if (this.message && this.message !== body.error) body.message = this.message;
-    if (this.details) body.details = this.details;
+    if (this.details) body.details = boundedDetails(this.details);
     return body;
   }
+}
+
+/** An answer names at most this many problems, then one more detail counting the rest. */
+export const MAX_ERROR_DETAILS = 20;
+/** Longest path or message a detail carries: a key or a value from the request can be huge. */
+export const MAX_DETAIL_TEXT = 200;
+
+/**
+ * Keeps an error answer small whatever the request held: 50,000 unknown keys are one zod
+ * issue whose message lists every key, and a huge array can fail item by item. The answer
+ * names the first problems, each clipped, and counts the rest.
+ */
+export function boundedDetails(details: ErrorDetail[]): ErrorDetail[] {
+  const shown = details.slice(0, MAX_ERROR_DETAILS).map(({ path, message }) => ({ path: clip(path), message: clip(message) }));
+  const rest = details.length - shown.length;
+  if (rest > 0) shown.push({ path: '(more)', message: `${rest} more problem${rest === 1 ? '' : 's'} not listed` });
+  return shown;
+}
+
+function clip(text: string): string {
+  if (text.length <= MAX_DETAIL_TEXT) return text;
+  let end = MAX_DETAIL_TEXT - 1;
+  // Never cut a surrogate pair in two (half of one is text PostgreSQL and JSON readers refuse).
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${text.slice(0, end)}…`;
 }

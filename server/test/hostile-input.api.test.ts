@@ -54,6 +54,7 @@ describe('hostile input', () => {
         MARKET_DATA: 'simulated',
         // Limits that would refuse (and, for the budget, record) valid requests part-way through.
         SIGN_IN_RATE_LIMIT: '100000',
+        WRITE_RATE_LIMIT: '100000',
         CHAT_RATE_LIMIT: '100000',
         CHAT_DAILY_TOKEN_BUDGET: '0',
       },

@@ -13,10 +13,17 @@ test.describe('access', () => {
     }
   });
 
-  test('an unknown path shows the 404 screen', async ({ page }) => {
-    await page.goto('/this/page/does-not-exist');
-    await expect(page.getByRole('heading', { name: '404 Page Not Found' })).toBeVisible();
-    await expect(page.getByText('Did you forget to add the page to the router?')).toBeVisible();
+  test('an unknown path shows the 404 screen, with status 404', async ({ page }) => {
+    for (const path of ['/this/page/does-not-exist', '/x.bak']) {
+      const res = await page.goto(path);
+      expect(res?.status(), path).toBe(404);
+      await expect(page.getByRole('heading', { name: '404 Page Not Found' })).toBeVisible();
+      await expect(page.getByText('Did you forget to add the page to the router?')).toBeVisible();
+    }
+    // A script the build does not have is not answered with the app's page.
+    const asset = await page.request.get('/assets/no-such-chunk.js');
+    expect(asset.status()).toBe(404);
+    expect(asset.headers()['content-type']).not.toMatch(/html/);
   });
 
   test('a guest sees Access Denied on every admin route, with a way back', async ({ page, login, guest }) => {

@@ -101,10 +101,17 @@ test.describe('articles', () => {
     await expect(page.getByRole('button', { name: 'Create Article' })).toHaveCount(0);
   });
 
-  test('an unknown article shows the 404 screen', async ({ page }) => {
+  test('an unknown article says so, with status 404 and the way back to /insights; no hint for developers', async ({ page }) => {
     const res = await page.goto('/insights/no-such-article');
     expect(res?.status()).toBe(404);
-    await expect(page.getByRole('heading', { name: '404 Page Not Found' })).toBeVisible();
+    const main = page.getByRole('main');
+    await expect(main.getByRole('heading', { level: 1, name: 'Article not found' })).toBeVisible();
+    await expect(page).toHaveTitle(/^Article not found · /);
+    await expect(page.getByText('Did you forget to add the page to the router?')).toHaveCount(0);
+    await expect(page.getByRole('heading', { name: '404 Page Not Found' })).toHaveCount(0);
+    await main.getByRole('link', { name: 'See all insights' }).click();
+    await expect(page).toHaveURL(/\/insights$/);
+    await expect(page.getByRole('heading', { level: 1, name: /Insights/ })).toBeVisible();
   });
 
   test('hostile Markdown runs no script and leaves no dangerous link', async ({ page, login, admin, baseURL }) => {

@@ -167,12 +167,12 @@ test.describe('rendering safety: an XSS corpus in every user-controlled text', (
 
   test('crafted addresses: an unknown article and a sign-in with a script as its next page', async ({ page, xss }) => {
     // The server writes an unknown article's address into the page's canonical link and
-    // og:url; the app shows its 404 page.
+    // og:url; the app says the article is not found.
     const url = shortPayloads('url');
     for (const slug of [url.close.text, url.svg.text]) {
       const response = await page.goto(`/insights/${encodeURIComponent(slug)}`);
       expect(response?.status()).toBe(404);
-      await expect(page.getByRole('heading', { name: '404 Page Not Found' })).toBeVisible();
+      await expect(page.getByRole('heading', { name: 'Article not found' })).toBeVisible();
       await expectNoXss(page, xss, `/insights/${slug}`);
     }
 

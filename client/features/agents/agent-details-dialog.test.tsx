@@ -150,6 +150,24 @@ describe('Run History and Chart tabs', () => {
     expect(d.getByText('No chart yet: run the agent to see its data')).toBeInTheDocument();
   });
 
+  it("Run now: queued says so; pressed while a run is in progress, shows the server's 'A run is already in progress'", async () => {
+    let presses = 0;
+    stubFetch({
+      [`GET /api/agents/${STOCK_AGENT.id}`]: { body: STOCK_AGENT },
+      [`GET /api/agents/${STOCK_AGENT.id}/runs?limit=50`]: { body: RUNS },
+      'GET /api/agents': { body: [STOCK_AGENT] },
+      [`POST /api/agents/${STOCK_AGENT.id}/run`]: () =>
+        presses++ === 0 ? jsonResponse({ runId: 99 }, 202) : jsonResponse({ error: 'Conflict', message: 'A run is already in progress' }, 409),
+    });
+    renderWithProviders(<Harness agent={STOCK_AGENT} />);
+    const d = await open();
+    await userEvent.click(d.getByRole('button', { name: 'Run now' }));
+    await vi.waitFor(() => expect(notify.success).toHaveBeenCalledWith('Run queued', expect.stringContaining(STOCK_AGENT.name)));
+    await userEvent.click(await d.findByRole('button', { name: 'Run now' }));
+    await vi.waitFor(() => expect(notify.info).toHaveBeenCalledWith('A run is already in progress', 'Run History shows its result when it finishes.'));
+    expect(notify.error).not.toHaveBeenCalled();
+  });
+
   it('polls while a run is queued, then shows its result, refreshes the agent and stops polling', async () => {
     // The clock runs on its own (user events wait on it) and is pushed past each poll interval.
     vi.useFakeTimers({ shouldAdvanceTime: true });

@@ -5,6 +5,7 @@ import { useEffect, useId, useState } from 'react';
 import type { TAgent, TAgentConfig, TAgentTemplate, TFrequency } from '../../../contracts/agents.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { Dialog } from '../../components/ui/dialog.tsx';
+import { ApiError, errorMessage } from '../../lib/api-client.ts';
 import { notify } from '../../lib/notify.ts';
 import { DATE, DATE_TIME, formatDate, formatValue, frequencyLabel, performanceClass, thresholdLabel } from './agent-format.ts';
 import { agentQueryKey, browserTimeZone, deleteAgent, invalidateAgents, messageOr, runAgent, updateConfig, useAgent, useAgentRuns } from './agents-api.ts';
@@ -99,7 +100,11 @@ function Overview({ agent, template, onDeleted }: { agent: TAgent; template: TAg
       notify.success('Run queued', `${agent.name} will run shortly. See Run History for the result.`);
       void invalidateAgents(queryClient);
     },
-    onError: (err) => notify.error('Could not start a run', messageOr(err, 'Please try again.')),
+    onError: (err) => {
+      // 409: this agent's last Run now is still queued or running; its result is on the way.
+      if (err instanceof ApiError && err.status === 409) notify.info(errorMessage(err), 'Run History shows its result when it finishes.');
+      else notify.error('Could not start a run', errorMessage(err));
+    },
   });
   const remove = useMutation({
     mutationFn: () => deleteAgent(agent.id),

@@ -132,10 +132,14 @@ describe('ArticlePage', () => {
     expect(images[0]).toHaveAttribute('loading', 'lazy');
   });
 
-  it('shows the 404 screen for an unknown or unpublished article', async () => {
+  it('says an unknown or unpublished article is not found, with a link to the others and no hint for developers', async () => {
     stubFetch({ 'GET /api/articles/nope': { status: 404, body: { error: 'Not Found' } } });
     renderAt('nope');
-    expect(await screen.findByRole('heading', { name: '404 Page Not Found' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { level: 1, name: 'Article not found' })).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'See all insights' })).toHaveAttribute('href', '/insights');
+    expect(screen.queryByText(/Did you forget to add the page to the router/)).not.toBeInTheDocument();
+    expect(screen.queryByRole('heading', { name: '404 Page Not Found' })).not.toBeInTheDocument();
+    expect(document.title).toMatch(/^Article not found · /);
   });
 
   it('shows other failures with a retry', async () => {

@@ -2,12 +2,12 @@ import { useQuery } from '@tanstack/react-query';
 import { ArrowLeft } from 'lucide-react';
 import { useEffect } from 'react';
 import { Link, useParams } from 'react-router';
-import type { TArticle } from '../../../contracts/articles.ts';
-import { NotFoundPage } from '../../components/not-found.tsx';
+import type { TArticle, TPublicArticle } from '../../../contracts/articles.ts';
 import { Badge } from '../../components/ui/badge.tsx';
 import { Skeleton } from '../../components/ui/skeleton.tsx';
 import { usePageTitle } from '../../components/ui/use-page-title.ts';
 import { ApiError } from '../../lib/api-client.ts';
+import { ArticleNotFound } from './article-not-found.tsx';
 import { articleKey } from './article-queries.ts';
 import { ArticleMarkdown } from '../../components/markdown.tsx';
 import { LoadFailed } from '../../components/ui/load-failed.tsx';
@@ -33,14 +33,16 @@ function useMetaDescription(content: string | undefined): void {
 }
 
 /** /insights/:slug (public; admins may open drafts): the article, its Markdown rendered safely.
- * An unknown article is the 404 screen. */
+ * An unknown or unpublished article says so, with the way to the others. */
 export default function ArticlePage() {
   const { slug = '' } = useParams();
-  const article = useQuery<TArticle>({ queryKey: articleKey(slug) });
-  usePageTitle(article.data?.title ?? 'Insights');
+  // Visitors get the public article; an admin gets the whole one, so a draft can say so.
+  const article = useQuery<TPublicArticle & Partial<Pick<TArticle, 'published'>>>({ queryKey: articleKey(slug) });
+  const missing = article.isError && article.error instanceof ApiError && article.error.status === 404;
+  usePageTitle(missing ? 'Article not found' : (article.data?.title ?? 'Insights'));
   useMetaDescription(article.data?.excerpt);
 
-  if (article.isError && article.error instanceof ApiError && article.error.status === 404) return <NotFoundPage />;
+  if (missing) return <ArticleNotFound />;
 
   return (
     <div className="mx-auto max-w-3xl px-4 py-10 sm:px-6 lg:px-8">
@@ -61,7 +63,7 @@ export default function ArticlePage() {
           <header>
             <div className="flex flex-wrap items-center gap-2">
               <Badge variant="brand">{article.data.category}</Badge>
-              {!article.data.published && <Badge variant="warning">Draft</Badge>}
+              {article.data.published === false && <Badge variant="warning">Draft</Badge>}
             </div>
             <h1 className="mt-4 text-3xl font-bold tracking-tight text-slate-900 sm:text-4xl">{article.data.title}</h1>
             <p className="mt-4 flex items-center gap-2 text-sm text-slate-600">

@@ -4,10 +4,9 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import type { TPublicConfig } from '../../../contracts/auth.ts';
 import { AppError } from '../errors.ts';
-import { SITE_PAGE_MARKER, type TSitePage } from '../../../contracts/site.ts';
+import { isAppRoute, SITE_PAGE_MARKER, type TSitePage } from '../../../contracts/site.ts';
 import { escapeHtml, metaTags, type PageMeta, type PageResolver, type ResolvedPage } from './page-meta.ts';
 import { builtSiteRenderer, type SiteRenderer } from './site-renderer.ts';
-
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
@@ -39,9 +38,10 @@ export function renderIndexHtml(template: string, config: TPublicConfig, meta?: 
 
 /**
  * Serves the built client: hashed assets are immutable for a year and sent precompressed
- * (brotli or gzip, made at build time); `/` gets the prerendered landing page, and every other
- * path that is not under /api the app's HTML so client-side routes work on reload. Unknown /api
- * paths answer JSON 404.
+ * (brotli or gzip, made at build time); `/` gets the prerendered landing page, and every page
+ * of the app's router the app's HTML, so client-side routes work on reload. Any other page gets
+ * the app's HTML with status 404 (the app shows its 404 screen there); a missing file under
+ * /assets and unknown /api paths answer JSON 404.
  */
 export async function registerClientApp(
   app: FastifyInstance,
@@ -116,8 +116,11 @@ export async function registerClientApp(
       throw new AppError('NOT_FOUND', `No API route ${request.method} ${url.split('?')[0]}`);
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') throw new AppError('NOT_FOUND');
-    reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8');
     const [pathname = '/', search = ''] = url.split('?', 2);
+    // A script or source map the build does not have (an old page after a deploy, a probe):
+    // the app's HTML in its place would fail as a script, or be mistaken for the file.
+    if (pathname.startsWith('/assets/')) throw new AppError('NOT_FOUND', 'No such file');
+    reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8');
     if (pathname === '/') return reply.send(landingHtml());
     for (const resolve of resolvers) {
       const page = await resolve(pathname, new URLSearchParams(search));
@@ -125,6 +128,6 @@ export async function registerClientApp(
       const site = page.site ? await renderSitePage(url, { ...page, site: page.site }) : null;
       return reply.status(page.status).send(site ?? renderPage(page.meta));
     }
-    return reply.send(indexHtml);
+    return reply.status(isAppRoute(pathname) ? 200 : 404).send(indexHtml);
   });
 }

@@ -55,7 +55,7 @@ describe('HTTP conventions', () => {
   });
 
   it('serves the app HTML for client routes, with the runtime config escaped into it', async () => {
-    for (const url of ['/', '/dashboard', '/some/unknown/page']) {
+    for (const url of ['/', '/dashboard', '/admin/articles/1234/edit', '/insights/']) {
       const res = await t.request({ url });
       expect(res.statusCode, url).toBe(200);
       expect(res.headers['content-type']).toMatch(/^text\/html/);
@@ -107,10 +107,25 @@ describe('HTTP conventions', () => {
     expect(fallback.body).toContain('<div id="root"></div>');
   });
 
+  it('answers an unknown page 404 with the app (which shows its 404 screen), and a missing asset 404', async () => {
+    for (const url of ['/some/unknown/page', '/x.bak', '/.env', '/dashboard/extra', '/favicon.svg.map']) {
+      const res = await t.request({ url });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.headers['content-type'], url).toMatch(/^text\/html/);
+      expect(res.body, url).toContain('id="app-config"');
+    }
+    for (const url of ['/assets/index-missing.js', '/assets/index-abc123.js.map', '/assets/nested/x.css']) {
+      const res = await t.request({ url });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.headers['content-type'], url).toMatch(/^application\/json/);
+      expect(res.body, url).not.toContain('<');
+    }
+  });
+
   it('never serves a page template raw', async () => {
     for (const url of ['/landing.html', '/index.html', '/site.html']) {
       const res = await t.request({ url });
-      expect(res.statusCode, url).toBe(200);
+      expect(res.statusCode, url).toBe(404); // not pages of the app
       expect(res.body, url).not.toMatch(/%[A-Z_]+%|<!--app-config-->/);
     }
   });
@@ -147,6 +162,31 @@ describe('HTTP conventions', () => {
     });
     expect(res.statusCode).toBe(413);
     expect(res.json()).toEqual({ error: 'Payload Too Large', message: 'Request body is larger than 1 MB' });
+  });
+
+  it('keeps a 400 small: 50,000 unknown keys are named in a clipped message, a flood of problems is counted', async () => {
+    const admin = await t.signIn('admin@example.com'); // the first account: admin
+    const unknown = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, 1]));
+    const keys = await t.request({ method: 'PUT', url: '/api/settings', cookie: admin, payload: { ...unknown, alertEmail: null, timeZone: 'UTC' } });
+    expect(keys.statusCode).toBe(400);
+    expect(keys.body.length).toBeLessThan(1_000);
+    const [detail, ...others] = keys.json().details as Array<{ path: string; message: string }>;
+    expect(others).toEqual([]);
+    expect(detail!.message).toMatch(/^Unrecognized keys: "k0", "k1", .*…$/);
+    expect(detail!.message).toHaveLength(200);
+
+    // 800 parameters with names too long, each a problem of its own whose path holds the name:
+    // 20 are listed, each clipped, and one more detail counts the rest.
+    const parameters = Object.fromEntries(Array.from({ length: 800 }, (_, i) => [`${i}${'p'.repeat(1_000)}`, true]));
+    const config = { schedule: { frequency: 'hourly', daysActive: ['Monday'], timeZone: 'UTC' }, notifications: { email: false, inApp: true, thresholds: [] }, parameters };
+    const many = await t.request({ method: 'POST', url: '/api/agents', cookie: admin, payload: { templateId: 'x', name: 'Flood', config } });
+    expect(many.statusCode).toBe(400);
+    const details = many.json().details as Array<{ path: string; message: string }>;
+    expect(details).toHaveLength(21);
+    expect(details[0]!.path).toMatch(/^config\.parameters\.0p+…$/);
+    expect(details[0]!.path).toHaveLength(200);
+    expect(details.at(-1)).toEqual({ path: '(more)', message: '780 more problems not listed' });
+    expect(many.body.length).toBeLessThan(10_000);
   });
 
   it('compresses larger JSON answers', async () => {

@@ -24,6 +24,9 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     access?: Access;
+    /** false: a state-changing route that is not counted against the per-user write limit,
+     * because it has a limit of its own (the chat). */
+    writeLimit?: false;
   }
   interface FastifyRequest {
     user: SessionUser | null;

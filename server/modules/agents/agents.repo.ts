@@ -1,7 +1,6 @@
-import { and, desc, eq, isNotNull } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { agentRuns, agents } from '../../db/schema.ts';
-import { FOREIGN_KEY_VIOLATION, sqlState } from '../../lib/db-errors.ts';
 
 export type AgentRow = typeof agents.$inferSelect;
 export type AgentRunRow = typeof agentRuns.$inferSelect;
@@ -54,15 +53,21 @@ export async function dropQueuedSlots(db: Db, agentId: string): Promise<void> {
 }
 
 /**
- * Queues a run-now. The caller has checked the agent is the owner's; if it is deleted in
- * between, the foreign key refuses the row and this answers undefined ("not found") instead.
+ * Queues a run-now unless the agent already has one queued or running: 'busy' then. The agent's
+ * row is locked for the caller's transaction first, so of any number of parallel calls exactly
+ * one finds none and inserts, and the others (which waited for the lock, and read after it)
+ * find that one. undefined when the agent is gone. Scheduled runs do not count: they are the
+ * schedule's, one per slot.
  */
-export async function queueRun(db: Db, agentId: string): Promise<AgentRunRow | undefined> {
-  try {
-    const [row] = await db.insert(agentRuns).values({ agentId, status: 'queued' }).returning();
-    return row;
-  } catch (err) {
-    if (sqlState(err) === FOREIGN_KEY_VIOLATION) return undefined;
-    throw err;
-  }
+export async function queueRunNow(tx: Db, agentId: string): Promise<AgentRunRow | 'busy' | undefined> {
+  const [agent] = await tx.select({ id: agents.id }).from(agents).where(eq(agents.id, agentId)).for('update');
+  if (!agent) return undefined;
+  const [inProgress] = await tx
+    .select({ id: agentRuns.id })
+    .from(agentRuns)
+    .where(and(eq(agentRuns.agentId, agentId), isNull(agentRuns.scheduledFor), inArray(agentRuns.status, ['queued', 'running'])))
+    .limit(1);
+  if (inProgress) return 'busy';
+  const [row] = await tx.insert(agentRuns).values({ agentId, status: 'queued' }).returning();
+  return row;
 }

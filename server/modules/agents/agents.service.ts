@@ -10,7 +10,7 @@ import {
   insertAgent,
   listAgents,
   listRuns,
-  queueRun,
+  queueRunNow,
   updateAgent,
   type AgentRow,
   type AgentRunRow,
@@ -25,6 +25,7 @@ export type AgentsServiceDeps = { db: Db; jobs: RunEnqueuer; now?: () => Date };
 export type Caller = { user: Pick<SessionUser, 'id' | 'provider' | 'subject'>; googleIds: ReadonlyArray<string | undefined> };
 
 const NOT_FOUND = 'Agent not found';
+const RUN_IN_PROGRESS = 'A run is already in progress';
 
 export function toApiAgent(row: AgentRow): TAgent {
   return {
@@ -138,14 +139,17 @@ export function createAgentsService({ db, jobs, now = () => new Date() }: Agents
   /**
    * Run now, whatever the status (an admin may test a paused agent): a queued run with no
    * schedule slot (so it never collides with a scheduled one) and its job, in one transaction.
+   * One at a time per agent: while one is queued or running, another is refused (409), so
+   * pressing Run now repeatedly cannot multiply the calls to the market providers.
    */
   async function runNow(caller: Caller, id: string): Promise<{ runId: number }> {
     const agent = await owned(caller, id);
     const run = await db.transaction(async (tx) => {
-      const queued = await queueRun(tx, agent.id);
-      if (queued) await jobs.enqueueRuns(tx, [{ id: queued.id }]);
+      const queued = await queueRunNow(tx, agent.id);
+      if (queued && queued !== 'busy') await jobs.enqueueRuns(tx, [{ id: queued.id }]);
       return queued;
     });
+    if (run === 'busy') throw new AppError('CONFLICT', RUN_IN_PROGRESS);
     if (!run) throw new AppError('NOT_FOUND', NOT_FOUND); // deleted meanwhile
     return { runId: run.id };
   }

@@ -8,7 +8,7 @@ const ARTICLE_PATH = /^\/insights\/([^/]+)\/?$/;
 /**
  * Server-side meta for the article pages, so link previews (which run no JavaScript) show the
  * article, and the articles of an /insights page, which the server renders. An unknown or
- * unpublished slug answers 404; the app then shows its 404 screen.
+ * unpublished slug answers 404; the app then says the article is not found.
  */
 export function articlePageResolver(articles: ArticlesService, publicUrl: string, siteName: string): PageResolver {
   const insights: PageMeta = {
@@ -59,6 +59,6 @@ export function articlePageResolver(articles: ArticlesService, publicUrl: string
 function notFound(publicUrl: string, pathname: string, siteName: string) {
   return {
     status: 404,
-    meta: { title: `Page not found · ${siteName}`, description: 'This page does not exist.', url: `${publicUrl}${pathname}`, type: 'website' as const },
+    meta: { title: `Article not found · ${siteName}`, description: 'There is no published article at this address.', url: `${publicUrl}${pathname}`, type: 'website' as const },
   };
 }

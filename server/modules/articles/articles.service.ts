@@ -1,4 +1,4 @@
-import type { TArticle, TArticleSummary } from '../../../contracts/articles.ts';
+import type { TArticle, TArticleSummary, TPublicArticle } from '../../../contracts/articles.ts';
 import type { z } from 'zod';
 import type { ZArticleInput, ZUpdateArticle } from '../../../contracts/articles.ts';
 import type { Db } from '../../db/client.ts';
@@ -39,6 +39,11 @@ export function toApiArticle(row: ArticleRow): TArticle {
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
+}
+
+/** What a visitor's read carries: the page's fields, never the author's id or the draft state. */
+export function toPublicArticle({ id, slug, title, category, excerpt, content, createdAt, readTime }: TArticle): TPublicArticle {
+  return { id, slug, title, category, excerpt, content, createdAt, readTime };
 }
 
 export function createArticlesService({ db, now = Date.now, cacheTtlMs = PUBLISHED_CACHE_TTL_MS }: ArticlesServiceDeps) {
@@ -106,11 +111,12 @@ export function createArticlesService({ db, now = Date.now, cacheTtlMs = PUBLISH
     return page;
   }
 
-  /** An article page as a reader sees it; admins may also open drafts (to preview them). */
-  async function readBySlug(slug: string, asAdmin: boolean): Promise<TArticle> {
+  /** An article page as a reader sees it; admins may also open drafts (to preview them), and
+   * get the whole article. */
+  async function readBySlug(slug: string, asAdmin: boolean): Promise<TPublicArticle | TArticle> {
     const article = asAdmin ? await findArticleBySlug(db, slug).then((row) => (row ? toApiArticle(row) : null)) : await publishedBySlug(slug);
     if (!article) throw new AppError('NOT_FOUND', 'Article not found');
-    return article;
+    return asAdmin ? article : toPublicArticle(article);
   }
 
   async function listForAdmin(): Promise<TArticle[]> {

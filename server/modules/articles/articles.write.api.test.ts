@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,12 +13,19 @@ const valid = {
   published: false,
 };
 
+/** A built client with the public pages' template and a stand-in for the server renderer
+ * (dist/prerender), so /insights is rendered with its data as in production. */
 function clientDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'client-'));
+  const build = mkdtempSync(path.join(tmpdir(), 'build-'));
+  const dir = path.join(build, 'client');
+  mkdirSync(dir);
   writeFileSync(
     path.join(dir, 'index.html'),
     '<!doctype html><html><head><title>%SITE_NAME% · Intelligent business automation</title>\n<meta name="description" content="Site description" />\n<!--app-config--></head><body><div id="root"></div></body></html>',
   );
+  writeFileSync(path.join(dir, 'site.html'), '<!doctype html><html><head><title>%SITE_NAME%</title><!--app-config--></head><body><div id="root"><!--site-page--></div></body></html>');
+  mkdirSync(path.join(build, 'prerender'));
+  writeFileSync(path.join(build, 'prerender', 'prerender.js'), 'export function renderSitePage() { return "<main></main>"; }');
   return dir;
 }
 
@@ -197,6 +204,31 @@ describe('article authoring', () => {
     const unknown = await t.request({ url: '/insights/no-such-article' });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.headers['content-type']).toMatch(/^text\/html/);
+    expect(unknown.body).toContain('<title>Article not found · Acme</title>');
+  });
+
+  it("public reads carry only what the pages show: no author id in the list, the page, its HTML, /insights' data, the sitemap or RSS", async () => {
+    const authorId = (await t.request({ url: '/api/auth/me', cookie: admin })).json().user.id as string;
+    const article = (await create({ ...valid, title: 'Who wrote this one', published: true })).json();
+    expect(article.authorId).toBe(authorId); // the admin's own read keeps it
+
+    const pageFields = ['id', 'slug', 'title', 'category', 'excerpt', 'createdAt', 'readTime'];
+    const list = (await t.request({ url: '/api/articles' })).json() as object[];
+    for (const item of list) expect(Object.keys(item).sort()).toEqual([...pageFields].sort());
+    for (const cookie of [undefined, guest]) {
+      const page = await t.request({ url: `/api/articles/${article.slug}`, ...(cookie ? { cookie } : {}) });
+      expect(Object.keys(page.json()).sort()).toEqual([...pageFields, 'content'].sort());
+    }
+    const insights = (await t.request({ url: '/insights' })).body;
+    const siteData = JSON.parse(/<script type="application\/json" id="site-page">(.*?)<\/script>/.exec(insights)![1]!);
+    expect(siteData.list.items.length).toBeGreaterThan(0);
+    for (const item of siteData.list.items) expect(Object.keys(item).sort()).toEqual([...pageFields].sort());
+    for (const url of ['/api/articles', `/api/articles/${article.slug}`, `/insights/${article.slug}`, '/insights', '/sitemap.xml', '/rss.xml']) {
+      const body = (await t.request({ url })).body;
+      expect(body, url).toContain(article.slug);
+      expect(body, url).not.toContain(authorId);
+      expect(body, url).not.toMatch(/authorId|author_id/);
+    }
   });
 
   it('serves robots.txt, a sitemap and an RSS feed of published articles', async () => {

@@ -6,8 +6,9 @@ import type { ChatService } from './chat.service.ts';
 
 export async function chatRoutes(app: FastifyInstance, { chat }: { chat: ChatService }): Promise<void> {
   for (const provider of CHAT_PROVIDERS) {
-    // signedIn here; the service applies the per-provider role policy (configurable).
-    app.post(CHAT_PROVIDER_INFO[provider].endpoint, { config: { access: 'signedIn' } }, async (request, reply) => {
+    // signedIn here; the service applies the per-provider role policy (configurable). Not counted
+    // as a write: the chat has its own per-user limit (CHAT_RATE_LIMIT) and daily budget.
+    app.post(CHAT_PROVIDER_INFO[provider].endpoint, { config: { access: 'signedIn', writeLimit: false } }, async (request, reply) => {
       const plan = await chat.prepare(provider, request.user!, request.body, request.log);
       const signal = clientGone(reply);
       reply.header('cache-control', 'no-store');

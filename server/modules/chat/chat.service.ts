@@ -29,7 +29,7 @@ import { AppError } from '../../lib/errors.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
 import { parseInput } from '../../lib/validate.ts';
 import { insertChatUsage, tokensSpentSince, usageByUserAndModel } from './chat.repo.ts';
-import { createRateWindow } from './rate-window.ts';
+import { createRateWindow } from '../../lib/rate-window.ts';
 
 export type ChatServiceDeps = { db: Db; config: ChatConfig; now?: () => Date };
 

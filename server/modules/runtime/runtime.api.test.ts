@@ -1,4 +1,4 @@
-import { and, asc, eq, isNotNull } from 'drizzle-orm';
+import { and, asc, eq, isNotNull, sql } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findTemplate, type TAgent, type TAgentConfig, type TAgentRun } from '../../../contracts/agents.ts';
@@ -43,7 +43,10 @@ describe('agents runtime', () => {
   beforeAll(async () => {
     // No lookahead here: these tests move the app's clock ahead of the database's, and a job held
     // until a slot in that future would wait in real time. The lookahead has its own test.
-    t = await createTestApp({ env: { ADMIN_EMAILS: 'admin@example.com', MARKET_DATA: 'simulated', DISPATCH_INTERVAL_MS: '50', RUN_LEASE_SECONDS: '2', DISPATCH_LOOKAHEAD_MS: '0' } });
+    // The write limit is raised for the 300 parallel presses of Run now below.
+    t = await createTestApp({
+      env: { ADMIN_EMAILS: 'admin@example.com', MARKET_DATA: 'simulated', DISPATCH_INTERVAL_MS: '50', RUN_LEASE_SECONDS: '2', DISPATCH_LOOKAHEAD_MS: '0', WRITE_RATE_LIMIT: '1000' },
+    });
     admin = await t.signIn('admin@example.com', 'Admin');
   });
   afterEach(async () => {
@@ -122,6 +125,37 @@ describe('agents runtime', () => {
     // jsonb keeps keys in its own order.
     expect(Object.keys(aapl.chart.overlays).sort()).toEqual(['Bollinger lower', 'Bollinger middle', 'Bollinger upper', 'SMA 20']);
     expect(aapl.rules.map((r) => r.name)).toEqual(['RSI extreme', 'Moving average crossover', 'Volume spike']);
+  });
+
+  it('run now, pressed 300 times at once: one run (202), every other press 409; the next is accepted once it has finished', async () => {
+    const agent = await create(CRYPTO, configOf(CRYPTO, { parameters: { exchanges: ['Binance'] } }));
+    const runNow = () => t.request({ method: 'POST', url: `/api/agents/${agent.id}/run`, cookie: admin });
+    const answers = await Promise.all(Array.from({ length: 300 }, runNow));
+    const accepted = answers.filter((res) => res.statusCode === 202);
+    expect(accepted).toHaveLength(1);
+    const refused = answers.filter((res) => res.statusCode !== 202);
+    expect(refused).toHaveLength(299);
+    for (const res of refused) {
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toEqual({ error: 'Conflict', message: 'A run is already in progress' });
+    }
+    const { runId } = accepted[0]!.json() as { runId: number };
+    expect(await runsOf(agent.id)).toEqual([expect.objectContaining({ id: runId, status: 'queued', scheduledFor: null })]);
+    const jobs = await t.database.db.execute(sql`select count(*)::int as n from pgboss.job where name = 'agent-run' and (data->>'runId')::bigint = ${runId}`);
+    expect((jobs as unknown as { rows: Array<{ n: number }> }).rows[0]!.n).toBe(1);
+
+    // While it runs, too.
+    await t.database.db.update(agentRuns).set({ status: 'running', leaseExpiresAt: new Date(Date.now() + MINUTE) }).where(eq(agentRuns.id, runId));
+    expect((await runNow()).statusCode).toBe(409);
+    await t.database.db.update(agentRuns).set({ status: 'queued', leaseExpiresAt: null }).where(eq(agentRuns.id, runId));
+
+    await start();
+    await until(() => runsOf(agent.id), (runs) => runs.length === 1 && runs[0]!.status === 'success');
+    const next = await runNow();
+    expect(next.statusCode).toBe(202);
+    expect(next.json().runId).not.toBe(runId);
+    const runs = await until(() => runsOf(agent.id), (r) => r.length === 2 && r[0]!.status === 'success');
+    expect(runs.map((r) => r.scheduledFor)).toEqual([null, null]);
   });
 
   it('two dispatchers claim every due slot exactly once', async () => {

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { BODY_LIMIT_BYTES } from '../../app.ts';
-import type { ErrorDetail } from '../../lib/errors.ts';
+import { boundedDetails, type ErrorDetail } from '../../lib/errors.ts';
 import type { BodyCase, QueryCase, SegmentCase } from './arbitraries.ts';
 
 /**
@@ -20,13 +20,17 @@ const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
 /** find-my-way's default maxParamLength: a longer parameter never reaches the route. */
 const MAX_PARAM_LENGTH = 100;
 
-/** zod's verdict as parseInput reports it: each failed field with its rule. */
+/**
+ * zod's verdict as parseInput reports it: each failed field with its rule, within the bounds
+ * every error answer keeps (the first problems, clipped, then a count; http.api.test.ts checks
+ * those bounds on their own).
+ */
 export function contractVerdict(contract: Contract, raw: unknown): Expected {
   const result = contract.schema.safeParse(contract.asSeen ? contract.asSeen(raw) : raw);
   if (result.success) return { why: 'the contract accepts it' };
   return {
     status: 400,
-    details: result.error.issues.map((issue) => ({ path: issue.path.map(String).join('.') || '(root)', message: issue.message })),
+    details: boundedDetails(result.error.issues.map((issue) => ({ path: issue.path.map(String).join('.') || '(root)', message: issue.message }))),
     why: 'the contract refuses it',
   };
 }

@@ -1,7 +1,8 @@
 /**
- * A sliding one-minute window of request times per key (user id). In memory: with several
- * processes each enforces the limit on its own share of requests, which bounds abuse without a
- * database write per attempt; the daily token budget (in the database) is the hard cap.
+ * A sliding one-minute window of request times per key (user id): the chat's messages and
+ * every user's writes. In memory: with several processes each enforces the limit on its own
+ * share of requests, which bounds abuse without a database write per attempt (the chat's daily
+ * token budget, in the database, is its hard cap).
  */
 export function createRateWindow(limit: number, windowMs = 60_000) {
   const hits = new Map<string, number[]>();
