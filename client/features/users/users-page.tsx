@@ -8,6 +8,7 @@ import { usePageTitle } from '../../components/ui/use-page-title.ts';
 import { LoadFailed } from '../../components/ui/load-failed.tsx';
 import { apiRequest, errorMessage } from '../../lib/api-client.ts';
 import { notify } from '../../lib/notify.ts';
+import { currentChatPolicy, roleSummary } from './role-summary.ts';
 
 export const USERS_QUERY_KEY = ['/api/users'] as const;
 /** The session's query (owned by the auth feature): refreshed after a role change in case the
@@ -35,10 +36,7 @@ export default function UsersPage() {
   return (
     <div className="mx-auto max-w-5xl px-4 py-10 sm:px-6 lg:px-8">
       <h1 className="text-3xl font-bold text-slate-900">Users</h1>
-      <p className="mt-2 text-slate-600">
-        Everyone who has signed in. Administrators can use the AI chats and agents and publish articles; guests can see the
-        dashboard only.
-      </p>
+      <p className="mt-2 text-slate-600">Everyone who has signed in. {roleSummary(currentChatPolicy())}</p>
 
       {users.isPending ? (
         <div className="mt-10 flex justify-center">
