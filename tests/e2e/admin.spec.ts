@@ -24,6 +24,8 @@ test.describe('administration', () => {
     await guestPage.reload();
     await expect(guestPage.getByText('Admin Access').first()).toBeVisible();
     await guestPage.goto('/chat-console');
+    // The chat itself, then no denial: right after the navigation the denial may not have rendered yet.
+    await expect(guestPage.getByLabel('Message GPT')).toBeVisible();
     await expect(guestPage.getByRole('heading', { name: 'Access Denied' })).toHaveCount(0);
     await guestPage.close();
   });
