@@ -53,13 +53,14 @@ export default function UsersPage() {
                 <th scope="col" className="px-4 py-3 font-semibold">
                   Name
                 </th>
-                <th scope="col" className="px-4 py-3 font-semibold">
+                {/* A phone shows the email and the date under the name: the role stays in reach. */}
+                <th scope="col" className="hidden px-4 py-3 font-semibold sm:table-cell">
                   Email
                 </th>
                 <th scope="col" className="px-4 py-3 font-semibold">
                   Role
                 </th>
-                <th scope="col" className="px-4 py-3 font-semibold">
+                <th scope="col" className="hidden px-4 py-3 font-semibold sm:table-cell">
                   Created
                 </th>
               </tr>
@@ -72,10 +73,14 @@ export default function UsersPage() {
                     <th scope="row" className="px-4 py-3 font-medium text-slate-900">
                       <span className="flex items-center gap-3">
                         <Avatar name={user.name} src={user.profilePicture} />
-                        {user.name || <span className="text-slate-600">(no name)</span>}
+                        <span className="min-w-0 break-words">{user.name || <span className="text-slate-600">(no name)</span>}</span>
+                      </span>
+                      <span className="mt-1 block text-xs font-normal break-all text-slate-600 sm:hidden">{user.email}</span>
+                      <span className="mt-0.5 block text-xs font-normal text-slate-600 sm:hidden">
+                        Since <Created user={user} />
                       </span>
                     </th>
-                    <td className="px-4 py-3 break-all text-slate-700">{user.email}</td>
+                    <td className="hidden px-4 py-3 break-all text-slate-700 sm:table-cell">{user.email}</td>
                     <td className="px-4 py-3">
                       <span className="flex items-center gap-2">
                         <select
@@ -94,8 +99,8 @@ export default function UsersPage() {
                         {pending && <Badge>Saving…</Badge>}
                       </span>
                     </td>
-                    <td className="px-4 py-3 whitespace-nowrap text-slate-700">
-                      <time dateTime={user.createdAt}>{new Date(user.createdAt).toLocaleDateString()}</time>
+                    <td className="hidden px-4 py-3 whitespace-nowrap text-slate-700 sm:table-cell">
+                      <Created user={user} />
                     </td>
                   </tr>
                 );
@@ -106,4 +111,8 @@ export default function UsersPage() {
       )}
     </div>
   );
+}
+
+function Created({ user }: { user: TUser }) {
+  return <time dateTime={user.createdAt}>{new Date(user.createdAt).toLocaleDateString()}</time>;
 }
