@@ -57,6 +57,41 @@ function stylesheetFirst(): Plugin {
   };
 }
 
+/** Our own chunk groups: named in codeSplitting below. */
+const SHELL_CHUNK = 'shell';
+const PUBLIC_PAGES_CHUNK = 'public-pages';
+
+/**
+ * Library chunks named for what they hold. Rolldown names a shared chunk after one module in it,
+ * which misleads ('styles' held React DOM, 'zod' held react-hook-form, 'dist' held sonner); this
+ * only renames, the grouping is rolldown's. The first library listed that a chunk holds names it.
+ */
+const LIBRARY_CHUNKS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/[\\/]node_modules[\\/]react-dom[\\/]/, 'react-dom'],
+  [/[\\/]node_modules[\\/]react-router[\\/]/, 'react-router'],
+  [/[\\/]node_modules[\\/]react-hook-form[\\/]/, 'forms'],
+  [/[\\/]node_modules[\\/]zod[\\/]/, 'zod'],
+  [/[\\/]node_modules[\\/](react-markdown|micromark[^\\/]*|mdast-util-[^\\/]*|remark-[^\\/]*)[\\/]/, 'markdown'],
+  [/[\\/]node_modules[\\/]@tanstack[\\/]/, 'query'],
+  [/[\\/]node_modules[\\/]sonner[\\/]/, 'toasts'],
+  [/[\\/]node_modules[\\/]lightweight-charts[\\/]/, 'charts'],
+  [/[\\/]node_modules[\\/]@radix-ui[\\/]/, 'radix'],
+  [/[\\/]node_modules[\\/]date-fns[\\/]/, 'date-fns'],
+  [/[\\/]node_modules[\\/]lucide-react[\\/]/, 'icons'],
+];
+const isLibrary = (id: string) => /[\\/]node_modules[\\/]/.test(id);
+
+/** A chunk that stands for one of our modules (an entry, a lazily loaded screen), one of our
+ * groups, or one made mostly of our modules keeps rolldown's name (one of those modules'); a
+ * chunk made mostly of a library, shared or loaded lazily, gets the library's name. */
+function chunkName(chunk: { name: string; facadeModuleId: string | null; moduleIds: string[] }): string {
+  const standsForOurs = chunk.facadeModuleId !== null && !isLibrary(chunk.facadeModuleId);
+  if (standsForOurs || chunk.name === SHELL_CHUNK || chunk.name === PUBLIC_PAGES_CHUNK) return chunk.name;
+  const libraries = chunk.moduleIds.filter(isLibrary).length;
+  if (libraries <= chunk.moduleIds.length - libraries) return chunk.name;
+  return LIBRARY_CHUNKS.find(([test]) => chunk.moduleIds.some((id) => test.test(id)))?.[1] ?? chunk.name;
+}
+
 /** In dev, Vite serves index.html itself: give it the same runtime config the server injects. */
 function devRuntimeConfig(): Plugin {
   return {
@@ -71,7 +106,7 @@ export default defineConfig(({ isSsrBuild }) => ({
   publicDir: isSsrBuild ? false : 'public',
   plugins: [react(), tailwindcss(), devRuntimeConfig(), ...(isSsrBuild ? [] : [stylesheetFirst(), precompress()])],
   build: isSsrBuild
-    ? { outDir: prerenderDir, emptyOutDir: true, target: 'node22', rollupOptions: { input: path.resolve('client/prerender.tsx') } }
+    ? { outDir: prerenderDir, emptyOutDir: true, target: 'node22', rolldownOptions: { input: path.resolve('client/prerender.tsx') } }
     : {
         outDir,
         emptyOutDir: true,
@@ -88,20 +123,22 @@ export default defineConfig(({ isSsrBuild }) => ({
         },
         // The public pages (`/`, `/insights`) have their own page with a small entry; every
         // other path gets the whole app's page.
-        rollupOptions: {
+        rolldownOptions: {
           input: { index: path.resolve('client/index.html'), site: path.resolve('client/site.html') },
           output: {
-            // The public pages' own modules as one file: a dozen tiny chunks would each cost a
-            // request and their own compression overhead on the budgeted first load. Only modules
-            // those pages load anyway belong here (no Radix, no query cache).
-            advancedChunks: {
+            chunkFileNames: (chunk) => `assets/${chunkName(chunk)}-[hash].js`,
+            // The shell every page loads (layout, header, sign-in state, UI primitives) as one
+            // file: a dozen tiny chunks would each cost a request and their own compression
+            // overhead on the budgeted first load. Only modules the public pages load anyway
+            // belong here (no Radix, no query cache).
+            codeSplitting: {
               groups: [
                 {
-                  name: 'site',
+                  name: SHELL_CHUNK,
                   test: /client[\\/](app[\\/](layout|header|app-root|error-boundary)\.tsx|features[\\/]auth[\\/](auth-provider|post-login-path|api[\\/]auth-api)\.tsx?|components[\\/](article-card|ui[\\/](avatar|badge|button|card|load-failed|skeleton|spinner|stroke-icon|toast-host|use-page-title))\.tsx?|lib[\\/](navigation|api-client|app-config|notify|auth-context)\.ts)$/,
                 },
                 // The public pages themselves: the app loads them only when it shows one.
-                { name: 'site-pages', test: /client[\\/]features[\\/](landing[\\/]|articles[\\/]insights-view\.tsx)/ },
+                { name: PUBLIC_PAGES_CHUNK, test: /client[\\/]features[\\/](landing[\\/]|articles[\\/]insights-view\.tsx)/ },
               ],
             },
           },

@@ -1,8 +1,7 @@
 import { renderToString } from 'react-dom/server';
-import type { TPublicConfig } from '../contracts/auth.ts';
 import { AppRoot } from './app/app-root.tsx';
 import { SiteRoot, type SitePage } from './app/site-root.tsx';
-import { primeAppConfig } from './lib/app-config.ts';
+import { primeAppConfig, type TClientConfig } from './lib/app-config.ts';
 
 export type { SitePage };
 
@@ -18,7 +17,7 @@ const neverLoaded = () => Promise.reject(new Error('a rendered page never opens 
  * `vite build --ssr`: script/prerender.ts renders `/` with it at build time, and the server
  * renders `/insights` with it per request.
  */
-export function renderSitePage(location: string, page: SitePage, config: TPublicConfig, year: string): string {
+export function renderSitePage(location: string, page: SitePage, config: TClientConfig, year: string): string {
   primeAppConfig(config, year);
   return renderToString(
     <AppRoot>

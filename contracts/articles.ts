@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { INSIGHTS_PAGE_SIZE } from './site.ts';
 import { DEFAULT_READ_TIME } from './constants.ts';
 
 /** SPEC section 5 "Article form": the same rules and messages on the form and the server. */
@@ -89,8 +88,6 @@ export const ZArticle = ZPublicArticle.extend({
   updatedAt: z.string(),
 });
 export type TArticle = z.infer<typeof ZArticle>;
-
-export const ARTICLES_PAGE_SIZE = INSIGHTS_PAGE_SIZE;
 
 export const ZArticleListQuery = z.object({
   limit: z.coerce.number().int('limit must be a whole number').min(1, 'limit must be at least 1').max(100, 'limit must be at most 100').optional(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CHAT_ACCESS, CHAT_PROVIDERS } from './chat.ts';
 
 export const ROLES = ['admin', 'guest'] as const;
 export const ZRole = z.enum(ROLES);
@@ -62,5 +63,7 @@ export const ZPublicConfig = z.object({
   siteName: z.string(),
   contactEmail: z.string(),
   authProvider: z.enum(AUTH_PROVIDERS),
+  /** Who may use each assistant (CHAT_POLICY over the defaults), e.g. for the Users page's roles. */
+  chatPolicy: z.record(z.enum(CHAT_PROVIDERS), z.enum(CHAT_ACCESS)),
 });
 export type TPublicConfig = z.infer<typeof ZPublicConfig>;

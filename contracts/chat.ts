@@ -141,6 +141,13 @@ export const CHAT_PROVIDER_INFO: Record<TChatProvider, TChatProviderInfo> = {
   },
 };
 
+/** Who may chat with an assistant: admins only, or anyone signed in (admins pass either). */
+export const CHAT_ACCESS = ['admin', 'signedIn'] as const;
+export type TChatAccess = (typeof CHAT_ACCESS)[number];
+/** Each assistant's access: the server's CHAT_POLICY over these defaults. */
+export type TChatPolicy = Record<TChatProvider, TChatAccess>;
+export const DEFAULT_CHAT_POLICY = Object.fromEntries(CHAT_PROVIDERS.map((p) => [p, CHAT_PROVIDER_INFO[p].defaultAccess])) as TChatPolicy;
+
 export const CHAT_LIMITS = { maxMessages: 100, maxMessageChars: 32_000 } as const;
 
 export const ZChatMessage = z.object({

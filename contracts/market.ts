@@ -72,6 +72,31 @@ export type TChartData = {
   markers: Array<{ time: number; rule: string }>;
 };
 
+/**
+ * Why a provider of market or on-chain data could not be read. Each kind has one sentence, the
+ * only text about the failure a user ever sees: a provider's own words (error bodies, library
+ * messages) can carry anything, so they go to the server log only.
+ */
+export const MARKET_FAILURES = {
+  unreachable: 'The data provider could not be reached.',
+  timeout: 'The data provider did not answer in time.',
+  'rate-limited': 'The data provider is limiting our requests. Later runs will try again.',
+  unavailable: 'The data provider is having trouble on its side.',
+  'unknown-symbol': 'The data provider does not list this symbol.',
+  'unsupported-timeframe': 'The data provider does not offer candles of this size.',
+  'no-data': 'The data provider sent no candles for this market.',
+  'provider-error': 'The data provider refused the request or sent an answer we could not read.',
+  'key-rejected': 'The data provider rejected the API key set on this server.',
+  'not-configured': 'This data source is not configured on this server.',
+  cancelled: 'The request was cancelled because the server was shutting down.',
+  internal: 'This market could not be evaluated because of an error on our side. The server log has the details.',
+} as const satisfies Record<string, string>;
+export type TMarketFailure = keyof typeof MARKET_FAILURES;
+
+export function isMarketFailure(value: unknown): value is TMarketFailure {
+  return typeof value === 'string' && Object.hasOwn(MARKET_FAILURES, value);
+}
+
 export type TMarketResult =
   | {
       ok: true;
@@ -88,7 +113,16 @@ export type TMarketResult =
       rules: TRuleOutcome[];
       chart: TChartData;
     }
-  | { ok: false; symbol: string; source: TMarketSource; simulated: boolean; error: string };
+  | {
+      ok: false;
+      symbol: string;
+      source: TMarketSource;
+      simulated: boolean;
+      /** Why (absent in runs recorded before kinds existed). */
+      failure?: TMarketFailure;
+      /** MARKET_FAILURES[failure]: never a provider's own text. */
+      error: string;
+    };
 
 /** An alert a run raised (a notification threshold that fired for one market). */
 export type TRunAlert = { market: string; threshold: string; value: number; limit: number; message: string };

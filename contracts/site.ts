@@ -4,8 +4,8 @@ import type { TArticleSummary } from './articles.ts';
  * build time, the server `/insights` per request. */
 export const SITE_PAGE_MARKER = '<!--site-page-->';
 
-/** Repeated here as a plain number (contracts/articles.ts has ARTICLES_PAGE_SIZE next to zod,
- * which the public pages must not load; a test keeps them equal). */
+/** Articles a page of /insights shows, rendered by the server and by the app alike. Here, not
+ * in contracts/articles.ts, because that module loads zod, which the public pages must not. */
 export const INSIGHTS_PAGE_SIZE = 12;
 
 /**

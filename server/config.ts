@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { ZEmail, type TPublicConfig } from '../contracts/auth.ts';
-import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS, type TChatProvider } from '../contracts/chat.ts';
+import { CHAT_PROVIDERS, DEFAULT_CHAT_POLICY, type TChatPolicy, type TChatProvider } from '../contracts/chat.ts';
 
 const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
 const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
@@ -22,7 +22,7 @@ const ZChatPolicy = z.preprocess(
     .string()
     .default('')
     .transform((text, ctx) => {
-      const policy: Partial<Record<TChatProvider, 'admin' | 'signedIn'>> = {};
+      const policy: Partial<TChatPolicy> = {};
       for (const entry of text.split(',').map((e) => e.trim()).filter(Boolean)) {
         const [name, access] = entry.split('=').map((p) => p.trim());
         if (!(CHAT_PROVIDERS as readonly string[]).includes(name ?? '') || (access !== 'admin' && access !== 'signedIn')) {
@@ -239,7 +239,7 @@ export type ChatConfig = {
   /** Model ids Ollama serves (OLLAMA_MODELS); replaces the contract's Llama list. */
   ollamaModels: string[];
   /** Who may use each assistant: the contract's default with CHAT_POLICY applied. */
-  access: Record<TChatProvider, 'admin' | 'signedIn'>;
+  access: TChatPolicy;
   rateLimitPerMinute: number;
   /** Input + output tokens per user per UTC day; 0 = unlimited. */
   dailyTokenBudget: number;
@@ -337,9 +337,7 @@ export function loadConfig(
         llama: { apiKey: null, baseUrl: e.OLLAMA_BASE_URL.replace(/\/+$/, '') },
       },
       ollamaModels: e.OLLAMA_MODELS,
-      access: Object.fromEntries(
-        CHAT_PROVIDERS.map((p) => [p, e.CHAT_POLICY[p] ?? CHAT_PROVIDER_INFO[p].defaultAccess]),
-      ) as Record<TChatProvider, 'admin' | 'signedIn'>,
+      access: { ...DEFAULT_CHAT_POLICY, ...e.CHAT_POLICY },
       rateLimitPerMinute: e.CHAT_RATE_LIMIT,
       dailyTokenBudget: e.CHAT_DAILY_TOKEN_BUDGET,
       timeoutMs: e.CHAT_TIMEOUT_MS,
@@ -407,5 +405,5 @@ function storedSecret(dataDir: string): string {
 }
 
 export function publicConfig(config: Config): TPublicConfig {
-  return { siteName: config.siteName, contactEmail: config.contactEmail, authProvider: config.auth.provider };
+  return { siteName: config.siteName, contactEmail: config.contactEmail, authProvider: config.auth.provider, chatPolicy: config.chat.access };
 }

@@ -72,7 +72,8 @@ export const markdownComponents: Components = {
   ),
   code: ({ node: _node, ...props }) => <code className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-[0.9em] text-slate-800" {...props} />,
   table: ({ node: _node, ...props }) => (
-    <div className="my-6 overflow-x-auto">
+    // A wide table scrolls sideways inside its box rather than widening the page.
+    <div className="my-6 overflow-x-auto" data-scroll-x>
       <table className="w-full border-collapse text-left text-sm" {...props} />
     </div>
   ),
@@ -93,7 +94,8 @@ type SafeMarkdownProps = {
  * HTML, safe URLs only. */
 export function SafeMarkdown({ children, components, className }: SafeMarkdownProps) {
   return (
-    <div className={className}>
+    // A long URL or word breaks rather than widening the page (a phone is 390 px wide).
+    <div className={`wrap-break-word ${className ?? ''}`}>
       <Markdown remarkPlugins={[remarkGfm]} urlTransform={safeUrl} components={components ? { ...markdownComponents, ...components } : markdownComponents}>
         {children}
       </Markdown>

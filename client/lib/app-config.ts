@@ -1,11 +1,18 @@
 import type { TPublicConfig } from '../../contracts/auth.ts';
 
-const FALLBACK: TPublicConfig = { siteName: 'Axiom Automation', contactEmail: 'hello@axiom-automation.com', authProvider: 'local' };
+/**
+ * The config as the client holds it. The chat policy is missing only where no server wrote the
+ * config (unit tests, the build-time prerender); its reader falls back to the contract's
+ * defaults, which this module does not import: they would weigh on the landing page.
+ */
+export type TClientConfig = Omit<TPublicConfig, 'chatPolicy'> & Partial<Pick<TPublicConfig, 'chatPolicy'>>;
 
-let cached: TPublicConfig | undefined;
+const FALLBACK: TClientConfig = { siteName: 'Axiom Automation', contactEmail: 'hello@axiom-automation.com', authProvider: 'local' };
+
+let cached: TClientConfig | undefined;
 
 /** The runtime config the server writes into index.html (no extra request at start). */
-export function appConfig(): TPublicConfig {
+export function appConfig(): TClientConfig {
   if (cached) return cached;
   const element = typeof document !== 'undefined' ? document.getElementById('app-config') : null;
   try {
@@ -22,7 +29,7 @@ let prerenderYear: string | undefined;
  * For the build-time prerender of the landing page, which has no document: the config (and the
  * copyright year) become placeholders that the server fills in on every request.
  */
-export function primeAppConfig(config: TPublicConfig, year: string): void {
+export function primeAppConfig(config: TClientConfig, year: string): void {
   cached = config;
   prerenderYear = year;
 }

@@ -13,6 +13,8 @@ test.describe('administration', () => {
     await login(page, admin);
     await page.goto('/admin/users');
     await expect(page.getByRole('heading', { level: 1, name: 'Users' })).toBeVisible();
+    // The e2e server runs the default chat policy: DeepSeek and Llama are open to guests.
+    await expect(page.getByText(/^Everyone who has signed in\./)).toContainText('guests can use the DeepSeek and Llama chats and see the dashboard.');
     const role = page.getByRole('combobox', { name: `Role for ${guest.name}` });
     await expect(role).toHaveValue('guest');
     await role.selectOption('admin');
@@ -22,6 +24,8 @@ test.describe('administration', () => {
     await guestPage.reload();
     await expect(guestPage.getByText('Admin Access').first()).toBeVisible();
     await guestPage.goto('/chat-console');
+    // The chat itself, then no denial: right after the navigation the denial may not have rendered yet.
+    await expect(guestPage.getByLabel('Message GPT')).toBeVisible();
     await expect(guestPage.getByRole('heading', { name: 'Access Denied' })).toHaveCount(0);
     await guestPage.close();
   });

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import AxeBuilder from '@axe-core/playwright';
 import type { Locator, Page, TestInfo } from '@playwright/test';
+import { defaultAgentConfig } from '../../server/test/agent-fixtures.ts';
+import { MARKET_FAILURES } from '../../contracts/market.ts';
+import { startFakeYahoo } from '../fakes/yahoo.ts';
 import { expect, test, toasts, waitForAnimations } from './fixtures.ts';
+import { startAppServer } from './support/app-server.ts';
+import { ADMIN_EMAIL, ADMIN_NAME } from './support/constants.ts';
 
 // Issue 6: an agent runs on (simulated) market data; its details show the run's result in words,
 // a price chart with the rules that fired, and the alert reaches the header's bell.
@@ -85,5 +90,43 @@ test.describe('agent runtime', () => {
     // The alert reaches the header's bell: refreshed when the dialog saw the run finish, else by
     // the bell's own 30 s poll (the alert is stored just after the run is marked done).
     await expect(page.getByRole('button', { name: /Notifications/ })).toHaveAccessibleName(/[1-9]\d* unread/, { timeout: 35_000 });
+  });
+
+  test("a provider's own words never reach Run History: the failure shows its sentence", async ({ page }, testInfo) => {
+    test.slow();
+    // Live market data from a Yahoo that answers in its real error format with words of its own.
+    const canary = '7QX-canary';
+    const yahoo = await startFakeYahoo();
+    yahoo.setErrorText(`No data found for NOPE, call our desk about ticket ${canary}`);
+    const server = await startAppServer({ env: { MARKET_DATA: 'live', YAHOO_BASE_URL: yahoo.baseUrl, MARKET_RETRIES: '0' } });
+    try {
+      const origin = { origin: server.url };
+      expect((await page.request.post(`${server.url}/api/auth/local/login`, { data: { email: ADMIN_EMAIL, name: ADMIN_NAME }, headers: origin })).status()).toBe(200);
+      const name = 'Delisted watch';
+      const base = defaultAgentConfig('stock-market-scanner');
+      const config = { ...base, notifications: { ...base.notifications, email: false }, parameters: { ...base.parameters, symbols: 'NOPE' } };
+      const created = await page.request.post(`${server.url}/api/agents`, { data: { templateId: 'stock-market-scanner', name, config }, headers: origin });
+      expect(created.status()).toBe(201);
+      const { id } = (await created.json()) as { id: string };
+      expect((await page.request.post(`${server.url}/api/agents/${id}/run`, { headers: origin })).status()).toBe(202);
+
+      await page.goto(`${server.url}/agents-console`);
+      await page.getByRole('tab', { name: 'Paused Agents' }).click();
+      await agentCard(page, name).getByRole('button', { name: 'View Details' }).click();
+      const details = page.getByRole('dialog', { name });
+      await details.getByRole('tab', { name: 'Run History' }).click();
+      const run = details.locator('ol > li').first();
+      await expect(run.getByText('Failure', { exact: true })).toBeVisible({ timeout: 30_000 });
+      await expect(run.getByRole('region', { name: 'NOPE · yahoo' })).toContainText(`Could not read this market: ${MARKET_FAILURES['unknown-symbol']}`);
+      await expect(run).toContainText(`NOPE (yahoo): ${MARKET_FAILURES['unknown-symbol']}`);
+      await run.getByText('Show raw JSON').click();
+      await expect(run.locator('details pre')).toContainText('"failure": "unknown-symbol"');
+      await expect(page.locator('body')).not.toContainText(canary);
+      expect(yahoo.requests().filter((r) => r.path === '/v8/finance/chart/NOPE').length, 'Yahoo was asked').toBeGreaterThan(0);
+      await expectNoSeriousViolations(page, testInfo, '[role="dialog"]', 'run-history-failure');
+    } finally {
+      await server.stop();
+      await yahoo.close();
+    }
   });
 });

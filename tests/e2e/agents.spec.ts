@@ -105,6 +105,8 @@ test.describe('agents console', () => {
     await other.goto('/agents-console');
     await expect(other.getByRole('heading', { name: 'AI Agents Console' })).toBeVisible();
     await other.getByRole('tab', { name: 'Paused Agents' }).click();
+    // Their list has loaded (empty: they made none) before the agent's absence means anything.
+    await expect(other.getByText('No Paused Agents')).toBeVisible();
     await expect(other.getByText(name)).toHaveCount(0);
     await other.close();
 

@@ -157,3 +157,70 @@ export async function waitForAnimations(page: Page): Promise<void> {
     },
   );
 }
+
+/** A phone's viewport (iPhone 12 to 15): every screen must fit it. */
+export const PHONE_VIEWPORT = { width: 390, height: 844 } as const;
+
+/**
+ * Fails when the page scrolls sideways, or when a visible element reaches past the viewport's
+ * left or right edge, even inside a box that scrolls: a list or form that must be scrolled
+ * sideways inside its card does not fit either. Only content that scrolls sideways by design
+ * may be wider than the screen, inside its box: code in a `pre`, and what a `data-scroll-x` box
+ * holds (a wide table in an article).
+ */
+export async function expectFitsViewport(page: Page, screen: string): Promise<void> {
+  const found = await page.evaluate(() => {
+    type Box = { left: number; right: number; width: number; height: number };
+    type El = {
+      tagName: string;
+      id: string;
+      parentElement: El | null;
+      textContent: string | null;
+      scrollWidth: number;
+      clientWidth: number;
+      getAttribute(name: string): string | null;
+      getBoundingClientRect(): Box;
+    };
+    type Style = { visibility: string; clipPath: string; clip: string; overflowX: string };
+    const win = globalThis as unknown as {
+      innerWidth: number;
+      document: { documentElement: { scrollWidth: number }; body: El & { querySelectorAll(selector: string): Iterable<El> } };
+      getComputedStyle(el: El): Style;
+    };
+    const { document } = win;
+    const width = win.innerWidth;
+    const scrollsByDesign = (el: El) => el.tagName === 'PRE' || el.getAttribute('data-scroll-x') !== null;
+    // Screen-reader-only text (clipped to nothing) is not on the screen.
+    const clippedAway = (el: El) => {
+      const style = win.getComputedStyle(el);
+      return style.clipPath === 'inset(50%)' || style.clip === 'rect(0px, 0px, 0px, 0px)';
+    };
+    const exempt = (el: El) => {
+      if (clippedAway(el)) return true;
+      for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) if (scrollsByDesign(p) || clippedAway(p)) return true;
+      return false;
+    };
+    const describe = (el: El) => {
+      const name = el.getAttribute('aria-label') ?? (el.textContent ?? '').trim().replace(/\s+/g, ' ').slice(0, 40);
+      return `<${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}> "${name}"`;
+    };
+    const past: string[] = [];
+    for (const el of document.body.querySelectorAll('*')) {
+      const box = el.getBoundingClientRect();
+      if (box.width === 0 || box.height === 0) continue;
+      const style = win.getComputedStyle(el);
+      if (style.visibility === 'hidden' || exempt(el)) continue;
+      if (box.left < -0.5 || box.right > width + 0.5) {
+        past.push(`${describe(el)} spans ${Math.round(box.left)}..${Math.round(box.right)} px`);
+      } else if ((style.overflowX === 'auto' || style.overflowX === 'scroll') && el.scrollWidth > el.clientWidth + 1 && !scrollsByDesign(el)) {
+        // A box that scrolls sideways because what it holds is wider (a chat log with a long
+        // word in it, a table in a card): the content is off-screen all the same.
+        past.push(`${describe(el)} scrolls ${el.scrollWidth} px in ${el.clientWidth} px`);
+      }
+    }
+    return { scrollWidth: document.documentElement.scrollWidth, width, past };
+  });
+  // Soft: a journey through many screens reports every one that does not fit, then fails.
+  expect.soft(found.scrollWidth, `${screen}: the page is ${found.scrollWidth} px wide in a ${found.width} px viewport`).toBeLessThanOrEqual(found.width);
+  expect.soft(found.past.slice(0, 12), `${screen}: elements past the viewport's edges`).toEqual([]);
+}

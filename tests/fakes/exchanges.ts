@@ -14,14 +14,20 @@
  * the last one being the current (forming) candle.
  *
  * Faults per exchange, set at runtime: '429' and '500' answer that status in the exchange's
- * error format; 'hang' never answers; 'flaky' picks 429, 500 or hang at random (seeded) with a
- * given probability. `failNext(exchange, n, fault)` fails only the next n requests. Requests are
- * recorded with their kind ('markets' for the market lists, 'candles', 'other').
+ * error format; 'bad-request' and 'unknown-symbol' answer as the exchange refuses a malformed
+ * request or a pair it does not list (Binance -1100 / -1121, Kraken EGeneral / EQuery, ...);
+ * 'hang' never answers; 'flaky' picks 429, 500 or hang at random (seeded) with a given
+ * probability. `failNext(exchange, n, fault)` fails only the next n requests.
+ * `setErrorText(exchange, text)` puts `text` where the exchange writes its human-readable error
+ * message (Binance `msg`, Kraken's error string after the category, Coinbase `message`, ...), so
+ * a test can follow a provider's words. Requests are recorded with their kind ('markets' for
+ * the market lists, 'candles', 'other').
  *
  * Standalone (for Playwright): `node tests/fakes/exchanges.ts` prints the env lines (KEY=value)
  * that point the server at it. FAKE_EXCHANGES_PORT picks the port (default random). A separate
  * process is steered over HTTP: POST /__control/fault {exchange, fault, probability?, seed?},
- * POST /__control/fail-next {exchange, count, fault?}, GET /__control/requests, POST /__control/reset.
+ * POST /__control/fail-next {exchange, count, fault?}, POST /__control/error-text {exchange, text},
+ * GET /__control/requests, POST /__control/reset.
  */
 import { readJson, runStandalone, sendJson, startFakeHttpServer } from './http.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -30,10 +36,11 @@ import type { TCandle } from '../../contracts/market.ts';
 export const FAKE_EXCHANGES = ['binance', 'coinbase', 'kraken', 'kucoin', 'htx'] as const;
 export type FakeExchange = (typeof FAKE_EXCHANGES)[number];
 
-export const FAKE_MARKET_FAULTS = ['none', '429', '500', 'hang', 'flaky'] as const;
+export const FAKE_MARKET_FAULTS = ['none', '429', '500', 'bad-request', 'unknown-symbol', 'hang', 'flaky'] as const;
 export type FakeMarketFault = (typeof FAKE_MARKET_FAULTS)[number];
+export const FAKE_FAILURES = ['429', '500', 'bad-request', 'unknown-symbol', 'hang'] as const;
 /** What one request suffers. */
-export type FakeFailure = '429' | '500' | 'hang';
+export type FakeFailure = (typeof FAKE_FAILURES)[number];
 
 export type FakeExchangeRequest = {
   exchange: FakeExchange;
@@ -55,6 +62,8 @@ export type FakeExchanges = {
   setFault(exchange: FakeExchange, fault: FakeMarketFault, options?: { probability?: number; seed?: number }): void;
   /** The next `count` requests to `exchange` fail with `fault`; later ones follow setFault. */
   failNext(exchange: FakeExchange, count: number, fault?: FakeFailure): void;
+  /** The exchange's error messages say `text` (null: its usual words) until reset. */
+  setErrorText(exchange: FakeExchange, text: string | null): void;
   requests(exchange?: FakeExchange): FakeExchangeRequest[];
   reset(): void;
   close(): Promise<void>;
@@ -67,10 +76,12 @@ export type FaultState = {
   probability: number;
   random: () => number;
   next: { fault: FakeFailure; remaining: number };
+  /** What the provider's error messages say instead of its usual words (null: the usual). */
+  errorText: string | null;
 };
 
 export function newFaultState(): FaultState {
-  return { fault: 'none', probability: 0.5, random: mulberry32(1), next: { fault: '429', remaining: 0 } };
+  return { fault: 'none', probability: 0.5, random: mulberry32(1), next: { fault: '429', remaining: 0 }, errorText: null };
 }
 
 export function setFaultState(state: FaultState, fault: FakeMarketFault, options: { probability?: number; seed?: number } = {}): void {
@@ -88,6 +99,7 @@ export function pickFailure(state: FaultState): FakeFailure | null {
   if (state.fault === 'none') return null;
   if (state.fault !== 'flaky') return state.fault;
   if (state.random() >= state.probability) return null;
+  // Flaky means the failures that pass: never a refusal.
   const failures: FakeFailure[] = ['429', '500', 'hang'];
   return failures[Math.floor(state.random() * failures.length)]!;
 }
@@ -213,6 +225,9 @@ export async function startFakeExchanges(options: { port?: number } = {}): Promi
     failNext(exchange, count, fault = '429') {
       state.faults.get(exchange)!.next = { fault, remaining: count };
     },
+    setErrorText(exchange, text) {
+      state.faults.get(exchange)!.errorText = text;
+    },
     requests: (exchange) => state.requests.filter((r) => !exchange || r.exchange === exchange),
     reset: () => reset(state),
     close,
@@ -241,7 +256,8 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     record.outcome = 'hang';
     return; // never answers; close() or the client's timeout ends the socket
   }
-  const answer = failure ? errorAnswer(exchange, Number(failure)) : route(exchange, path, query);
+  const errorText = state.faults.get(exchange)!.errorText;
+  const answer = failure ? errorAnswer(exchange, failure, errorText) : route(exchange, path, query, errorText);
   record.outcome = answer.status;
   sendJson(res, answer.status, answer.body);
 }
@@ -260,26 +276,74 @@ function kindOf(exchange: FakeExchange, path: string): FakeExchangeRequest['kind
 
 type Answer = { status: number; body: unknown };
 
-/** A 429 or 5xx in the exchange's own error format. */
-function errorAnswer(exchange: FakeExchange, status: number): Answer {
-  const rateLimited = status === 429;
+/**
+ * A failure in the exchange's own error format (from their API documentation): the status,
+ * the exchange's code, and its message, or `text` in its place.
+ */
+function errorAnswer(exchange: FakeExchange, failure: Exclude<FakeFailure, 'hang'>, text: string | null): Answer {
+  const say = (usual: string) => text ?? usual;
   switch (exchange) {
-    case 'binance':
-      return { status, body: rateLimited ? { code: -1003, msg: 'Too many requests; current limit is 6000 request weight per 1 MINUTE.' } : { code: -1001, msg: 'Internal error; unable to process your request. Please try again.' } };
-    case 'kraken':
-      return { status, body: { error: [rateLimited ? 'EAPI:Rate limit exceeded' : 'EService:Unavailable'] } };
-    case 'coinbase':
-      return { status, body: { message: rateLimited ? 'Public rate limit exceeded' : 'Internal server error' } };
-    case 'kucoin':
-      return { status, body: { code: rateLimited ? '429000' : '500000', msg: rateLimited ? 'Too Many Requests' : 'Internal Server Error' } };
-    case 'htx':
-      return { status, body: { status: 'error', 'err-code': rateLimited ? 'too-many-request' : 'system-busy', 'err-msg': rateLimited ? 'Too many requests' : 'System busy' } };
+    case 'binance': {
+      const [status, code, msg] = {
+        '429': [429, -1003, 'Too many requests; current limit is 6000 request weight per 1 MINUTE.'],
+        '500': [500, -1001, 'Internal error; unable to process your request. Please try again.'],
+        'bad-request': [400, -1100, "Illegal characters found in parameter 'symbol'; legal range is '^[A-Z0-9-_.]{1,20}$'."],
+        'unknown-symbol': [400, -1121, 'Invalid symbol.'],
+      }[failure] as [number, number, string];
+      return { status, body: { code, msg: say(msg) } };
+    }
+    case 'kraken': {
+      // Kraken refuses queries with 200 and "<severity><category>:<message>" strings.
+      const [status, category, message] = {
+        '429': [429, 'EAPI', 'Rate limit exceeded'],
+        '500': [500, 'EService', 'Unavailable'],
+        'bad-request': [200, 'EGeneral', 'Invalid arguments'],
+        'unknown-symbol': [200, 'EQuery', 'Unknown asset pair'],
+      }[failure] as [number, string, string];
+      return { status, body: { error: [`${category}:${say(message)}`] } };
+    }
+    case 'coinbase': {
+      const [status, message] = {
+        '429': [429, 'Public rate limit exceeded'],
+        '500': [500, 'Internal server error'],
+        'bad-request': [400, 'Unsupported granularity'],
+        'unknown-symbol': [404, 'NotFound'],
+      }[failure] as [number, string];
+      return { status, body: { message: say(message) } };
+    }
+    case 'kucoin': {
+      const [status, code, msg] = {
+        '429': [429, '429000', 'Too Many Requests'],
+        '500': [500, '500000', 'Internal Server Error'],
+        'bad-request': [200, '400100', 'Unsupported type'],
+        'unknown-symbol': [200, '400100', 'This pair is not provided at present'],
+      }[failure] as [number, string, string];
+      return { status, body: { code, msg: say(msg) } };
+    }
+    case 'htx': {
+      const [status, code, msg] = {
+        '429': [429, 'too-many-request', 'Too many requests'],
+        '500': [500, 'system-busy', 'System busy'],
+        'bad-request': [200, 'invalid-parameter', 'invalid period'],
+        'unknown-symbol': [200, 'invalid-parameter', 'invalid symbol'],
+      }[failure] as [number, string, string];
+      return { status, body: { status: 'error', 'err-code': code, 'err-msg': say(msg) } };
+    }
   }
 }
 
-function route(exchange: FakeExchange, path: string, query: Record<string, string>): Answer {
+function route(exchange: FakeExchange, path: string, query: Record<string, string>, errorText: string | null): Answer {
   const handlers: Record<FakeExchange, (path: string, query: Record<string, string>) => Answer | null> = { binance, kraken, coinbase, kucoin, htx };
-  return handlers[exchange](path, query) ?? { status: 404, body: { error: `fake ${exchange}: no route ${path}` } };
+  const answer = handlers[exchange](path, query) ?? { status: 404, body: { error: `fake ${exchange}: no route ${path}` } };
+  // A refusal by the routes themselves (a pair or interval they do not know) says the text too.
+  return errorText && answer.status !== 200 ? withErrorText(answer, errorText) : answer;
+}
+
+function withErrorText(answer: Answer, text: string): Answer {
+  const body = answer.body as Record<string, unknown>;
+  if ('msg' in body) return { ...answer, body: { ...body, msg: text } };
+  if ('message' in body) return { ...answer, body: { ...body, message: text } };
+  return answer;
 }
 
 const num = (value: string | undefined) => (value === undefined || value === '' ? undefined : Number(value));
@@ -614,10 +678,15 @@ function control(state: State, path: string, body: Record<string, unknown>, res:
     return sendJson(res, 200, { ok: true });
   }
   if (path === '/__control/fail-next') {
-    const fault = (['429', '500', 'hang'] as const).find((f) => f === (body.fault ?? '429'));
+    const fault = FAKE_FAILURES.find((f) => f === (body.fault ?? '429'));
     const count = Number(body.count);
     if (!exchange || !fault || !Number.isInteger(count) || count < 0) return sendJson(res, 400, { error: 'exchange, count or fault invalid' });
     state.faults.get(exchange)!.next = { fault, remaining: count };
+    return sendJson(res, 200, { ok: true });
+  }
+  if (path === '/__control/error-text') {
+    if (!exchange || !(typeof body.text === 'string' || body.text === null)) return sendJson(res, 400, { error: 'exchange or text invalid' });
+    state.faults.get(exchange)!.errorText = body.text;
     return sendJson(res, 200, { ok: true });
   }
   if (path === '/__control/requests') return sendJson(res, 200, { requests: state.requests });

@@ -5,7 +5,8 @@
  * pages them (`cursor` continues after the previous page), refuses a `start` more than an hour
  * back (the free plan's limit) and answers `{ result: 'error', message }` with 401 for a wrong
  * key. Faults, set at runtime, for the next `times` requests or for good: '401', '429' (with a
- * Retry-After when asked), '500', 'hang' (never answers).
+ * Retry-After when asked), '500', 'hang' (never answers). `setErrorText(text)` puts `text` in
+ * the `message` of every error answer.
  */
 import { sendJson, startFakeHttpServer } from './http.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -42,6 +43,8 @@ export type FakeWhaleAlert = {
   setTransactions(list: WhaleAlertWireTransaction[]): void;
   /** `times` requests get the fault, then the fake answers normally again (default: all). */
   setFault(fault: FakeWhaleAlertFault, options?: { times?: number; retryAfterSeconds?: number }): void;
+  /** The `message` of error answers (null: the usual words). */
+  setErrorText(text: string | null): void;
   requests(): FakeWhaleAlertRequest[];
   close(): Promise<void>;
 };
@@ -75,7 +78,10 @@ export async function startFakeWhaleAlert(options: { port?: number } = {}): Prom
     faultTimes: Infinity,
     retryAfterSeconds: undefined as number | undefined,
     requests: [] as FakeWhaleAlertRequest[],
+    errorText: null as string | null,
   };
+  const sendError = (res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) =>
+    sendJson(res, status, { result: 'error', message: state.errorText ?? message }, headers);
 
   const { root, close } = await startFakeHttpServer('fake Whale Alert', options.port ?? 0, (req, res) => handle(req, res));
 
@@ -124,12 +130,9 @@ export async function startFakeWhaleAlert(options: { port?: number } = {}): Prom
       state.faultTimes = times;
       state.retryAfterSeconds = retryAfterSeconds;
     },
+    setErrorText: (text) => void (state.errorText = text),
     requests: () => [...state.requests],
     close,
   };
-}
-
-function sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-  sendJson(res, status, { result: 'error', message }, headers);
 }
 

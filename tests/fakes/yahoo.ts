@@ -14,15 +14,20 @@
  * 13:30–20:00 UTC) for intraday intervals; daily and weekly rows are stamped 13:30 UTC, as Yahoo
  * stamps them with the market's open.
  *
- * Faults as the exchanges fake: setFault('429' | '500' | 'hang' | 'flaky' | 'none'), failNext(n).
+ * Faults as the exchanges fake: setFault('429' | '500' | 'bad-request' | 'unknown-symbol' | 'hang' |
+ * 'flaky' | 'none'), failNext(n). 429 and 500 come as Yahoo sends them, in plain text; a bad
+ * request (400) and an unknown symbol (404) in its JSON error shape. `setErrorText(text)` puts
+ * `text` where Yahoo writes its words (the plain-text body, `error.description`).
  *
  * Standalone (for Playwright): `node tests/fakes/yahoo.ts` prints YAHOO_BASE_URL=...; FAKE_YAHOO_PORT
  * picks the port. Control over HTTP: POST /__control/fault {fault, probability?, seed?},
- * POST /__control/fail-next {count, fault?}, GET /__control/requests, POST /__control/reset.
+ * POST /__control/fail-next {count, fault?}, POST /__control/error-text {text}, GET /__control/requests,
+ * POST /__control/reset.
  */
 import { readJson, runStandalone, sendJson, startFakeHttpServer } from './http.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  FAKE_FAILURES,
   FAKE_MARKET_FAULTS,
   fakeCandle,
   newFaultState,
@@ -66,6 +71,8 @@ export type FakeYahoo = {
   env: Record<string, string>;
   setFault(fault: FakeMarketFault, options?: { probability?: number; seed?: number }): void;
   failNext(count: number, fault?: FakeFailure): void;
+  /** Yahoo's error messages say `text` (null: its usual words) until reset. */
+  setErrorText(text: string | null): void;
   requests(): FakeYahooRequest[];
   /** Times a crumb was handed out. */
   crumbFetches(): number;
@@ -88,6 +95,9 @@ export async function startFakeYahoo(options: { port?: number } = {}): Promise<F
     setFault: (fault, faultOptions) => setFaultState(state.fault, fault, faultOptions),
     failNext(count, fault = '429') {
       state.fault.next = { fault, remaining: count };
+    },
+    setErrorText(text) {
+      state.fault.errorText = text;
     },
     requests: () => [...state.requests],
     crumbFetches: () => state.crumbs,
@@ -115,10 +125,16 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     record.outcome = 'hang';
     return;
   }
-  if (failure) {
+  const say = (usual: string) => state.fault.errorText ?? usual;
+  if (failure === '429' || failure === '500') {
     record.outcome = Number(failure);
     // Yahoo answers these in plain text, not JSON.
-    return sendText(res, Number(failure), failure === '429' ? 'Too Many Requests\r\n' : 'Internal Server Error\r\n');
+    return sendText(res, Number(failure), `${say(failure === '429' ? 'Too Many Requests' : 'Internal Server Error')}\r\n`);
+  }
+  if (failure) {
+    const answer = failure === 'unknown-symbol' ? chartError(404, 'Not Found', say(NO_DATA)) : chartError(400, 'Bad Request', say(BAD_INPUT));
+    record.outcome = answer.status;
+    return sendJson(res, answer.status, answer.body);
   }
 
   if (url.pathname === '/' || url.pathname.startsWith('/quote/')) {
@@ -136,7 +152,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   }
   const chart = /^\/v8\/finance\/chart\/([^/]+)$/.exec(url.pathname);
   if (chart) {
-    const answer = chartAnswer(decodeURIComponent(chart[1]!), url.searchParams);
+    const answer = chartAnswer(decodeURIComponent(chart[1]!), url.searchParams, say);
     record.outcome = answer.status;
     return sendJson(res, answer.status, answer.body);
   }
@@ -144,18 +160,22 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   sendJson(res, 404, { finance: { result: null, error: { code: 'Not Found', description: `fake: no route ${url.pathname}` } } });
 }
 
-function chartAnswer(symbol: string, params: URLSearchParams): { status: number; body: unknown } {
+const NO_DATA = 'No data found, symbol may be delisted';
+const BAD_INPUT = 'Invalid input - interval or period';
+
+/** Yahoo's JSON error: { chart: { result: null, error: { code, description } } }. */
+function chartError(status: number, code: string, description: string): { status: number; body: unknown } {
+  return { status, body: { chart: { result: null, error: { code, description } } } };
+}
+
+function chartAnswer(symbol: string, params: URLSearchParams, say: (usual: string) => string): { status: number; body: unknown } {
   const price = FAKE_STOCKS[symbol];
-  if (price === undefined) {
-    return { status: 404, body: { chart: { result: null, error: { code: 'Not Found', description: 'No data found, symbol may be delisted' } } } };
-  }
+  if (price === undefined) return chartError(404, 'Not Found', say(NO_DATA));
   const interval = params.get('interval') ?? '1d';
   const step = INTERVALS[interval];
   const period1 = Number(params.get('period1')) * 1000;
   const period2 = Math.min(Number(params.get('period2') || Date.now() / 1000) * 1000, Date.now());
-  if (!step || !Number.isFinite(period1) || !(period1 < period2)) {
-    return { status: 400, body: { chart: { result: null, error: { code: 'Bad Request', description: 'Invalid input - interval or period' } } } };
-  }
+  if (!step || !Number.isFinite(period1) || !(period1 < period2)) return chartError(400, 'Bad Request', say(BAD_INPUT));
 
   const times = rowTimes(step, period1, period2);
   const candles = times.map((t) => fakeCandle(price, t, step));
@@ -246,10 +266,15 @@ function control(state: State, path: string, body: Record<string, unknown>, res:
     return sendJson(res, 200, { ok: true });
   }
   if (path === '/__control/fail-next') {
-    const fault = (['429', '500', 'hang'] as const).find((f) => f === (body.fault ?? '429'));
+    const fault = FAKE_FAILURES.find((f) => f === (body.fault ?? '429'));
     const count = Number(body.count);
     if (!fault || !Number.isInteger(count) || count < 0) return sendJson(res, 400, { error: 'count or fault invalid' });
     state.fault.next = { fault, remaining: count };
+    return sendJson(res, 200, { ok: true });
+  }
+  if (path === '/__control/error-text') {
+    if (!(typeof body.text === 'string' || body.text === null)) return sendJson(res, 400, { error: 'text invalid' });
+    state.fault.errorText = body.text;
     return sendJson(res, 200, { ok: true });
   }
   if (path === '/__control/requests') return sendJson(res, 200, { requests: state.requests, crumbFetches: state.crumbs });

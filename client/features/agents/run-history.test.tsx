@@ -2,7 +2,7 @@ import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import type { TAgentRun } from '../../../contracts/agents.ts';
-import type { TRunResult } from '../../../contracts/market.ts';
+import { MARKET_FAILURES, type TRunResult } from '../../../contracts/market.ts';
 import { renderWithProviders } from '../../test/render.tsx';
 import { RunHistory } from './run-history.tsx';
 
@@ -31,7 +31,7 @@ const RESULT: TRunResult = {
       ],
       chart: { candles: [CANDLE], overlays: { 'SMA 20': [null] }, markers: [{ time: CANDLE.time, rule: 'Price change' }] },
     },
-    { ok: false, symbol: 'BTC/USD', source: 'kraken', simulated: false, error: 'kraken answered 503 three times' },
+    { ok: false, symbol: 'BTC/USD', source: 'kraken', simulated: false, failure: 'unavailable', error: MARKET_FAILURES.unavailable },
   ],
 };
 
@@ -79,7 +79,7 @@ describe('RunHistory', () => {
       'Not configuredWhale transactionnot configured: set WHALE_ALERT_API_KEY to read on-chain data',
     ]);
 
-    expect(r.getByRole('region', { name: 'BTC/USD · kraken' })).toHaveTextContent('Could not read this market: kraken answered 503 three times');
+    expect(r.getByRole('region', { name: 'BTC/USD · kraken' })).toHaveTextContent('Could not read this market: The data provider is having trouble on its side.');
 
     const raw = r.getByText('Show raw JSON');
     expect(raw.closest('details')).not.toHaveAttribute('open');
@@ -94,7 +94,7 @@ describe('RunHistory', () => {
         runs={[
           run({ id: 12, status: 'queued' }),
           run({ id: 11, status: 'running', scheduledFor: '2025-03-04T10:00:00.000Z', startTime: '2025-03-04T10:00:01.000Z' }),
-          run({ id: 10, status: 'failure', startTime: '2025-03-04T09:05:00.000Z', endTime: '2025-03-04T09:05:01.000Z', error: 'no market to watch: check the symbols or exchanges' }),
+          run({ id: 10, status: 'failure', startTime: '2025-03-04T09:05:00.000Z', endTime: '2025-03-04T09:05:01.000Z', error: 'No market to watch: check the symbols or exchanges.' }),
           run({ id: 8, status: 'failure', startTime: '2025-03-04T08:05:00.000Z', endTime: '2025-03-04T08:05:31.000Z', error: 'interrupted' }),
         ]}
         loading={false}
@@ -109,7 +109,7 @@ describe('RunHistory', () => {
     expect(running).toHaveTextContent(/Scheduled for [A-Z][a-z]{2} \d{1,2}, \d{2}:\d{2}:\d{2}/);
     expect(running).toHaveTextContent('still running');
     expect(failure).toHaveTextContent('Failure');
-    expect(failure).toHaveTextContent('no market to watch: check the symbols or exchanges');
+    expect(failure).toHaveTextContent('No market to watch: check the symbols or exchanges.');
     expect(failure).toHaveTextContent('Duration: 1.0s');
     expect(interrupted).toHaveTextContent('Interrupted: the worker running this agent stopped before the run finished.');
   });

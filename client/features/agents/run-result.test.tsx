@@ -2,7 +2,7 @@ import { screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import type { TRuleOutcome } from '../../../contracts/market.ts';
 import { renderWithProviders } from '../../test/render.tsx';
-import { RunResult, formatNumber, isRunResult, ruleState } from './run-result.tsx';
+import { RunResult, failureText, formatNumber, isRunResult, ruleState } from './run-result.tsx';
 
 describe('isRunResult', () => {
   it("accepts TRunResult's shape and nothing else", () => {
@@ -32,6 +32,20 @@ describe('ruleState', () => {
     expect(ruleState(rule('evaluated', false)).label).toBe('Not fired');
     expect(ruleState(rule('insufficient data', false)).label).toBe('Insufficient data');
     expect(ruleState(rule('not configured', false)).label).toBe('Not configured');
+  });
+});
+
+describe('failureText', () => {
+  const failed = { ok: false, symbol: 'AAPL', source: 'yahoo', simulated: false } as const;
+  it("says a failure's kind in its sentence, whatever text the run stored with it", () => {
+    expect(failureText({ ...failed, failure: 'rate-limited', error: 'Yahoo Finance is rate limiting requests (429, 3 retries)' })).toBe(
+      'The data provider is limiting our requests. Later runs will try again.',
+    );
+    expect(failureText({ ...failed, failure: 'unknown-symbol', error: '' })).toBe('The data provider does not list this symbol.');
+  });
+
+  it('keeps the stored text of a run recorded before failures had kinds', () => {
+    expect(failureText({ ...failed, error: 'Yahoo Finance did not answer in 10 s (3 retries)' })).toBe('Yahoo Finance did not answer in 10 s (3 retries)');
   });
 });
 

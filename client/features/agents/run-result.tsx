@@ -1,5 +1,5 @@
 import { CircleSlash, Hourglass, Minus, Zap, type LucideIcon } from 'lucide-react';
-import type { TMarketResult, TRuleOutcome, TRunResult } from '../../../contracts/market.ts';
+import { isMarketFailure, MARKET_FAILURES, type TMarketResult, type TRuleOutcome, type TRunResult } from '../../../contracts/market.ts';
 import { Badge, type BadgeVariant } from '../../components/ui/badge.tsx';
 import { DATE_TIME, formatDate, performanceClass, thresholdLabel } from './agent-format.ts';
 
@@ -37,6 +37,12 @@ export function ruleState(rule: TRuleOutcome): { label: string; variant: BadgeVa
   if (rule.status === 'not configured') return { label: 'Not configured', variant: 'neutral', icon: CircleSlash };
   if (rule.status === 'insufficient data') return { label: 'Insufficient data', variant: 'neutral', icon: Hourglass };
   return rule.fired ? { label: 'Fired', variant: 'warning', icon: Zap } : { label: 'Not fired', variant: 'neutral', icon: Minus };
+}
+
+/** Why a market failed: its kind's sentence (the current wording, for old runs too); a run
+ * recorded before kinds existed keeps its stored text. */
+export function failureText(market: Extract<TMarketResult, { ok: false }>): string {
+  return isMarketFailure(market.failure) ? MARKET_FAILURES[market.failure] : market.error;
 }
 
 /** One line for a collapsed run: '3 markets · 2 alerts · 4 rules fired'. */
@@ -129,7 +135,7 @@ function MarketResult({ market }: { market: TMarketResult }) {
     return (
       <section aria-label={label} className="rounded-md border border-red-200 bg-red-50 p-3 text-sm">
         <h4 className="font-semibold text-slate-900">{label}</h4>
-        <p className="mt-1 text-red-800">Could not read this market: {market.error}</p>
+        <p className="mt-1 text-red-800">Could not read this market: {failureText(market)}</p>
       </section>
     );
   }

@@ -44,6 +44,8 @@ function stubArticlesApi(initial: TArticle[]) {
 }
 
 const renderPage = () => renderWithProviders(<AdminArticlesPage />, { auth: signedInAs('admin'), path: '/admin/articles' });
+/** The table (wider screens); a phone gets the list instead (CSS picks one, both are in the DOM). */
+const table = async () => within(await screen.findByRole('table', { name: 'All articles' }));
 
 describe('AdminArticlesPage', () => {
   it('lists every article with its status, a link to its page and its actions', async () => {
@@ -61,41 +63,53 @@ describe('AdminArticlesPage', () => {
     expect(within(live!).getByRole('button', { name: 'Unpublish Article 1' })).toBeInTheDocument();
   });
 
+  it('gives a phone one block per article with the same facts and actions', async () => {
+    stubArticlesApi([article(2, { published: false })]);
+    renderPage();
+    const list = within(await screen.findByRole('list', { name: 'All articles' }));
+    const [item] = list.getAllByRole('listitem');
+    expect(within(item!).getByRole('link', { name: 'Article 2' })).toHaveAttribute('href', '/insights/article-2');
+    expect(item).toHaveTextContent(`Category 2·Draft·${new Date('2025-02-15T12:00:00.000Z').toLocaleDateString()}`);
+    expect(within(item!).getByRole('link', { name: 'Edit Article 2' })).toHaveAttribute('href', `/admin/articles/${article(2).id}/edit`);
+    expect(within(item!).getByRole('button', { name: 'Publish Article 2' })).toBeInTheDocument();
+    expect(within(item!).getByRole('button', { name: 'Delete Article 2' })).toBeInTheDocument();
+  });
+
   it('publishes a draft with PATCH {published: true} and shows the refreshed list', async () => {
     const { requests } = stubArticlesApi([article(2, { published: false })]);
     renderPage();
-    await userEvent.click(await screen.findByRole('button', { name: 'Publish Article 2' }));
+    await userEvent.click((await table()).getByRole('button', { name: 'Publish Article 2' }));
     await vi.waitFor(() => expect(notify.success).toHaveBeenCalledWith('Success!', 'Article published'));
     expect(requests).toContainEqual({ method: 'PATCH', url: `/api/articles/${article(2).id}`, body: { published: true } });
-    expect(await screen.findByRole('button', { name: 'Unpublish Article 2' })).toBeInTheDocument();
+    expect(await (await table()).findByRole('button', { name: 'Unpublish Article 2' })).toBeInTheDocument();
     expect(screen.getByRole('row', { name: /Article 2/ })).toHaveTextContent('Published');
   });
 
   it('unpublishes with PATCH {published: false}', async () => {
     const { requests } = stubArticlesApi([article(1)]);
     renderPage();
-    await userEvent.click(await screen.findByRole('button', { name: 'Unpublish Article 1' }));
+    await userEvent.click((await table()).getByRole('button', { name: 'Unpublish Article 1' }));
     await vi.waitFor(() => expect(requests).toContainEqual({ method: 'PATCH', url: `/api/articles/${article(1).id}`, body: { published: false } }));
   });
 
   it('asks before deleting; Cancel sends nothing, Delete sends DELETE and removes the row', async () => {
     const { requests } = stubArticlesApi([article(1), article(2)]);
     renderPage();
-    await userEvent.click(await screen.findByRole('button', { name: 'Delete Article 1' }));
+    await userEvent.click((await table()).getByRole('button', { name: 'Delete Article 1' }));
     let dialog = screen.getByRole('dialog', { name: 'Delete this article?' });
     expect(dialog).toHaveTextContent('Article 1');
     await userEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
     expect(requests.some((r) => r.method === 'DELETE')).toBe(false);
 
-    await userEvent.click(screen.getByRole('button', { name: 'Delete Article 1' }));
+    await userEvent.click((await table()).getByRole('button', { name: 'Delete Article 1' }));
     dialog = screen.getByRole('dialog', { name: 'Delete this article?' });
     await userEvent.click(within(dialog).getByRole('button', { name: 'Delete' }));
     await vi.waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
     expect(requests).toContainEqual({ method: 'DELETE', url: `/api/articles/${article(1).id}`, body: undefined });
     expect(notify.success).toHaveBeenCalledWith('Success!', 'Article deleted');
-    await vi.waitFor(() => expect(screen.queryByRole('link', { name: 'Article 1' })).not.toBeInTheDocument());
-    expect(screen.getByRole('link', { name: 'Article 2' })).toBeInTheDocument();
+    await vi.waitFor(() => expect(screen.queryAllByRole('link', { name: 'Article 1' })).toHaveLength(0));
+    expect((await table()).getByRole('link', { name: 'Article 2' })).toBeInTheDocument();
   });
 
   it('toasts a failed action', async () => {
@@ -104,7 +118,7 @@ describe('AdminArticlesPage', () => {
       [`PATCH /api/articles/${article(1).id}`]: { status: 403, body: { error: 'Forbidden' } },
     });
     renderPage();
-    await userEvent.click(await screen.findByRole('button', { name: 'Unpublish Article 1' }));
+    await userEvent.click((await table()).getByRole('button', { name: 'Unpublish Article 1' }));
     await vi.waitFor(() => expect(notify.error).toHaveBeenCalledWith('Error', '403: Forbidden'));
   });
 
@@ -113,6 +127,7 @@ describe('AdminArticlesPage', () => {
     renderPage();
     expect(await screen.findByText('No articles yet.')).toBeInTheDocument();
     expect(screen.queryByRole('table')).not.toBeInTheDocument();
+    expect(screen.queryByRole('list', { name: 'All articles' })).not.toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Create Article' })).toHaveAttribute('href', '/create-article');
   });
 });

@@ -41,6 +41,16 @@ export default function AdminArticlesPage() {
     onSettled: () => invalidateArticles(queryClient),
   });
 
+  const actions = (article: TArticle, className?: string) => (
+    <Actions
+      article={article}
+      className={className}
+      toggling={setPublished.isPending && setPublished.variables.article.id === article.id}
+      onToggle={() => setPublished.mutate({ article, published: !article.published })}
+      onDelete={() => setToDelete(article)}
+    />
+  );
+
   return (
     <div className="mx-auto max-w-6xl px-4 py-10 sm:px-6 lg:px-8">
       <div className="flex flex-wrap items-end justify-between gap-4">
@@ -66,7 +76,25 @@ export default function AdminArticlesPage() {
         </Card>
       ) : (
         <Card className="mt-8 overflow-x-auto">
-          <table className="w-full text-left text-sm">
+          {/* A phone gets one block per article: title, then what it is, then its actions. */}
+          <ul aria-label="All articles" className="divide-y divide-slate-200 sm:hidden">
+            {articles.data.map((article) => (
+              <li key={article.id} className="p-4">
+                <Link to={articlePath(article.slug)} className="font-medium break-words text-slate-900 hover:text-brand-700 hover:underline">
+                  {article.title}
+                </Link>
+                <p className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1 text-sm text-slate-700">
+                  <span className="break-words">{article.category}</span>
+                  <span aria-hidden="true">·</span>
+                  <Status article={article} />
+                  <span aria-hidden="true">·</span>
+                  <Created article={article} />
+                </p>
+                {actions(article, 'mt-3')}
+              </li>
+            ))}
+          </ul>
+          <table className="hidden w-full text-left text-sm sm:table">
             <caption className="sr-only">All articles</caption>
             <thead className="border-b border-slate-200 bg-slate-50 text-slate-700">
               <tr>
@@ -88,54 +116,25 @@ export default function AdminArticlesPage() {
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-200">
-              {articles.data.map((article) => {
-                const toggling = setPublished.isPending && setPublished.variables.article.id === article.id;
-                return (
-                  <tr key={article.id}>
-                    <th scope="row" className="max-w-xs px-4 py-3 font-medium text-slate-900">
-                      <Link to={articlePath(article.slug)} className="hover:text-brand-700 hover:underline">
-                        {article.title}
-                      </Link>
-                    </th>
-                    <td className="px-4 py-3 text-slate-700">{article.category}</td>
-                    <td className="px-4 py-3">
-                      {article.published ? <Badge variant="success">Published</Badge> : <Badge variant="warning">Draft</Badge>}
-                    </td>
-                    <td className="px-4 py-3 whitespace-nowrap text-slate-700">
-                      <time dateTime={article.createdAt}>{new Date(article.createdAt).toLocaleDateString()}</time>
-                    </td>
-                    <td className="px-4 py-3">
-                      <div className="flex justify-end gap-2">
-                        <Link
-                          to={`/admin/articles/${encodeURIComponent(article.id)}/edit`}
-                          aria-label={`Edit ${article.title}`}
-                          className={buttonClasses({ variant: 'outline', size: 'sm' })}
-                        >
-                          Edit
-                        </Link>
-                        <Button
-                          variant="secondary"
-                          size="sm"
-                          disabled={toggling}
-                          aria-label={`${article.published ? 'Unpublish' : 'Publish'} ${article.title}`}
-                          onClick={() => setPublished.mutate({ article, published: !article.published })}
-                        >
-                          {article.published ? 'Unpublish' : 'Publish'}
-                        </Button>
-                        <Button
-                          variant="ghost"
-                          size="sm"
-                          className="text-red-700 hover:bg-red-50 hover:text-red-800"
-                          aria-label={`Delete ${article.title}`}
-                          onClick={() => setToDelete(article)}
-                        >
-                          Delete
-                        </Button>
-                      </div>
-                    </td>
-                  </tr>
-                );
-              })}
+              {articles.data.map((article) => (
+                <tr key={article.id}>
+                  <th scope="row" className="max-w-xs px-4 py-3 font-medium text-slate-900">
+                    <Link to={articlePath(article.slug)} className="hover:text-brand-700 hover:underline">
+                      {article.title}
+                    </Link>
+                  </th>
+                  <td className="px-4 py-3 text-slate-700">{article.category}</td>
+                  <td className="px-4 py-3">
+                    <Status article={article} />
+                  </td>
+                  <td className="px-4 py-3 whitespace-nowrap text-slate-700">
+                    <Created article={article} />
+                  </td>
+                  <td className="px-4 py-3">
+                    {actions(article, 'justify-end')}
+                  </td>
+                </tr>
+              ))}
             </tbody>
           </table>
         </Card>
@@ -165,6 +164,36 @@ export default function AdminArticlesPage() {
           </>
         }
       />
+    </div>
+  );
+}
+
+function Status({ article }: { article: TArticle }) {
+  return article.published ? <Badge variant="success">Published</Badge> : <Badge variant="warning">Draft</Badge>;
+}
+
+function Created({ article }: { article: TArticle }) {
+  return <time dateTime={article.createdAt}>{new Date(article.createdAt).toLocaleDateString()}</time>;
+}
+
+/** Edit, publish or unpublish, delete: the same in the phone's list and in the table. */
+function Actions(props: { article: TArticle; className?: string; toggling: boolean; onToggle: () => void; onDelete: () => void }) {
+  const { article, className = '', toggling, onToggle, onDelete } = props;
+  return (
+    <div className={`flex flex-wrap gap-2 ${className}`}>
+      <Link
+        to={`/admin/articles/${encodeURIComponent(article.id)}/edit`}
+        aria-label={`Edit ${article.title}`}
+        className={buttonClasses({ variant: 'outline', size: 'sm' })}
+      >
+        Edit
+      </Link>
+      <Button variant="secondary" size="sm" disabled={toggling} aria-label={`${article.published ? 'Unpublish' : 'Publish'} ${article.title}`} onClick={onToggle}>
+        {article.published ? 'Unpublish' : 'Publish'}
+      </Button>
+      <Button variant="ghost" size="sm" className="text-red-700 hover:bg-red-50 hover:text-red-800" aria-label={`Delete ${article.title}`} onClick={onDelete}>
+        Delete
+      </Button>
     </div>
   );
 }

@@ -1,8 +1,8 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { INSIGHTS_PAGE_SIZE } from '../../../contracts/site.ts';
 
-/** contracts' ARTICLES_PAGE_SIZE, from the zod-free module (contracts/articles.ts would pull zod
- * into the public insights chunk). */
+/** The contract's page of /insights (from the zod-free module: contracts/articles.ts would pull
+ * zod into the public insights chunk). */
 export const PAGE_SIZE = INSIGHTS_PAGE_SIZE;
 
 export const ADMIN_ARTICLES_KEY = ['/api/admin/articles'] as const;

@@ -1,10 +1,10 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
-import { ARTICLES_PAGE_SIZE, type TArticleSummary } from '../../../contracts/articles.ts';
+import type { TArticleSummary } from '../../../contracts/articles.ts';
+import { INSIGHTS_PAGE_SIZE } from '../../../contracts/site.ts';
 import { never, stubFetch } from '../../test/fetch-stub.ts';
 import { currentLocation, renderWithProviders } from '../../test/render.tsx';
-import { PAGE_SIZE } from './article-queries.ts';
 import InsightsPage, { pageFrom } from './insights-page.tsx';
 
 const summary = (n: number): TArticleSummary => ({
@@ -17,25 +17,38 @@ const summary = (n: number): TArticleSummary => ({
   readTime: '4 min read',
 });
 
-/** The list API: `total` published articles, newest (highest number) first. */
+/** The list API: `total` published articles, newest (highest number) first, served for any
+ * page size the page asks (`limit`), so a page asking the wrong size is seen, not refused. */
 function stubList(total: number) {
-  return stubFetch(
-    Object.fromEntries(
-      Array.from({ length: Math.max(1, Math.ceil(total / 12)) + 1 }, (_, index) => {
-        const offset = index * 12;
-        const items = Array.from({ length: Math.max(0, Math.min(12, total - offset)) }, (_, i) => summary(total - offset - i));
-        const response = () => new Response(JSON.stringify(items), { headers: { 'content-type': 'application/json', 'x-total-count': String(total) } });
-        return [`GET /api/articles?limit=12&offset=${offset}`, response];
-      }),
-    ),
-  );
+  const requests: Array<{ url: string }> = [];
+  vi.stubGlobal('fetch', async (input: string | URL | Request) => {
+    const url = String(input instanceof Request ? input.url : input);
+    requests.push({ url });
+    const query = new URL(url, 'http://test').searchParams;
+    const limit = Number(query.get('limit'));
+    const offset = Number(query.get('offset'));
+    const items = Array.from({ length: Math.max(0, Math.min(limit, total - offset)) }, (_, i) => summary(total - offset - i));
+    return new Response(JSON.stringify(items), { headers: { 'content-type': 'application/json', 'x-total-count': String(total) } });
+  });
+  return { requests };
 }
 
 const titles = () => screen.getAllByRole('heading', { level: 2 }).map((h) => h.textContent);
 
 describe('InsightsPage', () => {
-  it('pages by the contract page size', () => {
-    expect(PAGE_SIZE).toBe(ARTICLES_PAGE_SIZE);
+  it('pages by the contract page size, the one the server renders /insights with', async () => {
+    // Three pages exactly at the contract's size; any other size the page used would page
+    // differently (more or fewer cards, another page count).
+    const { requests } = stubList(3 * INSIGHTS_PAGE_SIZE);
+    renderWithProviders(<InsightsPage />, { path: '/insights?page=2' });
+    expect(await screen.findByRole('link', { name: `Article ${2 * INSIGHTS_PAGE_SIZE}` })).toBeInTheDocument();
+    expect(titles()).toHaveLength(INSIGHTS_PAGE_SIZE);
+    expect(titles().at(-1)).toBe(`Article ${INSIGHTS_PAGE_SIZE + 1}`);
+    expect(screen.getByRole('navigation', { name: 'Pagination' })).toHaveTextContent('Page 2 of 3');
+    expect(requests.map((r) => r.url)).toEqual([`/api/articles?limit=${INSIGHTS_PAGE_SIZE}&offset=${INSIGHTS_PAGE_SIZE}`]);
+  });
+
+  it('reads ?page=N as a positive whole number, else page 1', () => {
     expect([pageFrom(null), pageFrom('0'), pageFrom('-2'), pageFrom('abc'), pageFrom('2.5'), pageFrom('3')]).toEqual([1, 1, 1, 1, 1, 3]);
   });
 

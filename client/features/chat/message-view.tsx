@@ -11,7 +11,8 @@ export function MessageView({ message, assistantLabel, modelLabel, streaming }: 
   if (message.role === 'user') {
     return (
       <div className="flex justify-end">
-        <div className="max-w-[85%] rounded-2xl rounded-br-sm bg-brand-600 px-4 py-2.5 whitespace-pre-wrap text-white">
+        {/* A pasted URL or file name breaks at the bubble's edge instead of widening the chat. */}
+        <div className="max-w-[85%] min-w-0 rounded-2xl rounded-br-sm bg-brand-600 px-4 py-2.5 whitespace-pre-wrap wrap-anywhere text-white">
           <span className="sr-only">You: </span>
           {message.content}
         </div>

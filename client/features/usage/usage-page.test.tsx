@@ -40,6 +40,19 @@ describe('UsagePage', () => {
     expect(requests.map((r) => r.url)).toEqual(['/api/admin/usage?days=30', '/api/admin/usage?days=7']);
   });
 
+  it('gives a phone one block per user and model, with its figures labelled, and the total', async () => {
+    stubFetch({ 'GET /api/admin/usage?days=30': { body: report(30) } });
+    renderWithProviders(<UsagePage />, { auth: signedInAs('admin'), path: '/admin/usage' });
+    const list = await screen.findByRole('list', { name: 'AI usage in the last 30 days' });
+    const [ada, , total] = within(list).getAllByRole('listitem');
+    expect(ada).toHaveTextContent('Ada');
+    expect(ada).toHaveTextContent('ada@example.com');
+    expect(ada).toHaveTextContent('GPT ·');
+    expect(ada).toHaveTextContent('Input tokens12,000');
+    expect(ada).toHaveTextContent('(1 failed)');
+    expect(total).toHaveTextContent('TotalRequests15Input tokens12,900Output tokens3,500Cost$0.0682');
+  });
+
   it('formats costs as USD', () => {
     expect(formatUsd(0)).toBe('$0.00');
     expect(formatUsd(1234.5)).toBe('$1,234.50');

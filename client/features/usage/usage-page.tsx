@@ -87,7 +87,24 @@ export default function UsagePage() {
         <p className="mt-8 text-slate-600">No AI usage in the last {days} days.</p>
       ) : (
         <Card className="mt-8 overflow-x-auto">
-          <table className="w-full text-left text-sm">
+          {/* A phone gets one block per user and model, its figures below; wider screens the table. */}
+          <ul aria-label={`AI usage in the last ${days} days`} className="divide-y divide-slate-200 sm:hidden">
+            {usage.data.rows.map((row) => (
+              <li key={`${row.user.id}|${row.provider}|${row.model}`} className="p-4 text-sm">
+                <p className="font-medium break-words text-slate-900">{row.user.name || row.user.email}</p>
+                {row.user.name && <p className="text-xs break-all text-slate-600">{row.user.email}</p>}
+                <p className="mt-1 text-slate-700">
+                  {providerLabel(row.provider)} · <span className="font-mono text-xs break-all">{row.model}</span>
+                </p>
+                <Figures figures={row} />
+              </li>
+            ))}
+            <li className="bg-slate-50 p-4 text-sm">
+              <p className="font-semibold text-slate-900">Total</p>
+              <Figures figures={usage.data.totals} />
+            </li>
+          </ul>
+          <table className="hidden w-full text-left text-sm sm:table">
             <caption className="sr-only">AI usage in the last {days} days</caption>
             <thead className="border-b border-slate-200 bg-slate-50 text-slate-700">
               <tr>
@@ -134,5 +151,25 @@ export default function UsagePage() {
         </Card>
       )}
     </div>
+  );
+}
+
+/** The numbers of a row or of the total, labelled, for the phone's blocks. */
+function Figures({ figures }: { figures: TChatUsageReport['totals'] & { failed?: number } }) {
+  const items: Array<[string, string]> = [
+    ['Requests', `${count.format(figures.requests)}${figures.failed ? ` (${count.format(figures.failed)} failed)` : ''}`],
+    ['Input tokens', count.format(figures.inputTokens)],
+    ['Output tokens', count.format(figures.outputTokens)],
+    ['Cost', formatUsd(figures.costUsd)],
+  ];
+  return (
+    <dl className="mt-2 grid grid-cols-2 gap-x-4 gap-y-1">
+      {items.map(([term, value]) => (
+        <div key={term} className="flex justify-between gap-2">
+          <dt className="text-slate-600">{term}</dt>
+          <dd className="font-medium text-slate-900 tabular-nums">{value}</dd>
+        </div>
+      ))}
+    </dl>
   );
 }

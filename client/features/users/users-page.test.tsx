@@ -1,6 +1,6 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { TUser } from '../../../contracts/auth.ts';
 import { jsonResponse, stubFetch, type StubRequest } from '../../test/fetch-stub.ts';
 import { makeUser, renderWithProviders } from '../../test/render.tsx';
@@ -13,6 +13,21 @@ const ADA = makeUser({ id: '00000000-0000-4000-8000-00000000000a', name: 'Ada', 
 const GRACE = makeUser({ id: '00000000-0000-4000-8000-00000000000b', name: 'Grace', email: 'grace@example.com', role: 'guest' });
 
 beforeEach(() => vi.clearAllMocks());
+
+// The config the server writes into the page, with a CHAT_POLICY that differs from the defaults
+// (GPT opened to guests, DeepSeek closed to them).
+beforeAll(() => {
+  const config = document.createElement('script');
+  config.type = 'application/json';
+  config.id = 'app-config';
+  config.textContent = JSON.stringify({
+    siteName: 'Test',
+    contactEmail: 'a@example.com',
+    authProvider: 'local',
+    chatPolicy: { openai: 'signedIn', anthropic: 'admin', gemini: 'admin', grok: 'admin', deepseek: 'admin', llama: 'signedIn' },
+  });
+  document.head.append(config);
+});
 
 /** A small fake of the users API: PATCH changes the stored role unless `refuse` says otherwise. */
 function stubUsersApi(refuse?: (request: StubRequest) => Response | undefined) {
@@ -43,6 +58,14 @@ describe('UsersPage', () => {
     expect(grace).toHaveTextContent(new Date(GRACE.createdAt).toLocaleDateString());
     expect(within(grace).getByRole('combobox', { name: 'Role for Grace' })).toHaveValue('guest');
     expect(screen.getByRole('combobox', { name: 'Role for Ada' })).toHaveValue('admin');
+  });
+
+  it("says what each role may do, with the chats open to guests taken from the server's policy", () => {
+    stubUsersApi();
+    renderWithProviders(<UsersPage />, { path: '/admin/users' });
+    expect(screen.getByText(/^Everyone who has signed in\./)).toHaveTextContent(
+      'Everyone who has signed in. Administrators can use every AI chat and the agents and publish articles; guests can use the GPT and Llama chats and see the dashboard.',
+    );
   });
 
   it('changes a role with PATCH, confirms it and shows the refreshed list', async () => {

@@ -8,6 +8,7 @@ import { usePageTitle } from '../../components/ui/use-page-title.ts';
 import { LoadFailed } from '../../components/ui/load-failed.tsx';
 import { apiRequest, errorMessage } from '../../lib/api-client.ts';
 import { notify } from '../../lib/notify.ts';
+import { currentChatPolicy, roleSummary } from './role-summary.ts';
 
 export const USERS_QUERY_KEY = ['/api/users'] as const;
 /** The session's query (owned by the auth feature): refreshed after a role change in case the
@@ -35,10 +36,7 @@ export default function UsersPage() {
   return (
     <div className="mx-auto max-w-5xl px-4 py-10 sm:px-6 lg:px-8">
       <h1 className="text-3xl font-bold text-slate-900">Users</h1>
-      <p className="mt-2 text-slate-600">
-        Everyone who has signed in. Administrators can use the AI chats and agents and publish articles; guests can see the
-        dashboard only.
-      </p>
+      <p className="mt-2 text-slate-600">Everyone who has signed in. {roleSummary(currentChatPolicy())}</p>
 
       {users.isPending ? (
         <div className="mt-10 flex justify-center">
@@ -55,13 +53,14 @@ export default function UsersPage() {
                 <th scope="col" className="px-4 py-3 font-semibold">
                   Name
                 </th>
-                <th scope="col" className="px-4 py-3 font-semibold">
+                {/* A phone shows the email and the date under the name: the role stays in reach. */}
+                <th scope="col" className="hidden px-4 py-3 font-semibold sm:table-cell">
                   Email
                 </th>
                 <th scope="col" className="px-4 py-3 font-semibold">
                   Role
                 </th>
-                <th scope="col" className="px-4 py-3 font-semibold">
+                <th scope="col" className="hidden px-4 py-3 font-semibold sm:table-cell">
                   Created
                 </th>
               </tr>
@@ -74,10 +73,14 @@ export default function UsersPage() {
                     <th scope="row" className="px-4 py-3 font-medium text-slate-900">
                       <span className="flex items-center gap-3">
                         <Avatar name={user.name} src={user.profilePicture} />
-                        {user.name || <span className="text-slate-600">(no name)</span>}
+                        <span className="min-w-0 break-words">{user.name || <span className="text-slate-600">(no name)</span>}</span>
+                      </span>
+                      <span className="mt-1 block text-xs font-normal break-all text-slate-600 sm:hidden">{user.email}</span>
+                      <span className="mt-0.5 block text-xs font-normal text-slate-600 sm:hidden">
+                        Since <Created user={user} />
                       </span>
                     </th>
-                    <td className="px-4 py-3 break-all text-slate-700">{user.email}</td>
+                    <td className="hidden px-4 py-3 break-all text-slate-700 sm:table-cell">{user.email}</td>
                     <td className="px-4 py-3">
                       <span className="flex items-center gap-2">
                         <select
@@ -96,8 +99,8 @@ export default function UsersPage() {
                         {pending && <Badge>Saving…</Badge>}
                       </span>
                     </td>
-                    <td className="px-4 py-3 whitespace-nowrap text-slate-700">
-                      <time dateTime={user.createdAt}>{new Date(user.createdAt).toLocaleDateString()}</time>
+                    <td className="hidden px-4 py-3 whitespace-nowrap text-slate-700 sm:table-cell">
+                      <Created user={user} />
                     </td>
                   </tr>
                 );
@@ -108,4 +111,8 @@ export default function UsersPage() {
       )}
     </div>
   );
+}
+
+function Created({ user }: { user: TUser }) {
+  return <time dateTime={user.createdAt}>{new Date(user.createdAt).toLocaleDateString()}</time>;
 }

@@ -1,6 +1,6 @@
 import * as ccxt from 'ccxt';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { TIMEFRAME_MS } from '../../../contracts/market.ts';
+import { MARKET_FAILURES, TIMEFRAME_MS } from '../../../contracts/market.ts';
 import { fakeCandle, FAKE_PRICES, startFakeExchanges, type FakeExchanges } from '../../../tests/fakes/exchanges.ts';
 import type { MarketConfig } from '../../config.ts';
 import { MarketDataError } from '../../modules/market/types.ts';
@@ -93,7 +93,6 @@ describe('candles from each exchange (against the fake)', () => {
     // The market list is fetched on the first call only.
     expect(requests.slice(0, -2).every((r) => r.kind === 'markets')).toBe(true);
     expect(JSON.stringify(requests.filter((r) => r.kind === 'candles').map((r) => [r.path, r.query]))).toContain(marketId);
-    expect(EXCHANGES[id].name.length).toBeGreaterThan(0);
   });
 
   it('merges smaller candles when the exchange lacks the timeframe (Coinbase 4h from 1h)', async () => {
@@ -116,8 +115,43 @@ describe('candles from each exchange (against the fake)', () => {
       .fetchCandles({ symbol: 'DOGE/USDT', timeframe: '1h', limit: 5 }, signal())
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MarketDataError);
-    expect((err as MarketDataError).message).toBe('Binance does not list DOGE/USDT');
+    expect(err).toMatchObject({ failure: 'unknown-symbol', message: MARKET_FAILURES['unknown-symbol'], logCause: { detail: 'Binance does not list DOGE/USDT' } });
     expect(fake.requests('binance').filter((r) => r.kind === 'candles')).toHaveLength(0);
+  });
+});
+
+/** A provider's words, distinctive enough that finding them anywhere is a leak. */
+const PROVIDER_TEXT = 'Exchange says: call desk 7QX-canary';
+
+describe('failures: one kind each, the exchange\'s words for the log only', () => {
+  // Each exchange answering in its own error format with PROVIDER_TEXT where its message goes.
+  it.each([
+    ['binance', 'unknown-symbol', 'unknown-symbol'],
+    ['binance', 'bad-request', 'provider-error'],
+    ['kraken', 'bad-request', 'provider-error'],
+    ['coinbase', 'bad-request', 'provider-error'],
+    ['kucoin', 'unknown-symbol', 'provider-error'],
+    ['htx', 'unknown-symbol', 'provider-error'],
+    ['binance', '429', 'rate-limited'],
+    ['coinbase', '500', 'unavailable'],
+  ] as const)('%s answering %s: %s', async (id, fault, kind) => {
+    const src = source(id, { retries: 1 });
+    const symbol = exchangeSymbol(id, 'BTC');
+    await src.fetchCandles({ symbol, timeframe: '1h', limit: 5 }, signal()); // markets loaded
+    fake.setFault(id, fault);
+    fake.setErrorText(id, PROVIDER_TEXT);
+    const err = (await src.fetchCandles({ symbol, timeframe: '1h', limit: 5 }, signal()).catch((e: unknown) => e)) as MarketDataError;
+    expect(err).toBeInstanceOf(MarketDataError);
+    expect(err.failure).toBe(kind);
+    expect(err.message).toBe(MARKET_FAILURES[kind]);
+    expect(err.message).not.toContain('7QX-canary');
+    expect(JSON.stringify(err.logCause)).toContain('7QX-canary');
+  });
+
+  it('an exchange nobody listens for is unreachable, after the retries', async () => {
+    const src = source('binance', { retries: 1, baseUrls: { ...fake.baseUrls, binance: 'http://127.0.0.1:9/binance' } });
+    const err = (await src.fetchCandles({ symbol: 'BTC/USDT', timeframe: '1h', limit: 5 }, signal()).catch((e: unknown) => e)) as MarketDataError;
+    expect(err).toMatchObject({ failure: 'unreachable', message: MARKET_FAILURES.unreachable, logCause: { attempts: 2 } });
   });
 });
 
@@ -146,9 +180,10 @@ describe('retries', () => {
       .fetchCandles({ symbol: 'BTC/USDT', timeframe: '1h', limit: 5 }, signal())
       .catch((e: unknown) => e)) as MarketDataError;
     expect(err).toBeInstanceOf(MarketDataError);
-    expect(err.message).toBe('Binance is unavailable (HTTP 500, 2 retries)');
+    expect(err.failure).toBe('unavailable');
+    expect(err.message).toBe(MARKET_FAILURES.unavailable);
     expect(err.source).toBe('binance');
-    expect(err.logCause).toMatchObject({ kind: 'unavailable', status: 500, attempts: 3 });
+    expect(err.logCause).toMatchObject({ failure: 'unavailable', status: 500, attempts: 3, detail: 'Binance is unavailable (HTTP 500, 2 retries)' });
     expect(fake.requests('binance')).toHaveLength(3);
   });
 
@@ -157,7 +192,7 @@ describe('retries', () => {
     const err = (await source('kucoin', { retries: 1 })
       .fetchCandles({ symbol: 'BTC/USDT', timeframe: '1h', limit: 5 }, signal())
       .catch((e: unknown) => e)) as MarketDataError;
-    expect(err.message).toBe('KuCoin is rate limiting requests (429, 1 retry)');
+    expect(err).toMatchObject({ failure: 'rate-limited', message: MARKET_FAILURES['rate-limited'], logCause: { detail: 'KuCoin is rate limiting requests (429, 1 retry)' } });
     expect(fake.requests('kucoin')).toHaveLength(2);
   });
 
@@ -168,8 +203,8 @@ describe('retries', () => {
       .fetchCandles({ symbol: 'BTC/USDT', timeframe: '1h', limit: 5 }, signal())
       .catch((e: unknown) => e)) as MarketDataError;
     expect(err).toBeInstanceOf(MarketDataError);
-    expect(err.message).toBe('Binance did not answer in 0.15 s (1 retry)');
-    expect(err.logCause).toMatchObject({ kind: 'timeout' });
+    expect(err.message).toBe(MARKET_FAILURES.timeout);
+    expect(err.logCause).toMatchObject({ failure: 'timeout', detail: 'Binance did not answer in 0.15 s (1 retry)' });
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(fake.requests('binance')).toHaveLength(2);
   });
@@ -182,7 +217,7 @@ describe('retries', () => {
     const started = Date.now();
     const err = (await pending.catch((e: unknown) => e)) as MarketDataError;
     expect(err).toBeInstanceOf(MarketDataError);
-    expect(err.message).toBe('Binance request was cancelled');
+    expect(err).toMatchObject({ failure: 'cancelled', logCause: { detail: 'Binance request was cancelled' } });
     expect(Date.now() - started).toBeLessThan(1_000);
   });
 });

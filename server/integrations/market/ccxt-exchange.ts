@@ -207,7 +207,7 @@ function fetchPlan(exchange: Exchange, timeframe: TCandleTimeframe, limit: numbe
 }
 
 function unsupported(source: ExchangeSource, name: string, timeframe: TCandleTimeframe) {
-  return new MarketDataError(source, `${name} does not offer ${timeframe} candles`);
+  return new MarketDataError(source, 'unsupported-timeframe', { detail: `${name} does not offer ${timeframe} candles` });
 }
 
 /** ccxt's rows ([time, open, high, low, close, volume]) as candles, skipping incomplete ones. */
@@ -223,15 +223,17 @@ function toCandles(rows: ReadonlyArray<ReadonlyArray<number | undefined>>): TCan
 function classify(err: unknown, ccxt: CcxtModule, name: string, symbol: string): Failure {
   if (err instanceof ProviderHttpError) {
     const failure = failureForStatus(err.status, err.body);
-    return failure.kind === 'fatal' ? { ...failure, message: `${name} refused the request (HTTP ${err.status})` } : failure;
+    return failure.failure === 'provider-error' ? { ...failure, detail: `${name} refused the request (HTTP ${err.status})` } : failure;
   }
   const error = err instanceof Error ? err : new Error(String(err));
+  // ccxt's messages quote the exchange's answer: the log's, never the user's.
   const cause = { error: error.name, message: truncate(error.message) };
-  if (error instanceof ccxt.RateLimitExceeded || error instanceof ccxt.DDoSProtection) return { kind: 'rate-limit', cause };
-  if (error instanceof ccxt.RequestTimeout) return { kind: 'timeout', cause };
-  if (error instanceof ccxt.BadSymbol) return { kind: 'fatal', message: `${name} does not list ${symbol}`, cause };
-  // ExchangeNotAvailable, OnMaintenance and connection failures.
-  if (error instanceof ccxt.NetworkError) return { kind: 'unavailable', cause };
-  if (error instanceof HostNotAllowed) return { kind: 'fatal', message: `${name} is not reachable from here (host not allowed)`, cause };
-  return { kind: 'fatal', message: `${name} refused the request (${error.name})`, cause };
+  if (error instanceof ccxt.RateLimitExceeded || error instanceof ccxt.DDoSProtection) return { failure: 'rate-limited', cause };
+  if (error instanceof ccxt.RequestTimeout) return { failure: 'timeout', cause };
+  if (error instanceof ccxt.BadSymbol) return { failure: 'unknown-symbol', detail: `${name} does not list ${symbol}`, cause };
+  if (error instanceof ccxt.ExchangeNotAvailable || error instanceof ccxt.OnMaintenance) return { failure: 'unavailable', cause };
+  // Connection refused, reset, DNS: ccxt's NetworkError.
+  if (error instanceof ccxt.NetworkError) return { failure: 'unreachable', cause };
+  if (error instanceof HostNotAllowed) return { failure: 'unreachable', detail: `${name} is not reachable from here (host not allowed)`, cause };
+  return { failure: 'provider-error', detail: `${name} refused the request (${error.name})`, cause };
 }

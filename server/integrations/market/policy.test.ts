@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { TCandle } from '../../../contracts/market.ts';
+import { MARKET_FAILURES, type TCandle } from '../../../contracts/market.ts';
 import { MarketDataError } from '../../modules/market/types.ts';
 import { aggregateCandles, failureForStatus, WEEK_OFFSET_MS, withRetries, type Failure } from './policy.ts';
 
 const policy = { retries: 3, timeoutMs: 1_000, backoffMs: 10 };
-const rateLimited: Failure = { kind: 'rate-limit', status: 429, cause: { status: 429 } };
+const rateLimited: Failure = { failure: 'rate-limited', status: 429, cause: { status: 429 } };
 
 function run(attempt: (signal: AbortSignal) => Promise<string>, overrides: Partial<Parameters<typeof withRetries>[0]> = {}) {
   return withRetries({ source: 'binance', name: 'Binance', policy, signal: new AbortController().signal, attempt, classify: () => rateLimited, random: () => 0.5, ...overrides });
@@ -27,33 +27,63 @@ describe('withRetries', () => {
     expect(gaps[2]).toBeGreaterThanOrEqual(28);
   });
 
-  it('fails at once on a fatal error, with its message', async () => {
+  it('fails at once on a failure that does not pass, with its sentence and our detail for the log', async () => {
     let calls = 0;
     const err = await run(
       async () => {
         calls++;
         throw new Error('bad symbol');
       },
-      { classify: () => ({ kind: 'fatal', message: 'Binance does not list X/USDT', cause: {} }) },
+      { classify: () => ({ failure: 'unknown-symbol', detail: 'Binance does not list X/USDT', cause: { message: 'binance {"code":-1121,"msg":"Invalid symbol."}' } }) },
     ).catch((e: unknown) => e);
     expect(calls).toBe(1);
     expect(err).toBeInstanceOf(MarketDataError);
-    expect((err as MarketDataError).message).toBe('Binance does not list X/USDT');
+    expect((err as MarketDataError).failure).toBe('unknown-symbol');
+    expect((err as MarketDataError).message).toBe(MARKET_FAILURES['unknown-symbol']);
+    expect((err as MarketDataError).logCause).toMatchObject({ detail: 'Binance does not list X/USDT', message: expect.stringContaining('Invalid symbol.'), attempts: 1 });
   });
 
-  it('names the last failure and the retries spent', async () => {
+  it('ends with the last failure\'s kind; the log gets the retries spent and the provider\'s words', async () => {
     const fail = async (): Promise<string> => {
       throw new Error('x');
     };
-    await expect(run(fail, { policy: { ...policy, retries: 0 } })).rejects.toThrow('Binance is rate limiting requests (429, no retries)');
-    await expect(run(fail, { classify: () => failureForStatus(503, 'down') })).rejects.toThrow('Binance is unavailable (HTTP 503, 3 retries)');
-    await expect(run(fail, { classify: () => ({ kind: 'unavailable', cause: {} }) })).rejects.toThrow('Binance could not be reached (3 retries)');
+    const settle = (overrides: Partial<Parameters<typeof withRetries>[0]>) => run(fail, overrides).catch((e: unknown) => e as MarketDataError);
+    expect(await settle({ policy: { ...policy, retries: 0 } })).toMatchObject({
+      failure: 'rate-limited',
+      message: MARKET_FAILURES['rate-limited'],
+      logCause: { detail: 'Binance is rate limiting requests (429, no retries)', attempts: 1 },
+    });
+    expect(await settle({ classify: () => failureForStatus(503, 'upstream connect error') })).toMatchObject({
+      failure: 'unavailable',
+      message: MARKET_FAILURES.unavailable,
+      logCause: { detail: 'Binance is unavailable (HTTP 503, 3 retries)', body: 'upstream connect error', attempts: 4 },
+    });
+    expect(await settle({ classify: () => ({ failure: 'unreachable', cause: {} }) })).toMatchObject({
+      failure: 'unreachable',
+      message: MARKET_FAILURES.unreachable,
+      logCause: { detail: 'Binance could not be reached (3 retries)' },
+    });
+  });
+
+  it('classifies a refused request (4xx) as a provider error and does not retry it', async () => {
+    let calls = 0;
+    const err = (await run(
+      async () => {
+        calls++;
+        throw new Error('400');
+      },
+      { classify: () => failureForStatus(400, '{"code":-1100,"msg":"Illegal characters found in parameter \'symbol\'"}') },
+    ).catch((e: unknown) => e)) as MarketDataError;
+    expect(calls).toBe(1);
+    expect(err).toMatchObject({ failure: 'provider-error', message: MARKET_FAILURES['provider-error'] });
+    expect(err.logCause.body).toContain('Illegal characters');
   });
 
   it('counts an attempt that outlives its time as a timeout, even if it ignores the signal', async () => {
     const never = () => new Promise<string>(() => {});
     const started = Date.now();
-    await expect(run(never, { policy: { retries: 1, timeoutMs: 40, backoffMs: 1 } })).rejects.toThrow('Binance did not answer in 0.04 s (1 retry)');
+    const err = (await run(never, { policy: { retries: 1, timeoutMs: 40, backoffMs: 1 } }).catch((e: unknown) => e)) as MarketDataError;
+    expect(err).toMatchObject({ failure: 'timeout', message: MARKET_FAILURES.timeout, logCause: { detail: 'Binance did not answer in 0.04 s (1 retry)' } });
     expect(Date.now() - started).toBeLessThan(500);
   });
 
@@ -67,7 +97,7 @@ describe('withRetries', () => {
     );
     setTimeout(() => controller.abort(), 20);
     const started = Date.now();
-    await expect(pending).rejects.toThrow('Binance request was cancelled');
+    await expect(pending).rejects.toMatchObject({ failure: 'cancelled', message: MARKET_FAILURES.cancelled, logCause: { detail: 'Binance request was cancelled' } });
     expect(Date.now() - started).toBeLessThan(500);
   });
 });

@@ -1,11 +1,12 @@
-import type { TCandle, TMarketSource } from '../../../contracts/market.ts';
+import type { TCandle, TMarketFailure, TMarketSource } from '../../../contracts/market.ts';
 import { MarketDataError } from '../../modules/market/types.ts';
 
 /**
  * What every market data provider shares: retries with exponential backoff for the failures
- * that pass (429, 5xx, timeouts), an immediate failure for the ones that do not (unknown
- * symbol, refused request), one readable message at the end, and aborts honoured even by
- * clients that take no signal.
+ * that pass (429, 5xx, timeouts, connection failures), an immediate failure for the ones that
+ * do not (unknown symbol, refused request), one kind of failure at the end (the user's
+ * sentence; the provider's words go to the log), and aborts honoured even by clients that take
+ * no signal.
  */
 
 export type RetryPolicy = {
@@ -21,13 +22,14 @@ export type RetryPolicy = {
 export const DEFAULT_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 8_000;
 
-export type FailureKind = 'rate-limit' | 'unavailable' | 'timeout' | 'fatal';
+/** The failures that may pass: waited out and tried again. The others fail at once. */
+const RETRIED: ReadonlySet<TMarketFailure> = new Set(['rate-limited', 'unavailable', 'unreachable', 'timeout']);
 
 export type Failure = {
-  kind: FailureKind;
-  /** For 'fatal': the sentence the user reads. */
-  message?: string;
+  failure: TMarketFailure;
   status?: number;
+  /** What happened in our words, for the log ('Binance does not list DOGE/USDT'). */
+  detail?: string;
   /** Provider text and error name for the log (never keys). */
   cause: Record<string, unknown>;
 };
@@ -48,9 +50,9 @@ export class ProviderHttpError extends Error {
 /** Classifies an HTTP status: 429/418 rate limiting, 5xx unavailable, anything else refused. */
 export function failureForStatus(status: number, body: string): Failure {
   const cause = { status, body: truncate(body) };
-  if (status === 429 || status === 418) return { kind: 'rate-limit', status, cause };
-  if (status >= 500) return { kind: 'unavailable', status, cause };
-  return { kind: 'fatal', status, cause };
+  if (status === 429 || status === 418) return { failure: 'rate-limited', status, cause };
+  if (status >= 500) return { failure: 'unavailable', status, cause };
+  return { failure: 'provider-error', status, cause };
 }
 
 /** Thrown into an attempt whose time ran out (its reason, to tell it from the caller's abort). */
@@ -101,10 +103,10 @@ export async function withRetries<T>(input: {
       if (signal.aborted) throw cancelled(source, name);
       last =
         controller.signal.aborted && controller.signal.reason instanceof AttemptTimeout
-          ? { kind: 'timeout', cause: { error: 'attempt timed out' } }
+          ? { failure: 'timeout', cause: { error: 'attempt timed out' } }
           : input.classify(err);
-      if (last.kind === 'fatal') {
-        throw new MarketDataError(source, last.message ?? `${name} refused the request`, { ...last.cause, attempts: attempt + 1 });
+      if (!RETRIED.has(last.failure)) {
+        throw new MarketDataError(source, last.failure, { ...last.cause, failure: last.failure, attempts: attempt + 1, detail: last.detail ?? `${name} refused the request` });
       }
     } finally {
       clearTimeout(timer);
@@ -114,20 +116,21 @@ export async function withRetries<T>(input: {
   throw finalError(source, name, last!, policy);
 }
 
-function finalError(source: TMarketSource, name: string, failure: Failure, policy: RetryPolicy): MarketDataError {
+/** The last failure once the retries are spent; the log gets what happened in words. */
+function finalError(source: TMarketSource, name: string, last: Failure, policy: RetryPolicy): MarketDataError {
   const retries = policy.retries === 0 ? 'no retries' : policy.retries === 1 ? '1 retry' : `${policy.retries} retries`;
-  const logCause = { ...failure.cause, kind: failure.kind, attempts: policy.retries + 1 };
-  if (failure.kind === 'rate-limit') {
-    return new MarketDataError(source, `${name} is rate limiting requests (${failure.status ?? 429}, ${retries})`, logCause);
-  }
-  if (failure.kind === 'timeout') {
-    return new MarketDataError(source, `${name} did not answer in ${seconds(policy.timeoutMs)} s (${retries})`, logCause);
-  }
-  const what = failure.status ? `is unavailable (HTTP ${failure.status}, ${retries})` : `could not be reached (${retries})`;
-  return new MarketDataError(source, `${name} ${what}`, logCause);
+  const detail =
+    last.failure === 'rate-limited'
+      ? `${name} is rate limiting requests (${last.status ?? 429}, ${retries})`
+      : last.failure === 'timeout'
+        ? `${name} did not answer in ${seconds(policy.timeoutMs)} s (${retries})`
+        : last.status
+          ? `${name} is unavailable (HTTP ${last.status}, ${retries})`
+          : `${name} could not be reached (${retries})`;
+  return new MarketDataError(source, last.failure, { ...last.cause, failure: last.failure, attempts: policy.retries + 1, detail });
 }
 
-const cancelled = (source: TMarketSource, name: string) => new MarketDataError(source, `${name} request was cancelled`, { kind: 'aborted' });
+const cancelled = (source: TMarketSource, name: string) => new MarketDataError(source, 'cancelled', { failure: 'cancelled', detail: `${name} request was cancelled` });
 
 /** 10000 → '10', 250 → '0.25'. */
 const seconds = (ms: number) => String(Math.round(ms / 10) / 100);

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import getCrumb from 'yahoo-finance2/lib/getCrumb';
 import { ExtendedCookieJar } from 'yahoo-finance2/lib/cookieJar';
-import { TIMEFRAME_MS, type TCandle } from '../../../contracts/market.ts';
+import { MARKET_FAILURES, TIMEFRAME_MS, type TCandle } from '../../../contracts/market.ts';
 import { FAKE_CRUMB, startFakeYahoo, type FakeYahoo } from '../../../tests/fakes/yahoo.ts';
 import type { MarketConfig } from '../../config.ts';
 import { MarketDataError } from '../../modules/market/types.ts';
@@ -70,12 +70,40 @@ describe('candles', () => {
     }
   });
 
-  it('fails at once with a clear message for an unknown symbol', async () => {
+  it('fails at once for an unknown symbol; Yahoo\'s description goes to the log only', async () => {
     const err = (await source().fetchCandles({ symbol: 'NOPE', timeframe: '1d', limit: 5 }, signal()).catch((e: unknown) => e)) as MarketDataError;
     expect(err).toBeInstanceOf(MarketDataError);
-    expect(err.message).toBe('Yahoo Finance does not know the symbol NOPE (No data found, symbol may be delisted)');
-    expect(err.logCause).toMatchObject({ status: 404 });
+    expect(err.failure).toBe('unknown-symbol');
+    expect(err.message).toBe(MARKET_FAILURES['unknown-symbol']);
+    expect(err.logCause).toMatchObject({ status: 404, detail: 'Yahoo Finance does not know the symbol NOPE', body: expect.stringContaining('No data found, symbol may be delisted') });
     expect(fake.requests()).toHaveLength(1);
+  });
+});
+
+/** Yahoo's words, distinctive enough that finding them anywhere is a leak. */
+const PROVIDER_TEXT = 'Yahoo says: call desk 7QX-canary';
+
+describe('failures: one kind each, Yahoo\'s words for the log only', () => {
+  it.each([
+    ['unknown-symbol', 'unknown-symbol'],
+    ['bad-request', 'provider-error'],
+    ['429', 'rate-limited'],
+    ['500', 'unavailable'],
+  ] as const)('Yahoo answering %s: %s', async (fault, kind) => {
+    fake.setFault(fault);
+    fake.setErrorText(PROVIDER_TEXT);
+    const err = (await source({ retries: 1 }).fetchCandles({ symbol: 'AAPL', timeframe: '1d', limit: 5 }, signal()).catch((e: unknown) => e)) as MarketDataError;
+    expect(err).toBeInstanceOf(MarketDataError);
+    expect(err.failure).toBe(kind);
+    expect(err.message).toBe(MARKET_FAILURES[kind]);
+    expect(JSON.stringify(err.logCause)).toContain('7QX-canary');
+  });
+
+  it('Yahoo unreachable (nothing listening): unreachable, after the retries', async () => {
+    const err = (await source({ retries: 1, baseUrls: { yahoo: 'http://127.0.0.1:9' } })
+      .fetchCandles({ symbol: 'AAPL', timeframe: '1d', limit: 5 }, signal())
+      .catch((e: unknown) => e)) as MarketDataError;
+    expect(err).toMatchObject({ failure: 'unreachable', message: MARKET_FAILURES.unreachable, logCause: { attempts: 2 } });
   });
 });
 
@@ -90,8 +118,8 @@ describe('retries', () => {
   it('gives up on a persistent 500 after the retries', async () => {
     fake.setFault('500');
     const err = (await source().fetchCandles({ symbol: 'AAPL', timeframe: '1d', limit: 5 }, signal()).catch((e: unknown) => e)) as MarketDataError;
-    expect(err.message).toBe('Yahoo Finance is unavailable (HTTP 500, 2 retries)');
-    expect(err.logCause).toMatchObject({ kind: 'unavailable', status: 500, attempts: 3 });
+    expect(err.message).toBe(MARKET_FAILURES.unavailable);
+    expect(err.logCause).toMatchObject({ failure: 'unavailable', status: 500, attempts: 3, detail: 'Yahoo Finance is unavailable (HTTP 500, 2 retries)' });
     expect(fake.requests()).toHaveLength(3);
   });
 
@@ -101,7 +129,7 @@ describe('retries', () => {
     const err = (await source({ timeoutMs: 150, retries: 1 })
       .fetchCandles({ symbol: 'AAPL', timeframe: '1d', limit: 5 }, signal())
       .catch((e: unknown) => e)) as MarketDataError;
-    expect(err.message).toBe('Yahoo Finance did not answer in 0.15 s (1 retry)');
+    expect(err).toMatchObject({ failure: 'timeout', message: MARKET_FAILURES.timeout, logCause: { detail: 'Yahoo Finance did not answer in 0.15 s (1 retry)' } });
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(fake.requests()).toHaveLength(2);
   });

@@ -158,29 +158,18 @@ class HostNotAllowed extends Error {
 function classify(err: unknown, symbol: string): Failure {
   if (err instanceof ProviderHttpError) {
     const failure = failureForStatus(err.status, err.body);
-    if (failure.kind !== 'fatal') return failure;
-    const description = yahooErrorDescription(err.body);
-    if (err.status === 404) return { ...failure, message: `${NAME} does not know the symbol ${symbol}${description ? ` (${description})` : ''}` };
-    return { ...failure, message: `${NAME} refused the request (HTTP ${err.status}${description ? `: ${description}` : ''})` };
+    if (failure.failure !== 'provider-error') return failure;
+    // Yahoo's own words ({ chart: { error: { description } } }) stay in the cause: the log's.
+    if (err.status === 404) return { ...failure, failure: 'unknown-symbol', detail: `${NAME} does not know the symbol ${symbol}` };
+    return { ...failure, detail: `${NAME} refused the request (HTTP ${err.status})` };
   }
   const error = err instanceof Error ? err : new Error(String(err));
   const cause = { error: error.name, message: truncate(error.message) };
   // Connection refused or reset: fetch's TypeError('fetch failed').
-  if (error instanceof TypeError && error.message === 'fetch failed') return { kind: 'unavailable', cause };
-  if (error instanceof HostNotAllowed) return { kind: 'fatal', message: `${NAME} is not reachable from here (host not allowed)`, cause };
+  if (error instanceof TypeError && error.message === 'fetch failed') return { failure: 'unreachable', cause };
+  if (error instanceof HostNotAllowed) return { failure: 'unreachable', detail: `${NAME} is not reachable from here (host not allowed)`, cause };
   // The library throws Yahoo's own { error: { description } } answers as plain errors.
-  return { kind: 'fatal', message: `${NAME} refused the request: ${truncate(error.message, 120)}`, cause };
-}
-
-/** Yahoo's error text: { chart: { error: { code, description } } } (or finance: ...). */
-function yahooErrorDescription(body: string): string | null {
-  try {
-    const parsed = JSON.parse(body) as Record<string, { error?: { description?: unknown } } | undefined>;
-    const description = Object.values(parsed)[0]?.error?.description;
-    return typeof description === 'string' ? truncate(description, 120) : null;
-  } catch {
-    return null;
-  }
+  return { failure: 'provider-error', detail: `${NAME} refused the request (${error.name})`, cause };
 }
 
 /** yahoo-finance2 logs through this: our logger at debug (warn for its errors), or nowhere. */

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MARKET_FAILURES } from '../../../contracts/market.ts';
 import { startFakeWhaleAlert, whaleAlertTransaction, type FakeWhaleAlert } from '../../../tests/fakes/whale-alert.ts';
 import type { MarketConfig } from '../../config.ts';
-import { createWhaleAlertSource, OnChainError } from './whale-alert.ts';
+import { OnChainError } from '../../modules/market/types.ts';
+import { createWhaleAlertSource } from './whale-alert.ts';
 
 let fake: FakeWhaleAlert;
 beforeAll(async () => {
@@ -10,6 +12,7 @@ beforeAll(async () => {
 afterAll(() => fake.close());
 beforeEach(() => {
   fake.setFault('none');
+  fake.setErrorText(null);
   fake.setTransactions([]);
 });
 
@@ -120,9 +123,14 @@ describe('createWhaleAlertSource', () => {
   it('reports a rejected key clearly, without retrying and without the key anywhere', async () => {
     const before = fake.requests().length;
     const err = await failure(source({}, 'wrong-key-123456').whaleTransactions('btc', minutesAgo(5), new AbortController().signal));
-    expect(err.kind).toBe('auth');
-    expect(err.message).toBe('The Whale Alert API key was rejected; check WHALE_ALERT_API_KEY');
-    expect(err.logCause).toMatchObject({ status: 401, url: `${fake.baseUrl}/v1/transactions`, providerMessage: 'invalid api_key' });
+    expect(err.failure).toBe('key-rejected');
+    expect(err.message).toBe(MARKET_FAILURES['key-rejected']);
+    expect(err.logCause).toMatchObject({
+      status: 401,
+      url: `${fake.baseUrl}/v1/transactions`,
+      providerMessage: 'invalid api_key',
+      detail: 'The Whale Alert API key was rejected; check WHALE_ALERT_API_KEY',
+    });
     const everything = `${err.message} ${err.stack} ${JSON.stringify(err.logCause)}`;
     expect(everything).not.toContain('wrong-key-123456');
     expect(everything).not.toContain('api_key=');
@@ -145,11 +153,13 @@ describe('createWhaleAlertSource', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(950);
   });
 
-  it('gives up on a persistent 429 with a message saying so', async () => {
+  it('gives up on a persistent 429 as rate limited; what Whale Alert said goes to the log only', async () => {
     fake.setFault('429');
+    fake.setErrorText('usage limit reached for key tier 7QX-canary');
     const err = await failure(source({ retries: 1 }).whaleTransactions('btc', minutesAgo(5), new AbortController().signal));
-    expect(err.kind).toBe('rate_limited');
-    expect(err.message).toBe('Whale Alert is rate limiting requests (2 attempts); try again shortly');
+    expect(err.failure).toBe('rate-limited');
+    expect(err.message).toBe(MARKET_FAILURES['rate-limited']);
+    expect(err.logCause).toMatchObject({ detail: 'Whale Alert is rate limiting requests (2 attempts); try again shortly', providerMessage: 'usage limit reached for key tier 7QX-canary' });
   });
 
   it('fails after the configured retries when the API keeps answering 500', async () => {
@@ -157,9 +167,9 @@ describe('createWhaleAlertSource', () => {
     const before = fake.requests().length;
     const started = performance.now();
     const err = await failure(source({ retries: 2 }).whaleTransactions('btc', minutesAgo(5), new AbortController().signal));
-    expect(err.kind).toBe('unavailable');
-    expect(err.message).toBe('Whale Alert is unavailable right now (3 attempts)');
-    expect(err.logCause).toMatchObject({ status: 500, attempts: 3 });
+    expect(err.failure).toBe('unavailable');
+    expect(err.message).toBe(MARKET_FAILURES.unavailable);
+    expect(err.logCause).toMatchObject({ status: 500, attempts: 3, detail: 'Whale Alert is unavailable right now (3 attempts)' });
     expect(newRequests(before)).toHaveLength(3);
     // Backoff 250 ms, then 500 ms.
     expect(performance.now() - started).toBeGreaterThanOrEqual(700);
@@ -169,8 +179,9 @@ describe('createWhaleAlertSource', () => {
     fake.setFault('hang');
     const before = fake.requests().length;
     const err = await failure(source({ timeoutMs: 200, retries: 1 }).whaleTransactions('btc', minutesAgo(5), new AbortController().signal));
-    expect(err.kind).toBe('timeout');
-    expect(err.message).toBe('Whale Alert did not answer within 200 ms (2 attempts)');
+    expect(err.failure).toBe('timeout');
+    expect(err.message).toBe(MARKET_FAILURES.timeout);
+    expect(err.logCause.detail).toBe('Whale Alert did not answer within 200 ms (2 attempts)');
     expect(newRequests(before)).toHaveLength(2);
   });
 
@@ -180,15 +191,29 @@ describe('createWhaleAlertSource', () => {
     setTimeout(() => controller.abort(), 100);
     const started = performance.now();
     const err = await failure(source({ timeoutMs: 10_000 }).whaleTransactions('btc', minutesAgo(5), controller.signal));
-    expect(err.kind).toBe('aborted');
+    expect(err.failure).toBe('cancelled');
     expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  it("counts the caller's deadline as a timeout, not a cancellation", async () => {
+    fake.setFault('hang');
+    const err = await failure(source({ timeoutMs: 10_000 }).whaleTransactions('btc', minutesAgo(5), AbortSignal.timeout(100)));
+    expect(err.failure).toBe('timeout');
+  });
+
+  it('cannot reach a closed port: unreachable, retried', async () => {
+    const closed = source({ retries: 1, baseUrls: { whaleAlert: 'http://127.0.0.1:9' } });
+    const err = await failure(closed.whaleTransactions('btc', minutesAgo(5), new AbortController().signal));
+    expect(err.failure).toBe('unreachable');
+    expect(err.logCause).toMatchObject({ attempts: 2, detail: 'Whale Alert could not be reached (2 attempts)' });
   });
 
   it('reports a refused request with its status', async () => {
     const wrongPath = source({ baseUrls: { whaleAlert: `${fake.baseUrl}/nope` } });
     const err = await failure(wrongPath.whaleTransactions('btc', minutesAgo(5), new AbortController().signal));
-    expect(err.kind).toBe('failed');
-    expect(err.message).toBe('Whale Alert refused the request (HTTP 404)');
+    expect(err.failure).toBe('provider-error');
+    expect(err.message).toBe(MARKET_FAILURES['provider-error']);
+    expect(err.logCause).toMatchObject({ status: 404, detail: 'Whale Alert refused the request (HTTP 404)' });
   });
 
   it('skips a transaction it cannot read and keeps the others', async () => {

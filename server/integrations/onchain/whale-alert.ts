@@ -1,27 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
+import type { TMarketFailure } from '../../../contracts/market.ts';
 import type { MarketConfig } from '../../config.ts';
-import type { OnChainSource, WhaleTransaction } from '../../modules/market/types.ts';
-
-/** Why an on-chain lookup failed; each kind has one sentence a user can act on. */
-export type OnChainFailureKind = 'auth' | 'rate_limited' | 'unavailable' | 'timeout' | 'aborted' | 'failed';
-
-/**
- * An on-chain lookup that failed, with a message fit for the user and a cause fit for the log.
- * Its own class because MarketDataError's `source` names candle sources only.
- */
-export class OnChainError extends Error {
-  readonly kind: OnChainFailureKind;
-  /** For the log: status, URL without its query, provider text, attempts (never the key). */
-  readonly logCause: Record<string, unknown>;
-
-  constructor(kind: OnChainFailureKind, message: string, logCause: Record<string, unknown> = {}) {
-    super(message);
-    this.name = 'OnChainError';
-    this.kind = kind;
-    this.logCause = logCause;
-  }
-}
+import { OnChainError, type OnChainSource, type WhaleTransaction } from '../../modules/market/types.ts';
 
 const DEFAULT_BASE_URL = 'https://api.whale-alert.io';
 /**
@@ -126,7 +107,7 @@ async function fetchPage(url: URL, { apiKey, timeoutMs, retries, signal }: PageR
   // The key travels in the query string: the log gets the URL without it.
   const where = `${url.origin}${url.pathname}`;
   const attempts = retries + 1;
-  let last: { kind: OnChainFailureKind; logCause: Record<string, unknown>; retryAfterMs: number | null } | null = null;
+  let last: { kind: TMarketFailure; logCause: Record<string, unknown>; retryAfterMs: number | null } | null = null;
 
   for (let attempt = 1; attempt <= attempts; attempt++) {
     if (last) {
@@ -134,10 +115,10 @@ async function fetchPage(url: URL, { apiKey, timeoutMs, retries, signal }: PageR
       try {
         await sleep(backoff, undefined, { signal });
       } catch {
-        throw aborted(where);
+        throw aborted(where, signal);
       }
     }
-    if (signal.aborted) throw aborted(where);
+    if (signal.aborted) throw aborted(where, signal);
     const timeout = AbortSignal.timeout(timeoutMs);
     let status: number;
     let text: string;
@@ -148,8 +129,8 @@ async function fetchPage(url: URL, { apiKey, timeoutMs, retries, signal }: PageR
       retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
       text = await response.text();
     } catch (err) {
-      if (signal.aborted) throw aborted(where);
-      const kind = timeout.aborted ? 'timeout' : 'unavailable';
+      if (signal.aborted) throw aborted(where, signal);
+      const kind = timeout.aborted ? 'timeout' : 'unreachable';
       last = { kind, logCause: { url: where, attempts: attempt, name: (err as Error | null)?.name, message: mask(String((err as Error | null)?.message ?? err), apiKey) }, retryAfterMs: null };
       continue;
     }
@@ -162,19 +143,19 @@ async function fetchPage(url: URL, { apiKey, timeoutMs, retries, signal }: PageR
     }
     const logCause = { url: where, status, attempts: attempt, ...providerMessage(json, text, status, apiKey) };
     if (status === 401 || status === 403) {
-      throw new OnChainError('auth', 'The Whale Alert API key was rejected; check WHALE_ALERT_API_KEY', logCause);
+      throw new OnChainError('key-rejected', 'The Whale Alert API key was rejected; check WHALE_ALERT_API_KEY', logCause);
     }
     if (status === 429 || status >= 500) {
-      last = { kind: status === 429 ? 'rate_limited' : 'unavailable', logCause, retryAfterMs };
+      last = { kind: status === 429 ? 'rate-limited' : 'unavailable', logCause, retryAfterMs };
       continue;
     }
     if (status !== 200 || (json as { result?: unknown } | null)?.result === 'error') {
-      throw new OnChainError('failed', `Whale Alert refused the request (HTTP ${status})`, logCause);
+      throw new OnChainError('provider-error', `Whale Alert refused the request (HTTP ${status})`, logCause);
     }
 
     const page = ZPage.safeParse(json);
     if (!page.success) {
-      throw new OnChainError('failed', 'Whale Alert sent an answer we could not read', {
+      throw new OnChainError('provider-error', 'Whale Alert sent an answer we could not read', {
         ...logCause,
         issues: page.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`),
       });
@@ -190,17 +171,21 @@ async function fetchPage(url: URL, { apiKey, timeoutMs, retries, signal }: PageR
 
   const { kind, logCause } = last!;
   const tried = attempts === 1 ? '' : ` (${attempts} attempts)`;
-  const message =
-    kind === 'rate_limited'
+  const detail =
+    kind === 'rate-limited'
       ? `Whale Alert is rate limiting requests${tried}; try again shortly`
       : kind === 'timeout'
         ? `Whale Alert did not answer within ${timeoutText(timeoutMs)}${tried}`
-        : `Whale Alert is unavailable right now${tried}`;
-  throw new OnChainError(kind, message, logCause);
+        : kind === 'unreachable'
+          ? `Whale Alert could not be reached${tried}`
+          : `Whale Alert is unavailable right now${tried}`;
+  throw new OnChainError(kind, detail, logCause);
 }
 
-function aborted(where: string): OnChainError {
-  return new OnChainError('aborted', 'The request was cancelled', { url: where });
+/** The caller's signal ended the lookup: its deadline (a timeout) or a shutdown. */
+function aborted(where: string, signal: AbortSignal): OnChainError {
+  const timedOut = (signal.reason as { name?: unknown } | undefined)?.name === 'TimeoutError';
+  return new OnChainError(timedOut ? 'timeout' : 'cancelled', 'The request was cancelled', { url: where });
 }
 
 function timeoutText(ms: number): string {

@@ -41,7 +41,7 @@ function fakeClientDir(): string {
 describe('HTTP conventions', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ clientDir: fakeClientDir(), env: { SITE_NAME: 'Acme <Automation>', CONTACT_EMAIL: 'team@acme.test' } });
+    t = await createTestApp({ clientDir: fakeClientDir(), env: { SITE_NAME: 'Acme <Automation>', CONTACT_EMAIL: 'team@acme.test', CHAT_POLICY: 'deepseek=admin,openai=signedIn' } });
   });
   afterAll(async () => t.close());
 
@@ -65,7 +65,13 @@ describe('HTTP conventions', () => {
     expect(html).toContain('<title>Acme &#60;Automation&#62;</title>');
     const json = /<script type="application\/json" id="app-config">(.*?)<\/script>/.exec(html)![1]!;
     expect(json).not.toContain('<');
-    expect(JSON.parse(json)).toEqual({ siteName: 'Acme <Automation>', contactEmail: 'team@acme.test', authProvider: 'local' });
+    expect(JSON.parse(json)).toEqual({
+      siteName: 'Acme <Automation>',
+      contactEmail: 'team@acme.test',
+      authProvider: 'local',
+      // CHAT_POLICY over the defaults: the Users page says what guests may use from it.
+      chatPolicy: { openai: 'signedIn', anthropic: 'admin', gemini: 'admin', grok: 'admin', deepseek: 'admin', llama: 'signedIn' },
+    });
   });
 
   it('serves / the prerendered landing page with the site name, contact address and year filled in', async () => {

@@ -105,14 +105,14 @@ describe('failures', () => {
       expect(r.status).toBe('rejected');
       const err = (r as PromiseRejectedResult).reason as MarketDataError;
       expect(err).toBeInstanceOf(MarketDataError);
-      expect(err.message).toBe('Binance is unavailable (HTTP 500, 1 retry)');
+      expect(err.failure).toBe('unavailable');
     }
     expect(exchanges.requests('binance')).toHaveLength(2); // the first attempt and its one retry
     expect(warnings()).toHaveLength(1);
-    expect(warnings()[0]).toMatchObject({ msg: 'market data: Binance is unavailable (HTTP 500, 1 retry)', cause: { status: 500, kind: 'unavailable' } });
+    expect(warnings()[0]).toMatchObject({ msg: 'market data: Binance is unavailable (HTTP 500, 1 retry)', cause: { status: 500, failure: 'unavailable' } });
 
     // Still failed for a late caller of the same tick, without a new request.
-    await expect(md.getCandles({ ...btc, limit: 5 }, 'bad-tick')).rejects.toThrow('Binance is unavailable');
+    await expect(md.getCandles({ ...btc, limit: 5 }, 'bad-tick')).rejects.toMatchObject({ failure: 'unavailable' });
     expect(exchanges.requests('binance')).toHaveLength(2);
 
     exchanges.setFault('binance', 'none');
@@ -122,8 +122,9 @@ describe('failures', () => {
 
   it('reports Yahoo’s unknown symbol as a MarketDataError', async () => {
     const { md, warnings } = marketData();
-    await expect(md.getCandles({ source: 'yahoo', symbol: 'NOPE', timeframe: '1d', limit: 5 }, 't')).rejects.toThrow('Yahoo Finance does not know the symbol NOPE');
+    await expect(md.getCandles({ source: 'yahoo', symbol: 'NOPE', timeframe: '1d', limit: 5 }, 't')).rejects.toMatchObject({ failure: 'unknown-symbol' });
     expect(warnings()).toHaveLength(1);
+    expect(warnings()[0]).toMatchObject({ msg: 'market data: Yahoo Finance does not know the symbol NOPE' });
   });
 
   it('close() stops waiting for a hanging exchange', async () => {
@@ -133,9 +134,9 @@ describe('failures', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     const started = Date.now();
     await md.close();
-    await expect(pending).rejects.toThrow('Binance request was cancelled');
+    await expect(pending).rejects.toMatchObject({ failure: 'cancelled', logCause: { detail: 'Binance request was cancelled' } });
     expect(Date.now() - started).toBeLessThan(1_000);
-    await expect(md.getCandles({ ...btc, limit: 10 }, 't')).rejects.toThrow('shutting down');
+    await expect(md.getCandles({ ...btc, limit: 10 }, 't')).rejects.toMatchObject({ failure: 'cancelled', logCause: { detail: 'Market data is shutting down' } });
   });
 });
 

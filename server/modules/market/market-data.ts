@@ -53,15 +53,19 @@ export function createMarketData(config: MarketConfig, deps: MarketDataDeps): Ma
     if (simulatedFor(source)) return simulatedCandles(source, symbol, timeframe, limit, now().getTime());
     try {
       const provider = sourceFor(source);
-      if (!provider) throw new MarketDataError(source, `No market data source for ${source}`);
+      if (!provider) throw new MarketDataError(source, 'not-configured', { detail: `No market data source for ${source}` });
       return await provider.fetchCandles({ symbol, timeframe, limit }, closing.signal);
     } catch (err) {
       const error =
         err instanceof MarketDataError
           ? err
-          : new MarketDataError(source, `${source} market data failed`, { error: err instanceof Error ? err.name : 'unknown', message: err instanceof Error ? err.message : String(err) });
-      // Logged here, once per fetch, however many callers share it.
-      if (!closing.signal.aborted) deps.logger.warn({ source, symbol, timeframe, tick, limit, cause: error.logCause }, `market data: ${error.message}`);
+          : new MarketDataError(source, 'provider-error', {
+              detail: `${source} market data failed`,
+              error: err instanceof Error ? err.name : 'unknown',
+              message: err instanceof Error ? err.message : String(err),
+            });
+      // Logged here, once per fetch, however many callers share it (each run logs its own too).
+      if (!closing.signal.aborted) deps.logger.warn({ source, symbol, timeframe, tick, limit, cause: error.logCause }, `market data: ${String(error.logCause.detail ?? error.message)}`);
       throw error;
     }
   }
@@ -81,7 +85,7 @@ export function createMarketData(config: MarketConfig, deps: MarketDataDeps): Ma
 
   return {
     async getCandles(request, tick) {
-      if (closing.signal.aborted) throw new MarketDataError(request.source, 'Market data is shutting down');
+      if (closing.signal.aborted) throw new MarketDataError(request.source, 'cancelled', { detail: 'Market data is shutting down' });
       const limit = Math.max(1, Math.floor(request.limit));
       const entries = entriesOf(tick);
       const key = `${request.source}|${request.symbol}|${request.timeframe}`;

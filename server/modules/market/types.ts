@@ -1,4 +1,4 @@
-import type { TCandle, TCandleTimeframe, TMarketSource } from '../../../contracts/market.ts';
+import { MARKET_FAILURES, type TCandle, type TCandleTimeframe, type TMarketFailure, type TMarketSource } from '../../../contracts/market.ts';
 
 /** One market's candles as the runtime asks for them. */
 export type CandleRequest = { source: TMarketSource; symbol: string; timeframe: TCandleTimeframe; limit: number };
@@ -6,17 +6,40 @@ export type CandleRequest = { source: TMarketSource; symbol: string; timeframe: 
 /** Candles oldest first, the last one the latest (possibly still forming). */
 export type CandleSeries = CandleRequest & { candles: TCandle[]; simulated: boolean };
 
-/** A market data failure the user can read ('binance answered 429 three times', ...). */
+/**
+ * A market data failure: its kind (the user reads MARKET_FAILURES[kind], which is also the
+ * message) and, for the log only, what the provider said.
+ */
 export class MarketDataError extends Error {
   readonly source: TMarketSource;
-  /** For the log: status, provider text, error name (never keys). */
+  readonly failure: TMarketFailure;
+  /** For the log: status, provider text, error name, attempts, our detail (never keys). */
   readonly logCause: Record<string, unknown>;
 
-  constructor(source: TMarketSource, message: string, logCause: Record<string, unknown> = {}) {
-    super(message);
+  constructor(source: TMarketSource, failure: TMarketFailure, logCause: Record<string, unknown> = {}) {
+    super(MARKET_FAILURES[failure]);
     this.name = 'MarketDataError';
     this.source = source;
+    this.failure = failure;
     this.logCause = logCause;
+  }
+}
+
+/**
+ * An on-chain lookup that failed: its kind (the user reads MARKET_FAILURES[failure], also the
+ * message) and a cause fit for the log. Its own class because MarketDataError's `source` names
+ * candle sources only.
+ */
+export class OnChainError extends Error {
+  readonly failure: TMarketFailure;
+  /** For the log: status, URL without its query, provider text, attempts, our detail (never the key). */
+  readonly logCause: Record<string, unknown>;
+
+  constructor(failure: TMarketFailure, detail: string, logCause: Record<string, unknown> = {}) {
+    super(MARKET_FAILURES[failure]);
+    this.name = 'OnChainError';
+    this.failure = failure;
+    this.logCause = { ...logCause, detail };
   }
 }
 

@@ -4,6 +4,7 @@ export type AlertEmailInput = {
   to: string;
   agentName: string;
   market: string;
+  /** The alert's headline ('<agent>: <market>' from the runtime): the email's subject. */
   title: string;
   message: string;
   createdAt: Date;
@@ -32,7 +33,9 @@ export function alertEmail(input: AlertEmailInput): Omit<MailMessage, 'html'> {
     '--',
     `You get this email because this agent has email alerts on. Choose where alerts go in Settings: ${input.publicUrl}/settings`,
   ].join('\n');
-  return { to: input.to, subject: `${input.agentName}: ${input.title}`, text };
+  // The title already names what alerted (the runtime writes '<agent>: <market>'), so it is the
+  // subject as it stands: prefixing the agent again read 'Scanner: Scanner: BTC/USD on coinbase'.
+  return { to: input.to, subject: input.title, text };
 }
 
 /** 'Mar 4, 2026, 10:15 AM GMT+1 (Europe/Paris)' in the user's zone; UTC when they have none

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AGENT_TEMPLATES, type TAgentConfig } from '../../../contracts/agents.ts';
-import type { TCandle } from '../../../contracts/market.ts';
+import { MARKET_FAILURES, type TCandle } from '../../../contracts/market.ts';
 import { AVERAGE_WINDOW, CHART_CANDLES, evaluateMarket, performanceSince } from './evaluate.ts';
 
 const MINUTE = 60_000;
@@ -127,6 +127,13 @@ describe('crypto rules', () => {
     expect(rule(result, 'Whale transaction')).toMatchObject({ status: 'not configured', fired: false, values: {} });
     expect(rule(result, 'Wallet tracking')).toMatchObject({ status: 'not configured', fired: false });
     expect(rule(result, 'Whale transaction').detail).toContain('not configured');
+  });
+
+  it('a failed on-chain source shows its kind\'s sentence, never what the provider said', () => {
+    const onChain = { configured: true, ok: false, failure: 'rate-limited', cause: { providerMessage: 'usage limit reached 7QX-canary' } } as const;
+    const result = evaluateMarket({ templateType: 'crypto', config: configOf(cryptoTemplate), market: 'X', candles: candles(steady), onChain });
+    expect(rule(result, 'Whale transaction')).toMatchObject({ status: 'insufficient data', fired: false, detail: `on-chain source failed: ${MARKET_FAILURES['rate-limited']}` });
+    expect(JSON.stringify(result)).not.toContain('7QX-canary');
   });
 
   it('whale transaction fires when the source reports transfers', () => {

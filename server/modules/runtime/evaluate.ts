@@ -1,5 +1,5 @@
 import type { TAgentConfig, TThreshold } from '../../../contracts/agents.ts';
-import type { TCandle, TChartData, TRuleOutcome } from '../../../contracts/market.ts';
+import { MARKET_FAILURES, type TCandle, type TChartData, type TMarketFailure, type TRuleOutcome } from '../../../contracts/market.ts';
 import { bollinger, ema, macd, rsi, sma, stochastic } from '../market/indicators.ts';
 import type { WhaleTransaction } from '../market/types.ts';
 
@@ -24,7 +24,8 @@ export const CRYPTO_VOLUME_FACTOR = 1.5;
 export type OnChainInput =
   | { configured: false }
   | { configured: true; ok: true; transactions: WhaleTransaction[] }
-  | { configured: true; ok: false; error: string };
+  /** `cause`: the provider's side, for the run's log line; only the kind's sentence is shown. */
+  | { configured: true; ok: false; failure: TMarketFailure; cause: Record<string, unknown> };
 
 export type ThresholdCondition = { thresholdType: string; firing: boolean; value: number; limit: number; message: string };
 
@@ -162,7 +163,7 @@ function onChainRules(config: TAgentConfig, onChain: OnChainInput): TRuleOutcome
     if (!onChain.configured) {
       rules.push(notConfigured(name));
     } else if (!onChain.ok) {
-      rules.push({ name, status: 'insufficient data', fired: false, values: {}, detail: `on-chain source failed: ${onChain.error}` });
+      rules.push({ name, status: 'insufficient data', fired: false, values: {}, detail: `on-chain source failed: ${MARKET_FAILURES[onChain.failure]}` });
     } else {
       // Wallet tracking follows transfers whose sender or receiver the source has identified.
       const txs = name === 'Whale transaction' ? onChain.transactions : onChain.transactions.filter((t) => t.from !== 'unknown' || t.to !== 'unknown');

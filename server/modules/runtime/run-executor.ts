@@ -1,8 +1,18 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import { findTemplate, type TAgentConfig } from '../../../contracts/agents.ts';
-import { EXCHANGE_SOURCES, TEMPLATE_TIMEFRAMES, type TCandleTimeframe, type TMarketResult, type TMarketSource, type TRunAlert, type TRunResult } from '../../../contracts/market.ts';
+import {
+  EXCHANGE_SOURCES,
+  MARKET_FAILURES,
+  TEMPLATE_TIMEFRAMES,
+  type TCandleTimeframe,
+  type TMarketFailure,
+  type TMarketResult,
+  type TMarketSource,
+  type TRunAlert,
+  type TRunResult,
+} from '../../../contracts/market.ts';
 import type { Db } from '../../db/client.ts';
-import { MarketDataError, type MarketData, type OnChainSource } from '../market/types.ts';
+import { MarketDataError, OnChainError, type MarketData, type OnChainSource } from '../market/types.ts';
 import { candlesNeeded, evaluateMarket, performanceSince, type OnChainInput, type ThresholdCondition } from './evaluate.ts';
 import { extendLeases, finishRun, startRun, type RunAgent } from './runtime.repo.ts';
 
@@ -35,6 +45,18 @@ const ON_CHAIN_LOOKBACK_MS = 60 * 60_000;
 const ON_CHAIN_TIMEOUT_MS = 30_000;
 
 type Market = { label: string; source: TMarketSource; symbol: string; timeframe: TCandleTimeframe };
+
+/** A run that cannot start for a reason the user can fix; its message is ours and shown as is. */
+class RunNotPossible extends Error {}
+
+/** A run that failed for any other reason shows this; the cause is in the log with its ids. */
+export const RUN_FAILED_ERROR = 'The run failed because of an error on our side. The server log has the details.';
+
+/** What the log gets about one source a run could not read: the provider's side included. */
+type ReadFailure = { market: string; failure: TMarketFailure; cause: Record<string, unknown> };
+
+const causeOf = (err: unknown): Record<string, unknown> =>
+  err instanceof MarketDataError || err instanceof OnChainError ? err.logCause : { error: err instanceof Error ? err.name : typeof err, message: err instanceof Error ? err.message : String(err) };
 
 /** The markets an agent watches, from its template's parameters. */
 export function marketsOf(templateType: 'stock' | 'crypto', config: TAgentConfig, marketData: MarketData): Market[] {
@@ -86,28 +108,29 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
         .then((transactions): OnChainInput => ({ configured: true, ok: true, transactions }))
         .catch((err: unknown): OnChainInput => {
           logger.warn({ err }, 'on-chain source failed');
-          return { configured: true, ok: false, error: err instanceof Error ? err.message : String(err) };
+          return { configured: true, ok: false, failure: err instanceof OnChainError ? err.failure : 'internal', cause: causeOf(err) };
         });
       onChainByToken.set(token, pending);
     }
     return pending;
   }
 
-  async function evaluate(agent: RunAgent, previous: ReadonlyMap<string, number>, tick: string) {
+  async function evaluate(agent: RunAgent, runId: number, previous: ReadonlyMap<string, number>, tick: string) {
     const template = findTemplate(agent.templateId);
-    if (!template || template.type === 'other') throw new Error(`template ${agent.templateId} has no runtime`);
+    if (!template || template.type === 'other') throw new RunNotPossible(`The template ${agent.templateId} has no runtime.`);
     const type = template.type;
     const markets = marketsOf(type, agent.config, marketData);
-    if (markets.length === 0) throw new Error('no market to watch: check the symbols or exchanges');
+    if (markets.length === 0) throw new RunNotPossible('No market to watch: check the symbols or exchanges.');
     const onChainInput = type === 'crypto' ? await onChainFor(agent.config, tick) : ({ configured: false } as const);
     const limit = candlesNeeded(agent.config, type);
 
     const conditions: Array<ThresholdCondition & { market: string }> = [];
+    const failures: ReadFailure[] = onChainInput.configured && !onChainInput.ok ? [{ market: 'on-chain', failure: onChainInput.failure, cause: onChainInput.cause }] : [];
     const results = await Promise.all(
       markets.map(async (m): Promise<TMarketResult> => {
         try {
           const series = await marketData.getCandles({ source: m.source, symbol: m.symbol, timeframe: m.timeframe, limit }, tick);
-          if (series.candles.length < 2) throw new MarketDataError(m.source, `${m.source} returned no candles for ${m.symbol}`);
+          if (series.candles.length < 2) throw new MarketDataError(m.source, 'no-data', { detail: `${m.source} returned ${series.candles.length} candles for ${m.symbol}` });
           const evaluation = evaluateMarket({ templateType: type, config: agent.config, market: m.label, candles: series.candles, onChain: onChainInput });
           conditions.push(...evaluation.thresholds.map((t) => ({ ...t, market: m.label })));
           const latest = series.candles.at(-1)!;
@@ -124,9 +147,10 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
             chart: evaluation.chart,
           };
         } catch (err) {
-          const message = err instanceof Error ? err.message : String(err);
-          if (!(err instanceof MarketDataError)) logger.error({ err, agentId: agent.id, market: m.label }, 'market evaluation failed');
-          return { ok: false, symbol: m.symbol, source: m.source, simulated: false, error: message };
+          if (!(err instanceof MarketDataError)) logger.error({ err, runId, agentId: agent.id, market: m.label }, 'market evaluation failed');
+          const failure = err instanceof MarketDataError ? err.failure : 'internal';
+          failures.push({ market: m.label, failure, cause: causeOf(err) });
+          return { ok: false, symbol: m.symbol, source: m.source, simulated: false, failure, error: MARKET_FAILURES[failure] };
         }
       }),
     );
@@ -143,7 +167,7 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
       simulated: results.some((r) => r.simulated),
       performance: performanceSince(previous, priceOf(results)),
     };
-    return { result, conditions, allFailed: results.every((r) => !r.ok) };
+    return { result, conditions, failures, allFailed: results.every((r) => !r.ok) };
   }
 
   /**
@@ -167,16 +191,18 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
       const tick = tickOf(started.scheduledFor ?? started.startTime);
       let outcome: Awaited<ReturnType<typeof evaluate>>;
       try {
-        outcome = await evaluate(agent, started.previousPrices, tick);
+        outcome = await evaluate(agent, runId, started.previousPrices, tick);
       } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
         logger.warn({ err, runId, agentId: agent.id }, 'agent run failed');
-        await finishRun(db, runId, { status: 'failure', result: null, error: message, endTime: now(), performance: null });
+        const error = err instanceof RunNotPossible ? err.message : RUN_FAILED_ERROR;
+        await finishRun(db, runId, { status: 'failure', result: null, error, endTime: now(), performance: null });
         return 'done';
       }
-      const { result, conditions, allFailed } = outcome;
+      const { result, conditions, failures, allFailed } = outcome;
+      // The user reads one sentence per failure; what the provider said is here, with the ids.
+      if (failures.length > 0) logger.warn({ runId, agentId: agent.id, failures }, 'agent run could not read some of its data');
       const endTime = now();
-      const error = allFailed ? result.markets.map((m) => (m.ok ? '' : `${m.symbol} (${m.source}): ${m.error}`)).join('; ') : null;
+      const error = allFailed ? result.markets.map((m) => (m.ok ? '' : `${m.symbol} (${m.source}): ${m.error}`)).join(' ') : null;
       // Alerts first: once the run shows as finished, what it alerted is stored too, so the
       // agent's next run (a run-now can follow at once) reads the alert states this run left.
       await raiseAlerts(agent, runId, conditions, started.activeAlerts);

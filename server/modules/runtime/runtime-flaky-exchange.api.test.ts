@@ -2,6 +2,7 @@ import { asc, inArray } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findTemplate, type TAgent, type TAgentConfig } from '../../../contracts/agents.ts';
+import { MARKET_FAILURES } from '../../../contracts/market.ts';
 import { agentRuns } from '../../db/schema.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 import { until } from '../../test/until.ts';
@@ -33,8 +34,11 @@ function everyMinute(watch: (typeof WATCHES)[number]): TAgentConfig {
   };
 }
 
-/** A failed run says which exchange failed and how, in the words of the retry policy. */
-const CLEAR_ERROR = /is rate limiting requests \(429|is unavailable \(HTTP 500|did not answer in 0\.4 s|could not be reached/;
+/** A failed run's error names each market and the sentence of its failure, one the chaos serves
+ * (429, 500, hangs): 'BTC/USDT (binance): <sentence> ETH/USD (coinbase): <sentence>'. */
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const CHAOS_SENTENCE = (['rate-limited', 'unavailable', 'timeout', 'unreachable'] as const).map((kind) => escape(MARKET_FAILURES[kind])).join('|');
+const CLEAR_ERROR = new RegExp(`^([A-Z]+/USDT? \\(\\w+\\): (${CHAOS_SENTENCE})( |$))+$`);
 
 /**
  * Several agents on the finest schedule (every minute) against exchanges that answer each
