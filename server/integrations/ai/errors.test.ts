@@ -23,7 +23,8 @@ describe('classifyProviderError', () => {
     const retry = new RetryError({ message: 'r', reason: 'maxRetriesExceeded', errors: [apiError(429)] });
     expect(classifyProviderError(retry).kind).toBe('rate_limited');
     expect(classifyProviderError(new TypeError('terminated')).kind).toBe('unavailable');
-    expect(classifyProviderError(Object.assign(new Error('connect'), { cause: { code: 'ECONNREFUSED' } })).kind).toBe('unavailable');
+    expect(classifyProviderError(Object.assign(new Error('connect'), { cause: { code: 'ECONNRESET' } })).kind).toBe('unavailable');
+    expect(classifyProviderError(Object.assign(new Error('connect'), { cause: { code: 'ECONNREFUSED' } })).kind).toBe('unreachable');
     expect(classifyProviderError(new Error('Overloaded')).kind).toBe('unavailable');
   });
 

@@ -52,8 +52,8 @@ describe('chat limits: timeout, rate, budget, disconnect', () => {
 
   it('stops a user whose daily token budget is spent until 00:00 UTC', async () => {
     const user = await t.signIn('budget@example.com');
-    // 200 characters in, ~60 tokens: the first call spends the whole budget of 60.
-    const first = await chat(t, user, 'deepseek', { body: chatBody('deepseek', 'b'.repeat(200)) });
+    // 100 characters in and the answer to them: 53 of the 60 tokens, too little left for any other call.
+    const first = await chat(t, user, 'deepseek', { body: chatBody('deepseek', 'b'.repeat(100)) });
     expect(first.json().error).toBe(false);
     const refused = await chat(t, user, 'deepseek');
     expect(refused.statusCode).toBe(429);
