@@ -267,3 +267,17 @@ export type TChatUsageReport = {
   rows: TChatUsageRow[];
   totals: { requests: number; inputTokens: number; outputTokens: number; images: number; costUsd: number };
 };
+
+/** The report's totals row: the sums of its rows. */
+export function usageTotals(rows: readonly TChatUsageRow[]): TChatUsageReport['totals'] {
+  return rows.reduce(
+    (t, r) => ({
+      requests: t.requests + r.requests,
+      inputTokens: t.inputTokens + r.inputTokens,
+      outputTokens: t.outputTokens + r.outputTokens,
+      images: t.images + r.images,
+      costUsd: t.costUsd + r.costUsd,
+    }),
+    { requests: 0, inputTokens: 0, outputTokens: 0, images: 0, costUsd: 0 },
+  );
+}

@@ -1,7 +1,7 @@
 import '../../lib/zod-csp.ts';
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS, type TChatProvider, type TChatUsageReport, type TChatUsageRow } from '../../../contracts/chat.ts';
+import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS, usageTotals, type TChatProvider, type TChatUsageReport, type TChatUsageRow } from '../../../contracts/chat.ts';
 import { Card } from '../../components/ui/card.tsx';
 import { Spinner } from '../../components/ui/spinner.tsx';
 import { usePageTitle } from '../../components/ui/use-page-title.ts';
@@ -34,17 +34,7 @@ function normalise(data: unknown): { rows: TChatUsageRow[]; totals: TChatUsageRe
     images: r.images ?? 0,
     costUsd: r.costUsd ?? 0,
   }));
-  const totals = rows.reduce(
-    (t, r) => ({
-      requests: t.requests + r.requests,
-      inputTokens: t.inputTokens + r.inputTokens,
-      outputTokens: t.outputTokens + r.outputTokens,
-      images: t.images + r.images,
-      costUsd: t.costUsd + r.costUsd,
-    }),
-    { requests: 0, inputTokens: 0, outputTokens: 0, images: 0, costUsd: 0 },
-  );
-  return { rows, totals };
+  return { rows, totals: usageTotals(rows) };
 }
 
 

@@ -4,6 +4,7 @@ import {
   CHAT_PROVIDERS,
   ZChatRequest,
   estimateCostUsd,
+  usageTotals,
   type TChatModel,
   type TChatProvider,
   type TChatProvidersResponse,
@@ -318,16 +319,7 @@ export function createChatService({ db, config, now = () => new Date() }: ChatSe
       images: r.images,
       costUsd: roundCents(estimateCostUsd(r.model, r)),
     }));
-    const totals = rows.reduce(
-      (t, r) => ({
-        requests: t.requests + r.requests,
-        inputTokens: t.inputTokens + r.inputTokens,
-        outputTokens: t.outputTokens + r.outputTokens,
-        images: t.images + r.images,
-        costUsd: t.costUsd + r.costUsd,
-      }),
-      { requests: 0, inputTokens: 0, outputTokens: 0, images: 0, costUsd: 0 },
-    );
+    const totals = usageTotals(rows);
     return { days, since: since.toISOString(), rows, totals: { ...totals, costUsd: roundCents(totals.costUsd) } };
   }
 
