@@ -20,7 +20,8 @@
  *
  * Faults per provider, set at runtime, answer what that provider really sends (its status and
  * error JSON): '401' a rejected key (Gemini and xAI say so with a 400), '429' rate limited,
- * 'quota' no credit left, '404' an unknown model, '500' a server error; 'stream-error' streams
+ * 'quota' no credit left (Gemini: its daily quota spent, a 429 like any rate limit), '404' an
+ * unknown model, '500' a server error; 'stream-error' streams
  * some text then the provider's in-stream error event; 'hang' never answers; 'cut' streams some
  * chunks then destroys the socket. `setFault(provider, fault, message)` adds `message` to the
  * provider's usual text in the error body (to prove it never reaches a user). Requests
@@ -320,20 +321,23 @@ function errorAnswer(provider: TChatProvider, fault: ErrorFault, model: string, 
       return error(500, 'api_error', 'Internal server error');
     }
     case 'gemini': {
-      const error = (status: number, googleStatus: string, message: string, reason?: string): [number, unknown] => [
+      const error = (status: number, googleStatus: string, message: string, details?: unknown[]): [number, unknown] => [
         status,
-        {
-          error: {
-            code: status,
-            message: text(message),
-            status: googleStatus,
-            ...(reason ? { details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } }] } : {}),
-          },
-        },
+        { error: { code: status, message: text(message), status: googleStatus, ...(details ? { details } : {}) } },
       ];
-      if (fault === '401') return error(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', 'API_KEY_INVALID');
+      if (fault === '401') {
+        return error(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', [
+          { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
+        ]);
+      }
       if (fault === '429') return error(429, 'RESOURCE_EXHAUSTED', 'Resource has been exhausted (e.g. check quota).');
-      if (fault === 'quota') return error(429, 'RESOURCE_EXHAUSTED', 'You exceeded your current quota, please check your plan and billing details.', 'insufficient_quota');
+      // Google's quotas are per minute and per day: a spent quota is a rate limit that resets.
+      if (fault === 'quota') {
+        return error(429, 'RESOURCE_EXHAUSTED', 'You exceeded your current quota, please check your plan and billing details.', [
+          { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests', quotaId: 'GenerateRequestsPerDayPerProjectPerModel-FreeTier' }] },
+          { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '47s' },
+        ]);
+      }
       if (fault === '404') return error(404, 'NOT_FOUND', `models/${model} is not found for API version v1beta, or is not supported for generateContent.`);
       return error(500, 'INTERNAL', 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting');
     }
@@ -341,7 +345,9 @@ function errorAnswer(provider: TChatProvider, fault: ErrorFault, model: string, 
       const error = (status: number, code: string, message: string): [number, unknown] => [status, { code, error: text(message) }];
       if (fault === '401') return error(400, 'Client specified an invalid argument', 'Incorrect API key provided: xa***01. You can obtain an API key from https://console.x.ai.');
       if (fault === '429') return error(429, 'Some resource has been exhausted', 'Too many requests. Please slow down.');
-      if (fault === 'quota') return error(402, 'Some resource has been exhausted', 'Your team has either used all available credits or reached its monthly spending limit.');
+      if (fault === 'quota') {
+        return error(429, 'Some resource has been exhausted', 'Your team fake-team has either used all available credits or reached its monthly spending limit. To continue making API requests, please purchase more credits or raise your spending limit.');
+      }
       if (fault === '404') return error(404, 'Some requested entity was not found', `The model ${model} does not exist or your team does not have access to it.`);
       return error(500, 'Internal error', 'Service temporarily unavailable. The model is overloaded.');
     }

@@ -61,11 +61,11 @@ const BROKEN_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 /**
  * Body texts that tell kinds apart where the status does not: Gemini and xAI refuse a bad key
  * with 400 (Gemini's reason API_KEY_INVALID, xAI's "Incorrect API key provided"); OpenAI's
- * exhausted credit is a 429 `insufficient_quota`, DeepSeek's a 402 "Insufficient Balance",
- * Anthropic's a 400 "credit balance is too low".
+ * exhausted credit is a 429 `insufficient_quota`, xAI's a 429 "used all available credits",
+ * DeepSeek's a 402 "Insufficient Balance", Anthropic's a 400 "credit balance is too low".
  */
 const KEY_REFUSED = /api_key_invalid|incorrect api key|invalid api key|invalid x-api-key|api key not valid/;
-const NO_CREDIT = /insufficient_quota|insufficient balance|credit balance is too low/;
+const NO_CREDIT = /insufficient_quota|insufficient balance|credit balance is too low|used all available credits/;
 
 /**
  * Sorts any error the SDK raises into a kind. Provider messages are not shown to users: an

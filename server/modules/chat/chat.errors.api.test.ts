@@ -51,13 +51,26 @@ describe('chat errors: the provider’s words stay in the log', () => {
     const from = lines.length;
     const json = await chat(t, admin, provider);
     const stream = await chat(t, admin, provider, { stream: true });
-    // An admin asking Llama for a model Ollama lacks is told what to do (item 7, below).
-    const sentence = provider === 'llama' && fault === '404' ? expect.stringMatching(/^Ollama at .* does not have the model llama3\.1\./) : SENTENCE[fault](LABEL[provider]);
+    // An admin asking Llama for a model Ollama lacks is told what to do (item 7, below); Google's
+    // spent quota is a rate limit that resets, not an empty account.
+    const sentence =
+      provider === 'llama' && fault === '404'
+        ? expect.stringMatching(/^Ollama at .* does not have the model llama3\.1\./)
+        : SENTENCE[provider === 'gemini' && fault === 'quota' ? '429' : fault](LABEL[provider]);
     expect(json.json()).toEqual({ error: true, message: sentence, choices: [], model: TEST_MODELS[provider] });
     expect(parseEvents(stream.body)).toEqual([{ event: 'error', data: { message: sentence, partial: false } }]);
     for (const body of [json.body, stream.body]) expect(body).not.toContain(MARK);
     expect(quoted(from).length).toBeGreaterThanOrEqual(2);
     expect(JSON.parse(quoted(from)[0]!)).toMatchObject({ msg: 'chat provider call failed', provider });
+  });
+
+  it('llama 404: an admin is told which Ollama lacks the model and what to do; a guest gets the short sentence', async () => {
+    fake.setFault('llama', '404');
+    const guest = await t.signIn('guest@example.com');
+    expect((await chat(t, admin, 'llama')).json().message).toBe(
+      `Ollama at ${fake.baseUrls.llama} does not have the model llama3.1. Run "ollama pull llama3.1" there, or change OLLAMA_MODELS.`,
+    );
+    expect((await chat(t, guest, 'llama')).json().message).toBe('Llama does not offer this model right now');
   });
 
   it.each(CHAT_PROVIDERS)('%s: an error event in the middle of a stream keeps the text so far and says one fixed sentence', async (provider) => {

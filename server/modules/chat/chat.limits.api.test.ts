@@ -2,6 +2,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeAiProviders, type FakeAiProviders } from '../../../tests/fakes/ai-providers.ts';
+import { chatReservations } from '../../db/schema.ts';
 import { chat, chatBody, parseEvents, usageRows } from '../../test/chat-helpers.ts';
 import { createTestApp, TEST_ORIGIN, type TestApp } from '../../test/test-app.ts';
 
@@ -107,6 +108,8 @@ describe('chat limits: timeout, rate, budget, disconnect', () => {
     }
     expect(row).toMatchObject({ provider: 'anthropic', outcome: 'aborted' });
     expect(row!.inputTokens).toBeGreaterThan(0); // stopped mid-answer still counts
+    // Settled to that estimate: the call's budget reservation is gone with it.
+    expect(await t.database.db.select().from(chatReservations)).toEqual([]);
   });
 });
 
