@@ -21,7 +21,7 @@
  * Faults per provider, set at runtime, answer what that provider really sends (its status and
  * error JSON): '401' a rejected key (Gemini and xAI say so with a 400), '429' rate limited,
  * 'quota' no credit left (Gemini: its daily quota spent, a 429 like any rate limit), '404' an
- * unknown model, '500' a server error; 'stream-error' streams
+ * unknown model (DeepSeek answers 400), '500' a server error; 'stream-error' streams
  * some text then the provider's in-stream error event; 'hang' never answers; 'cut' streams some
  * chunks then destroys the socket. `setFault(provider, fault, message)` adds `message` to the
  * provider's usual text in the error body (to prove it never reaches a user). Requests
@@ -355,7 +355,7 @@ function errorAnswer(provider: TChatProvider, fault: ErrorFault, model: string, 
       if (fault === '401') return openAiStyle(401, 'Authentication Fails, Your api key: ****0001 is invalid', 'authentication_error', 'invalid_request_error');
       if (fault === '429') return openAiStyle(429, 'Rate Limit Reached', 'rate_limit_error', 'invalid_request_error');
       if (fault === 'quota') return openAiStyle(402, 'Insufficient Balance', 'unknown_error', 'invalid_request_error');
-      if (fault === '404') return openAiStyle(404, 'Model Not Exist', 'invalid_request_error', 'invalid_request_error');
+      if (fault === '404') return openAiStyle(400, 'Model Not Exist', 'invalid_request_error', 'invalid_request_error'); // DeepSeek's unknown model
       return openAiStyle(500, 'Server Error', 'server_error', 'internal_error');
     case 'llama':
       // Ollama's OpenAI-compatible errors; it has no keys or credit.

@@ -66,6 +66,8 @@ const BROKEN_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
  */
 const KEY_REFUSED = /api_key_invalid|incorrect api key|invalid api key|invalid x-api-key|api key not valid/;
 const NO_CREDIT = /insufficient_quota|insufficient balance|credit balance is too low|used all available credits/;
+/** An unknown model is a 404 everywhere but at DeepSeek, which answers 400 "Model Not Exist". */
+const NO_MODEL = /model not exist|model_not_found/;
 
 /**
  * Sorts any error the SDK raises into a kind. Provider messages are not shown to users: an
@@ -81,7 +83,7 @@ export function classifyProviderError(err: unknown): { kind: AiFailureKind; logC
     if (status === 401 || status === 403 || (status === 400 && KEY_REFUSED.test(body))) return { kind: 'auth', logCause };
     if (status === 402 || ((status === 429 || status === 400) && NO_CREDIT.test(body))) return { kind: 'quota', logCause };
     if (status === 429) return { kind: 'rate_limited', logCause };
-    if (status === 404) return { kind: 'model_unavailable', logCause };
+    if (status === 404 || (status === 400 && NO_MODEL.test(body))) return { kind: 'model_unavailable', logCause };
     // No status, 5xx, or a 2xx whose body broke off (the connection dropped mid-answer).
     if (status === undefined || status >= 500 || status < 300) return { kind: 'unavailable', logCause };
     return { kind: 'failed', logCause };
