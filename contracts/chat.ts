@@ -5,7 +5,15 @@ import { z } from 'zod';
 export const CHAT_PROVIDERS = ['openai', 'anthropic', 'gemini', 'grok', 'deepseek', 'llama'] as const;
 export type TChatProvider = (typeof CHAT_PROVIDERS)[number];
 
-export type TChatModel = { id: string; label: string; note?: string; image?: boolean };
+export type TChatModel = {
+  id: string;
+  label: string;
+  note?: string;
+  image?: boolean;
+  /** The most output tokens the provider accepts for this model: a larger CHAT_MAX_OUTPUT_TOKENS
+   * is lowered to it, so the request is not refused. Unset: no smaller limit is known. */
+  maxOutputTokens?: number;
+};
 
 export type TChatProviderInfo = {
   id: TChatProvider;
@@ -43,10 +51,10 @@ export const CHAT_PROVIDER_INFO: Record<TChatProvider, TChatProviderInfo> = {
     keyVariable: 'OPENAI_API_KEY',
     missingKeyMessage: 'OpenAI API key is not configured. Please contact the administrator.',
     models: [
-      { id: 'gpt-4o', label: 'GPT-4o' },
-      { id: 'gpt-4.1', label: 'GPT-4.1', note: 'Chat' },
-      { id: 'o4-mini', label: 'o4-mini', note: 'Reasoning' },
-      { id: 'o3', label: 'o3', note: 'Reasoning' },
+      { id: 'gpt-4o', label: 'GPT-4o', maxOutputTokens: 16_384 },
+      { id: 'gpt-4.1', label: 'GPT-4.1', note: 'Chat', maxOutputTokens: 32_768 },
+      { id: 'o4-mini', label: 'o4-mini', note: 'Reasoning', maxOutputTokens: 100_000 },
+      { id: 'o3', label: 'o3', note: 'Reasoning', maxOutputTokens: 100_000 },
     ],
     defaultModel: 'gpt-4o',
     variant: 'standard',
@@ -63,9 +71,9 @@ export const CHAT_PROVIDER_INFO: Record<TChatProvider, TChatProviderInfo> = {
     missingKeyMessage: 'Anthropic API key is not configured. Please contact the administrator.',
     // SPEC leaves Claude's list open: current models, the newest capable one first.
     models: [
-      { id: 'claude-sonnet-4-5', label: 'Claude Sonnet 4.5' },
-      { id: 'claude-opus-4-1', label: 'Claude Opus 4.1', note: 'Most capable' },
-      { id: 'claude-haiku-4-5', label: 'Claude Haiku 4.5', note: 'Fast' },
+      { id: 'claude-sonnet-4-5', label: 'Claude Sonnet 4.5', maxOutputTokens: 64_000 },
+      { id: 'claude-opus-4-1', label: 'Claude Opus 4.1', note: 'Most capable', maxOutputTokens: 32_000 },
+      { id: 'claude-haiku-4-5', label: 'Claude Haiku 4.5', note: 'Fast', maxOutputTokens: 64_000 },
     ],
     defaultModel: 'claude-sonnet-4-5',
     variant: 'standard',
@@ -81,9 +89,9 @@ export const CHAT_PROVIDER_INFO: Record<TChatProvider, TChatProviderInfo> = {
     keyVariable: 'GOOGLE_GENERATIVE_AI_API_KEY',
     missingKeyMessage: 'Google AI API key is not configured. Please contact the administrator.',
     models: [
-      { id: 'gemini-2.5-pro', label: 'Gemini 2.5 Pro', note: 'Advanced' },
-      { id: 'gemini-2.5-flash', label: 'Gemini 2.5 Flash', note: 'Fast' },
-      { id: 'gemini-2.0-flash', label: 'Gemini 2.0 Flash', note: 'Legacy' },
+      { id: 'gemini-2.5-pro', label: 'Gemini 2.5 Pro', note: 'Advanced', maxOutputTokens: 65_536 },
+      { id: 'gemini-2.5-flash', label: 'Gemini 2.5 Flash', note: 'Fast', maxOutputTokens: 65_536 },
+      { id: 'gemini-2.0-flash', label: 'Gemini 2.0 Flash', note: 'Legacy', maxOutputTokens: 8_192 },
     ],
     defaultModel: 'gemini-2.5-pro',
     variant: 'standard',
@@ -118,8 +126,8 @@ export const CHAT_PROVIDER_INFO: Record<TChatProvider, TChatProviderInfo> = {
     keyVariable: 'DEEPSEEK_API_KEY',
     missingKeyMessage: 'DeepSeek API key is not configured. Please contact the administrator.',
     models: [
-      { id: 'deepseek-chat', label: 'DeepSeek V3' },
-      { id: 'deepseek-reasoner', label: 'DeepSeek R1', note: 'Reasoning' },
+      { id: 'deepseek-chat', label: 'DeepSeek V3', maxOutputTokens: 8_192 },
+      { id: 'deepseek-reasoner', label: 'DeepSeek R1', note: 'Reasoning', maxOutputTokens: 65_536 },
     ],
     defaultModel: 'deepseek-chat',
     variant: 'standard',
@@ -193,8 +201,8 @@ export type TChatStreamEvent =
 
 /**
  * Public list prices in USD per million tokens, for the admin's cost estimate (not billing).
- * Llama runs on our own Ollama: 0. grok-2-image-1212 is billed per image, not per token, so its
- * token price is 0 here and its cost is not estimated.
+ * Llama runs on our own Ollama: 0. grok-2-image-1212 is billed per image, not per token
+ * (CHAT_IMAGE_PRICES_USD).
  */
 export const CHAT_PRICES_PER_MILLION: Record<string, { input: number; output: number }> = {
   'gpt-4o': { input: 2.5, output: 10 },
@@ -216,11 +224,16 @@ export const CHAT_PRICES_PER_MILLION: Record<string, { input: number; output: nu
   'llama3.1': { input: 0, output: 0 },
 };
 
+/** Public list prices in USD per generated image (xAI lists grok-2-image-1212 at $0.07). */
+export const CHAT_IMAGE_PRICES_USD: Record<string, number> = {
+  'grok-2-image-1212': 0.07,
+};
+
 /** Estimated cost of some usage in USD; 0 for a model without a price (local Ollama models). */
-export function estimateCostUsd(model: string, usage: TChatUsage): number {
+export function estimateCostUsd(model: string, usage: TChatUsage & { images?: number }): number {
   const price = CHAT_PRICES_PER_MILLION[model];
-  if (!price) return 0;
-  return (usage.inputTokens * price.input + usage.outputTokens * price.output) / 1_000_000;
+  const tokens = price ? (usage.inputTokens * price.input + usage.outputTokens * price.output) / 1_000_000 : 0;
+  return tokens + (usage.images ?? 0) * (CHAT_IMAGE_PRICES_USD[model] ?? 0);
 }
 
 /** GET /api/chat/providers: what the signed-in user can do with each assistant. */
@@ -250,11 +263,28 @@ export type TChatUsageRow = {
   failed: number;
   inputTokens: number;
   outputTokens: number;
+  /** Images generated (grok-2-image-1212), billed per image. */
+  images: number;
+  /** Tokens and images at list prices. */
   costUsd: number;
 };
 export type TChatUsageReport = {
   days: number;
   since: string;
   rows: TChatUsageRow[];
-  totals: { requests: number; inputTokens: number; outputTokens: number; costUsd: number };
+  totals: { requests: number; inputTokens: number; outputTokens: number; images: number; costUsd: number };
 };
+
+/** The report's totals row: the sums of its rows. */
+export function usageTotals(rows: readonly TChatUsageRow[]): TChatUsageReport['totals'] {
+  return rows.reduce(
+    (t, r) => ({
+      requests: t.requests + r.requests,
+      inputTokens: t.inputTokens + r.inputTokens,
+      outputTokens: t.outputTokens + r.outputTokens,
+      images: t.images + r.images,
+      costUsd: t.costUsd + r.costUsd,
+    }),
+    { requests: 0, inputTokens: 0, outputTokens: 0, images: 0, costUsd: 0 },
+  );
+}

@@ -49,6 +49,8 @@ describe('loadConfig', () => {
     [{ CHAT_RATE_LIMIT: '0' }, 'CHAT_RATE_LIMIT'],
     [{ CHAT_DAILY_TOKEN_BUDGET: '-1' }, 'CHAT_DAILY_TOKEN_BUDGET'],
     [{ CHAT_TIMEOUT_MS: 'soon' }, 'CHAT_TIMEOUT_MS'],
+    [{ CHAT_DAILY_IMAGE_BUDGET: '-1' }, 'CHAT_DAILY_IMAGE_BUDGET'],
+    [{ CHAT_MAX_OUTPUT_TOKENS: '15' }, 'CHAT_MAX_OUTPUT_TOKENS'],
     [{ CHAT_POLICY: 'openai=everyone' }, 'CHAT_POLICY'],
     [{ CHAT_POLICY: 'mistral=admin' }, 'CHAT_POLICY'],
     [{ WRITE_RATE_LIMIT: '0' }, 'WRITE_RATE_LIMIT'],
@@ -87,7 +89,14 @@ describe('loadConfig', () => {
     const { chat } = load({});
     expect(chat.providers.openai).toEqual({ apiKey: null, baseUrl: undefined });
     expect(chat.providers.llama).toEqual({ apiKey: null, baseUrl: 'http://127.0.0.1:11434' });
-    expect(chat).toMatchObject({ ollamaModels: ['llama3.1'], rateLimitPerMinute: 20, dailyTokenBudget: 200_000, timeoutMs: 30_000 });
+    expect(chat).toMatchObject({
+      ollamaModels: ['llama3.1'],
+      rateLimitPerMinute: 20,
+      dailyTokenBudget: 200_000,
+      dailyImageBudget: 10,
+      maxOutputTokens: 8_192,
+      timeoutMs: 30_000,
+    });
     expect(chat.access).toEqual({ openai: 'admin', anthropic: 'admin', gemini: 'admin', grok: 'admin', deepseek: 'signedIn', llama: 'signedIn' });
   });
 
@@ -98,12 +107,16 @@ describe('loadConfig', () => {
       OLLAMA_BASE_URL: 'http://gpu-box:11434/',
       OLLAMA_MODELS: 'llama3.1, qwen2.5,llama3.1',
       CHAT_DAILY_TOKEN_BUDGET: '0',
+      CHAT_DAILY_IMAGE_BUDGET: '3',
+      CHAT_MAX_OUTPUT_TOKENS: '1024',
       CHAT_POLICY: 'deepseek=admin, openai=signedIn',
     });
     expect(chat.providers.openai).toEqual({ apiKey: 'sk-x', baseUrl: 'http://proxy.local/v1' });
     expect(chat.providers.llama.baseUrl).toBe('http://gpu-box:11434');
     expect(chat.ollamaModels).toEqual(['llama3.1', 'qwen2.5']);
     expect(chat.dailyTokenBudget).toBe(0);
+    expect(chat.dailyImageBudget).toBe(3);
+    expect(chat.maxOutputTokens).toBe(1024);
     expect(chat.access).toMatchObject({ openai: 'signedIn', deepseek: 'admin', anthropic: 'admin', llama: 'signedIn' });
   });
 });

@@ -124,6 +124,9 @@ const ZEnv = z.object({
   ),
   CHAT_RATE_LIMIT: positiveInt(20),
   CHAT_DAILY_TOKEN_BUDGET: positiveInt(200_000, 0),
+  CHAT_DAILY_IMAGE_BUDGET: positiveInt(10, 0),
+  // OpenAI refuses fewer than 16; a shorter answer is of no use either.
+  CHAT_MAX_OUTPUT_TOKENS: positiveInt(8_192, 16),
   CHAT_TIMEOUT_MS: positiveInt(30_000, 100),
   CHAT_POLICY: ZChatPolicy,
   MARKET_DATA: z.preprocess(emptyToUndefined, z.enum(['live', 'simulated']).default('live')),
@@ -243,6 +246,10 @@ export type ChatConfig = {
   rateLimitPerMinute: number;
   /** Input + output tokens per user per UTC day; 0 = unlimited. */
   dailyTokenBudget: number;
+  /** Generated images per user per UTC day; 0 = unlimited. */
+  dailyImageBudget: number;
+  /** The most output tokens asked of a provider per answer (lowered to what the budget leaves). */
+  maxOutputTokens: number;
   timeoutMs: number;
 };
 
@@ -340,6 +347,8 @@ export function loadConfig(
       access: { ...DEFAULT_CHAT_POLICY, ...e.CHAT_POLICY },
       rateLimitPerMinute: e.CHAT_RATE_LIMIT,
       dailyTokenBudget: e.CHAT_DAILY_TOKEN_BUDGET,
+      dailyImageBudget: e.CHAT_DAILY_IMAGE_BUDGET,
+      maxOutputTokens: e.CHAT_MAX_OUTPUT_TOKENS,
       timeoutMs: e.CHAT_TIMEOUT_MS,
     },
     market: {

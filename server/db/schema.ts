@@ -66,9 +66,9 @@ export const articles = pgTable(
 );
 
 /**
- * One row per chat call to an AI provider, whatever its outcome: the daily token budget sums
- * it, and admins read cost per user from it. Aborted and failed calls keep whatever tokens are
- * known (or estimated), so stopping a stream does not dodge the budget.
+ * One row per chat call to an AI provider, whatever its outcome: the daily token and image
+ * budgets sum it, and admins read cost per user from it. Aborted and failed calls keep whatever
+ * tokens are known (or estimated), so stopping a stream does not dodge the budget.
  */
 export const chatUsage = pgTable(
   'chat_usage',
@@ -81,6 +81,8 @@ export const chatUsage = pgTable(
     model: text('model').notNull(),
     inputTokens: integer('input_tokens').notNull().default(0),
     outputTokens: integer('output_tokens').notNull().default(0),
+    /** Images generated (billed per image, not per token). */
+    images: integer('images').notNull().default(0),
     durationMs: integer('duration_ms').notNull().default(0),
     outcome: text('outcome', { enum: ['ok', 'error', 'aborted', 'rejected'] }).notNull(),
     error: text('error'),
@@ -91,6 +93,27 @@ export const chatUsage = pgTable(
     index('chat_usage_created_idx').on(t.createdAt),
     check('chat_usage_outcome_check', sql`${t.outcome} in ('ok', 'error', 'aborted', 'rejected')`),
   ],
+);
+
+/**
+ * Budget held by a chat call in flight: its estimated input plus the most output it may produce
+ * (or the image it may generate), taken under a per-user lock before the provider is called and
+ * deleted when the call's `chat_usage` row is written (docs/decisions/0011). The process renews
+ * `expires_at` while the call runs; a row whose process died stops counting when it expires.
+ */
+export const chatReservations = pgTable(
+  'chat_reservations',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tokens: integer('tokens').notNull().default(0),
+    images: integer('images').notNull().default(0),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('chat_reservations_user_expires_idx').on(t.userId, t.expiresAt)],
 );
 
 /**

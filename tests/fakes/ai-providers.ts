@@ -10,26 +10,45 @@
  *   Ollama     POST /ollama/v1/chat/completions                             no key
  *
  * The answer is deterministic: "Reply to: <last user message>", streamed in several chunks a
- * few milliseconds apart (`chunkDelayMs` slows them down, for answers still in flight).
- * Usage: input = ceil(prompt chars / 4), output = ceil(answer chars / 4).
- * Faults per provider, set at runtime: '401', '429', '500' answer that status in the
- * provider's error format; 'hang' never answers; 'cut' streams some chunks then destroys the
- * socket. Requests are recorded, and requests whose socket closed before the answer ended
- * are counted as aborted.
+ * few milliseconds apart (`chunkDelayMs` slows them down, for answers still in flight;
+ * `setLatency` holds every answer back before its first byte, like a busy provider).
+ * Usage: input = ceil(prompt chars / 4), output = ceil(answer chars / 4). The output limit
+ * each provider takes (OpenAI and xAI Responses `max_output_tokens`, chat completions
+ * `max_tokens`, Anthropic `max_tokens` (required), Gemini `generationConfig.maxOutputTokens`)
+ * is recorded per request and obeyed: a longer answer is cut to limit x 4 characters and ends
+ * as the provider says so (`incomplete`, `length`, `max_tokens`, `MAX_TOKENS`).
+ *
+ * Faults per provider, set at runtime, answer what that provider really sends (its status and
+ * error JSON): '401' a rejected key (Gemini and xAI say so with a 400), '429' rate limited,
+ * 'quota' no credit left (Gemini: its daily quota spent, a 429 like any rate limit), '404' an
+ * unknown model (DeepSeek answers 400), '500' a server error; 'stream-error' streams
+ * some text then the provider's in-stream error event; 'hang' never answers; 'cut' streams some
+ * chunks then destroys the socket. `setFault(provider, fault, message)` adds `message` to the
+ * provider's usual text in the error body (to prove it never reaches a user). Requests
+ * are recorded, and requests whose socket closed before the answer ended are counted as
+ * aborted.
  *
  * Standalone (for Playwright): `node tests/fakes/ai-providers.ts` prints the env lines
  * (KEY=value) to point the server at it. FAKE_AI_PORT picks the port (default random). A
- * separate process is steered over HTTP: POST /__control/fault {provider, fault}, GET
- * /__control/requests.
+ * separate process is steered over HTTP: POST /__control/fault {provider, fault, message?},
+ * POST /__control/latency {ms}, POST /__control/reset, GET /__control/requests.
  */
 import { readJson, runStandalone, sendJson, startFakeHttpServer } from './http.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TChatProvider } from '../../contracts/chat.ts';
 
-export const FAKE_AI_FAULTS = ['none', '401', '429', '500', 'hang', 'cut'] as const;
+export const FAKE_AI_FAULTS = ['none', '401', '429', 'quota', '404', '500', 'stream-error', 'hang', 'cut'] as const;
 export type FakeAiFault = (typeof FAKE_AI_FAULTS)[number];
 
-export type FakeAiRequest = { provider: TChatProvider; path: string; model: string; stream: boolean; body: Record<string, unknown> };
+export type FakeAiRequest = {
+  provider: TChatProvider;
+  path: string;
+  model: string;
+  stream: boolean;
+  /** The output limit in the provider's own field; undefined when none was sent. */
+  maxOutputTokens: number | undefined;
+  body: Record<string, unknown>;
+};
 
 export type FakeAiProviders = {
   /** Each provider's base URL, as its SDK expects it. */
@@ -38,7 +57,10 @@ export type FakeAiProviders = {
   env: Record<string, string>;
   /** The keys the fake accepts. */
   keys: Record<Exclude<TChatProvider, 'llama'>, string>;
-  setFault(provider: TChatProvider, fault: FakeAiFault): void;
+  /** `message`: added to the provider's usual text in the error body. */
+  setFault(provider: TChatProvider, fault: FakeAiFault, message?: string): void;
+  /** Holds every answer back this long before its first byte (0: answer at once). */
+  setLatency(ms: number): void;
   requests(): FakeAiRequest[];
   /** Requests whose connection closed before the fake finished answering. */
   abortedCount(): number;
@@ -62,8 +84,9 @@ const CHUNK_DELAY_MS = 10;
 export const TINY_PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYGD4DwABBAEAghC0DgAAAABJRU5ErkJggg==';
 
 type State = {
-  faults: Map<TChatProvider, FakeAiFault>;
+  faults: Map<TChatProvider, { fault: FakeAiFault; message?: string }>;
   chunkDelayMs: number;
+  latencyMs: number;
   requests: FakeAiRequest[];
   aborted: number;
   keys: Record<Exclude<TChatProvider, 'llama'>, string>;
@@ -109,7 +132,7 @@ export function fakeAiEnv(root: string): Record<string, string> {
 }
 
 export async function startFakeAiProviders(options: { port?: number; chunkDelayMs?: number } = {}): Promise<FakeAiProviders> {
-  const state: State = { faults: new Map(), chunkDelayMs: options.chunkDelayMs ?? CHUNK_DELAY_MS, requests: [], aborted: 0, keys: FAKE_AI_KEYS };
+  const state: State = { faults: new Map(), chunkDelayMs: options.chunkDelayMs ?? CHUNK_DELAY_MS, latencyMs: 0, requests: [], aborted: 0, keys: FAKE_AI_KEYS };
   const { root, close } = await startFakeHttpServer(
     'fake AI providers',
     options.port ?? 0,
@@ -128,7 +151,8 @@ export async function startFakeAiProviders(options: { port?: number; chunkDelayM
     baseUrls,
     env,
     keys: state.keys,
-    setFault: (provider, fault) => void state.faults.set(provider, fault),
+    setFault: (provider, fault, message) => void state.faults.set(provider, { fault, message }),
+    setLatency: (ms) => void (state.latencyMs = ms),
     requests: () => [...state.requests],
     abortedCount: () => state.aborted,
     async waitForAborted(n, timeoutMs = 5_000) {
@@ -138,11 +162,7 @@ export async function startFakeAiProviders(options: { port?: number; chunkDelayM
         await sleep(10);
       }
     },
-    reset() {
-      state.faults.clear();
-      state.requests.length = 0;
-      state.aborted = 0;
-    },
+    reset: () => resetState(state),
     close,
   };
 }
@@ -159,17 +179,18 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   const { provider, api } = route;
   const stream = api === 'gemini' ? url.pathname.endsWith(':streamGenerateContent') : body.stream === true;
   const model = api === 'gemini' ? decodeURIComponent(/models\/([^:]+):/.exec(url.pathname)?.[1] ?? '') : String(body.model ?? '');
-  state.requests.push({ provider, path: url.pathname, model, stream, body });
+  const maxOutputTokens = outputLimit(api, body);
+  state.requests.push({ provider, path: url.pathname, model, stream, maxOutputTokens, body });
+  if (state.latencyMs > 0) await sleep(state.latencyMs);
+  if (res.destroyed) return;
 
-  if (provider !== 'llama' && !hasKey(provider, state.keys[provider], req)) {
-    return sendError(res, api, 401, 'Incorrect API key provided.');
-  }
-  const fault = state.faults.get(provider) ?? 'none';
-  if (fault === '401') return sendError(res, api, 401, 'Incorrect API key provided.');
-  if (fault === '429') return sendError(res, api, 429, 'Rate limit reached for requests');
-  if (fault === '500') return sendError(res, api, 500, 'The server had an error while processing your request.');
+  if (provider !== 'llama' && !hasKey(provider, state.keys[provider], req)) return sendError(res, provider, '401', model);
+  const invalid = invalidLimit(api, maxOutputTokens);
+  if (invalid) return sendJson(res, 400, invalid);
+  const { fault, message } = state.faults.get(provider) ?? { fault: 'none' as const };
+  if (fault === '401' || fault === '429' || fault === 'quota' || fault === '404' || fault === '500') return sendError(res, provider, fault, model, message);
   if (fault === 'hang') return; // never answers; the close listener counts the abort
-  if (fault === 'cut' && !stream) {
+  if ((fault === 'cut' || fault === 'stream-error') && !stream) {
     cut(res);
     return;
   }
@@ -178,8 +199,11 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     return sendJson(res, 200, { data: [{ b64_json: TINY_PNG_BASE64, revised_prompt: `An image of: ${lastUserText(api, body)}` }] });
   }
   const prompt = promptChars(api, body);
-  const reply = `Reply to: ${lastUserText(api, body)}`;
-  const usage = { input: Math.ceil(prompt / 4), output: Math.ceil(reply.length / 4) };
+  const full = `Reply to: ${lastUserText(api, body)}`;
+  // A provider stops at the limit it was given, and says it stopped there.
+  const truncated = maxOutputTokens !== undefined && Math.ceil(full.length / 4) > maxOutputTokens;
+  const reply = truncated ? full.slice(0, maxOutputTokens * 4) : full;
+  const usage = { input: Math.ceil(prompt / 4), output: Math.ceil(reply.length / 4), truncated };
   if (!stream) return sendJson(res, 200, WIRE[api].json(model, reply, usage));
 
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
@@ -188,9 +212,15 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   let sent = 0;
   for (const event of events) {
     if (res.destroyed) return;
-    if (fault === 'cut' && event.delta && sent >= 2) {
-      cut(res); // mid-answer: the client has received some text
-      return;
+    if (event.delta && sent >= 2) {
+      if (fault === 'cut') {
+        cut(res); // mid-answer: the client has received some text
+        return;
+      }
+      if (fault === 'stream-error') {
+        res.end(streamError(provider, api, message));
+        return;
+      }
     }
     res.write(event.data);
     if (event.delta) {
@@ -223,16 +253,134 @@ function hasKey(provider: TChatProvider, key: string, req: IncomingMessage): boo
   return req.headers.authorization === `Bearer ${key}`;
 }
 
-function sendError(res: ServerResponse, api: Api, status: number, message: string): void {
-  const type = status === 401 ? 'authentication_error' : status === 429 ? 'rate_limit_error' : 'api_error';
-  if (api === 'anthropic') return sendJson(res, status, { type: 'error', error: { type, message } });
-  if (api === 'gemini') return sendJson(res, status, { error: { code: status, message, status: type.toUpperCase() } });
-  return sendJson(res, status, { error: { message, type, param: null, code: String(status) } });
+/** Each provider's own field for the output limit; undefined when the request has none. */
+function outputLimit(api: Api, body: Record<string, unknown>): number | undefined {
+  const value =
+    api === 'responses'
+      ? body.max_output_tokens
+      : api === 'gemini'
+        ? (body.generationConfig as { maxOutputTokens?: unknown } | undefined)?.maxOutputTokens
+        : api === 'chat'
+          ? (body.max_completion_tokens ?? body.max_tokens)
+          : api === 'anthropic'
+            ? body.max_tokens
+            : undefined;
+  return typeof value === 'number' ? value : undefined;
+}
+
+/** What the providers answer to a bad limit: Anthropic requires one, OpenAI's Responses refuses < 16. */
+function invalidLimit(api: Api, limit: number | undefined): unknown {
+  if (api === 'anthropic' && limit === undefined) {
+    return { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: Field required' }, request_id: 'req_fake' };
+  }
+  if (api === 'responses' && limit !== undefined && limit < 16) {
+    return {
+      error: {
+        message: `Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but got ${limit} instead.`,
+        type: 'invalid_request_error',
+        param: 'max_output_tokens',
+        code: 'integer_below_min_value',
+      },
+    };
+  }
+  return null;
+}
+
+type ErrorFault = '401' | '429' | 'quota' | '404' | '500';
+
+/**
+ * The status and JSON each provider really answers for a fault (from their API references and
+ * the errors users report): OpenAI-style `{error: {message, type, param, code}}` (OpenAI,
+ * DeepSeek, Ollama), Anthropic `{type: 'error', error: {type, message}}`, Google
+ * `{error: {code, message, status, details}}` and xAI `{code, error}`.
+ */
+function sendError(res: ServerResponse, provider: TChatProvider, fault: ErrorFault, model: string, message?: string): void {
+  const [status, body] = errorAnswer(provider, fault, model, message);
+  sendJson(res, status, body);
+}
+
+function errorAnswer(provider: TChatProvider, fault: ErrorFault, model: string, extra?: string): [number, unknown] {
+  const text = (message: string) => (extra ? `${message} ${extra}` : message);
+  const openAiStyle = (status: number, message: string, type: string, code: string | null): [number, unknown] => [
+    status,
+    { error: { message: text(message), type, param: null, code } },
+  ];
+  switch (provider) {
+    case 'openai':
+      if (fault === '401') return openAiStyle(401, 'Incorrect API key provided: sk-fake***0001. You can find your API key at https://platform.openai.com/account/api-keys.', 'invalid_request_error', 'invalid_api_key');
+      if (fault === '429') return openAiStyle(429, `Rate limit reached for ${model} in organization org-fake on requests per min (RPM): Limit 500, Used 500, Requested 1. Please try again in 120ms.`, 'requests', 'rate_limit_exceeded');
+      if (fault === 'quota') return openAiStyle(429, 'You exceeded your current quota, please check your plan and billing details.', 'insufficient_quota', 'insufficient_quota');
+      if (fault === '404') return openAiStyle(404, `The model \`${model}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found');
+      return openAiStyle(500, 'The server had an error while processing your request. Sorry about that!', 'server_error', null);
+    case 'anthropic': {
+      const error = (status: number, type: string, message: string): [number, unknown] => [status, { type: 'error', error: { type, message: text(message) }, request_id: 'req_fake' }];
+      if (fault === '401') return error(401, 'authentication_error', 'invalid x-api-key');
+      if (fault === '429') return error(429, 'rate_limit_error', 'Number of requests has exceeded your per-minute rate limit. Please try again later.');
+      if (fault === 'quota') return error(400, 'invalid_request_error', 'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.');
+      if (fault === '404') return error(404, 'not_found_error', `model: ${model}`);
+      return error(500, 'api_error', 'Internal server error');
+    }
+    case 'gemini': {
+      const error = (status: number, googleStatus: string, message: string, details?: unknown[]): [number, unknown] => [
+        status,
+        { error: { code: status, message: text(message), status: googleStatus, ...(details ? { details } : {}) } },
+      ];
+      if (fault === '401') {
+        return error(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', [
+          { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
+        ]);
+      }
+      if (fault === '429') return error(429, 'RESOURCE_EXHAUSTED', 'Resource has been exhausted (e.g. check quota).');
+      // Google's quotas are per minute and per day: a spent quota is a rate limit that resets.
+      if (fault === 'quota') {
+        return error(429, 'RESOURCE_EXHAUSTED', 'You exceeded your current quota, please check your plan and billing details.', [
+          { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests', quotaId: 'GenerateRequestsPerDayPerProjectPerModel-FreeTier' }] },
+          { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '47s' },
+        ]);
+      }
+      if (fault === '404') return error(404, 'NOT_FOUND', `models/${model} is not found for API version v1beta, or is not supported for generateContent.`);
+      return error(500, 'INTERNAL', 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting');
+    }
+    case 'grok': {
+      const error = (status: number, code: string, message: string): [number, unknown] => [status, { code, error: text(message) }];
+      if (fault === '401') return error(400, 'Client specified an invalid argument', 'Incorrect API key provided: xa***01. You can obtain an API key from https://console.x.ai.');
+      if (fault === '429') return error(429, 'Some resource has been exhausted', 'Too many requests. Please slow down.');
+      if (fault === 'quota') {
+        return error(429, 'Some resource has been exhausted', 'Your team fake-team has either used all available credits or reached its monthly spending limit. To continue making API requests, please purchase more credits or raise your spending limit.');
+      }
+      if (fault === '404') return error(404, 'Some requested entity was not found', `The model ${model} does not exist or your team does not have access to it.`);
+      return error(500, 'Internal error', 'Service temporarily unavailable. The model is overloaded.');
+    }
+    case 'deepseek':
+      if (fault === '401') return openAiStyle(401, 'Authentication Fails, Your api key: ****0001 is invalid', 'authentication_error', 'invalid_request_error');
+      if (fault === '429') return openAiStyle(429, 'Rate Limit Reached', 'rate_limit_error', 'invalid_request_error');
+      if (fault === 'quota') return openAiStyle(402, 'Insufficient Balance', 'unknown_error', 'invalid_request_error');
+      if (fault === '404') return openAiStyle(400, 'Model Not Exist', 'invalid_request_error', 'invalid_request_error'); // DeepSeek's unknown model
+      return openAiStyle(500, 'Server Error', 'server_error', 'internal_error');
+    case 'llama':
+      // Ollama's OpenAI-compatible errors; it has no keys or credit.
+      if (fault === '404') return openAiStyle(404, `model "${model}" not found, try pulling it first`, 'api_error', null);
+      if (fault === '429') return openAiStyle(429, 'server busy, please try again.  maximum pending requests exceeded', 'api_error', null);
+      if (fault === '401' || fault === 'quota') return openAiStyle(401, 'unauthorized', 'api_error', null);
+      return openAiStyle(500, 'llama runner process has terminated: exit status 2', 'api_error', null);
+  }
+}
+
+/** The provider's error event inside a stream that had begun (its server failed mid-answer). */
+function streamError(provider: TChatProvider, api: Api, extra?: string): string {
+  const text = (message: string) => (extra ? `${message} ${extra}` : message);
+  if (api === 'anthropic') return sse({ type: 'error', error: { type: 'overloaded_error', message: text('Overloaded') } }, 'error');
+  if (api === 'responses') {
+    return sse({ type: 'error', code: 'server_error', message: text('The server had an error while processing your request.'), param: null, sequence_number: 50 }, 'error');
+  }
+  if (api === 'gemini') return sse({ error: { code: 503, message: text('The model is overloaded. Please try again later.'), status: 'UNAVAILABLE' } });
+  return sse({ error: { message: text(`${provider}: the server had an error while processing your request`), type: 'server_error', param: null, code: null } });
 }
 
 // --- wire formats ----------------------------------------------------------------------------
 
-type Usage = { input: number; output: number };
+/** `truncated`: the answer stopped at the request's output limit. */
+type Usage = { input: number; output: number; truncated: boolean };
 type WireEvent = { data: string; delta: boolean };
 type Wire = { json(model: string, text: string, usage: Usage): unknown; stream(model: string, chunks: string[], usage: Usage): WireEvent[] };
 
@@ -248,7 +396,8 @@ function responsesBody(model: string, text: string | null, usage: Usage | null) 
     object: 'response',
     created_at: now(),
     model,
-    status: text === null ? 'in_progress' : 'completed',
+    status: text === null ? 'in_progress' : usage?.truncated ? 'incomplete' : 'completed',
+    ...(usage?.truncated ? { incomplete_details: { reason: 'max_output_tokens' } } : {}),
     output: text === null ? [] : [responsesMessage(text)],
     ...(usage ? { usage: { input_tokens: usage.input, output_tokens: usage.output, total_tokens: usage.input + usage.output } } : {}),
   };
@@ -268,7 +417,10 @@ const WIRE: Record<Exclude<Api, 'image'>, Wire> = {
           delta: true,
         })),
         { data: sse({ type: 'response.output_item.done', sequence_number: 90, output_index: 0, item: responsesMessage(text) }), delta: false },
-        { data: sse({ type: 'response.completed', sequence_number: 91, response: responsesBody(model, text, usage) }), delta: false },
+        {
+          data: sse({ type: usage.truncated ? 'response.incomplete' : 'response.completed', sequence_number: 91, response: responsesBody(model, text, usage) }),
+          delta: false,
+        },
       ];
     },
   },
@@ -278,7 +430,7 @@ const WIRE: Record<Exclude<Api, 'image'>, Wire> = {
       object: 'chat.completion',
       created: now(),
       model,
-      choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+      choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: usage.truncated ? 'length' : 'stop' }],
       usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output },
     }),
     stream: (model, chunks, usage) => {
@@ -287,7 +439,7 @@ const WIRE: Record<Exclude<Api, 'image'>, Wire> = {
       return [
         { data: chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]), delta: false },
         ...chunks.map((content) => ({ data: chunk([{ index: 0, delta: { content }, finish_reason: null }]), delta: true })),
-        { data: chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]), delta: false },
+        { data: chunk([{ index: 0, delta: {}, finish_reason: usage.truncated ? 'length' : 'stop' }]), delta: false },
         {
           data: chunk([], { usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output } }),
           delta: false,
@@ -303,7 +455,7 @@ const WIRE: Record<Exclude<Api, 'image'>, Wire> = {
       role: 'assistant',
       model,
       content: [{ type: 'text', text }],
-      stop_reason: 'end_turn',
+      stop_reason: usage.truncated ? 'max_tokens' : 'end_turn',
       stop_sequence: null,
       usage: { input_tokens: usage.input, output_tokens: usage.output },
     }),
@@ -322,7 +474,10 @@ const WIRE: Record<Exclude<Api, 'image'>, Wire> = {
       ...chunks.map((text) => ({ data: sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }, 'content_block_delta'), delta: true })),
       { data: sse({ type: 'content_block_stop', index: 0 }, 'content_block_stop'), delta: false },
       {
-        data: sse({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: usage.output } }, 'message_delta'),
+        data: sse(
+          { type: 'message_delta', delta: { stop_reason: usage.truncated ? 'max_tokens' : 'end_turn', stop_sequence: null }, usage: { output_tokens: usage.output } },
+          'message_delta',
+        ),
         delta: false,
       },
       { data: sse({ type: 'message_stop' }, 'message_stop'), delta: false },
@@ -330,7 +485,7 @@ const WIRE: Record<Exclude<Api, 'image'>, Wire> = {
   },
   gemini: {
     json: (model, text, usage) => ({
-      candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP', index: 0 }],
+      candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: usage.truncated ? 'MAX_TOKENS' : 'STOP', index: 0 }],
       usageMetadata: { promptTokenCount: usage.input, candidatesTokenCount: usage.output, totalTokenCount: usage.input + usage.output },
       modelVersion: model,
     }),
@@ -339,7 +494,7 @@ const WIRE: Record<Exclude<Api, 'image'>, Wire> = {
         const last = i === chunks.length - 1;
         return {
           data: sse({
-            candidates: [{ content: { role: 'model', parts: [{ text }] }, index: 0, ...(last ? { finishReason: 'STOP' } : {}) }],
+            candidates: [{ content: { role: 'model', parts: [{ text }] }, index: 0, ...(last ? { finishReason: usage.truncated ? 'MAX_TOKENS' : 'STOP' } : {}) }],
             ...(last ? { usageMetadata: { promptTokenCount: usage.input, candidatesTokenCount: usage.output, totalTokenCount: usage.input + usage.output } } : {}),
             modelVersion: model,
           }),
@@ -390,20 +545,31 @@ function control(state: State, path: string, body: Record<string, unknown>, res:
   if (path === '/__control/fault') {
     const provider = body.provider as TChatProvider;
     const fault = body.fault as FakeAiFault;
+    const message = typeof body.message === 'string' ? body.message : undefined;
     if (!(provider in PREFIX) || !FAKE_AI_FAULTS.includes(fault)) return sendJson(res, 400, { error: 'provider or fault unknown' });
-    state.faults.set(provider, fault);
+    state.faults.set(provider, { fault, message });
+    return sendJson(res, 200, { ok: true });
+  }
+  if (path === '/__control/latency') {
+    const ms = body.ms;
+    if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 0) return sendJson(res, 400, { error: 'ms must be a whole number >= 0' });
+    state.latencyMs = ms;
     return sendJson(res, 200, { ok: true });
   }
   if (path === '/__control/requests') return sendJson(res, 200, { requests: state.requests, aborted: state.aborted });
   if (path === '/__control/reset') {
-    state.faults.clear();
-    state.requests.length = 0;
-    state.aborted = 0;
+    resetState(state);
     return sendJson(res, 200, { ok: true });
   }
   sendJson(res, 404, { error: 'unknown control' });
 }
 
+function resetState(state: State): void {
+  state.faults.clear();
+  state.latencyMs = 0;
+  state.requests.length = 0;
+  state.aborted = 0;
+}
 
 /** Connections the fake itself destroyed ('cut'): not client aborts. */
 const cutByUs = new WeakSet<ServerResponse>();

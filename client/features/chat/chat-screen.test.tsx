@@ -1,7 +1,7 @@
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { TChatProvider } from '../../../contracts/chat.ts';
+import { CHAT_PROVIDERS, type TChatProvider } from '../../../contracts/chat.ts';
 import { jsonResponse, never, stubFetch, type StubRequest } from '../../test/fetch-stub.ts';
 import { renderWithProviders, signedInAs } from '../../test/render.tsx';
 import ChatScreen from './chat-screen.tsx';
@@ -69,6 +69,12 @@ describe('ChatScreen: sending', () => {
     expect(screen.getByText('Start a conversation with Claude')).toBeInTheDocument();
     expect(screen.getByRole('combobox', { name: 'Model' })).toHaveValue('claude-sonnet-4-5');
     expect(screen.getByRole('link', { name: 'Back to Dashboard' })).toHaveAttribute('href', '/dashboard');
+  });
+
+  it.each(CHAT_PROVIDERS)('%s: the message input has focus as soon as the screen opens', (provider) => {
+    stubFetch(PROVIDERS);
+    renderChat(provider);
+    expect(messageBox()).toHaveFocus();
   });
 
   it('sends on Enter, adds a line on Shift+Enter, and posts {messages, model} asking for a stream', async () => {
@@ -193,6 +199,9 @@ describe('ChatScreen: errors', () => {
     expect(panel).toHaveTextContent('OpenAI API key is not configured. Please contact the administrator.');
     expect(panel).toHaveTextContent(/administrator must set up the API key/);
     expect(within(log()).queryByText(/Sorry/)).not.toBeInTheDocument();
+    // Where the answer would be: after the message that caused it.
+    const question = within(log()).getByText('Hi');
+    expect(question.compareDocumentPosition(panel) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
   });
 
   it('shows the panel for a missing key reported in the stream', async () => {

@@ -141,6 +141,10 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
     if (el && atBottom.current) el.scrollTop = el.scrollHeight;
   }, [messages, pending]);
 
+  // The screen is for typing: the input has focus as soon as it opens (the router gives each
+  // assistant its own instance, so this runs once per chat screen).
+  useEffect(() => inputRef.current?.focus(), []);
+
   const wasPending = useRef(false);
   useEffect(() => {
     if (pending) {
@@ -362,18 +366,6 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
           className="flex-1 overflow-y-auto px-3 py-4 sm:px-6"
         >
           <div className="mx-auto flex max-w-3xl flex-col gap-4">
-            {configError && (
-              <div role="alert" className="rounded-lg border border-amber-300 bg-amber-50 p-4 text-amber-900">
-                <h2 className="flex items-center gap-2 font-semibold">
-                  <AlertTriangle aria-hidden="true" className="size-5" /> API Configuration Error
-                </h2>
-                <p className="mt-2">{info.missingKeyMessage}</p>
-                <p className="mt-1 text-sm">
-                  The administrator must set up the API key for this assistant on the server
-                  {info.keyVariable ? ` (${info.keyVariable})` : ''} before it can answer.
-                </p>
-              </div>
-            )}
             {messages.length === 0 && !configError ? (
               <div className="flex flex-col items-center justify-center py-16 text-center text-slate-600">
                 <MessageSquare aria-hidden="true" className="size-10 text-slate-300" />
@@ -391,6 +383,19 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
                 />
               ))}
             </div>
+            {/* Where the answer would have been: below the message that asked for it. */}
+            {configError && (
+              <div role="alert" className="rounded-lg border border-amber-300 bg-amber-50 p-4 text-amber-900">
+                <h2 className="flex items-center gap-2 font-semibold">
+                  <AlertTriangle aria-hidden="true" className="size-5" /> API Configuration Error
+                </h2>
+                <p className="mt-2">{info.missingKeyMessage}</p>
+                <p className="mt-1 text-sm">
+                  The administrator must set up the API key for this assistant on the server
+                  {info.keyVariable ? ` (${info.keyVariable})` : ''} before it can answer.
+                </p>
+              </div>
+            )}
             {waiting &&
               (grok ? (
                 <p role="status" className="text-sm text-slate-600 italic">

@@ -10,10 +10,11 @@ const report = (days: number): TChatUsageReport => ({
   days,
   since: '2025-05-01T00:00:00.000Z',
   rows: [
-    { user: { id: 'u1', email: 'ada@example.com', name: 'Ada' }, provider: 'openai', model: 'gpt-4o', requests: 12, failed: 1, inputTokens: 12000, outputTokens: 3400, costUsd: 0.064 },
-    { user: { id: 'u2', email: 'bob@example.com', name: '' }, provider: 'anthropic', model: 'claude-sonnet-4-5', requests: 3, failed: 0, inputTokens: 900, outputTokens: 100, costUsd: 0.0042 },
+    { user: { id: 'u1', email: 'ada@example.com', name: 'Ada' }, provider: 'openai', model: 'gpt-4o', requests: 12, failed: 1, inputTokens: 12000, outputTokens: 3400, images: 0, costUsd: 0.064 },
+    { user: { id: 'u2', email: 'bob@example.com', name: '' }, provider: 'anthropic', model: 'claude-sonnet-4-5', requests: 3, failed: 0, inputTokens: 900, outputTokens: 100, images: 0, costUsd: 0.0042 },
+    { user: { id: 'u1', email: 'ada@example.com', name: 'Ada' }, provider: 'grok', model: 'grok-2-image-1212', requests: 4, failed: 1, inputTokens: 0, outputTokens: 0, images: 3, costUsd: 0.21 },
   ],
-  totals: { requests: 15, inputTokens: 12900, outputTokens: 3500, costUsd: 0.0682 },
+  totals: { requests: 19, inputTokens: 12900, outputTokens: 3500, images: 3, costUsd: 0.2782 },
 });
 
 describe('UsagePage', () => {
@@ -25,7 +26,17 @@ describe('UsagePage', () => {
     renderWithProviders(<UsagePage />, { auth: signedInAs('admin'), path: '/admin/usage' });
     const table = await screen.findByRole('table', { name: 'AI usage in the last 30 days' });
     const rows = within(table).getAllByRole('row');
-    expect(rows).toHaveLength(4);
+    expect(rows).toHaveLength(5);
+    expect(within(rows[0]!).getAllByRole('columnheader').map((h) => h.textContent)).toEqual([
+      'User',
+      'Provider',
+      'Model',
+      'Requests',
+      'Input tokens',
+      'Output tokens',
+      'Images',
+      'Cost',
+    ]);
     expect(within(rows[1]!).getByRole('rowheader')).toHaveTextContent('Adaada@example.com');
     expect(rows[1]).toHaveTextContent('GPT');
     expect(rows[1]).toHaveTextContent('12,000');
@@ -33,7 +44,10 @@ describe('UsagePage', () => {
     expect(rows[1]).toHaveTextContent('$0.064');
     expect(rows[2]).toHaveTextContent('bob@example.com');
     expect(rows[2]).toHaveTextContent('Claude');
-    expect(rows[3]).toHaveTextContent(/Total\s*15\s*12,900\s*3,500\s*\$0\.0682/);
+    // Images are counted and priced per image.
+    const images = within(rows[3]!).getAllByRole('cell').map((c) => c.textContent);
+    expect(images).toEqual(['Grok', 'grok-2-image-1212', '4' + '1 failed', '0', '0', '3', '$0.21']);
+    expect(within(rows[4]!).getAllByRole('cell').map((c) => c.textContent)).toEqual(['19', '12,900', '3,500', '3', '$0.2782']);
 
     await userEvent.setup().selectOptions(screen.getByRole('combobox', { name: 'Period' }), '7');
     expect(await screen.findByText('No AI usage in the last 7 days.')).toBeInTheDocument();

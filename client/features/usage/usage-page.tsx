@@ -1,7 +1,7 @@
 import '../../lib/zod-csp.ts';
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS, type TChatProvider, type TChatUsageReport, type TChatUsageRow } from '../../../contracts/chat.ts';
+import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS, usageTotals, type TChatProvider, type TChatUsageReport, type TChatUsageRow } from '../../../contracts/chat.ts';
 import { Card } from '../../components/ui/card.tsx';
 import { Spinner } from '../../components/ui/spinner.tsx';
 import { usePageTitle } from '../../components/ui/use-page-title.ts';
@@ -31,20 +31,17 @@ function normalise(data: unknown): { rows: TChatUsageRow[]; totals: TChatUsageRe
     failed: r.failed ?? 0,
     inputTokens: r.inputTokens ?? 0,
     outputTokens: r.outputTokens ?? 0,
+    images: r.images ?? 0,
     costUsd: r.costUsd ?? 0,
   }));
-  const totals = rows.reduce(
-    (t, r) => ({ requests: t.requests + r.requests, inputTokens: t.inputTokens + r.inputTokens, outputTokens: t.outputTokens + r.outputTokens, costUsd: t.costUsd + r.costUsd }),
-    { requests: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 },
-  );
-  return { rows, totals };
+  return { rows, totals: usageTotals(rows) };
 }
 
 
 const TH = 'px-4 py-3 font-semibold';
 const NUM = 'px-4 py-3 text-right tabular-nums whitespace-nowrap';
 
-/** /admin/usage (admin): AI requests, tokens and estimated cost per user, provider and model. */
+/** /admin/usage (admin): AI requests, tokens, images and estimated cost per user, provider and model. */
 export default function UsagePage() {
   usePageTitle('Usage');
   const [days, setDays] = useState<number>(30);
@@ -56,7 +53,7 @@ export default function UsagePage() {
       <div className="flex flex-wrap items-end justify-between gap-4">
         <div>
           <h1 className="text-3xl font-bold text-slate-900">Usage</h1>
-          <p className="mt-2 text-slate-600">AI chat requests, tokens and estimated cost (list prices, not a bill) per user and model.</p>
+          <p className="mt-2 text-slate-600">AI chat requests, tokens, generated images and estimated cost (list prices, not a bill) per user and model.</p>
         </div>
         <div className="flex items-center gap-2">
           <label htmlFor={selectId} className="text-sm font-medium text-slate-700">
@@ -114,6 +111,7 @@ export default function UsagePage() {
                 <th scope="col" className={`${TH} text-right`}>Requests</th>
                 <th scope="col" className={`${TH} text-right`}>Input tokens</th>
                 <th scope="col" className={`${TH} text-right`}>Output tokens</th>
+                <th scope="col" className={`${TH} text-right`}>Images</th>
                 <th scope="col" className={`${TH} text-right`}>Cost</th>
               </tr>
             </thead>
@@ -132,6 +130,7 @@ export default function UsagePage() {
                   </td>
                   <td className={NUM}>{count.format(row.inputTokens)}</td>
                   <td className={NUM}>{count.format(row.outputTokens)}</td>
+                  <td className={NUM}>{count.format(row.images)}</td>
                   <td className={NUM}>{formatUsd(row.costUsd)}</td>
                 </tr>
               ))}
@@ -144,6 +143,7 @@ export default function UsagePage() {
                 <td className={NUM}>{count.format(usage.data.totals.requests)}</td>
                 <td className={NUM}>{count.format(usage.data.totals.inputTokens)}</td>
                 <td className={NUM}>{count.format(usage.data.totals.outputTokens)}</td>
+                <td className={NUM}>{count.format(usage.data.totals.images)}</td>
                 <td className={NUM}>{formatUsd(usage.data.totals.costUsd)}</td>
               </tr>
             </tfoot>

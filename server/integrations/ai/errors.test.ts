@@ -19,11 +19,25 @@ describe('classifyProviderError', () => {
     expect(classifyProviderError(apiError(status)).kind).toBe(kind);
   });
 
+  it.each([
+    [400, 'API key not valid. Please pass a valid API key.', 'auth'], // Gemini
+    [400, 'Client specified an invalid argument: Incorrect API key provided: xa***01.', 'auth'], // xAI
+    [429, 'You exceeded your current quota, please check your plan and billing details. (insufficient_quota)', 'quota'], // OpenAI
+    [402, 'Insufficient Balance', 'quota'], // DeepSeek
+    [400, 'Your credit balance is too low to access the Anthropic API.', 'quota'],
+    [404, 'The model `gpt-9` does not exist or you do not have access to it.', 'model_unavailable'],
+    [400, 'Model Not Exist', 'model_unavailable'], // DeepSeek
+    [400, 'max_tokens: Field required', 'failed'],
+  ] as const)('reads the provider’s words where the status is not enough: %s %s', (status, message, kind) => {
+    expect(classifyProviderError(apiError(status, message)).kind).toBe(kind);
+  });
+
   it('unwraps retries and recognises dropped connections and overload inside a stream', () => {
     const retry = new RetryError({ message: 'r', reason: 'maxRetriesExceeded', errors: [apiError(429)] });
     expect(classifyProviderError(retry).kind).toBe('rate_limited');
     expect(classifyProviderError(new TypeError('terminated')).kind).toBe('unavailable');
-    expect(classifyProviderError(Object.assign(new Error('connect'), { cause: { code: 'ECONNREFUSED' } })).kind).toBe('unavailable');
+    expect(classifyProviderError(Object.assign(new Error('connect'), { cause: { code: 'ECONNRESET' } })).kind).toBe('unavailable');
+    expect(classifyProviderError(Object.assign(new Error('connect'), { cause: { code: 'ECONNREFUSED' } })).kind).toBe('unreachable');
     expect(classifyProviderError(new Error('Overloaded')).kind).toBe('unavailable');
   });
 

@@ -4,7 +4,7 @@ import type { AiProviderSettings } from '../../config.ts';
 import { AiCallError, classifyProviderError, userMessage, type AiFailureKind } from './errors.ts';
 import { createChatModel, createImageModel, type ProviderUsage } from './models.ts';
 
-export { AiCallError, type AiFailureKind } from './errors.ts';
+export { AiCallError, displayUrl, type AiFailureKind } from './errors.ts';
 
 export type AiChatMessage = { role: 'user' | 'assistant'; content: string };
 
@@ -17,6 +17,8 @@ export type AiCall = {
   signal: AbortSignal;
   /** Total time for a JSON answer; longest silence between chunks for a stream. */
   timeoutMs: number;
+  /** The most output tokens the provider may produce (text answers; sent as its own field). */
+  maxOutputTokens?: number;
 };
 
 export type AiAnswer = { text: string; usage: TChatUsage | null; images?: string[] };
@@ -102,6 +104,7 @@ export async function generateChat(call: AiCall): Promise<AiAnswer> {
     const result = await generateText({
       model: createChatModel(call.provider, call.settings, call.model),
       messages: call.messages as ModelMessage[],
+      maxOutputTokens: call.maxOutputTokens,
       abortSignal: clock.signal,
       maxRetries: MAX_RETRIES,
     });
@@ -130,6 +133,7 @@ export async function streamChat(call: AiCall, onText: (text: string) => void | 
   try {
     const { stream } = await createChatModel(call.provider, call.settings, call.model).doStream({
       prompt: call.messages.map(({ role, content }) => ({ role, content: [{ type: 'text' as const, text: content }] })),
+      maxOutputTokens: call.maxOutputTokens,
       abortSignal: clock.signal,
     });
     for await (const part of stream) {

@@ -2,6 +2,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeAiProviders, type FakeAiProviders } from '../../../tests/fakes/ai-providers.ts';
+import { chatReservations } from '../../db/schema.ts';
 import { chat, chatBody, parseEvents, usageRows } from '../../test/chat-helpers.ts';
 import { createTestApp, TEST_ORIGIN, type TestApp } from '../../test/test-app.ts';
 
@@ -52,8 +53,8 @@ describe('chat limits: timeout, rate, budget, disconnect', () => {
 
   it('stops a user whose daily token budget is spent until 00:00 UTC', async () => {
     const user = await t.signIn('budget@example.com');
-    // 200 characters in, ~60 tokens: the first call spends the whole budget of 60.
-    const first = await chat(t, user, 'deepseek', { body: chatBody('deepseek', 'b'.repeat(200)) });
+    // 100 characters in and the answer to them: 53 of the 60 tokens, too little left for any other call.
+    const first = await chat(t, user, 'deepseek', { body: chatBody('deepseek', 'b'.repeat(100)) });
     expect(first.json().error).toBe(false);
     const refused = await chat(t, user, 'deepseek');
     expect(refused.statusCode).toBe(429);
@@ -107,6 +108,8 @@ describe('chat limits: timeout, rate, budget, disconnect', () => {
     }
     expect(row).toMatchObject({ provider: 'anthropic', outcome: 'aborted' });
     expect(row!.inputTokens).toBeGreaterThan(0); // stopped mid-answer still counts
+    // Settled to that estimate: the call's budget reservation is gone with it.
+    expect(await t.database.db.select().from(chatReservations)).toEqual([]);
   });
 });
 

@@ -1,20 +1,64 @@
-import { and, asc, count, eq, gte, ne, sql, sum } from 'drizzle-orm';
+import { and, asc, count, eq, gte, lte, ne, or, sql, sum } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
-import { chatUsage, users } from '../../db/schema.ts';
+import { chatReservations, chatUsage, users } from '../../db/schema.ts';
 
 export type NewChatUsage = Omit<typeof chatUsage.$inferInsert, 'id'>;
 
-export async function insertChatUsage(db: Db, row: NewChatUsage): Promise<void> {
+/** Any connection or transaction: repo functions run inside the caller's transaction. */
+type Tx = Pick<Db, 'select' | 'insert' | 'update' | 'delete' | 'execute'>;
+
+export async function insertChatUsage(db: Tx, row: NewChatUsage): Promise<void> {
   await db.insert(chatUsage).values(row);
 }
 
-/** Input + output tokens a user spent since `since` (served by the (user_id, created_at) index). */
-export async function tokensSpentSince(db: Db, userId: string, since: Date): Promise<number> {
-  const [row] = await db
-    .select({ total: sql<string | null>`sum(${chatUsage.inputTokens} + ${chatUsage.outputTokens})` })
-    .from(chatUsage)
-    .where(and(eq(chatUsage.userId, userId), gte(chatUsage.createdAt, since)));
-  return Number(row?.total ?? 0);
+/** Any int4 shared by all processes: the first key of the per-user budget locks. */
+const BUDGET_LOCK_CLASS = 72_403;
+
+/**
+ * Serialises budget reservations of one user until the transaction ends, across processes
+ * (two users whose ids hash alike just wait for each other briefly).
+ */
+export async function lockUserBudget(tx: Tx, userId: string): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(${BUDGET_LOCK_CLASS}::int, hashtext(${userId}::text))`);
+}
+
+export type BudgetTotals = { spentTokens: number; spentImages: number; reservedTokens: number; reservedImages: number };
+
+/**
+ * What a user spent since `since` (chat_usage, by the (user_id, created_at) index) and what
+ * their calls in flight hold (reservations not expired at `now`), in one statement.
+ */
+export async function budgetTotals(tx: Tx, userId: string, since: Date, now: Date): Promise<BudgetTotals> {
+  const spent = (expr: ReturnType<typeof sql>) =>
+    sql`(select coalesce(sum(${expr}), 0) from ${chatUsage} where ${chatUsage.userId} = ${userId} and ${chatUsage.createdAt} >= ${since.toISOString()}::timestamptz)`.mapWith(Number);
+  const held = (column: typeof chatReservations.tokens | typeof chatReservations.images) =>
+    sql`(select coalesce(sum(${column}), 0) from ${chatReservations} where ${chatReservations.userId} = ${userId} and ${chatReservations.expiresAt} > ${now.toISOString()}::timestamptz)`.mapWith(Number);
+  const [row] = await tx
+    .select({
+      spentTokens: spent(sql`${chatUsage.inputTokens} + ${chatUsage.outputTokens}`),
+      spentImages: spent(sql`${chatUsage.images}`),
+      reservedTokens: held(chatReservations.tokens),
+      reservedImages: held(chatReservations.images),
+    })
+    .from(users)
+    .where(eq(users.id, userId));
+  return row ?? { spentTokens: 0, spentImages: 0, reservedTokens: 0, reservedImages: 0 };
+}
+
+export async function insertReservation(tx: Tx, row: { userId: string; tokens: number; images: number; expiresAt: Date }): Promise<string> {
+  const [inserted] = await tx.insert(chatReservations).values(row).returning({ id: chatReservations.id });
+  return inserted!.id;
+}
+
+export async function extendReservation(db: Tx, id: string, expiresAt: Date): Promise<void> {
+  await db.update(chatReservations).set({ expiresAt }).where(eq(chatReservations.id, id));
+}
+
+/** Deletes a settled or released reservation, and the user's reservations left by dead processes. */
+export async function deleteReservation(tx: Tx, id: string, userId: string, now: Date): Promise<void> {
+  await tx
+    .delete(chatReservations)
+    .where(or(eq(chatReservations.id, id), and(eq(chatReservations.userId, userId), lte(chatReservations.expiresAt, now))));
 }
 
 /** Usage since `since` grouped by user, provider and model; the biggest spenders first. */
@@ -30,6 +74,7 @@ export async function usageByUserAndModel(db: Db, since: Date) {
       failed: sql<number>`count(*) filter (where ${ne(chatUsage.outcome, 'ok')})`.mapWith(Number),
       inputTokens: sum(chatUsage.inputTokens).mapWith(Number),
       outputTokens: sum(chatUsage.outputTokens).mapWith(Number),
+      images: sum(chatUsage.images).mapWith(Number),
     })
     .from(chatUsage)
     .innerJoin(users, eq(users.id, chatUsage.userId))

@@ -4,6 +4,7 @@ import {
   CHAT_PROVIDERS,
   ZChatRequest,
   estimateCostUsd,
+  usageTotals,
   type TChatModel,
   type TChatProvider,
   type TChatProvidersResponse,
@@ -17,19 +18,21 @@ import type { Db } from '../../db/client.ts';
 import {
   AiCallError,
   AiStreamError,
+  displayUrl,
   generateChat,
   generateChatImage,
   streamChat,
   type AiAnswer,
   type AiCall,
   type AiChatMessage,
-  type AiFailureKind,
 } from '../../integrations/ai/index.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
 import { parseInput } from '../../lib/validate.ts';
-import { insertChatUsage, tokensSpentSince, usageByUserAndModel } from './chat.repo.ts';
+import { createChatBudget, refusalMessage, type BudgetAsk, type BudgetRefusal, type Reservation } from './budget.ts';
+import { usageByUserAndModel } from './chat.repo.ts';
 import { createRateWindow } from '../../lib/rate-window.ts';
+import { estimateInputTokens, estimateTextTokens } from './token-estimate.ts';
 
 export type ChatServiceDeps = { db: Db; config: ChatConfig; now?: () => Date };
 
@@ -42,6 +45,10 @@ export type ChatPlan = {
   user: SessionUser;
   /** The provider's key is missing: answer SPEC's 'API key not configured' text instead. */
   missingKey: boolean;
+  /** The budget this call holds until its usage is recorded (null once settled or when none). */
+  reservation: Reservation | null;
+  /** Sent to the provider: never more than the budget leaves after the input. */
+  maxOutputTokens: number | undefined;
   log: FastifyBaseLogger;
 };
 
@@ -50,15 +57,9 @@ export type ChatEventSink = (event: TChatStreamEvent) => Promise<void>;
 
 type Outcome = 'ok' | 'error' | 'aborted' | 'rejected';
 
-/** Providers bill roughly 4 characters per token; used only when a call ends before it reports usage. */
-const estimateTokens = (chars: number) => Math.ceil(chars / 4);
-
-export function startOfUtcDay(at: Date): Date {
-  return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
-}
-
 export function createChatService({ db, config, now = () => new Date() }: ChatServiceDeps) {
   const rateWindow = createRateWindow(config.rateLimitPerMinute);
+  const budget = createChatBudget({ db, limits: { tokens: config.dailyTokenBudget, images: config.dailyImageBudget }, now });
 
   function modelsOf(provider: TChatProvider): TChatModel[] {
     if (provider !== 'llama') return [...CHAT_PROVIDER_INFO[provider].models];
@@ -91,9 +92,9 @@ export function createChatService({ db, config, now = () => new Date() }: ChatSe
 
   /**
    * Every rule before a provider is called, cheapest first: role policy (403), body and model
-   * (400), per-user rate (429), then the key and the daily budget. Nothing is recorded for a
-   * request refused before the rate check; budget refusals are recorded as 'rejected' so the
-   * admin report shows them.
+   * (400), per-user rate (429), then the key and the daily budgets, which reserve what the call
+   * may spend (429 when it does not fit). Nothing is recorded for a request refused before the
+   * rate check; budget refusals are recorded as 'rejected' so the admin report shows them.
    */
   async function prepare(provider: TChatProvider, user: SessionUser, body: unknown, log: FastifyBaseLogger): Promise<ChatPlan> {
     const info = CHAT_PROVIDER_INFO[provider];
@@ -122,26 +123,26 @@ export function createChatService({ db, config, now = () => new Date() }: ChatSe
       messages: input.messages.map(({ role, content }) => ({ role, content })),
       user,
       missingKey: !isConfigured(provider),
+      reservation: null,
+      maxOutputTokens: undefined,
       log,
     };
-    if (!plan.missingKey) await checkBudget(plan, at);
+    if (plan.missingKey) return plan;
+
+    const ask: BudgetAsk = plan.image
+      ? { kind: 'image' }
+      : { kind: 'text', inputTokens: estimateInputTokens(plan.messages), maxOutputTokens: Math.min(config.maxOutputTokens, model.maxOutputTokens ?? Infinity) };
+    const reserved = await budget.reserve(user.id, ask);
+    if ('ok' in reserved) return refuse(plan, reserved);
+    plan.reservation = reserved;
+    plan.maxOutputTokens = reserved.maxOutputTokens ?? undefined;
     return plan;
   }
 
-  async function checkBudget(plan: ChatPlan, at: Date): Promise<void> {
-    const budget = config.dailyTokenBudget;
-    if (budget === 0) return;
-    const spent = await tokensSpentSince(db, plan.user.id, startOfUtcDay(at));
-    if (spent < budget) return;
-    const resetAt = startOfUtcDay(at).getTime() + 86_400_000;
-    const minutes = Math.max(1, Math.ceil((resetAt - at.getTime()) / 60_000));
-    await record(plan, 'rejected', null, 0, 'daily token budget used up');
-    throw new AppError(
-      'RATE_LIMITED',
-      `Your daily AI budget of ${budget.toLocaleString('en-US')} tokens is used up. It resets at 00:00 UTC (in ${Math.floor(minutes / 60)} h ${minutes % 60} min).`,
-      undefined,
-      { retryAfterSeconds: Math.ceil((resetAt - at.getTime()) / 1000) },
-    );
+  async function refuse(plan: ChatPlan, refusal: BudgetRefusal): Promise<never> {
+    const { message, retryAfterSeconds } = refusalMessage(refusal, now());
+    await record(plan, 'rejected', null, 0, `daily budget: ${refusal.reason.replaceAll('_', ' ')}`);
+    throw new AppError('RATE_LIMITED', message, undefined, { retryAfterSeconds });
   }
 
   function missingKeyMessage(provider: TChatProvider): string {
@@ -156,7 +157,24 @@ export function createChatService({ db, config, now = () => new Date() }: ChatSe
       messages: plan.messages,
       signal,
       timeoutMs: config.timeoutMs,
+      maxOutputTokens: plan.maxOutputTokens,
     };
+  }
+
+  /**
+   * Runs a call while its reservation is kept alive; whatever happens, the reservation does not
+   * outlive it (recording the usage settles it; an unexpected failure releases it).
+   */
+  async function holding<T>(plan: ChatPlan, work: () => Promise<T>): Promise<T> {
+    const lease = plan.reservation ? budget.hold(plan.reservation, plan.log) : null;
+    try {
+      return await work();
+    } finally {
+      lease?.stop();
+      const left = plan.reservation;
+      plan.reservation = null;
+      if (left) await budget.release(left).catch((err: unknown) => plan.log.error({ err }, 'could not release a chat budget reservation'));
+    }
   }
 
   /** The SPEC's JSON answer. Provider failures answer `error: true` with a clear message. */
@@ -165,22 +183,24 @@ export function createChatService({ db, config, now = () => new Date() }: ChatSe
       await record(plan, 'rejected', null, 0, 'API key not configured');
       return { error: true, message: missingKeyMessage(plan.provider), choices: [], model: plan.model };
     }
-    const started = performance.now();
-    let answer: AiAnswer;
-    try {
-      answer = plan.image ? await generateChatImage(call(plan, signal)) : await generateChat(call(plan, signal));
-    } catch (err) {
-      const failure = await recordFailure(plan, err, '', null, started);
-      return { error: true, message: failure.message, choices: [], model: plan.model };
-    }
-    const usage = await recordSuccess(plan, answer, started);
-    return {
-      error: false,
-      choices: [{ message: { role: 'assistant', content: answer.text } }],
-      model: plan.model,
-      usage,
-      ...(answer.images ? { images: answer.images } : {}),
-    };
+    return holding(plan, async () => {
+      const started = performance.now();
+      let answer: AiAnswer;
+      try {
+        answer = plan.image ? await generateChatImage(call(plan, signal)) : await generateChat(call(plan, signal));
+      } catch (err) {
+        const message = await recordFailure(plan, err, '', null, started);
+        return { error: true, message, choices: [], model: plan.model };
+      }
+      const usage = await recordSuccess(plan, answer, started);
+      return {
+        error: false,
+        choices: [{ message: { role: 'assistant', content: answer.text } }],
+        model: plan.model,
+        usage,
+        ...(answer.images ? { images: answer.images } : {}),
+      };
+    });
   }
 
   /**
@@ -192,71 +212,92 @@ export function createChatService({ db, config, now = () => new Date() }: ChatSe
       await record(plan, 'rejected', null, 0, 'API key not configured');
       return send({ event: 'error', data: { message: missingKeyMessage(plan.provider), partial: false } });
     }
-    const started = performance.now();
-    let sentText = '';
-    let answer: AiAnswer;
-    try {
-      if (plan.image) {
-        answer = await generateChatImage(call(plan, signal));
-        sentText = answer.text;
-        await send({ event: 'delta', data: { text: answer.text } });
-      } else {
-        answer = await streamChat(call(plan, signal), (text) => {
-          sentText += text;
-          return send({ event: 'delta', data: { text } });
-        });
+    return holding(plan, async () => {
+      const started = performance.now();
+      let sentText = '';
+      let answer: AiAnswer;
+      try {
+        if (plan.image) {
+          answer = await generateChatImage(call(plan, signal));
+          sentText = answer.text;
+          await send({ event: 'delta', data: { text: answer.text } });
+        } else {
+          answer = await streamChat(call(plan, signal), (text) => {
+            sentText += text;
+            return send({ event: 'delta', data: { text } });
+          });
+        }
+      } catch (err) {
+        const partial = err instanceof AiStreamError ? err.partialText : sentText;
+        const usage = err instanceof AiStreamError ? err.usage : null;
+        const message = await recordFailure(plan, err, partial, usage, started);
+        // After a client abort nobody is listening; the sink skips the write.
+        return send({ event: 'error', data: { message, partial: partial.length > 0 } });
       }
-    } catch (err) {
-      const partial = err instanceof AiStreamError ? err.partialText : sentText;
-      const usage = err instanceof AiStreamError ? err.usage : null;
-      const failure = await recordFailure(plan, err, partial, usage, started);
-      // After a client abort nobody is listening; the sink skips the write.
-      return send({ event: 'error', data: { message: failure.message, partial: partial.length > 0 } });
-    }
-    const usage = await recordSuccess(plan, answer, started);
-    await send({ event: 'done', data: { model: plan.model, usage, ...(answer.images ? { images: answer.images } : {}) } });
+      const usage = await recordSuccess(plan, answer, started);
+      await send({ event: 'done', data: { model: plan.model, usage, ...(answer.images ? { images: answer.images } : {}) } });
+    });
   }
 
   async function recordSuccess(plan: ChatPlan, answer: AiAnswer, started: number): Promise<TChatUsage> {
     // A provider that reports no usage (images, some compatible servers) is estimated for text.
     const usage = answer.usage ?? (plan.image ? { inputTokens: 0, outputTokens: 0 } : estimateUsage(plan, answer.text));
-    await record(plan, 'ok', usage, performance.now() - started, null);
+    await record(plan, 'ok', usage, performance.now() - started, null, answer.images?.length ?? 0);
     return usage;
   }
 
   function estimateUsage(plan: ChatPlan, output: string): TChatUsage {
-    return {
-      inputTokens: estimateTokens(plan.messages.reduce((n, m) => n + m.content.length, 0)),
-      outputTokens: estimateTokens(output.length),
-    };
+    return { inputTokens: estimateInputTokens(plan.messages), outputTokens: estimateTextTokens(output) };
   }
 
   /**
-   * Records a failed call and logs its cause (status and provider text, never keys). Tokens:
-   * what the provider reported, else an estimate when it may have billed (it produced text, or
-   * we stopped it while it was working), else none (it refused: 401, 429, 5xx).
+   * Records a failed call, logs its cause (status and provider text, never keys) and returns
+   * the sentence for the user (ours, one per kind of failure; never the provider's text).
+   * Tokens: what the provider reported, else an estimate when it may have billed (it produced
+   * text, or we stopped it while it was working), else none (it refused: 401, 429, 5xx). An
+   * image stopped by us may have been made, so it counts.
    */
-  async function recordFailure(plan: ChatPlan, err: unknown, partial: string, usage: TChatUsage | null, started: number): Promise<AiCallError> {
+  async function recordFailure(plan: ChatPlan, err: unknown, partial: string, usage: TChatUsage | null, started: number): Promise<string> {
     const failure =
       err instanceof AiCallError ? err : new AiCallError('failed', `${CHAT_PROVIDER_INFO[plan.provider].label} could not answer this request`, { message: String(err) });
-    const stoppedByUs: AiFailureKind[] = ['aborted', 'timeout'];
-    const tokens =
-      usage ?? (partial.length > 0 || stoppedByUs.includes(failure.kind) ? estimateUsage(plan, partial) : { inputTokens: 0, outputTokens: 0 });
+    const stoppedByUs = failure.kind === 'aborted' || failure.kind === 'timeout';
+    const mayHaveBilled = partial.length > 0 || stoppedByUs;
+    const tokens = plan.image ? null : (usage ?? (mayHaveBilled ? estimateUsage(plan, partial) : null));
     const outcome: Outcome = failure.kind === 'aborted' ? 'aborted' : 'error';
     if (failure.kind === 'aborted') plan.log.info({ provider: plan.provider, model: plan.model }, 'chat aborted by the client');
     else plan.log.warn({ provider: plan.provider, model: plan.model, kind: failure.kind, cause: failure.logCause }, 'chat provider call failed');
     if (!(err instanceof AiCallError)) plan.log.error({ err }, 'chat failed unexpectedly');
-    await record(plan, outcome, tokens, performance.now() - started, failure.kind === 'aborted' ? null : failure.message);
-    return failure;
+    await record(plan, outcome, tokens, performance.now() - started, failure.kind === 'aborted' ? null : failure.message, plan.image && stoppedByUs ? 1 : 0);
+    return (plan.user.role === 'admin' && adminDetail(plan, failure)) || failure.message;
   }
 
-  async function record(plan: ChatPlan, outcome: Outcome, usage: TChatUsage | null, durationMs: number, error: string | null): Promise<void> {
-    await insertChatUsage(db, {
+  /**
+   * What an admin can act on when Ollama (our own server, no key) fails: where we looked for
+   * it. The URL is configuration, not a secret, but any credentials in it are left out.
+   */
+  function adminDetail(plan: ChatPlan, failure: AiCallError): string | null {
+    if (plan.provider !== 'llama') return null;
+    const where = displayUrl(config.providers.llama.baseUrl ?? '');
+    if (failure.kind === 'unreachable') {
+      return `Ollama was not reachable at ${where} (OLLAMA_BASE_URL). Check that Ollama is running there and that this server can connect to it.`;
+    }
+    if (failure.kind === 'model_unavailable') {
+      return `Ollama at ${where} does not have the model ${plan.model}. Run "ollama pull ${plan.model}" there, or change OLLAMA_MODELS.`;
+    }
+    return null;
+  }
+
+  /** Writes the call's usage row; this settles its budget reservation in the same transaction. */
+  async function record(plan: ChatPlan, outcome: Outcome, usage: TChatUsage | null, durationMs: number, error: string | null, images = 0): Promise<void> {
+    const reservation = plan.reservation;
+    plan.reservation = null;
+    await budget.settle(reservation, {
       userId: plan.user.id,
       provider: plan.provider,
       model: plan.model,
       inputTokens: usage?.inputTokens ?? 0,
       outputTokens: usage?.outputTokens ?? 0,
+      images,
       durationMs: Math.round(durationMs),
       outcome,
       error,
@@ -275,12 +316,10 @@ export function createChatService({ db, config, now = () => new Date() }: ChatSe
       failed: r.failed,
       inputTokens: r.inputTokens,
       outputTokens: r.outputTokens,
-      costUsd: roundCents(estimateCostUsd(r.model, { inputTokens: r.inputTokens, outputTokens: r.outputTokens })),
+      images: r.images,
+      costUsd: roundCents(estimateCostUsd(r.model, r)),
     }));
-    const totals = rows.reduce(
-      (t, r) => ({ requests: t.requests + r.requests, inputTokens: t.inputTokens + r.inputTokens, outputTokens: t.outputTokens + r.outputTokens, costUsd: t.costUsd + r.costUsd }),
-      { requests: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 },
-    );
+    const totals = usageTotals(rows);
     return { days, since: since.toISOString(), rows, totals: { ...totals, costUsd: roundCents(totals.costUsd) } };
   }
 
