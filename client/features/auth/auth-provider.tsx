@@ -20,15 +20,15 @@ const errorMessage = (err: unknown, fallback: string) => (err instanceof Error &
 export type SessionStore = {
   /** The session's user, null when signed out, undefined until known. */
   user: TUser | null | undefined;
+  /** Sets the session's user; null signs out, and every part of the screen that depends on the
+   * user follows at once (the app's store then forgets that user's cached answers). */
   setUser(user: TUser | null): void;
-  /** Forgets every cached answer of the signed-in user (sign-out). */
-  clearCache(): void;
 };
 
 /** The auth context for the app and the landing page: sign-in, sign-out and SPEC's toasts, over
  * whichever session store the caller gives. */
 export function AuthProvider({ session, children }: { session: SessionStore; children: ReactNode }) {
-  const { user: sessionUser, setUser, clearCache } = session;
+  const { user: sessionUser, setUser } = session;
   const [popupOpen, setPopupOpen] = useState(false);
   const provider = appConfig().authProvider;
 
@@ -108,14 +108,13 @@ export function AuthProvider({ session, children }: { session: SessionStore; chi
   const logout = useCallback(async () => {
     try {
       await logoutRequest();
-      clearCache();
       setUser(null);
       notify.success('Logged out', 'You have been logged out successfully.');
     } catch (err) {
       notify.error('Logout failed', errorMessage(err, 'Failed to log out'));
       throw err;
     }
-  }, [clearCache, setUser]);
+  }, [setUser]);
 
   const value = useMemo<AuthContextValue>(() => {
     const user = sessionUser ?? null;
