@@ -85,6 +85,17 @@ test.describe('local sign-in and sign-out', () => {
     expect(await me(page)).toMatchObject({ email: guest.email, role: 'guest' });
   });
 
+  for (const next of ['/\\evil.example', '/\t/evil.example', '//evil.example']) {
+    test(`a foreign next (${JSON.stringify(next)}) after sign-in lands on the dashboard, with no page error`, async ({ page, guest }) => {
+      await page.goto(`/login?next=${encodeURIComponent(next)}`);
+      await signInThroughLoginPage(page, guest, { open: false });
+      await expect(toasts(page).getByText('Login successful', { exact: true })).toBeVisible();
+      await expect(page).toHaveURL(/\/dashboard$/);
+      await expect(page.getByRole('heading', { level: 1, name: `Welcome, ${guest.name}!` })).toBeVisible();
+      // The fixture fails the test on any uncaught page error (the router threw on `/\evil.example`).
+    });
+  }
+
   test('sign-out returns to / with the "Logged out" toast, a signed-out header, and ends the session', async ({ page, login, guest }) => {
     await login(page, guest);
     await page.goto('/dashboard');

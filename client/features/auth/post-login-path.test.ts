@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { isSitePath, postLoginPath } from './post-login-path.ts';
+
+describe('postLoginPath', () => {
+  it('goes to /dashboard from / and /login or without a page (SPEC)', () => {
+    for (const from of ['/', '/login', '', null, undefined]) expect(postLoginPath(from)).toBe('/dashboard');
+  });
+
+  it('keeps any other page of this site, with its query and fragment', () => {
+    for (const from of ['/insights?page=2', '/some/other-page', '/insights/100%25-growth', '/chat-console#history', '/dashboard']) {
+      expect(postLoginPath(from)).toBe(from);
+    }
+  });
+
+  it.each([
+    ['a backslash after the slash', '/\\evil.example'],
+    ['two backslashes', '\\\\evil.example'],
+    ['a backslash later on', '/a\\b'],
+    ['an encoded backslash', '/%5Cevil'],
+    ['an encoded backslash, lower case', '/%5cevil.example'],
+    ['a tab the URL parser drops', '/\t/evil.example'],
+    ['a newline', '/\n/evil.example'],
+    ['a carriage return', '/x\rx'],
+    ['a NUL', '/\u0000evil'],
+    ['DEL', '/\u007fevil'],
+    ['an encoded tab', '/%09/evil.example'],
+    ['protocol-relative', '//evil'],
+    ['three slashes', '///evil'],
+    ['an encoded second slash', '/%2Fevil.example'],
+    ['an absolute URL', 'https://evil'],
+    ['javascript:', 'javascript:alert(1)'],
+    ['a relative path', 'dashboard'],
+    ['malformed escapes', '/%E0%A4%A'],
+  ])('refuses %s and goes to /dashboard', (_name, from) => {
+    expect(isSitePath(from)).toBe(false);
+    expect(postLoginPath(from)).toBe('/dashboard');
+  });
+});
