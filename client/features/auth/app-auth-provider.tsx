@@ -1,32 +1,27 @@
-import { useQuery, useQueryClient, type Query, type QueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, type ReactNode } from 'react';
 import type { TMe, TUser } from '../../../contracts/auth.ts';
 import { fetchMe, ME_QUERY_KEY } from './api/auth-api.ts';
 import { AuthProvider, type SessionStore } from './auth-provider.tsx';
 
-const isSession = (query: Query) => query.queryKey[0] === ME_QUERY_KEY[0];
-
 /**
  * When the session's user goes away (sign-out, or a session found ended) or changes, forgets
- * that user's cached answers: their in-flight requests are cancelled, their queries removed.
+ * that user's cached answers; removing a query also cancels its request in flight.
  *
  * It runs after the commit that showed the new session, so the parts of the screen that
  * depended on the user (header links, avatar, bell, guarded screens) have already unmounted and
  * let go of their queries. Only queries nobody observes go: removing a query under a mounted
  * observer detaches it, and that observer's next render rebuilds the query and fetches it again
  * (issue 13: `queryClient.clear()` at sign-out left the header signed in and the bell asking
- * for notifications with no session). The session's own query stays, so its observer keeps
- * hearing about the user.
+ * for notifications with no session). The session's own query is observed by this provider, so
+ * it stays and goes on telling it who is signed in.
  */
 function useForgetPreviousUser(queryClient: QueryClient, user: TUser | null | undefined): void {
-  const previous = useRef(user);
+  const previousId = useRef<string | null>(null);
   useEffect(() => {
-    const was = previous.current;
     if (user === undefined) return;
-    previous.current = user;
-    if (!was || user?.id === was.id) return;
-    const previousUsersData = { predicate: (query: Query) => !isSession(query) && query.getObserversCount() === 0 };
-    void queryClient.cancelQueries(previousUsersData).then(() => queryClient.removeQueries(previousUsersData));
+    if (previousId.current && previousId.current !== user?.id) queryClient.removeQueries({ predicate: (query) => !query.getObserversCount() });
+    previousId.current = user?.id ?? null;
   }, [queryClient, user]);
 }
 

@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { isSitePath, postLoginPath } from './post-login-path.ts';
+import { isSitePath, pathAfterLogin } from './next-path.ts';
 
-describe('postLoginPath', () => {
-  it('goes to /dashboard from / and /login or without a page (SPEC)', () => {
-    for (const from of ['/', '/login', '', null, undefined]) expect(postLoginPath(from)).toBe('/dashboard');
+describe('pathAfterLogin (?next= on /login)', () => {
+  it('goes to /dashboard for / and /login or without a next (SPEC)', () => {
+    for (const next of ['/', '/login', '', null]) expect(pathAfterLogin(next)).toBe('/dashboard');
   });
 
   it('keeps any other page of this site, with its query and fragment', () => {
-    for (const from of ['/insights?page=2', '/some/other-page', '/insights/100%25-growth', '/chat-console#history', '/dashboard']) {
-      expect(postLoginPath(from)).toBe(from);
+    for (const next of ['/insights?page=2', '/some/other-page', '/insights/100%25-growth', '/chat-console#history', '/dashboard']) {
+      expect(isSitePath(next)).toBe(true);
+      expect(pathAfterLogin(next)).toBe(next);
     }
   });
 
@@ -31,8 +32,8 @@ describe('postLoginPath', () => {
     ['javascript:', 'javascript:alert(1)'],
     ['a relative path', 'dashboard'],
     ['malformed escapes', '/%E0%A4%A'],
-  ])('refuses %s and goes to /dashboard', (_name, from) => {
-    expect(isSitePath(from)).toBe(false);
-    expect(postLoginPath(from)).toBe('/dashboard');
+  ])('refuses %s and goes to /dashboard', (_name, next) => {
+    expect(isSitePath(next)).toBe(false);
+    expect(pathAfterLogin(next)).toBe('/dashboard');
   });
 });
