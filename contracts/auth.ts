@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SIGN_IN_ATTEMPT_PATTERN } from './constants.ts';
 
 export const ROLES = ['admin', 'guest'] as const;
 export const ZRole = z.enum(ROLES);
@@ -51,6 +52,12 @@ export const ZSyncUser = z
   .partial()
   .strict()
   .optional();
+
+/** GET /api/auth/google/start: the attempt the result page will answer (the app's popup always
+ * names one; a sign-in started without one is a full-page sign-in). */
+export const ZGoogleStartQuery = z.object({
+  attempt: z.string().regex(SIGN_IN_ATTEMPT_PATTERN, 'attempt must be 16 to 64 letters, digits, - or _').optional(),
+});
 
 export const ZUpdateUserRole = z.object({ role: ZRole }).strict();
 export type TUpdateUserRole = z.infer<typeof ZUpdateUserRole>;
