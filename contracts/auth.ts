@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CHAT_ACCESS, CHAT_PROVIDERS } from './chat.ts';
+import { SIGN_IN_ATTEMPT_PATTERN } from './constants.ts';
 
 export const ROLES = ['admin', 'guest'] as const;
 export const ZRole = z.enum(ROLES);
@@ -52,6 +53,12 @@ export const ZSyncUser = z
   .partial()
   .strict()
   .optional();
+
+/** GET /api/auth/google/start: the attempt the result page will answer (the app's popup always
+ * names one; a sign-in started without one is a full-page sign-in). */
+export const ZGoogleStartQuery = z.object({
+  attempt: z.string().regex(SIGN_IN_ATTEMPT_PATTERN, 'attempt must be 16 to 64 letters, digits, - or _').optional(),
+});
 
 export const ZUpdateUserRole = z.object({ role: ZRole }).strict();
 export type TUpdateUserRole = z.infer<typeof ZUpdateUserRole>;

@@ -8,6 +8,13 @@ export const TOAST_VISIBLE_MAX = 1;
 export const INSIGHTS_MAX_ARTICLES = 3;
 export const DEFAULT_READ_TIME = '5 min read';
 export const SIGN_IN_POPUP = { width: 500, height: 600 } as const;
+/** What Google sign-in's result page posts, and the BroadcastChannel it also posts on
+ * (contracts/google-sign-in.ts has the message; these two are apart so that the landing page's
+ * first load carries no more of it than its listener needs). */
+export const GOOGLE_RESULT_TYPE = 'auth:google';
+export const GOOGLE_RESULT_CHANNEL = 'auth';
+/** A sign-in attempt's id, made by the tab that opens the popup and echoed by the result page. */
+export const SIGN_IN_ATTEMPT_PATTERN = /^[A-Za-z0-9_-]{16,64}$/;
 /** An ID token whose auth_time or iat is older than this is refused. */
 export const ID_TOKEN_MAX_AGE_SECONDS = 5 * 60;
 /** Session limits (DESIGN section 4). */

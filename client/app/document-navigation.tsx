@@ -1,9 +1,5 @@
-import { useMemo, type MouseEvent, type ReactNode } from 'react';
-import { NavigationContext, type LinkProps, type Navigation } from '../lib/navigation.ts';
-
-/** A plain click: no modifier key, main button, same tab (anything else is the browser's). */
-const isPlainClick = (event: MouseEvent<HTMLAnchorElement>) =>
-  event.button === 0 && !event.metaKey && !event.ctrlKey && !event.shiftKey && !event.altKey && !event.currentTarget.target;
+import { useMemo, type ReactNode } from 'react';
+import { isPlainClick, NavigationContext, type LinkProps, type Navigation } from '../lib/navigation.ts';
 
 /**
  * Navigation for the landing page, which has no router: it is always at `location` (`/`), and

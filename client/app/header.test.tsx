@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { fireEvent, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { stubFetch } from '../test/fetch-stub.ts';
@@ -154,14 +154,38 @@ describe('Header small-screen menu', () => {
 describe('Header login and logout', () => {
   it('local sign-in: Login goes to /login with the current page as next', async () => {
     renderWithProviders(<Header />, { auth: makeAuth(), path: '/insights?page=2' });
-    await userEvent.click(within(banner()).getByRole('button', { name: 'Login' }));
+    await userEvent.click(within(banner()).getByRole('link', { name: 'Login' }));
     expect(currentLocation()).toBe(`/login?next=${encodeURIComponent('/insights?page=2')}`);
+  });
+
+  it.each(['local', 'google'] as const)(
+    '%s sign-in: Login is a real link to /login with the page as next, even before the session is known',
+    (provider) => {
+      renderWithProviders(<Header />, { auth: makeAuth({ provider, loading: true }), path: '/insights?page=2' });
+      const login = within(banner()).getByRole('link', { name: 'Login' });
+      expect(login).toHaveAttribute('href', `/login?next=${encodeURIComponent('/insights?page=2')}`);
+      expect(login).not.toHaveAttribute('aria-disabled');
+    },
+  );
+
+  it('google sign-in: a modified click is the browser’s (a new tab at /login), not the popup', () => {
+    const auth = makeAuth({ provider: 'google', signInWithGoogle: vi.fn(async () => makeUser()) });
+    renderWithProviders(<Header />, { auth });
+    const login = within(banner()).getByRole('link', { name: 'Login' });
+    const prevented: boolean[] = [];
+    login.addEventListener('click', (event) => {
+      prevented.push(event.defaultPrevented);
+      event.preventDefault(); // the test environment would otherwise follow it
+    });
+    fireEvent.click(login, { ctrlKey: true });
+    expect(prevented).toEqual([false]);
+    expect(auth.signInWithGoogle).not.toHaveBeenCalled();
   });
 
   it('google sign-in from / goes to /dashboard once signed in', async () => {
     const auth = makeAuth({ provider: 'google', signInWithGoogle: vi.fn(async () => makeUser()) });
     renderWithProviders(<Header />, { auth });
-    await userEvent.click(within(banner()).getByRole('button', { name: 'Login' }));
+    await userEvent.click(within(banner()).getByRole('link', { name: 'Login' }));
     expect(auth.signInWithGoogle).toHaveBeenCalledOnce();
     expect(currentLocation()).toBe('/dashboard');
   });
@@ -169,19 +193,22 @@ describe('Header login and logout', () => {
   it('google sign-in elsewhere keeps the page; a failed one goes nowhere', async () => {
     const auth = makeAuth({ provider: 'google', signInWithGoogle: vi.fn(async () => makeUser()) });
     renderWithProviders(<Header />, { auth, path: '/insights' });
-    await userEvent.click(within(banner()).getByRole('button', { name: 'Login' }));
+    await userEvent.click(within(banner()).getByRole('link', { name: 'Login' }));
     expect(currentLocation()).toBe('/insights');
 
     const failing = makeAuth({ provider: 'google', signInWithGoogle: vi.fn(async () => null) });
     document.body.innerHTML = '';
     renderWithProviders(<Header />, { auth: failing });
-    await userEvent.click(screen.getByRole('button', { name: 'Login' }));
+    await userEvent.click(screen.getByRole('link', { name: 'Login' }));
     expect(currentLocation()).toBe('/');
   });
 
-  it('disables Login while the session is being determined', () => {
-    renderWithProviders(<Header />, { auth: makeAuth({ loading: true }) });
-    expect(within(banner()).getByRole('button', { name: 'Login' })).toBeDisabled();
+  it('google sign-in: no second popup while one is open (or the session is still loading)', async () => {
+    const auth = makeAuth({ provider: 'google', loading: true, signInWithGoogle: vi.fn(async () => null) });
+    renderWithProviders(<Header />, { auth });
+    await userEvent.click(within(banner()).getByRole('link', { name: 'Login' }));
+    expect(auth.signInWithGoogle).not.toHaveBeenCalled();
+    expect(currentLocation()).toBe('/');
   });
 
   it('shows the photo, or the first letter of the name, or U', () => {

@@ -6,7 +6,7 @@ import { buttonClasses } from '../components/ui/button.tsx';
 import { useAuth } from '../lib/auth-context.ts';
 import { postLoginPath } from '../features/auth/post-login-path.ts';
 import { appConfig } from '../lib/app-config.ts';
-import { isCurrentPath, useNavigation } from '../lib/navigation.ts';
+import { isCurrentPath, isPlainClick, useNavigation } from '../lib/navigation.ts';
 
 // The header is on every page, the landing page included, so it stays small: no Radix, no
 // icon library (the two icons below are inline). The signed-in bell, which has both, is a
@@ -100,7 +100,7 @@ function LogoMark() {
 
 function AuthControl() {
   const { user, loading, provider, signInWithGoogle, logout } = useAuth();
-  const { pathname, search, navigate } = useNavigation();
+  const { pathname, search, navigate, Link } = useNavigation();
   const [busy, setBusy] = useState(false);
 
   if (user) {
@@ -128,20 +128,24 @@ function AuthControl() {
     );
   }
 
-  const onLogin = async () => {
-    if (provider === 'local') {
-      navigate(`/login?next=${encodeURIComponent(pathname + search)}`);
-      return;
-    }
+  // A real link, so it works before the page's JavaScript has run (the landing page is
+  // prerendered) and opens in a new tab on a modified click. Local sign-in follows it within the
+  // app; Google's plain click opens the popup here instead, and /login offers the same popup to
+  // whoever arrives there without it.
+  const loginHref = `/login?next=${encodeURIComponent(pathname + search)}`;
+  const onLogin = async (event: MouseEvent<HTMLAnchorElement>) => {
+    if (provider !== 'google' || !isPlainClick(event)) return;
+    event.preventDefault();
+    if (loading) return; // the session is not known yet, or a popup is already open
     const signedIn = await signInWithGoogle();
     if (!signedIn) return;
     const next = postLoginPath(pathname);
-    if (next && next !== pathname) navigate(next);
+    if (next !== pathname) navigate(next);
   };
   return (
-    <button type="button" onClick={onLogin} disabled={loading} aria-busy={loading} className={buttonClasses()}>
+    <Link to={loginHref} onClick={(event) => void onLogin(event)} className={buttonClasses()}>
       Login
-    </button>
+    </Link>
   );
 }
 

@@ -18,11 +18,13 @@ afterEach(() => vi.restoreAllMocks());
 
 describe('SiteRoot', () => {
   it('shows the landing page to a signed-out visitor and loads nothing more', async () => {
-    stubFetch({ 'GET /api/auth/me': { body: { user: null } }, 'GET /api/articles?limit=3': () => never() });
+    const { fetchMock } = stubFetch({ 'GET /api/auth/me': { body: { user: null } }, 'GET /api/articles?limit=3': () => never() });
     const loadApp = vi.fn<LoadApp>(() => app('the app'));
     renderLanding(loadApp);
     expect(screen.getByRole('heading', { level: 1, name: 'Automate Your Business Success' })).toBeInTheDocument();
-    await waitFor(() => expect(screen.getByRole('button', { name: 'Login' })).toBeEnabled());
+    expect(screen.getByRole('link', { name: 'Login' })).toHaveAttribute('href', '/login?next=%2F');
+    await waitFor(() => expect(fetchMock).toHaveBeenCalledWith('/api/auth/me', expect.anything()));
+    await act(async () => {});
     expect(loadApp).not.toHaveBeenCalled();
   });
 
@@ -65,7 +67,9 @@ describe('SiteRoot', () => {
     await waitFor(() => expect(error).toHaveBeenCalledWith('The app could not be loaded:', expect.objectContaining({ message: 'chunk gone' })));
     await act(async () => {});
     expect(screen.getByRole('heading', { level: 1, name: 'Automate Your Business Success' })).toBeInTheDocument();
-    // The signed-in controls are the app's: the header does not pretend to have them.
-    expect(screen.getByRole('button', { name: 'Login' })).toHaveAttribute('aria-busy', 'true');
+    // The signed-in controls are the app's: the header does not pretend to have them. Its Login
+    // link still leads on, to /login in the app's own page (which sends a signed-in user on).
+    expect(screen.queryByRole('button', { name: 'Logout' })).not.toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Login' })).toHaveAttribute('href', '/login?next=%2F');
   });
 });

@@ -1,4 +1,4 @@
-import { createContext, useContext, type AnchorHTMLAttributes, type ComponentType } from 'react';
+import { createContext, useContext, type AnchorHTMLAttributes, type ComponentType, type MouseEvent } from 'react';
 
 export type LinkProps = Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href'> & { to: string };
 
@@ -26,3 +26,8 @@ export function useNavigation(): Navigation {
 /** NavLink's rule: a link is the current page at its path and below it. */
 export const isCurrentPath = (to: string, pathname: string): boolean =>
   pathname === to || (to !== '/' && pathname.startsWith(`${to}/`));
+
+/** A plain click on a link: no modifier key, main button, same tab (anything else is the
+ * browser's: a new tab, a download, ...). */
+export const isPlainClick = (event: MouseEvent<HTMLAnchorElement>): boolean =>
+  event.button === 0 && !event.metaKey && !event.ctrlKey && !event.shiftKey && !event.altKey && !event.currentTarget.target;

@@ -1,5 +1,16 @@
 import { type Page } from '@playwright/test';
-import { type Credentials, expect, headerItem, signOutFromHeader, siteHeader, test, toasts } from './fixtures.ts';
+import {
+  type Credentials,
+  expect,
+  expectNoSignedInCalls,
+  expectSignedOutHeader,
+  headerItem,
+  recordApiCalls,
+  signOutAndWatch,
+  siteHeader,
+  test,
+  toasts,
+} from './fixtures.ts';
 
 // SPEC section 2 (route table, header) and section 8 (Auth toasts); DESIGN section 4 (local
 // sign-in: a page asking for an email and a name).
@@ -74,18 +85,63 @@ test.describe('local sign-in and sign-out', () => {
     expect(await me(page)).toMatchObject({ email: guest.email, role: 'guest' });
   });
 
-  test('sign-out returns to / with the "Logged out" toast and ends the session', async ({ page, login, guest }) => {
+  for (const next of ['/\\evil.example', '/\t/evil.example', '//evil.example']) {
+    test(`a foreign next (${JSON.stringify(next)}) after sign-in lands on the dashboard, with no page error`, async ({ page, guest }) => {
+      await page.goto(`/login?next=${encodeURIComponent(next)}`);
+      await signInThroughLoginPage(page, guest, { open: false });
+      await expect(toasts(page).getByText('Login successful', { exact: true })).toBeVisible();
+      await expect(page).toHaveURL(/\/dashboard$/);
+      await expect(page.getByRole('heading', { level: 1, name: `Welcome, ${guest.name}!` })).toBeVisible();
+      // The fixture fails the test on any uncaught page error (the router threw on `/\evil.example`).
+    });
+  }
+
+  test('sign-out returns to / with the "Logged out" toast, a signed-out header, and ends the session', async ({ page, login, guest }) => {
     await login(page, guest);
     await page.goto('/dashboard');
     await expect(headerItem(page, 'Dashboard')).toBeVisible();
+    await expect(siteHeader(page).getByRole('button', { name: /^Notifications/ })).toBeVisible();
+    const calls = recordApiCalls(page);
 
-    await signOutFromHeader(page);
+    const after = await signOutAndWatch(page, calls);
     await expect(toasts(page).getByText('Logged out', { exact: true })).toBeVisible();
     await expect(toasts(page).getByText('You have been logged out successfully.', { exact: true })).toBeVisible();
     await expect(page).toHaveURL(/\/$/);
+    await expectSignedOutHeader(page);
     expect(await me(page)).toBeNull();
+
+    // Moving on in the app re-renders the header: still nothing asks for the user's data.
+    const articles = page.waitForResponse((res) => new URL(res.url()).pathname === '/api/articles');
+    await page.getByRole('link', { name: 'View All Insights' }).click();
+    await expect(page.getByRole('heading', { level: 1, name: 'Insights' })).toBeVisible();
+    await articles;
+    await expectSignedOutHeader(page);
+    expectNoSignedInCalls(after());
 
     await page.goto('/dashboard');
     await expect(page).toHaveURL(/\/$/);
+  });
+
+  test('an admin signing out on a phone: the header and its menu lose every signed-in item at once', async ({ page, login, admin }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await login(page, admin);
+    await page.goto('/dashboard');
+    const header = siteHeader(page);
+    const menuButton = header.getByRole('button', { name: 'Menu' });
+    await menuButton.click();
+    const menu = header.getByRole('navigation', { name: 'Main' });
+    await expect(menu.getByRole('link', { name: 'Users', exact: true })).toBeVisible();
+    await menuButton.click();
+    await expect(menu.getByRole('link', { name: 'Users', exact: true })).toBeHidden();
+    const calls = recordApiCalls(page);
+
+    const after = await signOutAndWatch(page, calls);
+    await expect(page).toHaveURL(/\/$/);
+    await expectSignedOutHeader(page);
+    await menuButton.click();
+    await expect(menu.getByRole('link')).toHaveText(['Services', 'Insights', 'Contact']);
+    await menu.getByRole('link', { name: 'Contact' }).click();
+    await expect(menuButton).toHaveAttribute('aria-expanded', 'false');
+    expectNoSignedInCalls(after());
   });
 });

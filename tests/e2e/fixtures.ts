@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { test as base, expect, type BrowserContext, type BrowserContextOptions, type Locator, type Page } from '@playwright/test';
+import { test as base, expect, type BrowserContext, type BrowserContextOptions, type Locator, type Page, type Request } from '@playwright/test';
 import type { BrowserWindow } from './support/browser-types.ts';
 import { ADMIN_EMAIL, ADMIN_NAME } from './support/constants.ts';
 
@@ -124,6 +124,57 @@ export async function signOutFromHeader(page: Page): Promise<void> {
   }
   await header.getByRole('button', { name: /account|profile|user|menu/i }).first().click();
   await page.getByRole('menuitem', { name: /log ?out|sign ?out/i }).click();
+}
+
+/** What only a signed-in header shows (SPEC: Dashboard for all, the admin screens for admins). */
+const SIGNED_IN_HEADER_ITEMS = ['Dashboard', 'Chat Console', 'Agents Console', 'Create Article', 'Articles', 'Users', 'Usage'];
+
+/** The header as a signed-out visitor sees it: a Login control, and no signed-in link,
+ * avatar, bell or Logout. */
+export async function expectSignedOutHeader(page: Page): Promise<void> {
+  const header = siteHeader(page);
+  await expect(headerItem(page, 'Login')).toBeVisible();
+  for (const name of SIGNED_IN_HEADER_ITEMS) await expect(headerItem(page, name), `header link ${name}`).toHaveCount(0);
+  await expect(header.getByRole('button', { name: /log ?out|sign ?out/i })).toHaveCount(0);
+  await expect(header.getByRole('button', { name: /^Notifications/ })).toHaveCount(0);
+  await expect(header.getByRole('img')).toHaveCount(0);
+}
+
+/** The page's calls to our API from now on, each with its answer's status once it has one. */
+export type ApiCall = { method: string; path: string; status?: number };
+export function recordApiCalls(page: Page): ApiCall[] {
+  const calls: ApiCall[] = [];
+  const byRequest = new Map<Request, ApiCall>();
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (!url.pathname.startsWith('/api/')) return;
+    const call = { method: request.method(), path: url.pathname + url.search };
+    calls.push(call);
+    byRequest.set(request, call);
+  });
+  page.on('response', (response) => {
+    const call = byRequest.get(response.request());
+    if (call) call.status = response.status();
+  });
+  return calls;
+}
+
+/** Signs out from the header and waits for the server's answer. Returns what gives the calls
+ * the page made since (of those `calls` records). */
+export async function signOutAndWatch(page: Page, calls: ApiCall[]): Promise<() => ApiCall[]> {
+  const answered = page.waitForResponse((res) => new URL(res.url()).pathname === '/api/auth/logout');
+  await signOutFromHeader(page);
+  expect((await answered).status()).toBe(204);
+  const from = calls.findIndex((call) => call.method === 'POST' && call.path === '/api/auth/logout') + 1;
+  expect(from, 'the sign-out request was recorded').toBeGreaterThan(0);
+  return () => calls.slice(from);
+}
+
+/** After sign-out nothing may ask for what only a signed-in user may see: no notifications, and
+ * no call the server refuses for want of a session. */
+export function expectNoSignedInCalls(after: ApiCall[]): void {
+  const signedIn = after.filter((call) => call.path.startsWith('/api/notifications') || call.status === 401);
+  expect(signedIn, 'calls to signed-in endpoints after sign-out').toEqual([]);
 }
 
 /** Waits until window.scrollY has not changed for a few animation frames (smooth scrolling). */

@@ -186,10 +186,34 @@ test.describe('landing page', () => {
   test('Login on / opens the sign-in page in place', async ({ page }) => {
     await page.goto('/');
     await page.evaluate(() => ((globalThis as unknown as { landed?: boolean }).landed = true));
-    await siteHeader(page).getByRole('button', { name: 'Login' }).click();
+    await siteHeader(page).getByRole('link', { name: 'Login' }).click();
     await expect(page).toHaveURL(/\/login\?next=%2F$/);
     await expect(page.getByRole('main').getByLabel(/email/i)).toBeVisible();
     expect(await page.evaluate(() => (globalThis as unknown as { landed?: boolean }).landed)).toBe(true);
+  });
+
+  test('Login on / is a plain link to the sign-in page while JavaScript is off', async ({ openPage }) => {
+    const page = await openPage({ javaScriptEnabled: false });
+    await page.goto('/');
+    const login = siteHeader(page).getByRole('link', { name: 'Login' });
+    await expect(login).toHaveAttribute('href', '/login?next=%2F');
+    const loginPage = page.waitForResponse((res) => new URL(res.url()).pathname === '/login');
+    await login.click();
+    await expect(page).toHaveURL(/\/login\?next=%2F$/);
+    expect((await loginPage).status()).toBe(200);
+  });
+
+  test('Login clicked before the landing page has hydrated reaches the sign-in form', async ({ page }) => {
+    // The landing page's entry script never arrives: what shows is the prerendered HTML alone.
+    const html = await (await page.request.get('/')).text();
+    const entry = /<script type="module"[^>]* src="([^"]+)"/.exec(html)?.[1];
+    expect(entry, 'the landing page loads one entry script').toBeDefined();
+    await page.route((url) => url.pathname === entry, (route) => route.abort());
+    await page.goto('/');
+    await siteHeader(page).getByRole('link', { name: 'Login' }).click();
+    await expect(page).toHaveURL(/\/login\?next=%2F$/);
+    // /login is the app's own page, whose script loads: the sign-in form.
+    await expect(page.getByRole('main').getByLabel(/email/i)).toBeVisible();
   });
 
   test('/insights is rendered by the server with its articles, then hydrates with local dates', async ({ page, openPage }) => {

@@ -16,9 +16,10 @@ afterAll(async () => issuer?.close());
 beforeEach(() => {
   issuer.setFault('none');
   issuer.setUser(DEFAULT_FAKE_USER);
+  issuer.setSignInPage(null);
 });
 
-async function authorize(params: Record<string, string> = {}): Promise<URL> {
+function authorizeUrl(params: Record<string, string> = {}): URL {
   const url = new URL(`${issuer.url}/authorize`);
   url.search = new URLSearchParams({
     response_type: 'code',
@@ -31,7 +32,11 @@ async function authorize(params: Record<string, string> = {}): Promise<URL> {
     code_challenge_method: 'S256',
     ...params,
   }).toString();
-  const res = await fetch(url, { redirect: 'manual' });
+  return url;
+}
+
+async function authorize(params: Record<string, string> = {}): Promise<URL> {
+  const res = await fetch(authorizeUrl(params), { redirect: 'manual' });
   expect(res.status).toBe(302);
   return new URL(res.headers.get('location')!);
 }
@@ -91,6 +96,46 @@ describe('fake OIDC issuer', () => {
     const back = await authorize({ code_challenge_method: 'plain' });
     expect(back.searchParams.get('error')).toBe('invalid_request');
     expect(back.searchParams.get('code')).toBeNull();
+  });
+
+  describe('with a sign-in page, like Google in a browser', () => {
+    /** The page authorize answers, and where its refresh goes after how long. */
+    async function signInPage() {
+      const res = await fetch(authorizeUrl(), { redirect: 'manual' });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      const refresh = /<meta http-equiv="refresh" content="(\d+);url=([^"]+)">/.exec(await res.text());
+      expect(refresh).not.toBeNull();
+      return { res, delay: Number(refresh![1]), back: new URL(refresh![2]!.replace(/&amp;/g, '&')) };
+    }
+
+    it('cuts the opener with Cross-Origin-Opener-Policy: same-origin, then goes back with a code', async () => {
+      issuer.setSignInPage({ cutsOpener: true, delaySeconds: 2 });
+      const { res, delay, back } = await signInPage();
+      expect(res.headers.get('cross-origin-opener-policy')).toBe('same-origin');
+      expect(delay).toBe(2);
+      expect(`${back.origin}${back.pathname}`).toBe(REDIRECT_URI);
+      expect(back.searchParams.get('state')).toBe('the-state');
+      expect((await redeem(back.searchParams.get('code')!)).status).toBe(200);
+    });
+
+    it('keeps the opener without the policy, and carries a refusal back too', async () => {
+      issuer.setSignInPage({ cutsOpener: false, delaySeconds: 0 });
+      issuer.setFault('access-denied');
+      const { res, back } = await signInPage();
+      expect(res.headers.get('cross-origin-opener-policy')).toBeNull();
+      expect(back.searchParams.get('error')).toBe('access_denied');
+    });
+
+    it('is set over HTTP by a separate process, and unset with null', async () => {
+      const set = (body: unknown) =>
+        fetch(`${issuer.url}/__control/sign-in-page`, { method: 'POST', body: JSON.stringify(body) });
+      expect((await set({ cutsOpener: true, delaySeconds: 1 })).status).toBe(200);
+      expect((await signInPage()).res.headers.get('cross-origin-opener-policy')).toBe('same-origin');
+      expect((await set({ cutsOpener: 'yes', delaySeconds: 1 })).status).toBe(400);
+      expect((await set(null)).status).toBe(200);
+      await authorize(); // an immediate redirect again
+    });
   });
 
   it('can be steered over HTTP when it runs as a separate process', async () => {

@@ -1,13 +1,20 @@
 /**
  * A fake OpenID Connect issuer ("Google") for tests: a real HTTP server on 127.0.0.1 that speaks
  * just enough of the protocol for the authorization-code flow with PKCE. Its authorize endpoint
- * signs the configured user in at once (no login page) and redirects back to `redirect_uri`;
- * faults make it misbehave in the ways the client must refuse.
+ * signs the configured user in at once and sends the browser back to `redirect_uri`, by default
+ * with a redirect; faults make it misbehave in the ways the client must refuse.
+ *
+ * A sign-in page (setSignInPage) makes it behave like Google in a browser: authorize answers a
+ * page that goes on after a delay, sent with `Cross-Origin-Opener-Policy: same-origin` as
+ * Google's sign-in pages are. In Chromium that policy severs a popup from the page that opened
+ * it: the opener's `popup.closed` reads true while the person is still on the provider's page,
+ * and the result page's `window.opener` is null. (COOP on a redirect response does not count,
+ * hence a page.)
  *
  * Standalone (for Playwright): `node tests/fakes/oidc-issuer.ts` prints its URL. Env:
  * FAKE_OIDC_PORT (default random), FAKE_OIDC_CLIENT_ID, FAKE_OIDC_CLIENT_SECRET. A separate
- * process is steered over HTTP: POST /__control/user and /__control/fault with JSON bodies,
- * GET /__control/last-authorize.
+ * process is steered over HTTP: POST /__control/user, /__control/fault and
+ * /__control/sign-in-page with JSON bodies, GET /__control/last-authorize.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -40,6 +47,13 @@ export const FAKE_OIDC_FAULTS = [
 ] as const;
 export type FakeOidcFault = (typeof FAKE_OIDC_FAULTS)[number];
 
+/**
+ * The page authorize shows before going back to the client: `cutsOpener` sends
+ * `Cross-Origin-Opener-Policy: same-origin` (as Google does), `delaySeconds` is how long the page
+ * stays (a person choosing an account). null: no page, an immediate redirect.
+ */
+export type FakeOidcSignInPage = { cutsOpener: boolean; delaySeconds: number };
+
 /** The query of the last authorize request, as the browser sent it. */
 export type AuthorizeRequest = Record<string, string>;
 
@@ -50,6 +64,7 @@ export type FakeOidcIssuer = {
   clientSecret: string;
   setUser(user: FakeOidcUser): void;
   setFault(fault: FakeOidcFault): void;
+  setSignInPage(page: FakeOidcSignInPage | null): void;
   lastAuthorizeRequest(): AuthorizeRequest | null;
   /** How many codes the token endpoint has redeemed; lets tests see whether an exchange happened. */
   tokenRequests(): number;
@@ -88,6 +103,7 @@ type State = {
   publicJwk: JWK;
   user: FakeOidcUser;
   fault: FakeOidcFault;
+  signInPage: FakeOidcSignInPage | null;
   codes: Map<string, PendingCode>;
   lastAuthorize: AuthorizeRequest | null;
   tokenRequests: number;
@@ -105,6 +121,7 @@ export async function startFakeOidcIssuer(options: FakeOidcOptions = {}): Promis
     publicJwk: { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' },
     user: DEFAULT_FAKE_USER,
     fault: 'none',
+    signInPage: null,
     codes: new Map(),
     lastAuthorize: null,
     tokenRequests: 0,
@@ -132,6 +149,9 @@ export async function startFakeOidcIssuer(options: FakeOidcOptions = {}): Promis
     },
     setFault: (fault) => {
       state.fault = fault;
+    },
+    setSignInPage: (page) => {
+      state.signInPage = page && { ...page };
     },
     lastAuthorizeRequest: () => state.lastAuthorize,
     tokenRequests: () => state.tokenRequests,
@@ -174,7 +194,8 @@ function discoveryDocument(issuer: string) {
   };
 }
 
-/** Signs the current user in at once and sends the browser back with a code (or an error). */
+/** Signs the current user in at once and sends the browser back with a code (or an error),
+ * through the sign-in page when one is set. */
 function authorize(state: State, url: URL, res: ServerResponse): void {
   const query = Object.fromEntries(url.searchParams);
   state.lastAuthorize = query;
@@ -200,7 +221,31 @@ function authorize(state: State, url: URL, res: ServerResponse): void {
     });
     back.searchParams.set('code', code);
   }
+  if (state.signInPage) return signInPage(res, back, state.signInPage);
   res.writeHead(302, { location: back.href, 'cache-control': 'no-store' }).end();
+}
+
+/** A page in place of Google's account chooser: it goes on to `back` by itself (a meta refresh,
+ * so it needs no script). */
+function signInPage(res: ServerResponse, back: URL, page: FakeOidcSignInPage): void {
+  const target = back.href.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="refresh" content="${page.delaySeconds};url=${target}">
+<title>Sign in - Fake Google</title>
+</head>
+<body><p>Signing you in…</p></body>
+</html>
+`;
+  res
+    .writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      ...(page.cutsOpener ? { 'cross-origin-opener-policy': 'same-origin' } : {}),
+    })
+    .end(html);
 }
 
 function authorizeProblem(query: AuthorizeRequest, fault: FakeOidcFault): string | null {
@@ -297,6 +342,10 @@ async function control(state: State, req: IncomingMessage, res: ServerResponse, 
     state.fault = input.fault;
     return sendJson(res, 200, { fault: state.fault });
   }
+  if (path === '/__control/sign-in-page' && (input === null || isSignInPage(input))) {
+    state.signInPage = input;
+    return sendJson(res, 200, { signInPage: state.signInPage });
+  }
   sendJson(res, 400, { error: 'invalid_request' });
 }
 
@@ -310,6 +359,12 @@ function isUser(value: unknown): value is FakeOidcUser {
     typeof v.email_verified === 'boolean' &&
     (v.picture === undefined || typeof v.picture === 'string')
   );
+}
+
+function isSignInPage(value: unknown): value is FakeOidcSignInPage {
+  if (typeof value !== 'object' || value === null) return false;
+  const { cutsOpener, delaySeconds } = value as Record<string, unknown>;
+  return typeof cutsOpener === 'boolean' && Number.isInteger(delaySeconds) && (delaySeconds as number) >= 0 && (delaySeconds as number) <= 60;
 }
 
 function isFaultBody(value: unknown): value is { fault: FakeOidcFault } {

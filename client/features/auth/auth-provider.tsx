@@ -1,36 +1,41 @@
-import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useCallback, useMemo, useState, type ComponentType, type ReactNode } from 'react';
 import { notify } from '../../lib/notify.ts';
 import type { TLocalLogin, TUser } from '../../../contracts/auth.ts';
 import { appConfig } from '../../lib/app-config.ts';
-import { useNavigation } from '../../lib/navigation.ts';
+import { useInBrowser } from '../../lib/in-browser.ts';
 import { fetchMe, loginLocal, logoutRequest } from './api/auth-api.ts';
 import { AuthContext, type AuthContextValue } from '../../lib/auth-context.ts';
-import { postLoginPath } from './post-login-path.ts';
+import type { SignInFromSession } from './google-sign-in-host.tsx';
 
-/** Kept in step with google-popup.ts, which is loaded only on click. */
-const GOOGLE_RESULT_CHANNEL = 'auth';
-const GOOGLE_RESULT_TYPE = 'auth:google';
+// Google's part of the tab (google-sign-in-host.tsx), after the first render; if it cannot load
+// (a deploy replaced it), sign-in still works from the click, which loads it again.
+const GoogleSignInHost = lazy<ComponentType<{ signIn: SignInFromSession }>>(() =>
+  import('./google-sign-in-host.tsx').catch(() => ({ default: () => null })),
+);
 
 const errorMessage = (err: unknown, fallback: string) => (err instanceof Error && err.message ? err.message : fallback);
 
 /**
- * Where the signed-in user is kept. The app keeps it in its query cache (query-session.ts); the
- * landing page, which loads without the query library, in component state (landing-session.ts).
+ * Where the signed-in user is kept. The app keeps it in its query cache (app-auth-provider.tsx);
+ * the landing page, which loads without the query library, in component state
+ * (landing-auth-provider.tsx).
  */
 export type SessionStore = {
   /** The session's user, null when signed out, undefined until known. */
   user: TUser | null | undefined;
+  /** Sets the session's user; null signs out, and every part of the screen that depends on the
+   * user follows at once (the app's store then forgets that user's cached answers). */
   setUser(user: TUser | null): void;
-  /** Forgets every cached answer of the signed-in user (sign-out). */
-  clearCache(): void;
 };
 
 /** The auth context for the app and the landing page: sign-in, sign-out and SPEC's toasts, over
  * whichever session store the caller gives. */
 export function AuthProvider({ session, children }: { session: SessionStore; children: ReactNode }) {
-  const { user: sessionUser, setUser, clearCache } = session;
+  const { user: sessionUser, setUser } = session;
   const [popupOpen, setPopupOpen] = useState(false);
   const provider = appConfig().authProvider;
+  // Not while hydrating: the public pages' HTML is rendered without Google's part.
+  const inBrowser = useInBrowser();
 
   const signedIn = useCallback(
     (user: TUser) => {
@@ -54,68 +59,36 @@ export function AuthProvider({ session, children }: { session: SessionStore; chi
     [signedIn],
   );
 
+  /** After a Google result page reported success: the session it started, with SPEC's toast. */
+  const signInFromSession = useCallback(async () => {
+    const { user } = await fetchMe();
+    return user && signedIn(user);
+  }, [signedIn]);
+
   const signInWithGoogle = useCallback(async () => {
     setPopupOpen(true);
     try {
       // Loaded on click: the popup code has no place in the landing page's first load.
-      const { openGoogleSignIn } = await import('./google-popup.ts');
-      const outcome = await openGoogleSignIn();
-      const { user } = await fetchMe();
-      if (user) return signedIn(user);
-      // A popup that merely looks closed may still be signing in (see google-popup.ts); its
-      // result is picked up by the channel listener below, so this is not a failure yet.
-      if (outcome === 'closed') return null;
-      throw new Error('Failed to sign in with Google');
+      const { signInWithGooglePopup } = await import('./google-sign-in-host.tsx');
+      return await signInWithGooglePopup(signInFromSession);
     } catch (err) {
       notify.error('Login failed', errorMessage(err, 'Failed to sign in with Google'));
       return null;
     } finally {
       setPopupOpen(false);
     }
-  }, [signedIn]);
-
-  // A Google sign-in that reports after its popup looked closed: finish it here, with SPEC's
-  // redirect (from / or /login to /dashboard, elsewhere stay).
-  const { pathname, navigate } = useNavigation();
-  const pathnameRef = useRef(pathname);
-  useEffect(() => {
-    pathnameRef.current = pathname;
-  }, [pathname]);
-  const userRef = useRef(sessionUser);
-  useEffect(() => {
-    userRef.current = sessionUser;
-  }, [sessionUser]);
-  useEffect(() => {
-    if (provider !== 'google' || typeof BroadcastChannel !== 'function') return;
-    const channel = new BroadcastChannel(GOOGLE_RESULT_CHANNEL);
-    channel.onmessage = async (event: MessageEvent<{ type?: unknown; ok?: unknown }>) => {
-      if (event.data?.type !== GOOGLE_RESULT_TYPE || event.data.ok !== true) return;
-      if (userRef.current) return; // already handled
-      try {
-        const { user } = await fetchMe();
-        if (!user) return;
-        signedIn(user);
-        const here = pathnameRef.current;
-        const next = postLoginPath(here);
-        if (next && next !== here) navigate(next);
-      } catch (err) {
-        notify.error('Login failed', errorMessage(err, 'Failed to sign in with Google'));
-      }
-    };
-    return () => channel.close();
-  }, [provider, signedIn, navigate]);
+  }, [signInFromSession]);
 
   const logout = useCallback(async () => {
     try {
       await logoutRequest();
-      clearCache();
       setUser(null);
       notify.success('Logged out', 'You have been logged out successfully.');
     } catch (err) {
       notify.error('Logout failed', errorMessage(err, 'Failed to log out'));
       throw err;
     }
-  }, [clearCache, setUser]);
+  }, [setUser]);
 
   const value = useMemo<AuthContextValue>(() => {
     const user = sessionUser ?? null;
@@ -130,5 +103,14 @@ export function AuthProvider({ session, children }: { session: SessionStore; chi
     };
   }, [sessionUser, popupOpen, provider, signInLocal, signInWithGoogle, logout]);
 
-  return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
+  return (
+    <AuthContext.Provider value={value}>
+      {children}
+      {inBrowser && provider === 'google' && (
+        <Suspense fallback={null}>
+          <GoogleSignInHost signIn={signInFromSession} />
+        </Suspense>
+      )}
+    </AuthContext.Provider>
+  );
 }

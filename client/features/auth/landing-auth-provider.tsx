@@ -3,8 +3,6 @@ import type { TUser } from '../../../contracts/auth.ts';
 import { fetchMe } from './api/auth-api.ts';
 import { AuthProvider } from './auth-provider.tsx';
 
-const noCache = () => {};
-
 /**
  * The landing page's auth context, without the query library the landing page does not load:
  * the session is asked for once and kept in state. A signed-in user (at load, or after signing
@@ -32,6 +30,6 @@ export function LandingAuthProvider({ onSignedIn, children }: { onSignedIn(user:
   // A signed-in user is the app's to show (its header has controls the landing page does not
   // load): until the app takes over, the session reads as still loading.
   const shown = user ? undefined : user;
-  const session = useMemo(() => ({ user: shown, setUser, clearCache: noCache }), [shown]);
+  const session = useMemo(() => ({ user: shown, setUser }), [shown]);
   return <AuthProvider session={session}>{children}</AuthProvider>;
 }

@@ -46,7 +46,7 @@ function setCookieLine(res: LightMyRequestResponse, name: string): string | unde
 }
 
 /** The transaction the signed cookie holds (signed, not encrypted, so a test can read it). */
-function decodeTransaction(cookie: string): { state: string; nonce: string; codeVerifier: string; expiresAt: number } {
+function decodeTransaction(cookie: string): { state: string; nonce: string; codeVerifier: string; attempt?: string; expiresAt: number } {
   const value = decodeURIComponent(cookie.slice(cookie.indexOf('=') + 1));
   const payload = value.slice(0, value.lastIndexOf('.'));
   return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
@@ -54,9 +54,15 @@ function decodeTransaction(cookie: string): { state: string; nonce: string; code
 
 type Started = { start: LightMyRequestResponse; txCookie: string; callbackPath: string };
 
-/** start -> the fake's authorize endpoint -> the callback URL it redirects the browser to. */
-async function startAndAuthorize(app: TestApp, options: { remoteAddress?: string } = {}): Promise<Started> {
-  const start = await app.request({ url: '/api/auth/google/start', ...options });
+/** An attempt id as the app's popup makes one. */
+const ATTEMPT = 'tab-attempt_0123456789abcdef';
+
+/** start (for `attempt`, if given) -> the fake's authorize endpoint -> the callback URL it
+ * redirects the browser to. */
+async function startAndAuthorize(app: TestApp, options: { remoteAddress?: string; attempt?: string } = {}): Promise<Started> {
+  const { attempt, ...request } = options;
+  const query = attempt === undefined ? '' : `?attempt=${encodeURIComponent(attempt)}`;
+  const start = await app.request({ url: `/api/auth/google/start${query}`, ...request });
   expect(start.statusCode).toBe(302);
   const txCookie = rawCookie(start, TX_COOKIE);
   expect(txCookie).toBeDefined();
@@ -72,14 +78,14 @@ function callback(app: TestApp, path: string, cookies: Array<string | undefined>
   return app.request({ url: path, ...(cookie ? { cookie } : {}) });
 }
 
-async function signInWithGoogle(app: TestApp, sessionCookie?: string) {
-  const { txCookie, callbackPath } = await startAndAuthorize(app);
+async function signInWithGoogle(app: TestApp, sessionCookie?: string, attempt?: string) {
+  const { txCookie, callbackPath } = await startAndAuthorize(app, attempt === undefined ? {} : { attempt });
   const res = await callback(app, callbackPath, [txCookie, sessionCookie]);
   return { res, session: rawCookie(res, 'sid') };
 }
 
 /** The data block the result page posts to its opener. */
-function pageResult(res: LightMyRequestResponse): { result: { type: string; ok: boolean; message?: string }; origin: string } {
+function pageResult(res: LightMyRequestResponse): { result: { type: string; ok: boolean; message?: string; attempt?: string }; origin: string } {
   const match = /<script type="application\/json" id="result">([^<]*)<\/script>/.exec(res.body);
   expect(match).not.toBeNull();
   return JSON.parse(match![1]!);
@@ -182,6 +188,8 @@ describe('Google sign-in (OpenID Connect)', () => {
     const hash = createHash('sha256').update(scripts[0]!).digest('base64');
     expect(csp).toContain(`script-src 'sha256-${hash}'`);
     expect(res.headers['referrer-policy']).toBe('no-referrer');
+    // Our pages' same-origin-allow-popups would cut the popup from its opener on this page.
+    expect(res.headers['cross-origin-opener-policy']).toBe('unsafe-none');
   });
 
   it("the page's script reports to the opener (exact origin) and the channel, then closes", async () => {
@@ -203,13 +211,79 @@ describe('Google sign-in (OpenID Connect)', () => {
     expect(runResultScript(res, { hasOpener: false, closable: false }).redirectedTo).toBe('/dashboard');
   });
 
-  it("the failure page's script reports the message and, in a full tab, goes home", async () => {
+  it("the failure page's script reports the message to the attempt, closes, and in a full tab goes home", async () => {
     fake.setFault('access-denied');
     t = await googleApp();
-    const { res } = await signInWithGoogle(t);
-    const result = { type: 'auth:google', ok: false, message: 'Google sign-in was cancelled.' };
-    expect(runResultScript(res, { hasOpener: true, closable: true }).openerPosts).toEqual([[result, TEST_ORIGIN]]);
+    const { res } = await signInWithGoogle(t, undefined, ATTEMPT);
+    const result = { type: 'auth:google', ok: false, message: 'Google sign-in was cancelled.', attempt: ATTEMPT };
+    const popup = runResultScript(res, { hasOpener: true, closable: true });
+    expect(popup.openerPosts).toEqual([[result, TEST_ORIGIN]]);
+    expect(popup.channelPosts).toEqual([['auth', result]]);
+    expect(popup.closed).toBe(true);
     expect(runResultScript(res, { hasOpener: false, closable: false }).redirectedTo).toBe('/');
+  });
+
+  it('a failure addressed to no attempt stays on screen, with a way back to the site', async () => {
+    fake.setFault('access-denied');
+    t = await googleApp();
+    const { res } = await signInWithGoogle(t); // started without an attempt (a full-page sign-in)
+    const run = runResultScript(res, { hasOpener: false, closable: true });
+    expect(run).toMatchObject({ closed: false, redirectedTo: null });
+    expect(res.body).toContain('Google sign-in was cancelled.');
+    expect(res.body).toContain('<a href="/">back to the site</a>');
+  });
+
+  describe('names the attempt of the tab that started it', () => {
+    it('keeps the attempt in the signed transaction and echoes it on success', async () => {
+      t = await googleApp();
+      const { txCookie, callbackPath } = await startAndAuthorize(t, { attempt: ATTEMPT });
+      expect(decodeTransaction(txCookie).attempt).toBe(ATTEMPT);
+      expect(fake.lastAuthorizeRequest()!.state).not.toContain(ATTEMPT); // Google never sees it
+      const res = await callback(t, callbackPath, [txCookie]);
+      expect(res.statusCode).toBe(200);
+      expect(pageResult(res).result).toEqual({ type: 'auth:google', ok: true, attempt: ATTEMPT });
+    });
+
+    it.each<[FakeOidcFault, number, RegExp]>([
+      ['email-unverified', 401, /email address is not verified/],
+      ['access-denied', 401, /^Google sign-in was cancelled\.$/],
+    ])('echoes it on a refusal (%s)', async (fault, status, message) => {
+      fake.setFault(fault);
+      t = await googleApp();
+      const { res } = await signInWithGoogle(t, undefined, ATTEMPT);
+      expectRefused(res, status, message);
+      expect(pageResult(res).result.attempt).toBe(ATTEMPT);
+    });
+
+    it('echoes it when the issuer is unavailable at the start', async () => {
+      fake.setFault('unavailable');
+      t = await googleApp();
+      const res = await t.request({ url: `/api/auth/google/start?attempt=${ATTEMPT}` });
+      expectRefused(res, 502, /^Google sign-in is unavailable right now$/);
+      expect(pageResult(res).result.attempt).toBe(ATTEMPT);
+    });
+
+    it("does not echo it when the callback is not this browser's transaction", async () => {
+      t = await googleApp();
+      const first = await startAndAuthorize(t, { attempt: ATTEMPT });
+      const second = await startAndAuthorize(t, { attempt: 'another-tab-attempt-0000' });
+      const res = await callback(t, second.callbackPath, [first.txCookie]);
+      expectRefused(res, 400, /started in another browser/);
+      expect(pageResult(res).result.attempt).toBeUndefined();
+      expect(runResultScript(res, { hasOpener: false, closable: true }).closed).toBe(false);
+    });
+
+    it.each(['short', 'has space in it 0123456', 'x'.repeat(65), '<script>alert(1)</script>xx'])(
+      'refuses a malformed attempt (%s) with 400 and starts nothing',
+      async (attempt) => {
+        t = await googleApp();
+        const res = await t.request({ url: `/api/auth/google/start?attempt=${encodeURIComponent(attempt)}` });
+        expect(res.statusCode).toBe(400);
+        expect(res.json()).toMatchObject({ error: 'Invalid request', details: [{ path: 'attempt' }] });
+        expect(rawCookie(res, TX_COOKIE)).toBeUndefined();
+        expect(res.headers.location).toBeUndefined();
+      },
+    );
   });
 
   it('escapes user data on the page and drops a non-https picture', async () => {

@@ -1,11 +1,20 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { ZGoogleStartQuery } from '../../../contracts/auth.ts';
+import {
+  GOOGLE_RESULT_CHANNEL,
+  GOOGLE_RESULT_TYPE,
+  SIGN_IN_ATTEMPT_PATTERN,
+  SIGN_IN_ATTEMPT_TTL_MS,
+  type TGoogleSignInResult,
+} from '../../../contracts/google-sign-in.ts';
 import type { Config } from '../../config.ts';
 import { createGoogleOidc, authorizationErrorMessage, type SignInTransaction } from '../../integrations/google-oidc.ts';
 import { isDatabaseUnavailable } from '../../lib/db-errors.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
+import { parseInput } from '../../lib/validate.ts';
 import type { Clock } from './auth.service.ts';
 import { signInRateLimit, startSession, type AuthRouteDeps } from './auth.routes.ts';
 
@@ -16,18 +25,15 @@ export type GoogleAuthRouteDeps = Omit<AuthRouteDeps, 'localSignIn'> & {
 };
 
 const BASE_PATH = '/api/auth/google';
-/** Long enough to pick an account and consent, short enough that a stolen cookie soon dies. */
-const TRANSACTION_TTL_MS = 10 * 60 * 1000;
-/** Both what the popup posts and the BroadcastChannel it posts on; the client listens for these. */
-const RESULT_TYPE = 'auth:google';
-const RESULT_CHANNEL = 'auth';
-
-type SignInResult = { type: typeof RESULT_TYPE; ok: boolean; message?: string };
+/** Long enough to pick an account and consent, short enough that a stolen cookie soon dies; the
+ * tab that started the attempt listens for its result as long. */
+const TRANSACTION_TTL_MS = SIGN_IN_ATTEMPT_TTL_MS;
 
 /**
  * Google sign-in in a popup: `start` sends the browser to Google with a fresh transaction kept in
- * a signed cookie; Google sends it back to `callback`, which signs the user in and answers a
- * small page that reports the result to the opener and closes itself.
+ * a signed cookie, with the id of the tab's attempt; Google sends it back to `callback`, which
+ * signs the user in and answers a small page that reports the result, addressed to that
+ * attempt, to the opener and on a BroadcastChannel, and closes itself.
  */
 export async function googleAuthRoutes(app: FastifyInstance, deps: GoogleAuthRouteDeps): Promise<void> {
   const redirectUri = `${deps.publicUrl}${BASE_PATH}/callback`;
@@ -37,19 +43,23 @@ export async function googleAuthRoutes(app: FastifyInstance, deps: GoogleAuthRou
   const rateLimit = signInRateLimit(deps.signInRateLimit);
 
   app.get(`${BASE_PATH}/start`, { config: { access: 'public', rateLimit } }, async (request, reply) => {
+    const { attempt } = parseInput(ZGoogleStartQuery, request.query);
     try {
       const { url, transaction } = await google.startSignIn(request.log);
-      transactionCookie.set(reply, transaction);
+      transactionCookie.set(reply, { ...transaction, attempt });
       return reply.header('cache-control', 'no-store').redirect(url, 302);
     } catch (err) {
-      return resultPage(reply, failure(err, request));
+      return resultPage(reply, { ...failure(err, request), attempt });
     }
   });
 
   /** Checks the callback against this browser's transaction, then signs in whom Google vouches for. */
-  async function signInFromCallback(request: FastifyRequest, reply: FastifyReply): Promise<SessionUser> {
-    const transaction = transactionCookie.take(request, reply);
-    const params = new URL(request.url, deps.publicUrl).searchParams;
+  async function signInFromCallback(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    transaction: StoredTransaction | null,
+    params: URLSearchParams,
+  ): Promise<SessionUser> {
     const error = params.get('error');
     if (error !== null) throw new AppError('UNAUTHORIZED', authorizationErrorMessage(error));
     if (!transaction || transaction.state !== params.get('state')) {
@@ -71,11 +81,16 @@ export async function googleAuthRoutes(app: FastifyInstance, deps: GoogleAuthRou
     // The query holds a one-time code and the state: keep them out of the request log.
     { config: { access: 'public', rateLimit }, logSerializers: { req: requestWithoutQuery } },
     async (request, reply) => {
+      const transaction = transactionCookie.take(request, reply);
+      const params = new URL(request.url, deps.publicUrl).searchParams;
+      // The attempt is known only when this browser's transaction is the one Google answers;
+      // otherwise the result goes to no tab and the page stays to show it.
+      const attempt = transaction && transaction.state === params.get('state') ? transaction.attempt : undefined;
       try {
-        const user = await signInFromCallback(request, reply);
-        return resultPage(reply, { status: 200, ok: true, text: `Signed in as ${user.name || user.email}.` });
+        const user = await signInFromCallback(request, reply, transaction, params);
+        return resultPage(reply, { status: 200, ok: true, text: `Signed in as ${user.name || user.email}.`, attempt });
       } catch (err) {
-        return resultPage(reply, failure(err, request));
+        return resultPage(reply, { ...failure(err, request), attempt });
       }
     },
   );
@@ -86,7 +101,7 @@ function requestWithoutQuery(req: FastifyRequest) {
   return { method: req.method, url: req.url.split('?')[0], host: req.host, remoteAddress: req.ip };
 }
 
-type PageOutcome = { status: number; ok: boolean; text: string };
+type PageOutcome = { status: number; ok: boolean; text: string; attempt?: string | undefined };
 
 function failure(err: unknown, request: FastifyRequest): PageOutcome {
   if (err instanceof AppError) {
@@ -107,8 +122,12 @@ const ZStoredTransaction = z.object({
   state: z.string().min(1).max(256),
   nonce: z.string().min(1).max(256),
   codeVerifier: z.string().min(43).max(128),
+  attempt: z.string().regex(SIGN_IN_ATTEMPT_PATTERN).optional(),
   expiresAt: z.number(),
 });
+
+/** The OpenID Connect transaction and the attempt of the tab that started it. */
+type StoredTransaction = SignInTransaction & { attempt?: string | undefined };
 
 /**
  * Signed (so it cannot be forged), HttpOnly, SameSite=Lax (Google's redirect back is a top-level
@@ -119,14 +138,14 @@ function transactionCookieStore(deps: Pick<GoogleAuthRouteDeps, 'secureCookies' 
   const name = deps.secureCookies ? '__Secure-google_signin' : 'google_signin';
   const options = { httpOnly: true, sameSite: 'lax', secure: deps.secureCookies, path: BASE_PATH } as const;
 
-  function set(reply: FastifyReply, transaction: SignInTransaction): void {
+  function set(reply: FastifyReply, transaction: StoredTransaction): void {
     const stored = { ...transaction, expiresAt: deps.now().getTime() + TRANSACTION_TTL_MS };
     const value = Buffer.from(JSON.stringify(stored)).toString('base64url');
     reply.setCookie(name, value, { ...options, signed: true, maxAge: TRANSACTION_TTL_MS / 1000 });
   }
 
   /** The transaction this browser started, or null when missing, tampered with or expired. */
-  function take(request: FastifyRequest, reply: FastifyReply): SignInTransaction | null {
+  function take(request: FastifyRequest, reply: FastifyReply): StoredTransaction | null {
     const raw = request.cookies[name];
     if (raw !== undefined) reply.clearCookie(name, options);
     if (!raw || raw.length > 2048) return null;
@@ -135,8 +154,8 @@ function transactionCookieStore(deps: Pick<GoogleAuthRouteDeps, 'secureCookies' 
     try {
       const parsed = ZStoredTransaction.safeParse(JSON.parse(Buffer.from(unsigned.value, 'base64url').toString('utf8')));
       if (!parsed.success || parsed.data.expiresAt <= deps.now().getTime()) return null;
-      const { state, nonce, codeVerifier } = parsed.data;
-      return { state, nonce, codeVerifier };
+      const { state, nonce, codeVerifier, attempt } = parsed.data;
+      return { state, nonce, codeVerifier, attempt };
     } catch {
       return null;
     }
@@ -149,15 +168,17 @@ function transactionCookieStore(deps: Pick<GoogleAuthRouteDeps, 'secureCookies' 
 
 /**
  * Reports to the opener with an exact target origin and on a BroadcastChannel too: Google's
- * Cross-Origin-Opener-Policy can sever `window.opener` on the way back. Then it closes; if the
- * window cannot close (it is a full tab, not our popup) it goes on to the app instead.
- * Constant text, so one CSP hash allows it; the data it needs is a JSON block, which is never
- * executed.
+ * Cross-Origin-Opener-Policy severs `window.opener` on the way (the tab then hears only the
+ * channel). Then it closes; if the window cannot close (it is a full tab, not our popup) it goes
+ * on to the app instead. A failure addressed to no attempt has no tab to show it, so the page
+ * stays and shows it itself. Constant text, so one CSP hash allows it; the data it needs is a
+ * JSON block, which is never executed.
  */
 const RESULT_SCRIPT = `(function () {
   var data = JSON.parse(document.getElementById('result').textContent);
   try { if (window.opener) window.opener.postMessage(data.result, data.origin); } catch (e) {}
-  try { var channel = new BroadcastChannel(${JSON.stringify(RESULT_CHANNEL)}); channel.postMessage(data.result); channel.close(); } catch (e) {}
+  try { var channel = new BroadcastChannel(${JSON.stringify(GOOGLE_RESULT_CHANNEL)}); channel.postMessage(data.result); channel.close(); } catch (e) {}
+  if (!data.result.ok && !data.result.attempt) return;
   window.close();
   if (!window.closed) window.location.replace(data.result.ok ? '/dashboard' : '/');
 })();`;
@@ -175,7 +196,12 @@ export const RESULT_PAGE_CSP = [
 
 function resultPageRenderer(origin: string) {
   return (reply: FastifyReply, outcome: PageOutcome): FastifyReply => {
-    const result: SignInResult = { type: RESULT_TYPE, ok: outcome.ok, ...(outcome.ok ? {} : { message: outcome.text }) };
+    const result: TGoogleSignInResult = {
+      type: GOOGLE_RESULT_TYPE,
+      ok: outcome.ok,
+      ...(outcome.ok ? {} : { message: outcome.text }),
+      ...(outcome.attempt ? { attempt: outcome.attempt } : {}),
+    };
     const html = `<!doctype html>
 <html lang="en">
 <head>
@@ -187,7 +213,7 @@ function resultPageRenderer(origin: string) {
 </head>
 <body>
 <p>${escapeHtml(outcome.text)}</p>
-<p>You can close this window.</p>
+<p>You can close this window${outcome.ok ? '' : ', or go <a href="/">back to the site</a>'}.</p>
 </body>
 </html>
 `;
@@ -198,6 +224,10 @@ function resultPageRenderer(origin: string) {
       .header('content-security-policy', RESULT_PAGE_CSP)
       // The callback URL carries the one-time code; do not hand it on as a referrer.
       .header('referrer-policy', 'no-referrer')
+      // Our pages' same-origin-allow-popups would cut the popup from its opener here, after
+      // the provider's page (a change of policy between documents swaps the browsing context
+      // group). This page holds only the result, which it posts to our exact origin.
+      .header('cross-origin-opener-policy', 'unsafe-none')
       .send(html);
   };
 }

@@ -63,6 +63,21 @@ describe('LoginPage (local sign-in)', () => {
     await vi.waitFor(() => expect(currentLocation()).toBe('/dashboard'));
   });
 
+  it.each(['/\\evil.example', '//evil.example', 'https://evil.example', '/%5Cevil.example'])(
+    'goes to /dashboard, not to a foreign next (%s)',
+    async (next) => {
+      stubFetch({
+        'GET /api/auth/me': { body: { user: null } },
+        'POST /api/auth/local/login': () => jsonResponse({ user: makeUser() }),
+      });
+      renderLogin(`/login?next=${encodeURIComponent(next)}`);
+      await userEvent.type(await screen.findByLabelText('Email'), 'ada@example.com');
+      await userEvent.type(screen.getByLabelText('Name'), 'Ada');
+      await userEvent.click(screen.getByRole('button', { name: 'Sign in' }));
+      await vi.waitFor(() => expect(currentLocation()).toBe('/dashboard'));
+    },
+  );
+
   it('stays on the page when the sign-in is refused (the provider shows the toast)', async () => {
     stubFetch({
       'GET /api/auth/me': { body: { user: null } },

@@ -5,7 +5,7 @@ import { Card } from '../../../components/ui/card.tsx';
 import { FullPageSpinner } from '../../../components/ui/spinner.tsx';
 import { usePageTitle } from '../../../components/ui/use-page-title.ts';
 import { useAuth } from '../../../lib/auth-context.ts';
-import { postLoginPath } from '../post-login-path.ts';
+import { pathAfterLogin } from '../next-path.ts';
 
 const INPUT =
   'mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-slate-900 shadow-sm placeholder:text-slate-500 ' +
@@ -13,7 +13,7 @@ const INPUT =
 
 /**
  * /login: local sign-in (email and name) in local mode, the Google popup in google mode. After
- * signing in the user goes to `?next=` (a path on this site; / and /login mean /dashboard);
+ * signing in the user goes to `?next=` (a path on this site, else /dashboard; / and /login mean /dashboard);
  * someone already signed in is sent to /dashboard.
  */
 export default function LoginPage() {
@@ -24,7 +24,7 @@ export default function LoginPage() {
   // While this page signs someone in, the "already signed in" redirect below must not race
   // the navigation to `next`.
   const [submitting, setSubmitting] = useState(false);
-  const target = postLoginPath(params.get('next')) ?? '/dashboard';
+  const target = pathAfterLogin(params.get('next'));
 
   if (user && !submitting) return <Navigate to="/dashboard" replace />;
   if (loading && !submitting) return <FullPageSpinner />;
