@@ -58,13 +58,15 @@ describe('UsagePage', () => {
     stubFetch({ 'GET /api/admin/usage?days=30': { body: report(30) } });
     renderWithProviders(<UsagePage />, { auth: signedInAs('admin'), path: '/admin/usage' });
     const list = await screen.findByRole('list', { name: 'AI usage in the last 30 days' });
-    const [ada, , total] = within(list).getAllByRole('listitem');
+    const [ada, , adaImages, total] = within(list).getAllByRole('listitem');
     expect(ada).toHaveTextContent('Ada');
     expect(ada).toHaveTextContent('ada@example.com');
     expect(ada).toHaveTextContent('GPT ·');
     expect(ada).toHaveTextContent('Input tokens12,000');
     expect(ada).toHaveTextContent('(1 failed)');
-    expect(total).toHaveTextContent('TotalRequests15Input tokens12,900Output tokens3,500Cost$0.0682');
+    expect(adaImages).toHaveTextContent('Grok · grok-2-image-1212');
+    expect(adaImages).toHaveTextContent('Images3Cost$0.21');
+    expect(total).toHaveTextContent('TotalRequests19Input tokens12,900Output tokens3,500Images3Cost$0.2782');
   });
 
   it('formats costs as USD', () => {

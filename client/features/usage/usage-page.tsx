@@ -160,6 +160,7 @@ function Figures({ figures }: { figures: TChatUsageReport['totals'] & { failed?:
     ['Requests', `${count.format(figures.requests)}${figures.failed ? ` (${count.format(figures.failed)} failed)` : ''}`],
     ['Input tokens', count.format(figures.inputTokens)],
     ['Output tokens', count.format(figures.outputTokens)],
+    ['Images', count.format(figures.images)],
     ['Cost', formatUsd(figures.costUsd)],
   ];
   return (
