@@ -1,7 +1,7 @@
 import { and, asc, eq, isNotNull, sql } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { findTemplate, type TAgent, type TAgentConfig, type TAgentRun } from '../../../contracts/agents.ts';
+import { defaultAgentConfig, findTemplate, type TAgent, type TAgentConfig, type TAgentRun } from '../../../contracts/agents.ts';
 import type { TNotificationList } from '../../../contracts/notifications.ts';
 import type { TRunResult } from '../../../contracts/market.ts';
 import { agentRuns, agents } from '../../db/schema.ts';
@@ -19,7 +19,7 @@ const silent = pino({ level: 'silent' });
 
 function configOf(templateId: string, changes: { schedule?: Partial<TAgentConfig['schedule']>; parameters?: Record<string, unknown>; notifications?: Partial<TAgentConfig['notifications']> } = {}): TAgentConfig {
   const template = findTemplate(templateId)!;
-  const parameters = Object.fromEntries(Object.entries(template.defaultConfig.parameters).map(([key, p]) => [key, p.default]));
+  const { parameters } = defaultAgentConfig(template);
   return {
     schedule: { ...template.defaultConfig.schedule, timeZone: 'UTC', ...changes.schedule },
     notifications: { ...template.defaultConfig.notifications, ...changes.notifications },
