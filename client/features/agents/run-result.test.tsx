@@ -5,13 +5,13 @@ import { renderWithProviders } from '../../test/render.tsx';
 import { RunResult, failureText, formatNumber, ruleState } from './run-result.tsx';
 
 describe('ZRunResult (what the runs query reads a stored result with)', () => {
-  const isRunResult = (value: unknown) => ZRunResult.safeParse(value).success;
+  const readsAsRunResult = (value: unknown) => ZRunResult.safeParse(value).success;
   it("accepts TRunResult's shape and nothing else", () => {
-    expect(isRunResult({ templateId: 't', markets: [{ ok: false, symbol: 'AAPL', source: 'yahoo', simulated: false, error: 'x' }], alerts: [], simulated: false, performance: null })).toBe(true);
-    expect(isRunResult({ signals: 2 })).toBe(false);
-    expect(isRunResult({ markets: [{ symbol: 1 }], alerts: [], simulated: false })).toBe(false);
-    expect(isRunResult(null)).toBe(false);
-    expect(isRunResult('done')).toBe(false);
+    expect(readsAsRunResult({ templateId: 't', markets: [{ ok: false, symbol: 'AAPL', source: 'yahoo', simulated: false, error: 'x' }], alerts: [], simulated: false, performance: null })).toBe(true);
+    expect(readsAsRunResult({ signals: 2 })).toBe(false);
+    expect(readsAsRunResult({ markets: [{ symbol: 1 }], alerts: [], simulated: false })).toBe(false);
+    expect(readsAsRunResult(null)).toBe(false);
+    expect(readsAsRunResult('done')).toBe(false);
   });
 });
 
