@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import pg from 'pg';
-import { findTemplate, type TAgentConfig } from '../contracts/agents.ts';
+import { defaultAgentConfig, findTemplate, type TAgentConfig } from '../contracts/agents.ts';
 import { ADMIN_EMAIL } from '../tests/e2e/support/constants.ts';
 import { ROOT_DIR, stopChild, waitForHttp } from '../tests/e2e/support/app-server.ts';
 import { benchPostgres, sleep, startAppServer } from './lib.ts';
@@ -13,11 +13,11 @@ const LAG_P99_TARGET_S = 5;
 /** The crypto template on Binance, every minute: one market per run, as many alerts as it finds. */
 export function everyMinuteOnBinance(): TAgentConfig {
   const template = findTemplate('crypto-market-monitor')!;
-  const parameters = Object.fromEntries(Object.entries(template.defaultConfig.parameters).map(([k, p]) => [k, p.default]));
+  const { parameters } = defaultAgentConfig(template);
   return {
     schedule: { frequency: 'realtime', daysActive: ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'], activeHours: { start: '00:00', end: '23:59' }, timeZone: 'UTC' },
     notifications: { ...template.defaultConfig.notifications, email: false },
-    parameters: { ...parameters, exchanges: ['Binance'] } as TAgentConfig['parameters'],
+    parameters: { ...parameters, exchanges: ['Binance'] },
   };
 }
 

@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { findTemplate } from '../contracts/agents.ts';
+import { defaultAgentConfig, findTemplate } from '../contracts/agents.ts';
 import { ADMIN_EMAIL } from '../tests/e2e/support/constants.ts';
 
 /**
@@ -51,12 +51,11 @@ async function seed(url: string, session: Session): Promise<string[]> {
     slugs.push(article.slug!);
   }
   const template = findTemplate('stock-market-scanner')!;
-  const parameters = Object.fromEntries(Object.entries(template.defaultConfig.parameters).map(([k, p]) => [k, p.default]));
   for (let i = 0; i < AGENTS; i++) {
     await post(url, '/api/agents', session, {
       templateId: template.id,
       name: `Scanner ${i}`,
-      config: { schedule: { ...template.defaultConfig.schedule, timeZone: 'UTC' }, notifications: template.defaultConfig.notifications, parameters },
+      config: defaultAgentConfig(template),
     });
   }
   return slugs;

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { defaultValue, parametersSchema, ZParameterDefinition, ZParameterValue, type TParameterDefinitions, type TParametersOf } from './agent-parameters.ts';
+import { ZRunResult } from './market.ts';
 
 /** Agent templates, schedules and thresholds from SPEC sections 3 and 9, exactly. */
 
@@ -24,63 +26,221 @@ export type TThresholdType = (typeof THRESHOLD_TYPES)[number];
 /** SPEC: a new threshold defaults to priceChange, 5, 'Price change alert'. */
 export const NEW_THRESHOLD = { type: 'priceChange', value: 5, message: 'Price change alert' } as const;
 
-export const PARAMETER_TYPES = ['string', 'number', 'boolean', 'select', 'multi-select', 'slider', 'textarea'] as const;
-export type TParameterType = (typeof PARAMETER_TYPES)[number];
+// --- Requests -------------------------------------------------------------------------------
 
-export type TParameterValue = string | number | boolean | string[];
+const ZTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time HH:mm');
 
-export type TParameterDefinition = {
-  type: TParameterType;
-  label: string;
-  description: string;
-  default: TParameterValue;
-  required: boolean;
-  validation?: {
-    options?: readonly string[];
-    /** Options shown but not selectable, with the reason (FTX closed in 2022). */
-    disabledOptions?: Readonly<Record<string, string>>;
-    /** Display labels for options whose id is not what users know (Huobi is ccxt's htx). */
-    optionLabels?: Readonly<Record<string, string>>;
-    min?: number;
-    max?: number;
-    step?: number;
-    pattern?: string;
-    /** What `pattern` means, in words, for the error when a value does not match it. */
-    patternMessage?: string;
-  };
-};
+export const ZSchedule = z
+  .object({
+    frequency: z.enum(FREQUENCIES, `frequency must be one of ${FREQUENCIES.join(', ')}`),
+    daysActive: z.array(z.enum(WEEKDAYS, 'must be a weekday name')).min(1, 'choose at least one day').max(7),
+    /** Local time HH:mm in the schedule's time zone. */
+    activeHours: z.object({ start: ZTime, end: ZTime }).optional(),
+    /** IANA time zone the active hours are in (sent by the browser). */
+    timeZone: z.string().min(1).max(64).refine(isTimeZone, 'must be an IANA time zone such as Europe/Paris'),
+  })
+  .strict();
+export type TSchedule = z.infer<typeof ZSchedule>;
 
-export type TSchedule = {
-  frequency: TFrequency;
-  daysActive: TWeekday[];
-  /** Local time HH:mm in the schedule's time zone. */
-  activeHours?: { start: string; end: string };
-  /** IANA time zone the active hours are in (sent by the browser). */
-  timeZone: string;
-};
+export const ZThreshold = z
+  .object({
+    type: z.enum(THRESHOLD_TYPES, `type must be one of ${THRESHOLD_TYPES.join(', ')}`),
+    value: z.number().finite().min(0, 'value must be 0 or more').max(10_000, 'value must be at most 10000'),
+    message: z.string().trim().min(1, 'message is required').max(200, 'message must be at most 200 characters'),
+  })
+  .strict();
+export type TThreshold = z.infer<typeof ZThreshold>;
 
-export type TThreshold = { type: TThresholdType; value: number; message: string };
-export type TNotifications = { email: boolean; inApp: boolean; thresholds: TThreshold[] };
+export const ZNotifications = z
+  .object({ email: z.boolean(), inApp: z.boolean(), thresholds: z.array(ZThreshold).max(20, 'at most 20 thresholds') })
+  .strict();
+export type TNotifications = z.infer<typeof ZNotifications>;
 
-export type TAgentTemplate = {
-  id: string;
-  name: string;
-  type: 'stock' | 'crypto' | 'other';
-  description: string;
-  complexity: 'Basic' | 'Medium' | 'Advanced';
-  defaultConfig: {
-    schedule: Omit<TSchedule, 'timeZone'>;
-    notifications: TNotifications;
-    parameters: Record<string, TParameterDefinition>;
-  };
-  implementation: {
-    dataSourceEndpoints: string[];
-    analysisModules: string[];
-    decisionRules: Array<{ name: string; description: string; condition: string }>;
-    actionHandlers: string[];
-  };
-  ui: { icon: string; color: string; dashboardLayout: { charts: string[]; tables: string[] }; chartTypes: string[] };
-};
+/** The shape of a configuration; what each parameter may hold depends on the template, so the
+ * server checks `parameters` against the template's own schema (validateAgentConfig). */
+export const ZAgentConfig = z
+  .object({ schedule: ZSchedule, notifications: ZNotifications, parameters: z.record(z.string().max(100), ZParameterValue) })
+  .strict();
+export type TAgentConfig = z.infer<typeof ZAgentConfig>;
+
+export const ZAgentName = z.string().trim().min(1, 'Please provide a name for your agent').max(100, 'name must be at most 100 characters');
+
+/** POST /api/agents. `googleId` is SPEC's; the server refuses one that is not the session's. */
+export const ZCreateAgent = z
+  .object({ templateId: z.string().min(1).max(100), name: ZAgentName, config: ZAgentConfig, googleId: z.string().max(256).optional() })
+  .strict();
+export type TCreateAgent = z.infer<typeof ZCreateAgent>;
+
+export const AGENT_STATUSES = ['running', 'paused'] as const;
+export type TAgentStatus = (typeof AGENT_STATUSES)[number];
+
+/** PATCH /api/agents/:id: a status change or a whole new config (SPEC sends the whole config). */
+export const ZUpdateAgent = z
+  .object({
+    status: z.enum(AGENT_STATUSES, "status must be 'running' or 'paused'").optional(),
+    config: ZAgentConfig.optional(),
+    name: ZAgentName.optional(),
+    googleId: z.string().max(256).optional(),
+  })
+  .strict()
+  .refine((body) => body.status !== undefined || body.config !== undefined || body.name !== undefined, 'Send status, config or name');
+
+export const ZAgentIdParams = z.object({ id: z.uuid('Agent id must be a UUID') });
+export const ZAgentQuery = z.object({ googleId: z.string().max(256).optional() }).strict();
+/** POST /api/agents/:id/run: run now. The body is optional; SPEC's googleId may ride in it. */
+export const ZRunAgent = z.object({ googleId: z.string().max(256).optional() }).strict();
+export const ZRunsQuery = z
+  .object({
+    googleId: z.string().max(256).optional(),
+    limit: z.coerce.number().int('limit must be a whole number').min(1, 'limit must be at least 1').max(500, 'limit must be at most 500').default(50),
+  })
+  .strict();
+
+// --- Templates -------------------------------------------------------------------------------
+
+/** GET /api/agent-templates: one template (SPEC section 3's fields). */
+export const ZAgentTemplate = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: z.enum(['stock', 'crypto', 'other']),
+  description: z.string(),
+  complexity: z.enum(['Basic', 'Medium', 'Advanced']),
+  defaultConfig: z.object({
+    schedule: ZSchedule.omit({ timeZone: true }),
+    notifications: ZNotifications,
+    parameters: z.record(z.string(), ZParameterDefinition),
+  }),
+  implementation: z.object({
+    dataSourceEndpoints: z.array(z.string()),
+    analysisModules: z.array(z.string()),
+    decisionRules: z.array(z.object({ name: z.string(), description: z.string(), condition: z.string() })),
+    actionHandlers: z.array(z.string()),
+  }),
+  ui: z.object({
+    icon: z.string(),
+    color: z.string(),
+    dashboardLayout: z.object({ charts: z.array(z.string()), tables: z.array(z.string()) }),
+    chartTypes: z.array(z.string()),
+  }),
+});
+export type TAgentTemplate = z.infer<typeof ZAgentTemplate>;
+
+const STOCK_SCANNER_PARAMETERS = {
+  symbols: {
+    type: 'textarea',
+    label: 'Symbols',
+    description: 'Ticker symbols to scan, separated by commas.',
+    default: 'AAPL, MSFT, GOOGL, AMZN, META',
+    required: true,
+  },
+  indicators: {
+    type: 'multi-select',
+    label: 'Indicators',
+    description: 'Technical indicators to compute on each run.',
+    default: ['SMA', 'EMA', 'RSI'],
+    required: true,
+    validation: { options: ['SMA', 'EMA', 'RSI', 'MACD', 'Bollinger Bands', 'Stochastic Oscillator'] },
+  },
+  timeframe: {
+    type: 'select',
+    label: 'Timeframe',
+    description: 'Candle size the indicators are computed on.',
+    default: 'daily',
+    required: true,
+    validation: { options: ['1min', '5min', '15min', '30min', 'hourly', 'daily', 'weekly'] },
+  },
+  rsiThreshold: {
+    type: 'slider',
+    label: 'RSI threshold',
+    description: 'Alert when RSI rises above this value or falls below 100 minus it.',
+    default: 70,
+    required: true,
+    validation: { min: 0, max: 100 },
+  },
+  movingAveragePeriod: {
+    type: 'number',
+    label: 'Moving average period',
+    description: 'Number of candles in the moving average.',
+    default: 20,
+    required: true,
+    validation: { min: 5, max: 200 },
+  },
+  includeVolume: {
+    type: 'boolean',
+    label: 'Include volume',
+    description: 'Also watch trading volume against its average.',
+    default: true,
+    required: false,
+  },
+} as const satisfies TParameterDefinitions;
+
+const CRYPTO_MONITOR_PARAMETERS = {
+  token: {
+    type: 'string',
+    label: 'Token',
+    description: 'The coin symbol to watch, e.g. BTC or ETH.',
+    default: 'BTC',
+    required: true,
+    validation: { pattern: '^[A-Z]{2,10}$', patternMessage: 'must be 2 to 10 capital letters (e.g. BTC)' },
+  },
+  exchanges: {
+    type: 'multi-select',
+    label: 'Exchanges',
+    description: 'Exchanges to read prices and volume from.',
+    default: ['Binance', 'Coinbase', 'Kraken'],
+    required: true,
+    validation: {
+      options: ['Binance', 'Coinbase', 'Kraken', 'FTX', 'Huobi', 'KuCoin'],
+      disabledOptions: { FTX: 'Closed since 2022' },
+      optionLabels: { Huobi: 'HTX (Huobi)' },
+    },
+  },
+  timeframe: {
+    type: 'select',
+    label: 'Timeframe',
+    description: 'Candle size for price change and volatility.',
+    default: '15min',
+    required: true,
+    validation: { options: ['1min', '5min', '15min', '30min', '1h', '4h', '1d'] },
+  },
+  includeOnChainMetrics: {
+    type: 'boolean',
+    label: 'Include on-chain metrics',
+    description: 'Add on-chain data (needs a configured on-chain source).',
+    default: true,
+    required: true,
+  },
+  volatilityThreshold: {
+    type: 'slider',
+    label: 'Volatility threshold',
+    description: 'Alert when volatility exceeds its average times this factor.',
+    default: 2,
+    required: true,
+    validation: { min: 1, max: 5, step: 0.1 },
+  },
+  priceChangeThreshold: {
+    type: 'number',
+    label: 'Price change threshold (%)',
+    description: 'Alert when the price changes by more than this percentage.',
+    default: 3,
+    required: true,
+    validation: { min: 0.1, max: 20, step: 0.1 },
+  },
+  walletTracking: {
+    type: 'boolean',
+    label: 'Wallet tracking',
+    description: 'Follow large wallets (needs a configured on-chain source).',
+    default: false,
+    required: true,
+  },
+} as const satisfies TParameterDefinitions;
+
+/** The Stock Market Scanner's parameters, parsed: what its runs read. */
+export const ZStockScannerParameters = parametersSchema(STOCK_SCANNER_PARAMETERS);
+export type TStockScannerParameters = TParametersOf<typeof STOCK_SCANNER_PARAMETERS>;
+/** The Crypto Market Monitor's parameters, parsed: what its runs read. */
+export const ZCryptoMonitorParameters = parametersSchema(CRYPTO_MONITOR_PARAMETERS);
+export type TCryptoMonitorParameters = TParametersOf<typeof CRYPTO_MONITOR_PARAMETERS>;
 
 const WEEKDAYS_MON_FRI: TWeekday[] = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'];
 
@@ -101,54 +261,7 @@ export const AGENT_TEMPLATES: readonly TAgentTemplate[] = [
           { type: 'volumeSpike', value: 200, message: 'Volume spiked above 200% of average' },
         ],
       },
-      parameters: {
-        symbols: {
-          type: 'textarea',
-          label: 'Symbols',
-          description: 'Ticker symbols to scan, separated by commas.',
-          default: 'AAPL, MSFT, GOOGL, AMZN, META',
-          required: true,
-        },
-        indicators: {
-          type: 'multi-select',
-          label: 'Indicators',
-          description: 'Technical indicators to compute on each run.',
-          default: ['SMA', 'EMA', 'RSI'],
-          required: true,
-          validation: { options: ['SMA', 'EMA', 'RSI', 'MACD', 'Bollinger Bands', 'Stochastic Oscillator'] },
-        },
-        timeframe: {
-          type: 'select',
-          label: 'Timeframe',
-          description: 'Candle size the indicators are computed on.',
-          default: 'daily',
-          required: true,
-          validation: { options: ['1min', '5min', '15min', '30min', 'hourly', 'daily', 'weekly'] },
-        },
-        rsiThreshold: {
-          type: 'slider',
-          label: 'RSI threshold',
-          description: 'Alert when RSI rises above this value or falls below 100 minus it.',
-          default: 70,
-          required: true,
-          validation: { min: 0, max: 100 },
-        },
-        movingAveragePeriod: {
-          type: 'number',
-          label: 'Moving average period',
-          description: 'Number of candles in the moving average.',
-          default: 20,
-          required: true,
-          validation: { min: 5, max: 200 },
-        },
-        includeVolume: {
-          type: 'boolean',
-          label: 'Include volume',
-          description: 'Also watch trading volume against its average.',
-          default: true,
-          required: false,
-        },
-      },
+      parameters: STOCK_SCANNER_PARAMETERS,
     },
     implementation: {
       dataSourceEndpoints: ['api/market-data/stocks', 'api/market-data/indicators'],
@@ -179,66 +292,7 @@ export const AGENT_TEMPLATES: readonly TAgentTemplate[] = [
           { type: 'volumeAlert', value: 150, message: 'Volume above 150% of average' },
         ],
       },
-      parameters: {
-        token: {
-          type: 'string',
-          label: 'Token',
-          description: 'The coin symbol to watch, e.g. BTC or ETH.',
-          default: 'BTC',
-          required: true,
-          validation: { pattern: '^[A-Z]{2,10}$', patternMessage: 'must be 2 to 10 capital letters (e.g. BTC)' },
-        },
-        exchanges: {
-          type: 'multi-select',
-          label: 'Exchanges',
-          description: 'Exchanges to read prices and volume from.',
-          default: ['Binance', 'Coinbase', 'Kraken'],
-          required: true,
-          validation: {
-            options: ['Binance', 'Coinbase', 'Kraken', 'FTX', 'Huobi', 'KuCoin'],
-            disabledOptions: { FTX: 'Closed since 2022' },
-            optionLabels: { Huobi: 'HTX (Huobi)' },
-          },
-        },
-        timeframe: {
-          type: 'select',
-          label: 'Timeframe',
-          description: 'Candle size for price change and volatility.',
-          default: '15min',
-          required: true,
-          validation: { options: ['1min', '5min', '15min', '30min', '1h', '4h', '1d'] },
-        },
-        includeOnChainMetrics: {
-          type: 'boolean',
-          label: 'Include on-chain metrics',
-          description: 'Add on-chain data (needs a configured on-chain source).',
-          default: true,
-          required: true,
-        },
-        volatilityThreshold: {
-          type: 'slider',
-          label: 'Volatility threshold',
-          description: 'Alert when volatility exceeds its average times this factor.',
-          default: 2,
-          required: true,
-          validation: { min: 1, max: 5, step: 0.1 },
-        },
-        priceChangeThreshold: {
-          type: 'number',
-          label: 'Price change threshold (%)',
-          description: 'Alert when the price changes by more than this percentage.',
-          default: 3,
-          required: true,
-          validation: { min: 0.1, max: 20, step: 0.1 },
-        },
-        walletTracking: {
-          type: 'boolean',
-          label: 'Wallet tracking',
-          description: 'Follow large wallets (needs a configured on-chain source).',
-          default: false,
-          required: true,
-        },
-      },
+      parameters: CRYPTO_MONITOR_PARAMETERS,
     },
     implementation: {
       dataSourceEndpoints: ['api/market-data/crypto', 'api/blockchain-data', 'api/exchange-data'],
@@ -263,98 +317,78 @@ export function defaultAgentName(template: Pick<TAgentTemplate, 'name' | 'type'>
 
 export const findTemplate = (id: string) => AGENT_TEMPLATES.find((t) => t.id === id);
 
-// --- Request and response shapes -----------------------------------------------------------
+/** Each template's parameter schema, built once from its definitions. */
+const PARAMETER_SCHEMAS = new Map(AGENT_TEMPLATES.map((t) => [t.id, parametersSchema(t.defaultConfig.parameters)]));
 
-const ZTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time HH:mm');
+/** The schema a template's parameters are checked with (undefined for an unknown template). */
+export const templateParametersSchema = (templateId: string) => PARAMETER_SCHEMAS.get(templateId);
 
-export const ZSchedule = z
-  .object({
-    frequency: z.enum(FREQUENCIES, `frequency must be one of ${FREQUENCIES.join(', ')}`),
-    daysActive: z.array(z.enum(WEEKDAYS, 'must be a weekday name')).min(1, 'choose at least one day').max(7),
-    activeHours: z.object({ start: ZTime, end: ZTime }).optional(),
-    timeZone: z.string().min(1).max(64).refine(isTimeZone, 'must be an IANA time zone such as Europe/Paris'),
-  })
-  .strict();
+/**
+ * A template's own defaults as a whole configuration, as the wizard starts it: a copy, so a
+ * caller may change it. The time zone is the one its active hours are read in.
+ */
+export function defaultAgentConfig(template: TAgentTemplate, timeZone = 'UTC'): TAgentConfig {
+  const { schedule, notifications, parameters } = structuredClone(template.defaultConfig);
+  return {
+    schedule: { ...schedule, timeZone },
+    notifications,
+    parameters: Object.fromEntries(Object.entries(parameters).map(([key, definition]) => [key, defaultValue(definition)])),
+  };
+}
 
-export const ZThreshold = z
-  .object({
-    type: z.enum(THRESHOLD_TYPES, `type must be one of ${THRESHOLD_TYPES.join(', ')}`),
-    value: z.number().finite().min(0, 'value must be 0 or more').max(10_000, 'value must be at most 10000'),
-    message: z.string().trim().min(1, 'message is required').max(200, 'message must be at most 200 characters'),
-  })
-  .strict();
+// --- Answers ---------------------------------------------------------------------------------
 
-export const ZNotifications = z
-  .object({ email: z.boolean(), inApp: z.boolean(), thresholds: z.array(ZThreshold).max(20, 'at most 20 thresholds') })
-  .strict();
-
-const ZParameterValue = z.union([z.string().max(2000), z.number().finite(), z.boolean(), z.array(z.string().max(200)).max(50)]);
-
-/** The shape of a configuration; values are checked against the template by the server
- * (`validateParameters`), which knows each parameter's type and constraints. */
-export const ZAgentConfig = z
-  .object({ schedule: ZSchedule, notifications: ZNotifications, parameters: z.record(z.string().max(100), ZParameterValue) })
-  .strict();
-export type TAgentConfig = z.infer<typeof ZAgentConfig>;
-
-export const ZAgentName = z.string().trim().min(1, 'Please provide a name for your agent').max(100, 'name must be at most 100 characters');
-
-/** POST /api/agents. `googleId` is SPEC's; the server refuses one that is not the session's. */
-export const ZCreateAgent = z
-  .object({ templateId: z.string().min(1).max(100), name: ZAgentName, config: ZAgentConfig, googleId: z.string().max(256).optional() })
-  .strict();
-export type TCreateAgent = z.infer<typeof ZCreateAgent>;
-
-/** PATCH /api/agents/:id: a status change or a whole new config (SPEC sends the whole config). */
-export const ZUpdateAgent = z
-  .object({
-    status: z.enum(['running', 'paused'], "status must be 'running' or 'paused'").optional(),
-    config: ZAgentConfig.optional(),
-    name: ZAgentName.optional(),
-    googleId: z.string().max(256).optional(),
-  })
-  .strict()
-  .refine((body) => body.status !== undefined || body.config !== undefined || body.name !== undefined, 'Send status, config or name');
-
-export const ZAgentIdParams = z.object({ id: z.uuid('Agent id must be a UUID') });
-export const ZAgentQuery = z.object({ googleId: z.string().max(256).optional() }).strict();
-/** POST /api/agents/:id/run: run now. The body is optional; SPEC's googleId may ride in it. */
-export const ZRunAgent = z.object({ googleId: z.string().max(256).optional() }).strict();
-export const ZRunsQuery = z
-  .object({
-    googleId: z.string().max(256).optional(),
-    limit: z.coerce.number().int('limit must be a whole number').min(1, 'limit must be at least 1').max(500, 'limit must be at most 500').default(50),
-  })
-  .strict();
-
-export type TAgentStatus = 'running' | 'paused';
-
-export type TAgent = {
-  id: string;
-  name: string;
-  templateId: string;
-  status: TAgentStatus;
-  lastRun: string | null;
+/** An agent as the API answers it (list, details, and every write). */
+export const ZAgent = z.object({
+  id: z.string(),
+  name: z.string(),
+  templateId: z.string(),
+  status: z.enum(AGENT_STATUSES),
+  lastRun: z.string().nullable(),
   /** Signed percent change text such as '+1.2%', or null when none yet. */
-  performance: string | null;
-  createdAt: string;
+  performance: z.string().nullable(),
+  createdAt: z.string(),
   /** When the next run is due (running agents), for the card. */
-  nextRunAt: string | null;
-  config: TAgentConfig;
-};
+  nextRunAt: z.string().nullable(),
+  config: ZAgentConfig,
+});
+export type TAgent = z.infer<typeof ZAgent>;
 
-export type TAgentRun = {
-  id: number;
+/** POST /api/agents/:id/run. */
+export const ZRunQueued = z.object({ runId: z.number().int() });
+
+export const RUN_STATUSES = ['queued', 'running', 'success', 'failure'] as const;
+
+/** One run, as the runtime records it. */
+export const ZAgentRun = z.object({
+  id: z.number().int(),
   /** 'queued' until the runtime picks it up; then 'running', 'success' or 'failure'. */
-  status: 'queued' | 'running' | 'success' | 'failure';
+  status: z.enum(RUN_STATUSES),
   /** The schedule slot this run is for; null for a run started with run-now. */
-  scheduledFor: string | null;
-  startTime: string | null;
-  endTime: string | null;
-  result: unknown;
-  error: string | null;
-  createdAt: string;
-};
+  scheduledFor: z.string().nullable(),
+  startTime: z.string().nullable(),
+  endTime: z.string().nullable(),
+  /** Null until the run ends, and for a run that failed before reading any market. */
+  result: ZRunResult.nullable(),
+  error: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type TAgentRun = z.infer<typeof ZAgentRun>;
+
+/**
+ * GET /api/agents/:id/runs: each run as its row holds it. A row recorded by an earlier version
+ * may hold a result of another shape; it reads as `result: null` with the JSON as stored in
+ * `unreadableResult`, so one old row never hides the rest of the history.
+ */
+export const ZRunHistory = z.array(
+  ZAgentRun.extend({ result: z.unknown() }).transform((run): TRunHistoryEntry => {
+    const result = ZRunResult.nullable().safeParse(run.result ?? null);
+    return result.success ? { ...run, result: result.data } : { ...run, result: null, unreadableResult: run.result };
+  }),
+);
+export type TRunHistoryEntry = TAgentRun & { unreadableResult?: unknown };
+/** The runs answer as sent: what the server builds. */
+export type TRunHistoryAnswer = z.input<typeof ZRunHistory>;
 
 function isTimeZone(zone: string): boolean {
   try {

@@ -1,6 +1,11 @@
+import { z } from 'zod';
+import type { TCryptoMonitorParameters, TStockScannerParameters } from './agents.ts';
+
 /**
  * Market data and what an agent's run records (issue 6). The server writes a TRunResult into
- * agent_runs.result; the details dialog reads it back for Run History and the chart.
+ * agent_runs.result; the details dialog parses it back with ZRunResult for Run History and the
+ * chart. Results are kept for as long as the run is, so a field added later must be optional
+ * (or defaulted) here: results recorded before it still have to parse.
  */
 
 /** Candle sizes the runtime fetches; the templates' timeframe options map onto these. */
@@ -18,8 +23,9 @@ export const TIMEFRAME_MS: Record<TCandleTimeframe, number> = {
   '1w': 604_800_000,
 };
 
-/** The templates' timeframe parameter values (stock: 'hourly', crypto: '1h', ...) as candle sizes. */
-export const TEMPLATE_TIMEFRAMES: Record<string, TCandleTimeframe> = {
+/** The templates' timeframe parameter values (stock: 'hourly', crypto: '1h', ...) as candle sizes:
+ * every option of both templates, so a new option cannot go unmapped. */
+export const TEMPLATE_TIMEFRAMES: Record<TStockScannerParameters['timeframe'] | TCryptoMonitorParameters['timeframe'], TCandleTimeframe> = {
   '1min': '1m',
   '5min': '5m',
   '15min': '15m',
@@ -37,39 +43,13 @@ export const MARKET_SOURCES = ['yahoo', 'binance', 'coinbase', 'kraken', 'kucoin
 export type TMarketSource = (typeof MARKET_SOURCES)[number];
 
 /** The crypto template's exchange option names as ccxt ids (Huobi is ccxt's htx; FTX is closed). */
-export const EXCHANGE_SOURCES: Record<string, TMarketSource | null> = {
+export const EXCHANGE_SOURCES: Record<TCryptoMonitorParameters['exchanges'][number], TMarketSource | null> = {
   Binance: 'binance',
   Coinbase: 'coinbase',
   Kraken: 'kraken',
   KuCoin: 'kucoin',
   Huobi: 'htx',
   FTX: null,
-};
-
-/** One OHLCV candle; `time` is its open time in epoch milliseconds (UTC). */
-export type TCandle = { time: number; open: number; high: number; low: number; close: number; volume: number };
-
-/** A rule of the template, evaluated on the latest candle, with the numbers that decided it. */
-export type TRuleOutcome = {
-  /** The template's decision rule name, e.g. 'RSI extreme'. */
-  name: string;
-  /** 'evaluated': fired says the answer; 'insufficient data': too few candles or undefined
-   * (flat data: RSI/%K undefined), never fires; 'not configured': needs an on-chain source. */
-  status: 'evaluated' | 'insufficient data' | 'not configured';
-  fired: boolean;
-  /** The inputs and the limit, e.g. { rsi: 74.2, threshold: 70 } (null when undefined). */
-  values: Record<string, number | null>;
-  /** One sentence a user can check, e.g. 'RSI 74.2 > 70'. */
-  detail: string;
-};
-
-/** Series for the details chart: the last candles and, index for index, the overlays. */
-export type TChartData = {
-  candles: TCandle[];
-  /** Overlay name ('SMA 20', 'EMA 20', 'Bollinger upper', ...) to values (null in warm-up). */
-  overlays: Record<string, Array<number | null>>;
-  /** Candle times where a rule fired, with the rule's name. */
-  markers: Array<{ time: number; rule: string }>;
 };
 
 /**
@@ -93,46 +73,78 @@ export const MARKET_FAILURES = {
 } as const satisfies Record<string, string>;
 export type TMarketFailure = keyof typeof MARKET_FAILURES;
 
-export function isMarketFailure(value: unknown): value is TMarketFailure {
-  return typeof value === 'string' && Object.hasOwn(MARKET_FAILURES, value);
-}
+const MARKET_FAILURE_KINDS = Object.keys(MARKET_FAILURES) as [TMarketFailure, ...TMarketFailure[]];
 
-export type TMarketResult =
-  | {
-      ok: true;
-      /** The market as watched, e.g. 'AAPL' or 'BTC/USDT'. */
-      symbol: string;
-      source: TMarketSource;
-      simulated: boolean;
-      timeframe: TCandleTimeframe;
-      price: number;
-      /** Open time of the latest candle (ISO). */
-      candleTime: string;
-      /** Latest value of each computed indicator (name to value; null when undefined). */
-      indicators: Record<string, number | null>;
-      rules: TRuleOutcome[];
-      chart: TChartData;
-    }
-  | {
-      ok: false;
-      symbol: string;
-      source: TMarketSource;
-      simulated: boolean;
-      /** Why (absent in runs recorded before kinds existed). */
-      failure?: TMarketFailure;
-      /** MARKET_FAILURES[failure]: never a provider's own text. */
-      error: string;
-    };
+/** One OHLCV candle; `time` is its open time in epoch milliseconds (UTC). */
+export const ZCandle = z.object({ time: z.number(), open: z.number(), high: z.number(), low: z.number(), close: z.number(), volume: z.number() });
+export type TCandle = z.infer<typeof ZCandle>;
+
+/** A rule of the template, evaluated on the latest candle, with the numbers that decided it. */
+export const ZRuleOutcome = z.object({
+  /** The template's decision rule name, e.g. 'RSI extreme'. */
+  name: z.string(),
+  /** 'evaluated': fired says the answer; 'insufficient data': too few candles or undefined
+   * (flat data: RSI/%K undefined), never fires; 'not configured': needs an on-chain source. */
+  status: z.enum(['evaluated', 'insufficient data', 'not configured']),
+  fired: z.boolean(),
+  /** The inputs and the limit, e.g. { rsi: 74.2, threshold: 70 } (null when undefined). */
+  values: z.record(z.string(), z.number().nullable()),
+  /** One sentence a user can check, e.g. 'RSI 74.2 > 70'. */
+  detail: z.string(),
+});
+export type TRuleOutcome = z.infer<typeof ZRuleOutcome>;
+
+/** Series for the details chart: the last candles and, index for index, the overlays. */
+export const ZChartData = z.object({
+  candles: z.array(ZCandle),
+  /** Overlay name ('SMA 20', 'EMA 20', 'Bollinger upper', ...) to values (null in warm-up). */
+  overlays: z.record(z.string(), z.array(z.number().nullable())),
+  /** Candle times where a rule fired, with the rule's name. */
+  markers: z.array(z.object({ time: z.number(), rule: z.string() })),
+});
+export type TChartData = z.infer<typeof ZChartData>;
+
+export const ZMarketResult = z.discriminatedUnion('ok', [
+  z.object({
+    ok: z.literal(true),
+    /** The market as watched, e.g. 'AAPL' or 'BTC/USDT'. */
+    symbol: z.string(),
+    source: z.enum(MARKET_SOURCES),
+    simulated: z.boolean(),
+    timeframe: z.enum(CANDLE_TIMEFRAMES),
+    price: z.number(),
+    /** Open time of the latest candle (ISO). */
+    candleTime: z.string(),
+    /** Latest value of each computed indicator (name to value; null when undefined). */
+    indicators: z.record(z.string(), z.number().nullable()),
+    rules: z.array(ZRuleOutcome),
+    chart: ZChartData,
+  }),
+  z.object({
+    ok: z.literal(false),
+    symbol: z.string(),
+    source: z.enum(MARKET_SOURCES),
+    simulated: z.boolean(),
+    /** Why. Absent in runs recorded before kinds existed; a kind this version does not know
+     * reads as absent, so the stored `error` is shown instead. */
+    failure: z.enum(MARKET_FAILURE_KINDS).optional().catch(undefined),
+    /** MARKET_FAILURES[failure]: never a provider's own text. */
+    error: z.string(),
+  }),
+]);
+export type TMarketResult = z.infer<typeof ZMarketResult>;
 
 /** An alert a run raised (a notification threshold that fired for one market). */
-export type TRunAlert = { market: string; threshold: string; value: number; limit: number; message: string };
+export const ZRunAlert = z.object({ market: z.string(), threshold: z.string(), value: z.number(), limit: z.number(), message: z.string() });
+export type TRunAlert = z.infer<typeof ZRunAlert>;
 
-export type TRunResult = {
-  templateId: string;
-  markets: TMarketResult[];
-  alerts: TRunAlert[];
+export const ZRunResult = z.object({
+  templateId: z.string(),
+  markets: z.array(ZMarketResult),
+  alerts: z.array(ZRunAlert),
   /** True when any market's data was simulated (MARKET_DATA=simulated). */
-  simulated: boolean;
+  simulated: z.boolean(),
   /** The signed percent change of the watched prices since the previous run, e.g. '+1.2%'. */
-  performance: string | null;
-};
+  performance: z.string().nullable(),
+});
+export type TRunResult = z.infer<typeof ZRunResult>;

@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import type { TNotification, TNotificationList } from '../../contracts/notifications.ts';
+import { ZNotification, ZNotificationList, type TNotificationList } from '../../contracts/notifications.ts';
 import { apiRequest, errorMessage } from './api-client.ts';
 import { notify } from './notify.ts';
+import { parsedQueryFn } from './query-client.ts';
 
 /** How many of the latest notifications the bell lists. */
 export const NOTIFICATIONS_SHOWN = 20;
@@ -14,8 +15,9 @@ export const NOTIFICATIONS_POLL_MS = 30_000;
  * and refreshed when the user comes back to it (the app's default is neither).
  */
 export const useNotifications = () =>
-  useQuery<TNotificationList>({
+  useQuery({
     queryKey: NOTIFICATIONS_QUERY_KEY,
+    queryFn: parsedQueryFn(ZNotificationList),
     refetchInterval: NOTIFICATIONS_POLL_MS,
     refetchOnWindowFocus: true,
     staleTime: 0,
@@ -46,7 +48,7 @@ function optimistic(queryClient: QueryClient, ids: string[] | null) {
 export function useMarkRead() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => apiRequest<TNotification>('POST', `/api/notifications/${encodeURIComponent(id)}/read`),
+    mutationFn: async (id: string) => ZNotification.parse(await apiRequest('POST', `/api/notifications/${encodeURIComponent(id)}/read`)),
     onMutate: (id: string) => optimistic(queryClient, [id])(),
     onError: (err, _id, context) => {
       if (context?.previous) queryClient.setQueryData(NOTIFICATIONS_QUERY_KEY, context.previous);

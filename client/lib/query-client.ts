@@ -1,4 +1,5 @@
 import { QueryClient, type QueryFunction } from '@tanstack/react-query';
+import type { z } from 'zod';
 import { ApiError, apiRequest } from './api-client.ts';
 
 /** SPEC: cached queries use the first element of the query key as the URL; a 401 is an error
@@ -12,6 +13,13 @@ export function getQueryFn<T>({ on401 }: { on401: 'returnNull' | 'throw' } = { o
       throw err;
     }
   };
+}
+
+/** The default query function, its answer parsed with a contract's schema: the data has the type
+ * the schema infers, and an answer of another shape fails the query instead of reaching a screen. */
+export function parsedQueryFn<S extends z.ZodType>(schema: S): QueryFunction<z.output<S>> {
+  const get = getQueryFn<unknown>();
+  return async (context) => schema.parse(await get(context));
 }
 
 /** SPEC section 4 "Data cache": never stale unless a query says otherwise, no refetch on

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findTemplate } from '../../contracts/agents.ts';
+import { defaultAgentConfig, findTemplate } from '../../contracts/agents.ts';
 import { startAppServer, type AppServer } from '../../tests/e2e/support/app-server.ts';
 import { postgresInstalled, startPostgresCluster, type PostgresCluster } from '../../tests/support/postgres-cluster.ts';
 import { until } from '../test/until.ts';
@@ -99,14 +99,13 @@ function isUnavailableJson(body: string): boolean {
 /** A paused stock scanner on simulated data: it runs only when asked to. */
 async function createAgent(url: string, session: Record<string, string>): Promise<string> {
   const template = findTemplate('stock-market-scanner')!;
-  const parameters = Object.fromEntries(Object.entries(template.defaultConfig.parameters).map(([k, p]) => [k, p.default]));
   const res = await ask(url, '/api/agents', {
     method: 'POST',
     headers: { ...session, 'content-type': 'application/json' },
     body: JSON.stringify({
       templateId: template.id,
       name: 'Outage scanner',
-      config: { schedule: { ...template.defaultConfig.schedule, timeZone: 'UTC' }, notifications: template.defaultConfig.notifications, parameters },
+      config: defaultAgentConfig(template),
     }),
   });
   if (res.status !== 201) throw new Error(`creating the agent answered ${res.status}: ${res.body}`);

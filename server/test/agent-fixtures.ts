@@ -1,16 +1,4 @@
-import { findTemplate, type TAgentConfig } from '../../contracts/agents.ts';
 import type { TestApp } from './test-app.ts';
-
-/** A valid config for a template: its defaults, every parameter at its default. */
-export function defaultAgentConfig(templateId = 'stock-market-scanner', timeZone = 'UTC'): TAgentConfig {
-  const template = findTemplate(templateId);
-  if (!template) throw new Error(`no agent template ${templateId}`);
-  return {
-    schedule: { ...template.defaultConfig.schedule, timeZone },
-    notifications: template.defaultConfig.notifications,
-    parameters: Object.fromEntries(Object.entries(template.defaultConfig.parameters).map(([k, p]) => [k, p.default])) as TAgentConfig['parameters'],
-  };
-}
 
 /** An in-app alert on `runId` of the user's agent, stored through the app's own alerts service
  * (what a run that crossed a threshold does); returns the notification's id. */

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findTemplate } from '../../contracts/agents.ts';
+import { defaultAgentConfig, findTemplate } from '../../contracts/agents.ts';
 import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS } from '../../contracts/chat.ts';
 import { createTestApp, type TestApp } from './test-app.ts';
-import { defaultAgentConfig, inAppAlert } from './agent-fixtures.ts';
+import { inAppAlert } from './agent-fixtures.ts';
 
 const ACTORS = ['signed out', 'guest', 'owner', 'another admin'] as const;
 type Actor = (typeof ACTORS)[number];
@@ -39,7 +39,7 @@ describe('permission matrix', () => {
     return res.json();
   };
   const template = findTemplate('stock-market-scanner')!;
-  const agentConfig = () => defaultAgentConfig(template.id);
+  const agentConfig = () => defaultAgentConfig(template);
   const newAgent = async (): Promise<{ id: string; name: string }> => asOwner('POST', '/api/agents', { templateId: template.id, name: `Matrix ${++n}`, config: agentConfig() });
   const ARTICLE_TEXT = { category: 'Operations', excerpt: 'How a small team took the busywork out of its week.', content: 'Automation pays when it removes a decision nobody needed to make. '.repeat(3) };
   const newArticle = async (): Promise<{ id: string; slug: string }> =>

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findTemplate } from '../../contracts/agents.ts';
+import { defaultAgentConfig, findTemplate } from '../../contracts/agents.ts';
 import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS } from '../../contracts/chat.ts';
 import { chatBody } from './chat-helpers.ts';
 import { createTestApp, TEST_ORIGIN, type TestApp } from './test-app.ts';
-import { defaultAgentConfig, inAppAlert } from './agent-fixtures.ts';
+import { inAppAlert } from './agent-fixtures.ts';
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const ADMIN = 'admin@example.com';
@@ -61,7 +61,7 @@ describe('request guard on every state-changing route', () => {
     return res.json();
   };
   const template = findTemplate('stock-market-scanner')!;
-  const agentConfig = () => defaultAgentConfig(template.id);
+  const agentConfig = () => defaultAgentConfig(template);
   const article = () => ({
     title: `Guard article ${++n}`,
     category: 'Operations',

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findTemplate, type TAgentConfig } from '../../contracts/agents.ts';
+import { defaultAgentConfig, findTemplate } from '../../contracts/agents.ts';
 import type { TChatProvider } from '../../contracts/chat.ts';
 import type { TNotificationList } from '../../contracts/notifications.ts';
 import { FAKE_AI_KEYS, startFakeAiProviders, type FakeAiProviders } from '../../tests/fakes/ai-providers.ts';
@@ -114,11 +114,7 @@ describe('secrets never reach a log line or a response (local sign-in)', () => {
 
     // An agent run that reaches Whale Alert with a key it refuses.
     const monitor = findTemplate('crypto-market-monitor')!;
-    const config: TAgentConfig = {
-      schedule: { ...monitor.defaultConfig.schedule, timeZone: 'UTC' },
-      notifications: monitor.defaultConfig.notifications,
-      parameters: Object.fromEntries(Object.entries(monitor.defaultConfig.parameters).map(([k, p]) => [k, p.default])) as TAgentConfig['parameters'],
-    };
+    const config = defaultAgentConfig(monitor);
     const agent = (await send({ method: 'POST', url: '/api/agents', cookie: admin, payload: { templateId: monitor.id, name: 'Whales', config } })).json() as { id: string; name: string };
     workers = await startWorkers({ config: t.config, database: t.database, jobs: t.jobs, logger, now: t.now, notifications: t.app.notifications });
     const { runId } = (await send({ method: 'POST', url: `/api/agents/${agent.id}/run`, cookie: admin })).json() as { runId: number };

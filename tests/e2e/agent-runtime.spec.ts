@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import AxeBuilder from '@axe-core/playwright';
 import type { Locator, Page, TestInfo } from '@playwright/test';
-import { defaultAgentConfig } from '../../server/test/agent-fixtures.ts';
+import { defaultAgentConfig, findTemplate } from '../../contracts/agents.ts';
 import { MARKET_FAILURES } from '../../contracts/market.ts';
 import { startFakeYahoo } from '../fakes/yahoo.ts';
 import { expect, test, toasts, waitForAnimations } from './fixtures.ts';
@@ -103,7 +103,7 @@ test.describe('agent runtime', () => {
       const origin = { origin: server.url };
       expect((await page.request.post(`${server.url}/api/auth/local/login`, { data: { email: ADMIN_EMAIL, name: ADMIN_NAME }, headers: origin })).status()).toBe(200);
       const name = 'Delisted watch';
-      const base = defaultAgentConfig('stock-market-scanner');
+      const base = defaultAgentConfig(findTemplate('stock-market-scanner')!);
       const config = { ...base, notifications: { ...base.notifications, email: false }, parameters: { ...base.parameters, symbols: 'NOPE' } };
       const created = await page.request.post(`${server.url}/api/agents`, { data: { templateId: 'stock-market-scanner', name, config }, headers: origin });
       expect(created.status()).toBe(201);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Page } from '@playwright/test';
+import { defaultAgentConfig, type TAgentTemplate } from '../../contracts/agents.ts';
 import { expect, test, toasts } from './fixtures.ts';
 
 // Issue 5: an admin creates, configures, inspects, pauses, resumes and edits agents; nobody sees
@@ -82,17 +83,9 @@ test.describe('agents console', () => {
     const created = await page.request.post('/api/agents', {
       headers: { origin: new URL(baseURL!).origin },
       data: await (async () => {
-        const templates = (await (await page.request.get('/api/agent-templates')).json()) as Array<{ id: string; defaultConfig: { schedule: object; notifications: object; parameters: Record<string, { default: unknown }> } }>;
+        const templates = (await (await page.request.get('/api/agent-templates')).json()) as TAgentTemplate[];
         const t = templates[0]!;
-        return {
-          templateId: t.id,
-          name,
-          config: {
-            schedule: { ...t.defaultConfig.schedule, timeZone: 'UTC' },
-            notifications: t.defaultConfig.notifications,
-            parameters: Object.fromEntries(Object.entries(t.defaultConfig.parameters).map(([k, p]) => [k, p.default])),
-          },
-        };
+        return { templateId: t.id, name, config: defaultAgentConfig(t) };
       })(),
     });
     expect(created.status()).toBe(201);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { APIRequestContext, Page } from '@playwright/test';
-import { defaultAgentConfig } from '../../server/test/agent-fixtures.ts';
+import { defaultAgentConfig, findTemplate } from '../../contracts/agents.ts';
 import { expect, expectFitsViewport, PHONE_VIEWPORT, test } from './fixtures.ts';
 
 // Issue 13: every screen fits a phone (390 x 844) with no sideways scrolling, with content of
@@ -171,7 +171,7 @@ test.describe('every screen on a phone', () => {
     test.slow();
     await login(page, admin);
     const name = `${LONG_AGENT} ${randomUUID().slice(0, 4)}`;
-    const base = defaultAgentConfig('crypto-market-monitor');
+    const base = defaultAgentConfig(findTemplate('crypto-market-monitor')!);
     const config = { ...base, notifications: { ...base.notifications, email: false, thresholds: [{ type: 'priceChange', value: 0, message: 'Price moved on one of the watched exchanges' }] } };
     const agent = await post(page.request, baseURL, '/api/agents', { templateId: 'crypto-market-monitor', name, config });
     await post(page.request, baseURL, `/api/agents/${agent.id}/run`, {});

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { APIRequestContext, APIResponse, Locator } from '@playwright/test';
-import { AGENT_TEMPLATES, type TAgent, type TAgentConfig, type TThreshold } from '../../contracts/agents.ts';
+import { AGENT_TEMPLATES, defaultAgentConfig, type TAgent, type TAgentConfig, type TThreshold } from '../../contracts/agents.ts';
 import type { TArticle } from '../../contracts/articles.ts';
 import type { TNotification, TNotificationList } from '../../contracts/notifications.ts';
 import { ADMIN_EMAIL, ADMIN_NAME } from './support/constants.ts';
@@ -216,11 +216,11 @@ test.describe('rendering safety: an XSS corpus in every user-controlled text', (
     try {
       for (const [i, name] of names.entries()) {
         const template = AGENT_TEMPLATES[i === 1 ? 1 : 0]!;
-        const defaults = template.defaultConfig;
+        const defaults = defaultAgentConfig(template);
         const config: TAgentConfig = {
-          schedule: { ...defaults.schedule, daysActive: [...defaults.schedule.daysActive], timeZone: 'UTC' },
+          schedule: defaults.schedule,
           notifications: i === 0 ? { email: false, inApp: true, thresholds } : { ...defaults.notifications, email: false },
-          parameters: { ...Object.fromEntries(Object.entries(defaults.parameters).map(([key, p]) => [key, p.default])), ...(i === 0 ? { symbols } : {}) },
+          parameters: { ...defaults.parameters, ...(i === 0 ? { symbols } : {}) },
         };
         const res = await page.request.post('/api/agents', { headers, data: { templateId: template.id, name, config } });
         await expectStatus(res, 201, 'create agent');

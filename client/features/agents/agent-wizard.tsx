@@ -1,6 +1,7 @@
 import { Tabs } from 'radix-ui';
 import { useState } from 'react';
-import type { TAgentConfig, TAgentTemplate, TNotifications, TParameterValue } from '../../../contracts/agents.ts';
+import type { TParameterValue } from '../../../contracts/agent-parameters.ts';
+import { defaultAgentConfig, type TAgentConfig, type TAgentTemplate, type TNotifications } from '../../../contracts/agents.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { Dialog } from '../../components/ui/dialog.tsx';
 import { formatValue, frequencyLabel, thresholdLabel } from './agent-format.ts';
@@ -18,9 +19,6 @@ export const WIZARD_STEPS = [
   { value: 'review', label: 'Review' },
 ] as const;
 type TStep = (typeof WIZARD_STEPS)[number]['value'];
-
-export const defaultParameters = (template: TAgentTemplate): Record<string, TParameterValue> =>
-  Object.fromEntries(Object.entries(template.defaultConfig.parameters).map(([key, p]) => [key, Array.isArray(p.default) ? [...p.default] : p.default]));
 
 /** The configuration the wizard submits: the schedule carries the browser's time zone, since
  * active hours are entered in local time. */
@@ -54,7 +52,7 @@ export function AgentWizard({ open, onOpenChange, template, name, pending, onCre
 function WizardBody({ template, name, pending, onCreate, onCancel }: Omit<Props, 'open' | 'onOpenChange'> & { onCancel(): void }) {
   const [step, setStep] = useState<TStep>('schedule');
   const [schedule, setSchedule] = useState(() => toDraft(template.defaultConfig.schedule));
-  const [parameters, setParameters] = useState(() => defaultParameters(template));
+  const [parameters, setParameters] = useState(() => defaultAgentConfig(template).parameters);
   const [notifications, setNotifications] = useState<TNotifications>(() => structuredClone(template.defaultConfig.notifications));
   const index = WIZARD_STEPS.findIndex((s) => s.value === step);
   const go = (offset: number) => setStep(WIZARD_STEPS[index + offset]!.value);

@@ -1,8 +1,9 @@
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
-import type { TAgent, TAgentConfig, TAgentRun, TAgentStatus, TAgentTemplate } from '../../../contracts/agents.ts';
+import { ZAgent, ZRunHistory, ZRunQueued, type TAgent, type TAgentConfig, type TAgentStatus, type TAgentTemplate, type TRunHistoryEntry } from '../../../contracts/agents.ts';
 import { AGENT_LIST_STALE_MS, STATUS_CHANGE_TIMEOUT_MS } from '../../../contracts/constants.ts';
 import { ApiError, apiRequest } from '../../lib/api-client.ts';
+import { parsedQueryFn } from '../../lib/query-client.ts';
 
 // Identity comes from the session: unlike SPEC's client we send no googleId.
 export const TEMPLATES_QUERY_KEY = ['/api/agent-templates'] as const;
@@ -15,16 +16,18 @@ export const runsQueryKey = (id: string) => [`/api/agents/${id}/runs?limit=${RUN
 export const REFRESH_AFTER_SUCCESS_MS = 500;
 export const REFRESH_AFTER_FAILURE_MS = 1000;
 
+const ZAgentList = ZAgent.array();
+
 export const useTemplates = () => useQuery<TAgentTemplate[]>({ queryKey: TEMPLATES_QUERY_KEY });
 
 /** SPEC: the agent list is fresh for 30 s, and runs only once the user is known. */
-export const useAgents = (enabled: boolean) => useQuery<TAgent[]>({ queryKey: AGENTS_QUERY_KEY, staleTime: AGENT_LIST_STALE_MS, enabled });
+export const useAgents = (enabled: boolean) => useQuery({ queryKey: AGENTS_QUERY_KEY, queryFn: parsedQueryFn(ZAgentList), staleTime: AGENT_LIST_STALE_MS, enabled });
 
-export const useAgent = (id: string) => useQuery<TAgent>({ queryKey: agentQueryKey(id) });
+export const useAgent = (id: string) => useQuery({ queryKey: agentQueryKey(id), queryFn: parsedQueryFn(ZAgent) });
 
 /** How often a run history is polled while one of its runs is queued or running. */
 export const RUN_POLL_MS = 2000;
-export const hasActiveRun = (runs: readonly TAgentRun[] | undefined) => runs?.some((r) => r.status === 'queued' || r.status === 'running') ?? false;
+export const hasActiveRun = (runs: readonly TRunHistoryEntry[] | undefined) => runs?.some((r) => r.status === 'queued' || r.status === 'running') ?? false;
 
 /**
  * An agent's runs, newest first. Polled only while a run is queued or running, so a 'Run now'
@@ -33,8 +36,9 @@ export const hasActiveRun = (runs: readonly TAgentRun[] | undefined) => runs?.so
  */
 export function useAgentRuns(id: string) {
   const queryClient = useQueryClient();
-  const query = useQuery<TAgentRun[]>({
+  const query = useQuery<TRunHistoryEntry[]>({
     queryKey: runsQueryKey(id),
+    queryFn: parsedQueryFn(ZRunHistory),
     refetchInterval: (q) => (hasActiveRun(q.state.data) ? RUN_POLL_MS : false),
   });
   const active = hasActiveRun(query.data);
@@ -57,12 +61,12 @@ export const invalidateAgents = (queryClient: QueryClient) =>
 
 export type TCreateAgentBody = { templateId: string; name: string; config: TAgentConfig };
 
-export const createAgent = (body: TCreateAgentBody) => apiRequest<TAgent>('POST', '/api/agents', body);
-export const changeStatus = (id: string, status: TAgentStatus) =>
-  apiRequest<TAgent>('PATCH', `/api/agents/${id}`, { status }, { timeoutMs: STATUS_CHANGE_TIMEOUT_MS });
-export const updateConfig = (id: string, config: TAgentConfig) => apiRequest<TAgent>('PATCH', `/api/agents/${id}`, { config });
+export const createAgent = async (body: TCreateAgentBody): Promise<TAgent> => ZAgent.parse(await apiRequest('POST', '/api/agents', body));
+export const changeStatus = async (id: string, status: TAgentStatus): Promise<TAgent> =>
+  ZAgent.parse(await apiRequest('PATCH', `/api/agents/${id}`, { status }, { timeoutMs: STATUS_CHANGE_TIMEOUT_MS }));
+export const updateConfig = async (id: string, config: TAgentConfig): Promise<TAgent> => ZAgent.parse(await apiRequest('PATCH', `/api/agents/${id}`, { config }));
 export const deleteAgent = (id: string) => apiRequest<void>('DELETE', `/api/agents/${id}`);
-export const runAgent = (id: string) => apiRequest<{ runId: number }>('POST', `/api/agents/${id}/run`);
+export const runAgent = async (id: string) => ZRunQueued.parse(await apiRequest('POST', `/api/agents/${id}/run`));
 
 /** SPEC's status-failure text: the server's details (their messages joined), else the error's
  * message, else 'Unknown error'. */

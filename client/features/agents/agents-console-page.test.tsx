@@ -1,7 +1,7 @@
 import { act, fireEvent, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AGENT_TEMPLATES } from '../../../contracts/agents.ts';
+import { AGENT_TEMPLATES, defaultAgentConfig } from '../../../contracts/agents.ts';
 import { jsonResponse, never, stubFetch } from '../../test/fetch-stub.ts';
 import { renderWithProviders, signedInAs } from '../../test/render.tsx';
 import AgentsConsolePage from './agents-console-page.tsx';
@@ -130,11 +130,7 @@ describe('AgentsConsolePage', () => {
     expect(requests.find((r) => r.method === 'POST')?.body).toEqual({
       templateId: 'crypto-market-monitor',
       name: 'My coins',
-      config: {
-        schedule: { ...crypto.defaultConfig.schedule, timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone },
-        notifications: crypto.defaultConfig.notifications,
-        parameters: Object.fromEntries(Object.entries(crypto.defaultConfig.parameters).map(([k, p]) => [k, p.default])),
-      },
+      config: defaultAgentConfig(crypto, Intl.DateTimeFormat().resolvedOptions().timeZone),
     });
     expect(screen.getByRole('tab', { name: 'Paused Agents' })).toHaveAttribute('aria-selected', 'true');
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();

@@ -1,4 +1,4 @@
-import type { TAgent, TAgentRun } from '../../../contracts/agents.ts';
+import type { TAgent, TRunHistoryAnswer } from '../../../contracts/agents.ts';
 
 export const STOCK_AGENT: TAgent = {
   id: '11111111-1111-4111-8111-111111111111',
@@ -32,7 +32,8 @@ export const CRYPTO_AGENT: TAgent = {
   },
 };
 
-export const RUNS: TAgentRun[] = [
+/** The runs answer as the server sends it (the first holds a result of an older shape). */
+export const RUNS: TRunHistoryAnswer = [
   { id: 7, scheduledFor: null, status: 'success', startTime: '2025-03-04T10:05:00.000Z', endTime: '2025-03-04T10:05:02.345Z', result: { signals: 2 }, error: null, createdAt: '2025-03-04T10:05:00.000Z' },
   { id: 6, scheduledFor: null, status: 'failure', startTime: '2025-03-04T09:05:00.000Z', endTime: '2025-03-04T09:05:01.000Z', result: null, error: 'Exchange timeout', createdAt: '2025-03-04T09:05:00.000Z' },
   { id: 8, scheduledFor: null, status: 'queued', startTime: null, endTime: null, result: null, error: null, createdAt: '2025-03-04T11:05:00.000Z' },

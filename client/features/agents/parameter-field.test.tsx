@@ -2,13 +2,14 @@ import { fireEvent, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { describe, expect, it } from 'vitest';
-import { AGENT_TEMPLATES, defaultAgentName, type TParameterDefinition, type TParameterValue } from '../../../contracts/agents.ts';
+import { defaultValue, type TParameterDefinition, type TParameterValue } from '../../../contracts/agent-parameters.ts';
+import { AGENT_TEMPLATES, defaultAgentName } from '../../../contracts/agents.ts';
 import { ParameterField } from './parameter-field.tsx';
 
 const [STOCK, CRYPTO] = AGENT_TEMPLATES as [(typeof AGENT_TEMPLATES)[number], (typeof AGENT_TEMPLATES)[number]];
 
 function Harness({ name, definition }: { name: string; definition: TParameterDefinition }) {
-  const [value, setValue] = useState<TParameterValue>(definition.default);
+  const [value, setValue] = useState<TParameterValue>(() => defaultValue(definition));
   return (
     <>
       <ParameterField name={name} definition={definition} value={value} onChange={setValue} />

@@ -1,7 +1,7 @@
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import type { TAgentRun } from '../../../contracts/agents.ts';
+import { ZRunHistory, type TAgentRun, type TRunHistoryEntry } from '../../../contracts/agents.ts';
 import type { TCandle, TChartData, TMarketResult, TRunResult } from '../../../contracts/market.ts';
 import { renderWithProviders } from '../../test/render.tsx';
 import { RunChart, RunChartPanel, latestChartRun, toChartSeries } from './run-chart.tsx';
@@ -88,7 +88,8 @@ const RESULT: TRunResult = {
   ],
 };
 
-const run = (id: number, status: TAgentRun['status'], result: unknown): TAgentRun => ({
+/** A run as the runs query holds it: parsed with the contract's schema. */
+const run = (id: number, status: TAgentRun['status'], result: unknown): TRunHistoryEntry => ZRunHistory.parse([{
   id,
   status,
   scheduledFor: null,
@@ -97,7 +98,7 @@ const run = (id: number, status: TAgentRun['status'], result: unknown): TAgentRu
   result,
   error: null,
   createdAt: '2025-03-04T10:05:00.000Z',
-});
+}])[0]!;
 
 describe('latestChartRun', () => {
   it('takes the newest successful run that has a market to draw', () => {

@@ -6,7 +6,7 @@ import type { TCandleTimeframe, TChartData, TRunResult } from '../../../contract
 import { Spinner } from '../../components/ui/spinner.tsx';
 import { RUN_TIME, formatDate } from './agent-format.ts';
 import { CONTROL } from './form-controls.tsx';
-import { formatNumber, isRunResult, type TOkMarket } from './run-result.tsx';
+import { formatNumber, type TOkMarket } from './run-result.tsx';
 
 type TSeconds = UTCTimestamp;
 
@@ -80,7 +80,7 @@ export function toChartSeries(chart: TChartData): TChartSeries {
 /** The newest successful run with a market to draw (runs come newest first). */
 export function latestChartRun(runs: readonly TAgentRun[] | undefined): { run: TAgentRun; result: TRunResult } | null {
   for (const run of runs ?? []) {
-    if (run.status === 'success' && isRunResult(run.result) && chartMarkets(run.result).length > 0) return { run, result: run.result };
+    if (run.status === 'success' && run.result && chartMarkets(run.result).length > 0) return { run, result: run.result };
   }
   return null;
 }

@@ -1,7 +1,7 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import type { TAgentRun } from '../../../contracts/agents.ts';
+import { ZRunHistory, type TAgentRun, type TRunHistoryAnswer, type TRunHistoryEntry } from '../../../contracts/agents.ts';
 import { MARKET_FAILURES, type TRunResult } from '../../../contracts/market.ts';
 import { renderWithProviders } from '../../test/render.tsx';
 import { RunHistory } from './run-history.tsx';
@@ -35,15 +35,19 @@ const RESULT: TRunResult = {
   ],
 };
 
-const run = (over: Partial<TAgentRun> & Pick<TAgentRun, 'id' | 'status'>): TAgentRun => ({
-  scheduledFor: null,
-  startTime: null,
-  endTime: null,
-  result: null,
-  error: null,
-  createdAt: '2025-03-04T10:05:00.000Z',
-  ...over,
-});
+/** A run as the runs query holds it: parsed with the contract's schema, as the client reads it. */
+const parsed = (answer: TRunHistoryAnswer[number]): TRunHistoryEntry => ZRunHistory.parse([answer])[0]!;
+
+const run = (over: Partial<TRunHistoryAnswer[number]> & Pick<TAgentRun, 'id' | 'status'>): TRunHistoryEntry =>
+  parsed({
+    scheduledFor: null,
+    startTime: null,
+    endTime: null,
+    result: null,
+    error: null,
+    createdAt: '2025-03-04T10:05:00.000Z',
+    ...over,
+  });
 
 const SUCCESS = run({ id: 9, status: 'success', startTime: '2025-03-04T10:05:00.000Z', endTime: '2025-03-04T10:05:02.345Z', result: RESULT });
 
@@ -116,7 +120,7 @@ describe('RunHistory', () => {
 
   it('opens the newest result and folds older ones into one line, built when opened', async () => {
     const older = { ...SUCCESS, id: 5, result: { ...RESULT, simulated: false } };
-    renderWithProviders(<RunHistory runs={[run({ id: 10, status: 'queued' }), SUCCESS, older, { ...SUCCESS, id: 4, result: { signals: 2 } }]} loading={false} />);
+    renderWithProviders(<RunHistory runs={[run({ id: 10, status: 'queued' }), SUCCESS, older, parsed({ ...SUCCESS, id: 4, result: { signals: 2 } })]} loading={false} />);
     const [, newest, folded, legacy] = runItems();
     expect(within(newest!).getByText('Simulated data')).toBeVisible();
     const summary = within(folded!).getByText(/^Result:/);

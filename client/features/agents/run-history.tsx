@@ -1,9 +1,9 @@
 import { useState } from 'react';
-import type { TAgentRun } from '../../../contracts/agents.ts';
+import type { TAgentRun, TRunHistoryEntry } from '../../../contracts/agents.ts';
 import { Badge, type BadgeVariant } from '../../components/ui/badge.tsx';
 import { Spinner } from '../../components/ui/spinner.tsx';
 import { RUN_TIME, formatDate, formatDuration } from './agent-format.ts';
-import { RunResult, isRunResult, resultHeadline } from './run-result.tsx';
+import { RunResult, resultHeadline } from './run-result.tsx';
 
 /** The error the runtime records when the worker running a run stopped before it finished. */
 export const INTERRUPTED_ERROR = 'interrupted';
@@ -24,10 +24,10 @@ export function runErrorText(error: string): string {
 
 /** SPEC's Run History: 'Last N executions', newest first, each run with its status, times, error
  * and result. The newest result is open; older ones fold into one line each. */
-export function RunHistory({ runs, loading }: { runs: TAgentRun[] | undefined; loading: boolean }) {
+export function RunHistory({ runs, loading }: { runs: TRunHistoryEntry[] | undefined; loading: boolean }) {
   if (loading) return <Spinner label="Loading run history" />;
   if (!runs || runs.length === 0) return <p className="py-6 text-center text-sm text-slate-600">No execution history available</p>;
-  const newestWithResult = runs.findIndex((run) => run.result !== null && run.result !== undefined);
+  const newestWithResult = runs.findIndex(hasResult);
   return (
     <div>
       <h3 className="text-sm font-semibold text-slate-900">Last {runs.length} executions</h3>
@@ -40,10 +40,12 @@ export function RunHistory({ runs, loading }: { runs: TAgentRun[] | undefined; l
   );
 }
 
-function RunItem({ run, expanded }: { run: TAgentRun; expanded: boolean }) {
+/** A run with a result to show, of TRunResult's shape or not. */
+const hasResult = (run: TRunHistoryEntry) => run.result !== null || (run.unreadableResult !== undefined && run.unreadableResult !== null);
+
+function RunItem({ run, expanded }: { run: TRunHistoryEntry; expanded: boolean }) {
   const badge = runBadge(run.status);
   const duration = formatDuration(run.startTime, run.endTime);
-  const hasResult = run.result !== null && run.result !== undefined;
   return (
     <li className="rounded-lg border border-slate-200 p-3 text-sm">
       <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
@@ -57,25 +59,25 @@ function RunItem({ run, expanded }: { run: TAgentRun; expanded: boolean }) {
       </div>
       <p className="mt-1 text-slate-600">{timesText(run)}</p>
       {run.error && <p className="mt-2 text-red-700">{runErrorText(run.error)}</p>}
-      {hasResult &&
+      {hasResult(run) &&
         (expanded ? (
-          <RunResult result={run.result} />
+          <RunResult result={run.result} unreadable={run.unreadableResult} />
         ) : (
-          <FoldedResult result={run.result} />
+          <FoldedResult run={run} />
         ))}
     </li>
   );
 }
 
 /** An older run's result, built only once opened: fifty runs of tables would weigh on the dialog. */
-function FoldedResult({ result }: { result: unknown }) {
+function FoldedResult({ run }: { run: TRunHistoryEntry }) {
   const [open, setOpen] = useState(false);
   return (
     <details className="mt-2" onToggle={(event) => setOpen(event.currentTarget.open)}>
       <summary className="cursor-pointer rounded text-slate-700 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600">
-        Result: {isRunResult(result) ? resultHeadline(result) : 'show'}
+        Result: {run.result ? resultHeadline(run.result) : 'show'}
       </summary>
-      {open && <RunResult result={result} />}
+      {open && <RunResult result={run.result} unreadable={run.unreadableResult} />}
     </details>
   );
 }

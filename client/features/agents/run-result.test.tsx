@@ -1,16 +1,17 @@
 import { screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import type { TRuleOutcome } from '../../../contracts/market.ts';
+import { ZRunResult, type TRuleOutcome } from '../../../contracts/market.ts';
 import { renderWithProviders } from '../../test/render.tsx';
-import { RunResult, failureText, formatNumber, isRunResult, ruleState } from './run-result.tsx';
+import { RunResult, failureText, formatNumber, ruleState } from './run-result.tsx';
 
-describe('isRunResult', () => {
+describe('ZRunResult (what the runs query reads a stored result with)', () => {
+  const readsAsRunResult = (value: unknown) => ZRunResult.safeParse(value).success;
   it("accepts TRunResult's shape and nothing else", () => {
-    expect(isRunResult({ templateId: 't', markets: [{ ok: false, symbol: 'AAPL', source: 'yahoo', simulated: false, error: 'x' }], alerts: [], simulated: false, performance: null })).toBe(true);
-    expect(isRunResult({ signals: 2 })).toBe(false);
-    expect(isRunResult({ markets: [{ symbol: 1 }], alerts: [], simulated: false })).toBe(false);
-    expect(isRunResult(null)).toBe(false);
-    expect(isRunResult('done')).toBe(false);
+    expect(readsAsRunResult({ templateId: 't', markets: [{ ok: false, symbol: 'AAPL', source: 'yahoo', simulated: false, error: 'x' }], alerts: [], simulated: false, performance: null })).toBe(true);
+    expect(readsAsRunResult({ signals: 2 })).toBe(false);
+    expect(readsAsRunResult({ markets: [{ symbol: 1 }], alerts: [], simulated: false })).toBe(false);
+    expect(readsAsRunResult(null)).toBe(false);
+    expect(readsAsRunResult('done')).toBe(false);
   });
 });
 
@@ -51,7 +52,7 @@ describe('failureText', () => {
 
 describe('RunResult', () => {
   it('shows a result of another shape as formatted JSON', () => {
-    const { container } = renderWithProviders(<RunResult result={{ signals: 2 }} />);
+    const { container } = renderWithProviders(<RunResult result={null} unreadable={{ signals: 2 }} />);
     expect(container.querySelector('pre')?.textContent).toBe('{\n  "signals": 2\n}');
     expect(screen.queryByText('Show raw JSON')).not.toBeInTheDocument();
   });

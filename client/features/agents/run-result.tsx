@@ -1,25 +1,9 @@
 import { CircleSlash, Hourglass, Minus, Zap, type LucideIcon } from 'lucide-react';
-import { isMarketFailure, MARKET_FAILURES, type TMarketResult, type TRuleOutcome, type TRunResult } from '../../../contracts/market.ts';
+import { MARKET_FAILURES, type TMarketResult, type TRuleOutcome, type TRunResult } from '../../../contracts/market.ts';
 import { Badge, type BadgeVariant } from '../../components/ui/badge.tsx';
 import { DATE_TIME, formatDate, performanceClass, thresholdLabel } from './agent-format.ts';
 
 export type TOkMarket = Extract<TMarketResult, { ok: true }>;
-
-/**
- * True when a run's stored result has TRunResult's shape. Runs recorded before the runtime
- * wrote TRunResult (or by a future version) hold other JSON; those are shown raw instead of
- * breaking the dialog.
- */
-export function isRunResult(value: unknown): value is TRunResult {
-  if (!value || typeof value !== 'object') return false;
-  const r = value as Partial<Record<keyof TRunResult, unknown>>;
-  return (
-    Array.isArray(r.markets) &&
-    Array.isArray(r.alerts) &&
-    typeof r.simulated === 'boolean' &&
-    r.markets.every((m: unknown) => !!m && typeof m === 'object' && typeof (m as { symbol?: unknown }).symbol === 'string' && typeof (m as { ok?: unknown }).ok === 'boolean')
-  );
-}
 
 /** 'BTC/USDT · binance · 15m': what a market is, where it came from and its candle size. */
 export const marketLabel = (market: TMarketResult) => [market.symbol, market.source, market.ok ? market.timeframe : null].filter(Boolean).join(' · ');
@@ -42,7 +26,7 @@ export function ruleState(rule: TRuleOutcome): { label: string; variant: BadgeVa
 /** Why a market failed: its kind's sentence (the current wording, for old runs too); a run
  * recorded before kinds existed keeps its stored text. */
 export function failureText(market: Extract<TMarketResult, { ok: false }>): string {
-  return isMarketFailure(market.failure) ? MARKET_FAILURES[market.failure] : market.error;
+  return market.failure ? MARKET_FAILURES[market.failure] : market.error;
 }
 
 /** One line for a collapsed run: '3 markets · 2 alerts · 4 rules fired'. */
@@ -62,10 +46,12 @@ export function resultHeadline(result: TRunResult): string {
 
 const SUBHEADING = 'text-xs font-semibold tracking-wide text-slate-700 uppercase';
 
-/** A run's result for reading: badges, alerts, then each market; the raw JSON on request. */
-export function RunResult({ result }: { result: unknown }) {
-  if (!isRunResult(result)) {
-    return <RawJson value={result} />;
+/** A run's result for reading: badges, alerts, then each market; the raw JSON on request. A
+ * result of another shape (recorded before TRunResult, or by a later version: ZRunHistory) is
+ * shown as the JSON stored. */
+export function RunResult({ result, unreadable }: { result: TRunResult | null; unreadable?: unknown }) {
+  if (!result) {
+    return <RawJson value={unreadable} />;
   }
   return (
     <div className="mt-3 space-y-3">

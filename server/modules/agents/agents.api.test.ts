@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AGENT_TEMPLATES, findTemplate, type TAgent, type TAgentConfig } from '../../../contracts/agents.ts';
+import { AGENT_TEMPLATES, defaultAgentConfig, findTemplate, type TAgent, type TAgentConfig } from '../../../contracts/agents.ts';
 import { agentRuns } from '../../db/schema.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 
@@ -7,11 +7,7 @@ const STOCK = 'stock-market-scanner';
 const CRYPTO = 'crypto-market-monitor';
 
 /** What the wizard submits when nothing is changed: the template's defaults. */
-function defaults(templateId: string): TAgentConfig {
-  const template = findTemplate(templateId)!;
-  const parameters = Object.fromEntries(Object.entries(template.defaultConfig.parameters).map(([key, p]) => [key, p.default]));
-  return { ...structuredClone(template.defaultConfig), schedule: { ...template.defaultConfig.schedule, timeZone: 'Europe/Paris' }, parameters };
-}
+const defaults = (templateId: string): TAgentConfig => defaultAgentConfig(findTemplate(templateId)!, 'Europe/Paris');
 
 describe('agents API', () => {
   let t: TestApp;

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { TAgent, TAgentConfig, TAgentRun, TAgentStatus, TCreateAgent, ZUpdateAgent } from '../../../contracts/agents.ts';
+import type { TAgent, TAgentConfig, TAgentStatus, TCreateAgent, TRunHistoryAnswer, ZUpdateAgent } from '../../../contracts/agents.ts';
 import type { Db } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
@@ -41,7 +41,8 @@ export function toApiAgent(row: AgentRow): TAgent {
   };
 }
 
-export function toApiRun(row: AgentRunRow): TAgentRun {
+/** A run as stored: the client parses its result with ZRunResult (ZRunHistory). */
+export function toApiRun(row: AgentRunRow): TRunHistoryAnswer[number] {
   return {
     id: row.id,
     status: row.status,
@@ -92,7 +93,7 @@ export function createAgentsService({ db, jobs, now = () => new Date() }: Agents
     return toApiAgent(await owned(caller, id));
   }
 
-  async function runs(caller: Caller, id: string, limit: number): Promise<TAgentRun[]> {
+  async function runs(caller: Caller, id: string, limit: number): Promise<TRunHistoryAnswer> {
     const agent = await owned(caller, id);
     return (await listRuns(db, agent.id, limit)).map(toApiRun);
   }

@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { findTemplate, type TAgentConfig, type TParameterValue } from '../../../contracts/agents.ts';
+import type { TParameterValue } from '../../../contracts/agent-parameters.ts';
+import { defaultAgentConfig, findTemplate, type TAgentConfig } from '../../../contracts/agents.ts';
 import { validateAgentConfig } from './validate-config.ts';
 
 /** A template's own defaults as a submitted config, as the wizard starts it. */
-function defaults(templateId: string): TAgentConfig {
-  const template = findTemplate(templateId)!;
-  const parameters = Object.fromEntries(Object.entries(template.defaultConfig.parameters).map(([key, p]) => [key, p.default]));
-  return { ...structuredClone(template.defaultConfig), schedule: { ...template.defaultConfig.schedule, timeZone: 'Europe/Paris' }, parameters };
-}
+const defaults = (templateId: string): TAgentConfig => defaultAgentConfig(findTemplate(templateId)!, 'Europe/Paris');
 
 const STOCK = 'stock-market-scanner';
 const CRYPTO = 'crypto-market-monitor';

@@ -1,19 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { AGENT_TEMPLATES, type TAgentConfig } from '../../../contracts/agents.ts';
+import { AGENT_TEMPLATES, defaultAgentConfig, type TAgentConfig, type TAgentTemplate } from '../../../contracts/agents.ts';
 import { MARKET_FAILURES, type TCandle } from '../../../contracts/market.ts';
 import { AVERAGE_WINDOW, CHART_CANDLES, evaluateMarket, performanceSince } from './evaluate.ts';
+import { planRun } from './run-plan.ts';
 
 const MINUTE = 60_000;
 const stockTemplate = AGENT_TEMPLATES[0]!;
 const cryptoTemplate = AGENT_TEMPLATES[1]!;
 
-function configOf(template: (typeof AGENT_TEMPLATES)[number], parameters: Record<string, unknown> = {}, thresholds?: TAgentConfig['notifications']['thresholds']): TAgentConfig {
-  const defaults = Object.fromEntries(Object.entries(template.defaultConfig.parameters).map(([k, p]) => [k, p.default]));
-  return {
-    schedule: { ...template.defaultConfig.schedule, timeZone: 'UTC' },
-    notifications: { ...template.defaultConfig.notifications, thresholds: thresholds ?? template.defaultConfig.notifications.thresholds },
-    parameters: { ...defaults, ...parameters } as TAgentConfig['parameters'],
-  };
+/** A run's plan for the template's defaults with `parameters` and `thresholds` changed. */
+function planOf(template: TAgentTemplate, parameters: TAgentConfig['parameters'] = {}, thresholds?: TAgentConfig['notifications']['thresholds']) {
+  const defaults = defaultAgentConfig(template);
+  return planRun(template.id, {
+    ...defaults,
+    notifications: { ...defaults.notifications, thresholds: thresholds ?? defaults.notifications.thresholds },
+    parameters: { ...defaults.parameters, ...parameters },
+  });
 }
 
 /** Candles from closes; range 1% of the close and volume 1000 unless given. */
@@ -26,25 +28,25 @@ const rule = (result: ReturnType<typeof evaluateMarket>, name: string) => result
 describe('stock rules', () => {
   it('RSI extreme fires above the threshold: a steady rise has RSI 100', () => {
     const closes = Array.from({ length: 40 }, (_, i) => 100 + i);
-    const result = evaluateMarket({ templateType: 'stock', config: configOf(stockTemplate, { rsiThreshold: 70 }), market: 'AAPL', candles: candles(closes), onChain: { configured: false } });
+    const result = evaluateMarket({ plan: planOf(stockTemplate, { rsiThreshold: 70 }), market: 'AAPL', candles: candles(closes), onChain: { configured: false } });
     expect(rule(result, 'RSI extreme')).toMatchObject({ status: 'evaluated', fired: true, values: { rsi: 100, threshold: 70 } });
     expect(result.indicators['RSI 14']).toBe(100);
   });
 
   it('RSI extreme fires below 100 minus the threshold and not in between', () => {
     const falling = Array.from({ length: 40 }, (_, i) => 200 - i);
-    const down = evaluateMarket({ templateType: 'stock', config: configOf(stockTemplate, { rsiThreshold: 70 }), market: 'X', candles: candles(falling), onChain: { configured: false } });
+    const down = evaluateMarket({ plan: planOf(stockTemplate, { rsiThreshold: 70 }), market: 'X', candles: candles(falling), onChain: { configured: false } });
     expect(rule(down, 'RSI extreme')).toMatchObject({ fired: true, values: { rsi: 0 } });
     // Alternating +1/-1: Wilder's averages of gains and losses stay close, RSI near 50.
     const zigzag = Array.from({ length: 41 }, (_, i) => 100 + (i % 2));
-    const flat = evaluateMarket({ templateType: 'stock', config: configOf(stockTemplate, { rsiThreshold: 70 }), market: 'X', candles: candles(zigzag), onChain: { configured: false } });
+    const flat = evaluateMarket({ plan: planOf(stockTemplate, { rsiThreshold: 70 }), market: 'X', candles: candles(zigzag), onChain: { configured: false } });
     expect(rule(flat, 'RSI extreme').fired).toBe(false);
     expect(rule(flat, 'RSI extreme').values.rsi).toBeGreaterThan(40);
     expect(rule(flat, 'RSI extreme').values.rsi).toBeLessThan(60);
   });
 
   it('on flat prices RSI is undefined and no rule fires', () => {
-    const result = evaluateMarket({ templateType: 'stock', config: configOf(stockTemplate), market: 'X', candles: candles(Array(40).fill(50)), onChain: { configured: false } });
+    const result = evaluateMarket({ plan: planOf(stockTemplate), market: 'X', candles: candles(Array(40).fill(50)), onChain: { configured: false } });
     expect(rule(result, 'RSI extreme')).toMatchObject({ status: 'insufficient data', fired: false, values: { rsi: null } });
     expect(result.rules.every((r) => !r.fired)).toBe(true);
     expect(result.indicators['RSI 14']).toBeNull();
@@ -53,29 +55,28 @@ describe('stock rules', () => {
   it('moving average crossover fires only on the candle that crosses above', () => {
     // 24 closes at 100, then 90 (below the 5-candle SMA of 98), then 110 (above the SMA of 100).
     const closes = [...Array(24).fill(100), 90, 110];
-    const result = evaluateMarket({ templateType: 'stock', config: configOf(stockTemplate, { movingAveragePeriod: 5 }), market: 'X', candles: candles(closes), onChain: { configured: false } });
+    const result = evaluateMarket({ plan: planOf(stockTemplate, { movingAveragePeriod: 5 }), market: 'X', candles: candles(closes), onChain: { configured: false } });
     // SMA5 at the last candle: (100+100+100+90+110)/5 = 100; previous: (100*4+90)/5 = 98.
     expect(rule(result, 'Moving average crossover')).toMatchObject({ fired: true, values: { close: 110, ma: 100, previousClose: 90, previousMa: 98, period: 5 } });
-    const after = evaluateMarket({ templateType: 'stock', config: configOf(stockTemplate, { movingAveragePeriod: 5 }), market: 'X', candles: candles([...closes, 111]), onChain: { configured: false } });
+    const after = evaluateMarket({ plan: planOf(stockTemplate, { movingAveragePeriod: 5 }), market: 'X', candles: candles([...closes, 111]), onChain: { configured: false } });
     expect(rule(after, 'Moving average crossover').fired).toBe(false);
     expect(result.chart.markers).toContainEqual({ time: 25 * MINUTE, rule: 'Moving average crossover' });
   });
 
   it('volume spike compares with twice the average of the previous 20 candles', () => {
     const closes = Array(30).fill(100).map((c, i) => c + (i % 2));
-    const spike = evaluateMarket({ templateType: 'stock', config: configOf(stockTemplate), market: 'X', candles: candles(closes, { 29: { volume: 2001 } }), onChain: { configured: false } });
+    const spike = evaluateMarket({ plan: planOf(stockTemplate), market: 'X', candles: candles(closes, { 29: { volume: 2001 } }), onChain: { configured: false } });
     expect(rule(spike, 'Volume spike')).toMatchObject({ fired: true, values: { volume: 2001, averageVolume: 1000, factor: 2 } });
-    const exact = evaluateMarket({ templateType: 'stock', config: configOf(stockTemplate), market: 'X', candles: candles(closes, { 29: { volume: 2000 } }), onChain: { configured: false } });
+    const exact = evaluateMarket({ plan: planOf(stockTemplate), market: 'X', candles: candles(closes, { 29: { volume: 2000 } }), onChain: { configured: false } });
     expect(rule(exact, 'Volume spike').fired).toBe(false);
-    const off = evaluateMarket({ templateType: 'stock', config: configOf(stockTemplate, { includeVolume: false }), market: 'X', candles: candles(closes), onChain: { configured: false } });
+    const off = evaluateMarket({ plan: planOf(stockTemplate, { includeVolume: false }), market: 'X', candles: candles(closes), onChain: { configured: false } });
     expect(off.rules.map((r) => r.name)).not.toContain('Volume spike');
   });
 
   it('computes the chosen indicators and overlays them on the last 60 candles', () => {
     const closes = Array.from({ length: 150 }, (_, i) => 100 + Math.sin(i / 5) * 10);
     const result = evaluateMarket({
-      templateType: 'stock',
-      config: configOf(stockTemplate, { indicators: ['SMA', 'EMA', 'MACD', 'Bollinger Bands', 'Stochastic Oscillator'], movingAveragePeriod: 10 }),
+      plan: planOf(stockTemplate, { indicators: ['SMA', 'EMA', 'MACD', 'Bollinger Bands', 'Stochastic Oscillator'], movingAveragePeriod: 10 }),
       market: 'X',
       candles: candles(closes),
       onChain: { configured: false },
@@ -96,34 +97,34 @@ describe('crypto rules', () => {
   const steady = Array.from({ length: 30 }, (_, i) => 100 + (i % 2) * 0.1);
 
   it('price change fires when the last candle moves more than the threshold either way', () => {
-    const up = evaluateMarket({ templateType: 'crypto', config: configOf(cryptoTemplate, { priceChangeThreshold: 3 }), market: 'BTC/USDT on binance', candles: candles([...steady, 104]), onChain: { configured: false } });
+    const up = evaluateMarket({ plan: planOf(cryptoTemplate, { priceChangeThreshold: 3 }), market: 'BTC/USDT on binance', candles: candles([...steady, 104]), onChain: { configured: false } });
     // 104 / 100.1 - 1 = 3.896%
     expect(rule(up, 'Price change')).toMatchObject({ fired: true });
     expect(rule(up, 'Price change').values.percentChange).toBeCloseTo(3.8961, 3);
-    const down = evaluateMarket({ templateType: 'crypto', config: configOf(cryptoTemplate, { priceChangeThreshold: 3 }), market: 'X', candles: candles([...steady, 97]), onChain: { configured: false } });
+    const down = evaluateMarket({ plan: planOf(cryptoTemplate, { priceChangeThreshold: 3 }), market: 'X', candles: candles([...steady, 97]), onChain: { configured: false } });
     expect(rule(down, 'Price change').fired).toBe(true);
-    const small = evaluateMarket({ templateType: 'crypto', config: configOf(cryptoTemplate, { priceChangeThreshold: 3 }), market: 'X', candles: candles([...steady, 101]), onChain: { configured: false } });
+    const small = evaluateMarket({ plan: planOf(cryptoTemplate, { priceChangeThreshold: 3 }), market: 'X', candles: candles([...steady, 101]), onChain: { configured: false } });
     expect(rule(small, 'Price change').fired).toBe(false);
   });
 
   it('volatility spike compares the candle range with the average range times the threshold', () => {
     // Every candle spans 1% (0.995-1.005 of the close); the last spans 2.5%.
     const wide = candles([...steady, 100], { [steady.length]: { high: 101.25, low: 98.75 } });
-    const result = evaluateMarket({ templateType: 'crypto', config: configOf(cryptoTemplate, { volatilityThreshold: 2 }), market: 'X', candles: wide, onChain: { configured: false } });
+    const result = evaluateMarket({ plan: planOf(cryptoTemplate, { volatilityThreshold: 2 }), market: 'X', candles: wide, onChain: { configured: false } });
     expect(rule(result, 'Volatility spike').fired).toBe(true);
     expect(rule(result, 'Volatility spike').values.volatility).toBeCloseTo(2.5, 9);
     expect(rule(result, 'Volatility spike').values.averageVolatility).toBeCloseTo(1, 9);
-    const calm = evaluateMarket({ templateType: 'crypto', config: configOf(cryptoTemplate, { volatilityThreshold: 3 }), market: 'X', candles: wide, onChain: { configured: false } });
+    const calm = evaluateMarket({ plan: planOf(cryptoTemplate, { volatilityThreshold: 3 }), market: 'X', candles: wide, onChain: { configured: false } });
     expect(rule(calm, 'Volatility spike').fired).toBe(false);
   });
 
   it('volume surge fires above 1.5 times the average', () => {
-    const result = evaluateMarket({ templateType: 'crypto', config: configOf(cryptoTemplate), market: 'X', candles: candles(steady, { [steady.length - 1]: { volume: 1501 } }), onChain: { configured: false } });
+    const result = evaluateMarket({ plan: planOf(cryptoTemplate), market: 'X', candles: candles(steady, { [steady.length - 1]: { volume: 1501 } }), onChain: { configured: false } });
     expect(rule(result, 'Volume surge')).toMatchObject({ fired: true, values: { volume: 1501, averageVolume: 1000, factor: 1.5 } });
   });
 
   it('on-chain rules say not configured without a source, never invented data', () => {
-    const result = evaluateMarket({ templateType: 'crypto', config: configOf(cryptoTemplate, { walletTracking: true }), market: 'X', candles: candles(steady), onChain: { configured: false } });
+    const result = evaluateMarket({ plan: planOf(cryptoTemplate, { walletTracking: true }), market: 'X', candles: candles(steady), onChain: { configured: false } });
     expect(rule(result, 'Whale transaction')).toMatchObject({ status: 'not configured', fired: false, values: {} });
     expect(rule(result, 'Wallet tracking')).toMatchObject({ status: 'not configured', fired: false });
     expect(rule(result, 'Whale transaction').detail).toContain('not configured');
@@ -131,14 +132,14 @@ describe('crypto rules', () => {
 
   it('a failed on-chain source shows its kind\'s sentence, never what the provider said', () => {
     const onChain = { configured: true, ok: false, failure: 'rate-limited', cause: { providerMessage: 'usage limit reached 7QX-canary' } } as const;
-    const result = evaluateMarket({ templateType: 'crypto', config: configOf(cryptoTemplate), market: 'X', candles: candles(steady), onChain });
+    const result = evaluateMarket({ plan: planOf(cryptoTemplate), market: 'X', candles: candles(steady), onChain });
     expect(rule(result, 'Whale transaction')).toMatchObject({ status: 'insufficient data', fired: false, detail: `on-chain source failed: ${MARKET_FAILURES['rate-limited']}` });
     expect(JSON.stringify(result)).not.toContain('7QX-canary');
   });
 
   it('whale transaction fires when the source reports transfers', () => {
     const tx = { hash: 'h', blockchain: 'bitcoin', symbol: 'btc', amount: 50, amountUsd: 3_000_000, from: 'unknown', to: 'binance', time: new Date(0).toISOString() };
-    const result = evaluateMarket({ templateType: 'crypto', config: configOf(cryptoTemplate), market: 'X', candles: candles(steady), onChain: { configured: true, ok: true, transactions: [tx] } });
+    const result = evaluateMarket({ plan: planOf(cryptoTemplate), market: 'X', candles: candles(steady), onChain: { configured: true, ok: true, transactions: [tx] } });
     expect(rule(result, 'Whale transaction')).toMatchObject({ status: 'evaluated', fired: true, values: { transactions: 1, largestUsd: 3_000_000 } });
   });
 });
@@ -155,8 +156,7 @@ describe('notification thresholds', () => {
     ];
     const last = steady.length;
     const result = evaluateMarket({
-      templateType: 'crypto',
-      config: configOf(cryptoTemplate, {}, thresholds),
+      plan: planOf(cryptoTemplate, {}, thresholds),
       market: 'BTC/USDT on binance',
       candles: candles([...steady, 106], { [last]: { volume: 1600, high: 106 * 1.005, low: 106 * 0.995 } }),
       onChain: { configured: false },
@@ -170,7 +170,7 @@ describe('notification thresholds', () => {
   });
 
   it('needs the averaging window before volume and volatility thresholds can fire', () => {
-    const result = evaluateMarket({ templateType: 'crypto', config: configOf(cryptoTemplate), market: 'X', candles: candles(steady.slice(0, AVERAGE_WINDOW)), onChain: { configured: false } });
+    const result = evaluateMarket({ plan: planOf(cryptoTemplate), market: 'X', candles: candles(steady.slice(0, AVERAGE_WINDOW)), onChain: { configured: false } });
     expect(result.thresholds.map((t) => t.thresholdType)).toEqual(['priceChange']);
   });
 });

@@ -1,7 +1,8 @@
-import type { TAgentConfig, TThreshold } from '../../../contracts/agents.ts';
+import type { TCryptoMonitorParameters, TThreshold } from '../../../contracts/agents.ts';
 import { MARKET_FAILURES, type TCandle, type TChartData, type TMarketFailure, type TRuleOutcome } from '../../../contracts/market.ts';
 import { bollinger, ema, macd, rsi, sma, stochastic } from '../market/indicators.ts';
 import type { WhaleTransaction } from '../market/types.ts';
+import type { RunPlan } from './run-plan.ts';
 
 /**
  * The templates' decision rules (SPEC section 9) and the notification thresholds, evaluated on
@@ -37,24 +38,14 @@ export type MarketEvaluation = {
 };
 
 /** How many candles a template needs for its indicators, averages and chart. */
-export function candlesNeeded(config: TAgentConfig, templateType: 'stock' | 'crypto'): number {
-  const period = templateType === 'stock' ? numberParam(config, 'movingAveragePeriod', 20) : CRYPTO_MA_PERIOD;
+export function candlesNeeded(plan: RunPlan): number {
+  const period = plan.templateType === 'stock' ? plan.parameters.movingAveragePeriod : CRYPTO_MA_PERIOD;
   return Math.min(1000, Math.max(120, period + CHART_CANDLES + 40));
 }
 
 const finite = (value: number | undefined): number | null => (value !== undefined && Number.isFinite(value) ? value : null);
 const round = (value: number, digits = 2) => Number(value.toFixed(digits));
 const fmt = (value: number | null, digits = 2) => (value === null ? 'undefined' : value.toFixed(digits));
-
-function numberParam(config: TAgentConfig, name: string, fallback: number): number {
-  const value = config.parameters[name];
-  return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
-}
-
-function listParam(config: TAgentConfig, name: string): string[] {
-  const value = config.parameters[name];
-  return Array.isArray(value) ? value : [];
-}
 
 /** Per-candle series the rules read; computed once per market. */
 class Series {
@@ -151,12 +142,12 @@ function volatilityRule(s: Series, i: number, factor: number): TRuleOutcome {
   return outcome('Volatility spike', fired, { volatility, averageVolatility: average, factor }, `range ${fmt(volatility)}% ${fired ? '>' : '<='} ${factor} x average ${fmt(average)}%`);
 }
 
-function onChainRules(config: TAgentConfig, onChain: OnChainInput): TRuleOutcome[] {
+function onChainRules(parameters: TCryptoMonitorParameters, onChain: OnChainInput): TRuleOutcome[] {
   const rules: TRuleOutcome[] = [];
   const notConfigured = (name: string): TRuleOutcome => ({ name, status: 'not configured', fired: false, values: {}, detail: 'not configured: set WHALE_ALERT_API_KEY to read on-chain data' });
   const wanted = [
-    ['Whale transaction', config.parameters.includeOnChainMetrics !== false],
-    ['Wallet tracking', config.parameters.walletTracking === true],
+    ['Whale transaction', parameters.includeOnChainMetrics],
+    ['Wallet tracking', parameters.walletTracking],
   ] as const;
   for (const [name, on] of wanted) {
     if (!on) continue;
@@ -207,14 +198,8 @@ function thresholdCondition(s: Series, threshold: TThreshold, market: string): T
 const toNullable = (values: Float64Array, from: number) => Array.from(values.subarray(from), (v) => (Number.isFinite(v) ? round(v, 6) : null));
 
 /** Evaluates one market for its agent's template. `candles` is oldest first, at least 2. */
-export function evaluateMarket(input: {
-  templateType: 'stock' | 'crypto';
-  config: TAgentConfig;
-  market: string;
-  candles: readonly TCandle[];
-  onChain: OnChainInput;
-}): MarketEvaluation {
-  const { templateType, config, market } = input;
+export function evaluateMarket(input: { plan: RunPlan; market: string; candles: readonly TCandle[]; onChain: OnChainInput }): MarketEvaluation {
+  const { plan, market } = input;
   const s = new Series(input.candles);
   const i = s.last;
   const chartFrom = Math.max(0, s.candles.length - CHART_CANDLES);
@@ -234,9 +219,9 @@ export function evaluateMarket(input: {
   const rsiValues = rsi(s.close, RSI_PERIOD);
   indicators[`RSI ${RSI_PERIOD}`] = finite(rsiValues[i]);
 
-  if (templateType === 'stock') {
-    const period = numberParam(config, 'movingAveragePeriod', 20);
-    const chosen = new Set(listParam(config, 'indicators'));
+  if (plan.templateType === 'stock') {
+    const { movingAveragePeriod: period, rsiThreshold: threshold, includeVolume } = plan.parameters;
+    const chosen = new Set(plan.parameters.indicators);
     const ma = sma(s.close, period);
     if (chosen.has('SMA')) {
       indicators[`SMA ${period}`] = finite(ma[i]);
@@ -264,23 +249,21 @@ export function evaluateMarket(input: {
       );
       Object.assign(indicators, { '%K': finite(st.k[i]), '%D': finite(st.d[i]) });
     }
-    const threshold = numberParam(config, 'rsiThreshold', 70);
     rules.push(withMarkers((at) => rsiRule(rsiValues, at, threshold)));
     rules.push(withMarkers((at) => crossoverRule(s, ma, at, period)));
-    if (config.parameters.includeVolume !== false) rules.push(withMarkers((at) => volumeRule(s, at, STOCK_VOLUME_FACTOR, 'Volume spike')));
+    if (includeVolume) rules.push(withMarkers((at) => volumeRule(s, at, STOCK_VOLUME_FACTOR, 'Volume spike')));
   } else {
     const ma = sma(s.close, CRYPTO_MA_PERIOD);
     indicators[`SMA ${CRYPTO_MA_PERIOD}`] = finite(ma[i]);
     overlays[`SMA ${CRYPTO_MA_PERIOD}`] = toNullable(ma, chartFrom);
-    const priceThreshold = numberParam(config, 'priceChangeThreshold', 3);
-    const volatilityFactor = numberParam(config, 'volatilityThreshold', 2);
+    const { priceChangeThreshold: priceThreshold, volatilityThreshold: volatilityFactor } = plan.parameters;
     rules.push(withMarkers((at) => priceChangeRule(s, at, priceThreshold)));
     rules.push(withMarkers((at) => volatilityRule(s, at, volatilityFactor)));
     rules.push(withMarkers((at) => volumeRule(s, at, CRYPTO_VOLUME_FACTOR, 'Volume surge')));
-    rules.push(...onChainRules(config, input.onChain));
+    rules.push(...onChainRules(plan.parameters, input.onChain));
   }
 
-  const thresholds = config.notifications.thresholds.flatMap((t) => thresholdCondition(s, t, market) ?? []);
+  const thresholds = plan.thresholds.flatMap((t) => thresholdCondition(s, t, market) ?? []);
   return { indicators, rules, chart: { candles: s.candles.slice(chartFrom), overlays, markers }, thresholds };
 }
 

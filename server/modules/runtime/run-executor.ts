@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
-import { findTemplate, type TAgentConfig } from '../../../contracts/agents.ts';
+import type { TCryptoMonitorParameters } from '../../../contracts/agents.ts';
 import {
   EXCHANGE_SOURCES,
   MARKET_FAILURES,
@@ -14,6 +14,7 @@ import {
 import type { Db } from '../../db/client.ts';
 import { MarketDataError, OnChainError, type MarketData, type OnChainSource } from '../market/types.ts';
 import { candlesNeeded, evaluateMarket, performanceSince, type OnChainInput, type ThresholdCondition } from './evaluate.ts';
+import { planRun, RunNotPossible, type RunPlan } from './run-plan.ts';
 import { extendLeases, finishRun, startRun, type RunAgent } from './runtime.repo.ts';
 
 /** What the runtime needs from the notifications module (dedupe, in-app rows, emails). */
@@ -46,9 +47,6 @@ const ON_CHAIN_TIMEOUT_MS = 30_000;
 
 type Market = { label: string; source: TMarketSource; symbol: string; timeframe: TCandleTimeframe };
 
-/** A run that cannot start for a reason the user can fix; its message is ours and shown as is. */
-class RunNotPossible extends Error {}
-
 /** A run that failed for any other reason shows this; the cause is in the log with its ids. */
 export const RUN_FAILED_ERROR = 'The run failed because of an error on our side. The server log has the details.';
 
@@ -59,19 +57,16 @@ const causeOf = (err: unknown): Record<string, unknown> =>
   err instanceof MarketDataError || err instanceof OnChainError ? err.logCause : { error: err instanceof Error ? err.name : typeof err, message: err instanceof Error ? err.message : String(err) };
 
 /** The markets an agent watches, from its template's parameters. */
-export function marketsOf(templateType: 'stock' | 'crypto', config: TAgentConfig, marketData: MarketData): Market[] {
-  const timeframeParam = String(config.parameters.timeframe ?? '');
-  if (templateType === 'stock') {
-    const timeframe = TEMPLATE_TIMEFRAMES[timeframeParam] ?? '1d';
-    const symbols = String(config.parameters.symbols ?? '')
+export function marketsOf(plan: RunPlan, marketData: MarketData): Market[] {
+  const timeframe = TEMPLATE_TIMEFRAMES[plan.parameters.timeframe];
+  if (plan.templateType === 'stock') {
+    const symbols = plan.parameters.symbols
       .split(/[\s,;]+/)
       .map((s) => s.trim().toUpperCase())
       .filter((s) => /^[A-Z0-9.^=-]{1,12}$/.test(s));
     return [...new Set(symbols)].slice(0, MAX_STOCK_SYMBOLS).map((symbol) => ({ label: symbol, source: 'yahoo', symbol, timeframe }));
   }
-  const timeframe = TEMPLATE_TIMEFRAMES[timeframeParam] ?? '15m';
-  const token = String(config.parameters.token ?? 'BTC').toUpperCase();
-  const exchanges = Array.isArray(config.parameters.exchanges) ? config.parameters.exchanges : [];
+  const { token, exchanges } = plan.parameters;
   return exchanges.flatMap((name) => {
     const source = EXCHANGE_SOURCES[name];
     if (!source) return [];
@@ -90,16 +85,16 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
   let onChainTick = '';
   let onChainByToken = new Map<string, Promise<OnChainInput>>();
 
-  function onChainFor(config: TAgentConfig, tick: string): Promise<OnChainInput> {
+  function onChainFor(parameters: TCryptoMonitorParameters, tick: string): Promise<OnChainInput> {
     if (!onChain) return Promise.resolve({ configured: false });
-    if (config.parameters.includeOnChainMetrics === false && config.parameters.walletTracking !== true) {
+    if (!parameters.includeOnChainMetrics && !parameters.walletTracking) {
       return Promise.resolve({ configured: true, ok: true, transactions: [] });
     }
     if (tick !== onChainTick) {
       onChainTick = tick;
       onChainByToken = new Map();
     }
-    const token = String(config.parameters.token ?? 'BTC');
+    const { token } = parameters;
     let pending = onChainByToken.get(token);
     if (!pending) {
       const since = new Date(now().getTime() - ON_CHAIN_LOOKBACK_MS);
@@ -116,13 +111,11 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
   }
 
   async function evaluate(agent: RunAgent, runId: number, previous: ReadonlyMap<string, number>, tick: string) {
-    const template = findTemplate(agent.templateId);
-    if (!template || template.type === 'other') throw new RunNotPossible(`The template ${agent.templateId} has no runtime.`);
-    const type = template.type;
-    const markets = marketsOf(type, agent.config, marketData);
+    const plan = planRun(agent.templateId, agent.config);
+    const markets = marketsOf(plan, marketData);
     if (markets.length === 0) throw new RunNotPossible('No market to watch: check the symbols or exchanges.');
-    const onChainInput = type === 'crypto' ? await onChainFor(agent.config, tick) : ({ configured: false } as const);
-    const limit = candlesNeeded(agent.config, type);
+    const onChainInput = plan.templateType === 'crypto' ? await onChainFor(plan.parameters, tick) : ({ configured: false } as const);
+    const limit = candlesNeeded(plan);
 
     const conditions: Array<ThresholdCondition & { market: string }> = [];
     const failures: ReadFailure[] = onChainInput.configured && !onChainInput.ok ? [{ market: 'on-chain', failure: onChainInput.failure, cause: onChainInput.cause }] : [];
@@ -131,7 +124,7 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
         try {
           const series = await marketData.getCandles({ source: m.source, symbol: m.symbol, timeframe: m.timeframe, limit }, tick);
           if (series.candles.length < 2) throw new MarketDataError(m.source, 'no-data', { detail: `${m.source} returned ${series.candles.length} candles for ${m.symbol}` });
-          const evaluation = evaluateMarket({ templateType: type, config: agent.config, market: m.label, candles: series.candles, onChain: onChainInput });
+          const evaluation = evaluateMarket({ plan, market: m.label, candles: series.candles, onChain: onChainInput });
           conditions.push(...evaluation.thresholds.map((t) => ({ ...t, market: m.label })));
           const latest = series.candles.at(-1)!;
           return {

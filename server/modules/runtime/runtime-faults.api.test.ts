@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { eq } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { findTemplate, type TAgent, type TAgentConfig, type TAgentRun } from '../../../contracts/agents.ts';
+import { defaultAgentConfig, findTemplate, type TAgent, type TAgentConfig, type TAgentRun } from '../../../contracts/agents.ts';
 import { MARKET_FAILURES, type TRunResult } from '../../../contracts/market.ts';
 import type { TNotificationList } from '../../../contracts/notifications.ts';
 import { agentRuns, notifications } from '../../db/schema.ts';
@@ -19,11 +19,11 @@ const onPostgres = process.env.TEST_DATABASE === 'postgres';
 
 function cryptoConfig(exchanges: string[], alerts: Partial<TAgentConfig['notifications']> = {}): TAgentConfig {
   const template = findTemplate(CRYPTO)!;
-  const parameters = Object.fromEntries(Object.entries(template.defaultConfig.parameters).map(([key, p]) => [key, p.default]));
+  const { parameters } = defaultAgentConfig(template);
   return {
     schedule: { frequency: 'realtime', daysActive: ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'], activeHours: { start: '00:00', end: '23:59' }, timeZone: 'UTC' },
     notifications: { ...template.defaultConfig.notifications, email: false, ...alerts },
-    parameters: { ...parameters, exchanges, timeframe: '1min' } as TAgentConfig['parameters'],
+    parameters: { ...parameters, exchanges, timeframe: '1min' },
   };
 }
 

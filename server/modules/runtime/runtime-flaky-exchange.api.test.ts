@@ -1,7 +1,7 @@
 import { asc, inArray } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findTemplate, type TAgent, type TAgentConfig } from '../../../contracts/agents.ts';
+import { defaultAgentConfig, findTemplate, type TAgent, type TAgentConfig } from '../../../contracts/agents.ts';
 import { MARKET_FAILURES } from '../../../contracts/market.ts';
 import { agentRuns } from '../../db/schema.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
@@ -26,11 +26,11 @@ const WATCHES: Array<{ exchanges: string[]; token: string }> = [
 
 function everyMinute(watch: (typeof WATCHES)[number]): TAgentConfig {
   const template = findTemplate('crypto-market-monitor')!;
-  const parameters = Object.fromEntries(Object.entries(template.defaultConfig.parameters).map(([key, p]) => [key, p.default]));
+  const { parameters } = defaultAgentConfig(template);
   return {
     schedule: { frequency: 'realtime', daysActive: ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'], activeHours: { start: '00:00', end: '23:59' }, timeZone: 'UTC' },
     notifications: { ...template.defaultConfig.notifications, email: false },
-    parameters: { ...parameters, ...watch, timeframe: '1min' } as TAgentConfig['parameters'],
+    parameters: { ...parameters, ...watch, timeframe: '1min' },
   };
 }
 

@@ -1,12 +1,11 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { TAgent, TAgentConfig, TAgentRun } from '../../../contracts/agents.ts';
+import { defaultAgentConfig, findTemplate, type TAgent, type TAgentConfig, type TAgentRun } from '../../../contracts/agents.ts';
 import { MARKET_FAILURES, type TMarketFailure, type TRunResult } from '../../../contracts/market.ts';
 import { startFakeExchanges, type FakeExchanges } from '../../../tests/fakes/exchanges.ts';
 import { startFakeWhaleAlert, type FakeWhaleAlert } from '../../../tests/fakes/whale-alert.ts';
 import { startFakeYahoo, type FakeYahoo } from '../../../tests/fakes/yahoo.ts';
 import { agentRuns } from '../../db/schema.ts';
-import { defaultAgentConfig } from '../../test/agent-fixtures.ts';
 import { capturingLogger } from '../../test/secret-scan.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 import { until } from '../../test/until.ts';
@@ -150,7 +149,7 @@ describe('a provider’s words never reach a user, and are in the log with the r
 
   /** Creates the agent, runs it now and waits for the run to finish. */
   async function runOnce(templateId: string, parameters: Record<string, unknown>): Promise<{ agent: TAgent; run: TAgentRun; body: string }> {
-    const base = defaultAgentConfig(templateId);
+    const base = defaultAgentConfig(findTemplate(templateId)!);
     const config: TAgentConfig = { ...base, notifications: { ...base.notifications, email: false }, parameters: { ...base.parameters, ...parameters } as TAgentConfig['parameters'] };
     const created = await t.request({ method: 'POST', url: '/api/agents', cookie: admin, payload: { templateId, name: `provider text ${templateId}`, config } });
     expect(created.statusCode).toBe(201);

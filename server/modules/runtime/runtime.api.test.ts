@@ -1,7 +1,7 @@
 import { and, asc, eq, isNotNull, sql } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { findTemplate, type TAgent, type TAgentConfig, type TAgentRun } from '../../../contracts/agents.ts';
+import { defaultAgentConfig, findTemplate, type TAgent, type TAgentConfig, type TAgentRun } from '../../../contracts/agents.ts';
 import type { TNotificationList } from '../../../contracts/notifications.ts';
 import type { TRunResult } from '../../../contracts/market.ts';
 import { agentRuns, agents } from '../../db/schema.ts';
@@ -9,6 +9,7 @@ import { createTestApp, type TestApp } from '../../test/test-app.ts';
 import { until } from '../../test/until.ts';
 import { createDispatcher } from './dispatcher.ts';
 import { startRuntime } from './runtime.ts';
+import { INVALID_PARAMETERS_ERROR } from './run-plan.ts';
 import { startRun } from './runtime.repo.ts';
 import { startWorkers, type Workers } from './workers.ts';
 
@@ -19,7 +20,7 @@ const silent = pino({ level: 'silent' });
 
 function configOf(templateId: string, changes: { schedule?: Partial<TAgentConfig['schedule']>; parameters?: Record<string, unknown>; notifications?: Partial<TAgentConfig['notifications']> } = {}): TAgentConfig {
   const template = findTemplate(templateId)!;
-  const parameters = Object.fromEntries(Object.entries(template.defaultConfig.parameters).map(([key, p]) => [key, p.default]));
+  const { parameters } = defaultAgentConfig(template);
   return {
     schedule: { ...template.defaultConfig.schedule, timeZone: 'UTC', ...changes.schedule },
     notifications: { ...template.defaultConfig.notifications, ...changes.notifications },
@@ -125,6 +126,22 @@ describe('agents runtime', () => {
     // jsonb keeps keys in its own order.
     expect(Object.keys(aapl.chart.overlays).sort()).toEqual(['Bollinger lower', 'Bollinger middle', 'Bollinger upper', 'SMA 20']);
     expect(aapl.rules.map((r) => r.name)).toEqual(['RSI extreme', 'Moving average crossover', 'Volume spike']);
+  });
+
+  it('a configuration that no longer fits its template fails the run and says why, never running on defaults', async () => {
+    const agent = await create(STOCK, configOf(STOCK));
+    // As stored before a parameter was renamed (the API refuses such a config, so write it as is):
+    // the old runtime read the missing rsiThreshold as 70 and the text period as 20, and ran.
+    const { rsiThreshold, ...parameters } = agent.config.parameters;
+    const stale = { ...agent.config, parameters: { ...parameters, rsiLimit: rsiThreshold!, movingAveragePeriod: 'twenty' } };
+    await t.database.db.update(agents).set({ config: stale }).where(eq(agents.id, agent.id));
+    await start();
+    expect((await t.request({ method: 'POST', url: `/api/agents/${agent.id}/run`, cookie: admin })).statusCode).toBe(202);
+    const [run] = await until(() => runsOf(agent.id), (runs) => runs[0]?.status === 'success' || runs[0]?.status === 'failure');
+    expect(run).toMatchObject({ status: 'failure', result: null });
+    expect(run!.error).toMatch(new RegExp(`^${INVALID_PARAMETERS_ERROR} \\(.+\\)\\.$`));
+    // One problem per parameter; the stored key order is the database's own (jsonb sorts keys).
+    for (const problem of ['rsiThreshold: is required', 'rsiLimit: unknown parameter', 'movingAveragePeriod: must be a number']) expect(run!.error).toContain(problem);
   });
 
   it('run now, pressed 300 times at once: one run (202), every other press 409; the next is accepted once it has finished', async () => {

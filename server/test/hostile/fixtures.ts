@@ -1,5 +1,5 @@
-import { findTemplate, type TAgentConfig } from '../../../contracts/agents.ts';
-import { defaultAgentConfig, inAppAlert } from '../agent-fixtures.ts';
+import { defaultAgentConfig, findTemplate, type TAgentConfig } from '../../../contracts/agents.ts';
+import { inAppAlert } from '../agent-fixtures.ts';
 import type { TestApp } from '../test-app.ts';
 
 export const ADMIN_EMAIL = 'hostile-admin@example.com';
@@ -19,7 +19,7 @@ export type Fixtures = {
 const template = findTemplate('stock-market-scanner')!;
 
 export function validAgentConfig(): TAgentConfig {
-  return defaultAgentConfig(template.id, 'Europe/Paris');
+  return defaultAgentConfig(template, 'Europe/Paris');
 }
 export const VALID_AGENT = { templateId: template.id, name: 'Hostile scanner', config: validAgentConfig() };
 export const VALID_ARTICLE = {

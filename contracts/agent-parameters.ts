@@ -1,0 +1,184 @@
+import { z } from 'zod';
+
+/**
+ * A template's parameters (SPEC section 3: type, label, description, default, required,
+ * validation) and the schema built from them. The one schema serves the server's check of a
+ * submitted configuration (the wizard blocks nothing, SPEC section 5) and the runtime, which
+ * parses an agent's parameters once per run into a typed object: a parameter renamed in a
+ * template breaks the runtime's reading at compile time instead of falling back to a default.
+ */
+
+export const PARAMETER_TYPES = ['string', 'number', 'boolean', 'select', 'multi-select', 'slider', 'textarea'] as const;
+export type TParameterType = (typeof PARAMETER_TYPES)[number];
+
+/** Longest text a string or textarea parameter may hold. */
+export const MAX_TEXT_LENGTH = 2000;
+/** SPEC: 'Sliders default to 0-100, step 1'; number inputs default to step 1. */
+const SLIDER_DEFAULT_RANGE = { min: 0, max: 100 } as const;
+const DEFAULT_STEP = 1;
+/** Floating-point slack for the step grid: 2.1 is (2.1 - 1) / 0.1 = 11.000000000000002 steps. */
+const STEP_TOLERANCE = 1e-9;
+
+/** Any parameter's value in a submitted configuration: its shape only; what it may hold depends
+ * on the template (parametersSchema). */
+export const ZParameterValue = z.union([z.string().max(MAX_TEXT_LENGTH), z.number().finite(), z.boolean(), z.array(z.string().max(200)).max(50)]);
+export type TParameterValue = z.infer<typeof ZParameterValue>;
+
+export const ZParameterDefinition = z.object({
+  type: z.enum(PARAMETER_TYPES),
+  label: z.string(),
+  description: z.string(),
+  default: z.union([z.string(), z.number(), z.boolean(), z.array(z.string()).readonly()]),
+  required: z.boolean(),
+  validation: z
+    .object({
+      options: z.array(z.string()).readonly().optional(),
+      /** Options shown but not selectable, with the reason (FTX closed in 2022). */
+      disabledOptions: z.record(z.string(), z.string()).optional(),
+      /** Display labels for options whose id is not what users know (Huobi is ccxt's htx). */
+      optionLabels: z.record(z.string(), z.string()).optional(),
+      min: z.number().optional(),
+      max: z.number().optional(),
+      step: z.number().optional(),
+      pattern: z.string().optional(),
+      /** What `pattern` means, in words, for the error when a value does not match it. */
+      patternMessage: z.string().optional(),
+    })
+    .optional(),
+});
+export type TParameterDefinition = z.infer<typeof ZParameterDefinition>;
+export type TParameterDefinitions = Readonly<Record<string, TParameterDefinition>>;
+
+type TOptionOf<D> = D extends { validation: { options: ReadonlyArray<infer O extends string> } } ? O : string;
+
+/** The value a definition describes: a select's value is one of its options, and so on. */
+export type TParameterValueOf<D extends TParameterDefinition> = D['type'] extends 'number' | 'slider'
+  ? number
+  : D['type'] extends 'boolean'
+    ? boolean
+    : D['type'] extends 'select'
+      ? TOptionOf<D>
+      : D['type'] extends 'multi-select'
+        ? Array<TOptionOf<D>>
+        : string;
+
+/** Parsed parameters: every one present (an optional one missing takes its default). */
+export type TParametersOf<P extends TParameterDefinitions> = { -readonly [K in keyof P]: TParameterValueOf<P[K]> };
+
+/** A definition's default as a configuration holds it: a copy, since a list may be changed. */
+export function defaultValue(definition: TParameterDefinition): TParameterValue {
+  const value = definition.default;
+  // Array.isArray does not narrow a readonly array out of the union; typeof does.
+  return typeof value === 'object' ? [...value] : value;
+}
+
+/** 'is required' for a missing value, else `message`: zod reports both as a wrong type. */
+const typeError = (message: string) => ({ error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : message) });
+/** Each parameter reports only its first problem, as a person fixes one thing at a time. */
+const first = (message: string) => ({ message, abort: true });
+
+function rangeMessage(min: number | undefined, max: number | undefined): string {
+  if (min !== undefined && max !== undefined) return `must be between ${min} and ${max}`;
+  return min !== undefined ? `must be at least ${min}` : `must be at most ${max}`;
+}
+
+/** 'FTX is closed since 2022': options shown in the wizard but no longer usable. */
+function disabledReason(definition: TParameterDefinition, option: string): string | null {
+  const reason = definition.validation?.disabledOptions?.[option];
+  return reason === undefined ? null : `${option} is ${reason.charAt(0).toLowerCase()}${reason.slice(1)}`;
+}
+
+/** The schema of one parameter's value, from its definition. */
+export function parameterSchema(definition: TParameterDefinition): z.ZodType<TParameterValue> {
+  const rules = definition.validation ?? {};
+  switch (definition.type) {
+    case 'string':
+    case 'textarea': {
+      let text = z.string(typeError('must be text')).max(MAX_TEXT_LENGTH, first(`must be at most ${MAX_TEXT_LENGTH} characters`));
+      if (definition.required) text = text.refine((value) => value.trim() !== '', first('is required'));
+      if (rules.pattern !== undefined) text = text.regex(new RegExp(rules.pattern), first(rules.patternMessage ?? `must match ${rules.pattern}`));
+      return text;
+    }
+    case 'number':
+    case 'slider': {
+      const defaults: { min?: number; max?: number } = definition.type === 'slider' ? SLIDER_DEFAULT_RANGE : {};
+      const min = rules.min ?? defaults.min;
+      const max = rules.max ?? defaults.max;
+      const step = rules.step ?? DEFAULT_STEP;
+      const base = min ?? 0;
+      const onGrid = (value: number) => {
+        const steps = (value - base) / step;
+        return Math.abs(steps - Math.round(steps)) <= STEP_TOLERANCE;
+      };
+      return z
+        .number(typeError('must be a number'))
+        .refine((value) => (min === undefined || value >= min) && (max === undefined || value <= max), first(rangeMessage(min, max)))
+        .refine(onGrid, first(step === 1 && Number.isInteger(base) ? 'must be a whole number' : `must be a multiple of ${step} from ${base}`));
+    }
+    case 'boolean':
+      return z.boolean(typeError('must be true or false'));
+    case 'select': {
+      const options: readonly string[] = rules.options ?? [];
+      const oneOf = `must be one of ${options.join(', ')}`;
+      return z
+        .string(typeError(oneOf))
+        .refine((value) => options.includes(value), first(oneOf))
+        .superRefine((value, ctx) => {
+          const reason = disabledReason(definition, value);
+          if (reason) ctx.addIssue({ code: 'custom', message: reason, input: value });
+        });
+    }
+    case 'multi-select': {
+      const options: readonly string[] = rules.options ?? [];
+      const list = options.join(', ');
+      return z
+        .array(
+          z.string().refine((option) => options.includes(option), { error: (issue) => `'${String(issue.input)}' is not one of ${list}`, abort: true }),
+          typeError(`must be a list of ${list}`),
+        )
+        .superRefine((value, ctx) => {
+          const duplicate = value.find((option, i) => value.indexOf(option) !== i);
+          const disabled = value.map((option) => disabledReason(definition, option)).find((reason) => reason !== null);
+          const message =
+            duplicate !== undefined ? `lists ${duplicate} twice` : disabled ? disabled : definition.required && value.length === 0 ? 'choose at least one' : null;
+          if (message) ctx.addIssue({ code: 'custom', message, input: value });
+        });
+    }
+  }
+}
+
+/**
+ * The schema of a template's parameters: each by its definition, an optional one missing taking
+ * its default, any other key refused as 'unknown parameter'.
+ */
+export function parametersSchema<P extends TParameterDefinitions>(definitions: P): z.ZodType<TParametersOf<P>> {
+  const shape = Object.fromEntries(
+    Object.entries(definitions).map(([key, definition]) => {
+      const schema = parameterSchema(definition);
+      return [key, definition.required ? schema : schema.default(() => defaultValue(definition))];
+    }),
+  );
+  // The shape is built from the definitions at run time, so zod cannot infer it; TParametersOf
+  // derives the same from the definitions' types.
+  return z.strictObject(shape) as unknown as z.ZodType<TParametersOf<P>>;
+}
+
+/** What is wrong with a template's parameters, one line per parameter with its path
+ * (`parameters.token`), in the order they were given; missing ones last. */
+export function parameterProblems(error: z.ZodError, given: Readonly<Record<string, unknown>>): Array<{ path: string; message: string }> {
+  const keys = Object.keys(given);
+  const rank = (key: string) => (keys.includes(key) ? keys.indexOf(key) : keys.length);
+  const seen = new Set<string>();
+  const problems: Array<{ key: string; message: string }> = [];
+  const add = (key: string, message: string) => {
+    if (seen.has(key)) return;
+    seen.add(key);
+    problems.push({ key, message });
+  };
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys' && issue.path.length === 0) issue.keys.forEach((key) => add(key, 'unknown parameter'));
+    else add(issue.path.length > 0 ? String(issue.path[0]) : '', issue.message);
+  }
+  // A stable sort: missing parameters keep the template's order among themselves.
+  return problems.sort((a, b) => rank(a.key) - rank(b.key)).map(({ key, message }) => ({ path: key ? `parameters.${key}` : 'parameters', message }));
+}

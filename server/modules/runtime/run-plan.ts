@@ -1,0 +1,45 @@
+import type { z } from 'zod';
+import { parameterProblems } from '../../../contracts/agent-parameters.ts';
+import {
+  ZCryptoMonitorParameters,
+  ZStockScannerParameters,
+  type TAgentConfig,
+  type TCryptoMonitorParameters,
+  type TStockScannerParameters,
+  type TThreshold,
+} from '../../../contracts/agents.ts';
+
+/**
+ * What a run works from: its template's rule set and the agent's parameters, parsed once per run
+ * with the template's schema, so every reading below is typed and none falls back to a default
+ * of its own. A configuration that does not parse (stored before its template changed, or
+ * edited outside the API) fails the run with a sentence that names the parameters.
+ */
+export type RunPlan =
+  | { templateType: 'stock'; parameters: TStockScannerParameters; thresholds: TThreshold[] }
+  | { templateType: 'crypto'; parameters: TCryptoMonitorParameters; thresholds: TThreshold[] };
+
+/** A run that cannot start for a reason the user can fix; its message is ours and shown as is. */
+export class RunNotPossible extends Error {}
+
+/** The run's error when its parameters do not parse: a fixed sentence, then what is wrong. */
+export const INVALID_PARAMETERS_ERROR = "The agent's parameters do not fit its template, so it did not run";
+
+function parse<T>(schema: z.ZodType<T>, config: TAgentConfig): T {
+  const parsed = schema.safeParse(config.parameters);
+  if (parsed.success) return parsed.data;
+  const problems = parameterProblems(parsed.error, config.parameters).map((p) => `${p.path.replace(/^parameters\.?/, '') || 'parameters'}: ${p.message}`);
+  throw new RunNotPossible(`${INVALID_PARAMETERS_ERROR} (${problems.join('; ')}).`);
+}
+
+export function planRun(templateId: string, config: TAgentConfig): RunPlan {
+  const thresholds = config.notifications.thresholds;
+  switch (templateId) {
+    case 'stock-market-scanner':
+      return { templateType: 'stock', parameters: parse(ZStockScannerParameters, config), thresholds };
+    case 'crypto-market-monitor':
+      return { templateType: 'crypto', parameters: parse(ZCryptoMonitorParameters, config), thresholds };
+    default:
+      throw new RunNotPossible(`The template ${templateId} has no runtime.`);
+  }
+}
