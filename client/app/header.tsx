@@ -1,6 +1,6 @@
 import { lazy, Suspense, useId, useRef, useState, type ComponentType, type MouseEvent } from 'react';
 import { HEADER_SCROLL_OFFSET_PX } from '../../contracts/constants.ts';
-import type { TRole, TUser } from '../../contracts/auth.ts';
+import type { TRole, TUser } from '../../contracts/users.ts';
 import { Avatar } from '../components/ui/avatar.tsx';
 import { buttonClasses } from '../components/ui/button.tsx';
 import { useAuth } from '../lib/auth-context.ts';

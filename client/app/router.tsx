@@ -20,7 +20,7 @@ const SettingsPage = lazy(() => import('../features/settings/components/settings
 // One screen for every assistant, parameterised by provider (its texts, endpoint and models come
 // from contracts/chat.ts inside the lazy chunk, so the landing page loads none of it).
 const ChatScreen = lazy(() => import('../features/chat/components/chat-screen.tsx'));
-const UsagePage = lazy(() => import('../features/usage/components/usage-page.tsx'));
+const UsagePage = lazy(() => import('../features/chat/components/usage-page.tsx'));
 const AgentsConsolePage = lazy(() => import('../features/agents/agents-console-page.tsx'));
 const CreateArticlePage = lazy(() => import('../features/articles/components/create-article-page.tsx'));
 const EditArticlePage = lazy(() => import('../features/articles/components/edit-article-page.tsx'));

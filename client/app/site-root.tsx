@@ -1,5 +1,5 @@
 import { useCallback, useRef, useState, type ReactElement } from 'react';
-import type { TUser } from '../../contracts/auth.ts';
+import type { TUser } from '../../contracts/users.ts';
 import type { TSitePage } from '../../contracts/site.ts';
 import { LandingAuthProvider } from '../features/auth/components/landing-auth-provider.tsx';
 import { InsightsView } from '../features/articles/components/insights-view.tsx';

@@ -1,6 +1,7 @@
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, type ReactNode } from 'react';
-import type { TMe, TUser } from '../../../../contracts/auth.ts';
+import type { TMe } from '../../../../contracts/auth.ts';
+import type { TUser } from '../../../../contracts/users.ts';
 import { fetchMe, ME_QUERY_KEY } from '../api/auth-api.ts';
 import { AuthProvider, type SessionStore } from './auth-provider.tsx';
 

@@ -1,6 +1,7 @@
 import { lazy, Suspense, useCallback, useMemo, useState, type ComponentType, type ReactNode } from 'react';
 import { notify } from '../../../lib/notify.ts';
-import type { TLocalLogin, TUser } from '../../../../contracts/auth.ts';
+import type { TLocalLogin } from '../../../../contracts/auth.ts';
+import type { TUser } from '../../../../contracts/users.ts';
 import { appConfig } from '../../../lib/app-config.ts';
 import { useInBrowser } from '../../../lib/in-browser.ts';
 import { fetchMe, loginLocal, logoutRequest } from '../api/auth-api.ts';

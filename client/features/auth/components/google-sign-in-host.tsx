@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'react';
-import type { TUser } from '../../../../contracts/auth.ts';
+import type { TUser } from '../../../../contracts/users.ts';
 import { GOOGLE_RESULT_CHANNEL, isGoogleSignInResult } from '../../../../contracts/google-sign-in.ts';
 import { useAuth } from '../../../lib/auth-context.ts';
 import { useNavigation } from '../../../lib/navigation.ts';

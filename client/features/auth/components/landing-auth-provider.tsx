@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState, type ReactNode } from 'react';
-import type { TUser } from '../../../../contracts/auth.ts';
+import type { TUser } from '../../../../contracts/users.ts';
 import { fetchMe } from '../api/auth-api.ts';
 import { AuthProvider } from './auth-provider.tsx';
 

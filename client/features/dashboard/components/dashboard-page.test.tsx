@@ -1,7 +1,7 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
-import type { TRole } from '../../../../contracts/auth.ts';
+import type { TRole } from '../../../../contracts/users.ts';
 import { currentLocation, makeUser, renderWithProviders } from '../../../test/render.tsx';
 import DashboardPage from './dashboard-page.tsx';
 

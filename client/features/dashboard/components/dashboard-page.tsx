@@ -1,7 +1,7 @@
 import { RefreshCw, Settings } from 'lucide-react';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import type { TRole, TUser } from '../../../../contracts/auth.ts';
+import type { TRole, TUser } from '../../../../contracts/users.ts';
 import { Avatar } from '../../../components/ui/avatar.tsx';
 import { Button, buttonClasses } from '../../../components/ui/button.tsx';
 import { Dialog, DialogClose } from '../../../components/ui/dialog.tsx';

@@ -1,7 +1,7 @@
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { TSettings } from '../../../../contracts/notifications.ts';
+import type { TSettings } from '../../../../contracts/settings.ts';
 import { jsonResponse, never, stubFetch, type StubRequest } from '../../../test/fetch-stub.ts';
 import { renderWithProviders } from '../../../test/render.tsx';
 import SettingsPage from './settings-page.tsx';

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useMemo, type ReactNode } from 'react';
 import { Controller, useForm, type FieldError } from 'react-hook-form';
 import type { z } from 'zod';
-import { ZUpdateSettings, type TSettings, type TUpdateSettings } from '../../../../contracts/notifications.ts';
+import { ZUpdateSettings, type TSettings, type TUpdateSettings } from '../../../../contracts/settings.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { Card } from '../../../components/ui/card.tsx';
 import { LoadFailed } from '../../../components/ui/load-failed.tsx';

@@ -1,7 +1,7 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { TUser } from '../../../../contracts/auth.ts';
+import type { TUser } from '../../../../contracts/users.ts';
 import { jsonResponse, stubFetch, type StubRequest } from '../../../test/fetch-stub.ts';
 import { makeUser, renderWithProviders } from '../../../test/render.tsx';
 import UsersPage from './users-page.tsx';

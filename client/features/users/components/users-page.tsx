@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { TRole, TUser } from '../../../../contracts/auth.ts';
+import type { TRole, TUser } from '../../../../contracts/users.ts';
 import { Avatar } from '../../../components/ui/avatar.tsx';
 import { Badge } from '../../../components/ui/badge.tsx';
 import { Card } from '../../../components/ui/card.tsx';
@@ -15,7 +15,7 @@ export const USERS_QUERY_KEY = ['/api/users'] as const;
  * admin changed their own role. */
 const ME_QUERY_KEY = ['/api/auth/me'] as const;
 
-// Not contracts' ROLES: importing a value from contracts/auth.ts would pull zod into this chunk.
+// Not contracts' ROLES: importing a value from contracts/users.ts would pull zod into this chunk.
 const ROLES: TRole[] = ['admin', 'guest'];
 
 const displayName = (user: TUser) => user.name || user.email;
