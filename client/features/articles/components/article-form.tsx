@@ -3,11 +3,12 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Switch } from 'radix-ui';
 import { useId, type ReactNode } from 'react';
-import { Controller, useForm, type FieldError } from 'react-hook-form';
+import { Controller, useForm } from 'react-hook-form';
 import { useNavigate } from 'react-router';
 import type { z } from 'zod';
 import { ZArticleInput, type TArticle, type TArticleInput } from '../../../../contracts/articles.ts';
 import { DEFAULT_READ_TIME } from '../../../../contracts/constants.ts';
+import { Field } from '../../../components/field.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { apiRequest } from '../../../lib/api-client.ts';
 import { useAuth } from '../../../lib/auth-context.ts';
@@ -19,31 +20,6 @@ type ArticleValues = z.output<typeof ZArticleInput>;
 const CONTROL =
   'mt-1.5 block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-slate-900 shadow-sm placeholder:text-slate-400 ' +
   'focus:border-brand-600 focus:outline-2 focus:outline-brand-600/30 aria-[invalid=true]:border-red-600';
-
-/** A labelled control with its hint and its error message (verbatim from the schema) under it,
- * linked by aria-describedby. */
-function Field({ label, hint, error, children }: { label: string; hint?: string; error?: FieldError; children(props: { id: string; 'aria-invalid': boolean; 'aria-describedby'?: string }): ReactNode }) {
-  const id = useId();
-  const describedBy = [error && `${id}-error`, hint && `${id}-hint`].filter(Boolean).join(' ') || undefined;
-  return (
-    <div>
-      <label htmlFor={id} className="block text-sm font-medium text-slate-900">
-        {label}
-      </label>
-      {children({ id, 'aria-invalid': Boolean(error), 'aria-describedby': describedBy })}
-      {hint && (
-        <p id={`${id}-hint`} className="mt-1 text-sm text-slate-600">
-          {hint}
-        </p>
-      )}
-      {error?.message && (
-        <p id={`${id}-error`} className="mt-1 text-sm font-medium text-red-700">
-          {error.message}
-        </p>
-      )}
-    </div>
-  );
-}
 
 /**
  * The article form, for creating (no `article`) and for editing (`article` prefills it).

@@ -1,10 +1,11 @@
 import '../../../lib/zod-csp.ts';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useId, useMemo, type ReactNode } from 'react';
-import { Controller, useForm, type FieldError } from 'react-hook-form';
+import { useMemo } from 'react';
+import { Controller, useForm } from 'react-hook-form';
 import type { z } from 'zod';
 import { ZUpdateSettings, type TSettings, type TUpdateSettings } from '../../../../contracts/settings.ts';
+import { Field } from '../../../components/field.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { Card } from '../../../components/ui/card.tsx';
 import { LoadFailed } from '../../../components/ui/load-failed.tsx';
@@ -29,28 +30,6 @@ const browserTimeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
 function timeZoneOptions(...extra: Array<string | null>): string[] {
   const known = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
   return [...new Set([...known, ...extra.filter((zone): zone is string => Boolean(zone))])].sort();
-}
-
-/** A labelled control with its hint and its error under it, linked by aria-describedby. */
-function Field({ label, hint, error, children }: { label: string; hint: ReactNode; error?: FieldError; children(props: { id: string; 'aria-invalid': boolean; 'aria-describedby': string }): ReactNode }) {
-  const id = useId();
-  const describedBy = [error?.message && `${id}-error`, `${id}-hint`].filter(Boolean).join(' ');
-  return (
-    <div>
-      <label htmlFor={id} className="block text-sm font-medium text-slate-900">
-        {label}
-      </label>
-      {children({ id, 'aria-invalid': Boolean(error), 'aria-describedby': describedBy })}
-      <p id={`${id}-hint`} className="mt-1 text-sm text-slate-600">
-        {hint}
-      </p>
-      {error?.message && (
-        <p id={`${id}-error`} className="mt-1 text-sm font-medium text-red-700">
-          {error.message}
-        </p>
-      )}
-    </div>
-  );
 }
 
 /** /settings (signed in): where agent alerts are emailed, and the user's time zone. */
