@@ -18,5 +18,3 @@ export function invalidateArticles(queryClient: QueryClient): Promise<void> {
   });
 }
 
-/** The error's message, else the fallback (SPEC: 'Error' / message or 'Failed to ...'). */
-export const messageOr = (err: unknown, fallback: string): string => (err instanceof Error && err.message) || fallback;

@@ -10,9 +10,9 @@ import { Dialog, DialogClose } from '../../../components/ui/dialog.tsx';
 import { Spinner } from '../../../components/ui/spinner.tsx';
 import { usePageTitle } from '../../../components/ui/use-page-title.ts';
 import { LoadFailed } from '../../../components/ui/load-failed.tsx';
-import { apiRequest } from '../../../lib/api-client.ts';
+import { apiRequest, errorMessage } from '../../../lib/api-client.ts';
 import { notify } from '../../../lib/notify.ts';
-import { ADMIN_ARTICLES_KEY, invalidateArticles, messageOr } from '../api/articles-api.ts';
+import { ADMIN_ARTICLES_KEY, invalidateArticles } from '../api/articles-api.ts';
 
 const HEAD = 'px-4 py-3 font-semibold';
 
@@ -28,7 +28,7 @@ export default function AdminArticlesPage() {
     mutationFn: ({ article, published }: { article: TArticle; published: boolean }) =>
       apiRequest<TArticle>('PATCH', `/api/articles/${encodeURIComponent(article.id)}`, { published }),
     onSuccess: (updated) => notify.success('Success!', updated.published ? 'Article published' : 'Article unpublished'),
-    onError: (err) => notify.error('Error', messageOr(err, 'Failed to update article')),
+    onError: (err) => notify.error('Error', errorMessage(err, 'Failed to update article', { serverWords: false })),
     onSettled: () => invalidateArticles(queryClient),
   });
   const remove = useMutation({
@@ -37,7 +37,7 @@ export default function AdminArticlesPage() {
       setToDelete(null);
       notify.success('Success!', 'Article deleted');
     },
-    onError: (err) => notify.error('Error', messageOr(err, 'Failed to delete article')),
+    onError: (err) => notify.error('Error', errorMessage(err, 'Failed to delete article', { serverWords: false })),
     onSettled: () => invalidateArticles(queryClient),
   });
 

@@ -10,10 +10,10 @@ import { ZArticleInput, type TArticle, type TArticleInput } from '../../../../co
 import { DEFAULT_READ_TIME } from '../../../../contracts/constants.ts';
 import { Field } from '../../../components/field.tsx';
 import { Button } from '../../../components/ui/button.tsx';
-import { apiRequest } from '../../../lib/api-client.ts';
+import { apiRequest, errorMessage } from '../../../lib/api-client.ts';
 import { useAuth } from '../../../lib/auth-context.ts';
 import { notify } from '../../../lib/notify.ts';
-import { invalidateArticles, messageOr } from '../api/articles-api.ts';
+import { invalidateArticles } from '../api/articles-api.ts';
 
 type ArticleValues = z.output<typeof ZArticleInput>;
 
@@ -62,7 +62,7 @@ export function ArticleForm({ article }: { article?: TArticle }) {
       void invalidateArticles(queryClient);
       navigate(editing ? '/admin/articles' : '/dashboard');
     },
-    onError: (err) => notify.error('Error', messageOr(err, editing ? 'Failed to update article' : 'Failed to create article')),
+    onError: (err) => notify.error('Error', errorMessage(err, editing ? 'Failed to update article' : 'Failed to create article', { serverWords: false })),
   });
 
   const submitLabel = editing ? (save.isPending ? 'Saving...' : 'Save Changes') : save.isPending ? 'Creating...' : 'Create Article';

@@ -2,6 +2,7 @@ import { lazy, Suspense, useCallback, useMemo, useState, type ComponentType, typ
 import { notify } from '../../../lib/notify.ts';
 import type { TLocalLogin } from '../../../../contracts/auth.ts';
 import type { TUser } from '../../../../contracts/users.ts';
+import { errorMessage } from '../../../lib/api-client.ts';
 import { appConfig } from '../../../lib/app-config.ts';
 import { useInBrowser } from '../../../lib/in-browser.ts';
 import { fetchMe, loginLocal, logoutRequest } from '../api/auth-api.ts';
@@ -13,8 +14,6 @@ import type { SignInFromSession } from './google-sign-in-host.tsx';
 const GoogleSignInHost = lazy<ComponentType<{ signIn: SignInFromSession }>>(() =>
   import('./google-sign-in-host.tsx').catch(() => ({ default: () => null })),
 );
-
-const errorMessage = (err: unknown, fallback: string) => (err instanceof Error && err.message ? err.message : fallback);
 
 /**
  * Where the signed-in user is kept. The app keeps it in its query cache (app-auth-provider.tsx);
@@ -53,7 +52,7 @@ export function AuthProvider({ session, children }: { session: SessionStore; chi
         const { user } = await loginLocal(input);
         return signedIn(user);
       } catch (err) {
-        notify.error('Login failed', errorMessage(err, 'Failed to sign in'));
+        notify.error('Login failed', errorMessage(err, 'Failed to sign in', { serverWords: false }));
         return null;
       }
     },
@@ -73,7 +72,7 @@ export function AuthProvider({ session, children }: { session: SessionStore; chi
       const { signInWithGooglePopup } = await import('./google-sign-in-host.tsx');
       return await signInWithGooglePopup(signInFromSession);
     } catch (err) {
-      notify.error('Login failed', errorMessage(err, 'Failed to sign in with Google'));
+      notify.error('Login failed', errorMessage(err, 'Failed to sign in with Google', { serverWords: false }));
       return null;
     } finally {
       setPopupOpen(false);
@@ -86,7 +85,7 @@ export function AuthProvider({ session, children }: { session: SessionStore; chi
       setUser(null);
       notify.success('Logged out', 'You have been logged out successfully.');
     } catch (err) {
-      notify.error('Logout failed', errorMessage(err, 'Failed to log out'));
+      notify.error('Logout failed', errorMessage(err, 'Failed to log out', { serverWords: false }));
       throw err;
     }
   }, [setUser]);
