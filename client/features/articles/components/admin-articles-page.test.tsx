@@ -5,9 +5,8 @@ import type { TArticle } from '../../../../contracts/articles.ts';
 import { jsonResponse, stubFetch, type StubRequest } from '../../../test/fetch-stub.ts';
 import { renderWithProviders, signedInAs } from '../../../test/render.tsx';
 import AdminArticlesPage from './admin-articles-page.tsx';
+import { notify } from '../../../lib/notify.ts';
 
-vi.mock('../../../lib/notify.ts', () => ({ notify: { success: vi.fn(), error: vi.fn(), info: vi.fn() } }));
-const { notify } = await import('../../../lib/notify.ts');
 
 beforeEach(() => vi.clearAllMocks());
 

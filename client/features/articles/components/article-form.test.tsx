@@ -7,9 +7,8 @@ import { currentLocation, renderWithProviders, signedInAs } from '../../../test/
 import { Route, Routes } from 'react-router';
 import CreateArticlePage from './create-article-page.tsx';
 import EditArticlePage from './edit-article-page.tsx';
+import { notify } from '../../../lib/notify.ts';
 
-vi.mock('../../../lib/notify.ts', () => ({ notify: { success: vi.fn(), error: vi.fn(), info: vi.fn() } }));
-const { notify } = await import('../../../lib/notify.ts');
 
 beforeEach(() => vi.clearAllMocks());
 

@@ -10,11 +10,11 @@ import { makeUser } from '../../../test/render.tsx';
 import { AppAuthProvider } from './app-auth-provider.tsx';
 import { RouterNavigation } from '../../../app/router-navigation.tsx';
 import { Header } from '../../../app/header.tsx';
+import { notify } from '../../../lib/notify.ts';
 
-const { notifySuccess, notifyError } = vi.hoisted(() => ({ notifySuccess: vi.fn(), notifyError: vi.fn() }));
-// The toast library is a browser-facing edge; the provider and the popup module are real, with
-// window.open (the browser) giving a stand-in popup.
-vi.mock('../../../lib/notify.ts', () => ({ notify: { success: notifySuccess, error: notifyError, info: vi.fn() } }));
+// The provider and the popup module are real, with window.open (the browser) giving a stand-in popup.
+const notifySuccess = vi.mocked(notify.success);
+const notifyError = vi.mocked(notify.error);
 
 beforeAll(() => {
   const config = document.createElement('script');

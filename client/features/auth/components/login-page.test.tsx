@@ -7,9 +7,8 @@ import { currentLocation, makeAuth, makeUser, renderWithProviders, signedInAs } 
 import type { AuthContextValue } from '../../../lib/auth-context.ts';
 import { AppAuthProvider } from './app-auth-provider.tsx';
 import LoginPage from './login-page.tsx';
+import { notify } from '../../../lib/notify.ts';
 
-vi.mock('../../../lib/notify.ts', () => ({ notify: { success: vi.fn(), error: vi.fn(), info: vi.fn() } }));
-const { notify } = await import('../../../lib/notify.ts');
 
 const routes = (
   <Routes>

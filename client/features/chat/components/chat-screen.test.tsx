@@ -6,9 +6,9 @@ import { jsonResponse, never, stubFetch, type StubRequest } from '../../../test/
 import { renderWithProviders, signedInAs } from '../../../test/render.tsx';
 import ChatScreen from './chat-screen.tsx';
 import { historyKey, loadHistory, loadSession, saveSession, sessionsKey } from '../lib/chat-storage.ts';
+import { notify } from '../../../lib/notify.ts';
 
-const notifyError = vi.hoisted(() => vi.fn());
-vi.mock('../../../lib/notify.ts', () => ({ notify: { error: notifyError, success: vi.fn(), info: vi.fn() } }));
+const notifyError = vi.mocked(notify.error);
 
 /** An event-stream response whose events the test sends one by one. */
 function sseStream() {

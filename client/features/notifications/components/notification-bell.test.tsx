@@ -6,9 +6,8 @@ import { NOTIFICATIONS_POLL_MS } from '../api/notifications-api.ts';
 import { jsonResponse, stubFetch } from '../../../test/fetch-stub.ts';
 import { renderWithProviders } from '../../../test/render.tsx';
 import NotificationBell, { relativeTime } from './notification-bell.tsx';
+import { notify } from '../../../lib/notify.ts';
 
-vi.mock('../../../lib/notify.ts', () => ({ notify: { success: vi.fn(), error: vi.fn(), info: vi.fn() } }));
-const { notify } = await import('../../../lib/notify.ts');
 
 const LIST_URL = 'GET /api/notifications?limit=20';
 const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString();

@@ -5,9 +5,8 @@ import type { TSettings } from '../../../../contracts/settings.ts';
 import { jsonResponse, never, stubFetch, type StubRequest } from '../../../test/fetch-stub.ts';
 import { renderWithProviders } from '../../../test/render.tsx';
 import SettingsPage from './settings-page.tsx';
+import { notify } from '../../../lib/notify.ts';
 
-vi.mock('../../../lib/notify.ts', () => ({ notify: { success: vi.fn(), error: vi.fn(), info: vi.fn() } }));
-const { notify } = await import('../../../lib/notify.ts');
 
 const BROWSER_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
 const EMPTY: TSettings = { alertEmail: null, timeZone: null, signInEmail: 'ada@example.com' };

@@ -5,9 +5,8 @@ import type { TUser } from '../../../../contracts/users.ts';
 import { jsonResponse, stubFetch, type StubRequest } from '../../../test/fetch-stub.ts';
 import { makeUser, renderWithProviders } from '../../../test/render.tsx';
 import UsersPage from './users-page.tsx';
+import { notify } from '../../../lib/notify.ts';
 
-vi.mock('../../../lib/notify.ts', () => ({ notify: { success: vi.fn(), error: vi.fn(), info: vi.fn() } }));
-const { notify } = await import('../../../lib/notify.ts');
 
 const ADA = makeUser({ id: '00000000-0000-4000-8000-00000000000a', name: 'Ada', email: 'ada@example.com', role: 'admin' });
 const GRACE = makeUser({ id: '00000000-0000-4000-8000-00000000000b', name: 'Grace', email: 'grace@example.com', role: 'guest' });
