@@ -1,5 +1,5 @@
 import type { TArticleSummary } from '../../../../contracts/articles.ts';
-import { INSIGHTS_PAGE_SIZE as PAGE_SIZE, insightsPageFrom } from '../../../../contracts/site.ts';
+import { INSIGHTS_PAGE_SIZE, insightsPageFrom } from '../../../../contracts/site.ts';
 import { ArticleCard, ArticleCardSkeleton } from '../../../components/article-card.tsx';
 import { buttonClasses } from '../../../components/ui/button.tsx';
 import { LoadFailed } from '../../../components/ui/load-failed.tsx';
@@ -50,14 +50,14 @@ export type InsightsList =
   | { status: 'success'; data: ListPage<TArticleSummary>; stale?: boolean };
 
 /**
- * /insights (public): every published article, newest first, PAGE_SIZE a page. The same view
- * for the app (data from its query cache) and for the server-rendered page (data from the
- * server), so the HTML the server sends is what the browser hydrates.
+ * /insights (public): every published article, newest first, INSIGHTS_PAGE_SIZE a page. The
+ * same view for the app (data from its query cache) and for the server-rendered page (data from
+ * the server), so the HTML the server sends is what the browser hydrates.
  */
 export function InsightsView({ page, list }: { page: number; list: InsightsList }) {
   usePageTitle('Insights');
   const { Link } = useNavigation();
-  const pages = list.status === 'success' ? Math.max(1, Math.ceil(list.data.total / PAGE_SIZE)) : 1;
+  const pages = list.status === 'success' ? Math.max(1, Math.ceil(list.data.total / INSIGHTS_PAGE_SIZE)) : 1;
 
   return (
     <div className="mx-auto max-w-7xl px-4 py-12 sm:px-6 lg:px-8">
