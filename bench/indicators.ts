@@ -1,6 +1,7 @@
 import { RSI } from 'trading-signals';
 import { rsi } from '../server/modules/market/indicators.ts';
 import type { Benchmark } from './types.ts';
+import { mulberry32 } from '../tests/support/seeded-random.ts';
 
 const POINTS = 1_000_000;
 const QUICK_POINTS = 200_000;
@@ -10,14 +11,7 @@ const AGREEMENT = 1e-6;
 
 /** A seeded random walk near 100 (mulberry32), so every run measures the same series. */
 function randomWalk(length: number, seed: number): Float64Array {
-  let a = seed >>> 0;
-  const rand = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rand = mulberry32(seed);
   const values = new Float64Array(length);
   let price = 100;
   for (let i = 0; i < length; i++) values[i] = price = Math.max(1, price + (rand() - 0.5) * 2);

@@ -75,7 +75,6 @@ export const ZArticleSummary = z.object({
   readTime: z.string(),
 });
 export type TArticleSummary = z.infer<typeof ZArticleSummary>;
-export const ZArticleList = z.array(ZArticleSummary);
 
 /** A published article as its public page shows it, and nothing more (no author id). */
 export const ZPublicArticle = ZArticleSummary.extend({ content: z.string() });

@@ -1,26 +1,10 @@
 import { z } from 'zod';
 import { CHAT_ACCESS, CHAT_PROVIDERS } from './chat.ts';
 import { SIGN_IN_ATTEMPT_PATTERN } from './constants.ts';
-
-export const ROLES = ['admin', 'guest'] as const;
-export const ZRole = z.enum(ROLES);
-export type TRole = z.infer<typeof ZRole>;
+import { ZUser } from './users.ts';
 
 export const AUTH_PROVIDERS = ['local', 'google'] as const;
 export type TAuthProvider = (typeof AUTH_PROVIDERS)[number];
-
-/** The signed-in user as the API returns it. Identity fields come from the session only. */
-export const ZUser = z.object({
-  id: z.string(),
-  email: z.string(),
-  name: z.string(),
-  profilePicture: z.string(),
-  /** The identity provider's subject for Google accounts; null for local accounts. */
-  googleId: z.string().nullable(),
-  role: ZRole,
-  createdAt: z.string(),
-});
-export type TUser = z.infer<typeof ZUser>;
 
 /** GET /api/auth/me: the session's user, or null when signed out (never a 401, so a visitor's
  * first load does not log an error). */
@@ -59,11 +43,6 @@ export const ZSyncUser = z
 export const ZGoogleStartQuery = z.object({
   attempt: z.string().regex(SIGN_IN_ATTEMPT_PATTERN, 'attempt must be 16 to 64 letters, digits, - or _').optional(),
 });
-
-export const ZUpdateUserRole = z.object({ role: ZRole }).strict();
-export type TUpdateUserRole = z.infer<typeof ZUpdateUserRole>;
-
-export const ZUserIdParams = z.object({ id: z.uuid('User id must be a UUID') });
 
 /** Public configuration the server hands the client in the HTML it serves. */
 export const ZPublicConfig = z.object({

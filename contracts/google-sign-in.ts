@@ -3,7 +3,7 @@ import { GOOGLE_RESULT_TYPE, SIGN_IN_ATTEMPT_PATTERN } from './constants.ts';
 /**
  * How a Google sign-in attempt reports back: the server's result page
  * (server/modules/auth/google.routes.ts) posts a result to the popup's opener and on a
- * BroadcastChannel; the tab that started the attempt (client/features/auth/google-popup.ts)
+ * BroadcastChannel; the tab that started the attempt (client/features/auth/lib/google-popup.ts)
  * takes the first copy addressed to it. No zod here: the client's popup module reads it.
  */
 export { GOOGLE_RESULT_CHANNEL, GOOGLE_RESULT_TYPE, SIGN_IN_ATTEMPT_PATTERN } from './constants.ts';

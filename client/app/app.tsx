@@ -1,7 +1,7 @@
 import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { BrowserRouter } from 'react-router';
-import { AppAuthProvider } from '../features/auth/app-auth-provider.tsx';
+import { AppAuthProvider } from '../features/auth/components/app-auth-provider.tsx';
 import { createQueryClient } from '../lib/query-client.ts';
 import { AppRoutes } from './router.tsx';
 import { RouterNavigation } from './router-navigation.tsx';

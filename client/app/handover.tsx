@@ -1,7 +1,8 @@
 import type { ReactElement } from 'react';
-import type { TMe, TUser } from '../../contracts/auth.ts';
+import type { TMe } from '../../contracts/auth.ts';
+import type { TUser } from '../../contracts/users.ts';
 import type { TSitePage } from '../../contracts/site.ts';
-import { articlesPageUrl } from '../features/articles/article-queries.ts';
+import { articlesPageUrl } from '../features/articles/api/articles-api.ts';
 import { ME_QUERY_KEY } from '../features/auth/api/auth-api.ts';
 import { createQueryClient } from '../lib/query-client.ts';
 import { App } from './app.tsx';

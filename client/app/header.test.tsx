@@ -32,7 +32,7 @@ afterEach(() => {
 describe('Header notification bell', () => {
   // The bell is a lazy chunk; transforming it the first time can take longer than a query's
   // wait on a busy machine, so it is loaded before the test (the lazy import then resolves at once).
-  beforeAll(() => import('../components/notification-bell.tsx'));
+  beforeAll(() => import('../features/notifications/components/notification-bell.tsx'));
 
   it('is there for a signed-in user, with the unread count', async () => {
     renderWithProviders(<Header />, { auth: signedInAs('guest'), path: '/dashboard' });

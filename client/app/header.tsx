@@ -1,10 +1,10 @@
 import { lazy, Suspense, useId, useRef, useState, type ComponentType, type MouseEvent } from 'react';
 import { HEADER_SCROLL_OFFSET_PX } from '../../contracts/constants.ts';
-import type { TRole, TUser } from '../../contracts/auth.ts';
+import type { TRole, TUser } from '../../contracts/users.ts';
 import { Avatar } from '../components/ui/avatar.tsx';
 import { buttonClasses } from '../components/ui/button.tsx';
 import { useAuth } from '../lib/auth-context.ts';
-import { postLoginPath } from '../features/auth/post-login-path.ts';
+import { postLoginPath } from '../features/auth/lib/post-login-path.ts';
 import { appConfig } from '../lib/app-config.ts';
 import { isCurrentPath, isPlainClick, useNavigation } from '../lib/navigation.ts';
 
@@ -13,7 +13,7 @@ import { isCurrentPath, isPlainClick, useNavigation } from '../lib/navigation.ts
 // separate chunk that loads only once someone is signed in; if it cannot load (a deploy
 // replaced it), the header goes on without it rather than failing the page.
 const NotificationBell = lazy<ComponentType>(() =>
-  import('../components/notification-bell.tsx').catch((err: unknown) => {
+  import('../features/notifications/components/notification-bell.tsx').catch((err: unknown) => {
     console.error('Notifications could not be loaded:', err);
     return { default: () => null };
   }),

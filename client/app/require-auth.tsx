@@ -1,5 +1,5 @@
 import { Navigate, Outlet } from 'react-router';
-import type { TRole } from '../../contracts/auth.ts';
+import type { TRole } from '../../contracts/users.ts';
 import { FullPageSpinner } from '../components/ui/spinner.tsx';
 import { useAuth } from '../lib/auth-context.ts';
 import { AccessDenied } from '../components/access-denied.tsx';

@@ -11,22 +11,22 @@ import { RequireAuth } from './require-auth.tsx';
 // ~17 KB gzipped to the landing page's budget.)
 // `/` and `/insights` are served their own page (site-root.tsx); the app shows them when someone
 // comes back from another screen, or when that page hands over to the app (then preloaded).
-export const LandingPage = preloadable(() => import('../features/landing/landing-page.tsx').then((m) => ({ default: m.LandingPage })));
-export const InsightsPage = preloadable(() => import('../features/articles/insights-page.tsx'));
+export const LandingPage = preloadable(() => import('../features/landing/components/landing-page.tsx').then((m) => ({ default: m.LandingPage })));
+export const InsightsPage = preloadable(() => import('../features/articles/components/insights-page.tsx'));
 const LoginPage = lazy(() => import('../features/auth/components/login-page.tsx'));
-const DashboardPage = lazy(() => import('../features/dashboard/dashboard-page.tsx'));
-const UsersPage = lazy(() => import('../features/users/users-page.tsx'));
-const SettingsPage = lazy(() => import('../features/settings/settings-page.tsx'));
+const DashboardPage = lazy(() => import('../features/dashboard/components/dashboard-page.tsx'));
+const UsersPage = lazy(() => import('../features/users/components/users-page.tsx'));
+const SettingsPage = lazy(() => import('../features/settings/components/settings-page.tsx'));
 // One screen for every assistant, parameterised by provider (its texts, endpoint and models come
 // from contracts/chat.ts inside the lazy chunk, so the landing page loads none of it).
-const ChatScreen = lazy(() => import('../features/chat/chat-screen.tsx'));
-const UsagePage = lazy(() => import('../features/usage/usage-page.tsx'));
+const ChatScreen = lazy(() => import('../features/chat/components/chat-screen.tsx'));
+const UsagePage = lazy(() => import('../features/chat/components/usage-page.tsx'));
 const AgentsConsolePage = lazy(() => import('../features/agents/agents-console-page.tsx'));
-const CreateArticlePage = lazy(() => import('../features/articles/create-article-page.tsx'));
-const EditArticlePage = lazy(() => import('../features/articles/edit-article-page.tsx'));
-const AdminArticlesPage = lazy(() => import('../features/articles/admin-articles-page.tsx'));
+const CreateArticlePage = lazy(() => import('../features/articles/components/create-article-page.tsx'));
+const EditArticlePage = lazy(() => import('../features/articles/components/edit-article-page.tsx'));
+const AdminArticlesPage = lazy(() => import('../features/articles/components/admin-articles-page.tsx'));
 // The only chunk with react-markdown.
-const ArticlePage = lazy(() => import('../features/articles/article-page.tsx'));
+const ArticlePage = lazy(() => import('../features/articles/components/article-page.tsx'));
 // Lazy too: the landing page's JavaScript budget has no room for a screen it never shows.
 const NotFoundPage = lazy(() => import('../components/not-found.tsx').then((m) => ({ default: m.NotFoundPage })));
 

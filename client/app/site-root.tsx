@@ -1,9 +1,9 @@
 import { useCallback, useRef, useState, type ReactElement } from 'react';
-import type { TUser } from '../../contracts/auth.ts';
+import type { TUser } from '../../contracts/users.ts';
 import type { TSitePage } from '../../contracts/site.ts';
-import { LandingAuthProvider } from '../features/auth/landing-auth-provider.tsx';
-import { InsightsView } from '../features/articles/insights-view.tsx';
-import { LandingPage } from '../features/landing/landing-page.tsx';
+import { LandingAuthProvider } from '../features/auth/components/landing-auth-provider.tsx';
+import { InsightsView } from '../features/articles/components/insights-view.tsx';
+import { LandingPage } from '../features/landing/components/landing-page.tsx';
 import { DocumentNavigation } from './document-navigation.tsx';
 import { PageLayout } from './layout.tsx';
 

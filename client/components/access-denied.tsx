@@ -1,5 +1,5 @@
 import { Link } from 'react-router';
-import type { TRole } from '../../contracts/auth.ts';
+import type { TRole } from '../../contracts/users.ts';
 import { buttonClasses } from './ui/button.tsx';
 import { StrokeIcon } from './ui/stroke-icon.tsx';
 

@@ -82,10 +82,12 @@ export async function apiRequest<T>(method: string, url: string, body?: unknown,
   return (text ? JSON.parse(text) : undefined) as T;
 }
 
-/** What to tell the user about a failed call: the server's own message when it sent one
- * ('Cannot remove the last admin'), else the error's message, else the fallback. */
-export function errorMessage(err: unknown, fallback = 'Please try again.'): string {
-  if (err instanceof ApiError && err.body && typeof err.body === 'object' && 'message' in err.body && typeof err.body.message === 'string' && err.body.message) {
+/** What to tell the user about a failed call: the server's own sentence when it sent one
+ * ('Cannot remove the last admin'), else the error's message, else the fallback. SPEC's screens
+ * (articles, sign-in, agents) show the error's message as thrown ('403: Forbidden'): they pass
+ * `serverWords: false`. */
+export function errorMessage(err: unknown, fallback = 'Please try again.', { serverWords = true }: { serverWords?: boolean } = {}): string {
+  if (serverWords && err instanceof ApiError && err.body && typeof err.body === 'object' && 'message' in err.body && typeof err.body.message === 'string' && err.body.message) {
     return err.body.message;
   }
   return err instanceof Error && err.message ? err.message : fallback;

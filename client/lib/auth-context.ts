@@ -1,5 +1,6 @@
 import { createContext, useContext } from 'react';
-import type { TAuthProvider, TLocalLogin, TRole, TUser } from '../../contracts/auth.ts';
+import type { TAuthProvider, TLocalLogin } from '../../contracts/auth.ts';
+import type { TRole, TUser } from '../../contracts/users.ts';
 
 export type AuthContextValue = {
   user: TUser | null;

@@ -3,7 +3,7 @@ import { render, type RenderResult } from '@testing-library/react';
 import type { ReactElement, ReactNode } from 'react';
 import { MemoryRouter, useLocation } from 'react-router';
 import { vi } from 'vitest';
-import type { TUser } from '../../contracts/auth.ts';
+import type { TUser } from '../../contracts/users.ts';
 import { AuthContext, type AuthContextValue } from '../lib/auth-context.ts';
 import { createQueryClient } from '../lib/query-client.ts';
 import { RouterNavigation } from '../app/router-navigation.tsx';

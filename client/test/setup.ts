@@ -1,6 +1,15 @@
 import '@testing-library/jest-dom/vitest';
 import { cleanup } from '@testing-library/react';
-import { afterEach, vi } from 'vitest';
+import { afterEach, beforeEach, vi } from 'vitest';
+import { notify } from '../lib/notify.ts';
+
+// Toasts are a browser-facing edge (sonner loads on the first one): in every client test notify
+// is a set of spies, cleared before each test, that a test asserts on through its own import.
+vi.mock('../lib/notify.ts', () => ({ notify: { success: vi.fn(), error: vi.fn(), info: vi.fn() } }));
+
+beforeEach(() => {
+  for (const show of Object.values(notify)) vi.mocked(show).mockClear();
+});
 
 afterEach(() => {
   cleanup();

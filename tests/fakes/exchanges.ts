@@ -32,6 +32,7 @@
 import { readJson, runStandalone, sendJson, startFakeHttpServer } from './http.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TCandle } from '../../contracts/market.ts';
+import { mulberry32 } from '../support/seeded-random.ts';
 
 export const FAKE_EXCHANGES = ['binance', 'coinbase', 'kraken', 'kucoin', 'htx'] as const;
 export type FakeExchange = (typeof FAKE_EXCHANGES)[number];
@@ -102,18 +103,6 @@ export function pickFailure(state: FaultState): FakeFailure | null {
   // Flaky means the failures that pass: never a refusal.
   const failures: FakeFailure[] = ['429', '500', 'hang'];
   return failures[Math.floor(state.random() * failures.length)]!;
-}
-
-/** A small seeded PRNG, so a flaky run can be replayed. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 // --- candles (shared with the Yahoo fake) ---------------------------------------------------

@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { candleTimes, mulberry32, newFaultState, pickFailure, setFaultState, startFakeExchanges } from './exchanges.ts';
+import { mulberry32 } from '../support/seeded-random.ts';
+import { candleTimes, newFaultState, pickFailure, setFaultState, startFakeExchanges } from './exchanges.ts';
 import { startFakeYahoo } from './yahoo.ts';
 
 // The market data tests and the browser journeys trust these fakes; these pin down their controls.

@@ -1,4 +1,4 @@
-import type { TRole } from '../../../contracts/auth.ts';
+import type { TRole } from '../../../contracts/users.ts';
 
 /** Who may call a route. Every /api route must declare one (deny by default). */
 export type Access = 'public' | 'signedIn' | 'admin';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bollinger, ema, macd, rsi, sma, stochastic } from './indicators.ts';
+import { mulberry32 } from '../../../tests/support/seeded-random.ts';
 
 // Expected values come from arithmetic written out here, from naive reference implementations
 // of the textbook definitions below (each window recomputed from scratch), and from the
@@ -125,23 +126,11 @@ function refStochastic(h: number[], l: number[], c: number[], kp: number, ks: nu
 
 // --- seeded data --------------------------------------------------------------------------------
 
-/** mulberry32: a small deterministic PRNG, so failures reproduce. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 type Walk = { name: string; close: number[]; high: number[]; low: number[]; scale: number };
 
 /** A random walk near `start` with steps up to `step`, some flat stretches (repeated bars). */
 function walk(name: string, seed: number, length: number, start: number, step: number): Walk {
-  const rand = prng(seed);
+  const rand = mulberry32(seed);
   const close: number[] = [];
   const high: number[] = [];
   const low: number[] = [];
@@ -297,7 +286,7 @@ describe.each(WALKS)('matches the textbook definitions on a random walk: $name',
 
 describe('long series', () => {
   it('sliding sums do not drift: SMA and Bollinger over 1,000,000 points near 1e6', () => {
-    const rand = prng(7);
+    const rand = mulberry32(7);
     const xs = new Float64Array(1_000_000);
     let price = 1e6;
     for (let i = 0; i < xs.length; i++) xs[i] = price += (rand() - 0.5) * 10;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TSettings } from '../../../contracts/notifications.ts';
+import type { TSettings } from '../../../contracts/settings.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 
 describe('settings API', () => {

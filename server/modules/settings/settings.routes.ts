@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ZUpdateSettings } from '../../../contracts/notifications.ts';
+import { ZUpdateSettings } from '../../../contracts/settings.ts';
 import { parseInput } from '../../lib/validate.ts';
 import type { SettingsService } from './settings.service.ts';
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { TSettings, ZUpdateSettings } from '../../../contracts/notifications.ts';
+import type { TSettings, ZUpdateSettings } from '../../../contracts/settings.ts';
 import type { Db } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
 import { findSettings, updateSettings } from './settings.repo.ts';

@@ -1,4 +1,4 @@
-import type { TUser } from '../../../contracts/auth.ts';
+import type { TUser } from '../../../contracts/users.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
 
 /** The API's view of a user: never the internal identity fields beyond what SPEC shows. */

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
-import type { TRole } from '../../../contracts/auth.ts';
+import type { TRole } from '../../../contracts/users.ts';
 import type { Db } from '../../db/client.ts';
 import { users } from '../../db/schema.ts';
 

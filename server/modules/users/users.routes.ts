@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ZUpdateUserRole, ZUserIdParams } from '../../../contracts/auth.ts';
+import { ZUpdateUserRole, ZUserIdParams } from '../../../contracts/users.ts';
 import { parseInput } from '../../lib/validate.ts';
 import { toApiUser } from './users.presenter.ts';
 import type { UsersService } from './users.service.ts';

@@ -1,4 +1,4 @@
-import type { TRole } from '../../../contracts/auth.ts';
+import type { TRole } from '../../../contracts/users.ts';
 import type { Db } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
 import { toSessionUser } from '../auth/auth.service.ts';

@@ -1,8 +1,10 @@
 import { ZAgentIdParams, ZAgentQuery, ZCreateAgent, ZRunAgent, ZRunsQuery, ZUpdateAgent } from '../../../contracts/agents.ts';
 import { ZArticleIdParams, ZArticleListQuery, ZArticleSlugParams, ZCreateArticle, ZUpdateArticle } from '../../../contracts/articles.ts';
-import { ZLocalLogin, ZSyncUser, ZUpdateUserRole, ZUserIdParams } from '../../../contracts/auth.ts';
+import { ZLocalLogin, ZSyncUser } from '../../../contracts/auth.ts';
+import { ZUpdateUserRole, ZUserIdParams } from '../../../contracts/users.ts';
 import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS, ZChatRequest, ZChatUsageQuery } from '../../../contracts/chat.ts';
-import { ZNotificationIdParams, ZNotificationsQuery, ZUpdateSettings } from '../../../contracts/notifications.ts';
+import { ZNotificationIdParams, ZNotificationsQuery } from '../../../contracts/notifications.ts';
+import { ZUpdateSettings } from '../../../contracts/settings.ts';
 import { TEST_MODELS } from '../chat-helpers.ts';
 import type { Json } from './arbitraries.ts';
 import { VALID_AGENT, VALID_ARTICLE, type Fixtures } from './fixtures.ts';

@@ -1,4 +1,5 @@
-import type { TLocalLogin, TMe, TUser } from '../../../../contracts/auth.ts';
+import type { TLocalLogin, TMe } from '../../../../contracts/auth.ts';
+import type { TUser } from '../../../../contracts/users.ts';
 import { apiRequest } from '../../../lib/api-client.ts';
 
 export const ME_QUERY_KEY = ['/api/auth/me'] as const;

@@ -5,11 +5,10 @@ import { describe, expect, it, vi } from 'vitest';
 import { jsonResponse, stubFetch } from '../../../test/fetch-stub.ts';
 import { currentLocation, makeAuth, makeUser, renderWithProviders, signedInAs } from '../../../test/render.tsx';
 import type { AuthContextValue } from '../../../lib/auth-context.ts';
-import { AppAuthProvider } from '../app-auth-provider.tsx';
+import { AppAuthProvider } from './app-auth-provider.tsx';
 import LoginPage from './login-page.tsx';
+import { notify } from '../../../lib/notify.ts';
 
-vi.mock('../../../lib/notify.ts', () => ({ notify: { success: vi.fn(), error: vi.fn(), info: vi.fn() } }));
-const { notify } = await import('../../../lib/notify.ts');
 
 const routes = (
   <Routes>

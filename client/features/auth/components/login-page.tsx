@@ -5,7 +5,7 @@ import { Card } from '../../../components/ui/card.tsx';
 import { FullPageSpinner } from '../../../components/ui/spinner.tsx';
 import { usePageTitle } from '../../../components/ui/use-page-title.ts';
 import { useAuth } from '../../../lib/auth-context.ts';
-import { pathAfterLogin } from '../next-path.ts';
+import { pathAfterLogin } from '../lib/next-path.ts';
 
 const INPUT =
   'mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-slate-900 shadow-sm placeholder:text-slate-500 ' +

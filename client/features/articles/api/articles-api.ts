@@ -1,0 +1,17 @@
+import type { QueryClient } from '@tanstack/react-query';
+import { INSIGHTS_PAGE_SIZE } from '../../../../contracts/site.ts';
+
+export const ADMIN_ARTICLES_KEY = ['/api/admin/articles'] as const;
+export const adminArticleKey = (id: string) => [`/api/admin/articles/${encodeURIComponent(id)}`] as const;
+export const articleKey = (slug: string) => [`/api/articles/${encodeURIComponent(slug)}`] as const;
+/** A page of /insights, INSIGHTS_PAGE_SIZE articles (contracts/site.ts: zod-free, for the public chunk). */
+export const articlesPageUrl = (page: number) => `/api/articles?limit=${INSIGHTS_PAGE_SIZE}&offset=${(page - 1) * INSIGHTS_PAGE_SIZE}`;
+
+/** After any write: every public articles query (the landing's, /insights pages, article pages)
+ * and the admin's list and editor. */
+export function invalidateArticles(queryClient: QueryClient): Promise<void> {
+  return queryClient.invalidateQueries({
+    predicate: ({ queryKey: [url] }) => typeof url === 'string' && (url.startsWith('/api/articles') || url.startsWith('/api/admin/articles')),
+  });
+}
+

@@ -1,0 +1,139 @@
+import '../../../lib/zod-csp.ts';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Switch } from 'radix-ui';
+import { useId, type ReactNode } from 'react';
+import { Controller, useForm } from 'react-hook-form';
+import { useNavigate } from 'react-router';
+import type { z } from 'zod';
+import { ZArticleInput, type TArticle, type TArticleInput } from '../../../../contracts/articles.ts';
+import { DEFAULT_READ_TIME } from '../../../../contracts/constants.ts';
+import { Field } from '../../../components/field.tsx';
+import { Button } from '../../../components/ui/button.tsx';
+import { apiRequest, errorMessage } from '../../../lib/api-client.ts';
+import { useAuth } from '../../../lib/auth-context.ts';
+import { notify } from '../../../lib/notify.ts';
+import { invalidateArticles } from '../api/articles-api.ts';
+
+type ArticleValues = z.output<typeof ZArticleInput>;
+
+const CONTROL =
+  'mt-1.5 block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-slate-900 shadow-sm placeholder:text-slate-400 ' +
+  'focus:border-brand-600 focus:outline-2 focus:outline-brand-600/30 aria-[invalid=true]:border-red-600';
+
+/**
+ * The article form, for creating (no `article`) and for editing (`article` prefills it).
+ * SPEC section 5: validated on submit with the shared schema, revalidated on change. Creating
+ * POSTs with the user's id as authorId, then goes to /dashboard; editing PATCHes, then goes back
+ * to the admin's list. Either way the articles' queries are refreshed.
+ */
+export function ArticleForm({ article }: { article?: TArticle }) {
+  const editing = article !== undefined;
+  const { user } = useAuth();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const switchId = useId();
+  const {
+    register,
+    control,
+    handleSubmit,
+    formState: { errors },
+  } = useForm<TArticleInput, unknown, ArticleValues>({
+    resolver: zodResolver(ZArticleInput),
+    mode: 'onSubmit',
+    reValidateMode: 'onChange',
+    defaultValues: {
+      title: article?.title ?? '',
+      category: article?.category ?? '',
+      readTime: article?.readTime ?? DEFAULT_READ_TIME,
+      excerpt: article?.excerpt ?? '',
+      content: article?.content ?? '',
+      published: article?.published ?? false,
+    },
+  });
+
+  const save = useMutation({
+    mutationFn: (values: ArticleValues) =>
+      article
+        ? apiRequest<TArticle>('PATCH', `/api/articles/${encodeURIComponent(article.id)}`, values)
+        : apiRequest<TArticle>('POST', '/api/articles', { ...values, authorId: user?.id ?? null }),
+    onSuccess: () => {
+      notify.success('Success!', editing ? 'Article updated successfully' : 'Article created successfully');
+      void invalidateArticles(queryClient);
+      navigate(editing ? '/admin/articles' : '/dashboard');
+    },
+    onError: (err) => notify.error('Error', errorMessage(err, editing ? 'Failed to update article' : 'Failed to create article', { serverWords: false })),
+  });
+
+  const submitLabel = editing ? (save.isPending ? 'Saving...' : 'Save Changes') : save.isPending ? 'Creating...' : 'Create Article';
+
+  return (
+    <form noValidate onSubmit={handleSubmit((values) => save.mutate(values))} className="space-y-6">
+      <Field label="Title" error={errors.title}>
+        {(props) => <input {...props} type="text" className={CONTROL} {...register('title')} />}
+      </Field>
+      <div className="grid gap-6 sm:grid-cols-2">
+        <Field label="Category" error={errors.category}>
+          {(props) => <input {...props} type="text" placeholder="e.g. Automation" className={CONTROL} {...register('category')} />}
+        </Field>
+        <Field label="Read Time" error={errors.readTime}>
+          {(props) => <input {...props} type="text" placeholder={DEFAULT_READ_TIME} className={CONTROL} {...register('readTime')} />}
+        </Field>
+      </div>
+      <Field label="Excerpt" hint="A short summary shown on the article cards." error={errors.excerpt}>
+        {(props) => <textarea {...props} rows={3} className={CONTROL} {...register('excerpt')} />}
+      </Field>
+      <Field label="Content" hint="Markdown: headings, lists, links, emphasis, code and tables." error={errors.content}>
+        {(props) => <textarea {...props} rows={16} className={`${CONTROL} font-mono text-sm`} {...register('content')} />}
+      </Field>
+
+      <div className="flex items-start gap-3 rounded-lg border border-slate-200 p-4">
+        <Controller
+          control={control}
+          name="published"
+          render={({ field }) => (
+            <Switch.Root
+              id={switchId}
+              ref={field.ref}
+              checked={field.value ?? false}
+              onCheckedChange={field.onChange}
+              onBlur={field.onBlur}
+              aria-describedby={`${switchId}-hint`}
+              className="relative mt-0.5 inline-flex h-6 w-11 shrink-0 cursor-pointer items-center rounded-full bg-slate-300 transition-colors focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 data-[state=checked]:bg-brand-600"
+            >
+              <Switch.Thumb className="block size-5 translate-x-0.5 rounded-full bg-white shadow transition-transform data-[state=checked]:translate-x-[22px] motion-reduce:transition-none" />
+            </Switch.Root>
+          )}
+        />
+        <div>
+          <label htmlFor={switchId} className="text-sm font-medium text-slate-900">
+            Publish Article
+          </label>
+          <p id={`${switchId}-hint`} className="text-sm text-slate-600">
+            Make this article visible on the website
+          </p>
+        </div>
+      </div>
+
+      <div className="flex flex-col-reverse gap-3 sm:flex-row sm:justify-end">
+        <Button variant="outline" onClick={() => navigate(editing ? '/admin/articles' : '/dashboard')}>
+          Cancel
+        </Button>
+        <Button type="submit" disabled={save.isPending} aria-busy={save.isPending}>
+          {submitLabel}
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+/** The frame around the form on the create and edit screens. */
+export function ArticleFormScreen({ title, intro, children }: { title: string; intro: string; children: ReactNode }) {
+  return (
+    <div className="mx-auto max-w-3xl px-4 py-10 sm:px-6 lg:px-8">
+      <h1 className="text-3xl font-bold text-slate-900">{title}</h1>
+      <p className="mt-2 text-slate-600">{intro}</p>
+      <div className="mt-8 rounded-xl border border-slate-200 bg-white p-6 shadow-sm">{children}</div>
+    </div>
+  );
+}

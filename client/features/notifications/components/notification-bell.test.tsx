@@ -1,0 +1,188 @@
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { TNotification, TNotificationList } from '../../../../contracts/notifications.ts';
+import { NOTIFICATIONS_POLL_MS } from '../api/notifications-api.ts';
+import { jsonResponse, stubFetch } from '../../../test/fetch-stub.ts';
+import { renderWithProviders } from '../../../test/render.tsx';
+import NotificationBell, { relativeTime } from './notification-bell.tsx';
+import { notify } from '../../../lib/notify.ts';
+
+
+const LIST_URL = 'GET /api/notifications?limit=20';
+const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
+
+function notification(overrides: Partial<TNotification>): TNotification {
+  return {
+    id: '00000000-0000-4000-8000-000000000001',
+    agentId: '00000000-0000-4000-8000-0000000000a1',
+    agentName: 'BTC watcher',
+    market: 'BTC/USDT on binance',
+    thresholdType: 'rsi_overbought',
+    title: 'RSI overbought',
+    message: 'RSI 78.2 is above 70.',
+    createdAt: minutesAgo(5),
+    readAt: null,
+    emailStatus: 'none',
+    ...overrides,
+  };
+}
+
+const RSI = notification({});
+const DROP = notification({ id: '00000000-0000-4000-8000-000000000002', title: 'Price drop', message: 'ETH fell 6.1 %.', market: 'ETH/USDT on kraken', createdAt: minutesAgo(120) });
+const OLD = notification({ id: '00000000-0000-4000-8000-000000000003', title: 'Volume spike', readAt: minutesAgo(60), createdAt: minutesAgo(3 * 24 * 60), emailStatus: 'failed' });
+
+/** A small fake of the notifications API: marking read changes what the next GET returns. */
+function stubNotificationsApi(initial: TNotification[] = [RSI, DROP, OLD], overrides: Record<string, () => Response> = {}) {
+  let items = initial;
+  const list = (): TNotificationList => ({ notifications: items, unread: items.filter((n) => n.readAt === null).length });
+  const read = (id: string) => {
+    items = items.map((n) => (n.id === id && n.readAt === null ? { ...n, readAt: new Date().toISOString() } : n));
+    return jsonResponse(items.find((n) => n.id === id));
+  };
+  return stubFetch({
+    [LIST_URL]: () => jsonResponse(list()),
+    ...Object.fromEntries(items.map((n) => [`POST /api/notifications/${n.id}/read`, () => read(n.id)])),
+    'POST /api/notifications/read-all': () => {
+      items = items.map((n) => (n.readAt === null ? { ...n, readAt: new Date().toISOString() } : n));
+      return new Response(null, { status: 204 });
+    },
+    ...overrides,
+  });
+}
+
+const bell = () => screen.getByRole('button', { name: /^Notifications/ });
+const panel = () => screen.getByRole('dialog', { name: 'Notifications' });
+
+beforeEach(() => vi.clearAllMocks());
+
+describe('NotificationBell', () => {
+  it('shows the unread count on an accessible button', async () => {
+    stubNotificationsApi();
+    renderWithProviders(<NotificationBell />);
+    expect(bell()).toHaveAccessibleName('Notifications');
+    await vi.waitFor(() => expect(bell()).toHaveAccessibleName('Notifications, 2 unread'));
+    expect(bell()).toHaveTextContent('2');
+  });
+
+  it('opens the latest notifications with title, message, agent, market, time and unread styling', async () => {
+    stubNotificationsApi();
+    renderWithProviders(<NotificationBell />);
+    await vi.waitFor(() => expect(bell()).toHaveAccessibleName('Notifications, 2 unread'));
+    await userEvent.click(bell());
+
+    const items = within(panel()).getAllByRole('listitem');
+    expect(items).toHaveLength(3);
+    expect(items[0]).toHaveTextContent('Unread: RSI overbought');
+    expect(items[0]).toHaveTextContent('RSI 78.2 is above 70.');
+    expect(items[0]).toHaveTextContent('BTC watcher · BTC/USDT on binance · 5 minutes ago');
+    expect(items[1]).toHaveTextContent('2 hours ago');
+    expect(items[2]).toHaveTextContent('Volume spike');
+    expect(items[2]).not.toHaveTextContent('Unread');
+    expect(items[2]).toHaveTextContent('3 days ago');
+    expect(items[2]).toHaveTextContent('Email could not be sent');
+    expect(within(items[2]!).queryByRole('button', { name: /Mark as read/ })).not.toBeInTheDocument();
+  });
+
+  it('marks one as read with POST, and the count drops', async () => {
+    const { requests } = stubNotificationsApi();
+    renderWithProviders(<NotificationBell />);
+    await vi.waitFor(() => expect(bell()).toHaveAccessibleName('Notifications, 2 unread'));
+    await userEvent.click(bell());
+
+    const markRsi = within(panel()).getByRole('button', { name: 'Mark as read: RSI overbought' });
+    await userEvent.click(markRsi);
+
+    expect(bell()).toHaveAccessibleName('Notifications, 1 unread');
+    expect(requests).toContainEqual({ method: 'POST', url: `/api/notifications/${RSI.id}/read`, body: undefined });
+    // Focus moves on to the next unread item's button rather than falling to the page.
+    expect(within(panel()).getByRole('button', { name: 'Mark as read: Price drop' })).toHaveFocus();
+    expect(within(panel()).queryByRole('button', { name: 'Mark as read: RSI overbought' })).not.toBeInTheDocument();
+    await vi.waitFor(() => expect(requests.filter((r) => r.url === '/api/notifications?limit=20').length).toBeGreaterThanOrEqual(3));
+    expect(bell()).toHaveAccessibleName('Notifications, 1 unread');
+  });
+
+  it('marks all as read from the keyboard', async () => {
+    const { requests } = stubNotificationsApi();
+    renderWithProviders(<NotificationBell />);
+    await vi.waitFor(() => expect(bell()).toHaveAccessibleName('Notifications, 2 unread'));
+
+    bell().focus();
+    await userEvent.keyboard('{Enter}');
+    const markAll = within(panel()).getByRole('button', { name: 'Mark all as read' });
+    markAll.focus();
+    await userEvent.keyboard('{Enter}');
+
+    await vi.waitFor(() => expect(bell()).toHaveAccessibleName('Notifications'));
+    expect(requests).toContainEqual({ method: 'POST', url: '/api/notifications/read-all', body: undefined });
+    expect(within(panel()).getByRole('button', { name: 'Mark all as read' })).toBeDisabled();
+    expect(within(panel()).queryByText(/^Unread/)).not.toBeInTheDocument();
+
+    await userEvent.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(bell()).toHaveFocus();
+  });
+
+  it('puts the count back and says so when the server refuses', async () => {
+    stubNotificationsApi(undefined, {
+      [`POST /api/notifications/${RSI.id}/read`]: () => jsonResponse({ error: 'Not Found', message: 'Notification not found' }, 404),
+    });
+    renderWithProviders(<NotificationBell />);
+    await vi.waitFor(() => expect(bell()).toHaveAccessibleName('Notifications, 2 unread'));
+    await userEvent.click(bell());
+    await userEvent.click(within(panel()).getByRole('button', { name: 'Mark as read: RSI overbought' }));
+
+    await vi.waitFor(() => expect(notify.error).toHaveBeenCalledWith('Could not mark the notification as read', 'Notification not found'));
+    await vi.waitFor(() => expect(bell()).toHaveAccessibleName('Notifications, 2 unread'));
+  });
+
+  it('says when there are none yet', async () => {
+    stubNotificationsApi([]);
+    renderWithProviders(<NotificationBell />);
+    await userEvent.click(bell());
+    expect(await within(panel()).findByText('No notifications yet')).toBeInTheDocument();
+    expect(within(panel()).getByRole('button', { name: 'Mark all as read' })).toBeDisabled();
+  });
+
+  it('offers a retry when the list cannot be loaded', async () => {
+    stubFetch({ [LIST_URL]: { status: 500, body: { error: 'Internal Server Error' } } });
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    renderWithProviders(<NotificationBell />);
+    await userEvent.click(bell());
+    expect(await within(panel()).findByRole('alert')).toHaveTextContent('Notifications could not be loaded: 500: Internal Server Error');
+    stubNotificationsApi();
+    await userEvent.click(within(panel()).getByRole('button', { name: 'Try again' }));
+    expect(await within(panel()).findByText('RSI overbought')).toBeInTheDocument();
+  });
+
+  it(`polls every ${NOTIFICATIONS_POLL_MS / 1000} s and when the window regains focus`, async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    try {
+      const { requests } = stubNotificationsApi();
+      renderWithProviders(<NotificationBell />);
+      const gets = () => requests.filter((r) => r.url === '/api/notifications?limit=20').length;
+      await vi.waitFor(() => expect(gets()).toBe(1));
+      await vi.advanceTimersByTimeAsync(NOTIFICATIONS_POLL_MS);
+      await vi.waitFor(() => expect(gets()).toBe(2));
+      window.dispatchEvent(new Event('visibilitychange'));
+      window.dispatchEvent(new Event('focus'));
+      await vi.waitFor(() => expect(gets()).toBe(3));
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('relativeTime', () => {
+  const now = Date.parse('2026-03-04T12:00:00Z');
+  it.each([
+    ['2026-03-04T11:59:30Z', 'just now'],
+    ['2026-03-04T11:58:00Z', '2 minutes ago'],
+    ['2026-03-04T09:00:00Z', '3 hours ago'],
+    ['2026-03-03T10:00:00Z', 'yesterday'],
+    ['2026-02-18T12:00:00Z', '2 weeks ago'],
+    ['2025-01-01T12:00:00Z', 'last year'],
+  ])('%s is %s', (iso, text) => {
+    expect(relativeTime(iso, now)).toBe(text);
+  });
+});
