@@ -8,8 +8,6 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const FEATURES = path.join(ROOT, 'client/features');
 const FOLDERS = ['api', 'components', 'hooks', 'lib'];
 
-// EXEMPT FOR NOW: agents keeps its flat folder until it moves (issue 14). Remove it from this list then.
-const NOT_YET_LAID_OUT = ['agents'];
 
 const features = readdirSync(FEATURES).filter((name) => statSync(path.join(FEATURES, name)).isDirectory());
 const filesUnder = (dir: string): string[] =>
@@ -35,7 +33,7 @@ describe('client feature folders', () => {
     expect(misplaced('articles', 'components/article-form.test.tsx')).toBeNull();
   });
 
-  it.each(features.filter((feature) => !NOT_YET_LAID_OUT.includes(feature)))('%s follows api/ components/ hooks/ lib/', (feature) => {
+  it.each(features)('%s follows api/ components/ hooks/ lib/', (feature) => {
     const wrong = filesUnder(path.join(FEATURES, feature))
       .map((file) => [file, misplaced(feature, file)])
       .filter(([, problem]) => problem);

@@ -21,7 +21,7 @@ const SettingsPage = lazy(() => import('../features/settings/components/settings
 // from contracts/chat.ts inside the lazy chunk, so the landing page loads none of it).
 const ChatScreen = lazy(() => import('../features/chat/components/chat-screen.tsx'));
 const UsagePage = lazy(() => import('../features/chat/components/usage-page.tsx'));
-const AgentsConsolePage = lazy(() => import('../features/agents/agents-console-page.tsx'));
+const AgentsConsolePage = lazy(() => import('../features/agents/components/agents-console-page.tsx'));
 const CreateArticlePage = lazy(() => import('../features/articles/components/create-article-page.tsx'));
 const EditArticlePage = lazy(() => import('../features/articles/components/edit-article-page.tsx'));
 const AdminArticlesPage = lazy(() => import('../features/articles/components/admin-articles-page.tsx'));

@@ -1,7 +1,7 @@
 import { screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { ZRunResult, type TRuleOutcome } from '../../../contracts/market.ts';
-import { renderWithProviders } from '../../test/render.tsx';
+import { ZRunResult, type TRuleOutcome } from '../../../../contracts/market.ts';
+import { renderWithProviders } from '../../../test/render.tsx';
 import { RunResult, failureText, formatNumber, ruleState } from './run-result.tsx';
 
 describe('ZRunResult (what the runs query reads a stored result with)', () => {

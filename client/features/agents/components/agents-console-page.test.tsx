@@ -1,14 +1,12 @@
 import { act, fireEvent, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AGENT_TEMPLATES, defaultAgentConfig } from '../../../contracts/agents.ts';
-import { jsonResponse, never, stubFetch } from '../../test/fetch-stub.ts';
-import { renderWithProviders, signedInAs } from '../../test/render.tsx';
+import { AGENT_TEMPLATES, defaultAgentConfig } from '../../../../contracts/agents.ts';
+import { jsonResponse, never, stubFetch } from '../../../test/fetch-stub.ts';
+import { renderWithProviders, signedInAs } from '../../../test/render.tsx';
 import AgentsConsolePage from './agents-console-page.tsx';
-import { CRYPTO_AGENT, STOCK_AGENT } from './agents-test-data.ts';
-
-vi.mock('../../lib/notify.ts', () => ({ notify: { success: vi.fn(), error: vi.fn(), info: vi.fn() } }));
-const { notify } = await import('../../lib/notify.ts');
+import { CRYPTO_AGENT, STOCK_AGENT } from '../lib/agents-test-data.ts';
+import { notify } from '../../../lib/notify.ts';
 
 beforeEach(() => vi.clearAllMocks());
 afterEach(() => vi.useRealTimers());

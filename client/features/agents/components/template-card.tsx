@@ -1,10 +1,10 @@
 import { useId, useState } from 'react';
-import type { TAgentTemplate } from '../../../contracts/agents.ts';
-import { Badge, type BadgeVariant } from '../../components/ui/badge.tsx';
-import { Button } from '../../components/ui/button.tsx';
-import { Card } from '../../components/ui/card.tsx';
-import { Dialog } from '../../components/ui/dialog.tsx';
-import { formatValue, frequencyLabel, thresholdLabel } from './agent-format.ts';
+import type { TAgentTemplate } from '../../../../contracts/agents.ts';
+import { Badge, type BadgeVariant } from '../../../components/ui/badge.tsx';
+import { Button } from '../../../components/ui/button.tsx';
+import { Card } from '../../../components/ui/card.tsx';
+import { Dialog } from '../../../components/ui/dialog.tsx';
+import { formatValue, frequencyLabel, thresholdLabel } from '../lib/agent-format.ts';
 import { Row } from './form-controls.tsx';
 
 const COMPLEXITY: Record<TAgentTemplate['complexity'], BadgeVariant> = { Basic: 'success', Medium: 'warning', Advanced: 'brand' };

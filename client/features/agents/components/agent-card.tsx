@@ -1,12 +1,12 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId } from 'react';
-import type { TAgent } from '../../../contracts/agents.ts';
-import { Badge } from '../../components/ui/badge.tsx';
-import { Button } from '../../components/ui/button.tsx';
-import { Card } from '../../components/ui/card.tsx';
-import { notify } from '../../lib/notify.ts';
-import { DATE_TIME, formatDate, performanceClass } from './agent-format.ts';
-import { AGENTS_QUERY_KEY, REFRESH_AFTER_FAILURE_MS, REFRESH_AFTER_SUCCESS_MS, changeStatus, statusErrorDetails } from './agents-api.ts';
+import type { TAgent } from '../../../../contracts/agents.ts';
+import { Badge } from '../../../components/ui/badge.tsx';
+import { Button } from '../../../components/ui/button.tsx';
+import { Card } from '../../../components/ui/card.tsx';
+import { notify } from '../../../lib/notify.ts';
+import { DATE_TIME, formatDate, performanceClass } from '../lib/agent-format.ts';
+import { AGENTS_QUERY_KEY, REFRESH_AFTER_FAILURE_MS, REFRESH_AFTER_SUCCESS_MS, changeStatus, statusErrorDetails } from '../api/agents-api.ts';
 
 type Props = { agent: TAgent; templateName: string; onViewDetails(agent: TAgent): void };
 

@@ -1,7 +1,7 @@
 import { useId } from 'react';
-import { WEEKDAYS, type TFrequency, type TSchedule, type TWeekday } from '../../../contracts/agents.ts';
+import { WEEKDAYS, type TFrequency, type TSchedule, type TWeekday } from '../../../../contracts/agents.ts';
 import { CONTROL } from './form-controls.tsx';
-import { FREQUENCY_ORDER, frequencyLabel } from './agent-format.ts';
+import { FREQUENCY_ORDER, frequencyLabel } from '../lib/agent-format.ts';
 
 /** A schedule being edited: the frequency may be unset (details edit), hours are local time. */
 export type TScheduleDraft = { frequency: TFrequency | ''; daysActive: TWeekday[]; activeHours: { start: string; end: string } };

@@ -1,5 +1,5 @@
 import { format } from 'date-fns';
-import { FREQUENCIES, FREQUENCY_LABELS, type TFrequency } from '../../../contracts/agents.ts';
+import { FREQUENCIES, FREQUENCY_LABELS, type TFrequency } from '../../../../contracts/agents.ts';
 
 export const DATE_TIME = 'MMM d, yyyy HH:mm';
 export const DATE = 'MMM d, yyyy';

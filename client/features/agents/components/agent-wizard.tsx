@@ -1,11 +1,11 @@
 import { Tabs } from 'radix-ui';
 import { useState } from 'react';
-import type { TParameterValue } from '../../../contracts/agent-parameters.ts';
-import { defaultAgentConfig, type TAgentConfig, type TAgentTemplate, type TNotifications } from '../../../contracts/agents.ts';
-import { Button } from '../../components/ui/button.tsx';
-import { Dialog } from '../../components/ui/dialog.tsx';
-import { formatValue, frequencyLabel, thresholdLabel } from './agent-format.ts';
-import { browserTimeZone } from './agents-api.ts';
+import type { TParameterValue } from '../../../../contracts/agent-parameters.ts';
+import { defaultAgentConfig, type TAgentConfig, type TAgentTemplate, type TNotifications } from '../../../../contracts/agents.ts';
+import { Button } from '../../../components/ui/button.tsx';
+import { Dialog } from '../../../components/ui/dialog.tsx';
+import { formatValue, frequencyLabel, thresholdLabel } from '../lib/agent-format.ts';
+import { browserTimeZone } from '../api/agents-api.ts';
 import { Row, SwitchField } from './form-controls.tsx';
 import { ParameterField } from './parameter-field.tsx';
 import { ScheduleFields, toDraft, type TScheduleDraft } from './schedule-fields.tsx';

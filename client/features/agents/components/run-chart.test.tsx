@@ -1,9 +1,9 @@
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { ZRunHistory, type TAgentRun, type TRunHistoryEntry } from '../../../contracts/agents.ts';
-import type { TCandle, TChartData, TMarketResult, TRunResult } from '../../../contracts/market.ts';
-import { renderWithProviders } from '../../test/render.tsx';
+import { ZRunHistory, type TAgentRun, type TRunHistoryEntry } from '../../../../contracts/agents.ts';
+import type { TCandle, TChartData, TMarketResult, TRunResult } from '../../../../contracts/market.ts';
+import { renderWithProviders } from '../../../test/render.tsx';
 import { RunChart, RunChartPanel, latestChartRun, toChartSeries } from './run-chart.tsx';
 
 const T0 = Date.UTC(2025, 2, 4, 10, 0);

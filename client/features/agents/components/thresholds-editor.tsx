@@ -1,7 +1,7 @@
 import { Plus, Trash2 } from 'lucide-react';
-import { NEW_THRESHOLD, THRESHOLD_TYPES, type TThreshold, type TThresholdType } from '../../../contracts/agents.ts';
-import { Button } from '../../components/ui/button.tsx';
-import { thresholdLabel } from './agent-format.ts';
+import { NEW_THRESHOLD, THRESHOLD_TYPES, type TThreshold, type TThresholdType } from '../../../../contracts/agents.ts';
+import { Button } from '../../../components/ui/button.tsx';
+import { thresholdLabel } from '../lib/agent-format.ts';
 import { CONTROL } from './form-controls.tsx';
 
 /** The wizard's alert thresholds: type, value in % and message; add (SPEC's default) and remove. */

@@ -1,7 +1,7 @@
 import { CircleSlash, Hourglass, Minus, Zap, type LucideIcon } from 'lucide-react';
-import { MARKET_FAILURES, type TMarketResult, type TRuleOutcome, type TRunResult } from '../../../contracts/market.ts';
-import { Badge, type BadgeVariant } from '../../components/ui/badge.tsx';
-import { DATE_TIME, formatDate, performanceClass, thresholdLabel } from './agent-format.ts';
+import { MARKET_FAILURES, type TMarketResult, type TRuleOutcome, type TRunResult } from '../../../../contracts/market.ts';
+import { Badge, type BadgeVariant } from '../../../components/ui/badge.tsx';
+import { DATE_TIME, formatDate, performanceClass, thresholdLabel } from '../lib/agent-format.ts';
 
 export type TOkMarket = Extract<TMarketResult, { ok: true }>;
 

@@ -1,8 +1,8 @@
 import { useState } from 'react';
-import type { TAgentRun, TRunHistoryEntry } from '../../../contracts/agents.ts';
-import { Badge, type BadgeVariant } from '../../components/ui/badge.tsx';
-import { Spinner } from '../../components/ui/spinner.tsx';
-import { RUN_TIME, formatDate, formatDuration } from './agent-format.ts';
+import type { TAgentRun, TRunHistoryEntry } from '../../../../contracts/agents.ts';
+import { Badge, type BadgeVariant } from '../../../components/ui/badge.tsx';
+import { Spinner } from '../../../components/ui/spinner.tsx';
+import { RUN_TIME, formatDate, formatDuration } from '../lib/agent-format.ts';
 import { RunResult, resultHeadline } from './run-result.tsx';
 
 /** The error the runtime records when the worker running a run stopped before it finished. */

@@ -2,16 +2,14 @@ import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { AGENT_TEMPLATES, type TAgent, type TAgentRun } from '../../../contracts/agents.ts';
-import type { TRunResult } from '../../../contracts/market.ts';
-import { jsonResponse, stubFetch } from '../../test/fetch-stub.ts';
-import { renderWithProviders } from '../../test/render.tsx';
+import { AGENT_TEMPLATES, type TAgent, type TAgentRun } from '../../../../contracts/agents.ts';
+import type { TRunResult } from '../../../../contracts/market.ts';
+import { jsonResponse, stubFetch } from '../../../test/fetch-stub.ts';
+import { renderWithProviders } from '../../../test/render.tsx';
 import { AgentDetailsDialog, Settings } from './agent-details-dialog.tsx';
-import { RUN_POLL_MS } from './agents-api.ts';
-import { CRYPTO_AGENT, RUNS, STOCK_AGENT } from './agents-test-data.ts';
-
-vi.mock('../../lib/notify.ts', () => ({ notify: { success: vi.fn(), error: vi.fn(), info: vi.fn() } }));
-const { notify } = await import('../../lib/notify.ts');
+import { RUN_POLL_MS } from '../api/agents-api.ts';
+import { CRYPTO_AGENT, RUNS, STOCK_AGENT } from '../lib/agents-test-data.ts';
+import { notify } from '../../../lib/notify.ts';
 
 beforeEach(() => vi.clearAllMocks());
 

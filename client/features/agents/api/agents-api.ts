@@ -1,9 +1,9 @@
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
-import { ZAgent, ZRunHistory, ZRunQueued, type TAgent, type TAgentConfig, type TAgentStatus, type TAgentTemplate, type TRunHistoryEntry } from '../../../contracts/agents.ts';
-import { AGENT_LIST_STALE_MS, STATUS_CHANGE_TIMEOUT_MS } from '../../../contracts/constants.ts';
-import { ApiError, apiRequest } from '../../lib/api-client.ts';
-import { parsedQueryFn } from '../../lib/query-client.ts';
+import { ZAgent, ZRunHistory, ZRunQueued, type TAgent, type TAgentConfig, type TAgentStatus, type TAgentTemplate, type TRunHistoryEntry } from '../../../../contracts/agents.ts';
+import { AGENT_LIST_STALE_MS, STATUS_CHANGE_TIMEOUT_MS } from '../../../../contracts/constants.ts';
+import { ApiError, apiRequest } from '../../../lib/api-client.ts';
+import { parsedQueryFn } from '../../../lib/query-client.ts';
 
 // Identity comes from the session: unlike SPEC's client we send no googleId.
 export const TEMPLATES_QUERY_KEY = ['/api/agent-templates'] as const;
@@ -80,9 +80,6 @@ export function statusErrorDetails(err: unknown): string {
   }
   return err instanceof Error && err.message ? err.message : 'Unknown error';
 }
-
-/** The error's message, else the fallback. */
-export const messageOr = (err: unknown, fallback: string) => (err instanceof Error && err.message ? err.message : fallback);
 
 /** The browser's IANA time zone: active hours are entered in local time. */
 export const browserTimeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;

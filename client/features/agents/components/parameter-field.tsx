@@ -1,7 +1,7 @@
 import { Slider, Switch } from 'radix-ui';
 import { X } from 'lucide-react';
 import { useId } from 'react';
-import type { TParameterDefinition, TParameterValue } from '../../../contracts/agent-parameters.ts';
+import type { TParameterDefinition, TParameterValue } from '../../../../contracts/agent-parameters.ts';
 import { CONTROL } from './form-controls.tsx';
 
 export const TOKEN_PLACEHOLDER = 'Enter token symbol (e.g. BTC, ETH)';

@@ -2,13 +2,13 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Tabs } from 'radix-ui';
 import { Pencil, Play, Trash2 } from 'lucide-react';
 import { useEffect, useId, useState } from 'react';
-import type { TAgent, TAgentConfig, TAgentTemplate, TFrequency } from '../../../contracts/agents.ts';
-import { Button } from '../../components/ui/button.tsx';
-import { Dialog } from '../../components/ui/dialog.tsx';
-import { ApiError, errorMessage } from '../../lib/api-client.ts';
-import { notify } from '../../lib/notify.ts';
-import { DATE, DATE_TIME, formatDate, formatValue, frequencyLabel, performanceClass, thresholdLabel } from './agent-format.ts';
-import { agentQueryKey, browserTimeZone, deleteAgent, invalidateAgents, messageOr, runAgent, updateConfig, useAgent, useAgentRuns } from './agents-api.ts';
+import type { TAgent, TAgentConfig, TAgentTemplate, TFrequency } from '../../../../contracts/agents.ts';
+import { Button } from '../../../components/ui/button.tsx';
+import { Dialog } from '../../../components/ui/dialog.tsx';
+import { ApiError, errorMessage } from '../../../lib/api-client.ts';
+import { notify } from '../../../lib/notify.ts';
+import { DATE, DATE_TIME, formatDate, formatValue, frequencyLabel, performanceClass, thresholdLabel } from '../lib/agent-format.ts';
+import { agentQueryKey, browserTimeZone, deleteAgent, invalidateAgents, runAgent, updateConfig, useAgent, useAgentRuns } from '../api/agents-api.ts';
 import { CONTROL, Row } from './form-controls.tsx';
 import { TOKEN_PLACEHOLDER } from './parameter-field.tsx';
 import { RunChartPanel } from './run-chart.tsx';
@@ -50,10 +50,10 @@ function DetailsBody({ initial, template, onClose }: { initial: TAgent; template
   const runsLoading = runs.isPending && !runs.isError;
 
   useEffect(() => {
-    if (details.isError) notify.error('Error loading agent details', messageOr(details.error, 'Please try again.'));
+    if (details.isError) notify.error('Error loading agent details', errorMessage(details.error, 'Please try again.', { serverWords: false }));
   }, [details.isError, details.error]);
   useEffect(() => {
-    if (runs.isError) notify.error('Error loading run history', messageOr(runs.error, 'Please try again.'));
+    if (runs.isError) notify.error('Error loading run history', errorMessage(runs.error, 'Please try again.', { serverWords: false }));
   }, [runs.isError, runs.error]);
 
   return (
@@ -87,7 +87,7 @@ function useSaveConfig(agent: TAgent, onSaved: () => void) {
       onSaved();
       void invalidateAgents(queryClient);
     },
-    onError: (err) => notify.error('Failed to update agent', messageOr(err, 'There was a problem updating the agent. Please try again.')),
+    onError: (err) => notify.error('Failed to update agent', errorMessage(err, 'There was a problem updating the agent. Please try again.', { serverWords: false })),
   });
 }
 
@@ -114,7 +114,7 @@ function Overview({ agent, template, onDeleted }: { agent: TAgent; template: TAg
       onDeleted();
       void invalidateAgents(queryClient);
     },
-    onError: (err) => notify.error('Could not delete agent', messageOr(err, 'Please try again.')),
+    onError: (err) => notify.error('Could not delete agent', errorMessage(err, 'Please try again.', { serverWords: false })),
   });
 
   return (

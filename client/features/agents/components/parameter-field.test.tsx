@@ -2,8 +2,8 @@ import { fireEvent, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { describe, expect, it } from 'vitest';
-import { defaultValue, type TParameterDefinition, type TParameterValue } from '../../../contracts/agent-parameters.ts';
-import { AGENT_TEMPLATES, defaultAgentName } from '../../../contracts/agents.ts';
+import { defaultValue, type TParameterDefinition, type TParameterValue } from '../../../../contracts/agent-parameters.ts';
+import { AGENT_TEMPLATES, defaultAgentName } from '../../../../contracts/agents.ts';
 import { ParameterField } from './parameter-field.tsx';
 
 const [STOCK, CRYPTO] = AGENT_TEMPLATES as [(typeof AGENT_TEMPLATES)[number], (typeof AGENT_TEMPLATES)[number]];

@@ -1,7 +1,7 @@
 import { useId, useState, type FormEvent } from 'react';
-import { Button } from '../../components/ui/button.tsx';
-import { Dialog } from '../../components/ui/dialog.tsx';
-import { notify } from '../../lib/notify.ts';
+import { Button } from '../../../components/ui/button.tsx';
+import { Dialog } from '../../../components/ui/dialog.tsx';
+import { notify } from '../../../lib/notify.ts';
 import { CONTROL } from './form-controls.tsx';
 
 type Props = { open: boolean; onOpenChange(open: boolean): void; initialName: string; pending: boolean; onContinue(name: string): void };

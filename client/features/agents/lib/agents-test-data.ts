@@ -1,4 +1,4 @@
-import type { TAgent, TRunHistoryAnswer } from '../../../contracts/agents.ts';
+import type { TAgent, TRunHistoryAnswer } from '../../../../contracts/agents.ts';
 
 export const STOCK_AGENT: TAgent = {
   id: '11111111-1111-4111-8111-111111111111',

@@ -1,10 +1,10 @@
 import { format } from 'date-fns';
 import type { CandlestickData, IChartApi, LineData, SeriesMarker, Time, UTCTimestamp, WhitespaceData } from 'lightweight-charts';
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
-import type { TAgentRun } from '../../../contracts/agents.ts';
-import type { TCandleTimeframe, TChartData, TRunResult } from '../../../contracts/market.ts';
-import { Spinner } from '../../components/ui/spinner.tsx';
-import { RUN_TIME, formatDate } from './agent-format.ts';
+import type { TAgentRun } from '../../../../contracts/agents.ts';
+import type { TCandleTimeframe, TChartData, TRunResult } from '../../../../contracts/market.ts';
+import { Spinner } from '../../../components/ui/spinner.tsx';
+import { RUN_TIME, formatDate } from '../lib/agent-format.ts';
 import { CONTROL } from './form-controls.tsx';
 import { formatNumber, type TOkMarket } from './run-result.tsx';
 

@@ -1,19 +1,20 @@
-import '../../lib/zod-csp.ts';
+import '../../../lib/zod-csp.ts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Bot, Plus } from 'lucide-react';
 import { Tabs } from 'radix-ui';
 import { useState, type ReactNode } from 'react';
-import { defaultAgentName, type TAgent, type TAgentConfig, type TAgentTemplate } from '../../../contracts/agents.ts';
-import { Button } from '../../components/ui/button.tsx';
-import { Skeleton } from '../../components/ui/skeleton.tsx';
-import { usePageTitle } from '../../components/ui/use-page-title.ts';
-import { LoadFailed } from '../../components/ui/load-failed.tsx';
-import { useAuth } from '../../lib/auth-context.ts';
-import { notify } from '../../lib/notify.ts';
+import { defaultAgentName, type TAgent, type TAgentConfig, type TAgentTemplate } from '../../../../contracts/agents.ts';
+import { Button } from '../../../components/ui/button.tsx';
+import { Skeleton } from '../../../components/ui/skeleton.tsx';
+import { usePageTitle } from '../../../components/ui/use-page-title.ts';
+import { LoadFailed } from '../../../components/ui/load-failed.tsx';
+import { useAuth } from '../../../lib/auth-context.ts';
+import { errorMessage } from '../../../lib/api-client.ts';
+import { notify } from '../../../lib/notify.ts';
 import { AgentCard } from './agent-card.tsx';
 import { AgentDetailsDialog } from './agent-details-dialog.tsx';
 import { AgentWizard } from './agent-wizard.tsx';
-import { AGENTS_QUERY_KEY, createAgent, messageOr, useAgents, useTemplates } from './agents-api.ts';
+import { AGENTS_QUERY_KEY, createAgent, useAgents, useTemplates } from '../api/agents-api.ts';
 import { NameAgentDialog } from './name-agent-dialog.tsx';
 import { TabList, TabPanel } from './tabs.tsx';
 import { TemplateCard } from './template-card.tsx';
@@ -48,7 +49,7 @@ export default function AgentsConsolePage() {
       setTab('paused');
       void queryClient.invalidateQueries({ queryKey: AGENTS_QUERY_KEY });
     },
-    onError: (err) => notify.error('Failed to create agent', messageOr(err, 'There was a problem creating your agent. Please try again.')),
+    onError: (err) => notify.error('Failed to create agent', errorMessage(err, 'There was a problem creating your agent. Please try again.', { serverWords: false })),
   });
 
   const startCreation = (template: TAgentTemplate | undefined = templates.data?.[0]) => {

@@ -1,9 +1,9 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { ZRunHistory, type TAgentRun, type TRunHistoryAnswer, type TRunHistoryEntry } from '../../../contracts/agents.ts';
-import { MARKET_FAILURES, type TRunResult } from '../../../contracts/market.ts';
-import { renderWithProviders } from '../../test/render.tsx';
+import { ZRunHistory, type TAgentRun, type TRunHistoryAnswer, type TRunHistoryEntry } from '../../../../contracts/agents.ts';
+import { MARKET_FAILURES, type TRunResult } from '../../../../contracts/market.ts';
+import { renderWithProviders } from '../../../test/render.tsx';
 import { RunHistory } from './run-history.tsx';
 
 const CANDLE = { time: Date.UTC(2025, 2, 4, 10, 0), open: 100, high: 102, low: 99, close: 101.5, volume: 1200 };
