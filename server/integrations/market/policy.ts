@@ -1,5 +1,5 @@
 import type { TCandle, TMarketFailure, TMarketSource } from '../../../contracts/market.ts';
-import { MarketDataError } from '../../modules/market/types.ts';
+import { MarketDataError } from './candle-source.ts';
 
 /**
  * What every market data provider shares: retries with exponential backoff for the failures

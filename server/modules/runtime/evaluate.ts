@@ -1,7 +1,7 @@
 import type { TAgentConfig, TThreshold } from '../../../contracts/agents.ts';
 import { MARKET_FAILURES, type TCandle, type TChartData, type TMarketFailure, type TRuleOutcome } from '../../../contracts/market.ts';
 import { bollinger, ema, macd, rsi, sma, stochastic } from '../market/indicators.ts';
-import type { WhaleTransaction } from '../market/types.ts';
+import type { WhaleTransaction } from '../../integrations/onchain/onchain-source.ts';
 
 /**
  * The templates' decision rules (SPEC section 9) and the notification thresholds, evaluated on
