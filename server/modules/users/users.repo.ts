@@ -23,6 +23,14 @@ export async function findUserByIdentity(db: Tx, identity: Identity): Promise<Us
   return row;
 }
 
+/** Serialises first sign-ins so "the first account is admin" holds under concurrency. */
+const FIRST_USER_LOCK_KEY = 7_240_310_002;
+
+/** Holds the first-user lock until the caller's transaction ends. */
+export async function lockFirstUser(db: Tx): Promise<void> {
+  await db.execute(sql`select pg_advisory_xact_lock(${FIRST_USER_LOCK_KEY})`);
+}
+
 export async function hasAnyUser(db: Tx): Promise<boolean> {
   const [row] = await db.select({ one: sql<number>`1` }).from(users).limit(1);
   return row !== undefined;
