@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const entry = path.resolve(import.meta.dirname, 'index.ts');
+const entry = path.resolve(import.meta.dirname, '../../server/index.ts');
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
