@@ -255,7 +255,7 @@ export type ChatConfig = {
 
 /** Several browsers behind one address (an office) stay well under it; one client cannot hold
  * more. Off by default behind a proxy (TRUST_PROXY). */
-export const DEFAULT_MAX_CONNECTIONS_PER_IP = 256;
+const DEFAULT_MAX_CONNECTIONS_PER_IP = 256;
 
 export class ConfigError extends Error {}
 

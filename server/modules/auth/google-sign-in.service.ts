@@ -54,5 +54,3 @@ export function createGoogleSignInService({ auth, google, redirectUri }: GoogleS
 
   return { start, attemptOf, complete, failure };
 }
-
-export type GoogleSignInService = ReturnType<typeof createGoogleSignInService>;

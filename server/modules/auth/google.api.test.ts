@@ -4,7 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_FAKE_USER, startFakeOidcIssuer, type FakeOidcFault, type FakeOidcIssuer } from '../../../tests/fakes/oidc-issuer.ts';
 import { createTestApp, TEST_ORIGIN, type TestApp } from '../../test/test-app.ts';
-import { countUsers } from '../users/users.repo.ts';
+import { countUsers } from '../../test/user-count.ts';
 import { RESULT_PAGE_CSP } from './google-result-page.ts';
 
 const CLIENT_ID = 'test-client.apps.googleusercontent.com';

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { TRole } from '../../../contracts/auth.ts';
 import type { Db } from '../../db/client.ts';
 import { users } from '../../db/schema.ts';
@@ -63,9 +63,4 @@ export async function countAdminsForUpdate(db: Tx): Promise<number> {
 export async function setUserRole(db: Tx, id: string, role: TRole): Promise<UserRow | undefined> {
   const [row] = await db.update(users).set({ role, updatedAt: new Date() }).where(eq(users.id, id)).returning();
   return row;
-}
-
-export async function countUsers(db: Tx): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(users);
-  return row?.n ?? 0;
 }
