@@ -4,9 +4,82 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-// Imports flow one way (DESIGN section 2): contracts import nothing of ours; client and server
-// import contracts but never each other; client features do not import each other.
-const restrict = (patterns) => ['error', { patterns }];
+const ROOT = import.meta.dirname;
+/** A path as the tables below name it: relative to the repository, with forward slashes. */
+const fromRoot = (file) => path.relative(ROOT, file).split(path.sep).join('/');
+
+// Imports flow one way (DESIGN section 2). The first row whose prefix the importing file starts
+// with lists the only folders of ours it may import; imports are resolved first, so `../server`,
+// `./../server` and `../contracts/../server` are all the server. Files in no row (tests/,
+// bench/, script/, the other tools' configs) may import anything.
+const LAYERS = [
+  ['contracts/', ['contracts/']],
+  ['client/', ['client/', 'contracts/']],
+  ['vite.config.ts', ['client/', 'contracts/']],
+  ['server/integrations/', ['server/integrations/', 'server/lib/', 'server/config.ts', 'contracts/']],
+  ['server/lib/', ['server/lib/', 'server/config.ts', 'contracts/']],
+  ['server/db/', ['server/db/', 'server/lib/', 'server/config.ts', 'contracts/']],
+  ['server/modules/', ['server/modules/', 'server/integrations/', 'server/db/', 'server/lib/', 'server/config.ts', 'contracts/']],
+  ['server/', ['server/', 'contracts/']],
+];
+
+/** The other server modules a module may import; any module not listed imports none. */
+const MODULE_USES = {
+  auth: ['users'],
+  runtime: ['agents', 'market', 'notifications'],
+};
+
+/** The only packages a layer may import; layers not listed may import any. Contracts are read by
+ * the browser and the server alike, so they lean on zod alone. */
+const PACKAGES = { 'contracts/': ['zod'] };
+
+/** Tests and their helpers may also import test support and fakes, and on the server any module;
+ * production code never imports them. */
+const isTestCode = (file) => /\.(test|spec)\.tsx?$/.test(file) || file.startsWith('server/test/');
+const TEST_SUPPORT = ['tests/', 'server/test/'];
+
+const moduleOf = (file) => /^server\/modules\/([^/]+)\//.exec(file)?.[1];
+const within = (file, folders) => folders.some((folder) => file === folder || (folder.endsWith('/') && file.startsWith(folder)));
+
+/** Reports a relative import (or re-export, or dynamic import) that LAYERS or MODULE_USES forbid. */
+const layers = {
+  meta: { type: 'problem', schema: [] },
+  create(context) {
+    const file = fromRoot(context.filename);
+    const row = LAYERS.find(([prefix]) => file.startsWith(prefix));
+    if (!row) return {};
+    const [layer, folders] = row;
+    const test = isTestCode(file);
+    const allowed = test ? [...(file.startsWith('server/') ? ['server/', 'contracts/'] : folders), ...TEST_SUPPORT] : folders;
+    const own = moduleOf(file);
+    const packages = test ? undefined : PACKAGES[layer];
+    const check = (node) => {
+      const source = node.source?.value;
+      if (typeof source !== 'string') return;
+      if (!source.startsWith('.')) {
+        const name = source.startsWith('@') ? source.split('/').slice(0, 2).join('/') : source.split('/')[0];
+        if (packages && !packages.includes(name)) {
+          context.report({ node, message: `${layer} may import only the packages ${packages.join(', ')}, not '${source}' (DESIGN section 2).` });
+        }
+        return;
+      }
+      const target = fromRoot(path.resolve(path.dirname(context.filename), source));
+      if (!within(target, allowed) || (!test && within(target, TEST_SUPPORT))) {
+        context.report({ node, message: `${layer} may import only ${allowed.join(', ')} of ours, not '${target}' (imports flow one way: DESIGN section 2).` });
+        return;
+      }
+      const other = moduleOf(target);
+      if (!test && own && other && other !== own && !(MODULE_USES[own] ?? []).includes(other)) {
+        const uses = MODULE_USES[own] ?? [];
+        context.report({
+          node,
+          message: `Module '${own}' imports module '${other}', but may import ${uses.length ? uses.join(', ') : 'no other module'} (MODULE_USES in eslint.config.js).`,
+        });
+      }
+    };
+    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+  },
+};
 
 const featureOf = (file) => /client\/features\/([^/]+)\//.exec(file.split(path.sep).join('/'))?.[1];
 
@@ -28,6 +101,8 @@ const featureBoundaries = {
   },
 };
 
+const local = { rules: { layers, 'feature-boundaries': featureBoundaries } };
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.tools/**', '.tmp/**', 'data/**', 'test-results/**', 'playwright-report/**', 'server/db/migrations/**'] },
   js.configs.recommended,
@@ -46,23 +121,17 @@ export default tseslint.config(
     files: ['client/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
     plugins: { 'react-hooks': reactHooks },
-    rules: {
-      ...reactHooks.configs.recommended.rules,
-      'no-restricted-imports': restrict([
-        { group: ['**/server/**'], message: 'The client never imports server code; share through contracts/.' },
-      ]),
-    },
+    rules: reactHooks.configs.recommended.rules,
   },
   {
     files: ['client/features/**/*.{ts,tsx}'],
-    plugins: { local: { rules: { 'feature-boundaries': featureBoundaries } } },
+    plugins: { local },
     rules: { 'local/feature-boundaries': 'error' },
   },
   {
-    files: ['server/**/*.ts'],
-    rules: {
-      'no-restricted-imports': restrict([{ group: ['**/client/**'], message: 'The server never imports client code.' }]),
-    },
+    files: ['**/*.{js,ts,tsx}'],
+    plugins: { local },
+    rules: { 'local/layers': 'error' },
   },
   {
     // Every browser journey fails on uncaught page errors and CSP violations only through the
@@ -81,14 +150,6 @@ export default tseslint.config(
           message: 'Use the openPage fixture: a context made here is not watched for page errors and CSP violations.',
         },
       ],
-    },
-  },
-  {
-    files: ['contracts/**/*.ts'],
-    rules: {
-      'no-restricted-imports': restrict([
-        { group: ['**/server/**', '**/client/**', '**/tests/**'], message: 'contracts/ imports nothing of ours.' },
-      ]),
     },
   },
 );

@@ -4,8 +4,6 @@ import path from 'node:path';
 import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
-import { loadConfig, publicConfig } from './server/config.ts';
-import { renderIndexHtml } from './server/lib/http/client-app.ts';
 
 const outDir = path.resolve('dist/client');
 /** The server-side build of client/prerender.tsx, which script/prerender.ts runs after the
@@ -92,19 +90,11 @@ function chunkName(chunk: { name: string; facadeModuleId: string | null; moduleI
   return LIBRARY_CHUNKS.find(([test]) => chunk.moduleIds.some((id) => test.test(id)))?.[1] ?? chunk.name;
 }
 
-/** In dev, Vite serves index.html itself: give it the same runtime config the server injects. */
-function devRuntimeConfig(): Plugin {
-  return {
-    name: 'dev-runtime-config',
-    apply: 'serve',
-    transformIndexHtml: (html) => renderIndexHtml(html, publicConfig(loadConfig(process.env, { inMemoryDatabase: true }))),
-  };
-}
-
 export default defineConfig(({ isSsrBuild }) => ({
   root: 'client',
   publicDir: isSsrBuild ? false : 'public',
-  plugins: [react(), tailwindcss(), devRuntimeConfig(), ...(isSsrBuild ? [] : [stylesheetFirst(), precompress()])],
+  // script/dev-client.ts adds the dev page's runtime config: the server's to give, not the build's.
+  plugins: [react(), tailwindcss(), ...(isSsrBuild ? [] : [stylesheetFirst(), precompress()])],
   build: isSsrBuild
     ? { outDir: prerenderDir, emptyOutDir: true, target: 'node22', rolldownOptions: { input: path.resolve('client/prerender.tsx') } }
     : {

@@ -1,7 +1,7 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 
-const serverTests = ['server/**/*.test.ts', 'contracts/**/*.test.ts', 'tests/fakes/**/*.test.ts', 'script/**/*.test.ts'];
+const serverTests = ['server/**/*.test.ts', 'contracts/**/*.test.ts', 'tests/fakes/**/*.test.ts', 'tests/process/**/*.test.ts', 'script/**/*.test.ts'];
 
 // The API suites also run against a real PostgreSQL when script/test provides one.
 const postgresUrl = process.env.TEST_POSTGRES_URL;

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 /**
  * What `npm run build` reads: the client and the contracts it imports, the build's own
  * configuration and scripts, and the dependencies (the lock file). The server is not among
- * them: vite.config.ts imports server modules only for the dev server's page.
+ * them: vite.config.ts imports none of it (script/dev-client.ts adds the dev page's config).
  */
 export const BUILD_INPUTS = {
   dirs: ['client', 'contracts'],

@@ -29,6 +29,7 @@ import { chatRoutes } from './modules/chat/chat.routes.ts';
 import { createChatService } from './modules/chat/chat.service.ts';
 import { googleAuthRoutes } from './modules/auth/google.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
+import { createHealthService } from './modules/health/health.service.ts';
 import { createMailer } from './integrations/email/mailer.ts';
 import { notificationsRoutes } from './modules/notifications/notifications.routes.ts';
 import { createNotificationsService, type NotificationsService } from './modules/notifications/notifications.service.ts';
@@ -94,7 +95,7 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   registerWriteLimit(app, config.writeRateLimit, now);
 
   const routeDeps = { auth, secureCookies: config.secureCookies, signInRateLimit: config.signInRateLimit };
-  await app.register(healthRoutes, { database });
+  await app.register(healthRoutes, { health: createHealthService({ database }) });
   await app.register(authRoutes, { ...routeDeps, localSignIn: config.auth.provider === 'local' });
   if (config.auth.provider === 'google') {
     await app.register(googleAuthRoutes, { ...routeDeps, google: config.auth, publicUrl: config.publicUrl, now });

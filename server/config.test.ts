@@ -31,7 +31,22 @@ describe('loadConfig', () => {
     expect(config.secureCookies).toBe(true);
   });
 
+  it('takes the alert emails\' sender from MAIL_FROM, and from its old name SMTP_FROM with a deprecation', () => {
+    expect(load({}).email.from).toBe('alerts@localhost');
+    expect(load({}).deprecations).toEqual([]);
+    expect(load({ MAIL_FROM: 'ops@example.com' })).toMatchObject({ email: { from: 'ops@example.com' }, deprecations: [] });
+    expect(load({ SMTP_FROM: 'old@example.com' })).toMatchObject({
+      email: { from: 'old@example.com' },
+      deprecations: ['SMTP_FROM is deprecated and will stop working: rename it to MAIL_FROM'],
+    });
+    expect(load({ MAIL_FROM: 'ops@example.com', SMTP_FROM: 'old@example.com' })).toMatchObject({
+      email: { from: 'ops@example.com' },
+      deprecations: ['SMTP_FROM is ignored because MAIL_FROM is set: remove SMTP_FROM (its old name)'],
+    });
+  });
+
   it.each([
+    [{ MAIL_FROM: 'not-an-email' }, 'MAIL_FROM'],
     [{ PORT: 'eighty' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
     [{ DATABASE_URL: 'mysql://h/db' }, 'DATABASE_URL'],

@@ -142,6 +142,8 @@ const ZEnv = z.object({
   MARKET_TIMEOUT_MS: positiveInt(10_000, 100),
   MARKET_RETRIES: positiveInt(3, 0),
   SMTP_URL: z.preprocess(emptyToUndefined, z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional()),
+  MAIL_FROM: z.preprocess(emptyToUndefined, ZEmail.optional()),
+  /** MAIL_FROM's old name, still read (docs/decisions/0019). */
   SMTP_FROM: z.preprocess(emptyToUndefined, ZEmail.optional()),
   EMAIL_RETRIES: positiveInt(5, 0),
   EMAIL_RETRY_DELAY_SECONDS: positiveInt(5, 1),
@@ -178,6 +180,8 @@ export type Config = {
   siteName: string;
   contactEmail: string;
   logLevel: string;
+  /** Settings given under an old name, one sentence each for the log at start. */
+  deprecations: string[];
   chat: ChatConfig;
   market: MarketConfig;
   email: EmailConfig;
@@ -255,7 +259,7 @@ export type ChatConfig = {
 
 /** Several browsers behind one address (an office) stay well under it; one client cannot hold
  * more. Off by default behind a proxy (TRUST_PROXY). */
-export const DEFAULT_MAX_CONNECTIONS_PER_IP = 256;
+const DEFAULT_MAX_CONNECTIONS_PER_IP = 256;
 
 export class ConfigError extends Error {}
 
@@ -334,6 +338,7 @@ export function loadConfig(
     siteName: e.SITE_NAME,
     contactEmail: e.CONTACT_EMAIL,
     logLevel: e.LOG_LEVEL,
+    deprecations: deprecations(e),
     chat: {
       providers: {
         openai: { apiKey: e.OPENAI_API_KEY ?? null, baseUrl: e.OPENAI_BASE_URL },
@@ -372,7 +377,7 @@ export function loadConfig(
     },
     email: {
       smtpUrl: e.SMTP_URL ?? null,
-      from: e.SMTP_FROM ?? `alerts@${new URL(publicUrl).hostname}`,
+      from: e.MAIL_FROM ?? e.SMTP_FROM ?? `alerts@${new URL(publicUrl).hostname}`,
       retries: e.EMAIL_RETRIES,
       retryDelaySeconds: e.EMAIL_RETRY_DELAY_SECONDS,
     },
@@ -384,6 +389,16 @@ export function loadConfig(
       dispatchLookaheadMs: e.DISPATCH_LOOKAHEAD_MS,
     },
   };
+}
+
+/** Old names still read, and what to say about each one set. */
+function deprecations(e: Pick<z.infer<typeof ZEnv>, 'MAIL_FROM' | 'SMTP_FROM'>): string[] {
+  if (e.SMTP_FROM === undefined) return [];
+  return [
+    e.MAIL_FROM === undefined
+      ? 'SMTP_FROM is deprecated and will stop working: rename it to MAIL_FROM'
+      : 'SMTP_FROM is ignored because MAIL_FROM is set: remove SMTP_FROM (its old name)',
+  ];
 }
 
 /** For process entry points: the config, or the message naming the bad variable and exit 1. */

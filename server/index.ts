@@ -17,6 +17,7 @@ async function main(): Promise<void> {
   process.umask(PRIVATE_UMASK);
   const config = loadConfigOrExit();
   const logger = pino(loggerOptions(config.logLevel));
+  for (const message of config.deprecations) logger.warn(message);
   const database = await openDatabase(config.database, logger);
   const jobs = await startJobQueue(database, { logger, email: config.email, supervise: config.runtime.runWorkers });
   const app = await buildApp({ config, database, logger, jobs, enqueueEmail: jobs.enqueueEmail });

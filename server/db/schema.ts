@@ -119,8 +119,8 @@ export const chatReservations = pgTable(
 /**
  * A monitoring agent, owned by the user who created it. `config` is the whole wizard
  * configuration (schedule with its IANA time zone, notifications, parameters), checked against
- * the template before every write. `next_run_at` is null while paused; the runtime (a later
- * issue) claims due rows through the (status, next_run_at) index.
+ * the template before every write. `next_run_at` is null while paused; the runtime
+ * (docs/decisions/0017) claims due rows through the (status, next_run_at) index.
  */
 export const agents = pgTable(
   'agents',

@@ -91,7 +91,7 @@ export function authorizationErrorMessage(error: string): string {
   return refusedMessage('Google reported an error');
 }
 
-export function refusedMessage(reason: string): string {
+function refusedMessage(reason: string): string {
   return `Google sign-in was refused: ${reason}`;
 }
 

@@ -1,7 +1,7 @@
 import type { TApiError } from '../../contracts/errors.ts';
 
 /** Error codes the services throw; each maps to one HTTP status and one `error` text. */
-export const ERROR_CODES = {
+const ERROR_CODES = {
   BAD_REQUEST: { status: 400, error: 'Invalid request' },
   UNAUTHORIZED: { status: 401, error: 'Unauthorized' },
   FORBIDDEN: { status: 403, error: 'Forbidden' },
@@ -46,9 +46,9 @@ export class AppError extends Error {
 }
 
 /** An answer names at most this many problems, then one more detail counting the rest. */
-export const MAX_ERROR_DETAILS = 20;
+const MAX_ERROR_DETAILS = 20;
 /** Longest path or message a detail carries: a key or a value from the request can be huge. */
-export const MAX_DETAIL_TEXT = 200;
+const MAX_DETAIL_TEXT = 200;
 
 /**
  * Keeps an error answer small whatever the request held: 50,000 unknown keys are one zod

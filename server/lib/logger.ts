@@ -1,7 +1,7 @@
 import pino, { type LoggerOptions } from 'pino';
 
 /** Paths that may hold secrets; pino replaces them before a line is written. */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'req.headers.cookie',
   'req.headers.authorization',
   'res.headers["set-cookie"]',
@@ -26,7 +26,7 @@ const MAX_CAUSE_DEPTH = 5;
  * cause): users' data, and for the session lookup the token hash that keys the sessions table.
  * The SQL text stays, which is what a reader needs.
  */
-export function serializeError(err: Error): ReturnType<typeof pino.stdSerializers.err> {
+function serializeError(err: Error): ReturnType<typeof pino.stdSerializers.err> {
   const serialized = pino.stdSerializers.err(err);
   const values: string[] = [];
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < MAX_CAUSE_DEPTH; e = e.cause, depth++) {

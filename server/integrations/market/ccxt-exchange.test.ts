@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MARKET_FAILURES, TIMEFRAME_MS } from '../../../contracts/market.ts';
 import { fakeCandle, FAKE_PRICES, startFakeExchanges, type FakeExchanges } from '../../../tests/fakes/exchanges.ts';
 import type { MarketConfig } from '../../config.ts';
-import { MarketDataError } from '../../modules/market/types.ts';
+import { MarketDataError } from './candle-source.ts';
 import { createCcxtSource, EXCHANGES, exchangeSymbol, overrideApiUrls, type ExchangeSource } from './ccxt-exchange.ts';
 
 let fake: FakeExchanges;

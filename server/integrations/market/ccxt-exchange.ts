@@ -2,7 +2,7 @@ import type * as Ccxt from 'ccxt';
 import type { Exchange } from 'ccxt';
 import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, type TCandle, type TCandleTimeframe } from '../../../contracts/market.ts';
 import { MARKET_HOSTS, type MarketConfig } from '../../config.ts';
-import { MarketDataError, type CandleSource } from '../../modules/market/types.ts';
+import { MarketDataError, type CandleSource } from './candle-source.ts';
 import {
   aggregateCandles,
   DEFAULT_BACKOFF_MS,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MARKET_FAILURES, type TCandle } from '../../../contracts/market.ts';
-import { MarketDataError } from '../../modules/market/types.ts';
+import { MarketDataError } from './candle-source.ts';
 import { aggregateCandles, failureForStatus, WEEK_OFFSET_MS, withRetries, type Failure } from './policy.ts';
 
 const policy = { retries: 3, timeoutMs: 1_000, backoffMs: 10 };

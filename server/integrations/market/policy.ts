@@ -1,5 +1,5 @@
 import type { TCandle, TMarketFailure, TMarketSource } from '../../../contracts/market.ts';
-import { MarketDataError } from '../../modules/market/types.ts';
+import { MarketDataError } from './candle-source.ts';
 
 /**
  * What every market data provider shares: retries with exponential backoff for the failures
@@ -136,7 +136,7 @@ const cancelled = (source: TMarketSource, name: string) => new MarketDataError(s
 const seconds = (ms: number) => String(Math.round(ms / 10) / 100);
 
 /** Settles as `promise`, or rejects with the signal's reason as soon as it aborts. */
-export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) {
     promise.catch(() => {}); // the attempt goes on unobserved; its late failure is not ours
     return Promise.reject(signal.reason);

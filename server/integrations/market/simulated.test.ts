@@ -1,9 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, type TCandle } from '../../../contracts/market.ts';
-import { candleOpenTime, createSimulatedSource, simulatedCandles } from './simulated.ts';
+import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, type TCandle, type TCandleTimeframe } from '../../../contracts/market.ts';
+import type { CandleSource } from './candle-source.ts';
+import { WEEK_OFFSET_MS } from './policy.ts';
+import { simulatedCandles } from './simulated.ts';
 
 const NOW = Date.parse('2025-06-04T12:34:56Z'); // a Wednesday
 const MONDAY = 4 * 86_400_000;
+
+/** Open time of the candle holding `time`: multiples of the timeframe, weeks from Monday 00:00 UTC. */
+function candleOpenTime(time: number, timeframe: TCandleTimeframe): number {
+  const step = TIMEFRAME_MS[timeframe];
+  const offset = timeframe === '1w' ? WEEK_OFFSET_MS : 0;
+  return Math.floor((time - offset) / step) * step + offset;
+}
+
+/** The simulator as one worker's candle source, with its own clock. */
+function createSimulatedSource(options: { now?: () => Date } = {}): CandleSource {
+  const now = options.now ?? (() => new Date());
+  return {
+    id: 'simulated',
+    fetchCandles: async (request) => simulatedCandles('simulated', request.symbol, request.timeframe, request.limit, now().getTime()),
+  };
+}
 
 const logReturns = (candles: TCandle[]) => candles.slice(1).map((c, i) => Math.log(c.close / candles[i]!.close));
 const sd = (xs: number[]) => {

@@ -1,5 +1,4 @@
 import { TIMEFRAME_MS, type TCandle, type TCandleTimeframe, type TMarketSource } from '../../../contracts/market.ts';
-import type { CandleSource } from '../../modules/market/types.ts';
 import { WEEK_OFFSET_MS } from './policy.ts';
 
 /**
@@ -18,21 +17,6 @@ import { WEEK_OFFSET_MS } from './policy.ts';
 /** Shocks in the moving sum: how far the walk can wander from the trend (about σ·√(WALK/2)). */
 const WALK = 24;
 const DAY = 86_400_000;
-
-/** Open time of the candle holding `time`: multiples of the timeframe, weeks from Monday 00:00 UTC. */
-export function candleOpenTime(time: number, timeframe: TCandleTimeframe): number {
-  const step = TIMEFRAME_MS[timeframe];
-  const offset = timeframe === '1w' ? WEEK_OFFSET_MS : 0;
-  return Math.floor((time - offset) / step) * step + offset;
-}
-
-export function createSimulatedSource(options: { now?: () => Date } = {}): CandleSource {
-  const now = options.now ?? (() => new Date());
-  return {
-    id: 'simulated',
-    fetchCandles: async (request) => simulatedCandles('simulated', request.symbol, request.timeframe, request.limit, now().getTime()),
-  };
-}
 
 /** The `limit` candles up to and including the one holding `nowMs`, oldest first. */
 export function simulatedCandles(source: TMarketSource, symbol: string, timeframe: TCandleTimeframe, limit: number, nowMs: number): TCandle[] {

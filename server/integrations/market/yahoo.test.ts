@@ -4,7 +4,7 @@ import { ExtendedCookieJar } from 'yahoo-finance2/lib/cookieJar';
 import { MARKET_FAILURES, TIMEFRAME_MS, type TCandle } from '../../../contracts/market.ts';
 import { FAKE_CRUMB, startFakeYahoo, type FakeYahoo } from '../../../tests/fakes/yahoo.ts';
 import type { MarketConfig } from '../../config.ts';
-import { MarketDataError } from '../../modules/market/types.ts';
+import { MarketDataError } from './candle-source.ts';
 import { ProviderHttpError } from './policy.ts';
 import { createYahooSource, yahooFetch } from './yahoo.ts';
 

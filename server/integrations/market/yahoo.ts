@@ -3,7 +3,7 @@ import YahooFinance from 'yahoo-finance2';
 import { ExtendedCookieJar } from 'yahoo-finance2/lib/cookieJar';
 import { TIMEFRAME_MS, type TCandle, type TCandleTimeframe } from '../../../contracts/market.ts';
 import { MARKET_HOSTS, type MarketConfig } from '../../config.ts';
-import type { CandleSource } from '../../modules/market/types.ts';
+import type { CandleSource } from './candle-source.ts';
 import { aggregateCandles, DEFAULT_BACKOFF_MS, failureForStatus, ProviderHttpError, truncate, withRetries, type Failure } from './policy.ts';
 
 /**

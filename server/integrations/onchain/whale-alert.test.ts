@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MARKET_FAILURES } from '../../../contracts/market.ts';
 import { startFakeWhaleAlert, whaleAlertTransaction, type FakeWhaleAlert } from '../../../tests/fakes/whale-alert.ts';
 import type { MarketConfig } from '../../config.ts';
-import { OnChainError } from '../../modules/market/types.ts';
+import { OnChainError } from './onchain-source.ts';
 import { createWhaleAlertSource } from './whale-alert.ts';
 
 let fake: FakeWhaleAlert;

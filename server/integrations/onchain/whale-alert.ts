@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { TMarketFailure } from '../../../contracts/market.ts';
 import type { MarketConfig } from '../../config.ts';
-import { OnChainError, type OnChainSource, type WhaleTransaction } from '../../modules/market/types.ts';
+import { OnChainError, type OnChainSource, type WhaleTransaction } from './onchain-source.ts';
 
 const DEFAULT_BASE_URL = 'https://api.whale-alert.io';
 /**

@@ -5,15 +5,14 @@ import type { FastifyInstance } from 'fastify';
 import type { TPublicConfig } from '../../../contracts/auth.ts';
 import { AppError } from '../errors.ts';
 import { isAppRoute, SITE_PAGE_MARKER, type TSitePage } from '../../../contracts/site.ts';
-import { escapeHtml, metaTags, type PageMeta, type PageResolver, type ResolvedPage } from './page-meta.ts';
+import { escapeHtml, jsonForScript } from './html.ts';
+import { metaTags, type PageMeta, type PageResolver, type ResolvedPage } from './page-meta.ts';
 import { builtSiteRenderer, type SiteRenderer } from './site-renderer.ts';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
-/** `<` escaped so no text in the config can close the script element. */
-export function configScript(config: TPublicConfig): string {
-  const json = JSON.stringify(config).replace(/</g, '\\u003c');
-  return `<script type="application/json" id="app-config">${json}</script>`;
+function configScript(config: TPublicConfig): string {
+  return `<script type="application/json" id="app-config">${jsonForScript(config)}</script>`;
 }
 
 /**
@@ -76,7 +75,7 @@ export async function registerClientApp(
     const year = now().getFullYear();
     try {
       const body = render(url, page.site, config, String(year));
-      const data = `<script type="application/json" id="site-page">${JSON.stringify(page.site).replace(/</g, '\\u003c')}</script>`;
+      const data = `<script type="application/json" id="site-page">${jsonForScript(page.site)}</script>`;
       const filled = siteTemplate.replace(SITE_PAGE_MARKER, () => body).replace('</body>', () => `${data}\n  </body>`);
       return renderIndexHtml(filled, config, page.meta, year);
     } catch (err) {

@@ -1,4 +1,5 @@
 import type { TSitePage } from '../../../contracts/site.ts';
+import { escapeHtml } from './html.ts';
 
 /** What the server writes into a page's <head> so link previews work without JavaScript. */
 export type PageMeta = {
@@ -18,10 +19,6 @@ export type ResolvedPage = { status: number; meta: PageMeta; site?: TSitePage };
 
 /** Resolves a path (and its query) to a page, or null when the resolver does not know it. */
 export type PageResolver = (pathname: string, query: URLSearchParams) => Promise<ResolvedPage | null>;
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 /** The <title>, description, canonical link and Open Graph tags for a page, escaped. */
 export function metaTags(meta: PageMeta, siteName: string): { title: string; head: string } {

@@ -33,7 +33,7 @@ function helmetOptions(https: boolean): Parameters<typeof helmet>[0] {
 }
 
 /** The headers helmet would set, computed once: they do not depend on the request. */
-export function securityHeaders(https: boolean): Record<string, string> {
+function securityHeaders(https: boolean): Record<string, string> {
   const headers: Record<string, string> = {};
   const response = {
     setHeader: (name: string, value: string | number) => void (headers[name.toLowerCase()] = String(value)),

@@ -19,13 +19,13 @@ import { slugCandidate, slugify } from './slug.ts';
  * How long another process's write may stay unseen here. Writes through this process
  * invalidate at once; with several processes on PostgreSQL, each refreshes within this bound.
  */
-export const PUBLISHED_CACHE_TTL_MS = 5_000;
+const PUBLISHED_CACHE_TTL_MS = 5_000;
 const SLUG_ATTEMPTS = 50;
 
 export type ArticlesServiceDeps = { db: Db; now?: () => number; cacheTtlMs?: number };
 type PublishedSummary = TArticleSummary & { updatedAt: string };
 
-export function toApiArticle(row: ArticleRow): TArticle {
+function toApiArticle(row: ArticleRow): TArticle {
   return {
     id: row.id,
     slug: row.slug,
@@ -42,7 +42,7 @@ export function toApiArticle(row: ArticleRow): TArticle {
 }
 
 /** What a visitor's read carries: the page's fields, never the author's id or the draft state. */
-export function toPublicArticle({ id, slug, title, category, excerpt, content, createdAt, readTime }: TArticle): TPublicArticle {
+function toPublicArticle({ id, slug, title, category, excerpt, content, createdAt, readTime }: TArticle): TPublicArticle {
   return { id, slug, title, category, excerpt, content, createdAt, readTime };
 }
 

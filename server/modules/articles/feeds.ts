@@ -2,7 +2,7 @@
 
 export type FeedArticle = { slug: string; title: string; excerpt: string; category: string; createdAt: string; updatedAt: string };
 
-export function escapeXml(text: string): string {
+function escapeXml(text: string): string {
   // Characters XML 1.0 forbids (most C0 controls) would make the whole feed invalid: drop them.
   return text
     // eslint-disable-next-line no-control-regex -- matching control characters is the point

@@ -1,23 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from '../../../contracts/constants.ts';
 import type { TRole } from '../../../contracts/users.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
-import {
-  findUserByIdentity,
-  hasAnyUser,
-  insertUser,
-  updateUserProfile,
-  type Identity,
-  type Profile,
-  type UserRow,
-} from '../users/users.repo.ts';
+import { toSessionUser } from '../users/users.presenter.ts';
+import { findUserByIdentity, hasAnyUser, insertUser, lockFirstUser, updateUserProfile, type Identity, type Profile } from '../users/users.repo.ts';
 import { deleteExpiredSessions, deleteSession, findSessionWithUser, insertSession, touchSession } from './sessions.repo.ts';
 
-/** Serialises first sign-ins so "the first account is admin" holds under concurrency. */
-const FIRST_USER_LOCK_KEY = 7_240_310_002;
 /** last_seen_at is written at most this often, so reads do not each cost a write. */
 const TOUCH_INTERVAL_MS = 60_000;
 
@@ -27,19 +17,6 @@ export type AuthDeps = { db: Db; config: Pick<Config, 'adminEmails' | 'auth'>; n
 
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
-}
-
-export function toSessionUser(row: UserRow): SessionUser {
-  return {
-    id: row.id,
-    provider: row.provider,
-    subject: row.subject,
-    email: row.email,
-    name: row.name,
-    profilePicture: row.profilePicture,
-    role: row.role,
-    createdAt: row.createdAt,
-  };
 }
 
 export function createAuthService({ db, config, now }: AuthDeps) {
@@ -60,7 +37,7 @@ export function createAuthService({ db, config, now }: AuthDeps) {
       }
       let role: TRole = isConfiguredAdmin(email) ? 'admin' : 'guest';
       if (role === 'guest' && config.auth.provider === 'local' && config.adminEmails.length === 0) {
-        await tx.execute(sql`select pg_advisory_xact_lock(${FIRST_USER_LOCK_KEY})`);
+        await lockFirstUser(tx);
         if (!(await hasAnyUser(tx))) role = 'admin';
       }
       return insertUser(tx, { ...identity, ...profile, email, role });

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_ABSOLUTE_MS } from '../../../contracts/constants.ts';
 
 /** `__Host-` binds the cookie to our exact origin over https (no Domain, Path=/, Secure). */
-export function sessionCookieName(secure: boolean): string {
+function sessionCookieName(secure: boolean): string {
   return secure ? '__Host-sid' : 'sid';
 }
 

@@ -16,7 +16,7 @@ export const MIN_ANSWER_TOKENS = 16;
 /** A one-character message and its smallest answer: with less left, the day's budget is used up. */
 const SMALLEST_CALL_TOKENS = MESSAGE_OVERHEAD_TOKENS + 1 + MIN_ANSWER_TOKENS;
 /** How long a reservation holds without renewal: a process that dies mid-call frees it then. */
-export const RESERVATION_LEASE_MS = 60_000;
+const RESERVATION_LEASE_MS = 60_000;
 /** Retry-After when the budget is held by the user's own calls in flight. */
 const HELD_RETRY_SECONDS = 10;
 
@@ -60,7 +60,7 @@ export function decide(limits: BudgetLimits, totals: BudgetTotals, ask: BudgetAs
   return refuse(totals.reservedTokens > 0 && fitsLater ? 'tokens_held' : 'input_too_large');
 }
 
-export function startOfUtcDay(at: Date): Date {
+function startOfUtcDay(at: Date): Date {
   return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS, ZChatUsageQuery } from '../../../contracts/chat.ts';
+import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS, ZChatRequest, ZChatUsageQuery } from '../../../contracts/chat.ts';
 import { clientGone, openEventStream } from '../../lib/http/sse.ts';
 import { parseInput } from '../../lib/validate.ts';
 import type { ChatService } from './chat.service.ts';
@@ -9,7 +9,9 @@ export async function chatRoutes(app: FastifyInstance, { chat }: { chat: ChatSer
     // signedIn here; the service applies the per-provider role policy (configurable). Not counted
     // as a write: the chat has its own per-user limit (CHAT_RATE_LIMIT) and daily budget.
     app.post(CHAT_PROVIDER_INFO[provider].endpoint, { config: { access: 'signedIn', writeLimit: false } }, async (request, reply) => {
-      const plan = await chat.prepare(provider, request.user!, request.body, request.log);
+      chat.authorize(provider, request.user!);
+      const input = parseInput(ZChatRequest, request.body);
+      const plan = await chat.prepare(provider, request.user!, input, request.log);
       const signal = clientGone(reply);
       reply.header('cache-control', 'no-store');
       if (!/\btext\/event-stream\b/.test(request.headers.accept ?? '')) return chat.respondJson(plan, signal);

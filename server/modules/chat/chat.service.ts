@@ -2,11 +2,11 @@ import type { FastifyBaseLogger } from 'fastify';
 import {
   CHAT_PROVIDER_INFO,
   CHAT_PROVIDERS,
-  ZChatRequest,
   estimateCostUsd,
   usageTotals,
   type TChatModel,
   type TChatProvider,
+  type TChatRequest,
   type TChatProvidersResponse,
   type TChatResponse,
   type TChatStreamEvent,
@@ -28,7 +28,6 @@ import {
 } from '../../integrations/ai/index.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
-import { parseInput } from '../../lib/validate.ts';
 import { createChatBudget, refusalMessage, type BudgetAsk, type BudgetRefusal, type Reservation } from './budget.ts';
 import { usageByUserAndModel } from './chat.repo.ts';
 import { createRateWindow } from '../../lib/rate-window.ts';
@@ -90,16 +89,21 @@ export function createChatService({ db, config, now = () => new Date() }: ChatSe
     };
   }
 
+  /** The role policy; the route asks it before parsing the body, so a refused user hears 403
+   * whatever they sent. */
+  function authorize(provider: TChatProvider, user: SessionUser): void {
+    if (!mayUse(provider, user)) throw new AppError('FORBIDDEN', `${CHAT_PROVIDER_INFO[provider].label} chat needs the admin role`);
+  }
+
   /**
-   * Every rule before a provider is called, cheapest first: role policy (403), body and model
-   * (400), per-user rate (429), then the key and the daily budgets, which reserve what the call
+   * Every rule before a provider is called, cheapest first: role policy (403), body (parsed by
+   * the route) and model (400), per-user rate (429), then the key and the daily budgets, which reserve what the call
    * may spend (429 when it does not fit). Nothing is recorded for a request refused before the
    * rate check; budget refusals are recorded as 'rejected' so the admin report shows them.
    */
-  async function prepare(provider: TChatProvider, user: SessionUser, body: unknown, log: FastifyBaseLogger): Promise<ChatPlan> {
+  async function prepare(provider: TChatProvider, user: SessionUser, input: TChatRequest, log: FastifyBaseLogger): Promise<ChatPlan> {
     const info = CHAT_PROVIDER_INFO[provider];
-    if (!mayUse(provider, user)) throw new AppError('FORBIDDEN', `${info.label} chat needs the admin role`);
-    const input = parseInput(ZChatRequest, body);
+    authorize(provider, user);
     const model = modelsOf(provider).find((m) => m.id === input.model);
     if (!model) {
       throw new AppError('BAD_REQUEST', 'Invalid request', [{ path: 'model', message: `Unknown model for ${info.label}: ${input.model}` }]);
@@ -323,7 +327,7 @@ export function createChatService({ db, config, now = () => new Date() }: ChatSe
     return { days, since: since.toISOString(), rows, totals: { ...totals, costUsd: roundCents(totals.costUsd) } };
   }
 
-  return { providersFor, prepare, respondJson, respondStream, usageReport };
+  return { providersFor, authorize, prepare, respondJson, respondStream, usageReport };
 }
 
 /** To a hundredth of a cent: small calls still show a cost, and float noise is gone. */

@@ -3,8 +3,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeExchanges, type FakeExchanges } from '../../../tests/fakes/exchanges.ts';
 import { startFakeYahoo, type FakeYahoo } from '../../../tests/fakes/yahoo.ts';
 import type { MarketConfig } from '../../config.ts';
-import { createMarketData } from './market-data.ts';
-import { MarketDataError, type MarketData } from './types.ts';
+import { MarketDataError } from '../../integrations/market/candle-source.ts';
+import { createMarketData, type MarketData } from './market-data.ts';
 
 let exchanges: FakeExchanges;
 let yahoo: FakeYahoo;

@@ -3,9 +3,25 @@ import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { TCandle, TMarketSource } from '../../../contracts/market.ts';
 import type { MarketConfig } from '../../config.ts';
 import { createCcxtSource, exchangeSymbol, isExchangeSource } from '../../integrations/market/ccxt-exchange.ts';
+import { MarketDataError, type CandleRequest, type CandleSource } from '../../integrations/market/candle-source.ts';
 import { simulatedCandles } from '../../integrations/market/simulated.ts';
 import { createYahooSource } from '../../integrations/market/yahoo.ts';
-import { MarketDataError, type CandleRequest, type CandleSeries, type CandleSource, type MarketData } from './types.ts';
+
+/** Candles oldest first, the last one the latest (possibly still forming). */
+export type CandleSeries = CandleRequest & { candles: TCandle[]; simulated: boolean };
+
+export interface MarketData {
+  /**
+   * Candles for one market. Within one tick (same `tick` key, e.g. the dispatch minute) the
+   * same (source, symbol, timeframe) is fetched once and shared by every caller; a larger
+   * `limit` than an earlier caller's in the tick is served from one fetch of the largest.
+   * Rejects with MarketDataError.
+   */
+  getCandles(request: CandleRequest, tick: string): Promise<CandleSeries>;
+  /** The symbol an exchange lists a token under against its usual quote, e.g. BTC/USDT. */
+  cryptoSymbol(source: TMarketSource, token: string): string;
+  close(): Promise<void>;
+}
 
 export type MarketDataDeps = {
   logger: Logger;

@@ -40,7 +40,7 @@ export function alertEmail(input: AlertEmailInput): Omit<MailMessage, 'html'> {
 
 /** 'Mar 4, 2026, 10:15 AM GMT+1 (Europe/Paris)' in the user's zone; UTC when they have none
  * or it is unknown. The zone's name is spelled out: 'GMT+1' alone does not say which zone. */
-export function formatTime(at: Date, timeZone: string | null): string {
+function formatTime(at: Date, timeZone: string | null): string {
   const format = (zone: string) =>
     new Intl.DateTimeFormat('en-US', {
       year: 'numeric',

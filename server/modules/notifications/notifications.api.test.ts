@@ -249,7 +249,7 @@ describe('alert emails', () => {
   let agentId: string;
   beforeAll(async () => {
     catcher = await startSmtpCatcher();
-    t = await createTestApp({ env: { SMTP_URL: catcher.url.replace('smtp://', `smtp://mailer:${SMTP_SECRET}@`), SMTP_FROM: 'alerts@example.com' } });
+    t = await createTestApp({ env: { SMTP_URL: catcher.url.replace('smtp://', `smtp://mailer:${SMTP_SECRET}@`), MAIL_FROM: 'alerts@example.com' } });
     ada = await person(t, 'ada@example.com');
     agentId = await agentOf(t, ada.id);
   });

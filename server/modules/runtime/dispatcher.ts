@@ -5,7 +5,7 @@ import type { JobQueue } from './job-queue.ts';
 import { claimDueAgents, failInterruptedRuns, insertScheduledRuns, setNextRuns } from './runtime.repo.ts';
 
 /** Agents claimed per transaction: large enough for 10,000 a minute, small enough to keep locks short. */
-export const DISPATCH_BATCH = 500;
+const DISPATCH_BATCH = 500;
 
 export type DispatcherDeps = {
   db: Db;

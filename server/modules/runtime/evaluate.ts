@@ -1,7 +1,7 @@
 import type { TCryptoMonitorParameters, TThreshold } from '../../../contracts/agents.ts';
 import { MARKET_FAILURES, type TCandle, type TChartData, type TMarketFailure, type TRuleOutcome } from '../../../contracts/market.ts';
 import { bollinger, ema, macd, rsi, sma, stochastic } from '../market/indicators.ts';
-import type { WhaleTransaction } from '../market/types.ts';
+import type { WhaleTransaction } from '../../integrations/onchain/onchain-source.ts';
 import type { RunPlan } from './run-plan.ts';
 
 /**

@@ -12,7 +12,9 @@ import {
   type TRunResult,
 } from '../../../contracts/market.ts';
 import type { Db } from '../../db/client.ts';
-import { MarketDataError, OnChainError, type MarketData, type OnChainSource } from '../market/types.ts';
+import { MarketDataError } from '../../integrations/market/candle-source.ts';
+import { OnChainError, type OnChainSource } from '../../integrations/onchain/onchain-source.ts';
+import type { MarketData } from '../market/market-data.ts';
 import { candlesNeeded, evaluateMarket, performanceSince, type OnChainInput, type ThresholdCondition } from './evaluate.ts';
 import { planRun, RunNotPossible, type RunPlan } from './run-plan.ts';
 import { extendLeases, finishRun, startRun, type RunAgent } from './runtime.repo.ts';

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { TRole } from '../../../contracts/users.ts';
 import type { Db } from '../../db/client.ts';
 import { users } from '../../db/schema.ts';
@@ -21,6 +21,14 @@ export async function findUserByIdentity(db: Tx, identity: Identity): Promise<Us
     .from(users)
     .where(and(eq(users.provider, identity.provider), eq(users.subject, identity.subject)));
   return row;
+}
+
+/** Serialises first sign-ins so "the first account is admin" holds under concurrency. */
+const FIRST_USER_LOCK_KEY = 7_240_310_002;
+
+/** Holds the first-user lock until the caller's transaction ends. */
+export async function lockFirstUser(db: Tx): Promise<void> {
+  await db.execute(sql`select pg_advisory_xact_lock(${FIRST_USER_LOCK_KEY})`);
 }
 
 export async function hasAnyUser(db: Tx): Promise<boolean> {
@@ -55,9 +63,4 @@ export async function countAdminsForUpdate(db: Tx): Promise<number> {
 export async function setUserRole(db: Tx, id: string, role: TRole): Promise<UserRow | undefined> {
   const [row] = await db.update(users).set({ role, updatedAt: new Date() }).where(eq(users.id, id)).returning();
   return row;
-}
-
-export async function countUsers(db: Tx): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(users);
-  return row?.n ?? 0;
 }

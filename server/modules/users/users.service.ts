@@ -1,8 +1,8 @@
 import type { TRole } from '../../../contracts/users.ts';
 import type { Db } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
-import { toSessionUser } from '../auth/auth.service.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
+import { toSessionUser } from './users.presenter.ts';
 import { countAdminsForUpdate, findUserById, listUsers, setUserRole } from './users.repo.ts';
 
 export function createUsersService({ db }: { db: Db }) {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAgentConfig, findTemplate } from '../../contracts/agents.ts';
-import { startAppServer, type AppServer } from '../../tests/e2e/support/app-server.ts';
-import { postgresInstalled, startPostgresCluster, type PostgresCluster } from '../../tests/support/postgres-cluster.ts';
-import { until } from '../test/until.ts';
-import { ask, signIn, signedInTraffic, type Answer } from './client.ts';
+import { startAppServer, type AppServer } from '../e2e/support/app-server.ts';
+import { postgresInstalled, startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
+import { until } from '../../server/test/until.ts';
+import { ask, signIn, signedInTraffic, type Answer } from './fault-client.ts';
 
 const UNAVAILABLE = { error: 'Service Unavailable', message: 'The database is unavailable. Please try again shortly.' };
 /** What a signed-in admin's pages read: each one loads the session from the database first. */

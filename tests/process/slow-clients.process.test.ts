@@ -1,11 +1,11 @@
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAppServer, type AppServer } from '../tests/e2e/support/app-server.ts';
-import { startFakeAiProviders, type FakeAiProviders } from '../tests/fakes/ai-providers.ts';
-import { signIn } from './faults/client.ts';
-import { parseEvents } from './test/chat-helpers.ts';
-import { until } from './test/until.ts';
+import { startAppServer, type AppServer } from '../e2e/support/app-server.ts';
+import { startFakeAiProviders, type FakeAiProviders } from '../fakes/ai-providers.ts';
+import { signIn } from './fault-client.ts';
+import { parseEvents } from '../../server/test/chat-helpers.ts';
+import { until } from '../../server/test/until.ts';
 
 const SLOW_SOCKETS = 300;
 const PER_ADDRESS = 100;

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const entry = path.resolve(import.meta.dirname, 'index.ts');
+const entry = path.resolve(import.meta.dirname, '../../server/index.ts');
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -84,6 +84,16 @@ describe('server process', () => {
     expect(await server.exited).toBe(1);
     expect(server.output()).toMatch(/Invalid configuration:\s+PORT:/);
   });
+
+  it('logs a setting given under its old name at start (SMTP_FROM, now MAIL_FROM) and still uses it', async () => {
+    const port = await freePort();
+    const server = start({ PORT: String(port), SMTP_FROM: 'alerts@example.com' });
+    await waitForHealth(`http://127.0.0.1:${port}/api/health`);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    const warning = server.output().split('\n').find((line) => line.includes('SMTP_FROM'));
+    expect(JSON.parse(warning!)).toMatchObject({ level: 40, msg: 'SMTP_FROM is deprecated and will stop working: rename it to MAIL_FROM' });
+  }, 90_000);
 
   it('serves on PGlite, then on SIGTERM stops accepting, closes the database and exits 0 within 10 s', async () => {
     const port = await freePort();

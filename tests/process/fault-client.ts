@@ -1,4 +1,4 @@
-import { ADMIN_EMAIL } from '../../tests/e2e/support/constants.ts';
+import { ADMIN_EMAIL } from '../e2e/support/constants.ts';
 
 /** What the fault tests need to talk to a real server process over HTTP, as a browser would. */
 

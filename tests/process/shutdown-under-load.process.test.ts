@@ -1,11 +1,11 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAppServer } from '../../tests/e2e/support/app-server.ts';
-import { startFakeAiProviders, type FakeAiProviders } from '../../tests/fakes/ai-providers.ts';
-import { postgresInstalled, startPostgresCluster } from '../../tests/support/postgres-cluster.ts';
-import { parseEvents } from '../test/chat-helpers.ts';
-import { signIn } from './client.ts';
+import { startAppServer } from '../e2e/support/app-server.ts';
+import { startFakeAiProviders, type FakeAiProviders } from '../fakes/ai-providers.ts';
+import { postgresInstalled, startPostgresCluster } from '../support/postgres-cluster.ts';
+import { parseEvents } from '../../server/test/chat-helpers.ts';
+import { signIn } from './fault-client.ts';
 
 const STREAMS = 50;
 /** The fake answers in 4 chunks this far apart: each answer is in flight for about 3 s. */
