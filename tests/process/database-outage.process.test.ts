@@ -56,7 +56,7 @@ describeIfPostgres('the server while PostgreSQL goes away and comes back', () =>
 
     // Back: the health check turns ok by itself, and every read after that answers 200.
     await until(() => ask(server.url, '/api/health'), (a) => exited() || a.status === 200, 20_000);
-    expect(exitCode, 'the server process exited').toBeUndefined();
+    expect(exitCode, `the server process exited; its last words:\n${server.output().slice(-4000)}`).toBeUndefined();
     const upFrom = Date.now();
     await until(async () => traffic.answers.filter((a) => a.sentAt > upFrom).length, (n) => n >= 40);
     const answers = await traffic.stop();

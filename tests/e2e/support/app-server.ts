@@ -64,6 +64,8 @@ export type AppServer = {
   pid: number;
   dataDir: string;
   child: ChildProcess;
+  /** The last 20 KB the process wrote (its log and any crash), for a failing test to show. */
+  output(): string;
   stop(): Promise<void>;
 };
 
@@ -86,7 +88,7 @@ export async function startAppServer(options: { articles?: SeedArticle[]; env?: 
     const url = `http://127.0.0.1:${port}`;
     const child = spawn(process.execPath, ['server/index.ts'], {
       cwd: ROOT_DIR,
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
       env: {
         ...process.env,
         DATABASE_URL: '',
@@ -100,10 +102,12 @@ export async function startAppServer(options: { articles?: SeedArticle[]; env?: 
         ...options.env,
       },
     });
-    let stderr = '';
-    child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-20_000)));
+    let output = '';
+    const keep = (d: Buffer) => (output = (output + d.toString()).slice(-20_000));
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
     try {
-      await waitForHttp(`${url}/api/health`, child, 60_000, () => stderr);
+      await waitForHttp(`${url}/api/health`, child, 60_000, () => output);
     } catch (err) {
       await stopChild(child);
       throw err;
@@ -113,6 +117,7 @@ export async function startAppServer(options: { articles?: SeedArticle[]; env?: 
       pid: child.pid!,
       dataDir,
       child,
+      output: () => output,
       async stop() {
         await stopChild(child);
         cleanup();
