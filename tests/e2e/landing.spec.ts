@@ -217,6 +217,7 @@ test.describe('landing page', () => {
   });
 
   test('/insights is rendered by the server with its articles, then hydrates with local dates', async ({ page, openPage }) => {
+    test.slow(); // starts and seeds a server process of its own
     const articles: SeedArticle[] = [
       { title: 'Server rendered insight', category: 'Automation', excerpt: 'Visible before any JavaScript runs.', readTime: '4 min read', createdAt: '2025-02-14T12:00:00Z' },
       { title: 'A second insight', category: 'AI', excerpt: 'Also in the HTML from the server.', readTime: '6 min read', createdAt: '2025-03-03T12:00:00Z' },
