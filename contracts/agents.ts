@@ -7,12 +7,15 @@ import { ZRunResult } from './market.ts';
 export const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'] as const;
 export type TWeekday = (typeof WEEKDAYS)[number];
 
-/** SPEC section 9's frequencies plus the wizard's Real-time (every minute, DESIGN section 7). */
-export const FREQUENCIES = ['realtime', '1min', '5min', '15min', '30min', 'hourly', 'daily', 'weekly'] as const;
+/**
+ * One frequency list, ordered by period, one entry per period (docs/decisions/0032): SPEC
+ * section 9's options with SPEC section 5's names where it has them. Real-time is every minute
+ * (DESIGN section 7), so section 9's '1min' is the same entry, not a second one.
+ */
+export const FREQUENCIES = ['realtime', '5min', '15min', '30min', 'hourly', 'daily', 'weekly'] as const;
 export type TFrequency = (typeof FREQUENCIES)[number];
 export const FREQUENCY_LABELS: Record<TFrequency, string> = {
   realtime: 'Real-time',
-  '1min': 'Every minute',
   '5min': 'Every 5 minutes',
   '15min': 'Every 15 minutes',
   '30min': 'Every 30 minutes',
@@ -20,6 +23,18 @@ export const FREQUENCY_LABELS: Record<TFrequency, string> = {
   daily: 'Daily',
   weekly: 'Weekly',
 };
+/** Values stored or sent before the list had one entry per period, and the entry each now is. */
+export const FORMER_FREQUENCIES = { '1min': 'realtime' } as const satisfies Record<string, TFrequency>;
+
+/**
+ * The list entry a stored or sent frequency names: a current one as it is, a former one mapped
+ * (agents saved before keep their schedule without a data migration); undefined for anything
+ * else.
+ */
+export function currentFrequency(frequency: string): TFrequency | undefined {
+  if ((FREQUENCIES as readonly string[]).includes(frequency)) return frequency as TFrequency;
+  return (FORMER_FREQUENCIES as Record<string, TFrequency>)[frequency];
+}
 
 export const THRESHOLD_TYPES = ['priceChange', 'volumeSpike', 'volatilityAlert', 'volumeAlert'] as const;
 export type TThresholdType = (typeof THRESHOLD_TYPES)[number];
@@ -28,11 +43,16 @@ export const NEW_THRESHOLD = { type: 'priceChange', value: 5, message: 'Price ch
 
 // --- Requests -------------------------------------------------------------------------------
 
+const FORMER_FREQUENCY_VALUES = Object.keys(FORMER_FREQUENCIES) as Array<keyof typeof FORMER_FREQUENCIES>;
+
 const ZTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time HH:mm');
 
 export const ZSchedule = z
   .object({
-    frequency: z.enum(FREQUENCIES, `frequency must be one of ${FREQUENCIES.join(', ')}`),
+    // A former value ('1min', SPEC section 9's name) is accepted and read as its entry.
+    frequency: z
+      .enum([...FREQUENCIES, ...FORMER_FREQUENCY_VALUES], `frequency must be one of ${FREQUENCIES.join(', ')}`)
+      .transform((frequency) => currentFrequency(frequency)!),
     daysActive: z.array(z.enum(WEEKDAYS, 'must be a weekday name')).min(1, 'choose at least one day').max(7),
     /** Local time HH:mm in the schedule's time zone. */
     activeHours: z.object({ start: ZTime, end: ZTime }).optional(),

@@ -6,6 +6,12 @@ export const HEADER_SCROLL_OFFSET_PX = 64;
 export const TOAST_DURATION_MS = 5_000;
 export const TOAST_VISIBLE_MAX = 1;
 export const INSIGHTS_MAX_ARTICLES = 3;
+/** The role that may own agents (SPEC section 6: the agents console is the admin's), and so the
+ * one that gets their alerts: the agents routes require it, and the bell and the alert settings
+ * are shown only with it. Here, not in agents.ts, because the header (on the landing page too)
+ * needs it without zod. */
+export const AGENT_OWNER_ROLE = 'admin';
+export const canOwnAgents = (role: string | null | undefined): boolean => role === AGENT_OWNER_ROLE;
 export const DEFAULT_READ_TIME = '5 min read';
 export const SIGN_IN_POPUP = { width: 500, height: 600 } as const;
 /** What Google sign-in's result page posts, and the BroadcastChannel it also posts on

@@ -34,9 +34,18 @@ describe('Header notification bell', () => {
   // wait on a busy machine, so it is loaded before the test (the lazy import then resolves at once).
   beforeAll(() => import('../features/notifications/components/notification-bell.tsx'));
 
-  it('is there for a signed-in user, with the unread count', async () => {
-    renderWithProviders(<Header />, { auth: signedInAs('guest'), path: '/dashboard' });
+  it('is there for a user who can own agents (an admin), with the unread count', async () => {
+    renderWithProviders(<Header />, { auth: signedInAs('admin'), path: '/dashboard' });
     expect(await within(banner()).findByRole('button', { name: 'Notifications, 3 unread' })).toBeInTheDocument();
+  });
+
+  it('is not there for a user who cannot own agents (a guest), who loads none of its code', async () => {
+    const { fetchMock } = stubFetch({});
+    renderWithProviders(<Header />, { auth: signedInAs('guest'), path: '/dashboard' });
+    await Promise.resolve();
+    expect(within(banner()).getByRole('button', { name: /Logout/ })).toBeInTheDocument();
+    expect(within(banner()).queryByRole('button', { name: /Notifications/ })).not.toBeInTheDocument();
+    expect(fetchMock).not.toHaveBeenCalled();
   });
 
   it('is not there for a visitor, who loads none of its code', async () => {

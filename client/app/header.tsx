@@ -1,5 +1,5 @@
 import { lazy, Suspense, useId, useRef, useState, type ComponentType, type MouseEvent } from 'react';
-import { HEADER_SCROLL_OFFSET_PX } from '../../contracts/constants.ts';
+import { HEADER_SCROLL_OFFSET_PX, canOwnAgents } from '../../contracts/constants.ts';
 import type { TRole, TUser } from '../../contracts/users.ts';
 import { Avatar } from '../components/ui/avatar.tsx';
 import { buttonClasses } from '../components/ui/button.tsx';
@@ -9,9 +9,10 @@ import { appConfig } from '../lib/app-config.ts';
 import { isCurrentPath, isPlainClick, useNavigation } from '../lib/navigation.ts';
 
 // The header is on every page, the landing page included, so it stays small: no Radix, no
-// icon library (the two icons below are inline). The signed-in bell, which has both, is a
-// separate chunk that loads only once someone is signed in; if it cannot load (a deploy
-// replaced it), the header goes on without it rather than failing the page.
+// icon library (the two icons below are inline). The bell, which has both, is a separate chunk
+// that loads only for a signed-in user who can own agents (their alerts are all it shows); if
+// it cannot load (a deploy replaced it), the header goes on without it rather than failing the
+// page.
 const NotificationBell = lazy<ComponentType>(() =>
   import('../features/notifications/components/notification-bell.tsx').catch((err: unknown) => {
     console.error('Notifications could not be loaded:', err);
@@ -185,7 +186,7 @@ export function Header() {
           </nav>
         )}
         <div className="ml-auto flex items-center gap-2">
-          {user && (
+          {user && canOwnAgents(role) && (
             <Suspense fallback={<span aria-hidden="true" className="size-10" />}>
               <NotificationBell />
             </Suspense>

@@ -103,8 +103,9 @@ test.describe('accessibility (axe)', () => {
     }
   });
 
-  test('settings page and the notifications panel', async ({ page, login, guest }, testInfo) => {
-    await login(page, guest);
+  test('settings page and the notifications panel', async ({ page, login, owner }, testInfo) => {
+    // Both are for users who can own agents; a guest's settings page is checked in settings.spec.ts.
+    await login(page, owner);
     await page.goto('/settings');
     await expect(page.getByRole('heading', { level: 1, name: 'Settings' })).toBeVisible();
     await expect(page.getByRole('textbox', { name: 'Alert email' })).toBeVisible();

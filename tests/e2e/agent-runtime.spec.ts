@@ -77,12 +77,12 @@ test.describe('agent runtime', () => {
 
     // The chart: candles drawn on a canvas, one market at a time.
     await details.getByRole('tab', { name: 'Chart' }).click();
-    const chart = details.getByRole('img', { name: /^Price chart of BTC\/\w+ on binance, \d+ candles, \d+ rule markers$/ });
+    const chart = details.getByRole('img', { name: /^Price and volume chart of BTC\/\w+ on binance, \d+ candles, \d+ signal markers?, \d+ alert markers?$/ });
     await expect(chart).toBeVisible();
     await expect(chart.locator('canvas').first()).toBeVisible();
     const select = details.getByRole('combobox', { name: 'Market' });
     await select.selectOption({ label: (await select.locator('option', { hasText: 'kraken' }).textContent())! });
-    await expect(details.getByRole('img', { name: /^Price chart of BTC\/\w+ on kraken, / }).locator('canvas').first()).toBeVisible();
+    await expect(details.getByRole('img', { name: /^Price and volume chart of BTC\/\w+ on kraken, / }).locator('canvas').first()).toBeVisible();
     await expectNoSeriousViolations(page, testInfo, '[role="dialog"]', 'run-chart');
     await page.keyboard.press('Escape');
     await expect(details).toBeHidden();

@@ -96,8 +96,9 @@ test.describe('local sign-in and sign-out', () => {
     });
   }
 
-  test('sign-out returns to / with the "Logged out" toast, a signed-out header, and ends the session', async ({ page, login, guest }) => {
-    await login(page, guest);
+  test('sign-out returns to / with the "Logged out" toast, a signed-out header, and ends the session', async ({ page, login, owner }) => {
+    // An agent owner, so the header has the bell too until sign-out.
+    await login(page, owner);
     await page.goto('/dashboard');
     await expect(headerItem(page, 'Dashboard')).toBeVisible();
     await expect(siteHeader(page).getByRole('button', { name: /^Notifications/ })).toBeVisible();

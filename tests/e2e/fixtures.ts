@@ -16,6 +16,9 @@ type Fixtures = {
   admin: Credentials;
   /** A guest with an email no other test uses. */
   guest: Credentials;
+  /** A user who can own agents (made admin by the admin) with an email no other test uses, so
+   * their agents, alerts and settings are theirs alone. */
+  owner: Credentials;
   /** A page in a browser context of its own (another person: separate cookies), watched like
    * the test's own page: its uncaught errors and CSP violations fail the test too. Use it
    * instead of browser.newPage()/newContext(), which nothing watches. */
@@ -98,6 +101,23 @@ export const test = base.extend<Fixtures>({
   guest: async ({}, use) => {
     const id = randomUUID().slice(0, 8);
     await use({ email: `guest-${id}@example.com`, name: `Grace ${id}` });
+  },
+
+  owner: async ({ playwright, baseURL }, use) => {
+    const id = randomUUID().slice(0, 8);
+    const owner = { email: `owner-${id}@example.com`, name: `Olive ${id}` };
+    // A cookie jar of its own: sign the new user in once, then promote them as the admin.
+    const api = await playwright.request.newContext({ baseURL, extraHTTPHeaders: { origin: new URL(baseURL!).origin } });
+    const signIn = async (who: Credentials): Promise<ApiUser> => {
+      const res = await api.post('/api/auth/local/login', { data: who });
+      expect(res.status(), `local sign-in as ${who.email}`).toBe(200);
+      return ((await res.json()) as { user: ApiUser }).user;
+    };
+    const user = await signIn(owner);
+    await signIn({ email: ADMIN_EMAIL, name: ADMIN_NAME });
+    expect((await api.patch(`/api/users/${user.id}`, { data: { role: 'admin' } })).status(), 'promote the owner').toBe(200);
+    await api.dispose();
+    await use(owner);
   },
 });
 

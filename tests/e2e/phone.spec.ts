@@ -213,6 +213,12 @@ test.describe('every screen on a phone', () => {
       await details.getByRole('tab', { name: tab }).click();
       await expect(details.getByRole('tabpanel')).toBeVisible();
       await expectFitsViewport(page, `agent details, ${tab}`);
+      if (tab === 'Chart') {
+        await details.getByRole('button', { name: 'Larger view' }).click();
+        await expect(page.getByRole('dialog', { name: /^Chart of / }).getByRole('img').locator('canvas').first()).toBeVisible();
+        await expectFitsViewport(page, 'the chart, larger view');
+        await page.keyboard.press('Escape');
+      }
     }
     await details.getByRole('tab', { name: 'Overview' }).click();
     await details.getByRole('button', { name: /edit/i }).first().click();

@@ -261,7 +261,7 @@ test.describe('rendering safety: an XSS corpus in every user-controlled text', (
       await run.getByText('Show raw JSON').click();
       await expectNoXss(page, xss, 'the run history');
       await details.getByRole('tab', { name: 'Chart' }).click();
-      await expect(details.getByRole('img', { name: /^Price chart of AAPL/ })).toBeVisible();
+      await expect(details.getByRole('img', { name: /^Price and volume chart of AAPL/ })).toBeVisible();
       await expectNoXss(page, xss, 'the run chart');
       await page.keyboard.press('Escape');
 

@@ -12,11 +12,12 @@ type DialogProps = {
   children?: ReactNode;
   /** Actions at the bottom, right-aligned on wide screens. Wrap a closing button in DialogClose. */
   footer?: ReactNode;
-  /** Width on wide screens: md (forms, confirmations) unless told; lg and xl for wizards and details. */
-  size?: 'md' | 'lg' | 'xl';
+  /** Width on wide screens: md (forms, confirmations) unless told; lg and xl for wizards and
+   * details; full for a view that wants the whole window (a large chart). */
+  size?: 'md' | 'lg' | 'xl' | 'full';
 };
 
-const WIDTHS = { md: 'max-w-md', lg: 'max-w-2xl', xl: 'max-w-3xl' } as const;
+const WIDTHS = { md: 'max-w-md', lg: 'max-w-2xl', xl: 'max-w-3xl', full: 'max-w-none' } as const;
 
 /** A modal dialog (Radix: focus trap, Escape and outside click close) with an accessible title
  * and description and a close button. It is opened by state, so one dialog can serve several

@@ -8,6 +8,7 @@ import {
   ZRunsQuery,
   ZUpdateAgent,
 } from '../../../contracts/agents.ts';
+import { AGENT_OWNER_ROLE } from '../../../contracts/constants.ts';
 import { parseInput } from '../../lib/validate.ts';
 import type { AgentsService, Caller } from './agents.service.ts';
 
@@ -22,45 +23,45 @@ export async function agentsRoutes(app: FastifyInstance, { agents }: { agents: A
 
   app.get('/api/agent-templates', { config: { access: 'signedIn' } }, async () => AGENT_TEMPLATES);
 
-  // SPEC: the agents console is admin-only; every agent is further scoped to its owner.
-  app.get('/api/agents', { config: { access: 'admin' } }, async (request) => {
+  // SPEC: the agents console is admin-only (AGENT_OWNER_ROLE); every agent is further scoped to its owner.
+  app.get('/api/agents', { config: { access: AGENT_OWNER_ROLE } }, async (request) => {
     const query = parseInput(ZAgentQuery, request.query);
     return agents.list(caller(request, query.googleId));
   });
 
-  app.get('/api/agents/:id', { config: { access: 'admin' } }, async (request) => {
+  app.get('/api/agents/:id', { config: { access: AGENT_OWNER_ROLE } }, async (request) => {
     const { id } = parseInput(ZAgentIdParams, request.params);
     const query = parseInput(ZAgentQuery, request.query);
     return agents.get(caller(request, query.googleId), id);
   });
 
-  app.get('/api/agents/:id/runs', { config: { access: 'admin' } }, async (request) => {
+  app.get('/api/agents/:id/runs', { config: { access: AGENT_OWNER_ROLE } }, async (request) => {
     const { id } = parseInput(ZAgentIdParams, request.params);
     const { googleId, limit } = parseInput(ZRunsQuery, request.query);
     return agents.runs(caller(request, googleId), id, limit);
   });
 
-  app.post('/api/agents', { config: { access: 'admin' } }, async (request, reply) => {
+  app.post('/api/agents', { config: { access: AGENT_OWNER_ROLE } }, async (request, reply) => {
     const query = parseInput(ZAgentQuery, request.query);
     const { googleId, ...input } = parseInput(ZCreateAgent, request.body);
     return reply.status(201).send(await agents.create(caller(request, query.googleId, googleId), input));
   });
 
-  app.patch('/api/agents/:id', { config: { access: 'admin' } }, async (request) => {
+  app.patch('/api/agents/:id', { config: { access: AGENT_OWNER_ROLE } }, async (request) => {
     const { id } = parseInput(ZAgentIdParams, request.params);
     const query = parseInput(ZAgentQuery, request.query);
     const { googleId, ...patch } = parseInput(ZUpdateAgent, request.body);
     return agents.update(caller(request, query.googleId, googleId), id, patch);
   });
 
-  app.delete('/api/agents/:id', { config: { access: 'admin' } }, async (request, reply) => {
+  app.delete('/api/agents/:id', { config: { access: AGENT_OWNER_ROLE } }, async (request, reply) => {
     const { id } = parseInput(ZAgentIdParams, request.params);
     const query = parseInput(ZAgentQuery, request.query);
     await agents.remove(caller(request, query.googleId), id);
     return reply.status(204).send();
   });
 
-  app.post('/api/agents/:id/run', { config: { access: 'admin' } }, async (request, reply) => {
+  app.post('/api/agents/:id/run', { config: { access: AGENT_OWNER_ROLE } }, async (request, reply) => {
     const { id } = parseInput(ZAgentIdParams, request.params);
     const query = parseInput(ZAgentQuery, request.query);
     const body = parseInput(ZRunAgent, request.body ?? {});

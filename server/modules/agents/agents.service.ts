@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { TAgent, TAgentConfig, TAgentStatus, TCreateAgent, TRunHistoryAnswer, ZUpdateAgent } from '../../../contracts/agents.ts';
+import { currentFrequency, type TAgent, type TAgentConfig, type TAgentStatus, type TCreateAgent, type TRunHistoryAnswer, type ZUpdateAgent } from '../../../contracts/agents.ts';
 import type { Db } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
@@ -37,8 +37,14 @@ export function toApiAgent(row: AgentRow): TAgent {
     performance: row.performance,
     createdAt: row.createdAt.toISOString(),
     nextRunAt: row.nextRunAt?.toISOString() ?? null,
-    config: row.config,
+    config: answeredConfig(row.config),
   };
+}
+
+/** A config as answered: a frequency stored under a former value ('1min') reads as its entry. */
+function answeredConfig(config: TAgentConfig): TAgentConfig {
+  const frequency = currentFrequency(config.schedule.frequency);
+  return frequency === undefined || frequency === config.schedule.frequency ? config : { ...config, schedule: { ...config.schedule, frequency } };
 }
 
 /** A run as stored: the client parses its result with ZRunResult (ZRunHistory). */

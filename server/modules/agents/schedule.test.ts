@@ -13,7 +13,7 @@ function next(schedule: Partial<TSchedule>, now: string): string | undefined {
 describe('computeNextRunAt', () => {
   it.each<[TFrequency, string, string]>([
     ['realtime', '2024-06-03T10:00:30.000Z', '2024-06-03T10:01:00.000Z'],
-    ['1min', '2024-06-03T10:00:00.000Z', '2024-06-03T10:01:00.000Z'], // strictly after a boundary
+    ['realtime', '2024-06-03T10:00:00.000Z', '2024-06-03T10:01:00.000Z'], // strictly after a boundary
     ['5min', '2024-06-03T10:02:00.000Z', '2024-06-03T10:05:00.000Z'],
     ['5min', '2024-06-03T10:05:00.000Z', '2024-06-03T10:10:00.000Z'],
     ['15min', '2024-06-03T10:02:00.000Z', '2024-06-03T10:15:00.000Z'],
@@ -25,12 +25,41 @@ describe('computeNextRunAt', () => {
     expect(next({ frequency }, now)).toBe(expected);
   });
 
-  it('runs the stock default (hourly, 09:30-16:00, Monday-Friday) on the hour inside its hours, in New York time', () => {
+  it('runs the stock default (hourly, 09:30-16:00, Monday-Friday) from the start of its hours, in New York time', () => {
     const stock = { frequency: 'hourly' as const, activeHours: { start: '09:30', end: '16:00' }, daysActive: WORK_DAYS, timeZone: 'America/New_York' };
-    expect(next(stock, '2024-06-03T12:00:00Z')).toBe('2024-06-03T14:00:00.000Z'); // Monday 08:00 EDT -> 10:00 EDT
-    expect(next(stock, '2024-06-03T19:30:00Z')).toBe('2024-06-03T20:00:00.000Z'); // 15:30 -> 16:00, the end is included
-    expect(next(stock, '2024-06-07T20:00:00Z')).toBe('2024-06-10T14:00:00.000Z'); // Friday 16:00 -> Monday 10:00
-    expect(next(stock, '2024-06-08T15:00:00Z')).toBe('2024-06-10T14:00:00.000Z'); // Saturday
+    expect(next(stock, '2024-06-03T12:00:00Z')).toBe('2024-06-03T13:30:00.000Z'); // Monday 08:00 EDT -> 09:30 EDT, not 10:00
+    expect(next(stock, '2024-06-03T13:30:00Z')).toBe('2024-06-03T14:30:00.000Z'); // 09:30 -> 10:30
+    expect(next(stock, '2024-06-03T14:00:00Z')).toBe('2024-06-03T14:30:00.000Z'); // 10:00 -> 10:30
+    expect(next(stock, '2024-06-03T19:00:00Z')).toBe('2024-06-03T19:30:00.000Z'); // 15:00 -> 15:30, the last slot
+    expect(next(stock, '2024-06-03T19:30:00Z')).toBe('2024-06-04T13:30:00.000Z'); // 15:30 -> 16:30 is past the end: tomorrow 09:30
+    expect(next(stock, '2024-06-07T20:00:00Z')).toBe('2024-06-10T13:30:00.000Z'); // Friday 16:00 -> Monday 09:30
+    expect(next(stock, '2024-06-08T15:00:00Z')).toBe('2024-06-10T13:30:00.000Z'); // Saturday
+  });
+
+  it('counts minute steps from the start of the active hours, not from the top of the hour', () => {
+    const every15 = { frequency: '15min' as const, activeHours: { start: '09:10', end: '10:00' }, timeZone: 'UTC' };
+    expect(next(every15, '2024-06-03T09:00:00Z')).toBe('2024-06-03T09:10:00.000Z');
+    expect(next(every15, '2024-06-03T09:12:00Z')).toBe('2024-06-03T09:25:00.000Z');
+    expect(next(every15, '2024-06-03T09:40:00Z')).toBe('2024-06-03T09:55:00.000Z'); // 10:10 is past 10:00
+    expect(next(every15, '2024-06-03T09:55:00Z')).toBe('2024-06-04T09:10:00.000Z');
+  });
+
+  it('keeps anchored slots on local time across a spring-forward and a fall-back (New York 2027)', () => {
+    // 2027-03-14 02:00 EST -> 03:00 EDT; 2027-11-07 02:00 EDT -> 01:00 EST.
+    const stock = { frequency: 'hourly' as const, activeHours: { start: '09:30', end: '16:00' }, daysActive: WORK_DAYS, timeZone: 'America/New_York' };
+    expect(next(stock, '2027-03-12T20:30:00Z')).toBe('2027-03-15T13:30:00.000Z'); // Friday 15:30 EST -> Monday 09:30 EDT
+    expect(next(stock, '2027-11-05T19:30:00Z')).toBe('2027-11-08T14:30:00.000Z'); // Friday 15:30 EDT -> Monday 09:30 EST
+    // Half-hourly from 01:15: the repeated 01:xx runs in both its hours, the skipped 02:xx just after the jump.
+    const night = { frequency: '30min' as const, activeHours: { start: '01:15', end: '02:50' }, daysActive: ['Sunday'] as TWeekday[], timeZone: 'America/New_York' };
+    expect(next(night, '2027-11-07T05:15:00Z')).toBe('2027-11-07T05:45:00.000Z'); // 01:15 EDT -> 01:45 EDT
+    expect(next(night, '2027-11-07T05:45:00Z')).toBe('2027-11-07T06:15:00.000Z'); // 01:45 EDT -> 01:15 EST
+    expect(next(night, '2027-11-07T06:45:00Z')).toBe('2027-11-07T07:15:00.000Z'); // 01:45 EST -> 02:15 EST
+    expect(next(night, '2027-03-14T06:45:00Z')).toBe('2027-03-14T07:15:00.000Z'); // 01:45 EST -> 02:15 (skipped) = 03:15 EDT
+  });
+
+  it('runs a schedule stored with the former 1min value as Real-time (every minute)', () => {
+    const stored = { frequency: '1min', daysActive: ALL_DAYS, timeZone: 'UTC' } as unknown as TSchedule;
+    expect(computeNextRunAt(stored, new Date('2024-06-03T10:00:30Z'))?.toISOString()).toBe('2024-06-03T10:01:00.000Z');
   });
 
   it('runs minute frequencies up to the last minute of the active hours', () => {
@@ -122,15 +151,15 @@ describe('computeNextRunAt', () => {
   });
 });
 
-/** The reference: try every real minute after `now` and read it in the zone. */
+/** The reference: try every real minute after `now` and read it in the zone (slots count from the start of the hours). */
 function walk(schedule: TSchedule, now: Date): string {
-  const step = { realtime: 1, '1min': 1, '5min': 5, '15min': 15, '30min': 30, hourly: 60 }[schedule.frequency as string]!;
+  const step = { realtime: 1, '5min': 5, '15min': 15, '30min': 30, hourly: 60 }[schedule.frequency as string]!;
   const format = new Intl.DateTimeFormat('en-US', { timeZone: schedule.timeZone, weekday: 'long', hour: 'numeric', minute: 'numeric', hourCycle: 'h23' });
   const toMinutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3));
   const [from, to] = schedule.activeHours ? [toMinutes(schedule.activeHours.start), toMinutes(schedule.activeHours.end)] : [0, 1439];
   for (let t = Math.floor(now.getTime() / 60_000) * 60_000 + 60_000; ; t += 60_000) {
     const parts = Object.fromEntries(format.formatToParts(t).map((p) => [p.type, p.value]));
     const minute = Number(parts.hour) * 60 + Number(parts.minute);
-    if (schedule.daysActive.includes(parts.weekday as TWeekday) && minute >= from && minute <= to && minute % step === 0) return new Date(t).toISOString();
+    if (schedule.daysActive.includes(parts.weekday as TWeekday) && minute >= from && minute <= to && (minute - from) % step === 0) return new Date(t).toISOString();
   }
 }

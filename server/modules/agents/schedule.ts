@@ -1,14 +1,15 @@
-import { WEEKDAYS, type TFrequency, type TSchedule, type TWeekday } from '../../../contracts/agents.ts';
+import { WEEKDAYS, currentFrequency, type TFrequency, type TSchedule, type TWeekday } from '../../../contracts/agents.ts';
 
 /**
  * When a running agent is next due: the first slot of its frequency strictly after `now`, on an
  * active day and within the active hours, all read in the schedule's own IANA time zone so
  * '09:30' stays 09:30 local across daylight-saving changes. Pure, and built on Intl only.
  *
- * Slots are wall-clock times on local dates: every n minutes (realtime and 1min: every minute)
- * or on the hour, from the start to the end of the active hours inclusive (so 23:59 runs under
- * 00:00-23:59); daily at the start (00:00 without hours); weekly at the start on the first
- * active day of the week (Monday first). A wall time skipped by a spring-forward runs just after
+ * Slots are wall-clock times on local dates, anchored to the start of the active hours: every n
+ * minutes (realtime: every minute) or every hour counted from the start, up to the end
+ * inclusive (hourly 09:30-16:00 runs 09:30, 10:30 ... 15:30; 23:59 runs under 00:00-23:59);
+ * daily at the start (00:00 without hours); weekly at the start on the first active day of the
+ * week (Monday first). A wall time skipped by a spring-forward runs just after
  * the jump (02:30 becomes 03:30); a wall time that happens twice runs at whichever occurrence is
  * next, so the repeated hour is neither skipped nor, by one lookup, run twice.
  */
@@ -24,7 +25,6 @@ const LAST_DAY = 8;
 
 const STEP_MINUTES: Record<TFrequency, number | 'daily' | 'weekly'> = {
   realtime: 1,
-  '1min': 1,
   '5min': 5,
   '15min': 15,
   '30min': 30,
@@ -38,7 +38,10 @@ export function computeNextRunAt(schedule: Omit<TSchedule, 'daysActive'> & { day
   const nowMs = now.getTime();
   const windowStart = schedule.activeHours ? toMinutes(schedule.activeHours.start) : 0;
   const windowEnd = schedule.activeHours ? toMinutes(schedule.activeHours.end) : DAY_MINUTES - 1;
-  const step = STEP_MINUTES[schedule.frequency];
+  // A schedule stored with a former frequency value ('1min') runs as its current entry.
+  const frequency = currentFrequency(schedule.frequency);
+  if (frequency === undefined) return null;
+  const step = STEP_MINUTES[frequency];
   const firstActiveDay = WEEKDAYS.find((day) => schedule.daysActive.includes(day));
 
   const today = zone.wallClock(nowMs);
@@ -75,17 +78,19 @@ export function computeNextRunAt(schedule: Omit<TSchedule, 'daysActive'> & { day
       if (best === undefined || at < best) best = at;
     }
   }
-  // Null only when no day is active, which the contract does not allow.
+  // Null only when no day is active or the frequency is unknown, which the contract refuses.
   return best === undefined ? null : new Date(best);
 }
 
-/** Wall minutes of one day for a frequency, from `earliest` on, in order. */
+/** Wall minutes of one day for a frequency, from `earliest` (never before the start) on, in
+ * order: the start of the active hours and every step after it. */
 function* slots(step: number | 'daily' | 'weekly', windowStart: number, windowEnd: number, earliest: number): Generator<number> {
   if (step === 'daily' || step === 'weekly') {
     if (windowStart >= earliest) yield windowStart;
     return;
   }
-  for (let minute = Math.ceil(earliest / step) * step; minute <= windowEnd; minute += step) yield minute;
+  const first = windowStart + Math.ceil((earliest - windowStart) / step) * step;
+  for (let minute = first; minute <= windowEnd; minute += step) yield minute;
 }
 
 function toMinutes(hhmm: string): number {

@@ -5,7 +5,7 @@ import { Badge } from '../../../components/ui/badge.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { Card } from '../../../components/ui/card.tsx';
 import { notify } from '../../../lib/notify.ts';
-import { DATE_TIME, formatDate, performanceClass } from '../lib/agent-format.ts';
+import { DATE_TIME, formatDate, formatZonedDateTime, performanceClass } from '../lib/agent-format.ts';
 import { AGENTS_QUERY_KEY, REFRESH_AFTER_FAILURE_MS, REFRESH_AFTER_SUCCESS_MS, changeStatus, statusErrorDetails } from '../api/agents-api.ts';
 
 type Props = { agent: TAgent; templateName: string; onViewDetails(agent: TAgent): void };
@@ -48,7 +48,7 @@ export function AgentCard({ agent, templateName, onViewDetails }: Props) {
         {running && agent.nextRunAt && (
           <div className="flex justify-between gap-3">
             <dt className="text-slate-600">Next run</dt>
-            <dd className="text-slate-900">{formatDate(agent.nextRunAt, DATE_TIME)}</dd>
+            <dd className="text-slate-900">{formatZonedDateTime(agent.nextRunAt)}</dd>
           </div>
         )}
         <div className="flex justify-between gap-3">

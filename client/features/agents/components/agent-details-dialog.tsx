@@ -7,7 +7,7 @@ import { Button } from '../../../components/ui/button.tsx';
 import { Dialog } from '../../../components/ui/dialog.tsx';
 import { ApiError, errorMessage } from '../../../lib/api-client.ts';
 import { notify } from '../../../lib/notify.ts';
-import { DATE, DATE_TIME, formatDate, formatValue, frequencyLabel, performanceClass, thresholdLabel } from '../lib/agent-format.ts';
+import { DATE, DATE_TIME, formatDate, formatValue, formatZonedDateTime, frequencyLabel, performanceClass, thresholdLabel } from '../lib/agent-format.ts';
 import { agentQueryKey, browserTimeZone, deleteAgent, invalidateAgents, runAgent, updateConfig, useAgent, useAgentRuns } from '../api/agents-api.ts';
 import { CONTROL, Row } from './form-controls.tsx';
 import { TOKEN_PLACEHOLDER } from './parameter-field.tsx';
@@ -122,6 +122,7 @@ function Overview({ agent, template, onDeleted }: { agent: TAgent; template: TAg
       <dl className={`${SECTION} grid gap-x-6 sm:grid-cols-2`}>
         <Row term="Status">{agent.status === 'running' ? 'Active' : 'Paused'}</Row>
         <Row term="Last Run">{formatDate(agent.lastRun, DATE_TIME)}</Row>
+        <Row term="Next Run">{agent.status === 'running' ? formatZonedDateTime(agent.nextRunAt) : 'None while paused'}</Row>
         <Row term="Created">{formatDate(agent.createdAt, DATE, 'Unknown')}</Row>
         <Row term="Performance">
           {agent.performance ? <span className={performanceClass(agent.performance)}>{agent.performance}</span> : 'Not available'}

@@ -97,7 +97,8 @@ describe('AgentsConsolePage', () => {
     const buttons = () => w.getAllByRole('button').filter((b) => b.getAttribute('aria-label') !== 'Close' && !b.closest('[role=tabpanel]')).map((b) => b.textContent);
     expect(buttons()).toEqual(['Cancel', 'Next']);
     const frequency = w.getByRole('combobox', { name: 'Frequency' });
-    expect(within(frequency).getAllByRole('option').map((o) => o.textContent).slice(0, 4)).toEqual(['Hourly', 'Daily', 'Weekly', 'Real-time']);
+    // One entry per period, shortest first, SPEC's names (Real-time, Hourly, Daily, Weekly) where it has them.
+    expect(within(frequency).getAllByRole('option').map((o) => o.textContent)).toEqual(['Real-time', 'Every 5 minutes', 'Every 15 minutes', 'Every 30 minutes', 'Hourly', 'Daily', 'Weekly']);
     expect(frequency).toHaveValue('5min');
     expect(w.getAllByRole('checkbox')).toHaveLength(7);
     expect(w.getByLabelText('Start')).toHaveAttribute('type', 'time');

@@ -1,4 +1,4 @@
-import { screen } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { ZRunHistory, type TAgentRun, type TRunHistoryEntry } from '../../../../contracts/agents.ts';
@@ -63,6 +63,35 @@ describe('toChartSeries', () => {
   });
 });
 
+describe('toChartSeries volume and alerts', () => {
+  it('gives one volume bar per drawn candle, coloured by the candle, and none when the market reports no volume', () => {
+    const up = { ...candle(0), volume: 1500 };
+    const down = { ...candle(1), open: 110, close: 100, volume: 2500 };
+    const series = toChartSeries({ candles: [down, up], overlays: {}, markers: [] });
+    const s0 = T0 / 1000;
+    expect(series.volumes).toEqual([
+      { time: s0, value: 1500, color: 'rgba(4, 120, 87, 0.45)' },
+      { time: s0 + 900, value: 2500, color: 'rgba(185, 28, 28, 0.45)' },
+    ]);
+    expect(toChartSeries({ candles: [{ ...up, volume: 0 }], overlays: {}, markers: [] }).volumes).toEqual([]);
+  });
+
+  it("puts the run's alerts for the market on its last candle, below the bar, after the signals there", () => {
+    const alerts = [
+      { market: 'X', threshold: 'priceChange', value: 0.59, limit: 0.1, message: 'Price change above 0.1%' },
+      { market: 'X', threshold: 'volumeSpike', value: 250, limit: 200, message: 'Volume above 200% of average' },
+    ];
+    const series = toChartSeries({ candles: [candle(0), candle(1)], overlays: {}, markers: [{ time: T0 + MIN15, rule: 'Price change' }] }, alerts);
+    const last = T0 / 1000 + 900;
+    expect(series.markers.map((m) => [m.time, m.position, m.shape, m.color])).toEqual([
+      [last, 'aboveBar', 'circle', '#7c3aed'],
+      [last, 'belowBar', 'square', '#c2410c'],
+      [last, 'belowBar', 'square', '#c2410c'],
+    ]);
+    expect(series.firedAlerts.map((a) => a.message)).toEqual(['Price change above 0.1%', 'Volume above 200% of average']);
+  });
+});
+
 const market = (symbol: string, source: 'binance' | 'kraken', closes: number[], markers: TChartData['markers'] = []): TMarketResult => ({
   ok: true,
   symbol,
@@ -117,13 +146,36 @@ describe('RunChart', () => {
     const select = screen.getByRole('combobox', { name: 'Market' });
     // The failed market has nothing to draw, so it is not offered.
     expect(Array.from((select as HTMLSelectElement).options, (o) => o.textContent)).toEqual(['BTC/USDT · binance · 15m', 'BTC/USD · kraken · 15m']);
-    expect(screen.getByText(/^3 15m candles of BTC\/USDT on binance/)).toHaveTextContent('last close 102. Rule markers: Price change 1×.');
+    expect(screen.getByText(/^3 15m candles of BTC\/USDT on binance/)).toHaveTextContent('last close 102, volume 1,000. Signal markers: Price change 1×. No alert fired in this run.');
     const legend = screen.getByRole('list', { name: 'Legend' });
-    expect(legend).toHaveTextContent('Price (up / down)SMA 20Price change fired');
+    expect(legend).toHaveTextContent('Price (up / down)SMA 20Volume (pane below)Price change signal');
 
     await userEvent.selectOptions(select, 'kraken:BTC/USD');
-    expect(screen.getByText(/^2 15m candles of BTC\/USD on kraken/)).toHaveTextContent('last close 210. No rule fired on these candles.');
-    expect(legend).not.toHaveTextContent('Price change fired');
+    expect(screen.getByText(/^2 15m candles of BTC\/USD on kraken/)).toHaveTextContent('last close 210, volume 1,000. No signal fired on these candles. No alert fired in this run.');
+    expect(legend).not.toHaveTextContent('Price change signal');
+  });
+
+  it("shows the run's alerts for the selected market in the legend and the summary", async () => {
+    const withAlert: TRunResult = { ...RESULT, alerts: [{ market: 'BTC/USD on kraken', threshold: 'priceChange', value: 4.9, limit: 3, message: 'Price change above 3%' }] };
+    renderWithProviders(<RunChart run={run(2, 'success', withAlert)} result={withAlert} />);
+    const legend = screen.getByRole('list', { name: 'Legend' });
+    expect(legend).not.toHaveTextContent('Alert:');
+    await userEvent.selectOptions(screen.getByRole('combobox', { name: 'Market' }), 'kraken:BTC/USD');
+    expect(legend).toHaveTextContent('Alert: Price change above 3%');
+    expect(screen.getByText(/^2 15m candles of BTC\/USD on kraken/)).toHaveTextContent('Alerts on the last candle: Price change above 3%.');
+  });
+
+  it('opens the same chart at full width from Larger view, on the market shown, and closes it with Escape', async () => {
+    renderWithProviders(<RunChart run={run(2, 'success', RESULT)} result={RESULT} />);
+    await userEvent.selectOptions(screen.getByRole('combobox', { name: 'Market' }), 'kraken:BTC/USD');
+    await userEvent.click(screen.getByRole('button', { name: 'Larger view' }));
+    const large = await screen.findByRole('dialog', { name: 'Chart of BTC/USD on kraken' });
+    expect(large).toHaveAccessibleDescription(/^From run #2, .*, at full width\.$/);
+    expect(within(large).getByRole('combobox', { name: 'Market' })).toHaveValue('kraken:BTC/USD');
+    expect(within(large).queryByRole('button', { name: 'Larger view' })).not.toBeInTheDocument();
+    await userEvent.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Larger view' })).toHaveFocus();
   });
 
   it('has no select for a single market, and says so when the browser cannot draw on a canvas (happy-dom)', () => {

@@ -1,8 +1,11 @@
 import { format } from 'date-fns';
-import type { CandlestickData, IChartApi, LineData, SeriesMarker, Time, UTCTimestamp, WhitespaceData } from 'lightweight-charts';
+import type { CandlestickData, HistogramData, IChartApi, LineData, SeriesMarker, Time, UTCTimestamp, WhitespaceData } from 'lightweight-charts';
+import { Maximize2 } from 'lucide-react';
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import type { TAgentRun } from '../../../../contracts/agents.ts';
-import type { TCandleTimeframe, TChartData, TRunResult } from '../../../../contracts/market.ts';
+import type { TCandleTimeframe, TChartData, TRunAlert, TRunResult } from '../../../../contracts/market.ts';
+import { Button } from '../../../components/ui/button.tsx';
+import { Dialog } from '../../../components/ui/dialog.tsx';
 import { Spinner } from '../../../components/ui/spinner.tsx';
 import { RUN_TIME, formatDate } from '../lib/agent-format.ts';
 import { CONTROL } from './form-controls.tsx';
@@ -16,13 +19,24 @@ export type TChartSeries = {
   /** One line per overlay; a missing value (indicator warm-up) is a whitespace point, so the
    * line has a gap there instead of dropping to zero or joining across it. */
   overlays: Array<{ name: string; color: string; data: Array<LineData<TSeconds> | WhitespaceData<TSeconds>> }>;
+  /** Each candle's volume, for the pane under the price; empty when the market reports none. */
+  volumes: Array<HistogramData<TSeconds>>;
+  /** Signal markers (the template's rules, on every candle where one fired) above the bars, then
+   * alert markers (the user's thresholds that fired in this run, on its last candle) below. */
   markers: Array<SeriesMarker<TSeconds>>;
   /** The rules that fired on the candles shown, with their marker colour and count. */
   firedRules: Array<{ rule: string; color: string; count: number }>;
+  /** The alerts this run raised for the market, in the words the user gave them. */
+  firedAlerts: Array<{ message: string; color: string }>;
 };
 
 export const CANDLE_UP = '#047857';
 export const CANDLE_DOWN = '#b91c1c';
+// The same up/down colours, paler, so the volume bars do not compete with the candles.
+const VOLUME_UP = 'rgba(4, 120, 87, 0.45)';
+const VOLUME_DOWN = 'rgba(185, 28, 28, 0.45)';
+/** Alerts are the user's own limits: one strong colour, a square below the bar. */
+export const ALERT_COLOR = '#c2410c';
 // Upper and lower Bollinger bands share one amber, the middle a lighter one: one family.
 const BOLLINGER: Record<string, string> = { 'Bollinger upper': '#b45309', 'Bollinger middle': '#f59e0b', 'Bollinger lower': '#b45309' };
 const OVERLAY_COLORS = ['#2563eb', '#c026d3', '#0d9488', '#4f46e5'];
@@ -34,11 +48,12 @@ const isNumber = (value: unknown): value is number => typeof value === 'number' 
 
 /**
  * Maps a run's chart data to series lightweight-charts accepts: times in UTC seconds, strictly
- * ascending and unique (it throws otherwise), overlays aligned with the candles they belong to,
- * markers only on candles that are drawn. Candles with a duplicated second keep the later one
- * in the list (the fresher copy of a still-forming candle).
+ * ascending and unique (it throws otherwise), overlays and volumes aligned with the candles they
+ * belong to, markers only on candles that are drawn. Candles with a duplicated second keep the
+ * later one in the list (the fresher copy of a still-forming candle). `alerts` are the run's
+ * alerts for this market: they fired on its latest candle.
  */
-export function toChartSeries(chart: TChartData): TChartSeries {
+export function toChartSeries(chart: TChartData, alerts: readonly TRunAlert[] = []): TChartSeries {
   const rows = chart.candles
     .map((candle, index) => ({ candle, index, time: seconds(candle.time) }))
     .filter(({ candle, time }) => isNumber(time) && isNumber(candle.open) && isNumber(candle.high) && isNumber(candle.low) && isNumber(candle.close))
@@ -50,6 +65,10 @@ export function toChartSeries(chart: TChartData): TChartSeries {
   }
 
   const candles = unique.map(({ candle, time }) => ({ time, open: candle.open, high: candle.high, low: candle.low, close: candle.close }));
+  const hasVolume = unique.some(({ candle }) => isNumber(candle.volume) && candle.volume > 0);
+  const volumes = hasVolume
+    ? unique.map(({ candle, time }) => ({ time, value: isNumber(candle.volume) ? candle.volume : 0, color: candle.close >= candle.open ? VOLUME_UP : VOLUME_DOWN }))
+    : [];
   let nextColor = 0;
   const overlays = Object.entries(chart.overlays).map(([name, values]) => ({
     name,
@@ -74,7 +93,12 @@ export function toChartSeries(chart: TChartData): TChartSeries {
     markers.push({ time, position: 'aboveBar', shape: 'circle', color: colors.get(rule)!, id: `${time}:${rule}` });
   }
   const firedRules = [...colors].map(([rule, color]) => ({ rule, color, count: counts.get(rule)! }));
-  return { candles, overlays, markers, firedRules };
+
+  const last = candles.at(-1);
+  const firedAlerts = last ? [...new Set(alerts.map((a) => a.message))].map((message) => ({ message, color: ALERT_COLOR })) : [];
+  // One square per alert at the last candle, after the signals there (markers must be in time order).
+  for (const [i, alert] of firedAlerts.entries()) markers.push({ time: last!.time, position: 'belowBar', shape: 'square', color: alert.color, id: `alert:${i}` });
+  return { candles, volumes, overlays, markers, firedRules, firedAlerts };
 }
 
 /** The newest successful run with a market to draw (runs come newest first). */
@@ -98,15 +122,29 @@ export function RunChartPanel({ runs, loading }: { runs: TAgentRun[] | undefined
   return <RunChart run={latest.run} result={latest.result} />;
 }
 
+type RunChartProps = {
+  run: TAgentRun;
+  result: TRunResult;
+  /** The full-width view: a taller chart, and no button to open itself again. */
+  large?: boolean;
+  /** The market shown first (`source:symbol`); the first one otherwise. */
+  initialMarket?: string;
+};
+
 /** One market of a run at a time: a select when the run watched several, a legend, the chart
- * and the same facts in text. */
-export function RunChart({ run, result }: { run: TAgentRun; result: TRunResult }) {
+ * (price with its overlays, signal and alert markers; volume in a pane below) and the same facts
+ * in text, with a button to the same chart at the window's full width. */
+export function RunChart({ run, result, large = false, initialMarket }: RunChartProps) {
   const selectId = useId();
   const summaryId = useId();
   // Every market's series at once (a few hundred points): the chart redraws only when the
   // run's result changes, not on each render while the history polls.
-  const drawable = useMemo(() => chartMarkets(result).map((market) => ({ market, series: toChartSeries(market.chart) })), [result]);
-  const [selected, setSelected] = useState<string | null>(null);
+  const drawable = useMemo(
+    () => chartMarkets(result).map((market) => ({ market, series: toChartSeries(market.chart, result.alerts.filter((a) => a.market === marketName(market))) })),
+    [result],
+  );
+  const [selected, setSelected] = useState<string | null>(initialMarket ?? null);
+  const [enlarged, setEnlarged] = useState(false);
   const current = drawable.find(({ market }) => marketKey(market) === selected) ?? drawable[0];
   if (!current) return null;
   const { market, series } = current;
@@ -116,38 +154,52 @@ export function RunChart({ run, result }: { run: TAgentRun; result: TRunResult }
   const first = series.candles[0];
   const last = series.candles.at(-1);
   const when = (time: number | undefined) => (time === undefined ? 'unknown' : format(new Date(time * 1000), intraday ? 'MMM d, HH:mm' : 'MMM d, yyyy'));
-  const label = `Price chart of ${marketName(market)}, ${series.candles.length} candles, ${series.markers.length} rule markers`;
+  const signalMarkers = series.firedRules.reduce((sum, r) => sum + r.count, 0);
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const label =
+    `${series.volumes.length > 0 ? 'Price and volume' : 'Price'} chart of ${marketName(market)}, ${count(series.candles.length, 'candle')}, ` +
+    `${count(signalMarkers, 'signal marker')}, ${count(series.firedAlerts.length, 'alert marker')}`;
+  const from = `From run #${run.id}, ${formatDate(run.endTime ?? run.startTime, RUN_TIME, 'unknown time')}`;
 
   return (
     <div className="space-y-3">
       <div className="flex flex-wrap items-end justify-between gap-3">
         <p className="text-sm text-slate-600">
-          From run #{run.id}, {formatDate(run.endTime ?? run.startTime, RUN_TIME, 'unknown time')}
+          {from}
           {result.simulated && ' (simulated data)'}
         </p>
-        {markets.length > 1 && (
-          <div className="w-full sm:w-72">
-            <label htmlFor={selectId} className="block text-sm font-medium text-slate-900">
-              Market
-            </label>
-            <select id={selectId} value={marketKey(market)} onChange={(event) => setSelected(event.target.value)} className={`${CONTROL} mt-1`}>
-              {markets.map((m) => (
-                <option key={marketKey(m)} value={marketKey(m)}>
-                  {`${m.symbol} · ${m.source} · ${m.timeframe}`}
-                </option>
-              ))}
-            </select>
-          </div>
-        )}
+        <div className="flex w-full flex-wrap items-end gap-3 sm:w-auto">
+          {markets.length > 1 && (
+            <div className="w-full sm:w-72">
+              <label htmlFor={selectId} className="block text-sm font-medium text-slate-900">
+                Market
+              </label>
+              <select id={selectId} value={marketKey(market)} onChange={(event) => setSelected(event.target.value)} className={`${CONTROL} mt-1`}>
+                {markets.map((m) => (
+                  <option key={marketKey(m)} value={marketKey(m)}>
+                    {`${m.symbol} · ${m.source} · ${m.timeframe}`}
+                  </option>
+                ))}
+              </select>
+            </div>
+          )}
+          {!large && (
+            <Button variant="outline" onClick={() => setEnlarged(true)}>
+              <Maximize2 aria-hidden="true" /> Larger view
+            </Button>
+          )}
+        </div>
       </div>
       <Legend series={series} />
       {/* Keyed by market: a new market is a new chart, and the old one is disposed. */}
-      <PriceChart key={marketKey(market)} series={series} label={label} describedBy={summaryId} intraday={intraday} />
+      <PriceChart key={marketKey(market)} series={series} label={label} describedBy={summaryId} intraday={intraday} large={large} />
       <p id={summaryId} className="text-sm text-slate-600">
-        {series.candles.length} {market.timeframe} candles of {marketName(market)} from {when(first?.time)} to {when(last?.time)}; last close {formatNumber(last?.close)}.{' '}
+        {series.candles.length} {market.timeframe} candles of {marketName(market)} from {when(first?.time)} to {when(last?.time)}; last close {formatNumber(last?.close)}
+        {series.volumes.length > 0 && `, volume ${formatNumber(series.volumes.at(-1)?.value)}`}.{' '}
         {series.firedRules.length > 0
-          ? `Rule markers: ${series.firedRules.map((r) => `${r.rule} ${r.count}×`).join(', ')}.`
-          : 'No rule fired on these candles.'}
+          ? `Signal markers: ${series.firedRules.map((r) => `${r.rule} ${r.count}×`).join(', ')}.`
+          : 'No signal fired on these candles.'}{' '}
+        {series.firedAlerts.length > 0 ? `Alerts on the last candle: ${series.firedAlerts.map((a) => a.message).join('; ')}.` : 'No alert fired in this run.'}
       </p>
       <p className="text-xs text-slate-500">
         Charting by{' '}
@@ -155,6 +207,13 @@ export function RunChart({ run, result }: { run: TAgentRun; result: TRunResult }
           TradingView Lightweight Charts
         </a>
       </p>
+      {!large && (
+        <Dialog open={enlarged} onOpenChange={setEnlarged} size="full" title={`Chart of ${marketName(market)}`} description={`${from}, at full width.`}>
+          <div className="mt-4">
+            <RunChart run={run} result={result} large initialMarket={marketKey(market)} />
+          </div>
+        </Dialog>
+      )}
     </div>
   );
 }
@@ -176,10 +235,25 @@ function Legend({ series }: { series: TChartSeries }) {
           {o.name}
         </li>
       ))}
+      {series.volumes.length > 0 && (
+        <li className={item}>
+          <span aria-hidden="true" className="inline-flex items-end gap-0.5">
+            <span className="h-2 w-1.5" style={{ backgroundColor: VOLUME_UP }} />
+            <span className="h-3 w-1.5" style={{ backgroundColor: VOLUME_DOWN }} />
+          </span>
+          Volume (pane below)
+        </li>
+      )}
       {series.firedRules.map((r) => (
         <li key={r.rule} className={item}>
           <span aria-hidden="true" className="size-2.5 rounded-full" style={{ backgroundColor: r.color }} />
-          {r.rule} fired
+          {r.rule} signal
+        </li>
+      ))}
+      {series.firedAlerts.map((a) => (
+        <li key={a.message} className={item}>
+          <span aria-hidden="true" className="size-2.5" style={{ backgroundColor: a.color }} />
+          Alert: {a.message}
         </li>
       ))}
     </ul>
@@ -204,7 +278,7 @@ function canDrawCanvas(): boolean {
  * so it is its own chunk: neither the landing page nor the agents page loads it until a chart
  * is shown.
  */
-function PriceChart({ series, label, describedBy, intraday }: { series: TChartSeries; label: string; describedBy: string; intraday: boolean }) {
+function PriceChart({ series, label, describedBy, intraday, large }: { series: TChartSeries; label: string; describedBy: string; intraday: boolean; large: boolean }) {
   const container = useRef<HTMLDivElement>(null);
   const [supported] = useState(canDrawCanvas);
   const [state, setState] = useState<'loading' | 'ready' | 'failed'>('loading');
@@ -258,6 +332,12 @@ function PriceChart({ series, label, describedBy, intraday }: { series: TChartSe
           line.setData(overlay.data);
         }
         lib.createSeriesMarkers(candles, series.markers);
+        if (series.volumes.length > 0) {
+          // Its own pane under the price (pane 1), about a quarter of the height.
+          const volume = chart.addSeries(lib.HistogramSeries, { priceFormat: { type: 'volume' }, priceLineVisible: false, lastValueVisible: false, title: 'Volume' }, 1);
+          volume.setData(series.volumes);
+          chart.panes()[1]?.setStretchFactor(0.3);
+        }
         chart.timeScale().fitContent();
         setState('ready');
       })
@@ -274,7 +354,7 @@ function PriceChart({ series, label, describedBy, intraday }: { series: TChartSe
   if (state === 'failed') return <p className="text-sm text-red-700">The chart could not be loaded. Check your connection and open the tab again.</p>;
   return (
     <div className="relative">
-      <div ref={container} role="img" aria-label={label} aria-describedby={describedBy} className="h-72 w-full sm:h-80" />
+      <div ref={container} role="img" aria-label={label} aria-describedby={describedBy} className={large ? 'h-[65dvh] min-h-96 w-full' : 'h-80 w-full sm:h-96'} />
       {state === 'loading' && (
         <div className="absolute inset-0 flex items-center justify-center">
           <Spinner label="Loading chart" />

@@ -1,7 +1,7 @@
 import { useId } from 'react';
-import { WEEKDAYS, type TFrequency, type TSchedule, type TWeekday } from '../../../../contracts/agents.ts';
+import { FREQUENCIES, WEEKDAYS, type TFrequency, type TSchedule, type TWeekday } from '../../../../contracts/agents.ts';
 import { CONTROL } from './form-controls.tsx';
-import { FREQUENCY_ORDER, frequencyLabel } from '../lib/agent-format.ts';
+import { frequencyLabel } from '../lib/agent-format.ts';
 
 /** A schedule being edited: the frequency may be unset (details edit), hours are local time. */
 export type TScheduleDraft = { frequency: TFrequency | ''; daysActive: TWeekday[]; activeHours: { start: string; end: string } };
@@ -28,7 +28,8 @@ export function ScheduleFields({ value, onChange, allowUnset = false }: { value:
           className={`${CONTROL} mt-1`}
         >
           {(allowUnset || value.frequency === '') && <option value="">Select a frequency</option>}
-          {FREQUENCY_ORDER.map((f) => (
+          {/* One entry per period, shortest first (docs/decisions/0032). */}
+          {FREQUENCIES.map((f) => (
             <option key={f} value={f}>
               {frequencyLabel(f)}
             </option>

@@ -1,5 +1,5 @@
 import { format } from 'date-fns';
-import { FREQUENCIES, FREQUENCY_LABELS, type TFrequency } from '../../../../contracts/agents.ts';
+import { FREQUENCY_LABELS, currentFrequency } from '../../../../contracts/agents.ts';
 
 export const DATE_TIME = 'MMM d, yyyy HH:mm';
 export const DATE = 'MMM d, yyyy';
@@ -12,6 +12,18 @@ export function formatDate(iso: string | null | undefined, pattern: string, fall
   return Number.isNaN(date.getTime()) ? fallback : format(date, pattern);
 }
 
+/**
+ * A time in this browser's time zone, in SPEC's 'MMM d, yyyy HH:mm' with the zone named after
+ * it ('Mar 15, 2027 09:30 EDT'), so a time the server scheduled in another zone is never read
+ * as the wrong hour.
+ */
+export function formatZonedDateTime(iso: string | null | undefined, fallback = 'Not scheduled'): string {
+  const text = formatDate(iso, DATE_TIME, '');
+  if (!text) return fallback;
+  const zone = new Intl.DateTimeFormat('en-US', { timeZoneName: 'short' }).formatToParts(new Date(iso!)).find((part) => part.type === 'timeZoneName');
+  return zone ? `${text} ${zone.value}` : text;
+}
+
 /** Seconds with one decimal ('2.5s'), or null without both ends. */
 export function formatDuration(start: string | null, end: string | null): string | null {
   if (!start || !end) return null;
@@ -22,11 +34,11 @@ export function formatDuration(start: string | null, end: string | null): string
 /** SPEC: performance is green, red when it starts with a minus. */
 export const performanceClass = (performance: string) => (performance.trim().startsWith('-') ? 'text-red-700' : 'text-emerald-700');
 
-/** The wizard's order: SPEC's Hourly, Daily, Weekly, Real-time first, then the finer ones. */
-const FIRST: TFrequency[] = ['hourly', 'daily', 'weekly', 'realtime'];
-export const FREQUENCY_ORDER: TFrequency[] = [...FIRST, ...FREQUENCIES.filter((f) => !FIRST.includes(f))];
-
-export const frequencyLabel = (frequency: string) => FREQUENCY_LABELS[frequency as TFrequency] ?? frequency;
+/** A frequency's name in the list (a former value such as '1min' by its current entry's). */
+export function frequencyLabel(frequency: string): string {
+  const current = currentFrequency(frequency);
+  return current ? FREQUENCY_LABELS[current] : frequency;
+}
 
 const THRESHOLD_LABELS: Record<string, string> = {
   priceChange: 'Price change',

@@ -3,12 +3,14 @@ import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { TSettings } from '../../../../contracts/settings.ts';
 import { jsonResponse, never, stubFetch, type StubRequest } from '../../../test/fetch-stub.ts';
-import { renderWithProviders } from '../../../test/render.tsx';
+import { renderWithProviders, signedInAs } from '../../../test/render.tsx';
 import SettingsPage from './settings-page.tsx';
 import { notify } from '../../../lib/notify.ts';
 
 
 const BROWSER_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
+/** Alert settings are an agent owner's (an admin's). */
+const ADMIN = signedInAs('admin');
 const EMPTY: TSettings = { alertEmail: null, timeZone: null, signInEmail: 'ada@example.com' };
 
 /** A small fake of the settings API: PUT stores what it is sent unless `put` answers otherwise. */
@@ -35,7 +37,7 @@ beforeEach(() => vi.clearAllMocks());
 describe('SettingsPage', () => {
   it('shows the saved settings, or the sign-in email as placeholder and the browser’s zone suggested', async () => {
     stubSettingsApi();
-    renderWithProviders(<SettingsPage />, { path: '/settings' });
+    renderWithProviders(<SettingsPage />, { path: '/settings', auth: ADMIN });
     expect(screen.getByRole('heading', { level: 1, name: 'Settings' })).toBeInTheDocument();
     expect(screen.getByRole('status')).toHaveTextContent('Loading settings');
 
@@ -50,7 +52,7 @@ describe('SettingsPage', () => {
   it('saves with PUT, shows the pending state, confirms with a toast and keeps the values', async () => {
     let release: () => void = () => {};
     const { requests } = stubSettingsApi(EMPTY, () => new Promise<undefined>((resolve) => (release = () => resolve(undefined))));
-    renderWithProviders(<SettingsPage />, { path: '/settings' });
+    renderWithProviders(<SettingsPage />, { path: '/settings', auth: ADMIN });
 
     await userEvent.type(await screen.findByRole('textbox', { name: 'Alert email' }), 'Alerts@Example.com');
     await userEvent.selectOptions(timeZone(), 'Asia/Tokyo');
@@ -70,7 +72,7 @@ describe('SettingsPage', () => {
 
   it('sends an empty alert email as null: alerts go to the sign-in email', async () => {
     const { requests } = stubSettingsApi({ ...EMPTY, alertEmail: 'old@example.com', timeZone: 'Europe/Paris' });
-    renderWithProviders(<SettingsPage />, { path: '/settings' });
+    renderWithProviders(<SettingsPage />, { path: '/settings', auth: ADMIN });
     await vi.waitFor(() => expect(alertEmail()).toHaveValue('old@example.com'));
     expect(timeZone()).toHaveValue('Europe/Paris');
     await userEvent.clear(alertEmail());
@@ -81,7 +83,7 @@ describe('SettingsPage', () => {
 
   it('shows an invalid email under its field without sending anything', async () => {
     const { requests } = stubSettingsApi();
-    renderWithProviders(<SettingsPage />, { path: '/settings' });
+    renderWithProviders(<SettingsPage />, { path: '/settings', auth: ADMIN });
     await userEvent.type(await screen.findByRole('textbox', { name: 'Alert email' }), 'not-an-email');
     await userEvent.click(save());
 
@@ -109,7 +111,7 @@ describe('SettingsPage', () => {
         400,
       ),
     );
-    renderWithProviders(<SettingsPage />, { path: '/settings' });
+    renderWithProviders(<SettingsPage />, { path: '/settings', auth: ADMIN });
     await userEvent.type(await screen.findByRole('textbox', { name: 'Alert email' }), 'ada@work.example');
     await userEvent.click(save());
 
@@ -122,7 +124,7 @@ describe('SettingsPage', () => {
 
   it('says so in a toast when saving fails otherwise', async () => {
     stubSettingsApi(EMPTY, () => jsonResponse({ error: 'Service Unavailable', message: 'The database is unavailable' }, 503));
-    renderWithProviders(<SettingsPage />, { path: '/settings' });
+    renderWithProviders(<SettingsPage />, { path: '/settings', auth: ADMIN });
     await screen.findByRole('textbox', { name: 'Alert email' });
     await userEvent.click(save());
     await vi.waitFor(() => expect(notify.error).toHaveBeenCalledWith('Could not save your settings', 'The database is unavailable'));
@@ -130,7 +132,7 @@ describe('SettingsPage', () => {
 
   it('offers a retry when the settings cannot be loaded', async () => {
     stubFetch({ 'GET /api/settings': { status: 500, body: { error: 'Internal Server Error' } } });
-    renderWithProviders(<SettingsPage />, { path: '/settings' });
+    renderWithProviders(<SettingsPage />, { path: '/settings', auth: ADMIN });
     expect(await screen.findByRole('alert')).toHaveTextContent('Your settings could not be loaded: 500: Internal Server Error');
     stubSettingsApi();
     await userEvent.click(screen.getByRole('button', { name: 'Try again' }));
@@ -139,7 +141,18 @@ describe('SettingsPage', () => {
 
   it('keeps a saved zone the browser does not list', async () => {
     stubFetch({ 'GET /api/settings': jsonResponse({ ...EMPTY, timeZone: 'Asia/Calcutta' }), 'PUT /api/settings': never });
-    renderWithProviders(<SettingsPage />, { path: '/settings' });
+    renderWithProviders(<SettingsPage />, { path: '/settings', auth: ADMIN });
     await vi.waitFor(() => expect(timeZone()).toHaveValue('Asia/Calcutta'));
+  });
+
+  it('shows a user who cannot own agents no alert settings, and asks for none', async () => {
+    const { fetchMock } = stubSettingsApi();
+    renderWithProviders(<SettingsPage />, { path: '/settings', auth: signedInAs('guest') });
+    expect(screen.getByRole('heading', { level: 1, name: 'Settings' })).toBeInTheDocument();
+    expect(screen.getByText(/Alert settings come with market agents, which need the admin role; you are signed in as guest/)).toBeInTheDocument();
+    await Promise.resolve();
+    expect(screen.queryByRole('textbox', { name: 'Alert email' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('combobox', { name: 'Time zone' })).not.toBeInTheDocument();
+    expect(fetchMock).not.toHaveBeenCalled();
   });
 });

@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import type { z } from 'zod';
+import { canOwnAgents } from '../../../../contracts/constants.ts';
 import { ZUpdateSettings, type TSettings, type TUpdateSettings } from '../../../../contracts/settings.ts';
 import { Field } from '../../../components/field.tsx';
 import { Button } from '../../../components/ui/button.tsx';
@@ -12,6 +13,7 @@ import { LoadFailed } from '../../../components/ui/load-failed.tsx';
 import { Spinner } from '../../../components/ui/spinner.tsx';
 import { usePageTitle } from '../../../components/ui/use-page-title.ts';
 import { ApiError, apiRequest, errorMessage } from '../../../lib/api-client.ts';
+import { useAuth } from '../../../lib/auth-context.ts';
 import { notify } from '../../../lib/notify.ts';
 
 export const SETTINGS_QUERY_KEY = ['/api/settings'] as const;
@@ -32,26 +34,41 @@ function timeZoneOptions(...extra: Array<string | null>): string[] {
   return [...new Set([...known, ...extra.filter((zone): zone is string => Boolean(zone))])].sort();
 }
 
-/** /settings (signed in): where agent alerts are emailed, and the user's time zone. */
+/** /settings (signed in): where agent alerts are emailed, and the user's time zone. Both are
+ * about agents' alerts, so only a user who can own agents sees them. */
 export default function SettingsPage() {
   usePageTitle('Settings');
-  const settings = useQuery<TSettings>({ queryKey: SETTINGS_QUERY_KEY });
+  const { role } = useAuth();
   return (
     <div className="mx-auto max-w-2xl px-4 py-10 sm:px-6 lg:px-8">
       <h1 className="text-3xl font-bold text-slate-900">Settings</h1>
-      <p className="mt-2 text-slate-600">Where your agents’ alerts are emailed, and the time zone their times are shown in.</p>
-      {settings.isPending ? (
-        <div className="mt-10 flex justify-center">
-          <Spinner label="Loading settings" />
-        </div>
-      ) : settings.isError ? (
-        <LoadFailed what="Your settings" error={settings.error} onRetry={() => void settings.refetch()} />
+      {canOwnAgents(role) ? (
+        <>
+          <p className="mt-2 text-slate-600">Where your agents’ alerts are emailed, and the time zone their times are shown in.</p>
+          <AlertSettings />
+        </>
       ) : (
-        <Card className="mt-8 p-6">
-          <SettingsForm settings={settings.data} />
-        </Card>
+        <p className="mt-2 text-slate-600">
+          There is nothing to set up here for your account yet. Alert settings come with market agents, which need the admin role; you are signed in as{' '}
+          {role}.
+        </p>
       )}
     </div>
+  );
+}
+
+function AlertSettings() {
+  const settings = useQuery<TSettings>({ queryKey: SETTINGS_QUERY_KEY });
+  return settings.isPending ? (
+    <div className="mt-10 flex justify-center">
+      <Spinner label="Loading settings" />
+    </div>
+  ) : settings.isError ? (
+    <LoadFailed what="Your settings" error={settings.error} onRetry={() => void settings.refetch()} />
+  ) : (
+    <Card className="mt-8 p-6">
+      <SettingsForm settings={settings.data} />
+    </Card>
   );
 }
 
