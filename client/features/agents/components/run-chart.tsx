@@ -6,7 +6,8 @@ import type { TCandleTimeframe, TChartData, TRunResult } from '../../../../contr
 import { Spinner } from '../../../components/ui/spinner.tsx';
 import { RUN_TIME, formatDate } from '../lib/agent-format.ts';
 import { CONTROL } from './form-controls.tsx';
-import { formatNumber, type TOkMarket } from './run-result.tsx';
+import { formatNumber } from '../../../../contracts/number-format.ts';
+import type { TOkMarket } from './run-result.tsx';
 
 type TSeconds = UTCTimestamp;
 

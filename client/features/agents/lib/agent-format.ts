@@ -28,14 +28,6 @@ export const FREQUENCY_ORDER: TFrequency[] = [...FIRST, ...FREQUENCIES.filter((f
 
 export const frequencyLabel = (frequency: string) => FREQUENCY_LABELS[frequency as TFrequency] ?? frequency;
 
-const THRESHOLD_LABELS: Record<string, string> = {
-  priceChange: 'Price change',
-  volumeSpike: 'Volume spike',
-  volatilityAlert: 'Volatility alert',
-  volumeAlert: 'Volume alert',
-};
-export const thresholdLabel = (type: string) => THRESHOLD_LABELS[type] ?? type;
-
 /** A parameter value as text: lists joined, booleans as Yes/No. */
 export function formatValue(value: unknown): string {
   if (Array.isArray(value)) return value.length ? value.join(', ') : 'None';
