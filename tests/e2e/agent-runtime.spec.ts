@@ -68,7 +68,7 @@ test.describe('agent runtime', () => {
     await expect(run.getByRole('region', { name: 'Alerts' }).getByText(/Price moved \(BTC\/\w+ on \w+: /).first()).toBeVisible();
     const market = run.getByRole('region', { name: /^BTC\/\w+ · binance · 15m$/ });
     await expect(market.getByRole('table', { name: /^Indicators of BTC/ }).getByRole('rowheader', { name: 'RSI 14' })).toBeVisible();
-    const rules = market.getByRole('list', { name: /^Rules for / });
+    const rules = market.getByRole('list', { name: /^Signals for / });
     await expect(rules.getByRole('listitem').filter({ hasText: 'Price change' })).toContainText(/(Fired|Not fired|Insufficient data)Price change/);
     await expect(rules.getByRole('listitem').filter({ hasText: 'Whale transaction' })).toContainText('Not configured');
     await run.getByText('Show raw JSON').click();

@@ -1,5 +1,6 @@
 import type { TCryptoMonitorParameters, TThreshold } from '../../../contracts/agents.ts';
 import { alertText, THRESHOLD_AVERAGE_WINDOW, THRESHOLD_DEFINITIONS, type TThresholdType } from '../../../contracts/alert-thresholds.ts';
+import { formatCompact, formatNumber } from '../../../contracts/number-format.ts';
 import { MARKET_FAILURES, type TCandle, type TChartData, type TMarketFailure, type TRuleOutcome } from '../../../contracts/market.ts';
 import { bollinger, ema, macd, rsi, sma, stochastic } from '../market/indicators.ts';
 import type { WhaleTransaction } from '../../integrations/onchain/onchain-source.ts';
@@ -103,7 +104,7 @@ function volumeRule(s: Series, i: number, factor: number, name: string): TRuleOu
   const average = s.windowMean(s.volume, i);
   if (average === null || average <= 0) return outcome(name, null, { volume, averageVolume: average, factor }, `not enough volume history (${AVERAGE_WINDOW} candles needed)`);
   const fired = volume > factor * average;
-  return outcome(name, fired, { volume, averageVolume: average, factor }, `volume ${fmt(volume, 0)} ${fired ? '>' : '<='} ${factor} x average ${fmt(average, 0)}`);
+  return outcome(name, fired, { volume, averageVolume: average, factor }, `volume ${formatCompact(volume)} ${fired ? '>' : '<='} ${factor} x average ${formatCompact(average)}`);
 }
 
 function rsiRule(rsiValues: Float64Array, i: number, threshold: number): TRuleOutcome {
@@ -167,7 +168,7 @@ function onChainRules(parameters: TCryptoMonitorParameters, onChain: OnChainInpu
         status: 'evaluated',
         fired: txs.length > 0,
         values: { transactions: txs.length, largestUsd: largest },
-        detail: txs.length > 0 ? `${txs.length} transfer(s), largest $${Math.round(largest).toLocaleString('en-US')}` : 'no large transfers since the previous run',
+        detail: txs.length > 0 ? `${txs.length} transfer(s), largest $${formatNumber(largest, 0)}` : 'no large transfers since the previous run',
       });
     }
   }
