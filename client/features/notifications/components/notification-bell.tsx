@@ -1,3 +1,4 @@
+import '../../../lib/zod-csp.ts';
 import { Bell } from 'lucide-react';
 import { Popover } from 'radix-ui';
 import { useId, useRef, useState, type MouseEvent } from 'react';
