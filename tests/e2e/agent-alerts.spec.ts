@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect, test, toasts } from './fixtures.ts';
+import { openWizardFromTemplates } from './support/agents.ts';
 import { expectNoSeriousViolations } from './support/axe.ts';
 
 // Issue 15 items 1-2: each alert shows its unit and what it measures; a message nobody wrote
@@ -10,13 +11,7 @@ test.describe('agent alerts', () => {
     const name = `Alert coins ${randomUUID().slice(0, 6)}`;
     await login(page, admin);
     await page.goto('/agents-console');
-    await page.getByRole('tab', { name: 'Agent Templates' }).click();
-    const template = page.getByRole('tabpanel').locator('*').filter({ has: page.getByText('Crypto Market Monitor', { exact: true }) }).filter({ has: page.getByRole('button', { name: /use template/i }) }).last();
-    await template.getByRole('button', { name: /use template/i }).first().click();
-    const nameDialog = page.getByRole('dialog', { name: 'Name Your New Agent' });
-    await nameDialog.getByRole('textbox').fill(name);
-    await nameDialog.getByRole('button', { name: 'Continue' }).click();
-    const wizard = page.getByRole('dialog', { name: 'Configure Your Agent' });
+    const wizard = await openWizardFromTemplates(page, 'Crypto Market Monitor', name);
 
     // The parameters tab names the template's signals.
     await wizard.getByRole('tab', { name: 'Parameters' }).click();

@@ -4,6 +4,7 @@ import { defaultAgentConfig, findTemplate } from '../../contracts/agents.ts';
 import { MARKET_FAILURES } from '../../contracts/market.ts';
 import { startFakeYahoo } from '../fakes/yahoo.ts';
 import { expect, test, toasts } from './fixtures.ts';
+import { openWizardFromTemplates } from './support/agents.ts';
 import { expectNoSeriousViolations } from './support/axe.ts';
 import { startAppServer } from './support/app-server.ts';
 import { ADMIN_EMAIL, ADMIN_NAME } from './support/constants.ts';
@@ -23,13 +24,7 @@ test.describe('agent runtime', () => {
     await expect(page.getByRole('heading', { name: 'AI Agents Console' })).toBeVisible();
 
     // Create a Crypto Market Monitor whose price-change alert fires on any move (limit 0 %).
-    await page.getByRole('tab', { name: 'Agent Templates' }).click();
-    const template = page.getByRole('tabpanel').locator('*').filter({ has: page.getByText('Crypto Market Monitor', { exact: true }) }).filter({ has: page.getByRole('button', { name: /use template/i }) }).last();
-    await template.getByRole('button', { name: /use template/i }).first().click();
-    const nameDialog = page.getByRole('dialog', { name: 'Name Your New Agent' });
-    await nameDialog.getByRole('textbox').fill(name);
-    await nameDialog.getByRole('button', { name: 'Continue' }).click();
-    const wizard = page.getByRole('dialog', { name: 'Configure Your Agent' });
+    const wizard = await openWizardFromTemplates(page, 'Crypto Market Monitor', name);
     await wizard.getByRole('tab', { name: 'Notifications' }).click();
     await expect(wizard.getByLabel('Threshold 1 type')).toHaveValue('priceChange');
     await wizard.getByLabel('Threshold 1 value (%)').fill('0');
