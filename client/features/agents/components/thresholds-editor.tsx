@@ -56,9 +56,9 @@ export function ThresholdsEditor({ value, onChange }: { value: TThreshold[]; onC
                       step="any"
                       value={Number.isFinite(threshold.value) ? threshold.value : ''}
                       onChange={(event) => update(index, { value: event.target.value === '' ? Number.NaN : Number(event.target.value) })}
-                      className={`${CONTROL} w-24`}
+                      className={`${CONTROL} min-w-0 flex-1`}
                     />
-                    <span id={`${explanationId}-unit`} className="text-xs text-slate-600">
+                    <span id={`${explanationId}-unit`} className="w-20 shrink-0 text-xs leading-tight text-slate-600">
                       {definition.unit}
                     </span>
                   </span>
