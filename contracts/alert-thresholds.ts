@@ -30,8 +30,6 @@ export type TThresholdDefinition = {
   unit: string;
   /** One line saying what is measured, over which candles, against what. */
   explanation: string;
-  /** Candles a measurement needs (the last one included). */
-  candlesNeeded: number;
   /** The value on candle `i` (`candles` oldest first), or null when it cannot be measured. */
   measure(candles: readonly TCandleValues[], i: number): TThresholdReading | null;
   /** The message a threshold of this type and value has until the user writes their own. */
@@ -64,7 +62,6 @@ export const THRESHOLD_DEFINITIONS: Record<TThresholdType, TThresholdDefinition>
     label: 'Price change',
     unit: '%',
     explanation: 'How far the close moved over the last candle, up or down, as a % of the close before it.',
-    candlesNeeded: 2,
     measure(candles, i) {
       const [before, last] = [candles[i - 1], candles[i]];
       if (!before || !last || !(before.close > 0) || !Number.isFinite(last.close)) return null;
@@ -78,7 +75,6 @@ export const THRESHOLD_DEFINITIONS: Record<TThresholdType, TThresholdDefinition>
     label: 'Volume spike',
     unit: '% of average volume',
     explanation: VOLUME_EXPLANATION,
-    candlesNeeded: THRESHOLD_AVERAGE_WINDOW + 1,
     measure: volumeAgainstAverage,
     defaultMessage: (value) => `Volume spike above ${formatLimit(value)}% of average`,
   },
@@ -86,7 +82,6 @@ export const THRESHOLD_DEFINITIONS: Record<TThresholdType, TThresholdDefinition>
     label: 'Volatility alert',
     unit: '% of the price',
     explanation: "The last candle's range (high minus low) as a % of its close.",
-    candlesNeeded: 1,
     measure(candles, i) {
       const last = candles[i];
       if (!last || !(last.close > 0) || !Number.isFinite(last.high - last.low)) return null;
@@ -99,7 +94,6 @@ export const THRESHOLD_DEFINITIONS: Record<TThresholdType, TThresholdDefinition>
     label: 'Volume alert',
     unit: '% of average volume',
     explanation: VOLUME_EXPLANATION,
-    candlesNeeded: THRESHOLD_AVERAGE_WINDOW + 1,
     measure: volumeAgainstAverage,
     defaultMessage: (value) => `Volume above ${formatLimit(value)}% of average`,
   },
