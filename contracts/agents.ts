@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defaultValue, parametersSchema, ZParameterDefinition, ZParameterValue, type TParameterDefinitions, type TParametersOf } from './agent-parameters.ts';
 import { ZRunResult } from './market.ts';
+import { defaultThreshold, THRESHOLD_TYPES } from './alert-thresholds.ts';
 
 /** Agent templates, schedules and thresholds from SPEC sections 3 and 9, exactly. */
 
@@ -35,11 +36,6 @@ export function currentFrequency(frequency: string): TFrequency | undefined {
   if ((FREQUENCIES as readonly string[]).includes(frequency)) return frequency as TFrequency;
   return (FORMER_FREQUENCIES as Record<string, TFrequency>)[frequency];
 }
-
-export const THRESHOLD_TYPES = ['priceChange', 'volumeSpike', 'volatilityAlert', 'volumeAlert'] as const;
-export type TThresholdType = (typeof THRESHOLD_TYPES)[number];
-/** SPEC: a new threshold defaults to priceChange, 5, 'Price change alert'. */
-export const NEW_THRESHOLD = { type: 'priceChange', value: 5, message: 'Price change alert' } as const;
 
 // --- Requests -------------------------------------------------------------------------------
 
@@ -277,8 +273,8 @@ export const AGENT_TEMPLATES: readonly TAgentTemplate[] = [
         email: true,
         inApp: true,
         thresholds: [
-          { type: 'priceChange', value: 5, message: 'Price moved more than 5%' },
-          { type: 'volumeSpike', value: 200, message: 'Volume spiked above 200% of average' },
+          defaultThreshold('priceChange', 5),
+          defaultThreshold('volumeSpike', 200),
         ],
       },
       parameters: STOCK_SCANNER_PARAMETERS,
@@ -307,9 +303,9 @@ export const AGENT_TEMPLATES: readonly TAgentTemplate[] = [
         email: true,
         inApp: true,
         thresholds: [
-          { type: 'priceChange', value: 3, message: 'Price moved more than 3%' },
-          { type: 'volatilityAlert', value: 2, message: 'Volatility above 2x its average' },
-          { type: 'volumeAlert', value: 150, message: 'Volume above 150% of average' },
+          defaultThreshold('priceChange', 3),
+          defaultThreshold('volatilityAlert', 2),
+          defaultThreshold('volumeAlert', 150),
         ],
       },
       parameters: CRYPTO_MONITOR_PARAMETERS,

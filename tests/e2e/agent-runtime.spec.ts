@@ -1,26 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import AxeBuilder from '@axe-core/playwright';
-import type { Locator, Page, TestInfo } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
 import { defaultAgentConfig, findTemplate } from '../../contracts/agents.ts';
 import { MARKET_FAILURES } from '../../contracts/market.ts';
 import { startFakeYahoo } from '../fakes/yahoo.ts';
-import { expect, test, toasts, waitForAnimations } from './fixtures.ts';
+import { expect, test, toasts } from './fixtures.ts';
+import { openWizardFromTemplates } from './support/agents.ts';
+import { expectNoSeriousViolations } from './support/axe.ts';
 import { startAppServer } from './support/app-server.ts';
 import { ADMIN_EMAIL, ADMIN_NAME } from './support/constants.ts';
 
 // Issue 6: an agent runs on (simulated) market data; its details show the run's result in words,
 // a price chart with the rules that fired, and the alert reaches the header's bell.
-
-/** No serious or critical axe violation inside the element (the open dialog). */
-async function expectNoSeriousViolations(page: Page, testInfo: TestInfo, scope: string, label: string): Promise<void> {
-  await waitForAnimations(page);
-  const results = await new AxeBuilder({ page }).include(scope).analyze();
-  const blocking = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  await testInfo.attach(`axe-${label}.json`, { body: JSON.stringify(results.violations, null, 2), contentType: 'application/json' });
-  const report = blocking.map((v) => `[${v.impact}] ${v.id}: ${v.help}\n    ${v.nodes.map((n) => n.target.join(' ')).join('\n    ')}`).join('\n');
-  expect(results.passes.length, `axe checked something on ${label}`).toBeGreaterThan(0);
-  expect(blocking, `serious/critical axe violations on ${label}:\n${report}`).toEqual([]);
-}
 
 const agentCard = (page: Page, name: string): Locator => page.getByRole('tabpanel').getByRole('listitem', { name });
 
@@ -34,13 +24,7 @@ test.describe('agent runtime', () => {
     await expect(page.getByRole('heading', { name: 'AI Agents Console' })).toBeVisible();
 
     // Create a Crypto Market Monitor whose price-change alert fires on any move (limit 0 %).
-    await page.getByRole('tab', { name: 'Agent Templates' }).click();
-    const template = page.getByRole('tabpanel').locator('*').filter({ has: page.getByText('Crypto Market Monitor', { exact: true }) }).filter({ has: page.getByRole('button', { name: /use template/i }) }).last();
-    await template.getByRole('button', { name: /use template/i }).first().click();
-    const nameDialog = page.getByRole('dialog', { name: 'Name Your New Agent' });
-    await nameDialog.getByRole('textbox').fill(name);
-    await nameDialog.getByRole('button', { name: 'Continue' }).click();
-    const wizard = page.getByRole('dialog', { name: 'Configure Your Agent' });
+    const wizard = await openWizardFromTemplates(page, 'Crypto Market Monitor', name);
     await wizard.getByRole('tab', { name: 'Notifications' }).click();
     await expect(wizard.getByLabel('Threshold 1 type')).toHaveValue('priceChange');
     await wizard.getByLabel('Threshold 1 value (%)').fill('0');
@@ -68,12 +52,12 @@ test.describe('agent runtime', () => {
     await expect(run.getByRole('region', { name: 'Alerts' }).getByText(/Price moved \(BTC\/\w+ on \w+: /).first()).toBeVisible();
     const market = run.getByRole('region', { name: /^BTC\/\w+ · binance · 15m$/ });
     await expect(market.getByRole('table', { name: /^Indicators of BTC/ }).getByRole('rowheader', { name: 'RSI 14' })).toBeVisible();
-    const rules = market.getByRole('list', { name: /^Rules for / });
+    const rules = market.getByRole('list', { name: /^Signals for / });
     await expect(rules.getByRole('listitem').filter({ hasText: 'Price change' })).toContainText(/(Fired|Not fired|Insufficient data)Price change/);
     await expect(rules.getByRole('listitem').filter({ hasText: 'Whale transaction' })).toContainText('Not configured');
     await run.getByText('Show raw JSON').click();
     await expect(run.locator('details pre')).toContainText('"templateId": "crypto-market-monitor"');
-    await expectNoSeriousViolations(page, testInfo, '[role="dialog"]', 'run-history');
+    await expectNoSeriousViolations(page, testInfo, 'run-history', '[role="dialog"]');
 
     // The chart: candles drawn on a canvas, one market at a time.
     await details.getByRole('tab', { name: 'Chart' }).click();
@@ -83,7 +67,7 @@ test.describe('agent runtime', () => {
     const select = details.getByRole('combobox', { name: 'Market' });
     await select.selectOption({ label: (await select.locator('option', { hasText: 'kraken' }).textContent())! });
     await expect(details.getByRole('img', { name: /^Price and volume chart of BTC\/\w+ on kraken, / }).locator('canvas').first()).toBeVisible();
-    await expectNoSeriousViolations(page, testInfo, '[role="dialog"]', 'run-chart');
+    await expectNoSeriousViolations(page, testInfo, 'run-chart', '[role="dialog"]');
     await page.keyboard.press('Escape');
     await expect(details).toBeHidden();
 
@@ -123,7 +107,7 @@ test.describe('agent runtime', () => {
       await expect(run.locator('details pre')).toContainText('"failure": "unknown-symbol"');
       await expect(page.locator('body')).not.toContainText(canary);
       expect(yahoo.requests().filter((r) => r.path === '/v8/finance/chart/NOPE').length, 'Yahoo was asked').toBeGreaterThan(0);
-      await expectNoSeriousViolations(page, testInfo, '[role="dialog"]', 'run-history-failure');
+      await expectNoSeriousViolations(page, testInfo, 'run-history-failure', '[role="dialog"]');
     } finally {
       await server.stop();
       await yahoo.close();

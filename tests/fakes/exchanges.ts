@@ -20,13 +20,15 @@
  * probability. `failNext(exchange, n, fault)` fails only the next n requests.
  * `setErrorText(exchange, text)` puts `text` where the exchange writes its human-readable error
  * message (Binance `msg`, Kraken's error string after the category, Coinbase `message`, ...), so
- * a test can follow a provider's words. Requests are recorded with their kind ('markets' for
+ * a test can follow a provider's words. `setSeries(base, candles)` serves hand-written candles
+ * for one asset on every exchange, so a test can work its numbers out by hand. Requests are recorded with their kind ('markets' for
  * the market lists, 'candles', 'other').
  *
  * Standalone (for Playwright): `node tests/fakes/exchanges.ts` prints the env lines (KEY=value)
  * that point the server at it. FAKE_EXCHANGES_PORT picks the port (default random). A separate
  * process is steered over HTTP: POST /__control/fault {exchange, fault, probability?, seed?},
  * POST /__control/fail-next {exchange, count, fault?}, POST /__control/error-text {exchange, text},
+ * POST /__control/series {base, candles} (setSeries),
  * GET /__control/requests, POST /__control/reset.
  */
 import { readJson, runStandalone, sendJson, startFakeHttpServer } from './http.ts';
@@ -66,6 +68,9 @@ export type FakeExchanges = {
   /** The exchange's error messages say `text` (null: its usual words) until reset. */
   setErrorText(exchange: FakeExchange, text: string | null): void;
   requests(exchange?: FakeExchange): FakeExchangeRequest[];
+  /** Every exchange serves `candles` (oldest first) for `base` (e.g. 'BTC'), the last one as the
+   * current candle and the first one repeated before them; null: the usual sines again. */
+  setSeries(base: string, candles: ScriptedCandle[] | null): void;
   reset(): void;
   close(): Promise<void>;
 };
@@ -154,6 +159,23 @@ export function candleTimes(intervalMs: number, range: { start?: number; end?: n
   return times;
 }
 
+/** A hand-written candle: open is the previous close, high and low default to the close. */
+export type ScriptedCandle = { close: number; high?: number; low?: number; volume: number };
+
+type CandleOf = (pair: Pair, time: number, intervalMs: number) => TCandle;
+
+/** Candles of the scripted series where one is set, counted back from the current candle. */
+function candleSource(series: ReadonlyMap<string, ScriptedCandle[]>, now = Date.now()): CandleOf {
+  return (pair, time, intervalMs) => {
+    const script = series.get(pair.base);
+    if (!script || script.length === 0) return fakeCandle(pair.price, time, intervalMs);
+    const back = Math.round((candleOpen(now, intervalMs) - time) / intervalMs);
+    const at = (k: number) => script[Math.max(0, script.length - 1 - k)]!;
+    const c = at(back);
+    return { time, open: at(back + 1).close, high: c.high ?? c.close, low: c.low ?? c.close, close: c.close, volume: c.volume };
+  };
+}
+
 // --- markets --------------------------------------------------------------------------------
 
 /** Price levels of the listed assets. */
@@ -185,7 +207,7 @@ const KRAKEN_MINUTES = new Set([1, 5, 15, 30, 60, 240, 1440, 10080, 21600]);
 
 // --- server ---------------------------------------------------------------------------------
 
-type State = { faults: Map<FakeExchange, FaultState>; requests: FakeExchangeRequest[] };
+type State = { faults: Map<FakeExchange, FaultState>; requests: FakeExchangeRequest[]; series: Map<string, ScriptedCandle[]> };
 
 export function fakeExchangeBaseUrls(root: string): Record<FakeExchange, string> {
   return Object.fromEntries(FAKE_EXCHANGES.map((id) => [id, `${root}/${id}`])) as Record<FakeExchange, string>;
@@ -204,7 +226,7 @@ export function fakeExchangesEnv(root: string): Record<string, string> {
 }
 
 export async function startFakeExchanges(options: { port?: number } = {}): Promise<FakeExchanges> {
-  const state: State = { faults: new Map(FAKE_EXCHANGES.map((id) => [id, newFaultState()])), requests: [] };
+  const state: State = { faults: new Map(FAKE_EXCHANGES.map((id) => [id, newFaultState()])), requests: [], series: new Map() };
   const { root, close } = await startFakeHttpServer('fake exchanges', options.port ?? 0, (req, res) => handle(state, req, res));
 
   return {
@@ -218,6 +240,10 @@ export async function startFakeExchanges(options: { port?: number } = {}): Promi
       state.faults.get(exchange)!.errorText = text;
     },
     requests: (exchange) => state.requests.filter((r) => !exchange || r.exchange === exchange),
+    setSeries(base, candles) {
+      if (candles) state.series.set(base, candles);
+      else state.series.delete(base);
+    },
     reset: () => reset(state),
     close,
   };
@@ -226,6 +252,7 @@ export async function startFakeExchanges(options: { port?: number } = {}): Promi
 function reset(state: State): void {
   for (const id of FAKE_EXCHANGES) state.faults.set(id, newFaultState());
   state.requests.length = 0;
+  state.series.clear();
 }
 
 async function handle(state: State, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -246,7 +273,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     return; // never answers; close() or the client's timeout ends the socket
   }
   const errorText = state.faults.get(exchange)!.errorText;
-  const answer = failure ? errorAnswer(exchange, failure, errorText) : route(exchange, path, query, errorText);
+  const answer = failure ? errorAnswer(exchange, failure, errorText) : route(exchange, path, query, errorText, candleSource(state.series));
   record.outcome = answer.status;
   sendJson(res, answer.status, answer.body);
 }
@@ -321,9 +348,9 @@ function errorAnswer(exchange: FakeExchange, failure: Exclude<FakeFailure, 'hang
   }
 }
 
-function route(exchange: FakeExchange, path: string, query: Record<string, string>, errorText: string | null): Answer {
-  const handlers: Record<FakeExchange, (path: string, query: Record<string, string>) => Answer | null> = { binance, kraken, coinbase, kucoin, htx };
-  const answer = handlers[exchange](path, query) ?? { status: 404, body: { error: `fake ${exchange}: no route ${path}` } };
+function route(exchange: FakeExchange, path: string, query: Record<string, string>, errorText: string | null, candleOf: CandleOf): Answer {
+  const handlers: Record<FakeExchange, (path: string, query: Record<string, string>, candleOf: CandleOf) => Answer | null> = { binance, kraken, coinbase, kucoin, htx };
+  const answer = handlers[exchange](path, query, candleOf) ?? { status: 404, body: { error: `fake ${exchange}: no route ${path}` } };
   // A refusal by the routes themselves (a pair or interval they do not know) says the text too.
   return errorText && answer.status !== 200 ? withErrorText(answer, errorText) : answer;
 }
@@ -339,7 +366,7 @@ const num = (value: string | undefined) => (value === undefined || value === '' 
 
 // --- Binance --------------------------------------------------------------------------------
 
-function binance(path: string, query: Record<string, string>): Answer | null {
+function binance(path: string, query: Record<string, string>, candleOf: CandleOf): Answer | null {
   if (path === '/api/v3/exchangeInfo') {
     return {
       status: 200,
@@ -381,7 +408,7 @@ function binance(path: string, query: Record<string, string>): Answer | null {
     return {
       status: 200,
       body: times.map((t) => {
-        const c = fakeCandle(pair.price, t, interval);
+        const c = candleOf(pair, t, interval);
         return [t, String(c.open), String(c.high), String(c.low), String(c.close), String(c.volume), t + interval - 1, String(c.volume * c.close), 100, '0', '0', '0'];
       }),
     };
@@ -397,7 +424,7 @@ const krakenPairId = (p: Pair) => {
   return base.id.length === 4 && quote.id.length === 4 ? `${base.id}${quote.id}` : `${base.altname}${quote.altname}`;
 };
 
-function kraken(path: string, query: Record<string, string>): Answer | null {
+function kraken(path: string, query: Record<string, string>, candleOf: CandleOf): Answer | null {
   if (path === '/0/public/Assets') {
     const result = Object.fromEntries(
       Object.values(KRAKEN_ASSETS).map((a) => [a.id, { aclass: 'currency', altname: a.altname, decimals: 10, display_decimals: 5, collateral_value: 1, status: 'enabled' }]),
@@ -450,7 +477,7 @@ function kraken(path: string, query: Record<string, string>): Answer | null {
     const since = num(query.since);
     const times = candleTimes(interval, { start: since === undefined ? undefined : since * 1000, limit: 720 });
     const rows = times.map((t) => {
-      const c = fakeCandle(pair.price, t, interval);
+      const c = candleOf(pair, t, interval);
       return [t / 1000, String(c.open), String(c.high), String(c.low), String(c.close), String(c.close), String(c.volume), 42];
     });
     return { status: 200, body: { error: [], result: { [krakenPairId(pair)]: rows, last: (times.at(-1) ?? 0) / 1000 } } };
@@ -460,7 +487,7 @@ function kraken(path: string, query: Record<string, string>): Answer | null {
 
 // --- Coinbase Exchange ----------------------------------------------------------------------
 
-function coinbase(path: string, query: Record<string, string>): Answer | null {
+function coinbase(path: string, query: Record<string, string>, candleOf: CandleOf): Answer | null {
   if (path === '/currencies') {
     const codes = [...BASES, 'USD'];
     return {
@@ -517,7 +544,7 @@ function coinbase(path: string, query: Record<string, string>): Answer | null {
     return {
       status: 200,
       body: times.reverse().map((t) => {
-        const c = fakeCandle(pair.price, t, interval);
+        const c = candleOf(pair, t, interval);
         return [t / 1000, c.low, c.high, c.open, c.close, c.volume];
       }),
     };
@@ -527,7 +554,7 @@ function coinbase(path: string, query: Record<string, string>): Answer | null {
 
 // --- KuCoin ---------------------------------------------------------------------------------
 
-function kucoin(path: string, query: Record<string, string>): Answer | null {
+function kucoin(path: string, query: Record<string, string>, candleOf: CandleOf): Answer | null {
   if (path === '/api/v3/currencies') {
     return {
       status: 200,
@@ -582,7 +609,7 @@ function kucoin(path: string, query: Record<string, string>): Answer | null {
       body: {
         code: '200000',
         data: times.reverse().map((t) => {
-          const c = fakeCandle(pair.price, t, interval);
+          const c = candleOf(pair, t, interval);
           return [String(t / 1000), String(c.open), String(c.close), String(c.high), String(c.low), String(c.volume), String(c.volume * c.close)];
         }),
       },
@@ -593,7 +620,7 @@ function kucoin(path: string, query: Record<string, string>): Answer | null {
 
 // --- HTX ------------------------------------------------------------------------------------
 
-function htx(path: string, query: Record<string, string>): Answer | null {
+function htx(path: string, query: Record<string, string>, candleOf: CandleOf): Answer | null {
   if (path === '/v2/reference/currencies') {
     return {
       status: 200,
@@ -647,7 +674,7 @@ function htx(path: string, query: Record<string, string>): Answer | null {
         status: 'ok',
         ts: Date.now(),
         data: times.reverse().map((t) => {
-          const c = fakeCandle(pair.price, t, interval);
+          const c = candleOf(pair, t, interval);
           return { id: t / 1000, open: c.open, close: c.close, low: c.low, high: c.high, amount: c.volume, vol: c.volume * c.close, count: 42 };
         }),
       },
@@ -676,6 +703,12 @@ function control(state: State, path: string, body: Record<string, unknown>, res:
   if (path === '/__control/error-text') {
     if (!exchange || !(typeof body.text === 'string' || body.text === null)) return sendJson(res, 400, { error: 'exchange or text invalid' });
     state.faults.get(exchange)!.errorText = body.text;
+    return sendJson(res, 200, { ok: true });
+  }
+  if (path === '/__control/series') {
+    if (typeof body.base !== 'string' || !(Array.isArray(body.candles) || body.candles === null)) return sendJson(res, 400, { error: 'base or candles invalid' });
+    if (body.candles) state.series.set(body.base, body.candles as ScriptedCandle[]);
+    else state.series.delete(body.base);
     return sendJson(res, 200, { ok: true });
   }
   if (path === '/__control/requests') return sendJson(res, 200, { requests: state.requests });

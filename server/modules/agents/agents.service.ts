@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { currentFrequency, type TAgent, type TAgentConfig, type TAgentStatus, type TCreateAgent, type TRunHistoryAnswer, type ZUpdateAgent } from '../../../contracts/agents.ts';
+import { followDefaultMessage } from '../../../contracts/alert-thresholds.ts';
 import type { Db } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
@@ -80,6 +81,13 @@ function assertFitsTemplate(templateId: string, config: TAgentConfig): void {
   if (problems.length > 0) throw new AppError('BAD_REQUEST', 'Invalid request', problems);
 }
 
+/** Untouched default messages follow their threshold's type and value (decision 0026), whatever
+ * the client sent: a saved message never contradicts the saved numbers. */
+const withFollowedMessages = (config: TAgentConfig): TAgentConfig => ({
+  ...config,
+  notifications: { ...config.notifications, thresholds: config.notifications.thresholds.map(followDefaultMessage) },
+});
+
 export function createAgentsService({ db, jobs, now = () => new Date() }: AgentsServiceDeps) {
   /** The caller's agent, or 404 whether it is missing or someone else's (no existence leak). */
   async function owned(caller: Caller, id: string): Promise<AgentRow> {
@@ -109,7 +117,7 @@ export function createAgentsService({ db, jobs, now = () => new Date() }: Agents
     assertOwnGoogleId(caller);
     assertFitsTemplate(input.templateId, input.config);
     const status: TAgentStatus = 'paused';
-    const row = await insertAgent(db, { ownerId: caller.user.id, templateId: input.templateId, name: input.name, status, config: input.config, nextRunAt: null });
+    const row = await insertAgent(db, { ownerId: caller.user.id, templateId: input.templateId, name: input.name, status, config: withFollowedMessages(input.config), nextRunAt: null });
     return toApiAgent(row);
   }
 
@@ -123,13 +131,13 @@ export function createAgentsService({ db, jobs, now = () => new Date() }: Agents
     if (patch.config) assertFitsTemplate(current.templateId, patch.config);
 
     const status = patch.status ?? current.status;
-    const config = patch.config ?? current.config;
+    const config = patch.config ? withFollowedMessages(patch.config) : current.config;
     const reschedule = current.status !== 'running' || patch.config !== undefined || current.nextRunAt === null;
     const nextRunAt = status === 'paused' ? null : reschedule ? computeNextRunAt(config.schedule, now()) : current.nextRunAt;
 
     const row = await updateAgent(db, current.id, caller.user.id, {
       ...(patch.name !== undefined ? { name: patch.name } : {}),
-      ...(patch.config !== undefined ? { config: patch.config } : {}),
+      ...(patch.config !== undefined ? { config } : {}),
       status,
       nextRunAt,
     });

@@ -4,7 +4,7 @@ export type AlertEmailInput = {
   to: string;
   agentName: string;
   market: string;
-  /** The alert's headline ('<agent>: <market>' from the runtime): the email's subject. */
+  /** The alert's headline ('<agent>: Price change alert on <market>' from the runtime): the email's subject. */
   title: string;
   message: string;
   createdAt: Date;
@@ -33,7 +33,7 @@ export function alertEmail(input: AlertEmailInput): Omit<MailMessage, 'html'> {
     '--',
     `You get this email because this agent has email alerts on. Choose where alerts go in Settings: ${input.publicUrl}/settings`,
   ].join('\n');
-  // The title already names what alerted (the runtime writes '<agent>: <market>'), so it is the
+  // The title already names what alerted (the runtime writes '<agent>: <type> alert on <market>'), so it is the
   // subject as it stands: prefixing the agent again read 'Scanner: Scanner: BTC/USD on coinbase'.
   return { to: input.to, subject: input.title, text };
 }

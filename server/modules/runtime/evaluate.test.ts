@@ -147,7 +147,7 @@ describe('crypto rules', () => {
 describe('notification thresholds', () => {
   const steady = Array.from({ length: 30 }, () => 100);
 
-  it('report each threshold as firing or not with its value and limit', () => {
+  it('measure each threshold as contracts define it: value and limit in the same unit', () => {
     const thresholds = [
       { type: 'priceChange' as const, value: 5, message: 'Moved' },
       { type: 'volumeSpike' as const, value: 200, message: 'Spike' },
@@ -162,16 +162,20 @@ describe('notification thresholds', () => {
       onChain: { configured: false },
     });
     const byType = Object.fromEntries(result.thresholds.map((t) => [t.thresholdType, t]));
+    // 100 -> 106: 6% against 5%.
     expect(byType.priceChange).toMatchObject({ firing: true, value: 6, limit: 5 });
-    expect(byType.priceChange!.message).toBe('Moved (BTC/USDT on binance: 6.00% > 5.00%)');
-    expect(byType.volumeSpike).toMatchObject({ firing: false, value: 1600, limit: 2000 });
-    expect(byType.volumeAlert).toMatchObject({ firing: true, value: 1600, limit: 1500 });
-    expect(byType.volatilityAlert).toMatchObject({ firing: false });
+    expect(byType.priceChange!.message).toBe('Moved (BTC/USDT on binance: 6% > 5%, up from 100.00 to 106.00)');
+    // Volume 1600 against the average 1000 of the 20 before: 160% of average.
+    expect(byType.volumeSpike).toMatchObject({ firing: false, value: 160, limit: 200 });
+    expect(byType.volumeAlert).toMatchObject({ firing: true, value: 160, limit: 150 });
+    expect(byType.volumeAlert!.message).toBe('Busy (BTC/USDT on binance: 160% > 150% of average volume, volume 1.6K against an average of 1K)');
+    // Range 106 x 1% = 1.06 on a close of 106: 1% of the price against 2%.
+    expect(byType.volatilityAlert).toMatchObject({ firing: false, value: 1, limit: 2 });
   });
 
-  it('needs the averaging window before volume and volatility thresholds can fire', () => {
+  it('needs the averaging window before volume thresholds can fire', () => {
     const result = evaluateMarket({ plan: planOf(cryptoTemplate), market: 'X', candles: candles(steady.slice(0, AVERAGE_WINDOW)), onChain: { configured: false } });
-    expect(result.thresholds.map((t) => t.thresholdType)).toEqual(['priceChange']);
+    expect(result.thresholds.map((t) => t.thresholdType)).toEqual(['priceChange', 'volatilityAlert']);
   });
 });
 

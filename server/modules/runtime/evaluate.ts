@@ -1,21 +1,24 @@
 import type { TCryptoMonitorParameters, TThreshold } from '../../../contracts/agents.ts';
+import { alertText, THRESHOLD_AVERAGE_WINDOW, THRESHOLD_DEFINITIONS, type TThresholdType } from '../../../contracts/alert-thresholds.ts';
+import { formatCompact, formatNumber } from '../../../contracts/number-format.ts';
 import { MARKET_FAILURES, type TCandle, type TChartData, type TMarketFailure, type TRuleOutcome } from '../../../contracts/market.ts';
 import { bollinger, ema, macd, rsi, sma, stochastic } from '../market/indicators.ts';
 import type { WhaleTransaction } from '../../integrations/onchain/onchain-source.ts';
 import type { RunPlan } from './run-plan.ts';
 
 /**
- * The templates' decision rules (SPEC section 9) and the notification thresholds, evaluated on
- * one market's candles. Pure: the numbers that decided each rule go into the run's result so a
- * user can check them.
- *
- * Shared definitions, over the latest candle n and the AVERAGE_WINDOW candles before it:
+ * The templates' decision rules (SPEC section 9; 'signals' on screens) and the user's alert
+ * thresholds ('alerts'), evaluated on one market's candles. Pure: the numbers that decided each
+ * go into the run's result so a user can check them. Alerts are measured as
+ * `contracts/alert-thresholds.ts` defines them; the signals' own measures, over the latest
+ * candle n and the AVERAGE_WINDOW candles before it:
  * - percent change: close[n] / close[n-1] - 1, in %;
  * - volume vs average volume: volume[n] against the mean volume of the window;
  * - volatility: the candle's range (high - low) / close in %, against the window's mean range.
  */
 
-export const AVERAGE_WINDOW = 20;
+/** The signals average over the same window as the volume alerts. */
+export const AVERAGE_WINDOW = THRESHOLD_AVERAGE_WINDOW;
 export const CHART_CANDLES = 60;
 const RSI_PERIOD = 14;
 const CRYPTO_MA_PERIOD = 20;
@@ -28,7 +31,8 @@ export type OnChainInput =
   /** `cause`: the provider's side, for the run's log line; only the kind's sentence is shown. */
   | { configured: true; ok: false; failure: TMarketFailure; cause: Record<string, unknown> };
 
-export type ThresholdCondition = { thresholdType: string; firing: boolean; value: number; limit: number; message: string };
+/** `value` is the measured value and `limit` the configured one, both in the type's unit. */
+export type ThresholdCondition = { thresholdType: TThresholdType; firing: boolean; value: number; limit: number; message: string };
 
 export type MarketEvaluation = {
   indicators: Record<string, number | null>;
@@ -100,7 +104,7 @@ function volumeRule(s: Series, i: number, factor: number, name: string): TRuleOu
   const average = s.windowMean(s.volume, i);
   if (average === null || average <= 0) return outcome(name, null, { volume, averageVolume: average, factor }, `not enough volume history (${AVERAGE_WINDOW} candles needed)`);
   const fired = volume > factor * average;
-  return outcome(name, fired, { volume, averageVolume: average, factor }, `volume ${fmt(volume, 0)} ${fired ? '>' : '<='} ${factor} x average ${fmt(average, 0)}`);
+  return outcome(name, fired, { volume, averageVolume: average, factor }, `volume ${formatCompact(volume)} ${fired ? '>' : '<='} ${factor} x average ${formatCompact(average)}`);
 }
 
 function rsiRule(rsiValues: Float64Array, i: number, threshold: number): TRuleOutcome {
@@ -164,35 +168,24 @@ function onChainRules(parameters: TCryptoMonitorParameters, onChain: OnChainInpu
         status: 'evaluated',
         fired: txs.length > 0,
         values: { transactions: txs.length, largestUsd: largest },
-        detail: txs.length > 0 ? `${txs.length} transfer(s), largest $${Math.round(largest).toLocaleString('en-US')}` : 'no large transfers since the previous run',
+        detail: txs.length > 0 ? `${txs.length} transfer(s), largest $${formatNumber(largest, 0)}` : 'no large transfers since the previous run',
       });
     }
   }
   return rules;
 }
 
-function thresholdCondition(s: Series, threshold: TThreshold, market: string): ThresholdCondition | null {
-  const i = s.last;
-  const build = (value: number | null, limit: number | null, unit: string) => {
-    if (value === null || limit === null) return null;
-    const firing = value > limit;
-    return { thresholdType: threshold.type, firing, value: round(value, 4), limit: round(limit, 4), message: `${threshold.message} (${market}: ${fmt(value)}${unit} > ${fmt(limit)}${unit})` };
+/** An alert the user set, measured on the latest candle with its one definition (contracts). */
+function thresholdCondition(candles: readonly TCandle[], threshold: TThreshold, market: string): ThresholdCondition | null {
+  const reading = THRESHOLD_DEFINITIONS[threshold.type].measure(candles, candles.length - 1);
+  if (reading === null) return null;
+  return {
+    thresholdType: threshold.type,
+    firing: reading.measured > threshold.value,
+    value: round(reading.measured, 4),
+    limit: threshold.value,
+    message: alertText(threshold, market, reading),
   };
-  switch (threshold.type) {
-    case 'priceChange': {
-      const change = s.percentChange(i);
-      return build(change === null ? null : Math.abs(change), threshold.value, '%');
-    }
-    case 'volumeSpike':
-    case 'volumeAlert': {
-      const average = s.windowMean(s.volume, i);
-      return build(s.volume[i]!, average === null ? null : (average * threshold.value) / 100, '');
-    }
-    case 'volatilityAlert': {
-      const average = s.windowMean(s.range, i);
-      return build(finite(s.range[i]), average === null ? null : average * threshold.value, '%');
-    }
-  }
 }
 
 const toNullable = (values: Float64Array, from: number) => Array.from(values.subarray(from), (v) => (Number.isFinite(v) ? round(v, 6) : null));
@@ -263,7 +256,7 @@ export function evaluateMarket(input: { plan: RunPlan; market: string; candles: 
     rules.push(...onChainRules(plan.parameters, input.onChain));
   }
 
-  const thresholds = plan.thresholds.flatMap((t) => thresholdCondition(s, t, market) ?? []);
+  const thresholds = plan.thresholds.flatMap((t) => thresholdCondition(s.candles, t, market) ?? []);
   return { indicators, rules, chart: { candles: s.candles.slice(chartFrom), overlays, markers }, thresholds };
 }
 

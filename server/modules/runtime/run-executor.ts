@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { TCryptoMonitorParameters } from '../../../contracts/agents.ts';
+import { thresholdLabel } from '../../../contracts/alert-thresholds.ts';
 import {
   EXCHANGE_SOURCES,
   MARKET_FAILURES,
@@ -230,7 +231,8 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
           market: c.market,
           thresholdType: c.thresholdType,
           firing: c.firing,
-          title: `${agent.name}: ${c.market}`,
+          // 'Alert' as in the wizard and Run History: a threshold the user set, not a template's signal.
+          title: `${agent.name}: ${thresholdLabel(c.thresholdType)} alert on ${c.market}`,
           message: c.message,
         })),
       });

@@ -110,8 +110,8 @@ describe('agents runtime against failing exchanges', () => {
     await runNow(agent.id);
     const [message] = await smtp.waitForMessages(1, 15_000);
     expect(message!.to).toEqual(['admin@example.com']);
-    // The runtime titles the alert '<agent>: <market>'; the subject names the agent once.
-    expect(message!.subject).toBe('faulty: BTC/USDT on binance');
+    // The runtime titles the alert '<agent>: <type> alert on <market>'; the subject names the agent once.
+    expect(message!.subject).toBe('faulty: Price change alert on BTC/USDT on binance');
     expect(message!.text).toContain('Price moved (BTC/USDT on binance:');
     const row = await until(() => notificationOf(agent.id), (n) => n?.emailStatus === 'sent');
     expect(row).toMatchObject({ emailStatus: 'sent', emailAttempts: 1, readAt: null });

@@ -204,7 +204,15 @@ describe('Settings', () => {
     renderWithProviders(<Settings agent={CRYPTO_AGENT} />);
     expect(screen.getByText('Email notifications').nextSibling).toHaveTextContent('Off');
     expect(screen.getByText('In-app notifications').nextSibling).toHaveTextContent('On');
-    expect(screen.getByRole('listitem')).toHaveTextContent('Price change3%Price moved');
+    const alerts = within(screen.getByRole('region', { name: 'Alert thresholds' }));
+    expect(alerts.getByRole('listitem')).toHaveTextContent('Price change3%Price movedHow far the close moved over the last candle, up or down, as a % of the close before it.');
+    // The template's signals are listed apart, under their own name.
+    expect(within(screen.getByRole('region', { name: 'Signals' })).getAllByRole('listitem').map((li) => li.firstChild?.textContent)).toEqual([
+      'Price change',
+      'Volatility spike',
+      'Volume surge',
+      'Whale transaction',
+    ]);
   });
 
   it("says 'No thresholds configured' when there are none", () => {

@@ -2,12 +2,14 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Tabs } from 'radix-ui';
 import { Pencil, Play, Trash2 } from 'lucide-react';
 import { useEffect, useId, useState } from 'react';
-import type { TAgent, TAgentConfig, TAgentTemplate, TFrequency } from '../../../../contracts/agents.ts';
+import { findTemplate, type TAgent, type TAgentConfig, type TAgentTemplate, type TFrequency } from '../../../../contracts/agents.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { Dialog } from '../../../components/ui/dialog.tsx';
 import { ApiError, errorMessage } from '../../../lib/api-client.ts';
 import { notify } from '../../../lib/notify.ts';
-import { DATE, DATE_TIME, formatDate, formatValue, formatZonedDateTime, frequencyLabel, performanceClass, thresholdLabel } from '../lib/agent-format.ts';
+import { THRESHOLD_DEFINITIONS, thresholdValueText } from '../../../../contracts/alert-thresholds.ts';
+import { DATE, DATE_TIME, formatDate, formatValue, formatZonedDateTime, frequencyLabel, performanceClass } from '../lib/agent-format.ts';
+import { SignalsList } from './signals-list.tsx';
 import { agentQueryKey, browserTimeZone, deleteAgent, invalidateAgents, runAgent, updateConfig, useAgent, useAgentRuns } from '../api/agents-api.ts';
 import { CONTROL, Row } from './form-controls.tsx';
 import { TOKEN_PLACEHOLDER } from './parameter-field.tsx';
@@ -265,6 +267,7 @@ function ParametersSection({ agent, template }: { agent: TAgent; template: TAgen
 
 export function Settings({ agent }: { agent: TAgent }) {
   const { notifications } = agent.config;
+  const template = findTemplate(agent.templateId);
   return (
     <div className="space-y-4">
       <dl className={SECTION}>
@@ -276,10 +279,13 @@ export function Settings({ agent }: { agent: TAgent }) {
         {notifications.thresholds.length ? (
           <ul className="mt-2 space-y-2 text-sm">
             {notifications.thresholds.map((t, i) => (
-              <li key={i} className="flex flex-wrap gap-x-3">
-                <span className="font-medium text-slate-900">{thresholdLabel(t.type)}</span>
-                <span className="text-slate-700">{t.value}%</span>
-                <span className="text-slate-600">{t.message}</span>
+              <li key={i}>
+                <p className="flex flex-wrap gap-x-3">
+                  <span className="font-medium text-slate-900">{THRESHOLD_DEFINITIONS[t.type].label}</span>
+                  <span className="text-slate-700">{thresholdValueText(t.type, t.value)}</span>
+                  <span className="text-slate-600">{t.message}</span>
+                </p>
+                <p className="text-xs text-slate-600">{THRESHOLD_DEFINITIONS[t.type].explanation}</p>
               </li>
             ))}
           </ul>
@@ -287,6 +293,7 @@ export function Settings({ agent }: { agent: TAgent }) {
           <p className="mt-2 text-sm text-slate-600">No thresholds configured</p>
         )}
       </section>
+      {template && <SignalsList template={template} className={SECTION} />}
     </div>
   );
 }

@@ -4,10 +4,12 @@ import type { TParameterValue } from '../../../../contracts/agent-parameters.ts'
 import { defaultAgentConfig, type TAgentConfig, type TAgentTemplate, type TNotifications } from '../../../../contracts/agents.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { Dialog } from '../../../components/ui/dialog.tsx';
-import { formatValue, frequencyLabel, thresholdLabel } from '../lib/agent-format.ts';
+import { thresholdLabel, thresholdValueText } from '../../../../contracts/alert-thresholds.ts';
+import { formatValue, frequencyLabel } from '../lib/agent-format.ts';
 import { browserTimeZone } from '../api/agents-api.ts';
 import { Row, SwitchField } from './form-controls.tsx';
 import { ParameterField } from './parameter-field.tsx';
+import { SignalsList } from './signals-list.tsx';
 import { ScheduleFields, toDraft, type TScheduleDraft } from './schedule-fields.tsx';
 import { TabList, TabPanel } from './tabs.tsx';
 import { ThresholdsEditor } from './thresholds-editor.tsx';
@@ -66,6 +68,7 @@ function WizardBody({ template, name, pending, onCreate, onCancel }: Omit<Props,
       </TabPanel>
       <TabPanel value="parameters">
         <div className="space-y-5">
+          <SignalsList template={template} />
           {definitions.map(([key, definition]) => (
             <ParameterField key={key} name={key} definition={definition} value={parameters[key]} onChange={(value) => setParameters((p) => ({ ...p, [key]: value }))} />
           ))}
@@ -114,7 +117,7 @@ function WizardBody({ template, name, pending, onCreate, onCancel }: Omit<Props,
               <Row term="In-app">{notifications.inApp ? 'On' : 'Off'}</Row>
               <Row term="Thresholds">
                 {notifications.thresholds.length
-                  ? notifications.thresholds.map((t) => `${thresholdLabel(t.type)} ${t.value}%`).join(', ')
+                  ? notifications.thresholds.map((t) => `${thresholdLabel(t.type)} ${thresholdValueText(t.type, t.value)}`).join(', ')
                   : 'No thresholds configured'}
               </Row>
             </dl>

@@ -114,7 +114,11 @@ describe('AgentsConsolePage', () => {
     expect(w.getByRole('switch', { name: 'Email notifications' })).toBeChecked();
     expect(w.getAllByRole('spinbutton')).toHaveLength(3);
     await userEvent.click(w.getByRole('button', { name: 'Add threshold' }));
-    expect(w.getByRole('textbox', { name: 'Threshold 4 message' })).toHaveValue('Price change alert');
+    // SPEC's new threshold, a price change of 5, with the message that follows its type and value.
+    expect(w.getByRole('textbox', { name: 'Threshold 4 message' })).toHaveValue('Price change above 5%');
+    expect(w.getByRole('spinbutton', { name: 'Threshold 4 value (%)' })).toHaveAccessibleDescription(
+      '% How far the close moved over the last candle, up or down, as a % of the close before it.',
+    );
     await userEvent.click(w.getByRole('button', { name: 'Remove threshold 4' }));
 
     await userEvent.click(w.getByRole('button', { name: 'Next' }));

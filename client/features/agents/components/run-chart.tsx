@@ -9,7 +9,8 @@ import { Dialog } from '../../../components/ui/dialog.tsx';
 import { Spinner } from '../../../components/ui/spinner.tsx';
 import { RUN_TIME, formatDate } from '../lib/agent-format.ts';
 import { CONTROL } from './form-controls.tsx';
-import { formatNumber, type TOkMarket } from './run-result.tsx';
+import { formatNumber } from '../../../../contracts/number-format.ts';
+import type { TOkMarket } from './run-result.tsx';
 
 type TSeconds = UTCTimestamp;
 

@@ -71,7 +71,7 @@ describe('RunHistory', () => {
     expect(within(r.getByRole('region', { name: 'Alerts' })).getByRole('listitem')).toHaveTextContent('Price change: Price moved (BTC/USDT on binance: 1.49% > 0.00%)');
 
     const market = within(r.getByRole('region', { name: 'BTC/USDT · binance · 15m' }));
-    expect(market.getByText((_, el) => el?.tagName === 'P' && /^Price \d/.test(el.textContent ?? ''))).toHaveTextContent('Price 65,432.1 at the candle of');
+    expect(market.getByText((_, el) => el?.tagName === 'P' && /^Price \d/.test(el.textContent ?? ''))).toHaveTextContent('Price 65,432.10 at the candle of');
     const table = market.getByRole('table', { name: 'Indicators of BTC/USDT · binance · 15m' });
     expect(within(table).getByRole('rowheader', { name: 'RSI 14' }).nextSibling).toHaveTextContent('61.23');
     expect(within(table).getByRole('rowheader', { name: 'SMA 20' }).nextSibling).toHaveTextContent('—');
@@ -124,7 +124,7 @@ describe('RunHistory', () => {
     const [, newest, folded, legacy] = runItems();
     expect(within(newest!).getByText('Simulated data')).toBeVisible();
     const summary = within(folded!).getByText(/^Result:/);
-    expect(summary).toHaveTextContent('Result: 2 markets · 1 failed · 1 alert · 1 rule fired');
+    expect(summary).toHaveTextContent('Result: 2 markets · 1 failed · 1 alert · 1 signal fired');
     expect(within(folded!).queryByRole('table')).not.toBeInTheDocument();
     await userEvent.click(summary);
     expect(within(folded!).getByRole('table')).toBeInTheDocument();

@@ -2,7 +2,7 @@ import { screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { ZRunResult, type TRuleOutcome } from '../../../../contracts/market.ts';
 import { renderWithProviders } from '../../../test/render.tsx';
-import { RunResult, failureText, formatNumber, ruleState } from './run-result.tsx';
+import { RunResult, failureText, ruleState } from './run-result.tsx';
 
 describe('ZRunResult (what the runs query reads a stored result with)', () => {
   const readsAsRunResult = (value: unknown) => ZRunResult.safeParse(value).success;
@@ -12,17 +12,6 @@ describe('ZRunResult (what the runs query reads a stored result with)', () => {
     expect(readsAsRunResult({ markets: [{ symbol: 1 }], alerts: [], simulated: false })).toBe(false);
     expect(readsAsRunResult(null)).toBe(false);
     expect(readsAsRunResult('done')).toBe(false);
-  });
-});
-
-describe('formatNumber', () => {
-  it('keeps two decimals, more significant digits below 1, and a dash for missing values', () => {
-    expect(formatNumber(65432.126)).toBe('65,432.13');
-    expect(formatNumber(70)).toBe('70');
-    expect(formatNumber(-0.000412345)).toBe('-0.0004123');
-    expect(formatNumber(0)).toBe('0');
-    expect(formatNumber(null)).toBe('—');
-    expect(formatNumber(Number.NaN)).toBe('—');
   });
 });
 

@@ -1,20 +1,14 @@
 import { CircleSlash, Hourglass, Minus, Zap, type LucideIcon } from 'lucide-react';
 import { MARKET_FAILURES, type TMarketResult, type TRuleOutcome, type TRunResult } from '../../../../contracts/market.ts';
 import { Badge, type BadgeVariant } from '../../../components/ui/badge.tsx';
-import { DATE_TIME, formatDate, performanceClass, thresholdLabel } from '../lib/agent-format.ts';
+import { thresholdLabel } from '../../../../contracts/alert-thresholds.ts';
+import { formatNumber, formatPrice, pricePrecision } from '../../../../contracts/number-format.ts';
+import { DATE_TIME, formatDate, performanceClass } from '../lib/agent-format.ts';
 
 export type TOkMarket = Extract<TMarketResult, { ok: true }>;
 
 /** 'BTC/USDT · binance · 15m': what a market is, where it came from and its candle size. */
 export const marketLabel = (market: TMarketResult) => [market.symbol, market.source, market.ok ? market.timeframe : null].filter(Boolean).join(' · ');
-
-/** A number for reading: two decimals at most, more significant digits for small values
- * (a cheap coin's MACD is 0.0004, which two decimals would show as 0). */
-export function formatNumber(value: number | null | undefined): string {
-  if (value === null || value === undefined || !Number.isFinite(value)) return '—';
-  const small = value !== 0 && Math.abs(value) < 1;
-  return value.toLocaleString('en-US', small ? { maximumSignificantDigits: 4 } : { maximumFractionDigits: 2 });
-}
 
 /** A rule's outcome in words and in colour; the word carries the meaning, the colour helps. */
 export function ruleState(rule: TRuleOutcome): { label: string; variant: BadgeVariant; icon: LucideIcon } {
@@ -29,7 +23,7 @@ export function failureText(market: Extract<TMarketResult, { ok: false }>): stri
   return market.failure ? MARKET_FAILURES[market.failure] : market.error;
 }
 
-/** One line for a collapsed run: '3 markets · 2 alerts · 4 rules fired'. */
+/** One line for a collapsed run: '3 markets · 2 alerts · 4 signals fired'. */
 export function resultHeadline(result: TRunResult): string {
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   const fired = result.markets.reduce((n, m) => n + (m.ok ? m.rules.filter((r) => r.status === 'evaluated' && r.fired).length : 0), 0);
@@ -38,7 +32,7 @@ export function resultHeadline(result: TRunResult): string {
     plural(result.markets.length, 'market'),
     failed ? `${failed} failed` : null,
     plural(result.alerts.length, 'alert'),
-    `${plural(fired, 'rule')} fired`,
+    `${plural(fired, 'signal')} fired`,
   ]
     .filter(Boolean)
     .join(' · ');
@@ -130,7 +124,7 @@ function MarketResult({ market }: { market: TMarketResult }) {
     <section aria-label={label} className="rounded-md border border-slate-200 p-3 text-sm">
       <h4 className="font-semibold text-slate-900">{label}</h4>
       <p className="mt-1 text-slate-700">
-        Price <span className="font-medium text-slate-900">{formatNumber(market.price)}</span> at the candle of {formatDate(market.candleTime, DATE_TIME, 'an unknown time')}
+        Price <span className="font-medium text-slate-900">{formatPrice(market.price, pricePrecision(market.chart.candles.map((c) => c.close)))}</span> at the candle of {formatDate(market.candleTime, DATE_TIME, 'an unknown time')}
       </p>
       <div className="mt-3 grid gap-4 sm:grid-cols-[minmax(0,14rem)_1fr]">
         {indicators.length > 0 ? (
@@ -161,8 +155,8 @@ function MarketResult({ market }: { market: TMarketResult }) {
           <p className="text-slate-600">No indicators computed</p>
         )}
         <div>
-          <h5 className={SUBHEADING}>Rules</h5>
-          <ul className="mt-1 space-y-1.5" aria-label={`Rules for ${label}`}>
+          <h5 className={SUBHEADING}>Signals</h5>
+          <ul className="mt-1 space-y-1.5" aria-label={`Signals for ${label}`}>
             {market.rules.map((rule) => {
               const state = ruleState(rule);
               const Icon = state.icon;

@@ -4,7 +4,8 @@ import { Badge, type BadgeVariant } from '../../../components/ui/badge.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { Card } from '../../../components/ui/card.tsx';
 import { Dialog } from '../../../components/ui/dialog.tsx';
-import { formatValue, frequencyLabel, thresholdLabel } from '../lib/agent-format.ts';
+import { thresholdLabel, thresholdValueText } from '../../../../contracts/alert-thresholds.ts';
+import { formatValue, frequencyLabel } from '../lib/agent-format.ts';
 import { Row } from './form-controls.tsx';
 
 const COMPLEXITY: Record<TAgentTemplate['complexity'], BadgeVariant> = { Basic: 'success', Medium: 'warning', Advanced: 'brand' };
@@ -87,7 +88,7 @@ function TemplateDetails({ template }: { template: TAgentTemplate }) {
           <ul className="mt-2 space-y-1 text-sm text-slate-700">
             {notifications.thresholds.map((t, i) => (
               <li key={i}>
-                {thresholdLabel(t.type)}: {t.value}% — {t.message}
+                {thresholdLabel(t.type)}: {thresholdValueText(t.type, t.value)} — {t.message}
               </li>
             ))}
           </ul>

@@ -1,61 +1,85 @@
 import { Plus, Trash2 } from 'lucide-react';
-import { NEW_THRESHOLD, THRESHOLD_TYPES, type TThreshold, type TThresholdType } from '../../../../contracts/agents.ts';
+import { useId } from 'react';
+import type { TThreshold } from '../../../../contracts/agents.ts';
+import { followDefaultMessage, NEW_THRESHOLD, THRESHOLD_DEFINITIONS, THRESHOLD_TYPES, type TThresholdType } from '../../../../contracts/alert-thresholds.ts';
 import { Button } from '../../../components/ui/button.tsx';
-import { thresholdLabel } from '../lib/agent-format.ts';
 import { CONTROL } from './form-controls.tsx';
 
-/** The wizard's alert thresholds: type, value in % and message; add (SPEC's default) and remove. */
+/**
+ * The alerts the user sets: type, value and message; add (SPEC's default) and remove. Beside each
+ * value its unit and what is measured, from the type's one definition (decision 0026). A message
+ * nobody wrote follows the type and value; one the user typed stays theirs.
+ */
 export function ThresholdsEditor({ value, onChange }: { value: TThreshold[]; onChange(next: TThreshold[]): void }) {
-  const update = (index: number, patch: Partial<TThreshold>) => onChange(value.map((t, i) => (i === index ? { ...t, ...patch } : t)));
+  const id = useId();
+  const update = (index: number, patch: Partial<TThreshold>) =>
+    onChange(value.map((t, i) => (i !== index ? t : 'message' in patch ? { ...t, ...patch } : followDefaultMessage({ ...t, ...patch }))));
   return (
-    <fieldset>
+    <fieldset aria-describedby={`${id}-about`}>
       <legend className="text-sm font-medium text-slate-900">Alert thresholds</legend>
+      <p id={`${id}-about`} className="mt-1 text-sm text-slate-600">
+        Alerts are the limits you set: each one notifies you when its measure on a market's latest candle goes above your value. The template's signals are
+        evaluated on every run as well and shown in Run History.
+      </p>
       {value.length === 0 && <p className="mt-2 text-sm text-slate-600">No thresholds configured</p>}
       <ol className="mt-2 space-y-3">
         {value.map((threshold, index) => {
           const n = index + 1;
+          const definition = THRESHOLD_DEFINITIONS[threshold.type];
+          const explanationId = `${id}-${index}-explanation`;
           return (
-            <li key={index} className="grid gap-2 rounded-lg border border-slate-200 p-3 sm:grid-cols-[10rem_7rem_1fr_auto] sm:items-end">
-              <label className="text-sm text-slate-700">
-                Type
-                <select
-                  aria-label={`Threshold ${n} type`}
-                  value={threshold.type}
-                  onChange={(event) => update(index, { type: event.target.value as TThresholdType })}
-                  className={`${CONTROL} mt-1`}
-                >
-                  {THRESHOLD_TYPES.map((type) => (
-                    <option key={type} value={type}>
-                      {thresholdLabel(type)}
-                    </option>
-                  ))}
-                </select>
-              </label>
-              <label className="text-sm text-slate-700">
-                Value (%)
-                <input
-                  aria-label={`Threshold ${n} value (%)`}
-                  type="number"
-                  min={0}
-                  step="any"
-                  value={Number.isFinite(threshold.value) ? threshold.value : ''}
-                  onChange={(event) => update(index, { value: event.target.value === '' ? Number.NaN : Number(event.target.value) })}
-                  className={`${CONTROL} mt-1`}
-                />
-              </label>
-              <label className="text-sm text-slate-700">
-                Message
-                <input
-                  aria-label={`Threshold ${n} message`}
-                  type="text"
-                  value={threshold.message}
-                  onChange={(event) => update(index, { message: event.target.value })}
-                  className={`${CONTROL} mt-1`}
-                />
-              </label>
-              <Button variant="ghost" size="icon" aria-label={`Remove threshold ${n}`} onClick={() => onChange(value.filter((_, i) => i !== index))}>
-                <Trash2 aria-hidden="true" />
-              </Button>
+            <li key={index} className="rounded-lg border border-slate-200 p-3">
+              <div className="grid gap-2 sm:grid-cols-[10rem_12rem_1fr_auto] sm:items-end">
+                <label className="text-sm text-slate-700">
+                  Type
+                  <select
+                    aria-label={`Threshold ${n} type`}
+                    value={threshold.type}
+                    onChange={(event) => update(index, { type: event.target.value as TThresholdType })}
+                    className={`${CONTROL} mt-1`}
+                  >
+                    {THRESHOLD_TYPES.map((type) => (
+                      <option key={type} value={type}>
+                        {THRESHOLD_DEFINITIONS[type].label}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+                <label className="text-sm text-slate-700">
+                  Value (%)
+                  <span className="mt-1 flex items-center gap-2">
+                    <input
+                      aria-label={`Threshold ${n} value (%)`}
+                      aria-describedby={`${explanationId}-unit ${explanationId}`}
+                      type="number"
+                      min={0}
+                      step="any"
+                      value={Number.isFinite(threshold.value) ? threshold.value : ''}
+                      onChange={(event) => update(index, { value: event.target.value === '' ? Number.NaN : Number(event.target.value) })}
+                      className={`${CONTROL} min-w-0 flex-1`}
+                    />
+                    <span id={`${explanationId}-unit`} className="w-20 shrink-0 text-xs leading-tight text-slate-600">
+                      {definition.unit}
+                    </span>
+                  </span>
+                </label>
+                <label className="text-sm text-slate-700">
+                  Message
+                  <input
+                    aria-label={`Threshold ${n} message`}
+                    type="text"
+                    value={threshold.message}
+                    onChange={(event) => update(index, { message: event.target.value })}
+                    className={`${CONTROL} mt-1`}
+                  />
+                </label>
+                <Button variant="ghost" size="icon" aria-label={`Remove threshold ${n}`} onClick={() => onChange(value.filter((_, i) => i !== index))}>
+                  <Trash2 aria-hidden="true" />
+                </Button>
+              </div>
+              <p id={explanationId} className="mt-2 text-xs text-slate-600">
+                {definition.explanation}
+              </p>
             </li>
           );
         })}

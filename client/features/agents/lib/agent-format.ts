@@ -40,14 +40,6 @@ export function frequencyLabel(frequency: string): string {
   return current ? FREQUENCY_LABELS[current] : frequency;
 }
 
-const THRESHOLD_LABELS: Record<string, string> = {
-  priceChange: 'Price change',
-  volumeSpike: 'Volume spike',
-  volatilityAlert: 'Volatility alert',
-  volumeAlert: 'Volume alert',
-};
-export const thresholdLabel = (type: string) => THRESHOLD_LABELS[type] ?? type;
-
 /** A parameter value as text: lists joined, booleans as Yes/No. */
 export function formatValue(value: unknown): string {
   if (Array.isArray(value)) return value.length ? value.join(', ') : 'None';

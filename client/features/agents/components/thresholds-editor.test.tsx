@@ -1,0 +1,37 @@
+import { screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { useState } from 'react';
+import { describe, expect, it } from 'vitest';
+import type { TThreshold } from '../../../../contracts/agents.ts';
+import { renderWithProviders } from '../../../test/render.tsx';
+import { ThresholdsEditor } from './thresholds-editor.tsx';
+
+function Harness({ initial }: { initial: TThreshold[] }) {
+  const [value, setValue] = useState(initial);
+  return <ThresholdsEditor value={value} onChange={setValue} />;
+}
+
+const message = () => screen.getByRole('textbox', { name: 'Threshold 1 message' });
+const value = () => screen.getByRole('spinbutton', { name: 'Threshold 1 value (%)' });
+
+describe('ThresholdsEditor', () => {
+  it('an untouched message follows the type and value, even one an earlier version wrote', async () => {
+    renderWithProviders(<Harness initial={[{ type: 'priceChange', value: 3, message: 'Price moved more than 3%' }]} />);
+    await userEvent.clear(value());
+    await userEvent.type(value(), '0.1');
+    expect(message()).toHaveValue('Price change above 0.1%');
+    await userEvent.selectOptions(screen.getByRole('combobox', { name: 'Threshold 1 type' }), 'volumeAlert');
+    expect(message()).toHaveValue('Volume above 0.1% of average');
+    expect(screen.getByText('% of average volume')).toBeInTheDocument();
+    expect(value()).toHaveAccessibleDescription(/^% of average volume The last candle's volume as a % of the average volume of the 20 candles before it/);
+  });
+
+  it("keeps the user's own words when the value changes", async () => {
+    renderWithProviders(<Harness initial={[{ type: 'priceChange', value: 5, message: 'Price change above 5%' }]} />);
+    await userEvent.clear(message());
+    await userEvent.type(message(), 'BTC is moving');
+    await userEvent.clear(value());
+    await userEvent.type(value(), '2');
+    expect(message()).toHaveValue('BTC is moving');
+  });
+});
