@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../lib/api-client.ts';
-import { errorsUnder, fieldErrors, fieldLabel, wizardStepOf } from './field-errors.ts';
+import { clearChanged, errorsUnder, fieldErrors, fieldLabel, wizardStepOf } from './field-errors.ts';
 
 const refused = (details: unknown) => new ApiError('400: Invalid request', 400, { error: 'Invalid request', details });
 
@@ -47,4 +47,11 @@ it('errorsUnder and fieldLabel', () => {
   expect(fieldLabel('notifications.thresholds.1.value')).toBe('Threshold 2 value');
   expect(fieldLabel('notifications.thresholds')).toBe('Alert thresholds');
   expect(fieldLabel('notifications.inApp')).toBe('In-app notifications');
+});
+
+it('clearChanged drops the messages of the fields that changed, and only those', () => {
+  const errors = { 'parameters.token': 'bad', 'parameters.exchanges': 'bad too', name: 'blank' };
+  const after = clearChanged(errors, 'parameters', { token: 'btc', exchanges: [] }, { token: 'BTC', exchanges: [] });
+  expect(after).toEqual({ 'parameters.exchanges': 'bad too', name: 'blank' });
+  expect(clearChanged(errors, 'parameters', { token: 'x' }, { token: 'x' })).toBe(errors);
 });

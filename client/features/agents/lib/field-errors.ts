@@ -51,3 +51,16 @@ export function fieldLabel(path: string): string {
   if (section === 'name') return 'Name';
   return path;
 }
+
+/** The errors left once a group changed from `before` to `after`: a field the user touched
+ * drops its message (the server has not judged the new value yet). */
+export function clearChanged(errors: TFieldErrors, prefix: string, before: object, after: object): TFieldErrors {
+  const old = before as Record<string, unknown>;
+  const now = after as Record<string, unknown>;
+  const changed = (key: string) => JSON.stringify(old[key]) !== JSON.stringify(now[key]);
+  const kept = Object.entries(errors).filter(([path]) => {
+    if (!path.startsWith(`${prefix}.`)) return true;
+    return !changed(path.slice(prefix.length + 1).split('.')[0]!);
+  });
+  return kept.length === Object.keys(errors).length ? errors : Object.fromEntries(kept);
+}
