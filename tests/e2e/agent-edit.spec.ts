@@ -84,7 +84,7 @@ test.describe('creating and editing agents', () => {
     await page.keyboard.press('Escape');
     const confirm = page.getByRole('dialog', { name: 'Discard your changes?' });
     await expect(confirm).toBeVisible();
-    await expectNoSeriousViolations(page, testInfo, '[role="dialog"]:has-text("Discard your changes?")', 'discard confirmation');
+    await expectNoSeriousViolations(page, testInfo, DIALOG, 'discard confirmation');
     await confirm.getByRole('button', { name: 'Keep editing' }).click();
     await expect(confirm).toBeHidden();
     await expect(token).toHaveValue('B');

@@ -83,7 +83,7 @@ describe('AgentsConsolePage', () => {
     const picker = screen.getByRole('dialog', { name: 'Choose a Template' });
     expect(screen.queryByRole('dialog', { name: 'Name Your New Agent' })).not.toBeInTheDocument();
     const choices = within(picker).getAllByRole('button').filter((b) => b.getAttribute('aria-label') !== 'Close');
-    expect(choices.map((b) => b.getAttribute('aria-labelledby') && (b.textContent ?? ''))).toHaveLength(2);
+    expect(choices.map((b) => b.textContent)).toEqual(['Stock Market Scanner', 'Crypto Market Monitor']);
     const choice = within(picker).getByRole('button', { name: template });
     expect(choice).toHaveAccessibleDescription(expect.stringContaining('Medium'));
     expect(choice).toHaveAccessibleDescription(expect.stringContaining(AGENT_TEMPLATES.find((t) => t.name === template)!.description));

@@ -21,28 +21,27 @@ export function TemplatePickerDialog({ open, onOpenChange, templates, onPick }: 
 
 function TemplateChoice({ template, onPick }: { template: TAgentTemplate; onPick(template: TAgentTemplate): void }) {
   const id = useId();
+  // The button's name is its visible text (the template's name); its ::after covers the card,
+  // so a click anywhere on it picks the template. The rest describes the button.
   return (
-    <li>
-      <button
-        type="button"
-        aria-labelledby={`${id}-name`}
-        aria-describedby={`${id}-meta ${id}-description`}
-        onClick={() => onPick(template)}
-        className="w-full rounded-lg border border-slate-200 p-4 text-left hover:border-brand-600 hover:bg-brand-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600"
-      >
-        <span className="flex flex-wrap items-center justify-between gap-2">
-          <span id={`${id}-name`} className="font-semibold text-slate-900">
-            {template.name}
-          </span>
-          <span id={`${id}-meta`} className="flex items-center gap-2 text-sm text-slate-600">
-            {TYPE_LABEL[template.type] ?? template.type}
-            <Badge variant={COMPLEXITY[template.complexity] ?? 'neutral'}>{template.complexity}</Badge>
-          </span>
+    <li className="relative rounded-lg border border-slate-200 p-4 focus-within:border-brand-600 hover:border-brand-600 hover:bg-brand-50">
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <button
+          type="button"
+          aria-describedby={`${id}-meta ${id}-description`}
+          onClick={() => onPick(template)}
+          className="rounded text-left font-semibold text-slate-900 after:absolute after:inset-0 after:content-[''] focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600"
+        >
+          {template.name}
+        </button>
+        <span id={`${id}-meta`} className="flex items-center gap-2 text-sm text-slate-600">
+          {TYPE_LABEL[template.type] ?? template.type}
+          <Badge variant={COMPLEXITY[template.complexity] ?? 'neutral'}>{template.complexity}</Badge>
         </span>
-        <span id={`${id}-description`} className="mt-1 block text-sm text-slate-700">
-          {template.description}
-        </span>
-      </button>
+      </div>
+      <p id={`${id}-description`} className="mt-1 text-sm text-slate-700">
+        {template.description}
+      </p>
     </li>
   );
 }
