@@ -175,6 +175,34 @@ describe('AgentDetailsDialog', () => {
   });
 });
 
+describe('closing with an unsaved edit', () => {
+  it('asks before discarding; an edit opened but unchanged closes at once', async () => {
+    stubAgent(STOCK_AGENT);
+    renderWithProviders(<Harness agent={STOCK_AGENT} />);
+    let d = await open();
+    await userEvent.click(d.getByRole('button', { name: 'Edit name' }));
+    await userEvent.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+
+    d = await open();
+    await userEvent.click(d.getByRole('button', { name: 'Edit name' }));
+    await userEvent.type(d.getByRole('textbox', { name: 'Agent name' }), ' 2');
+    await userEvent.keyboard('{Escape}');
+    const confirm = screen.getByRole('dialog', { name: 'Discard your changes?' });
+    expect(confirm).toHaveTextContent('Your unsaved edits to Tech watch will be lost.');
+    await userEvent.click(within(confirm).getByRole('button', { name: 'Keep editing' }));
+    expect(d.getByRole('textbox', { name: 'Agent name' })).toHaveValue('Tech watch 2');
+    await userEvent.click(d.getByRole('button', { name: 'Close' }));
+    await userEvent.click(within(screen.getByRole('dialog', { name: 'Discard your changes?' })).getByRole('button', { name: 'Discard changes' }));
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+
+    // The next opening starts clean: nothing left to ask about.
+    await open();
+    await userEvent.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+  });
+});
+
 describe('Run History and Chart tabs', () => {
   const queued: TAgentRun = { id: 9, scheduledFor: null, status: 'queued', startTime: null, endTime: null, result: null, error: null, createdAt: '2025-03-04T10:05:00.000Z' };
   const result: TRunResult = {

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Tabs } from 'radix-ui';
 import { Play, Trash2 } from 'lucide-react';
-import { useEffect, useId, useState } from 'react';
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { TParameterValue } from '../../../../contracts/agent-parameters.ts';
 import type { TAgent, TAgentTemplate, TFrequency, TNotifications } from '../../../../contracts/agents.ts';
 import { Button } from '../../../components/ui/button.tsx';
@@ -11,7 +11,8 @@ import { notify } from '../../../lib/notify.ts';
 import { DATE, DATE_TIME, formatDate, formatValue, frequencyLabel, performanceClass, thresholdLabel } from '../lib/agent-format.ts';
 import { browserTimeZone, deleteAgent, invalidateAgents, runAgent, useAgent, useAgentRuns } from '../api/agents-api.ts';
 import { NotificationsFields, ParametersFields, ScheduleEditor } from './config-fields.tsx';
-import { EditableSection, SECTION } from './editable-section.tsx';
+import { DiscardDialog } from './discard-dialog.tsx';
+import { EditableSection, SECTION, UnsavedEdits } from './editable-section.tsx';
 import { CONTROL, Row } from './form-controls.tsx';
 import { RunChartPanel } from './run-chart.tsx';
 import { RunHistory } from './run-history.tsx';
@@ -29,17 +30,32 @@ export const DETAILS_TABS = [
 
 type Props = { agent: TAgent | null; template: TAgentTemplate | undefined; open: boolean; onOpenChange(open: boolean): void };
 
-/** An agent's details. Its body mounts on each opening, so it starts on Overview with no edit open. */
+/** An agent's details. Its body mounts on each opening, so it starts on Overview with no edit
+ * open. Closing it with an unsaved edit asks first, as the wizard does. */
 export function AgentDetailsDialog({ agent, template, open, onOpenChange }: Props) {
+  const unsaved = useRef(new Set<string>());
+  const [confirming, setConfirming] = useState(false);
+  const report = useCallback((section: string, changed: boolean) => {
+    if (changed) unsaved.current.add(section);
+    else unsaved.current.delete(section);
+  }, []);
+  const close = () => {
+    setConfirming(false);
+    unsaved.current.clear();
+    onOpenChange(false);
+  };
   return (
     <Dialog
       open={open && agent !== null}
-      onOpenChange={onOpenChange}
+      onOpenChange={(next) => (next ? onOpenChange(true) : unsaved.current.size > 0 ? setConfirming(true) : close())}
       size="xl"
       title={agent?.name ?? 'Agent details'}
       description={template ? `Based on ${template.name}` : 'Agent details'}
     >
-      {agent && <DetailsBody key={agent.id} initial={agent} template={template} onClose={() => onOpenChange(false)} />}
+      <UnsavedEdits.Provider value={report}>
+        {agent && <DetailsBody key={agent.id} initial={agent} template={template} onClose={close} />}
+      </UnsavedEdits.Provider>
+      <DiscardDialog open={confirming} onKeepEditing={() => setConfirming(false)} onDiscard={close} what={`Your unsaved edits to ${agent?.name ?? 'this agent'} will be lost.`} />
     </Dialog>
   );
 }

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Pencil } from 'lucide-react';
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { TAgent } from '../../../../contracts/agents.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { errorMessage } from '../../../lib/api-client.ts';
@@ -10,6 +10,10 @@ import { clearChanged, fieldErrors, NO_FIELD_ERRORS, type TFieldErrors } from '.
 import { FIRST_INVALID, FIX_MARKED_FIELDS, FieldErrorList } from './config-fields.tsx';
 
 export const SECTION = 'rounded-lg border border-slate-200 p-4';
+
+/** Where a section says whether it holds unsaved changes (by its title), so the dialog around
+ * it can ask before closing. Without a provider nobody asks. */
+export const UnsavedEdits = createContext<(section: string, unsaved: boolean) => void>(() => {});
 
 type Props<D> = {
   title: string;
@@ -61,6 +65,12 @@ export function EditableSection<D>({ title, agent, start, toEdit, paths, canSave
   useEffect(() => {
     if (focusRequest > 0) body.current?.querySelector<HTMLElement>(FIRST_INVALID)?.focus();
   }, [focusRequest]);
+  const report = useContext(UnsavedEdits);
+  const unsaved = draft !== null && JSON.stringify(draft) !== JSON.stringify(start(agent));
+  useEffect(() => {
+    report(title, unsaved);
+    return () => report(title, false);
+  }, [report, title, unsaved]);
 
   const change = (next: D) => {
     // A whole-value draft (the name) drops its one message; a group drops its changed fields'.
