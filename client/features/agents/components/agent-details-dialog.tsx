@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Tabs } from 'radix-ui';
 import { Play, Trash2 } from 'lucide-react';
-import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { TParameterValue } from '../../../../contracts/agent-parameters.ts';
 import type { TAgent, TAgentTemplate, TFrequency, TNotifications } from '../../../../contracts/agents.ts';
 import { Button } from '../../../components/ui/button.tsx';
@@ -11,9 +11,10 @@ import { notify } from '../../../lib/notify.ts';
 import { DATE, DATE_TIME, formatDate, formatValue, frequencyLabel, performanceClass, thresholdLabel } from '../lib/agent-format.ts';
 import { browserTimeZone, deleteAgent, invalidateAgents, runAgent, useAgent, useAgentRuns } from '../api/agents-api.ts';
 import { NotificationsFields, ParametersFields, ScheduleEditor } from './config-fields.tsx';
+import { AgentNameField } from './agent-name-field.tsx';
 import { DiscardDialog } from './discard-dialog.tsx';
 import { EditableSection, SECTION, UnsavedEdits } from './editable-section.tsx';
-import { CONTROL, Row } from './form-controls.tsx';
+import { Row } from './form-controls.tsx';
 import { RunChartPanel } from './run-chart.tsx';
 import { RunHistory } from './run-history.tsx';
 import { toDraft, type TScheduleDraft } from './schedule-fields.tsx';
@@ -173,38 +174,8 @@ function NameSection({ agent }: { agent: TAgent }) {
           <Row term="Agent name">{agent.name}</Row>
         </dl>
       }
-      editor={(name, onChange, errors) => <NameField value={name} onChange={onChange} error={errors.name} />}
+      editor={(name, onChange, errors) => <AgentNameField value={name} onChange={onChange} error={errors.name} hint="Required, up to 100 characters." />}
     />
-  );
-}
-
-function NameField({ value, onChange, error }: { value: string; onChange(next: string): void; error?: string }) {
-  const id = useId();
-  return (
-    <div>
-      <label htmlFor={id} className="block text-sm font-medium text-slate-900">
-        Agent name
-      </label>
-      <input
-        id={id}
-        type="text"
-        value={value}
-        maxLength={100}
-        autoComplete="off"
-        aria-invalid={error ? true : undefined}
-        aria-describedby={error ? `${id}-error ${id}-hint` : `${id}-hint`}
-        onChange={(event) => onChange(event.target.value)}
-        className={`${CONTROL} mt-1`}
-      />
-      {error && (
-        <p id={`${id}-error`} className="mt-1 text-sm font-medium text-red-700">
-          {error}
-        </p>
-      )}
-      <p id={`${id}-hint`} className="mt-1 text-sm text-slate-600">
-        Required, up to 100 characters.
-      </p>
-    </div>
   );
 }
 
