@@ -88,6 +88,11 @@ test.describe('creating and editing agents', () => {
     await confirm.getByRole('button', { name: 'Keep editing' }).click();
     await expect(confirm).toBeHidden();
     await expect(token).toHaveValue('B');
+    // So does a click outside the wizard.
+    await page.mouse.click(5, 5);
+    await expect(confirm).toBeVisible();
+    await confirm.getByRole('button', { name: 'Keep editing' }).click();
+    await expect(wizard).toBeVisible();
     // Cancel on the first tab asks too; Discard changes closes the wizard.
     await wizard.getByRole('tab', { name: 'Schedule' }).click();
     await wizard.getByRole('button', { name: 'Cancel' }).click();
