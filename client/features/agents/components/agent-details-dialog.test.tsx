@@ -175,6 +175,19 @@ describe('AgentDetailsDialog', () => {
   });
 });
 
+it("repairs parameters stored before the template changed: unknown ones dropped, missing ones at their default", async () => {
+  const { rsiThreshold: _dropped, ...kept } = STOCK_AGENT.config.parameters;
+  const stale: TAgent = { ...STOCK_AGENT, config: { ...STOCK_AGENT.config, parameters: { ...kept, rsiLevel: 65 } } };
+  const { requests } = stubAgent(stale);
+  renderWithProviders(<Harness agent={stale} />);
+  const d = await open();
+  await userEvent.click(d.getByRole('button', { name: 'Edit parameters' }));
+  expect(d.getByRole('slider', { name: /RSI threshold/ })).toHaveAttribute('aria-valuenow', '70');
+  await userEvent.click(d.getByRole('button', { name: 'Save' }));
+  await vi.waitFor(() => expect(requests.some((r) => r.method === 'PATCH')).toBe(true));
+  expect((requests.find((r) => r.method === 'PATCH')?.body as { config: TAgent['config'] }).config.parameters).toEqual(STOCK_AGENT.config.parameters);
+});
+
 describe('closing with an unsaved edit', () => {
   it('asks before discarding; an edit opened but unchanged closes at once', async () => {
     stubAgent(STOCK_AGENT);

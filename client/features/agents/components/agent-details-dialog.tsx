@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Tabs } from 'radix-ui';
 import { Play, Trash2 } from 'lucide-react';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { TParameterValue } from '../../../../contracts/agent-parameters.ts';
+import { defaultValue, type TParameterValue } from '../../../../contracts/agent-parameters.ts';
 import type { TAgent, TAgentTemplate, TFrequency, TNotifications } from '../../../../contracts/agents.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { Dialog } from '../../../components/ui/dialog.tsx';
@@ -236,7 +236,9 @@ function ParametersSection({ agent, template }: { agent: TAgent; template: TAgen
       title="Parameters"
       agent={agent}
       paths="parameters"
-      start={(a) => ({ ...a.config.parameters })}
+      // The template's parameters, each as stored or else its default: a configuration saved
+      // before the template changed (decision 0025) is repaired by saving it.
+      start={(a) => Object.fromEntries(Object.entries(template.defaultConfig.parameters).map(([key, definition]) => [key, a.config.parameters[key] ?? defaultValue(definition)]))}
       toEdit={(draft, a) => ({ config: { ...a.config, parameters: draft } })}
       view={view}
       editor={(draft, onChange, errors) => <ParametersFields template={template} value={draft} onChange={onChange} errors={errors} />}
