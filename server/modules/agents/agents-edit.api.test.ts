@@ -95,6 +95,19 @@ describe('editing an agent', () => {
     expect((await read(agent.id)).config.parameters).toEqual(EDITED_PARAMETERS[templateId]);
   });
 
+  it('an edit applies from the next slot: a slot queued under the old settings is dropped, finished runs stay', async () => {
+    const agent = await create(CRYPTO);
+    await patch(agent.id, { status: 'running' });
+    const slot = new Date(Date.now() + 60_000);
+    await t.database.db.insert(agentRuns).values([
+      { agentId: agent.id, status: 'success', startTime: new Date(), endTime: new Date(), result: { kept: true } },
+      { agentId: agent.id, status: 'queued', scheduledFor: slot },
+    ]);
+    expect((await runsOf(agent.id)).map((r) => r.status).sort()).toEqual(['queued', 'success']);
+    expect((await patch(agent.id, { config: editedConfig(CRYPTO) })).statusCode).toBe(200);
+    expect((await runsOf(agent.id)).map((r) => r.status)).toEqual(['success']);
+  });
+
   it('a running agent takes its next run time from the edited schedule', async () => {
     const agent = await create(CRYPTO);
     const running: TAgent = (await patch(agent.id, { status: 'running' })).json();
