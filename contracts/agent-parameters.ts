@@ -82,6 +82,48 @@ function rangeMessage(min: number | undefined, max: number | undefined): string 
   return min !== undefined ? `must be at least ${min}` : `must be at most ${max}`;
 }
 
+/** A number's or slider's range and grid: SPEC's defaults where the template gives none. */
+function numberRules(definition: TParameterDefinition): { min?: number; max?: number; step: number; base: number } {
+  const rules = definition.validation ?? {};
+  const defaults: { min?: number; max?: number } = definition.type === 'slider' ? SLIDER_DEFAULT_RANGE : {};
+  const min = rules.min ?? defaults.min;
+  const max = rules.max ?? defaults.max;
+  return { min, max, step: rules.step ?? DEFAULT_STEP, base: min ?? 0 };
+}
+
+const gridMessage = (step: number, base: number) => (step === 1 && Number.isInteger(base) ? 'must be a whole number' : `must be a multiple of ${step} from ${base}`);
+
+/**
+ * A parameter's rule in words, for the hint under its field ('Must be between 5 and 200, a whole
+ * number.'): the same words the server answers with when a value breaks it, so the hint and the
+ * error never disagree. Null when the control itself allows nothing else (a switch, a select).
+ */
+export function parameterRule(definition: TParameterDefinition): string | null {
+  const rules = definition.validation ?? {};
+  const sentence = (parts: string[]) => {
+    const text = parts.join(', ');
+    return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+  };
+  switch (definition.type) {
+    case 'string':
+    case 'textarea': {
+      const parts = [definition.required ? 'required' : null, rules.pattern !== undefined ? (rules.patternMessage ?? `must match ${rules.pattern}`) : null];
+      const shown = parts.filter((part): part is string => part !== null);
+      return shown.length ? sentence(shown) : null;
+    }
+    case 'number':
+    case 'slider': {
+      const { min, max, step, base } = numberRules(definition);
+      const range = min === undefined && max === undefined ? [] : [rangeMessage(min, max)];
+      return sentence([...range, gridMessage(step, base).replace(/^must be /, '')]);
+    }
+    case 'multi-select':
+      return definition.required ? sentence(['choose at least one']) : null;
+    default:
+      return null;
+  }
+}
+
 /** 'FTX is closed since 2022': options shown in the wizard but no longer usable. */
 function disabledReason(definition: TParameterDefinition, option: string): string | null {
   const reason = definition.validation?.disabledOptions?.[option];
@@ -101,11 +143,7 @@ export function parameterSchema(definition: TParameterDefinition): z.ZodType<TPa
     }
     case 'number':
     case 'slider': {
-      const defaults: { min?: number; max?: number } = definition.type === 'slider' ? SLIDER_DEFAULT_RANGE : {};
-      const min = rules.min ?? defaults.min;
-      const max = rules.max ?? defaults.max;
-      const step = rules.step ?? DEFAULT_STEP;
-      const base = min ?? 0;
+      const { min, max, step, base } = numberRules(definition);
       const onGrid = (value: number) => {
         const steps = (value - base) / step;
         return Math.abs(steps - Math.round(steps)) <= STEP_TOLERANCE;
@@ -113,7 +151,7 @@ export function parameterSchema(definition: TParameterDefinition): z.ZodType<TPa
       return z
         .number(typeError('must be a number'))
         .refine((value) => (min === undefined || value >= min) && (max === undefined || value <= max), first(rangeMessage(min, max)))
-        .refine(onGrid, first(step === 1 && Number.isInteger(base) ? 'must be a whole number' : `must be a multiple of ${step} from ${base}`));
+        .refine(onGrid, first(gridMessage(step, base)));
     }
     case 'boolean':
       return z.boolean(typeError('must be true or false'));

@@ -126,6 +126,10 @@ test.describe('accessibility (axe)', () => {
     await login(page, admin);
     await page.goto('/agents-console');
     await page.getByRole('button', { name: 'Create Agent' }).click();
+    const picker = page.getByRole('dialog', { name: 'Choose a Template' });
+    await expect(picker).toBeVisible();
+    await expectNoSeriousViolations(page, testInfo, 'template picker');
+    await picker.getByRole('button', { name: 'Stock Market Scanner' }).click();
     await page.getByRole('dialog', { name: 'Name Your New Agent' }).getByRole('button', { name: 'Continue' }).click();
     const wizard = page.getByRole('dialog', { name: 'Configure Your Agent' });
     await expect(wizard).toBeVisible();

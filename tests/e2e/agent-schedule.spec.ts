@@ -47,7 +47,7 @@ test.describe('agent schedule', () => {
 
     await card.getByRole('button', { name: 'View Details' }).click();
     const details = page.getByRole('dialog', { name });
-    await expect(termValue(details, 'Next Run')).toHaveText(inNewYork);
+    await expect(termValue(details.getByRole('region', { name: 'Schedule' }), 'Next run')).toHaveText(inNewYork);
     await expect(details.getByRole('region', { name: 'Schedule' })).toContainText('Hourly');
     await expectNoSeriousViolations(page, testInfo, 'agent details with the next run', '[role="dialog"]');
 

@@ -1,4 +1,5 @@
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
+import { createPortal } from 'react-dom';
 import { registerToastHost } from '../../lib/notify.ts';
 
 const Toaster = lazy(() => import('./toaster.tsx'));
@@ -27,9 +28,12 @@ export function ToastHost() {
   }, []);
 
   if (!requested) return null;
-  return (
+  // On the body, beside the app: an open modal dialog hides the app from assistive technology
+  // (aria-hidden), so a Toaster first mounted inside it while a dialog is open was never read.
+  return createPortal(
     <Suspense fallback={null}>
       <Toaster onMounted={onMounted} />
-    </Suspense>
+    </Suspense>,
+    document.body,
   );
 }

@@ -65,7 +65,9 @@ export type TCreateAgentBody = { templateId: string; name: string; config: TAgen
 export const createAgent = async (body: TCreateAgentBody): Promise<TAgent> => ZAgent.parse(await apiRequest('POST', '/api/agents', body));
 export const changeStatus = async (id: string, status: TAgentStatus): Promise<TAgent> =>
   ZAgent.parse(await apiRequest('PATCH', `/api/agents/${id}`, { status }, { timeoutMs: STATUS_CHANGE_TIMEOUT_MS }));
-export const updateConfig = async (id: string, config: TAgentConfig): Promise<TAgent> => ZAgent.parse(await apiRequest('PATCH', `/api/agents/${id}`, { config }));
+/** An edit from the details dialog: a new name, the whole new configuration, or both. */
+export type TAgentEdit = { name?: string; config?: TAgentConfig };
+export const editAgent = async (id: string, edit: TAgentEdit): Promise<TAgent> => ZAgent.parse(await apiRequest('PATCH', `/api/agents/${id}`, edit));
 export const deleteAgent = (id: string) => apiRequest<void>('DELETE', `/api/agents/${id}`);
 export const runAgent = async (id: string) => ZRunQueued.parse(await apiRequest('POST', `/api/agents/${id}/run`));
 

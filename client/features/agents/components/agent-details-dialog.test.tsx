@@ -83,32 +83,136 @@ describe('AgentDetailsDialog', () => {
     });
   });
 
-  it('edits only the token, in upper case, and says when saving fails', async () => {
+  it("edits every parameter with the wizard's fields, the token upper-cased with its placeholder; a refusal lands on its field", async () => {
+    let answer: 'refuse' | 'fail' = 'refuse';
     const { requests } = stubFetch({
       [`GET /api/agents/${CRYPTO_AGENT.id}`]: { body: CRYPTO_AGENT },
       [`GET /api/agents/${CRYPTO_AGENT.id}/runs?limit=50`]: { status: 500, body: { error: 'Boom' } },
-      [`PATCH /api/agents/${CRYPTO_AGENT.id}`]: { status: 400, body: { error: 'Invalid request', details: [{ path: 'config.parameters.token', message: 'bad token' }] } },
+      [`PATCH /api/agents/${CRYPTO_AGENT.id}`]: () =>
+        answer === 'refuse'
+          ? jsonResponse({ error: 'Invalid request', details: [{ path: 'parameters.token', message: 'must be 2 to 10 capital letters (e.g. BTC)' }] }, 400)
+          : jsonResponse({ error: 'Internal Server Error' }, 500),
     });
     renderWithProviders(<Harness agent={CRYPTO_AGENT} />);
     const d = await open();
     await vi.waitFor(() => expect(notify.error).toHaveBeenCalledWith('Error loading run history', '500: Boom'));
     expect(d.getByText('Status').nextSibling).toHaveTextContent('Paused');
     await userEvent.click(d.getByRole('button', { name: 'Edit parameters' }));
-    const token = d.getByPlaceholderText('Enter token symbol (e.g. BTC, ETH)');
-    expect(d.getAllByRole('textbox')).toHaveLength(1);
+    const parameters = within(d.getByRole('region', { name: 'Parameters' }));
+    expect(parameters.getByRole('textbox', { name: /^Token/ })).toHaveValue('BTC');
+    expect(parameters.getByRole('combobox', { name: /^Timeframe/ })).toHaveValue('15min');
+    expect(parameters.getByRole('list', { name: 'Selected exchanges' })).toHaveTextContent('Binance');
+    expect(parameters.getByRole('slider', { name: /Volatility threshold/ })).toHaveAttribute('aria-valuenow', '2');
+    expect(parameters.getByRole('spinbutton', { name: /Price change threshold/ })).toHaveValue(3);
+    expect(parameters.getAllByRole('switch')).toHaveLength(2);
+
+    const token = parameters.getByPlaceholderText('Enter token symbol (e.g. BTC, ETH)');
     await userEvent.clear(token);
     await userEvent.type(token, 'eth');
     expect(token).toHaveValue('ETH');
-    await userEvent.click(d.getByRole('button', { name: 'Save' }));
-    await vi.waitFor(() => expect(notify.error).toHaveBeenCalledWith('Failed to update agent', '400: Invalid request (config.parameters.token: bad token)'));
-    expect((requests.find((r) => r.method === 'PATCH')?.body as { config: TAgent['config'] }).config.parameters.token).toBe('ETH');
+    await userEvent.selectOptions(parameters.getByRole('combobox', { name: /Add|Exchanges/ }), 'Kraken');
+    await userEvent.click(parameters.getByRole('button', { name: 'Save' }));
+    await vi.waitFor(() => expect(notify.error).toHaveBeenCalledWith('Failed to update agent', 'Some settings need a change: see the marked fields.'));
+    const sent = (requests.find((r) => r.method === 'PATCH')?.body as { config: TAgent['config'] }).config;
+    expect(sent).toEqual({ ...CRYPTO_AGENT.config, parameters: { ...CRYPTO_AGENT.config.parameters, token: 'ETH', exchanges: ['Binance', 'Kraken'] } });
+    expect(token).toHaveAttribute('aria-invalid', 'true');
+    expect(token).toHaveAccessibleDescription(/^must be 2 to 10 capital letters \(e\.g\. BTC\)/);
+    await vi.waitFor(() => expect(token).toHaveFocus());
+
+    // A failure that is not about fields: SPEC's toast with the error's message.
+    answer = 'fail';
+    await userEvent.click(parameters.getByRole('button', { name: 'Save' }));
+    await vi.waitFor(() => expect(notify.error).toHaveBeenCalledWith('Failed to update agent', '500: Internal Server Error'));
   });
 
-  it('has no parameter Edit for a template without a token', async () => {
-    stubAgent(STOCK_AGENT);
+  it("edits a stock agent's symbols and RSI threshold, and its name", async () => {
+    const { requests } = stubFetch({
+      [`GET /api/agents/${STOCK_AGENT.id}`]: { body: STOCK_AGENT },
+      [`GET /api/agents/${STOCK_AGENT.id}/runs?limit=50`]: { body: [] },
+      [`PATCH /api/agents/${STOCK_AGENT.id}`]: (request) => jsonResponse({ ...STOCK_AGENT, ...(request.body as object) }),
+      'GET /api/agents': { body: [STOCK_AGENT] },
+    });
     renderWithProviders(<Harness agent={STOCK_AGENT} />);
     const d = await open();
-    expect(d.queryByRole('button', { name: 'Edit parameters' })).not.toBeInTheDocument();
+    await userEvent.click(d.getByRole('button', { name: 'Edit parameters' }));
+    const symbols = d.getByRole('textbox', { name: /Symbols/ });
+    await userEvent.clear(symbols);
+    await userEvent.type(symbols, 'NVDA, TSLA');
+    const rsi = d.getByRole('slider', { name: /RSI threshold/ });
+    rsi.focus();
+    for (let i = 0; i < 10; i++) await userEvent.keyboard('{ArrowLeft}');
+    expect(rsi).toHaveAttribute('aria-valuenow', '60');
+    await userEvent.click(d.getByRole('button', { name: 'Save' }));
+    await vi.waitFor(() => expect(notify.success).toHaveBeenCalledWith('Agent updated successfully', 'The changes have been saved.'));
+    expect(requests.find((r) => r.method === 'PATCH')?.body).toEqual({
+      config: { ...STOCK_AGENT.config, parameters: { ...STOCK_AGENT.config.parameters, symbols: 'NVDA, TSLA', rsiThreshold: 60 } },
+    });
+    expect(d.queryByRole('slider')).not.toBeInTheDocument();
+
+    await userEvent.click(d.getByRole('button', { name: 'Edit name' }));
+    const name = d.getByRole('textbox', { name: 'Agent name' });
+    await userEvent.clear(name);
+    await userEvent.type(name, 'Chip watch');
+    await userEvent.click(d.getByRole('button', { name: 'Save' }));
+    await vi.waitFor(() => expect(requests.filter((r) => r.method === 'PATCH')).toHaveLength(2));
+    expect(requests.filter((r) => r.method === 'PATCH')[1]!.body).toEqual({ name: 'Chip watch' });
+  });
+
+  it('edits the notifications and thresholds in the Settings tab', async () => {
+    const { requests } = stubAgent(CRYPTO_AGENT);
+    renderWithProviders(<Harness agent={CRYPTO_AGENT} />);
+    const d = await open();
+    await userEvent.click(d.getByRole('tab', { name: 'Settings' }));
+    await userEvent.click(d.getByRole('button', { name: 'Edit notifications' }));
+    await userEvent.click(d.getByRole('switch', { name: 'Email notifications' }));
+    await userEvent.click(d.getByRole('button', { name: 'Add threshold' }));
+    await userEvent.click(d.getByRole('button', { name: 'Save' }));
+    await vi.waitFor(() => expect(notify.success).toHaveBeenCalledWith('Agent updated successfully', 'The changes have been saved.'));
+    const sent = (requests.find((r) => r.method === 'PATCH')?.body as { config: TAgent['config'] }).config.notifications;
+    expect(sent.email).toBe(true);
+    expect(sent.thresholds).toHaveLength(2);
+    expect(sent.thresholds[0]).toEqual(CRYPTO_AGENT.config.notifications.thresholds[0]);
+  });
+});
+
+it("repairs parameters stored before the template changed: unknown ones dropped, missing ones at their default", async () => {
+  const { rsiThreshold: _dropped, ...kept } = STOCK_AGENT.config.parameters;
+  const stale: TAgent = { ...STOCK_AGENT, config: { ...STOCK_AGENT.config, parameters: { ...kept, rsiLevel: 65 } } };
+  const { requests } = stubAgent(stale);
+  renderWithProviders(<Harness agent={stale} />);
+  const d = await open();
+  await userEvent.click(d.getByRole('button', { name: 'Edit parameters' }));
+  expect(d.getByRole('slider', { name: /RSI threshold/ })).toHaveAttribute('aria-valuenow', '70');
+  await userEvent.click(d.getByRole('button', { name: 'Save' }));
+  await vi.waitFor(() => expect(requests.some((r) => r.method === 'PATCH')).toBe(true));
+  expect((requests.find((r) => r.method === 'PATCH')?.body as { config: TAgent['config'] }).config.parameters).toEqual(STOCK_AGENT.config.parameters);
+});
+
+describe('closing with an unsaved edit', () => {
+  it('asks before discarding; an edit opened but unchanged closes at once', async () => {
+    stubAgent(STOCK_AGENT);
+    renderWithProviders(<Harness agent={STOCK_AGENT} />);
+    let d = await open();
+    await userEvent.click(d.getByRole('button', { name: 'Edit name' }));
+    await userEvent.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+
+    d = await open();
+    await userEvent.click(d.getByRole('button', { name: 'Edit name' }));
+    await userEvent.type(d.getByRole('textbox', { name: 'Agent name' }), ' 2');
+    await userEvent.keyboard('{Escape}');
+    const confirm = screen.getByRole('dialog', { name: 'Discard your changes?' });
+    expect(confirm).toHaveTextContent('Your unsaved edits to Tech watch will be lost.');
+    await userEvent.click(within(confirm).getByRole('button', { name: 'Keep editing' }));
+    expect(d.getByRole('textbox', { name: 'Agent name' })).toHaveValue('Tech watch 2');
+    await userEvent.click(d.getByRole('button', { name: 'Close' }));
+    await userEvent.click(within(screen.getByRole('dialog', { name: 'Discard your changes?' })).getByRole('button', { name: 'Discard changes' }));
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+
+    // The next opening starts clean: nothing left to ask about.
+    await open();
+    await userEvent.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
   });
 });
 

@@ -1,8 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Tabs } from 'radix-ui';
-import { Pencil, Play, Trash2 } from 'lucide-react';
-import { useEffect, useId, useState } from 'react';
-import { findTemplate, type TAgent, type TAgentConfig, type TAgentTemplate, type TFrequency } from '../../../../contracts/agents.ts';
+import { Play, Trash2 } from 'lucide-react';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { defaultValue, type TParameterValue } from '../../../../contracts/agent-parameters.ts';
+import { findTemplate, type TAgent, type TAgentTemplate, type TFrequency, type TNotifications } from '../../../../contracts/agents.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { Dialog } from '../../../components/ui/dialog.tsx';
 import { ApiError, errorMessage } from '../../../lib/api-client.ts';
@@ -10,12 +11,15 @@ import { notify } from '../../../lib/notify.ts';
 import { THRESHOLD_DEFINITIONS, thresholdValueText } from '../../../../contracts/alert-thresholds.ts';
 import { DATE, DATE_TIME, formatDate, formatValue, formatZonedDateTime, frequencyLabel, performanceClass } from '../lib/agent-format.ts';
 import { SignalsList } from './signals-list.tsx';
-import { agentQueryKey, browserTimeZone, deleteAgent, invalidateAgents, runAgent, updateConfig, useAgent, useAgentRuns } from '../api/agents-api.ts';
-import { CONTROL, Row } from './form-controls.tsx';
-import { TOKEN_PLACEHOLDER } from './parameter-field.tsx';
+import { browserTimeZone, deleteAgent, invalidateAgents, runAgent, useAgent, useAgentRuns } from '../api/agents-api.ts';
+import { NotificationsFields, ParametersFields, ScheduleEditor } from './config-fields.tsx';
+import { AgentNameField } from './agent-name-field.tsx';
+import { DiscardDialog } from './discard-dialog.tsx';
+import { EditableSection, SECTION, UnsavedEdits } from './editable-section.tsx';
+import { Row } from './form-controls.tsx';
 import { RunChartPanel } from './run-chart.tsx';
 import { RunHistory } from './run-history.tsx';
-import { ScheduleFields, toDraft, type TScheduleDraft } from './schedule-fields.tsx';
+import { toDraft, type TScheduleDraft } from './schedule-fields.tsx';
 import { TabList, TabPanel } from './tabs.tsx';
 
 // SPEC's three tabs in its order; Chart comes after them and mounts (loading the chart
@@ -29,17 +33,32 @@ export const DETAILS_TABS = [
 
 type Props = { agent: TAgent | null; template: TAgentTemplate | undefined; open: boolean; onOpenChange(open: boolean): void };
 
-/** An agent's details. Its body mounts on each opening, so it starts on Overview with no edit open. */
+/** An agent's details. Its body mounts on each opening, so it starts on Overview with no edit
+ * open. Closing it with an unsaved edit asks first, as the wizard does. */
 export function AgentDetailsDialog({ agent, template, open, onOpenChange }: Props) {
+  const unsaved = useRef(new Set<string>());
+  const [confirming, setConfirming] = useState(false);
+  const report = useCallback((section: string, changed: boolean) => {
+    if (changed) unsaved.current.add(section);
+    else unsaved.current.delete(section);
+  }, []);
+  const close = () => {
+    setConfirming(false);
+    unsaved.current.clear();
+    onOpenChange(false);
+  };
   return (
     <Dialog
       open={open && agent !== null}
-      onOpenChange={onOpenChange}
+      onOpenChange={(next) => (next ? onOpenChange(true) : unsaved.current.size > 0 ? setConfirming(true) : close())}
       size="xl"
       title={agent?.name ?? 'Agent details'}
       description={template ? `Based on ${template.name}` : 'Agent details'}
     >
-      {agent && <DetailsBody key={agent.id} initial={agent} template={template} onClose={() => onOpenChange(false)} />}
+      <UnsavedEdits.Provider value={report}>
+        {agent && <DetailsBody key={agent.id} initial={agent} template={template} onClose={close} />}
+      </UnsavedEdits.Provider>
+      <DiscardDialog open={confirming} onKeepEditing={() => setConfirming(false)} onDiscard={close} what={`Your unsaved edits to ${agent?.name ?? 'this agent'} will be lost.`} />
     </Dialog>
   );
 }
@@ -68,29 +87,13 @@ function DetailsBody({ initial, template, onClose }: { initial: TAgent; template
         <RunHistory runs={runs.data} loading={runsLoading} />
       </TabPanel>
       <TabPanel value="settings">
-        <Settings agent={agent} />
+        <NotificationsSection agent={agent} />
       </TabPanel>
       <TabPanel value="chart">
         <RunChartPanel runs={runs.data} loading={runsLoading} />
       </TabPanel>
     </Tabs.Root>
   );
-}
-
-const SECTION = 'rounded-lg border border-slate-200 p-4';
-
-function useSaveConfig(agent: TAgent, onSaved: () => void) {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (config: TAgentConfig) => updateConfig(agent.id, config),
-    onSuccess: (updated) => {
-      queryClient.setQueryData(agentQueryKey(agent.id), updated);
-      notify.success('Agent updated successfully', 'The changes have been saved.');
-      onSaved();
-      void invalidateAgents(queryClient);
-    },
-    onError: (err) => notify.error('Failed to update agent', errorMessage(err, 'There was a problem updating the agent. Please try again.', { serverWords: false })),
-  });
 }
 
 function Overview({ agent, template, onDeleted }: { agent: TAgent; template: TAgentTemplate | undefined; onDeleted(): void }) {
@@ -124,12 +127,12 @@ function Overview({ agent, template, onDeleted }: { agent: TAgent; template: TAg
       <dl className={`${SECTION} grid gap-x-6 sm:grid-cols-2`}>
         <Row term="Status">{agent.status === 'running' ? 'Active' : 'Paused'}</Row>
         <Row term="Last Run">{formatDate(agent.lastRun, DATE_TIME)}</Row>
-        <Row term="Next Run">{agent.status === 'running' ? formatZonedDateTime(agent.nextRunAt) : 'None while paused'}</Row>
         <Row term="Created">{formatDate(agent.createdAt, DATE, 'Unknown')}</Row>
         <Row term="Performance">
           {agent.performance ? <span className={performanceClass(agent.performance)}>{agent.performance}</span> : 'Not available'}
         </Row>
       </dl>
+      <NameSection agent={agent} />
       <ScheduleSection agent={agent} />
       <ParametersSection agent={agent} template={template} />
       <div className="flex flex-wrap gap-2">
@@ -160,48 +163,39 @@ function Overview({ agent, template, onDeleted }: { agent: TAgent; template: TAg
   );
 }
 
-function SectionHeader({ title, editing, onEdit, canEdit = true }: { title: string; editing: boolean; onEdit(): void; canEdit?: boolean }) {
+function NameSection({ agent }: { agent: TAgent }) {
   return (
-    <div className="flex items-center justify-between">
-      <h3 className="text-sm font-semibold text-slate-900">{title}</h3>
-      {!editing && canEdit && (
-        <Button variant="ghost" size="sm" aria-label={`Edit ${title.toLowerCase()}`} onClick={onEdit}>
-          <Pencil aria-hidden="true" /> Edit
-        </Button>
-      )}
-    </div>
+    <EditableSection<string>
+      title="Name"
+      agent={agent}
+      paths="name"
+      start={(a) => a.name}
+      toEdit={(name) => ({ name })}
+      view={
+        <dl className="mt-2">
+          <Row term="Agent name">{agent.name}</Row>
+        </dl>
+      }
+      editor={(name, onChange, errors) => <AgentNameField value={name} onChange={onChange} error={errors.name} hint="Required, up to 100 characters." />}
+    />
   );
 }
 
 function ScheduleSection({ agent }: { agent: TAgent }) {
   const { schedule } = agent.config;
-  const [draft, setDraft] = useState<TScheduleDraft | null>(null);
-  const save = useSaveConfig(agent, () => setDraft(null));
   const zone = browserTimeZone();
   return (
-    <section className={SECTION} aria-label="Schedule">
-      <SectionHeader title="Schedule" editing={draft !== null} onEdit={() => setDraft(toDraft(schedule))} />
-      {draft ? (
-        <div className="mt-3">
-          <ScheduleFields value={draft} onChange={setDraft} allowUnset />
-          <div className="mt-4 flex justify-end gap-2">
-            <Button variant="outline" onClick={() => setDraft(null)}>
-              Cancel
-            </Button>
-            <Button
-              disabled={!draft.frequency || save.isPending}
-              onClick={() =>
-                save.mutate({
-                  ...agent.config,
-                  schedule: { frequency: draft.frequency as TFrequency, daysActive: draft.daysActive, activeHours: draft.activeHours, timeZone: zone },
-                })
-              }
-            >
-              {save.isPending ? 'Saving...' : 'Save'}
-            </Button>
-          </div>
-        </div>
-      ) : (
+    <EditableSection<TScheduleDraft>
+      title="Schedule"
+      agent={agent}
+      paths="schedule"
+      start={(a) => toDraft(a.config.schedule)}
+      // SPEC: Save is disabled without a chosen frequency.
+      canSave={(draft) => draft.frequency !== ''}
+      toEdit={(draft, a) => ({
+        config: { ...a.config, schedule: { frequency: draft.frequency as TFrequency, daysActive: draft.daysActive, activeHours: draft.activeHours, timeZone: zone } },
+      })}
+      view={
         <dl className="mt-2">
           <Row term="Frequency">{frequencyLabel(schedule.frequency)}</Row>
           <Row term="Active days">{schedule.daysActive.length ? schedule.daysActive.join(', ') : 'None'}</Row>
@@ -209,59 +203,67 @@ function ScheduleSection({ agent }: { agent: TAgent }) {
             {schedule.activeHours ? `${schedule.activeHours.start} – ${schedule.activeHours.end}` : 'All day'}
             {schedule.activeHours && schedule.timeZone && schedule.timeZone !== zone ? ` (${schedule.timeZone})` : ' (local time)'}
           </Row>
+          <Row term="Next run">{agent.status === 'running' ? formatZonedDateTime(agent.nextRunAt) : 'None while paused'}</Row>
         </dl>
-      )}
-    </section>
+      }
+      editor={(draft, onChange, errors) => <ScheduleEditor value={draft} onChange={onChange} errors={errors} allowUnset />}
+    />
   );
 }
 
+/** Every parameter, with the wizard's own fields (the token upper-cased, with its placeholder). */
 function ParametersSection({ agent, template }: { agent: TAgent; template: TAgentTemplate | undefined }) {
-  const id = useId();
   const { parameters } = agent.config;
-  const [token, setToken] = useState<string | null>(null);
-  const save = useSaveConfig(agent, () => setToken(null));
-  const hasToken = 'token' in parameters;
   const label = (key: string) => template?.defaultConfig.parameters[key]?.label ?? key;
-  const editing = token !== null;
+  const view = (
+    <dl className="mt-2">
+      {Object.entries(parameters).map(([key, value]) => (
+        <Row key={key} term={label(key)}>
+          {formatValue(value)}
+        </Row>
+      ))}
+    </dl>
+  );
+  // Without its template (unknown to this version) there are no fields to edit with.
+  if (!template) {
+    return (
+      <section className={SECTION} aria-label="Parameters">
+        <h3 className="text-sm font-semibold text-slate-900">Parameters</h3>
+        {view}
+      </section>
+    );
+  }
   return (
-    <section className={SECTION} aria-label="Parameters">
-      {/* SPEC: only the token is editable; the other parameters stay read-only. */}
-      <SectionHeader title="Parameters" editing={editing} canEdit={hasToken} onEdit={() => setToken(String(parameters.token ?? ''))} />
-      <dl className="mt-2">
-        {Object.entries(parameters).map(([key, value]) =>
-          editing && key === 'token' ? (
-            <div key={key} className="py-1.5">
-              <label htmlFor={id} className="block text-sm text-slate-600">
-                {label(key)}
-              </label>
-              <input
-                id={id}
-                type="text"
-                value={token}
-                placeholder={TOKEN_PLACEHOLDER}
-                autoCapitalize="characters"
-                onChange={(event) => setToken(event.target.value.toUpperCase())}
-                className={`${CONTROL} mt-1`}
-              />
-            </div>
-          ) : (
-            <Row key={key} term={label(key)}>
-              {formatValue(value)}
-            </Row>
-          ),
-        )}
-      </dl>
-      {editing && (
-        <div className="mt-4 flex justify-end gap-2">
-          <Button variant="outline" onClick={() => setToken(null)}>
-            Cancel
-          </Button>
-          <Button disabled={save.isPending} onClick={() => save.mutate({ ...agent.config, parameters: { ...parameters, token: token.trim() } })}>
-            {save.isPending ? 'Saving...' : 'Save'}
-          </Button>
+    <EditableSection<Record<string, TParameterValue>>
+      title="Parameters"
+      agent={agent}
+      paths="parameters"
+      // The template's parameters, each as stored or else its default: a configuration saved
+      // before the template changed (decision 0025) is repaired by saving it.
+      start={(a) => Object.fromEntries(Object.entries(template.defaultConfig.parameters).map(([key, definition]) => [key, a.config.parameters[key] ?? defaultValue(definition)]))}
+      toEdit={(draft, a) => ({ config: { ...a.config, parameters: draft } })}
+      view={view}
+      editor={(draft, onChange, errors) => <ParametersFields template={template} value={draft} onChange={onChange} errors={errors} />}
+    />
+  );
+}
+
+/** Email, in-app and the alert thresholds, edited with the wizard's own fields. */
+function NotificationsSection({ agent }: { agent: TAgent }) {
+  return (
+    <EditableSection<TNotifications>
+      title="Notifications"
+      agent={agent}
+      paths="notifications"
+      start={(a) => structuredClone(a.config.notifications)}
+      toEdit={(draft, a) => ({ config: { ...a.config, notifications: draft } })}
+      view={
+        <div className="mt-3">
+          <Settings agent={agent} />
         </div>
-      )}
-    </section>
+      }
+      editor={(draft, onChange, errors) => <NotificationsFields value={draft} onChange={onChange} errors={errors} />}
+    />
   );
 }
 

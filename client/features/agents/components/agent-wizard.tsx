@@ -1,5 +1,5 @@
 import { Tabs } from 'radix-ui';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { TParameterValue } from '../../../../contracts/agent-parameters.ts';
 import { defaultAgentConfig, type TAgentConfig, type TAgentTemplate, type TNotifications } from '../../../../contracts/agents.ts';
 import { Button } from '../../../components/ui/button.tsx';
@@ -7,12 +7,13 @@ import { Dialog } from '../../../components/ui/dialog.tsx';
 import { thresholdLabel, thresholdValueText } from '../../../../contracts/alert-thresholds.ts';
 import { formatValue, frequencyLabel } from '../lib/agent-format.ts';
 import { browserTimeZone } from '../api/agents-api.ts';
-import { Row, SwitchField } from './form-controls.tsx';
-import { ParameterField } from './parameter-field.tsx';
+import { clearChanged, fieldErrors, NO_FIELD_ERRORS, wizardStepOf, type TFieldErrors } from '../lib/field-errors.ts';
+import { FieldErrorList, FIRST_INVALID, NotificationsFields, ParametersFields, ScheduleEditor } from './config-fields.tsx';
+import { DiscardDialog } from './discard-dialog.tsx';
+import { Row } from './form-controls.tsx';
 import { SignalsList } from './signals-list.tsx';
-import { ScheduleFields, toDraft, type TScheduleDraft } from './schedule-fields.tsx';
+import { toDraft, type TScheduleDraft } from './schedule-fields.tsx';
 import { TabList, TabPanel } from './tabs.tsx';
-import { ThresholdsEditor } from './thresholds-editor.tsx';
 
 export const WIZARD_STEPS = [
   { value: 'schedule', label: 'Schedule' },
@@ -38,48 +39,119 @@ type Props = {
   template: TAgentTemplate;
   name: string;
   pending: boolean;
-  onCreate(config: TAgentConfig): void;
+  /** Creates the agent; a rejection naming fields is shown on them. */
+  onCreate(config: TAgentConfig): Promise<unknown>;
 };
 
-/** 'Configure Your Agent': the template's defaults, in four steps that may be visited in any order. */
+/**
+ * 'Configure Your Agent': the template's defaults, in four steps that may be visited in any order.
+ * Nothing blocks before Create (SPEC); a refusal lands on its fields and the wizard opens the
+ * tab of the first. Closing it with changes (Escape, outside click, Cancel, Close) asks first.
+ */
 export function AgentWizard({ open, onOpenChange, template, name, pending, onCreate }: Props) {
+  const [dirty, setDirty] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const requestClose = () => (dirty ? setConfirming(true) : onOpenChange(false));
+  const discard = () => {
+    setConfirming(false);
+    setDirty(false);
+    onOpenChange(false);
+  };
   return (
-    <Dialog open={open} onOpenChange={onOpenChange} size="xl" title="Configure Your Agent" description={`Set up ${name}, based on ${template.name}.`}>
+    <Dialog
+      open={open}
+      onOpenChange={(next) => (next ? onOpenChange(true) : requestClose())}
+      size="xl"
+      title="Configure Your Agent"
+      description={`Set up ${name}, based on ${template.name}.`}
+    >
       {/* Mounted only while open: each opening starts from the template's defaults. */}
-      <WizardBody key={`${template.id}:${name}`} template={template} name={name} pending={pending} onCreate={onCreate} onCancel={() => onOpenChange(false)} />
+      <WizardBody
+        key={`${template.id}:${name}`}
+        template={template}
+        name={name}
+        pending={pending}
+        onCreate={onCreate}
+        onCancel={requestClose}
+        onDirtyChange={setDirty}
+      />
+      <DiscardDialog open={confirming} onKeepEditing={() => setConfirming(false)} onDiscard={discard} what={`The settings you changed for ${name} will be lost.`} />
     </Dialog>
   );
 }
 
-function WizardBody({ template, name, pending, onCreate, onCancel }: Omit<Props, 'open' | 'onOpenChange'> & { onCancel(): void }) {
+function WizardBody({
+  template,
+  name,
+  pending,
+  onCreate,
+  onCancel,
+  onDirtyChange,
+}: Omit<Props, 'open' | 'onOpenChange'> & { onCancel(): void; onDirtyChange(dirty: boolean): void }) {
   const [step, setStep] = useState<TStep>('schedule');
-  const [schedule, setSchedule] = useState(() => toDraft(template.defaultConfig.schedule));
-  const [parameters, setParameters] = useState(() => defaultAgentConfig(template).parameters);
-  const [notifications, setNotifications] = useState<TNotifications>(() => structuredClone(template.defaultConfig.notifications));
+  const [initial] = useState(() => ({
+    schedule: toDraft(template.defaultConfig.schedule),
+    parameters: defaultAgentConfig(template).parameters,
+    notifications: structuredClone(template.defaultConfig.notifications),
+  }));
+  const [schedule, setSchedule] = useState(initial.schedule);
+  const [parameters, setParameters] = useState(initial.parameters);
+  const [notifications, setNotifications] = useState<TNotifications>(initial.notifications);
+  const [errors, setErrors] = useState<TFieldErrors>(NO_FIELD_ERRORS);
+  const [focusRequest, setFocusRequest] = useState(0);
+  const body = useRef<HTMLDivElement>(null);
   const index = WIZARD_STEPS.findIndex((s) => s.value === step);
   const go = (offset: number) => setStep(WIZARD_STEPS[index + offset]!.value);
   const definitions = Object.entries(template.defaultConfig.parameters);
 
+  const dirty = JSON.stringify({ schedule, parameters, notifications }) !== JSON.stringify(initial);
+  useEffect(() => onDirtyChange(dirty), [dirty, onDirtyChange]);
+
+  // A refusal: mark its fields, open the tab of the first, and move focus to it. Any other
+  // failure is the caller's to report (its toast).
+  const create = () =>
+    onCreate(buildConfig(schedule, notifications, parameters)).catch((err: unknown) => {
+      const refused = fieldErrors(err);
+      if (!refused) return;
+      setErrors(refused);
+      setStep(wizardStepOf(Object.keys(refused)[0]!));
+      setFocusRequest((n) => n + 1);
+    });
+  useEffect(() => {
+    if (focusRequest === 0) return;
+    // The tab's panel mounts after this render (Radix Presence): focus once it is there.
+    const timer = setTimeout(() => body.current?.querySelector<HTMLElement>(`[role="tabpanel"] :is(${FIRST_INVALID})`)?.focus());
+    return () => clearTimeout(timer);
+  }, [focusRequest]);
+
+  const editSchedule = (next: TScheduleDraft) => {
+    setErrors((e) => clearChanged(e, 'schedule', schedule, next));
+    setSchedule(next);
+  };
+  const editParameters = (next: Record<string, TParameterValue>) => {
+    setErrors((e) => clearChanged(e, 'parameters', parameters, next));
+    setParameters(next);
+  };
+  const editNotifications = (next: TNotifications) => {
+    setErrors((e) => clearChanged(e, 'notifications', notifications, next));
+    setNotifications(next);
+  };
+  const elsewhere = Object.entries(errors).filter(([path]) => wizardStepOf(path) === 'review');
+
   return (
-    <Tabs.Root value={step} onValueChange={(value) => setStep(value as TStep)} className="mt-4">
-      <TabList label="Configuration steps" tabs={WIZARD_STEPS} />
+    <Tabs.Root ref={body} value={step} onValueChange={(value) => setStep(value as TStep)} className="mt-4">
+      <TabList label="Configuration steps" tabs={WIZARD_STEPS.map((s) => ({ ...s, label: <StepLabel label={s.label} invalid={Object.keys(errors).some((p) => wizardStepOf(p) === s.value)} /> }))} />
       <TabPanel value="schedule">
-        <ScheduleFields value={schedule} onChange={setSchedule} />
+        <ScheduleEditor value={schedule} onChange={editSchedule} errors={errors} />
       </TabPanel>
       <TabPanel value="parameters">
         <div className="space-y-5">
           <SignalsList template={template} />
-          {definitions.map(([key, definition]) => (
-            <ParameterField key={key} name={key} definition={definition} value={parameters[key]} onChange={(value) => setParameters((p) => ({ ...p, [key]: value }))} />
-          ))}
+          <ParametersFields template={template} value={parameters} onChange={editParameters} errors={errors} />
         </div>
       </TabPanel>
       <TabPanel value="notifications">
-        <div className="space-y-5">
-          <SwitchField label="Email notifications" hint="Send alerts to your email address." checked={notifications.email} onCheckedChange={(email) => setNotifications((n) => ({ ...n, email }))} />
-          <SwitchField label="In-app notifications" hint="Show alerts in the app." checked={notifications.inApp} onCheckedChange={(inApp) => setNotifications((n) => ({ ...n, inApp }))} />
-          <ThresholdsEditor value={notifications.thresholds} onChange={(thresholds) => setNotifications((n) => ({ ...n, thresholds }))} />
-        </div>
+        <NotificationsFields value={notifications} onChange={editNotifications} errors={errors} />
       </TabPanel>
       <TabPanel value="review">
         <div className="space-y-4">
@@ -89,6 +161,7 @@ function WizardBody({ template, name, pending, onCreate, onCancel }: Omit<Props,
               <Row term="Name">{name}</Row>
               <Row term="Template">{template.name}</Row>
             </dl>
+            <FieldErrorList label="Agent problems" errors={elsewhere} />
           </section>
           <section aria-labelledby="review-schedule">
             <h3 id="review-schedule" className="text-sm font-semibold text-slate-900">Schedule</h3>
@@ -137,11 +210,24 @@ function WizardBody({ template, name, pending, onCreate, onCancel }: Omit<Props,
         {index < WIZARD_STEPS.length - 1 ? (
           <Button onClick={() => go(1)}>Next</Button>
         ) : (
-          <Button disabled={pending} onClick={() => onCreate(buildConfig(schedule, notifications, parameters))}>
+          <Button disabled={pending} onClick={() => void create()}>
             {pending ? 'Creating...' : 'Create Agent'}
           </Button>
         )}
       </div>
     </Tabs.Root>
+  );
+}
+
+/** A step's name, with 'has problems' for screen readers and a mark for the eye when the
+ * server refused one of its fields. */
+function StepLabel({ label, invalid }: { label: string; invalid: boolean }) {
+  if (!invalid) return label;
+  return (
+    <span className="inline-flex items-center gap-1">
+      {label}
+      <span aria-hidden="true" className="size-2 rounded-full bg-red-700" />
+      <span className="sr-only">(has problems)</span>
+    </span>
   );
 }

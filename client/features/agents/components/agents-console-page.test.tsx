@@ -72,12 +72,24 @@ describe('AgentsConsolePage', () => {
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
   });
 
-  it('Create Agent starts from the first template', async () => {
+  it.each([
+    ['Create Agent', 'Stock Market Scanner', 'Stock Market Scanner - S&P 500'],
+    ['Create Your First Agent', 'Crypto Market Monitor', 'Crypto Market Monitor - BTC/ETH'],
+  ])('%s asks which template first, then names the agent with that template\'s default name', async (button, template, name) => {
     stubFetch(baseRoutes([]));
     renderPage();
     await screen.findByRole('heading', { name: 'No Running Agents' });
-    await userEvent.click(screen.getByRole('button', { name: 'Create Agent' }));
-    expect(within(screen.getByRole('dialog', { name: 'Name Your New Agent' })).getByRole('textbox')).toHaveValue('Stock Market Scanner - S&P 500');
+    await userEvent.click(screen.getByRole('button', { name: button }));
+    const picker = screen.getByRole('dialog', { name: 'Choose a Template' });
+    expect(screen.queryByRole('dialog', { name: 'Name Your New Agent' })).not.toBeInTheDocument();
+    const choices = within(picker).getAllByRole('button').filter((b) => b.getAttribute('aria-label') !== 'Close');
+    expect(choices.map((b) => b.textContent)).toEqual(['Stock Market Scanner', 'Crypto Market Monitor']);
+    const choice = within(picker).getByRole('button', { name: template });
+    expect(choice).toHaveAccessibleDescription(expect.stringContaining('Medium'));
+    expect(choice).toHaveAccessibleDescription(expect.stringContaining(AGENT_TEMPLATES.find((t) => t.name === template)!.description));
+    await userEvent.click(choice);
+    expect(screen.queryByRole('dialog', { name: 'Choose a Template' })).not.toBeInTheDocument();
+    expect(within(screen.getByRole('dialog', { name: 'Name Your New Agent' })).getByRole('textbox')).toHaveValue(name);
   });
 
   it('walks the wizard in order and creates the agent from the template defaults with the time zone', async () => {
@@ -139,15 +151,79 @@ describe('AgentsConsolePage', () => {
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
   });
 
-  it("says why a create failed", async () => {
-    stubFetch({ ...baseRoutes([]), 'POST /api/agents': { status: 400, body: { error: 'Invalid request', details: [{ path: 'name', message: 'too long' }] } } });
+  it('says why a create failed when the failure is not about fields', async () => {
+    stubFetch({ ...baseRoutes([]), 'POST /api/agents': { status: 500, body: { error: 'Internal Server Error' } } });
     renderPage();
     await userEvent.click(within(await openNameDialog()).getByRole('button', { name: 'Continue' }));
     const wizard = within(await screen.findByRole('dialog', { name: 'Configure Your Agent' }));
     await userEvent.click(wizard.getByRole('tab', { name: 'Review' }));
     await userEvent.click(wizard.getByRole('button', { name: 'Create Agent' }));
-    await vi.waitFor(() => expect(notify.error).toHaveBeenCalledWith('Failed to create agent', '400: Invalid request (name: too long)'));
+    await vi.waitFor(() => expect(notify.error).toHaveBeenCalledWith('Failed to create agent', '500: Internal Server Error'));
     expect(screen.getByRole('dialog', { name: 'Configure Your Agent' })).toBeInTheDocument();
+  });
+
+  it("shows a refusal on the fields it names and opens the first one's tab", async () => {
+    stubFetch({
+      ...baseRoutes([]),
+      'POST /api/agents': {
+        status: 400,
+        body: {
+          error: 'Invalid request',
+          details: [
+            { path: 'parameters.token', message: 'must be 2 to 10 capital letters (e.g. BTC)' },
+            { path: 'config.notifications.thresholds.1.value', message: 'value must be 0 or more' },
+            { path: 'name', message: 'name must be at most 100 characters' },
+          ],
+        },
+      },
+    });
+    renderPage();
+    await userEvent.click(within(await openNameDialog()).getByRole('button', { name: 'Continue' }));
+    const wizard = within(await screen.findByRole('dialog', { name: 'Configure Your Agent' }));
+    await userEvent.click(wizard.getByRole('tab', { name: 'Review' }));
+    await userEvent.click(wizard.getByRole('button', { name: 'Create Agent' }));
+    await vi.waitFor(() => expect(notify.error).toHaveBeenCalledWith('Failed to create agent', 'Some settings need a change: see the marked fields.'));
+
+    expect(wizard.getByRole('tab', { name: /Parameters/ })).toHaveAttribute('aria-selected', 'true');
+    const token = wizard.getByRole('textbox', { name: /Token/ });
+    expect(token).toHaveAttribute('aria-invalid', 'true');
+    expect(token).toHaveAccessibleDescription(/^must be 2 to 10 capital letters \(e\.g\. BTC\)/);
+    await vi.waitFor(() => expect(token).toHaveFocus());
+    expect(wizard.getAllByRole('tab').map((t) => t.textContent)).toEqual(['Schedule', 'Parameters(has problems)', 'Notifications(has problems)', 'Review(has problems)']);
+
+    await userEvent.click(wizard.getByRole('tab', { name: /Notifications/ }));
+    expect(wizard.getByRole('list', { name: 'Notification problems' })).toHaveTextContent('Threshold 2 value: value must be 0 or more');
+    await userEvent.click(wizard.getByRole('tab', { name: /Review/ }));
+    expect(wizard.getByRole('list', { name: 'Agent problems' })).toHaveTextContent('Name: name must be at most 100 characters');
+
+    // Changing the field clears its message: the server has not judged the new value yet.
+    await userEvent.click(wizard.getByRole('tab', { name: /Parameters/ }));
+    await userEvent.type(wizard.getByRole('textbox', { name: /Token/ }), 'X');
+    expect(wizard.getByRole('textbox', { name: /Token/ })).not.toHaveAttribute('aria-invalid');
+    expect(wizard.getByRole('tab', { name: /Parameters/ }).textContent).toBe('Parameters');
+  });
+
+  it('asks before discarding changes; closes at once when nothing changed', async () => {
+    stubFetch(baseRoutes([]));
+    renderPage();
+    await userEvent.click(within(await openNameDialog()).getByRole('button', { name: 'Continue' }));
+    let wizard = within(await screen.findByRole('dialog', { name: 'Configure Your Agent' }));
+    await userEvent.click(wizard.getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+
+    await userEvent.click(within(await openNameDialog()).getByRole('button', { name: 'Continue' }));
+    wizard = within(await screen.findByRole('dialog', { name: 'Configure Your Agent' }));
+    await userEvent.click(wizard.getByRole('checkbox', { name: 'Sunday' }));
+    for (const close of [() => userEvent.keyboard('{Escape}'), () => userEvent.click(wizard.getByRole('button', { name: 'Cancel' }))]) {
+      await close();
+      const confirm = screen.getByRole('dialog', { name: 'Discard your changes?' });
+      await userEvent.click(within(confirm).getByRole('button', { name: 'Keep editing' }));
+      expect(screen.queryByRole('dialog', { name: 'Discard your changes?' })).not.toBeInTheDocument();
+      expect(wizard.getByRole('checkbox', { name: 'Sunday' })).not.toBeChecked();
+    }
+    await userEvent.click(wizard.getByRole('button', { name: 'Close' }));
+    await userEvent.click(within(screen.getByRole('dialog', { name: 'Discard your changes?' })).getByRole('button', { name: 'Discard changes' }));
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
   });
 
   it("pauses: 'Updating...' while pending, the toast, and a list refresh 500 ms later", async () => {

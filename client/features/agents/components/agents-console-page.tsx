@@ -15,9 +15,12 @@ import { AgentCard } from './agent-card.tsx';
 import { AgentDetailsDialog } from './agent-details-dialog.tsx';
 import { AgentWizard } from './agent-wizard.tsx';
 import { AGENTS_QUERY_KEY, createAgent, useAgents, useTemplates } from '../api/agents-api.ts';
+import { fieldErrors } from '../lib/field-errors.ts';
 import { NameAgentDialog } from './name-agent-dialog.tsx';
+import { FIX_MARKED_FIELDS } from './config-fields.tsx';
 import { TabList, TabPanel } from './tabs.tsx';
 import { TemplateCard } from './template-card.tsx';
+import { TemplatePickerDialog } from './template-picker-dialog.tsx';
 
 const CONSOLE_TABS = [
   { value: 'running', label: 'Running Agents' },
@@ -26,8 +29,8 @@ const CONSOLE_TABS = [
 ] as const;
 type TConsoleTab = (typeof CONSOLE_TABS)[number]['value'];
 
-/** The creation flow: name first, then configure. */
-type TCreation = { template: TAgentTemplate; step: 'name' | 'configure'; name: string };
+/** The creation flow: the template (unless chosen from its card), its name, then its configuration. */
+type TCreation = { step: 'template' } | { template: TAgentTemplate; step: 'name' | 'configure'; name: string };
 
 /** /agents-console (admin): the user's agents by status, the templates, and creating agents. */
 export default function AgentsConsolePage() {
@@ -49,12 +52,18 @@ export default function AgentsConsolePage() {
       setTab('paused');
       void queryClient.invalidateQueries({ queryKey: AGENTS_QUERY_KEY });
     },
-    onError: (err) => notify.error('Failed to create agent', errorMessage(err, 'There was a problem creating your agent. Please try again.', { serverWords: false })),
+    // A refusal naming fields is shown on them in the wizard; the toast only says where to look.
+    onError: (err) =>
+      notify.error(
+        'Failed to create agent',
+        fieldErrors(err) ? FIX_MARKED_FIELDS : errorMessage(err, 'There was a problem creating your agent. Please try again.', { serverWords: false }),
+      ),
   });
 
-  const startCreation = (template: TAgentTemplate | undefined = templates.data?.[0]) => {
-    if (template) setCreation({ template, step: 'name', name: defaultAgentName(template) });
+  const startCreation = (template: TAgentTemplate) => {
+    setCreation({ template, step: 'name', name: defaultAgentName(template) });
   };
+  const pickTemplate = () => setCreation({ step: 'template' });
   const templateFor = (id: string) => templates.data?.find((t) => t.id === id);
   const closeCreation = (open: boolean) => {
     if (!open && !create.isPending) setCreation(null);
@@ -82,7 +91,7 @@ export default function AgentsConsolePage() {
     if (shown.length === 0) {
       return status === 'running' ? (
         <EmptyState title="No Running Agents" text="Create an agent from a template, then resume it to start monitoring.">
-          <Button onClick={() => startCreation()} disabled={!templates.data?.length}>
+          <Button onClick={pickTemplate} disabled={!templates.data?.length}>
             Create Your First Agent
           </Button>
         </EmptyState>
@@ -115,7 +124,7 @@ export default function AgentsConsolePage() {
           <h1 className="text-3xl font-bold text-slate-900">AI Agents Console</h1>
           <p className="mt-2 text-slate-600">Create, manage, and monitor your AI agents</p>
         </div>
-        <Button onClick={() => startCreation()} disabled={!templates.data?.length}>
+        <Button onClick={pickTemplate} disabled={!templates.data?.length}>
           <Plus aria-hidden="true" /> Create Agent
         </Button>
       </div>
@@ -145,7 +154,8 @@ export default function AgentsConsolePage() {
         </TabPanel>
       </Tabs.Root>
 
-      {creation && (
+      <TemplatePickerDialog open={creation?.step === 'template'} onOpenChange={closeCreation} templates={templates.data ?? []} onPick={startCreation} />
+      {creation && creation.step !== 'template' && (
         <>
           <NameAgentDialog
             open={creation.step === 'name'}
@@ -160,7 +170,7 @@ export default function AgentsConsolePage() {
             template={creation.template}
             name={creation.name}
             pending={create.isPending}
-            onCreate={(config) => create.mutate({ template: creation.template, name: creation.name, config })}
+            onCreate={(config) => create.mutateAsync({ template: creation.template, name: creation.name, config })}
           />
         </>
       )}

@@ -2,7 +2,7 @@ import { Switch } from 'radix-ui';
 import { useId, type ReactNode } from 'react';
 
 export const CONTROL =
-  'w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm text-slate-900 focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-brand-600 disabled:bg-slate-100 disabled:opacity-70';
+  'w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm text-slate-900 focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-brand-600 disabled:bg-slate-100 disabled:opacity-70 aria-invalid:border-red-700';
 
 /** A labelled on/off switch (Radix: role switch, Space toggles). */
 export function SwitchField({ label, hint, checked, onCheckedChange }: { label: string; hint?: ReactNode; checked: boolean; onCheckedChange(checked: boolean): void }) {

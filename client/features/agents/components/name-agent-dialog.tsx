@@ -1,8 +1,8 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Button } from '../../../components/ui/button.tsx';
 import { Dialog } from '../../../components/ui/dialog.tsx';
 import { notify } from '../../../lib/notify.ts';
-import { CONTROL } from './form-controls.tsx';
+import { AgentNameField } from './agent-name-field.tsx';
 
 type Props = { open: boolean; onOpenChange(open: boolean): void; initialName: string; pending: boolean; onContinue(name: string): void };
 
@@ -16,7 +16,6 @@ export function NameAgentDialog({ open, onOpenChange, initialName, pending, onCo
 }
 
 function NameForm({ initialName, pending, onContinue, onCancel }: { initialName: string; pending: boolean; onContinue(name: string): void; onCancel(): void }) {
-  const id = useId();
   const [name, setName] = useState(initialName);
   const blank = name.trim() === '';
   const submit = (event: FormEvent) => {
@@ -29,26 +28,15 @@ function NameForm({ initialName, pending, onContinue, onCancel }: { initialName:
   };
   return (
     <form onSubmit={submit} className="mt-4" noValidate>
-      <label htmlFor={id} className="block text-sm font-medium text-slate-900">
-        Agent name
-      </label>
-      <input
-        id={id}
-        type="text"
+      <AgentNameField
         value={name}
-        maxLength={100}
-        autoComplete="off"
-        onChange={(event) => setName(event.target.value)}
+        onChange={setName}
         // A disabled Continue would swallow Enter: submit ourselves so a blank name is explained.
         onKeyDown={(event) => {
           if (event.key === 'Enter') submit(event);
         }}
-        aria-describedby={`${id}-hint`}
-        className={`${CONTROL} mt-1`}
+        hint="For example: Tech Stocks Scanner, BTC Volatility Watch, Crypto Market Monitor - BTC/ETH."
       />
-      <p id={`${id}-hint`} className="mt-1 text-sm text-slate-600">
-        For example: Tech Stocks Scanner, BTC Volatility Watch, Crypto Market Monitor - BTC/ETH.
-      </p>
       <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
         <Button variant="outline" onClick={onCancel}>
           Cancel

@@ -109,3 +109,24 @@ describe('ParameterField', () => {
     expect(screen.getByText('Unsupported parameter type')).toBeInTheDocument();
   });
 });
+
+describe('ParameterField rule and error', () => {
+  it("the hint states the rule; the server's message marks the field invalid and describes it", () => {
+    const token = CRYPTO.defaultConfig.parameters.token!;
+    const { rerender } = render(<ParameterField name="token" definition={token} value="btc" onChange={() => {}} />);
+    const input = screen.getByRole('textbox', { name: /Token/ });
+    expect(input).toHaveAccessibleDescription('The coin symbol to watch, e.g. BTC or ETH. Required, must be 2 to 10 capital letters (e.g. BTC).');
+    expect(input).not.toHaveAttribute('aria-invalid');
+
+    rerender(<ParameterField name="token" definition={token} value="btc" onChange={() => {}} error="must be 2 to 10 capital letters (e.g. BTC)" />);
+    expect(input).toHaveAttribute('aria-invalid', 'true');
+    expect(input).toHaveAccessibleDescription(/^must be 2 to 10 capital letters \(e\.g\. BTC\) The coin symbol/);
+  });
+
+  it('a slider carries its error too', () => {
+    render(<ParameterField name="rsiThreshold" definition={STOCK.defaultConfig.parameters.rsiThreshold!} value={70} onChange={() => {}} error="must be between 0 and 100" />);
+    const thumb = screen.getByRole('slider', { name: /RSI threshold/ });
+    expect(thumb).toHaveAttribute('aria-invalid', 'true');
+    expect(thumb).toHaveAccessibleDescription(/^must be between 0 and 100 .*Must be between 0 and 100, a whole number\.$/);
+  });
+});

@@ -1,20 +1,31 @@
 import { Slider, Switch } from 'radix-ui';
 import { X } from 'lucide-react';
 import { useId } from 'react';
-import type { TParameterDefinition, TParameterValue } from '../../../../contracts/agent-parameters.ts';
+import { parameterRule, type TParameterDefinition, type TParameterValue } from '../../../../contracts/agent-parameters.ts';
 import { CONTROL } from './form-controls.tsx';
 
 export const TOKEN_PLACEHOLDER = 'Enter token symbol (e.g. BTC, ETH)';
 
-type Props = { name: string; definition: TParameterDefinition; value: TParameterValue | undefined; onChange(value: TParameterValue): void };
+type Props = {
+  name: string;
+  definition: TParameterDefinition;
+  value: TParameterValue | undefined;
+  onChange(value: TParameterValue): void;
+  /** The server's message when it refused this value. */
+  error?: string;
+};
 
 const optionLabel = (definition: TParameterDefinition, option: string) => definition.validation?.optionLabels?.[option] ?? option;
 
-/** One wizard field per parameter type. Required ones carry an asterisk; nothing blocks (SPEC). */
-export function ParameterField({ name, definition, value, onChange }: Props) {
+/** One wizard field per parameter type. Required ones carry an asterisk; nothing blocks (SPEC):
+ * the hint states the rule, and the server's message shows under the field when it refuses. */
+export function ParameterField({ name, definition, value, onChange, error }: Props) {
   const id = useId();
   const hintId = `${id}-hint`;
-  const common = { id, 'aria-describedby': hintId, 'aria-required': definition.required || undefined };
+  const errorId = `${id}-error`;
+  const describedBy = error ? `${errorId} ${hintId}` : hintId;
+  const common = { id, 'aria-describedby': describedBy, 'aria-required': definition.required || undefined, 'aria-invalid': error ? true : undefined };
+  const rule = parameterRule(definition);
   const label = (
     <label htmlFor={id} className="block text-sm font-medium text-slate-900">
       {definition.label}
@@ -25,10 +36,19 @@ export function ParameterField({ name, definition, value, onChange }: Props) {
       )}
     </label>
   );
-  const hint = (
-    <p id={hintId} className="mt-1 text-sm text-slate-600">
-      {definition.description}
+  const hintText = rule ? `${definition.description} ${rule}` : definition.description;
+  const errorText = error && (
+    <p id={errorId} className="mt-1 text-sm font-medium text-red-700">
+      {error}
     </p>
+  );
+  const hint = (
+    <>
+      {errorText}
+      <p id={hintId} className="mt-1 text-sm text-slate-600">
+        {hintText}
+      </p>
+    </>
   );
   const v = definition.validation ?? {};
   // Closed options (FTX) stay visible but cannot be chosen, with the reason beside them.
@@ -93,8 +113,9 @@ export function ParameterField({ name, definition, value, onChange }: Props) {
           </Switch.Root>
           <div>
             {label}
+            {errorText}
             <p id={hintId} className="text-sm text-slate-600">
-              {definition.description}
+              {hintText}
             </p>
           </div>
         </div>
@@ -182,7 +203,8 @@ export function ParameterField({ name, definition, value, onChange }: Props) {
             <Slider.Thumb
               id={id}
               aria-labelledby={`${id}-label`}
-              aria-describedby={hintId}
+              aria-describedby={describedBy}
+              aria-invalid={error ? true : undefined}
               className="block size-5 rounded-full border-2 border-brand-600 bg-white shadow focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600"
             />
           </Slider.Root>

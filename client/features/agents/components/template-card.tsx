@@ -8,8 +8,8 @@ import { thresholdLabel, thresholdValueText } from '../../../../contracts/alert-
 import { formatValue, frequencyLabel } from '../lib/agent-format.ts';
 import { Row } from './form-controls.tsx';
 
-const COMPLEXITY: Record<TAgentTemplate['complexity'], BadgeVariant> = { Basic: 'success', Medium: 'warning', Advanced: 'brand' };
-const TYPE_LABEL: Record<TAgentTemplate['type'], string> = { stock: 'Stock', crypto: 'Crypto', other: 'Other' };
+export const COMPLEXITY: Record<TAgentTemplate['complexity'], BadgeVariant> = { Basic: 'success', Medium: 'warning', Advanced: 'brand' };
+export const TYPE_LABEL: Record<TAgentTemplate['type'], string> = { stock: 'Stock', crypto: 'Crypto', other: 'Other' };
 
 /** A template in the grid: what it is, with 'Use template' and a Details dialog. */
 export function TemplateCard({ template, onUse }: { template: TAgentTemplate; onUse(template: TAgentTemplate): void }) {

@@ -1,0 +1,96 @@
+import type { TParameterValue } from '../../../../contracts/agent-parameters.ts';
+import type { TAgentTemplate, TNotifications } from '../../../../contracts/agents.ts';
+import { errorsUnder, fieldLabel, type TFieldErrors } from '../lib/field-errors.ts';
+import { SwitchField } from './form-controls.tsx';
+import { ParameterField } from './parameter-field.tsx';
+import { ScheduleFields, type TScheduleDraft } from './schedule-fields.tsx';
+import { ThresholdsEditor } from './thresholds-editor.tsx';
+
+// The configuration's field groups, one component each, used by the wizard and by the details
+// dialog's edits alike: the same controls, hints and constraints wherever a setting is changed.
+
+/** The toast's words for a refused save whose problems are shown on their fields. */
+export const FIX_MARKED_FIELDS = 'Some settings need a change: see the marked fields.';
+
+/** The element an error summary is focused by, when its fields cannot carry aria-invalid. */
+export const FIELD_ERRORS_ATTRIBUTE = 'data-field-errors';
+/** What to focus after a refused save: the first field marked invalid, else an error list. */
+export const FIRST_INVALID = `[aria-invalid="true"], [${FIELD_ERRORS_ATTRIBUTE}]`;
+
+/** The server's messages for fields this group shows as one list (schedule, thresholds). */
+export function FieldErrorList({ errors, label }: { errors: Array<[path: string, message: string]>; label: string }) {
+  if (errors.length === 0) return null;
+  return (
+    <ul aria-label={label} tabIndex={-1} {...{ [FIELD_ERRORS_ATTRIBUTE]: '' }} className="mt-3 space-y-1 text-sm font-medium text-red-700 focus:outline-none">
+      {errors.map(([path, message]) => (
+        <li key={path}>
+          {fieldLabel(path)}: {message}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function ScheduleEditor({
+  value,
+  onChange,
+  errors,
+  allowUnset,
+}: {
+  value: TScheduleDraft;
+  onChange(next: TScheduleDraft): void;
+  errors: TFieldErrors;
+  allowUnset?: boolean;
+}) {
+  return (
+    <div>
+      <ScheduleFields value={value} onChange={onChange} allowUnset={allowUnset} />
+      <p className="mt-3 text-sm text-slate-600">Choose at least one day. The start of the active hours must be before their end.</p>
+      <FieldErrorList label="Schedule problems" errors={errorsUnder(errors, 'schedule')} />
+    </div>
+  );
+}
+
+export function ParametersFields({
+  template,
+  value,
+  onChange,
+  errors,
+}: {
+  template: TAgentTemplate;
+  value: Readonly<Record<string, TParameterValue>>;
+  onChange(next: Record<string, TParameterValue>): void;
+  errors: TFieldErrors;
+}) {
+  const definitions = Object.entries(template.defaultConfig.parameters);
+  // A key the template does not define (stored before it changed) is named by the server.
+  const unknown = errorsUnder(errors, 'parameters').filter(([path]) => !(path.slice('parameters.'.length) in template.defaultConfig.parameters));
+  return (
+    <div className="space-y-5">
+      {definitions.map(([key, definition]) => (
+        <ParameterField
+          key={key}
+          name={key}
+          definition={definition}
+          value={value[key]}
+          error={errors[`parameters.${key}`]}
+          onChange={(next) => onChange({ ...value, [key]: next })}
+        />
+      ))}
+      <FieldErrorList label="Parameter problems" errors={unknown} />
+    </div>
+  );
+}
+
+export function NotificationsFields({ value, onChange, errors }: { value: TNotifications; onChange(next: TNotifications): void; errors: TFieldErrors }) {
+  return (
+    <div className="space-y-5">
+      <SwitchField label="Email notifications" hint="Send alerts to your email address." checked={value.email} onCheckedChange={(email) => onChange({ ...value, email })} />
+      <SwitchField label="In-app notifications" hint="Show alerts in the app." checked={value.inApp} onCheckedChange={(inApp) => onChange({ ...value, inApp })} />
+      <div>
+        <ThresholdsEditor value={value.thresholds} onChange={(thresholds) => onChange({ ...value, thresholds })} />
+        <FieldErrorList label="Notification problems" errors={errorsUnder(errors, 'notifications')} />
+      </div>
+    </div>
+  );
+}

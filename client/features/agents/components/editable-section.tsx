@@ -1,0 +1,116 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Pencil } from 'lucide-react';
+import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
+import type { TAgent } from '../../../../contracts/agents.ts';
+import { Button } from '../../../components/ui/button.tsx';
+import { errorMessage } from '../../../lib/api-client.ts';
+import { notify } from '../../../lib/notify.ts';
+import { agentQueryKey, editAgent, invalidateAgents, type TAgentEdit } from '../api/agents-api.ts';
+import { clearChanged, fieldErrors, NO_FIELD_ERRORS, type TFieldErrors } from '../lib/field-errors.ts';
+import { FIRST_INVALID, FIX_MARKED_FIELDS, FieldErrorList } from './config-fields.tsx';
+
+export const SECTION = 'rounded-lg border border-slate-200 p-4';
+
+/** Where a section says whether it holds unsaved changes (by its title), so the dialog around
+ * it can ask before closing. Without a provider nobody asks. */
+export const UnsavedEdits = createContext<(section: string, unsaved: boolean) => void>(() => {});
+
+type Props<D> = {
+  title: string;
+  agent: TAgent;
+  /** The draft an edit starts from: the agent's current settings. */
+  start(agent: TAgent): D;
+  /** What a Save sends: the name and/or the whole configuration (the server checks it all). */
+  toEdit(draft: D, agent: TAgent): TAgentEdit;
+  /** The part of the answer's paths this section edits ('schedule', 'name'). */
+  paths: string;
+  canSave?(draft: D): boolean;
+  view: ReactNode;
+  editor(draft: D, onChange: (next: D) => void, errors: TFieldErrors): ReactNode;
+};
+
+/**
+ * One part of an agent's settings in the details dialog: read-only until Edit, then the wizard's
+ * own fields with Save and Cancel. A refusal is shown on the fields it names, focus moves to the
+ * first, and a field the user changes drops its message. Saving keeps the run history; the
+ * server moves the next run to the new schedule's first slot.
+ */
+export function EditableSection<D>({ title, agent, start, toEdit, paths, canSave, view, editor }: Props<D>) {
+  const queryClient = useQueryClient();
+  const [draft, setDraft] = useState<D | null>(null);
+  const [errors, setErrors] = useState<TFieldErrors>(NO_FIELD_ERRORS);
+  const [focusRequest, setFocusRequest] = useState(0);
+  const body = useRef<HTMLElement>(null);
+  const close = () => {
+    setDraft(null);
+    setErrors(NO_FIELD_ERRORS);
+  };
+  const save = useMutation({
+    mutationFn: (edit: TAgentEdit) => editAgent(agent.id, edit),
+    onSuccess: (updated) => {
+      queryClient.setQueryData(agentQueryKey(agent.id), updated);
+      notify.success('Agent updated successfully', 'The changes have been saved.');
+      close();
+      void invalidateAgents(queryClient);
+    },
+    onError: (err) => {
+      const refused = fieldErrors(err);
+      if (refused) {
+        setErrors(refused);
+        setFocusRequest((n) => n + 1);
+      }
+      notify.error('Failed to update agent', refused ? FIX_MARKED_FIELDS : errorMessage(err, 'There was a problem updating the agent. Please try again.', { serverWords: false }));
+    },
+  });
+  useEffect(() => {
+    if (focusRequest > 0) body.current?.querySelector<HTMLElement>(FIRST_INVALID)?.focus();
+  }, [focusRequest]);
+  const report = useContext(UnsavedEdits);
+  const unsaved = draft !== null && JSON.stringify(draft) !== JSON.stringify(start(agent));
+  useEffect(() => {
+    report(title, unsaved);
+    return () => report(title, false);
+  }, [report, title, unsaved]);
+
+  const change = (next: D) => {
+    // A whole-value draft (the name) drops its one message; a group drops its changed fields'.
+    setErrors((e) =>
+      isGroup(draft) && isGroup(next) ? clearChanged(e, paths, draft, next) : Object.fromEntries(Object.entries(e).filter(([path]) => path !== paths)),
+    );
+    setDraft(next);
+  };
+  // A stored setting another section shows may be what the server refused: say so here too.
+  const elsewhere = Object.entries(errors).filter(([path]) => path !== paths && !path.startsWith(`${paths}.`));
+  const lower = title.toLowerCase();
+
+  return (
+    <section ref={body} className={SECTION} aria-label={title}>
+      <div className="flex items-center justify-between">
+        <h3 className="text-sm font-semibold text-slate-900">{title}</h3>
+        {draft === null && (
+          <Button variant="ghost" size="sm" aria-label={`Edit ${lower}`} onClick={() => setDraft(start(agent))}>
+            <Pencil aria-hidden="true" /> Edit
+          </Button>
+        )}
+      </div>
+      {draft === null ? (
+        view
+      ) : (
+        <div className="mt-3">
+          {editor(draft, change, errors)}
+          <FieldErrorList label="Other problems" errors={elsewhere} />
+          <div className="mt-4 flex justify-end gap-2">
+            <Button variant="outline" onClick={close}>
+              Cancel
+            </Button>
+            <Button disabled={save.isPending || (canSave ? !canSave(draft) : false)} onClick={() => save.mutate(toEdit(draft, agent))}>
+              {save.isPending ? 'Saving...' : 'Save'}
+            </Button>
+          </div>
+        </div>
+      )}
+    </section>
+  );
+}
+
+const isGroup = (value: unknown): value is object => typeof value === 'object' && value !== null;

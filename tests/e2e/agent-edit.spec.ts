@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import type { APIRequestContext, Locator, Page } from '@playwright/test';
+import { defaultAgentConfig, findTemplate, type TAgent } from '../../contracts/agents.ts';
+import { expect, test, toasts } from './fixtures.ts';
+import { expectNoSeriousViolations } from './support/axe.ts';
+
+// Issue 15 items 4-6: creating starts with the template, the wizard shows the server's refusal
+// on its fields and asks before discarding, and everything is editable in the details dialog.
+
+const DIALOG = '[role="dialog"]';
+const agentCard = (page: Page, name: string): Locator => page.getByRole('tabpanel').getByRole('listitem', { name });
+
+async function createStockAgent(request: APIRequestContext, baseURL: string, name: string): Promise<TAgent> {
+  const config = defaultAgentConfig(findTemplate('stock-market-scanner')!);
+  config.notifications.email = false;
+  const res = await request.post('/api/agents', { headers: { origin: new URL(baseURL).origin }, data: { templateId: 'stock-market-scanner', name, config } });
+  expect(res.status()).toBe(201);
+  return (await res.json()) as TAgent;
+}
+
+test.describe('creating and editing agents', () => {
+  test('each template is created through the picker, from Create Agent and from Create Your First Agent', async ({ page, login, admin, guest, openPage, baseURL }, testInfo) => {
+    const id = randomUUID().slice(0, 6);
+    // A new admin has no running agents, so the console offers 'Create Your First Agent'.
+    await login(page, admin);
+    const fresh = await openPage();
+    const user = await login(fresh, guest);
+    const promoted = await page.request.patch(`/api/users/${user.id}`, { headers: { origin: new URL(baseURL!).origin }, data: { role: 'admin' } });
+    expect(promoted.status()).toBe(200);
+
+    for (const [who, button, template, defaultName] of [
+      [fresh, 'Create Your First Agent', 'Crypto Market Monitor', 'Crypto Market Monitor - BTC/ETH'],
+      [page, 'Create Agent', 'Stock Market Scanner', 'Stock Market Scanner - S&P 500'],
+    ] as const) {
+      await who.goto('/agents-console');
+      await expect(who.getByRole('heading', { name: 'AI Agents Console' })).toBeVisible();
+      await who.getByRole('button', { name: button, exact: true }).click();
+      const picker = who.getByRole('dialog', { name: 'Choose a Template' });
+      await expect(picker.getByRole('button', { name: 'Stock Market Scanner' })).toBeVisible();
+      await expect(picker.getByRole('button', { name: 'Crypto Market Monitor' })).toHaveAccessibleDescription(/Crypto\s*Medium\s*Watches a coin/);
+      await expectNoSeriousViolations(who, testInfo, `template picker from ${button}`, DIALOG);
+      await picker.getByRole('button', { name: template }).click();
+
+      const nameDialog = who.getByRole('dialog', { name: 'Name Your New Agent' });
+      await expect(nameDialog.getByRole('textbox')).toHaveValue(defaultName);
+      const name = `${template} ${id}`;
+      await nameDialog.getByRole('textbox').fill(name);
+      await nameDialog.getByRole('button', { name: 'Continue' }).click();
+      const wizard = who.getByRole('dialog', { name: 'Configure Your Agent' });
+      await expect(wizard).toContainText(`based on ${template}`);
+      await wizard.getByRole('tab', { name: 'Review' }).click();
+      await wizard.getByRole('button', { name: 'Create Agent' }).click();
+      await expect(toasts(who).getByText('Agent created successfully').last()).toBeVisible();
+      await expect(agentCard(who, name)).toContainText(`Based on ${template}`);
+    }
+  });
+
+  test("the wizard shows the server's refusal on its field, on that field's tab, and asks before discarding", async ({ page, login, admin }, testInfo) => {
+    await login(page, admin);
+    await page.goto('/agents-console');
+    await page.getByRole('button', { name: 'Create Agent', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Choose a Template' }).getByRole('button', { name: 'Crypto Market Monitor' }).click();
+    await page.getByRole('dialog', { name: 'Name Your New Agent' }).getByRole('button', { name: 'Continue' }).click();
+    const wizard = page.getByRole('dialog', { name: 'Configure Your Agent' });
+
+    // The hint states the rule; nothing blocks before Create (SPEC), the server judges.
+    await wizard.getByRole('tab', { name: 'Parameters' }).click();
+    const token = wizard.getByRole('textbox', { name: /^Token/ });
+    await expect(token).toHaveAccessibleDescription(/must be 2 to 10 capital letters \(e\.g\. BTC\)/);
+    await token.fill('b');
+    await expect(token).toHaveValue('B');
+    await wizard.getByRole('tab', { name: 'Review' }).click();
+    await wizard.getByRole('button', { name: 'Create Agent' }).click();
+
+    await expect(toasts(page).getByText('Some settings need a change: see the marked fields.').last()).toBeVisible();
+    await expect(wizard.getByRole('tab', { name: /^Parameters/ })).toHaveAttribute('aria-selected', 'true');
+    await expect(token).toHaveAttribute('aria-invalid', 'true');
+    await expect(token).toHaveAccessibleDescription(/^must be 2 to 10 capital letters \(e\.g\. BTC\)/);
+    await expect(wizard.getByText('must be 2 to 10 capital letters (e.g. BTC)', { exact: true })).toBeVisible();
+    await expect(token).toBeFocused();
+    await expectNoSeriousViolations(page, testInfo, 'wizard with a refused field', DIALOG);
+
+    // Escape with changes asks; Keep editing returns to the wizard as it was.
+    await page.keyboard.press('Escape');
+    const confirm = page.getByRole('dialog', { name: 'Discard your changes?' });
+    await expect(confirm).toBeVisible();
+    await expectNoSeriousViolations(page, testInfo, 'discard confirmation', DIALOG);
+    await confirm.getByRole('button', { name: 'Keep editing' }).click();
+    await expect(confirm).toBeHidden();
+    await expect(token).toHaveValue('B');
+    // So does a click outside the wizard.
+    await page.mouse.click(5, 5);
+    await expect(confirm).toBeVisible();
+    await confirm.getByRole('button', { name: 'Keep editing' }).click();
+    await expect(wizard).toBeVisible();
+    // Cancel on the first tab asks too; Discard changes closes the wizard.
+    await wizard.getByRole('tab', { name: 'Schedule' }).click();
+    await wizard.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.getByRole('button', { name: 'Discard changes' }).click();
+    await expect(wizard).toBeHidden();
+  });
+
+  test("a stock agent's symbols and RSI threshold are edited in its details, a refusal shows on its field, and the next run uses them", async ({ page, login, admin, baseURL }, testInfo) => {
+    test.setTimeout(60_000);
+    const name = `Editable stocks ${randomUUID().slice(0, 6)}`;
+    await login(page, admin);
+    const agent = await createStockAgent(page.request, baseURL!, name);
+    expect((await page.request.patch(`/api/agents/${agent.id}`, { headers: { origin: new URL(baseURL!).origin }, data: { status: 'running' } })).status()).toBe(200);
+
+    await page.goto('/agents-console');
+    await agentCard(page, name).getByRole('button', { name: 'View Details' }).click();
+    const details = page.getByRole('dialog', { name });
+
+    // The schedule: a new frequency moves the next run.
+    const schedule = details.getByRole('region', { name: 'Schedule' });
+    const nextRun = schedule.getByText('Next run').locator('xpath=following-sibling::dd');
+    await expect(nextRun).toHaveText(/^[A-Z][a-z]{2} \d{1,2}, \d{4} \d{2}:\d{2} \S+$/);
+    const before = await nextRun.textContent();
+    await schedule.getByRole('button', { name: 'Edit schedule' }).click();
+    await schedule.getByLabel('Frequency').selectOption({ label: 'Weekly' });
+    await schedule.getByRole('button', { name: 'Save' }).click();
+    await expect(toasts(page).getByText('Agent updated successfully').last()).toBeVisible();
+    await expect(schedule.getByText('Weekly')).toBeVisible();
+    await expect(nextRun).not.toHaveText(before!);
+
+    // Parameters: a blank required field is refused by the server and marked.
+    const parameters = details.getByRole('region', { name: 'Parameters' });
+    await parameters.getByRole('button', { name: 'Edit parameters' }).click();
+    const symbols = parameters.getByRole('textbox', { name: /^Symbols/ });
+    await symbols.fill('');
+    await parameters.getByRole('button', { name: 'Save' }).click();
+    await expect(symbols).toHaveAttribute('aria-invalid', 'true');
+    await expect(symbols).toHaveAccessibleDescription(/^is required/);
+    await expectNoSeriousViolations(page, testInfo, 'details parameters with a refused field', DIALOG);
+
+    await symbols.fill('NVDA, TSLA');
+    await expect(symbols).not.toHaveAttribute('aria-invalid');
+    const rsi = parameters.getByRole('slider', { name: /RSI threshold/ });
+    await rsi.focus();
+    for (let i = 0; i < 10; i++) await page.keyboard.press('ArrowLeft');
+    await expect(rsi).toHaveAttribute('aria-valuenow', '60');
+    await expectNoSeriousViolations(page, testInfo, 'details parameters editing', DIALOG);
+    await parameters.getByRole('button', { name: 'Save' }).click();
+    await expect(toasts(page).getByText('Agent updated successfully').last()).toBeVisible();
+    await expect(parameters.getByText('NVDA, TSLA')).toBeVisible();
+
+    // The notifications, in the Settings tab.
+    await details.getByRole('tab', { name: 'Settings' }).click();
+    const notifications = details.getByRole('region', { name: 'Notifications' });
+    await notifications.getByRole('button', { name: 'Edit notifications' }).click();
+    await notifications.getByRole('switch', { name: 'In-app notifications' }).click();
+    await expectNoSeriousViolations(page, testInfo, 'details notifications editing', DIALOG);
+    await notifications.getByRole('button', { name: 'Save' }).click();
+    await expect(toasts(page).getByText('Agent updated successfully').last()).toBeVisible();
+    await expect(notifications.getByText('In-app notifications').locator('xpath=following-sibling::dd')).toHaveText('Off');
+
+    // The next run reads the new symbols and threshold.
+    await details.getByRole('tab', { name: 'Overview' }).click();
+    await details.getByRole('button', { name: 'Run now' }).click();
+    await details.getByRole('tab', { name: 'Run History' }).click();
+    const run = details.locator('ol > li').filter({ hasText: 'Run now' }).first();
+    await expect(run.getByText('Success', { exact: true })).toBeVisible({ timeout: 30_000 });
+    await expect(run.getByRole('region', { name: /^NVDA · / })).toBeVisible();
+    await expect(run.getByRole('region', { name: /^TSLA · / })).toBeVisible();
+    await expect(run.getByRole('region', { name: /^AAPL · / })).toHaveCount(0);
+    const rsiRule = run.getByRole('region', { name: /^NVDA · / }).getByRole('listitem').filter({ hasText: 'RSI extreme' });
+    await expect(rsiRule).toContainText(/within 40-60|> 60 \(overbought\)|< 40 \(oversold\)/);
+  });
+});
