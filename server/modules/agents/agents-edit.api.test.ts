@@ -130,7 +130,7 @@ describe('editing an agent', () => {
   });
 
   it.each<[string, (config: TAgentConfig) => void, { path: string; message: string }]>([
-    ['frequency', (c) => Object.assign(c.schedule, { frequency: 'fortnightly' }), { path: 'config.schedule.frequency', message: 'frequency must be one of realtime, 1min, 5min, 15min, 30min, hourly, daily, weekly' }],
+    ['frequency', (c) => Object.assign(c.schedule, { frequency: 'fortnightly' }), { path: 'config.schedule.frequency', message: 'frequency must be one of realtime, 5min, 15min, 30min, hourly, daily, weekly' }],
     ['no active day', (c) => Object.assign(c.schedule, { daysActive: [] }), { path: 'config.schedule.daysActive', message: 'choose at least one day' }],
     ['a time that is not HH:mm', (c) => Object.assign(c.schedule, { activeHours: { start: '9:30', end: '16:00' } }), { path: 'config.schedule.activeHours.start', message: 'must be a time HH:mm' }],
     ['inverted hours', (c) => Object.assign(c.schedule, { activeHours: { start: '16:00', end: '09:30' } }), { path: 'schedule.activeHours', message: 'start must be before end' }],
