@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNotNull, isNull } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { agentRuns, agents } from '../../db/schema.ts';
 
@@ -70,4 +70,34 @@ export async function queueRunNow(tx: Db, agentId: string): Promise<AgentRunRow 
   if (inProgress) return 'busy';
   const [row] = await tx.insert(agentRuns).values({ agentId, status: 'queued' }).returning();
   return row;
+}
+
+export type HealthRow = { agentId: string; latestStatus: 'success' | 'failure' | null; latestError: string | null; lastSuccessAt: Date | null };
+
+/**
+ * What the agents' health is derived from (docs/decisions/0028): each one's latest finished run
+ * and its latest successful run, two index walks per agent on (agent_id, id desc).
+ */
+export async function agentHealth(db: Db, agentIds: readonly string[]): Promise<Map<string, HealthRow>> {
+  if (agentIds.length === 0) return new Map();
+  const latest = db
+    .select({ status: agentRuns.status, error: agentRuns.error })
+    .from(agentRuns)
+    .where(and(eq(agentRuns.agentId, agents.id), inArray(agentRuns.status, ['success', 'failure'])))
+    .orderBy(desc(agentRuns.id))
+    .limit(1);
+  const rows = await db
+    .select({
+      agentId: agents.id,
+      latest: sql<{ status: 'success' | 'failure'; error: string | null } | null>`(select row_to_json(l) from (${latest}) l)`,
+      lastSuccessAt: sql<string | Date | null>`(select ${agentRuns.endTime} from ${agentRuns} where ${agentRuns.agentId} = ${agents.id} and ${agentRuns.status} = 'success' order by ${agentRuns.id} desc limit 1)`,
+    })
+    .from(agents)
+    .where(inArray(agents.id, [...agentIds]));
+  return new Map(
+    rows.map((r) => [
+      r.agentId,
+      { agentId: r.agentId, latestStatus: r.latest?.status ?? null, latestError: r.latest?.error ?? null, lastSuccessAt: r.lastSuccessAt === null ? null : new Date(r.lastSuccessAt) },
+    ]),
+  );
 }
