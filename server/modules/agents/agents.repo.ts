@@ -80,20 +80,15 @@ export type HealthRow = { agentId: string; latestStatus: 'success' | 'failure' |
  */
 export async function agentHealth(db: Db, agentIds: readonly string[]): Promise<Map<string, HealthRow>> {
   if (agentIds.length === 0) return new Map();
-  const latest = db
-    .select({ status: agentRuns.status, error: agentRuns.error })
-    .from(agentRuns)
-    .where(and(eq(agentRuns.agentId, agents.id), inArray(agentRuns.status, ['success', 'failure'])))
-    .orderBy(desc(agentRuns.id))
-    .limit(1);
-  const rows = await db
-    .select({
-      agentId: agents.id,
-      latest: sql<{ status: 'success' | 'failure'; error: string | null } | null>`(select row_to_json(l) from (${latest}) l)`,
-      lastSuccessAt: sql<string | Date | null>`(select ${agentRuns.endTime} from ${agentRuns} where ${agentRuns.agentId} = ${agents.id} and ${agentRuns.status} = 'success' order by ${agentRuns.id} desc limit 1)`,
-    })
-    .from(agents)
-    .where(inArray(agents.id, [...agentIds]));
+  // Aliased throughout: in a select's sql`` drizzle writes bare column names ("id" would be the run's).
+  const result = await db.execute(sql`
+    select a.id as "agentId",
+      (select row_to_json(l) from (
+        select r.status, r.error from ${agentRuns} r where r.agent_id = a.id and r.status in ('success', 'failure') order by r.id desc limit 1) l) as latest,
+      (select r.end_time from ${agentRuns} r where r.agent_id = a.id and r.status = 'success' order by r.id desc limit 1) as "lastSuccessAt"
+    from ${agents} a where a.id in (${sql.join(agentIds.map((id) => sql`${id}::uuid`), sql`, `)})`);
+  // node-postgres and PGlite both answer a raw query with `rows`.
+  const rows = (result as unknown as { rows: Array<{ agentId: string; latest: { status: 'success' | 'failure'; error: string | null } | null; lastSuccessAt: string | Date | null }> }).rows;
   return new Map(
     rows.map((r) => [
       r.agentId,
