@@ -7,10 +7,11 @@ import { Button } from '../../../components/ui/button.tsx';
 import { Dialog } from '../../../components/ui/dialog.tsx';
 import { ApiError, errorMessage } from '../../../lib/api-client.ts';
 import { notify } from '../../../lib/notify.ts';
-import { DATE, DATE_TIME, formatDate, formatValue, frequencyLabel, performanceClass, thresholdLabel } from '../lib/agent-format.ts';
+import { DATE, DATE_TIME, formatDate, formatValue, frequencyLabel, thresholdLabel } from '../lib/agent-format.ts';
 import { agentQueryKey, browserTimeZone, deleteAgent, invalidateAgents, runAgent, updateConfig, useAgent, useAgentRuns } from '../api/agents-api.ts';
 import { CONTROL, Row } from './form-controls.tsx';
 import { TOKEN_PLACEHOLDER } from './parameter-field.tsx';
+import { FailingNotice, PerformanceValue } from './agent-health.tsx';
 import { RunChartPanel } from './run-chart.tsx';
 import { RunHistory } from './run-history.tsx';
 import { ScheduleFields, toDraft, type TScheduleDraft } from './schedule-fields.tsx';
@@ -25,10 +26,18 @@ export const DETAILS_TABS = [
   { value: 'chart', label: 'Chart' },
 ] as const;
 
-type Props = { agent: TAgent | null; template: TAgentTemplate | undefined; open: boolean; onOpenChange(open: boolean): void };
+type Props = {
+  agent: TAgent | null;
+  template: TAgentTemplate | undefined;
+  open: boolean;
+  onOpenChange(open: boolean): void;
+  /** Opened from a notification: Run History, with this run in view. */
+  focusRunId?: number | null;
+};
 
-/** An agent's details. Its body mounts on each opening, so it starts on Overview with no edit open. */
-export function AgentDetailsDialog({ agent, template, open, onOpenChange }: Props) {
+/** An agent's details. Its body mounts on each opening, so it starts on Overview with no edit
+ * open, or on Run History at the run a notification is about. */
+export function AgentDetailsDialog({ agent, template, open, onOpenChange, focusRunId = null }: Props) {
   return (
     <Dialog
       open={open && agent !== null}
@@ -37,13 +46,13 @@ export function AgentDetailsDialog({ agent, template, open, onOpenChange }: Prop
       title={agent?.name ?? 'Agent details'}
       description={template ? `Based on ${template.name}` : 'Agent details'}
     >
-      {agent && <DetailsBody key={agent.id} initial={agent} template={template} onClose={() => onOpenChange(false)} />}
+      {agent && <DetailsBody key={`${agent.id}:${focusRunId}`} initial={agent} template={template} focusRunId={focusRunId} onClose={() => onOpenChange(false)} />}
     </Dialog>
   );
 }
 
-function DetailsBody({ initial, template, onClose }: { initial: TAgent; template: TAgentTemplate | undefined; onClose(): void }) {
-  const [tab, setTab] = useState<string>('overview');
+function DetailsBody({ initial, template, focusRunId, onClose }: { initial: TAgent; template: TAgentTemplate | undefined; focusRunId: number | null; onClose(): void }) {
+  const [tab, setTab] = useState<string>(focusRunId === null ? 'overview' : 'runs');
   const details = useAgent(initial.id);
   const runs = useAgentRuns(initial.id);
   const agent = details.data ?? initial;
@@ -63,7 +72,7 @@ function DetailsBody({ initial, template, onClose }: { initial: TAgent; template
         <Overview agent={agent} template={template} onDeleted={onClose} />
       </TabPanel>
       <TabPanel value="runs">
-        <RunHistory runs={runs.data} loading={runsLoading} />
+        <RunHistory runs={runs.data} loading={runsLoading} focusRunId={focusRunId} />
       </TabPanel>
       <TabPanel value="settings">
         <Settings agent={agent} />
@@ -119,12 +128,13 @@ function Overview({ agent, template, onDeleted }: { agent: TAgent; template: TAg
 
   return (
     <div className="space-y-4">
+      <FailingNotice agent={agent} />
       <dl className={`${SECTION} grid gap-x-6 sm:grid-cols-2`}>
         <Row term="Status">{agent.status === 'running' ? 'Active' : 'Paused'}</Row>
         <Row term="Last Run">{formatDate(agent.lastRun, DATE_TIME)}</Row>
         <Row term="Created">{formatDate(agent.createdAt, DATE, 'Unknown')}</Row>
         <Row term="Performance">
-          {agent.performance ? <span className={performanceClass(agent.performance)}>{agent.performance}</span> : 'Not available'}
+          <PerformanceValue agent={agent} />
         </Row>
       </dl>
       <ScheduleSection agent={agent} />
