@@ -1,3 +1,4 @@
+import '../../../lib/zod-csp.ts';
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { ZNotification, ZNotificationList, type TNotificationList } from '../../../../contracts/notifications.ts';
 import { apiRequest, errorMessage } from '../../../lib/api-client.ts';
