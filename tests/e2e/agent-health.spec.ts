@@ -1,27 +1,18 @@
-import AxeBuilder from '@axe-core/playwright';
-import type { APIRequestContext, Page, TestInfo } from '@playwright/test';
+import type { APIRequestContext, Page } from '@playwright/test';
 import { defaultAgentConfig, findTemplate, type TAgentRun } from '../../contracts/agents.ts';
 import { MARKET_FAILURES } from '../../contracts/market.ts';
 import type { TNotificationList } from '../../contracts/notifications.ts';
 import { startFakeExchanges } from '../fakes/exchanges.ts';
-import { expect, test, waitForAnimations } from './fixtures.ts';
+import { expect, test } from './fixtures.ts';
+import { expectNoSeriousViolations } from './support/axe.ts';
 import { startAppServer } from './support/app-server.ts';
+import type { BrowserWindow } from './support/browser-types.ts';
 import { ADMIN_EMAIL, ADMIN_NAME } from './support/constants.ts';
 
 // Issue 15 items 3 and 8: an agent whose exchange answers errors turns red on its card and its
 // owner hears once; a notification opens its agent's Run History at its run.
 
 const KRAKEN_DOWN = `BTC/USD (kraken): ${MARKET_FAILURES.unavailable}`;
-
-async function expectNoSeriousViolations(page: Page, testInfo: TestInfo, scope: string, label: string): Promise<void> {
-  await waitForAnimations(page);
-  const results = await new AxeBuilder({ page }).include(scope).analyze();
-  const blocking = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  await testInfo.attach(`axe-${label}.json`, { body: JSON.stringify(results.violations, null, 2), contentType: 'application/json' });
-  const report = blocking.map((v) => `[${v.impact}] ${v.id}: ${v.help}\n    ${v.nodes.map((n) => n.target.join(' ')).join('\n    ')}`).join('\n');
-  expect(results.passes.length, `axe checked something on ${label}`).toBeGreaterThan(0);
-  expect(blocking, `serious/critical axe violations on ${label}:\n${report}`).toEqual([]);
-}
 
 /** The app on live market data from the exchanges fake, an admin signed in, and a Kraken agent. */
 async function setUp(page: Page, name: string) {
@@ -103,7 +94,7 @@ test.describe('agent health', () => {
       const run = details.locator('ol > li[aria-current="true"]');
       await expect(run).toContainText(`Run #${third.id}`);
       // Red: its background's a* (green to red) is well on the red side; slate's is about 0.
-      const background = await run.getByText('Failure', { exact: true }).evaluate((el) => getComputedStyle(el).backgroundColor);
+      const background = await run.getByText('Failure', { exact: true }).evaluate((el) => (globalThis as unknown as BrowserWindow).getComputedStyle(el).backgroundColor);
       expect(Number(/^lab\([\d.]+ (-?[\d.]+) /.exec(background)?.[1]), background).toBeGreaterThan(5);
       await expect(run).toBeInViewport();
       await expectNoSeriousViolations(page, testInfo, '[role="dialog"]', 'failing-run-history');

@@ -91,6 +91,16 @@ function withCandleCount(rule: TRuleOutcome, count: number): TRuleOutcome {
   return { ...rule, detail: `${rule.detail}; ${count} candle${count === 1 ? '' : 's'} arrived` };
 }
 
+/** Who hears about the agent's run, and on which channels (its alert settings). */
+const notifyTarget = (agent: RunAgent, runId: number): NotifyTarget => ({
+  userId: agent.ownerId,
+  agentId: agent.id,
+  agentName: agent.name,
+  runId,
+  emailEnabled: agent.config.notifications.email,
+  inAppEnabled: agent.config.notifications.inApp,
+});
+
 /** A tick is the minute a run belongs to: runs of one minute share their candles. */
 export const tickOf = (at: Date) => String(Math.floor(at.getTime() / 60_000));
 
@@ -265,16 +275,7 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
     try {
       const failedRuns = error === null ? 0 : await failedRunsInARow(db, agent.id, FAILING_AFTER_RUNS);
       if (error !== null && failedRuns < FAILING_AFTER_RUNS) return;
-      const { email, inApp } = agent.config.notifications;
-      await alerts.applyHealth({
-        userId: agent.ownerId,
-        agentId: agent.id,
-        agentName: agent.name,
-        runId,
-        emailEnabled: email,
-        inAppEnabled: inApp,
-        failing: error === null ? null : { reason: failureReason(error), failedRuns },
-      });
+      await alerts.applyHealth({ ...notifyTarget(agent, runId), failing: error === null ? null : { reason: failureReason(error), failedRuns } });
     } catch (err) {
       // The run is recorded; a notification that could not be stored is logged, never a failed run.
       logger.error({ err, runId, agentId: agent.id }, 'could not record the agent health');
@@ -289,15 +290,9 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
   async function raiseAlerts(agent: RunAgent, runId: number, all: Array<ThresholdCondition & { market: string }>, active: ReadonlySet<string>): Promise<void> {
     const conditions = all.filter((c) => c.firing || active.has(`${c.market}|${c.thresholdType}`));
     if (conditions.length === 0) return;
-    const { email, inApp } = agent.config.notifications;
     try {
       await alerts.applyAlerts({
-        userId: agent.ownerId,
-        agentId: agent.id,
-        agentName: agent.name,
-        runId,
-        emailEnabled: email,
-        inAppEnabled: inApp,
+        ...notifyTarget(agent, runId),
         conditions: conditions.map((c) => ({ market: c.market, thresholdType: c.thresholdType, firing: c.firing, value: c.value, limit: c.limit, message: c.message })),
       });
     } catch (err) {
