@@ -128,6 +128,21 @@ describe('agent health', () => {
     expect((await notificationsOf(agent.id)).filter((n) => n.kind === 'failing')).toHaveLength(2);
   }, 120_000);
 
+  it("never shows an older run's performance as current: a success with nothing to compare clears it", async () => {
+    const agent = await create(configOf(['Kraken']), 'Switching watcher');
+    await runOnce(agent.id);
+    await runOnce(agent.id);
+    expect((await agentOf(agent.id)).performance).not.toBeNull();
+    // Now watching another exchange: its first run has no earlier price to compare with.
+    const patched = await t.request({ method: 'PATCH', url: `/api/agents/${agent.id}`, cookie: admin, payload: { config: configOf(['Binance']) } });
+    expect(patched.statusCode).toBe(200);
+    const switched = await runOnce(agent.id);
+    expect(switched.status).toBe('success');
+    const after = await agentOf(agent.id);
+    expect(after.performance).toBeNull();
+    expect(after.health.lastSuccessAt).toBe(switched.endTime);
+  }, 60_000);
+
   it('with both channels off, a failing agent shows on its card but notifies nobody', async () => {
     const config = configOf(['Kraken']);
     const agent = await create({ ...config, notifications: { ...config.notifications, inApp: false } }, 'Quiet watcher');
