@@ -69,7 +69,7 @@ test.describe('agent health', () => {
       await expect(card).toContainText('No successful run yet');
       await page.getByRole('checkbox', { name: 'Only failing agents (1)' }).check();
       await expect(card).toBeVisible();
-      await expectNoSeriousViolations(page, testInfo, 'main', 'failing-card');
+      await expectNoSeriousViolations(page, testInfo, 'failing-card', 'main');
 
       // Two more failures: one notification; two more: still one.
       await runOnce(page.request, server.url, id, headers);
@@ -85,7 +85,7 @@ test.describe('agent health', () => {
       await bell.click();
       const panel = page.getByRole('dialog', { name: 'Notifications' });
       await expect(panel.getByRole('link', { name: `${name} is failing: ${KRAKEN_DOWN}` })).toBeVisible();
-      await expectNoSeriousViolations(page, testInfo, '[role="dialog"]', 'failing-notification');
+      await expectNoSeriousViolations(page, testInfo, 'failing-notification', '[role="dialog"]');
 
       // The notification opens the run that told it, failing in red, in Run History.
       await panel.getByRole('link', { name: `${name} is failing: ${KRAKEN_DOWN}` }).click();
@@ -97,7 +97,7 @@ test.describe('agent health', () => {
       const background = await run.getByText('Failure', { exact: true }).evaluate((el) => (globalThis as unknown as BrowserWindow).getComputedStyle(el).backgroundColor);
       expect(Number(/^lab\([\d.]+ (-?[\d.]+) /.exec(background)?.[1]), background).toBeGreaterThan(5);
       await expect(run).toBeInViewport();
-      await expectNoSeriousViolations(page, testInfo, '[role="dialog"]', 'failing-run-history');
+      await expectNoSeriousViolations(page, testInfo, 'failing-run-history', '[role="dialog"]');
 
       // The Overview says it too.
       await details.getByRole('tab', { name: 'Overview' }).click();
@@ -130,7 +130,7 @@ test.describe('agent health', () => {
       await page.getByRole('button', { name: 'Notifications, 1 unread' }).click();
       const panel = page.getByRole('dialog', { name: 'Notifications' });
       await expect(panel.getByRole('list', { name: 'Alerts' }).getByRole('listitem')).toHaveText([/^Price moved \(BTC\/USD on kraken: /]);
-      await expectNoSeriousViolations(page, testInfo, '[role="dialog"]', 'alerts-notification');
+      await expectNoSeriousViolations(page, testInfo, 'alerts-notification', '[role="dialog"]');
       await panel.getByRole('link', { name: `${name}: BTC/USD on kraken` }).click();
 
       const details = page.getByRole('dialog', { name });
@@ -140,7 +140,7 @@ test.describe('agent health', () => {
       await expect(shown.getByText('Success', { exact: true })).toBeVisible();
       await expect(shown.getByRole('region', { name: 'Alerts' })).toContainText('Price moved (BTC/USD on kraken: ');
       await expect(page).toHaveURL(`${server.url}/agents-console`);
-      await expectNoSeriousViolations(page, testInfo, '[role="dialog"]', 'notification-run');
+      await expectNoSeriousViolations(page, testInfo, 'notification-run', '[role="dialog"]');
     } finally {
       await server.stop();
       await exchanges.close();

@@ -1,15 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import type { Locator, Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import type { Locator, Page, TestInfo } from '@playwright/test';
 import { defaultAgentConfig, findTemplate } from '../../contracts/agents.ts';
 import { MARKET_FAILURES } from '../../contracts/market.ts';
 import { startFakeYahoo } from '../fakes/yahoo.ts';
-import { expect, test, toasts } from './fixtures.ts';
-import { expectNoSeriousViolations } from './support/axe.ts';
+import { expect, test, toasts, waitForAnimations } from './fixtures.ts';
 import { startAppServer } from './support/app-server.ts';
 import { ADMIN_EMAIL, ADMIN_NAME } from './support/constants.ts';
 
 // Issue 6: an agent runs on (simulated) market data; its details show the run's result in words,
 // a price chart with the rules that fired, and the alert reaches the header's bell.
+
+/** No serious or critical axe violation inside the element (the open dialog). */
+async function expectNoSeriousViolations(page: Page, testInfo: TestInfo, scope: string, label: string): Promise<void> {
+  await waitForAnimations(page);
+  const results = await new AxeBuilder({ page }).include(scope).analyze();
+  const blocking = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  await testInfo.attach(`axe-${label}.json`, { body: JSON.stringify(results.violations, null, 2), contentType: 'application/json' });
+  const report = blocking.map((v) => `[${v.impact}] ${v.id}: ${v.help}\n    ${v.nodes.map((n) => n.target.join(' ')).join('\n    ')}`).join('\n');
+  expect(results.passes.length, `axe checked something on ${label}`).toBeGreaterThan(0);
+  expect(blocking, `serious/critical axe violations on ${label}:\n${report}`).toEqual([]);
+}
 
 const agentCard = (page: Page, name: string): Locator => page.getByRole('tabpanel').getByRole('listitem', { name });
 
