@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defaultValue, parametersSchema, ZParameterDefinition, ZParameterValue, type TParameterDefinitions, type TParametersOf } from './agent-parameters.ts';
+import { ZAgentHealth } from './agent-health.ts';
 import { ZRunResult } from './market.ts';
 import { defaultThreshold, THRESHOLD_TYPES } from './alert-thresholds.ts';
 
@@ -367,6 +368,8 @@ export const ZAgent = z.object({
   /** When the next run is due (running agents), for the card. */
   nextRunAt: z.string().nullable(),
   config: ZAgentConfig,
+  /** Failing or not, from its runs (docs/decisions/0028). */
+  health: ZAgentHealth,
 });
 export type TAgent = z.infer<typeof ZAgent>;
 

@@ -65,6 +65,10 @@ export const MARKET_FAILURES = {
   'unknown-symbol': 'The data provider does not list this symbol.',
   'unsupported-timeframe': 'The data provider does not offer candles of this size.',
   'no-data': 'The data provider sent no candles for this market.',
+  /** Issue 15: the result's error then says how many arrived (tooFewCandlesError). */
+  'too-few-candles': 'The data provider sent too few candles for the rules.',
+  /** Issue 15: the latest candle is older than the timeframe allows (docs/decisions/0028). */
+  stale: 'The data provider sent no fresh candle: the latest one is too old to count as current.',
   'provider-error': 'The data provider refused the request or sent an answer we could not read.',
   'key-rejected': 'The data provider rejected the API key set on this server.',
   'not-configured': 'This data source is not configured on this server.',
@@ -128,8 +132,10 @@ export const ZMarketResult = z.discriminatedUnion('ok', [
     /** Why. Absent in runs recorded before kinds existed; a kind this version does not know
      * reads as absent, so the stored `error` is shown instead. */
     failure: z.enum(MARKET_FAILURE_KINDS).optional().catch(undefined),
-    /** MARKET_FAILURES[failure]: never a provider's own text. */
+    /** MARKET_FAILURES[failure] (or our sentence with the candle count): never a provider's own text. */
     error: z.string(),
+    /** Stale markets: open time of the latest candle that arrived (ISO). */
+    candleTime: z.string().optional(),
   }),
 ]);
 export type TMarketResult = z.infer<typeof ZMarketResult>;
@@ -148,3 +154,7 @@ export const ZRunResult = z.object({
   performance: z.string().nullable(),
 });
 export type TRunResult = z.infer<typeof ZRunResult>;
+
+/** A series too short for any rule says how many candles arrived, not 'no candles'. */
+export const tooFewCandlesError = (count: number, needed: number) =>
+  count === 0 ? MARKET_FAILURES['no-data'] : `The data provider sent ${count} candle${count === 1 ? '' : 's'}; the rules need at least ${needed}.`;

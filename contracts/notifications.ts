@@ -1,15 +1,27 @@
 import { z } from 'zod';
+import { NOTIFICATION_KINDS } from './agent-health.ts';
+import { ZRunAlert } from './market.ts';
 
 export const EMAIL_STATUSES = ['none', 'pending', 'sent', 'logged', 'failed'] as const;
 
-/** One notification as the API answers it (the bell's list and mark-read). */
+/**
+ * One notification as the API answers it (the bell's list and mark-read): one per run with
+ * alerts ('alerts', listing each), or the agent failing / recovered (docs/decisions/0029).
+ */
 export const ZNotification = z.object({
   id: z.string(),
+  kind: z.enum(NOTIFICATION_KINDS),
   agentId: z.string().nullable(),
   agentName: z.string(),
-  /** The market the alert is about, e.g. 'AAPL' or 'BTC/USDT on binance'. */
-  market: z.string(),
-  thresholdType: z.string(),
+  /** The run it is about, for opening it in Run History; null once that run is deleted. */
+  runId: z.number().int().nullable(),
+  /** The market when every alert is about one, e.g. 'AAPL' or 'BTC/USDT on binance'; else null. */
+  market: z.string().nullable(),
+  /** The alert's type when there is one alert type; else null. */
+  thresholdType: z.string().nullable(),
+  /** Every alert the run raised, with its measured value and limit (empty for other kinds and
+   * for notifications recorded before issue 15, whose message holds the alert). */
+  alerts: z.array(ZRunAlert),
   title: z.string(),
   message: z.string(),
   createdAt: z.string(),

@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { NOTIFICATION_KINDS, type TNotificationKind } from '../../contracts/agent-health.ts';
 import type { TAgentConfig, TAgentRun, TAgentStatus } from '../../contracts/agents.ts';
+import type { TRunAlert } from '../../contracts/market.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
@@ -181,7 +183,8 @@ export const agentRuns = pgTable(
 );
 
 /**
- * An alert for a user: a threshold of one of their agents fired for one market. `email_status`
+ * A notification for a user: the alerts one run of their agent raised, or that the agent is
+ * failing or has recovered. `email_status`
  * follows the email: 'none' (email off), 'pending' (queued or being retried), 'sent', 'logged'
  * (no SMTP_URL: written to the log instead) or 'failed' (gave up after the retries).
  */
@@ -194,9 +197,14 @@ export const notifications = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     agentId: uuid('agent_id').references(() => agents.id, { onDelete: 'set null' }),
     runId: bigint('run_id', { mode: 'number' }).references(() => agentRuns.id, { onDelete: 'set null' }),
+    /** 'alerts' (a run's alerts, listed in `alerts`), 'failing' or 'recovered' (the agent's health). */
+    kind: text('kind', { enum: NOTIFICATION_KINDS }).$type<TNotificationKind>().notNull().default('alerts'),
     agentName: text('agent_name').notNull(),
-    market: text('market').notNull(),
-    thresholdType: text('threshold_type').notNull(),
+    /** The market and threshold type when the notification is about one; null otherwise. */
+    market: text('market'),
+    thresholdType: text('threshold_type'),
+    /** Every alert of the run, with its numbers (one notification per run, docs/decisions/0029). */
+    alerts: jsonb('alerts').$type<TRunAlert[]>().notNull().default([]),
     title: text('title').notNull(),
     message: text('message').notNull(),
     readAt: timestamp('read_at', { withTimezone: true }),
@@ -209,6 +217,7 @@ export const notifications = pgTable(
     index('notifications_user_created_idx').on(t.userId, t.createdAt.desc()),
     index('notifications_user_unread_idx').on(t.userId).where(sql`${t.readAt} is null`),
     check('notifications_email_status_check', sql`${t.emailStatus} in ('none', 'pending', 'sent', 'logged', 'failed')`),
+    check('notifications_kind_check', sql`${t.kind} in ('alerts', 'failing', 'recovered')`),
   ],
 );
 

@@ -7,7 +7,7 @@ export async function inAppAlert(t: TestApp, alert: { userId: string; agentId: s
     ...alert,
     emailEnabled: false,
     inAppEnabled: true,
-    conditions: [{ market: 'AAPL', thresholdType: 'priceChange', firing: true, title: 'Moved', message: 'AAPL moved' }],
+    conditions: [{ market: 'AAPL', thresholdType: 'priceChange', firing: true, value: 3.2, limit: 1, message: 'AAPL moved' }],
   });
   return created[0]!.id;
 }

@@ -130,7 +130,7 @@ describe('secrets never reach a log line or a response (local sign-in)', () => {
       runId,
       emailEnabled: true,
       inAppEnabled: true,
-      conditions: [{ market: 'BTC', thresholdType: 'priceChange', firing: true, title: 'Moved', message: 'BTC moved' }],
+      conditions: [{ market: 'BTC', thresholdType: 'priceChange', firing: true, value: 3.2, limit: 1, message: 'BTC moved' }],
     });
     await until(
       () => send({ url: '/api/notifications', cookie: admin }).then((r) => r.json() as TNotificationList),

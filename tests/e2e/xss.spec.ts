@@ -265,8 +265,8 @@ test.describe('rendering safety: an XSS corpus in every user-controlled text', (
       await expectNoXss(page, xss, 'the run chart');
       await page.keyboard.press('Escape');
 
-      // The bell: each notification's title is the agent's name and the market, its message the
-      // threshold's.
+      // The bell: one notification per run (issue 15), titled with the agent's name and what it is
+      // about, listing each alert's message (the thresholds').
       let notifications: TNotification[] = [];
       await expect
         .poll(async () => {
@@ -277,7 +277,8 @@ test.describe('rendering safety: an XSS corpus in every user-controlled text', (
       await page.reload();
       await page.getByRole('button', { name: /^Notifications/ }).click();
       const bell = page.getByRole('dialog', { name: 'Notifications' });
-      await expectShown(bell, [`${names[0]}: AAPL`, ...notifications.map((n) => n.message)]);
+      expect(notifications.every((n) => n.title.startsWith(`${names[0]}: `))).toBe(true);
+      await expectShown(bell, [...notifications.map((n) => n.title), ...notifications.flatMap((n) => n.alerts.map((a) => a.message))]);
       expect(notifications.map((n) => n.message).join('\n')).toContain(thr.img.text);
       await expectNoXss(page, xss, 'the notification bell');
     } finally {

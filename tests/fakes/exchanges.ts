@@ -29,7 +29,7 @@
  * process is steered over HTTP: POST /__control/fault {exchange, fault, probability?, seed?},
  * POST /__control/fail-next {exchange, count, fault?}, POST /__control/error-text {exchange, text},
  * POST /__control/series {base, candles} (setSeries),
- * GET /__control/requests, POST /__control/reset.
+ * POST /__control/freeze {exchange, at} (at: epoch ms, or null), GET /__control/requests, POST /__control/reset.
  */
 import { readJson, runStandalone, sendJson, startFakeHttpServer } from './http.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -67,6 +67,12 @@ export type FakeExchanges = {
   failNext(exchange: FakeExchange, count: number, fault?: FakeFailure): void;
   /** The exchange's error messages say `text` (null: its usual words) until reset. */
   setErrorText(exchange: FakeExchange, text: string | null): void;
+  /** The exchange's feed froze at `at` (epoch ms): it answers as usual, with no candle after it,
+   * as an exchange whose market data stopped updating does; null: live again. Reset clears it. */
+  freeze(exchange: FakeExchange, at: number | null): void;
+  /** The exchange's pairs were listed at `at` (epoch ms): no candles before it, as a new listing
+   * has; null: listed long ago. Reset clears it. */
+  listSince(exchange: FakeExchange, at: number | null): void;
   requests(exchange?: FakeExchange): FakeExchangeRequest[];
   /** Every exchange serves `candles` (oldest first) for `base` (e.g. 'BTC'), the last one as the
    * current candle and the first one repeated before them; null: the usual sines again. */
@@ -143,11 +149,19 @@ export function fakeCandle(base: number, time: number, intervalMs: number): TCan
   };
 }
 
+/** What an exchange's candles span: up to `now` (a frozen feed: when it froze), from `listedAt`. */
+type FeedSpan = { now: number; listedAt: number };
+
 /**
  * Open times of the candles an exchange returns: from `start` forward (at most `limit`), or the
- * last `limit` ending at `end`; never past the current candle.
+ * last `limit` ending at `end`; never past the current candle, nor before the market was listed.
  */
-export function candleTimes(intervalMs: number, range: { start?: number; end?: number; limit: number }, now = Date.now()): number[] {
+export function candleTimes(intervalMs: number, range: { start?: number; end?: number; limit: number }, now = Date.now(), listedAt = -Infinity): number[] {
+  const first = candleOpen(listedAt, intervalMs);
+  return candleTimesUpTo(intervalMs, range, now).filter((t) => !(t < first));
+}
+
+function candleTimesUpTo(intervalMs: number, range: { start?: number; end?: number; limit: number }, now: number): number[] {
   const last = candleOpen(Math.min(range.end ?? now, now), intervalMs);
   const times: number[] = [];
   if (range.start !== undefined) {
@@ -207,7 +221,18 @@ const KRAKEN_MINUTES = new Set([1, 5, 15, 30, 60, 240, 1440, 10080, 21600]);
 
 // --- server ---------------------------------------------------------------------------------
 
-type State = { faults: Map<FakeExchange, FaultState>; requests: FakeExchangeRequest[]; series: Map<string, ScriptedCandle[]> };
+type State = {
+  faults: Map<FakeExchange, FaultState>;
+  requests: FakeExchangeRequest[];
+  /** Scripted candles per base (setSeries), in place of the usual sines. */
+  series: Map<string, ScriptedCandle[]>;
+  /** The time the candles run up to: the test's clock, when it moves its app's clock. */
+  clock: () => number;
+  /** Exchanges whose feed froze: their candles stop at this time. */
+  frozenAt: Map<FakeExchange, number>;
+  /** Exchanges whose pairs were listed at this time: no candle before it. */
+  listedAt: Map<FakeExchange, number>;
+};
 
 export function fakeExchangeBaseUrls(root: string): Record<FakeExchange, string> {
   return Object.fromEntries(FAKE_EXCHANGES.map((id) => [id, `${root}/${id}`])) as Record<FakeExchange, string>;
@@ -225,8 +250,15 @@ export function fakeExchangesEnv(root: string): Record<string, string> {
   };
 }
 
-export async function startFakeExchanges(options: { port?: number } = {}): Promise<FakeExchanges> {
-  const state: State = { faults: new Map(FAKE_EXCHANGES.map((id) => [id, newFaultState()])), requests: [], series: new Map() };
+export async function startFakeExchanges(options: { port?: number; now?: () => number } = {}): Promise<FakeExchanges> {
+  const state: State = {
+    faults: new Map(FAKE_EXCHANGES.map((id) => [id, newFaultState()])),
+    requests: [],
+    series: new Map(),
+    clock: options.now ?? Date.now,
+    frozenAt: new Map(),
+    listedAt: new Map(),
+  };
   const { root, close } = await startFakeHttpServer('fake exchanges', options.port ?? 0, (req, res) => handle(state, req, res));
 
   return {
@@ -238,6 +270,14 @@ export async function startFakeExchanges(options: { port?: number } = {}): Promi
     },
     setErrorText(exchange, text) {
       state.faults.get(exchange)!.errorText = text;
+    },
+    freeze(exchange, at) {
+      if (at === null) state.frozenAt.delete(exchange);
+      else state.frozenAt.set(exchange, at);
+    },
+    listSince(exchange, at) {
+      if (at === null) state.listedAt.delete(exchange);
+      else state.listedAt.set(exchange, at);
     },
     requests: (exchange) => state.requests.filter((r) => !exchange || r.exchange === exchange),
     setSeries(base, candles) {
@@ -253,6 +293,8 @@ function reset(state: State): void {
   for (const id of FAKE_EXCHANGES) state.faults.set(id, newFaultState());
   state.requests.length = 0;
   state.series.clear();
+  state.frozenAt.clear();
+  state.listedAt.clear();
 }
 
 async function handle(state: State, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -273,7 +315,8 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     return; // never answers; close() or the client's timeout ends the socket
   }
   const errorText = state.faults.get(exchange)!.errorText;
-  const answer = failure ? errorAnswer(exchange, failure, errorText) : route(exchange, path, query, errorText, candleSource(state.series));
+  const span = { now: state.frozenAt.get(exchange) ?? state.clock(), listedAt: state.listedAt.get(exchange) ?? -Infinity };
+  const answer = failure ? errorAnswer(exchange, failure, errorText) : route(exchange, path, query, errorText, candleSource(state.series), span);
   record.outcome = answer.status;
   sendJson(res, answer.status, answer.body);
 }
@@ -348,9 +391,9 @@ function errorAnswer(exchange: FakeExchange, failure: Exclude<FakeFailure, 'hang
   }
 }
 
-function route(exchange: FakeExchange, path: string, query: Record<string, string>, errorText: string | null, candleOf: CandleOf): Answer {
-  const handlers: Record<FakeExchange, (path: string, query: Record<string, string>, candleOf: CandleOf) => Answer | null> = { binance, kraken, coinbase, kucoin, htx };
-  const answer = handlers[exchange](path, query, candleOf) ?? { status: 404, body: { error: `fake ${exchange}: no route ${path}` } };
+function route(exchange: FakeExchange, path: string, query: Record<string, string>, errorText: string | null, candleOf: CandleOf, span: FeedSpan): Answer {
+  const handlers: Record<FakeExchange, (path: string, query: Record<string, string>, candleOf: CandleOf, span: FeedSpan) => Answer | null> = { binance, kraken, coinbase, kucoin, htx };
+  const answer = handlers[exchange](path, query, candleOf, span) ?? { status: 404, body: { error: `fake ${exchange}: no route ${path}` } };
   // A refusal by the routes themselves (a pair or interval they do not know) says the text too.
   return errorText && answer.status !== 200 ? withErrorText(answer, errorText) : answer;
 }
@@ -366,7 +409,7 @@ const num = (value: string | undefined) => (value === undefined || value === '' 
 
 // --- Binance --------------------------------------------------------------------------------
 
-function binance(path: string, query: Record<string, string>, candleOf: CandleOf): Answer | null {
+function binance(path: string, query: Record<string, string>, candleOf: CandleOf, span: FeedSpan): Answer | null {
   if (path === '/api/v3/exchangeInfo') {
     return {
       status: 200,
@@ -404,7 +447,7 @@ function binance(path: string, query: Record<string, string>, candleOf: CandleOf
     const interval = BINANCE_INTERVALS[query.interval ?? ''];
     if (!interval) return { status: 400, body: { code: -1120, msg: 'Invalid interval.' } };
     const limit = Math.min(num(query.limit) ?? 500, 1000);
-    const times = candleTimes(interval, { start: num(query.startTime), end: num(query.endTime), limit });
+    const times = candleTimes(interval, { start: num(query.startTime), end: num(query.endTime), limit }, span.now, span.listedAt);
     return {
       status: 200,
       body: times.map((t) => {
@@ -424,7 +467,7 @@ const krakenPairId = (p: Pair) => {
   return base.id.length === 4 && quote.id.length === 4 ? `${base.id}${quote.id}` : `${base.altname}${quote.altname}`;
 };
 
-function kraken(path: string, query: Record<string, string>, candleOf: CandleOf): Answer | null {
+function kraken(path: string, query: Record<string, string>, candleOf: CandleOf, span: FeedSpan): Answer | null {
   if (path === '/0/public/Assets') {
     const result = Object.fromEntries(
       Object.values(KRAKEN_ASSETS).map((a) => [a.id, { aclass: 'currency', altname: a.altname, decimals: 10, display_decimals: 5, collateral_value: 1, status: 'enabled' }]),
@@ -475,7 +518,7 @@ function kraken(path: string, query: Record<string, string>, candleOf: CandleOf)
     const interval = minutes * MINUTE;
     // Kraken answers up to 720 candles after `since` (seconds), or the latest 720.
     const since = num(query.since);
-    const times = candleTimes(interval, { start: since === undefined ? undefined : since * 1000, limit: 720 });
+    const times = candleTimes(interval, { start: since === undefined ? undefined : since * 1000, limit: 720 }, span.now, span.listedAt);
     const rows = times.map((t) => {
       const c = candleOf(pair, t, interval);
       return [t / 1000, String(c.open), String(c.high), String(c.low), String(c.close), String(c.close), String(c.volume), 42];
@@ -487,7 +530,7 @@ function kraken(path: string, query: Record<string, string>, candleOf: CandleOf)
 
 // --- Coinbase Exchange ----------------------------------------------------------------------
 
-function coinbase(path: string, query: Record<string, string>, candleOf: CandleOf): Answer | null {
+function coinbase(path: string, query: Record<string, string>, candleOf: CandleOf, span: FeedSpan): Answer | null {
   if (path === '/currencies') {
     const codes = [...BASES, 'USD'];
     return {
@@ -539,7 +582,7 @@ function coinbase(path: string, query: Record<string, string>, candleOf: CandleO
     const interval = granularity * 1000;
     const start = query.start ? Date.parse(query.start) : undefined;
     const end = query.end ? Date.parse(query.end) : undefined;
-    const times = candleTimes(interval, { start, end, limit: 300 });
+    const times = candleTimes(interval, { start, end, limit: 300 }, span.now, span.listedAt);
     // Newest first: [time (s), low, high, open, close, volume].
     return {
       status: 200,
@@ -554,7 +597,7 @@ function coinbase(path: string, query: Record<string, string>, candleOf: CandleO
 
 // --- KuCoin ---------------------------------------------------------------------------------
 
-function kucoin(path: string, query: Record<string, string>, candleOf: CandleOf): Answer | null {
+function kucoin(path: string, query: Record<string, string>, candleOf: CandleOf, span: FeedSpan): Answer | null {
   if (path === '/api/v3/currencies') {
     return {
       status: 200,
@@ -602,7 +645,7 @@ function kucoin(path: string, query: Record<string, string>, candleOf: CandleOf)
     if (!interval) return { status: 200, body: { code: '400100', msg: 'Unsupported type' } };
     const startAt = num(query.startAt);
     const endAt = num(query.endAt);
-    const times = candleTimes(interval, { start: startAt === undefined ? undefined : startAt * 1000, end: endAt === undefined ? undefined : endAt * 1000, limit: 1500 });
+    const times = candleTimes(interval, { start: startAt === undefined ? undefined : startAt * 1000, end: endAt === undefined ? undefined : endAt * 1000, limit: 1500 }, span.now, span.listedAt);
     // Newest first: [time (s), open, close, high, low, volume, turnover], all strings.
     return {
       status: 200,
@@ -620,7 +663,7 @@ function kucoin(path: string, query: Record<string, string>, candleOf: CandleOf)
 
 // --- HTX ------------------------------------------------------------------------------------
 
-function htx(path: string, query: Record<string, string>, candleOf: CandleOf): Answer | null {
+function htx(path: string, query: Record<string, string>, candleOf: CandleOf, span: FeedSpan): Answer | null {
   if (path === '/v2/reference/currencies') {
     return {
       status: 200,
@@ -665,7 +708,7 @@ function htx(path: string, query: Record<string, string>, candleOf: CandleOf): A
     if (!pair) return { status: 200, body: { status: 'error', 'err-code': 'invalid-parameter', 'err-msg': 'invalid symbol' } };
     const interval = HTX_INTERVALS[query.period ?? ''];
     if (!interval) return { status: 200, body: { status: 'error', 'err-code': 'invalid-parameter', 'err-msg': 'invalid period' } };
-    const times = candleTimes(interval, { limit: Math.min(num(query.size) ?? 150, 2000) });
+    const times = candleTimes(interval, { limit: Math.min(num(query.size) ?? 150, 2000) }, span.now, span.listedAt);
     // Newest first; `id` is the open time in seconds.
     return {
       status: 200,
@@ -709,6 +752,13 @@ function control(state: State, path: string, body: Record<string, unknown>, res:
     if (typeof body.base !== 'string' || !(Array.isArray(body.candles) || body.candles === null)) return sendJson(res, 400, { error: 'base or candles invalid' });
     if (body.candles) state.series.set(body.base, body.candles as ScriptedCandle[]);
     else state.series.delete(body.base);
+    return sendJson(res, 200, { ok: true });
+  }
+  if (path === '/__control/freeze') {
+    const at = body.at === null ? null : Number(body.at);
+    if (!exchange || (at !== null && !Number.isFinite(at))) return sendJson(res, 400, { error: 'exchange or at invalid' });
+    if (at === null) state.frozenAt.delete(exchange);
+    else state.frozenAt.set(exchange, at);
     return sendJson(res, 200, { ok: true });
   }
   if (path === '/__control/requests') return sendJson(res, 200, { requests: state.requests });

@@ -1,6 +1,6 @@
 import type { HTMLAttributes } from 'react';
 
-export type BadgeVariant = 'neutral' | 'brand' | 'success' | 'warning';
+export type BadgeVariant = 'neutral' | 'brand' | 'success' | 'warning' | 'danger';
 
 // Text colours are the 700/800 shades on their 50/100 backgrounds: AA contrast at badge size.
 const VARIANTS: Record<BadgeVariant, string> = {
@@ -8,6 +8,7 @@ const VARIANTS: Record<BadgeVariant, string> = {
   brand: 'bg-brand-50 text-brand-700',
   success: 'bg-emerald-100 text-emerald-800',
   warning: 'bg-amber-100 text-amber-900',
+  danger: 'bg-red-100 text-red-800',
 };
 
 export function Badge({ variant = 'neutral', className = '', ...props }: HTMLAttributes<HTMLSpanElement> & { variant?: BadgeVariant }) {

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNotNull, isNull } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { agentRuns, agents } from '../../db/schema.ts';
 
@@ -70,4 +70,29 @@ export async function queueRunNow(tx: Db, agentId: string): Promise<AgentRunRow 
   if (inProgress) return 'busy';
   const [row] = await tx.insert(agentRuns).values({ agentId, status: 'queued' }).returning();
   return row;
+}
+
+export type HealthRow = { agentId: string; latestStatus: 'success' | 'failure' | null; latestError: string | null; lastSuccessAt: Date | null };
+
+/**
+ * What the agents' health is derived from (docs/decisions/0028): each one's latest finished run
+ * and its latest successful run, two index walks per agent on (agent_id, id desc).
+ */
+export async function agentHealth(db: Db, agentIds: readonly string[]): Promise<Map<string, HealthRow>> {
+  if (agentIds.length === 0) return new Map();
+  // Aliased throughout: in a select's sql`` drizzle writes bare column names ("id" would be the run's).
+  const result = await db.execute(sql`
+    select a.id as "agentId",
+      (select row_to_json(l) from (
+        select r.status, r.error from ${agentRuns} r where r.agent_id = a.id and r.status in ('success', 'failure') order by r.id desc limit 1) l) as latest,
+      (select r.end_time from ${agentRuns} r where r.agent_id = a.id and r.status = 'success' order by r.id desc limit 1) as "lastSuccessAt"
+    from ${agents} a where a.id in (${sql.join(agentIds.map((id) => sql`${id}::uuid`), sql`, `)})`);
+  // node-postgres and PGlite both answer a raw query with `rows`.
+  const rows = (result as unknown as { rows: Array<{ agentId: string; latest: { status: 'success' | 'failure'; error: string | null } | null; lastSuccessAt: string | Date | null }> }).rows;
+  return new Map(
+    rows.map((r) => [
+      r.agentId,
+      { agentId: r.agentId, latestStatus: r.latest?.status ?? null, latestError: r.latest?.error ?? null, lastSuccessAt: r.lastSuccessAt === null ? null : new Date(r.lastSuccessAt) },
+    ]),
+  );
 }

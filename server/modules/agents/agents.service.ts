@@ -13,9 +13,12 @@ import {
   listRuns,
   queueRunNow,
   updateAgent,
+  agentHealth,
   type AgentRow,
   type AgentRunRow,
+  type HealthRow,
 } from './agents.repo.ts';
+import { failureReason, NO_HEALTH, type TAgentHealth } from '../../../contracts/agent-health.ts';
 import { computeNextRunAt } from './schedule.ts';
 import { validateAgentConfig } from './validate-config.ts';
 
@@ -28,7 +31,14 @@ export type Caller = { user: Pick<SessionUser, 'id' | 'provider' | 'subject'>; g
 const NOT_FOUND = 'Agent not found';
 const RUN_IN_PROGRESS = 'A run is already in progress';
 
-export function toApiAgent(row: AgentRow): TAgent {
+/** Failing when the latest finished run failed; its time of success stays known either way. */
+export function toHealth(row: HealthRow | undefined): TAgentHealth {
+  if (!row?.latestStatus) return NO_HEALTH;
+  const lastSuccessAt = row.lastSuccessAt?.toISOString() ?? null;
+  return row.latestStatus === 'failure' ? { state: 'failing', reason: failureReason(row.latestError), lastSuccessAt } : { state: 'healthy', reason: null, lastSuccessAt };
+}
+
+export function toApiAgent(row: AgentRow, health: TAgentHealth = NO_HEALTH): TAgent {
   return {
     id: row.id,
     name: row.name,
@@ -39,6 +49,7 @@ export function toApiAgent(row: AgentRow): TAgent {
     createdAt: row.createdAt.toISOString(),
     nextRunAt: row.nextRunAt?.toISOString() ?? null,
     config: answeredConfig(row.config),
+    health,
   };
 }
 
@@ -97,14 +108,20 @@ export function createAgentsService({ db, jobs, now = () => new Date() }: Agents
     return row;
   }
 
+  /** Agents as the API answers them, each with its health from its runs. */
+  async function present(rows: AgentRow[]): Promise<TAgent[]> {
+    const health = await agentHealth(db, rows.map((r) => r.id));
+    return rows.map((row) => toApiAgent(row, toHealth(health.get(row.id))));
+  }
+
   /** The caller's agents, newest first. */
   async function list(caller: Caller): Promise<TAgent[]> {
     assertOwnGoogleId(caller);
-    return (await listAgents(db, caller.user.id)).map(toApiAgent);
+    return present(await listAgents(db, caller.user.id));
   }
 
   async function get(caller: Caller, id: string): Promise<TAgent> {
-    return toApiAgent(await owned(caller, id));
+    return (await present([await owned(caller, id)]))[0]!;
   }
 
   async function runs(caller: Caller, id: string, limit: number): Promise<TRunHistoryAnswer> {
@@ -143,7 +160,7 @@ export function createAgentsService({ db, jobs, now = () => new Date() }: Agents
     });
     if (!row) throw new AppError('NOT_FOUND', NOT_FOUND); // deleted meanwhile
     if (status === 'paused' || reschedule) await dropQueuedSlots(db, current.id);
-    return toApiAgent(row);
+    return (await present([row]))[0]!;
   }
 
   async function remove(caller: Caller, id: string): Promise<void> {

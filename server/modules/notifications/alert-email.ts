@@ -3,8 +3,9 @@ import type { MailMessage } from '../../integrations/email/mailer.ts';
 export type AlertEmailInput = {
   to: string;
   agentName: string;
-  market: string;
-  /** The alert's headline ('<agent>: Price change alert on <market>' from the runtime): the email's subject. */
+  /** The market when the notification is about one; several alerts name theirs in `message`. */
+  market: string | null;
+  /** The notification's headline ('<agent>: Price change alert on <market>', '<agent> is failing: ...'): the email's subject. */
   title: string;
   message: string;
   createdAt: Date;
@@ -23,7 +24,7 @@ export function alertEmail(input: AlertEmailInput): Omit<MailMessage, 'html'> {
     input.title,
     '',
     `Agent:  ${input.agentName}`,
-    `Market: ${input.market}`,
+    ...(input.market ? [`Market: ${input.market}`] : []),
     `Time:   ${formatTime(input.createdAt, input.timeZone)}`,
     '',
     input.message,
@@ -33,7 +34,7 @@ export function alertEmail(input: AlertEmailInput): Omit<MailMessage, 'html'> {
     '--',
     `You get this email because this agent has email alerts on. Choose where alerts go in Settings: ${input.publicUrl}/settings`,
   ].join('\n');
-  // The title already names what alerted (the runtime writes '<agent>: <type> alert on <market>'), so it is the
+  // The title already names what alerted (the service writes '<agent>: <type> alert on <market>'), so it is the
   // subject as it stands: prefixing the agent again read 'Scanner: Scanner: BTC/USD on coinbase'.
   return { to: input.to, subject: input.title, text };
 }

@@ -16,7 +16,8 @@ const rsi = (firing: boolean, market = 'BTC/USDT on binance'): AlertCondition =>
   market,
   thresholdType: 'rsi_overbought',
   firing,
-  title: 'RSI overbought',
+  value: 78.2,
+  limit: 70,
   message: `RSI 78.2 on ${market} is above 70.`,
 });
 
@@ -93,11 +94,14 @@ describe('notifications API', () => {
     expect(list.notifications.map((n) => n.market)).toEqual(['BTC/USDT on binance', 'ETH/USDT on binance']);
     expect(list.notifications[0]).toEqual({
       id: expect.any(String),
+      kind: 'alerts',
       agentId,
       agentName: 'BTC watcher',
+      runId: null,
       market: 'BTC/USDT on binance',
       thresholdType: 'rsi_overbought',
-      title: 'RSI overbought',
+      alerts: [{ market: 'BTC/USDT on binance', threshold: 'rsi_overbought', value: 78.2, limit: 70, message: 'RSI 78.2 on BTC/USDT on binance is above 70.' }],
+      title: 'BTC watcher: rsi_overbought alert on BTC/USDT on binance',
       message: 'RSI 78.2 on BTC/USDT on binance is above 70.',
       createdAt: expect.any(String),
       readAt: null,
@@ -174,7 +178,7 @@ describe('notifications API', () => {
   });
 });
 
-describe('applyAlerts: one alert per condition until it clears', () => {
+describe('applyAlerts: one notification per run, one alert per condition until it clears', () => {
   let t: TestApp;
   let ada: Person;
   let agentId: string;
@@ -203,19 +207,24 @@ describe('applyAlerts: one alert per condition until it clears', () => {
     expect((await listOf(t, ada.cookie)).notifications).toHaveLength(2);
   });
 
-  it('keeps each market and threshold apart', async () => {
-    const first = await apply([rsi(true, 'BTC'), rsi(true, 'ETH'), { ...rsi(true, 'BTC'), thresholdType: 'price_drop', title: 'Price drop' }]);
-    expect(first.created.map((n) => `${n.market} ${n.thresholdType}`).sort()).toEqual(['BTC price_drop', 'BTC rsi_overbought', 'ETH rsi_overbought']);
+  it('lists every alert of a run in one notification, and keeps each market and threshold apart', async () => {
+    const first = await apply([rsi(true, 'BTC'), rsi(true, 'ETH'), { ...rsi(true, 'BTC'), thresholdType: 'price_drop', value: 3.5, limit: 2 }]);
+    expect(first.created).toHaveLength(1);
+    const [run] = first.created;
+    expect(run!.alerts.map((a) => `${a.market} ${a.threshold} ${a.value} > ${a.limit}`)).toEqual(['BTC price_drop 3.5 > 2', 'BTC rsi_overbought 78.2 > 70', 'ETH rsi_overbought 78.2 > 70']);
+    expect(run).toMatchObject({ kind: 'alerts', title: 'BTC watcher: 3 alerts on 2 markets', market: null, thresholdType: null });
+    expect(run!.message.split('\n')).toHaveLength(3);
     // BTC's RSI clears and fires again in later runs; ETH keeps firing.
     await apply([rsi(false, 'BTC'), rsi(true, 'ETH')]);
     const later = await apply([rsi(true, 'BTC'), rsi(true, 'ETH')]);
-    expect(later.created.map((n) => n.market)).toEqual(['BTC']);
+    expect(later.created.map((n) => n.alerts.map((a) => a.market))).toEqual([['BTC']]);
+    expect(later.created[0]).toMatchObject({ title: 'BTC watcher: rsi_overbought alert on BTC', market: 'BTC', thresholdType: 'rsi_overbought' });
   });
 
   it('alerts once when several runs of the agent see the same condition at once', async () => {
     const results = await Promise.all(Array.from({ length: 5 }, () => apply([rsi(true, 'SOL'), rsi(true, 'ADA')])));
-    expect(results.flatMap((r) => r.created.map((n) => n.market)).sort()).toEqual(['ADA', 'SOL']);
-    expect((await listOf(t, ada.cookie)).notifications).toHaveLength(2);
+    expect(results.flatMap((r) => r.created.flatMap((n) => n.alerts.map((a) => a.market))).sort()).toEqual(['ADA', 'SOL']);
+    expect((await listOf(t, ada.cookie)).notifications).toHaveLength(1);
   });
 
   it('with in-app off but email on: the row carries the email, already read so the bell does not count it', async () => {
@@ -273,7 +282,7 @@ describe('alert emails', () => {
     expect(created[0]!.emailStatus).toBe('pending');
 
     const [message] = await catcher.waitForMessages(1);
-    expect(message).toMatchObject({ from: 'alerts@example.com', to: ['ada@example.com'], subject: 'RSI overbought' });
+    expect(message).toMatchObject({ from: 'alerts@example.com', to: ['ada@example.com'], subject: 'BTC watcher: BTC/USDT on binance' });
     expect(message!.text).toContain('Agent:  BTC watcher');
     expect(message!.text).toContain('Market: BTC/USDT on binance');
     expect(message!.text).toContain('RSI 78.2 on BTC/USDT on binance is above 70.');

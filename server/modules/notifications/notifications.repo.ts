@@ -5,13 +5,13 @@ import { alertStates, notifications, users } from '../../db/schema.ts';
 export type NotificationRow = typeof notifications.$inferSelect;
 export type NewNotification = Pick<
   typeof notifications.$inferInsert,
-  'userId' | 'agentId' | 'runId' | 'agentName' | 'market' | 'thresholdType' | 'title' | 'message' | 'emailStatus' | 'readAt' | 'createdAt'
+  'userId' | 'agentId' | 'runId' | 'kind' | 'agentName' | 'market' | 'thresholdType' | 'alerts' | 'title' | 'message' | 'emailStatus' | 'readAt' | 'createdAt'
 >;
 export type EmailStatus = NotificationRow['emailStatus'];
 export type AlertKey = { agentId: string; market: string; thresholdType: string };
 
 /** Any connection or transaction: repo functions run inside the caller's transaction. */
-type Tx = Pick<Db, 'select' | 'insert' | 'update' | 'delete'>;
+export type Tx = Pick<Db, 'select' | 'insert' | 'update' | 'delete'>;
 
 // Every read and write of a user's notifications is scoped by user: another user's
 // notification is indistinguishable from a missing one.
@@ -28,9 +28,10 @@ export async function startAlert(db: Tx, key: AlertKey, since: Date): Promise<bo
   return inserted.length > 0;
 }
 
-/** The condition cleared: its next firing alerts again. */
-export async function clearAlert(db: Tx, key: AlertKey): Promise<void> {
-  await db.delete(alertStates).where(alertKey(key));
+/** The condition cleared: its next firing alerts again. True when it was marked until now. */
+export async function clearAlert(db: Tx, key: AlertKey): Promise<boolean> {
+  const deleted = await db.delete(alertStates).where(alertKey(key)).returning({ agentId: alertStates.agentId });
+  return deleted.length > 0;
 }
 
 export async function insertNotification(db: Tx, values: NewNotification): Promise<NotificationRow> {

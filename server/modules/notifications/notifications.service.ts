@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
+import { thresholdLabel } from '../../../contracts/alert-thresholds.ts';
 import type { TNotification, TNotificationList } from '../../../contracts/notifications.ts';
 import type { Db } from '../../db/client.ts';
 import { EmailDeliveryError, type Mailer } from '../../integrations/email/mailer.ts';
@@ -14,23 +15,35 @@ import {
   markNotificationRead,
   recordEmailOutcome,
   startAlert,
+  type NewNotification,
+  type Tx,
   type NotificationRow,
 } from './notifications.repo.ts';
+import { FAILING_AFTER_RUNS, failingTitle, recoveredTitle } from '../../../contracts/agent-health.ts';
 import { FOREIGN_KEY_VIOLATION, sqlState } from '../../lib/db-errors.ts';
 
-export type AlertCondition = { market: string; thresholdType: string; firing: boolean; title: string; message: string };
+/** One threshold the run evaluated for one market; `message` already holds its numbers. */
+export type AlertCondition = { market: string; thresholdType: string; firing: boolean; value: number; limit: number; message: string };
 
-export type ApplyAlertsInput = {
-  /** The agent's owner: who is alerted. */
+type Channels = {
+  /** The agent's owner: who is told. */
   userId: string;
   agentId: string;
   agentName: string;
-  /** The run that saw the conditions; null when there is none to point at. */
+  /** The run it is about; null when there is none to point at. */
   runId: number | null;
   emailEnabled: boolean;
   inAppEnabled: boolean;
+};
+
+export type ApplyAlertsInput = Channels & {
   /** Every condition the run evaluated, firing or not: a non-firing one clears its state. */
   conditions: AlertCondition[];
+};
+
+export type ApplyHealthInput = Channels & {
+  /** The run failed (with its one-line reason and the failed runs in a row up to it), or null: it succeeded. */
+  failing: { reason: string; failedRuns: number } | null;
 };
 
 export type EmailAttempt = { number: number; last: boolean };
@@ -50,13 +63,38 @@ export type NotificationsServiceDeps = {
 const NOT_FOUND = 'Notification not found';
 const MAX_ERROR_CHARS = 500;
 
+/**
+ * The health condition's key in alert_states: like a threshold, it is 'firing' (the owner was
+ * told the agent is failing) until a run succeeds. No threshold type or market is empty.
+ */
+const failingKey = (agentId: string) => ({ agentId, market: '', thresholdType: 'agent-failing' });
+
+/**
+ * 'Scanner: Price change alert on AAPL', 'Scanner: 2 alerts on AAPL', 'Scanner: 3 alerts on 2
+ * markets'. 'Alert' as in the wizard and Run History: thresholds the user set, not the template's
+ * signals. The title is also the email's subject.
+ */
+function alertsTitle(agentName: string, fired: readonly AlertCondition[]): string {
+  const markets = new Set(fired.map((c) => c.market));
+  const [first] = fired;
+  if (fired.length === 1 && first) return `${agentName}: ${thresholdLabel(first.thresholdType)} alert on ${first.market}`;
+  if (markets.size === 1) return `${agentName}: ${fired.length} alerts on ${first!.market}`;
+  return `${agentName}: ${fired.length} alerts on ${markets.size} markets`;
+}
+
+/** The one value all items share, else null. */
+const only = (values: readonly string[]) => (new Set(values).size === 1 ? values[0]! : null);
+
 export function toApiNotification(row: NotificationRow): TNotification {
   return {
     id: row.id,
+    kind: row.kind,
     agentId: row.agentId,
     agentName: row.agentName,
+    runId: row.runId,
     market: row.market,
     thresholdType: row.thresholdType,
+    alerts: row.alerts,
     title: row.title,
     message: row.message,
     createdAt: row.createdAt.toISOString(),
@@ -69,11 +107,12 @@ const errorText = (err: unknown) => (err instanceof Error ? err.message : String
 
 export function createNotificationsService({ db, mailer, enqueueEmail, logger, publicUrl, now = () => new Date() }: NotificationsServiceDeps) {
   /**
-   * Turns one run's evaluated conditions into alerts, at most one per (agent, market, threshold)
-   * until the condition clears (DESIGN section 7). A firing condition alerts only if this call
-   * inserted its alert_states row, so concurrent runs of one agent cannot both alert; a
-   * non-firing one deletes the row, so its next firing alerts again. All in one transaction,
-   * with rows locked in key order so two runs cannot deadlock each other.
+   * Turns one run's evaluated conditions into at most one notification listing every alert that
+   * started firing (docs/decisions/0029). Each (agent, market, threshold) alerts once until it
+   * clears (DESIGN section 7): a firing condition counts only if this call inserted its
+   * alert_states row, so concurrent runs of one agent cannot both alert; a non-firing one
+   * deletes the row, so its next firing alerts again. All in one transaction, with rows locked
+   * in key order so two runs cannot deadlock each other.
    *
    * Channels: with email on, the notification starts 'pending' and its email is queued after
    * the commit (a rolled-back alert never sends). With in-app off but email on, the row still
@@ -88,51 +127,80 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
     const conditions = [...input.conditions].sort((a, b) =>
       a.market === b.market ? compare(a.thresholdType, b.thresholdType) : compare(a.market, b.market),
     );
-    const at = now();
+    return record(input, async (tx, at) => {
+      const fired: AlertCondition[] = [];
+      for (const condition of conditions) {
+        const key = { agentId: input.agentId, market: condition.market, thresholdType: condition.thresholdType };
+        if (!condition.firing) await clearAlert(tx, key);
+        else if (alerting && (await startAlert(tx, key, at))) fired.push(condition);
+      }
+      if (fired.length === 0) return null;
+      return {
+        kind: 'alerts',
+        market: only(fired.map((c) => c.market)),
+        thresholdType: only(fired.map((c) => c.thresholdType)),
+        alerts: fired.map((c) => ({ market: c.market, threshold: c.thresholdType, value: c.value, limit: c.limit, message: c.message })),
+        title: alertsTitle(input.agentName, fired),
+        message: fired.map((c) => c.message).join('\n'),
+      };
+    });
+  }
 
-    let created: NotificationRow[];
+  /**
+   * The agent's health after a run (docs/decisions/0028): after FAILING_AFTER_RUNS failed runs in
+   * a row the owner is told once that it is failing, and once when a run succeeds again; nothing
+   * while it keeps failing. The 'failing' mark is an alert_states row, so, as for alerts, only
+   * the run that inserts it notifies, and with both channels off nothing is marked.
+   */
+  async function applyHealth(input: ApplyHealthInput): Promise<{ created: TNotification[] }> {
+    const alerting = input.emailEnabled || input.inAppEnabled;
+    const key = failingKey(input.agentId);
+    const { failing } = input;
+    return record(input, async (tx, at) => {
+      if (failing) {
+        if (failing.failedRuns < FAILING_AFTER_RUNS || !alerting || !(await startAlert(tx, key, at))) return null;
+        return {
+          kind: 'failing',
+          title: failingTitle(input.agentName, failing.reason),
+          message: `Its last ${failing.failedRuns} runs failed. The latest: ${failing.reason}`,
+        };
+      }
+      if (!(await clearAlert(tx, key)) || !alerting) return null;
+      return { kind: 'recovered', title: recoveredTitle(input.agentName), message: 'Its latest run succeeded. Run History has the failed runs.' };
+    });
+  }
+
+  type Draft = Pick<NewNotification, 'kind' | 'title' | 'message'> & Partial<Pick<NewNotification, 'market' | 'thresholdType' | 'alerts'>>;
+
+  /** Runs `decide` in a transaction, stores the notification it drafts, then queues its email. */
+  async function record(input: Channels, decide: (tx: Tx, at: Date) => Promise<Draft | null>): Promise<{ created: TNotification[] }> {
+    const at = now();
+    let created: NotificationRow | null;
     try {
       created = await db.transaction(async (tx) => {
-        const rows: NotificationRow[] = [];
-        for (const condition of conditions) {
-          const key = { agentId: input.agentId, market: condition.market, thresholdType: condition.thresholdType };
-          if (!condition.firing) {
-            await clearAlert(tx, key);
-            continue;
-          }
-          if (!alerting || !(await startAlert(tx, key, at))) continue;
-          rows.push(
-            await insertNotification(tx, {
-              userId: input.userId,
-              agentId: input.agentId,
-              runId: input.runId,
-              agentName: input.agentName,
-              market: condition.market,
-              thresholdType: condition.thresholdType,
-              title: condition.title,
-              message: condition.message,
-              emailStatus: input.emailEnabled ? 'pending' : 'none',
-              readAt: input.inAppEnabled ? null : at,
-              createdAt: at,
-            }),
-          );
-        }
-        return rows;
+        const draft = await decide(tx, at);
+        if (!draft) return null;
+        return insertNotification(tx, {
+          ...draft,
+          userId: input.userId,
+          agentId: input.agentId,
+          runId: input.runId,
+          agentName: input.agentName,
+          emailStatus: input.emailEnabled ? 'pending' : 'none',
+          readAt: input.inAppEnabled ? null : at,
+          createdAt: at,
+        });
       });
     } catch (err) {
-      // The agent (or its run) was deleted while it ran: there is nobody left to alert.
+      // The agent (or its run) was deleted while it ran: there is nobody left to tell.
       if (sqlState(err) === FOREIGN_KEY_VIOLATION) {
-        logger.info({ agentId: input.agentId, runId: input.runId }, 'alerts skipped: the agent or run no longer exists');
+        logger.info({ agentId: input.agentId, runId: input.runId }, 'notification skipped: the agent or run no longer exists');
         return { created: [] };
       }
       throw err;
     }
-
-    const results: TNotification[] = [];
-    for (const row of created) {
-      results.push(toApiNotification(row.emailStatus === 'pending' ? await queueEmail(row) : row));
-    }
-    return { created: results };
+    if (!created) return { created: [] };
+    return { created: [toApiNotification(created.emailStatus === 'pending' ? await queueEmail(created) : created)] };
   }
 
   /** Queues the email; if that fails, the notification records it instead of the caller failing. */
@@ -207,7 +275,7 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
     await markAllNotificationsRead(db, userId, now());
   }
 
-  return { applyAlerts, deliverEmail, list, markRead, markAllRead };
+  return { applyAlerts, applyHealth, deliverEmail, list, markRead, markAllRead };
 }
 
 export type NotificationsService = ReturnType<typeof createNotificationsService>;

@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { TCryptoMonitorParameters } from '../../../contracts/agents.ts';
-import { thresholdLabel } from '../../../contracts/alert-thresholds.ts';
 import {
   EXCHANGE_SOURCES,
   MARKET_FAILURES,
@@ -10,7 +9,9 @@ import {
   type TMarketResult,
   type TMarketSource,
   type TRunAlert,
+  type TRuleOutcome,
   type TRunResult,
+  tooFewCandlesError,
 } from '../../../contracts/market.ts';
 import type { Db } from '../../db/client.ts';
 import { MarketDataError } from '../../integrations/market/candle-source.ts';
@@ -18,19 +19,17 @@ import { OnChainError, type OnChainSource } from '../../integrations/onchain/onc
 import type { MarketData } from '../market/market-data.ts';
 import { candlesNeeded, evaluateMarket, performanceSince, type OnChainInput, type ThresholdCondition } from './evaluate.ts';
 import { planRun, RunNotPossible, type RunPlan } from './run-plan.ts';
-import { extendLeases, finishRun, startRun, type RunAgent } from './runtime.repo.ts';
+import { extendLeases, failedRunsInARow, finishRun, startRun, type RunAgent } from './runtime.repo.ts';
+import { isStale, staleSentence } from './freshness.ts';
+import { FAILING_AFTER_RUNS, FAILING_CONDITION, failureReason } from '../../../contracts/agent-health.ts';
+
+type NotifyTarget = { userId: string; agentId: string; agentName: string; runId: number; emailEnabled: boolean; inAppEnabled: boolean };
 
 /** What the runtime needs from the notifications module (dedupe, in-app rows, emails). */
 export type AlertSink = {
-  applyAlerts(input: {
-    userId: string;
-    agentId: string;
-    agentName: string;
-    runId: number;
-    emailEnabled: boolean;
-    inAppEnabled: boolean;
-    conditions: Array<{ market: string; thresholdType: string; firing: boolean; title: string; message: string }>;
-  }): Promise<unknown>;
+  applyAlerts(input: NotifyTarget & { conditions: Array<{ market: string; thresholdType: string; firing: boolean; value: number; limit: number; message: string }> }): Promise<unknown>;
+  /** The agent's health after a run: failing (with its reason and failed runs in a row) or not. */
+  applyHealth(input: NotifyTarget & { failing: { reason: string; failedRuns: number } | null }): Promise<unknown>;
 };
 
 export type RunExecutorDeps = {
@@ -49,6 +48,10 @@ const ON_CHAIN_LOOKBACK_MS = 60 * 60_000;
 const ON_CHAIN_TIMEOUT_MS = 30_000;
 
 type Market = { label: string; source: TMarketSource; symbol: string; timeframe: TCandleTimeframe };
+
+/** Candles below which no rule can say anything (a change needs two). */
+const MIN_CANDLES = 2;
+const FAILING_KEY = `${FAILING_CONDITION.market}|${FAILING_CONDITION.thresholdType}`;
 
 /** A run that failed for any other reason shows this; the cause is in the log with its ids. */
 export const RUN_FAILED_ERROR = 'The run failed because of an error on our side. The server log has the details.';
@@ -77,6 +80,26 @@ export function marketsOf(plan: RunPlan, marketData: MarketData): Market[] {
     return [{ label: `${symbol} on ${source}`, source, symbol, timeframe }];
   });
 }
+
+/**
+ * A rule that could not decide says how many candles arrived, so '20 candles needed' reads
+ * against what came. Market rules always carry their inputs in `values`; the on-chain rules'
+ * are empty and their lack is not about candles.
+ */
+function withCandleCount(rule: TRuleOutcome, count: number): TRuleOutcome {
+  if (rule.status !== 'insufficient data' || Object.keys(rule.values).length === 0) return rule;
+  return { ...rule, detail: `${rule.detail}; ${count} candle${count === 1 ? '' : 's'} arrived` };
+}
+
+/** Who hears about the agent's run, and on which channels (its alert settings). */
+const notifyTarget = (agent: RunAgent, runId: number): NotifyTarget => ({
+  userId: agent.ownerId,
+  agentId: agent.id,
+  agentName: agent.name,
+  runId,
+  emailEnabled: agent.config.notifications.email,
+  inAppEnabled: agent.config.notifications.inApp,
+});
 
 /** A tick is the minute a run belongs to: runs of one minute share their candles. */
 export const tickOf = (at: Date) => String(Math.floor(at.getTime() / 60_000));
@@ -126,10 +149,21 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
       markets.map(async (m): Promise<TMarketResult> => {
         try {
           const series = await marketData.getCandles({ source: m.source, symbol: m.symbol, timeframe: m.timeframe, limit }, tick);
-          if (series.candles.length < 2) throw new MarketDataError(m.source, 'no-data', { detail: `${m.source} returned ${series.candles.length} candles for ${m.symbol}` });
+          const count = series.candles.length;
+          if (count < MIN_CANDLES) {
+            const failure = count === 0 ? 'no-data' : 'too-few-candles';
+            failures.push({ market: m.label, failure, cause: { detail: `${m.source} returned ${count} candles for ${m.symbol}` } });
+            return { ok: false, symbol: m.symbol, source: m.source, simulated: series.simulated, failure, error: tooFewCandlesError(count, MIN_CANDLES) };
+          }
+          const latest = series.candles.at(-1)!;
+          if (isStale(m.source, m.timeframe, latest.time, now())) {
+            // A frozen feed is not the market now: no rule or alert reads it.
+            const candleTime = new Date(latest.time).toISOString();
+            failures.push({ market: m.label, failure: 'stale', cause: { detail: `latest ${m.timeframe} candle of ${m.symbol} opened at ${candleTime}` } });
+            return { ok: false, symbol: m.symbol, source: m.source, simulated: series.simulated, failure: 'stale', error: MARKET_FAILURES.stale, candleTime };
+          }
           const evaluation = evaluateMarket({ plan, market: m.label, candles: series.candles, onChain: onChainInput });
           conditions.push(...evaluation.thresholds.map((t) => ({ ...t, market: m.label })));
-          const latest = series.candles.at(-1)!;
           return {
             ok: true,
             symbol: m.symbol,
@@ -139,7 +173,7 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
             price: latest.close,
             candleTime: new Date(latest.time).toISOString(),
             indicators: evaluation.indicators,
-            rules: evaluation.rules,
+            rules: evaluation.rules.map((rule) => withCandleCount(rule, count)),
             chart: evaluation.chart,
           };
         } catch (err) {
@@ -163,7 +197,24 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
       simulated: results.some((r) => r.simulated),
       performance: performanceSince(previous, priceOf(results)),
     };
-    return { result, conditions, failures, allFailed: results.every((r) => !r.ok) };
+    const allFailed = results.every((r) => !r.ok);
+    return { result, conditions, failures, allFailed, error: allFailed ? runError(results, agent.config.schedule.timeZone) : null };
+  }
+
+  /**
+   * Why a run with no market read failed: stale markets as 'no fresh data from Kraken since
+   * 15:00' (one sentence per source), the others as '{symbol} ({source}): {sentence}'.
+   */
+  function runError(results: readonly TMarketResult[], timeZone: string): string {
+    const staleSince = new Map<TMarketSource, number>();
+    const others: string[] = [];
+    for (const m of results) {
+      if (m.ok) continue;
+      if (m.failure === 'stale' && m.candleTime) staleSince.set(m.source, Math.max(staleSince.get(m.source) ?? 0, Date.parse(m.candleTime)));
+      else others.push(`${m.symbol} (${m.source}): ${m.error}`);
+    }
+    const stale = [...staleSince].map(([source, latest]) => staleSentence(source, latest, now(), timeZone));
+    return [...stale.map((sentence, i) => (i === 0 && others.length === 0 ? sentence : `${sentence}.`)), ...others].join(' ');
   }
 
   /**
@@ -191,22 +242,43 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
       } catch (err) {
         logger.warn({ err, runId, agentId: agent.id }, 'agent run failed');
         const error = err instanceof RunNotPossible ? err.message : RUN_FAILED_ERROR;
-        await finishRun(db, runId, { status: 'failure', result: null, error, endTime: now(), performance: null });
+        if (await finishRun(db, runId, { status: 'failure', result: null, error, endTime: now(), performance: null })) {
+          await reportHealth(agent, runId, error, started.activeAlerts);
+        }
         return 'done';
       }
-      const { result, conditions, failures, allFailed } = outcome;
+      const { result, conditions, failures, allFailed, error } = outcome;
       // The user reads one sentence per failure; what the provider said is here, with the ids.
       if (failures.length > 0) logger.warn({ runId, agentId: agent.id, failures }, 'agent run could not read some of its data');
       const endTime = now();
-      const error = allFailed ? result.markets.map((m) => (m.ok ? '' : `${m.symbol} (${m.source}): ${m.error}`)).join(' ') : null;
       // Alerts first: once the run shows as finished, what it alerted is stored too, so the
       // agent's next run (a run-now can follow at once) reads the alert states this run left.
       await raiseAlerts(agent, runId, conditions, started.activeAlerts);
       // False when the run was declared interrupted meanwhile; a later run takes over.
-      await finishRun(db, runId, { status: allFailed ? 'failure' : 'success', result, error, endTime, performance: result.performance });
+      if (await finishRun(db, runId, { status: allFailed ? 'failure' : 'success', result, error, endTime, performance: result.performance })) {
+        await reportHealth(agent, runId, error, started.activeAlerts);
+      }
       return 'done';
     } finally {
       clearInterval(heartbeat);
+    }
+  }
+
+  /**
+   * Tells the notifications how the agent is after this run (`error` null: it succeeded). The
+   * usual run changes nothing and costs nothing: a success while not marked failing, and a
+   * failure while already marked, make no call; a failure counts the failed runs in a row.
+   */
+  async function reportHealth(agent: RunAgent, runId: number, error: string | null, active: ReadonlySet<string>): Promise<void> {
+    const marked = active.has(FAILING_KEY);
+    if (error === null ? !marked : marked) return;
+    try {
+      const failedRuns = error === null ? 0 : await failedRunsInARow(db, agent.id, FAILING_AFTER_RUNS);
+      if (error !== null && failedRuns < FAILING_AFTER_RUNS) return;
+      await alerts.applyHealth({ ...notifyTarget(agent, runId), failing: error === null ? null : { reason: failureReason(error), failedRuns } });
+    } catch (err) {
+      // The run is recorded; a notification that could not be stored is logged, never a failed run.
+      logger.error({ err, runId, agentId: agent.id }, 'could not record the agent health');
     }
   }
 
@@ -218,23 +290,10 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
   async function raiseAlerts(agent: RunAgent, runId: number, all: Array<ThresholdCondition & { market: string }>, active: ReadonlySet<string>): Promise<void> {
     const conditions = all.filter((c) => c.firing || active.has(`${c.market}|${c.thresholdType}`));
     if (conditions.length === 0) return;
-    const { email, inApp } = agent.config.notifications;
     try {
       await alerts.applyAlerts({
-        userId: agent.ownerId,
-        agentId: agent.id,
-        agentName: agent.name,
-        runId,
-        emailEnabled: email,
-        inAppEnabled: inApp,
-        conditions: conditions.map((c) => ({
-          market: c.market,
-          thresholdType: c.thresholdType,
-          firing: c.firing,
-          // 'Alert' as in the wizard and Run History: a threshold the user set, not a template's signal.
-          title: `${agent.name}: ${thresholdLabel(c.thresholdType)} alert on ${c.market}`,
-          message: c.message,
-        })),
+        ...notifyTarget(agent, runId),
+        conditions: conditions.map((c) => ({ market: c.market, thresholdType: c.thresholdType, firing: c.firing, value: c.value, limit: c.limit, message: c.message })),
       });
     } catch (err) {
       // The run is recorded; an alert that could not be stored is logged, never a failed run.

@@ -53,7 +53,9 @@ describe('agents on a schedule against flaky exchanges', () => {
   let workers: Workers;
 
   beforeAll(async () => {
-    exchanges = await startFakeExchanges();
+    // The exchanges' candles run up to the app's clock, which this test moves ahead of the real one:
+    // otherwise every market would be minutes behind the run, which is stale data (issue 15).
+    exchanges = await startFakeExchanges({ now: () => (t ? t.now().getTime() : Date.now()) });
     FAKE_EXCHANGES.forEach((exchange, i) => exchanges.setFault(exchange, 'flaky', { probability: 0.5, seed: 11 + i }));
     // A lease far longer than the clock's jumps: a run in progress is never taken for a dead one.
     t = await createTestApp({

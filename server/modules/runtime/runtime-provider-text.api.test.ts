@@ -112,7 +112,10 @@ describe('a provider’s words never reach a user, and are in the log with the r
   let workers: Workers;
 
   beforeAll(async () => {
-    const [exchanges, yahoo, whale] = await Promise.all([startFakeExchanges(), startFakeYahoo(), startFakeWhaleAlert()]);
+    // The exchanges' candles follow the app's clock, which moves a minute per case: otherwise the
+    // one-minute candles would fall behind the runs and read as stale (issue 15).
+    const clock = () => (t ? t.now().getTime() : Date.now());
+    const [exchanges, yahoo, whale] = await Promise.all([startFakeExchanges({ now: clock }), startFakeYahoo(), startFakeWhaleAlert()]);
     fakes = { exchanges, yahoo, whale };
     t = await createTestApp({
       logger,

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, lt, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lt, lte, sql } from 'drizzle-orm';
 import type { TAgentConfig } from '../../../contracts/agents.ts';
 import type { TRunResult } from '../../../contracts/market.ts';
 import type { Db } from '../../db/client.ts';
@@ -116,7 +116,9 @@ export async function extendLeases(db: Db, runIds: readonly number[], leaseUntil
 }
 
 /**
- * Records the outcome and the agent's lastRun (and performance, when known) in one statement;
+ * Records the outcome and the agent's lastRun in one statement, and with a success its
+ * performance (null when it had nothing to compare with): the agent's performance is always its
+ * latest successful run's, shown with that run's time, never an older value as if current.
  * false when the run is no longer ours (failed as interrupted meanwhile), which changes nothing.
  */
 export async function finishRun(
@@ -134,11 +136,24 @@ export async function finishRun(
         where ${agentRuns.id} = ${runId} and ${agentRuns.status} = 'running'
         returning agent_id
       )
-      update ${agents} set last_run_at = ${endTime}::timestamptz, performance = coalesce(${outcome.performance}, ${agents.performance})
+      update ${agents} set last_run_at = ${endTime}::timestamptz,
+        performance = ${outcome.status === 'success' ? sql`${outcome.performance}` : sql`${agents.performance}`}
       from finished where ${agents.id} = finished.agent_id
       returning ${agents.id}`),
   );
   return rows.length > 0;
+}
+
+/** The agent's latest finished runs that failed in a row, counted up to `cap`. */
+export async function failedRunsInARow(db: Db, agentId: string, cap: number): Promise<number> {
+  const latest = await db
+    .select({ status: agentRuns.status })
+    .from(agentRuns)
+    .where(and(eq(agentRuns.agentId, agentId), inArray(agentRuns.status, ['success', 'failure'])))
+    .orderBy(desc(agentRuns.id))
+    .limit(cap);
+  const success = latest.findIndex((r) => r.status === 'success');
+  return success === -1 ? latest.length : success;
 }
 
 /** Runs whose worker stopped renewing the lease: that worker is dead. */

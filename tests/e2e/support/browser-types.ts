@@ -9,6 +9,7 @@ export type BrowserWindow = {
   innerHeight: number;
   scrollTo(options: { top: number; behavior?: 'instant' | 'smooth' | 'auto' }): void;
   requestAnimationFrame(callback: () => void): number;
+  getComputedStyle(element: unknown): { backgroundColor: string };
   document: {
     documentElement: { scrollHeight: number };
     getElementById(id: string): { getBoundingClientRect(): { top: number } } | null;

@@ -5,7 +5,8 @@ import { Badge } from '../../../components/ui/badge.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { Card } from '../../../components/ui/card.tsx';
 import { notify } from '../../../lib/notify.ts';
-import { DATE_TIME, formatDate, formatZonedDateTime, performanceClass } from '../lib/agent-format.ts';
+import { DATE_TIME, formatDate, formatZonedDateTime } from '../lib/agent-format.ts';
+import { FailingNotice, PerformanceValue } from './agent-health.tsx';
 import { AGENTS_QUERY_KEY, REFRESH_AFTER_FAILURE_MS, REFRESH_AFTER_SUCCESS_MS, changeStatus, statusErrorDetails } from '../api/agents-api.ts';
 
 type Props = { agent: TAgent; templateName: string; onViewDetails(agent: TAgent): void };
@@ -40,6 +41,7 @@ export function AgentCard({ agent, templateName, onViewDetails }: Props) {
         <Badge variant={running ? 'success' : 'neutral'}>{running ? 'Running' : 'Paused'}</Badge>
       </div>
       <p className="mt-1 text-sm text-slate-600">Based on {templateName}</p>
+      <FailingNotice agent={agent} className="mt-3" />
       <dl className="mt-4 grow space-y-1 text-sm">
         <div className="flex justify-between gap-3">
           <dt className="text-slate-600">{running ? 'Last run' : 'Last active'}</dt>
@@ -53,7 +55,9 @@ export function AgentCard({ agent, templateName, onViewDetails }: Props) {
         )}
         <div className="flex justify-between gap-3">
           <dt className="text-slate-600">Performance</dt>
-          <dd className={agent.performance ? `font-medium ${performanceClass(agent.performance)}` : 'text-slate-600'}>{agent.performance || 'Not available'}</dd>
+          <dd className="text-right">
+            <PerformanceValue agent={agent} />
+          </dd>
         </div>
       </dl>
       <div className="mt-4 flex flex-wrap gap-2">

@@ -9,11 +9,12 @@ import { Dialog } from '../../../components/ui/dialog.tsx';
 import { ApiError, errorMessage } from '../../../lib/api-client.ts';
 import { notify } from '../../../lib/notify.ts';
 import { THRESHOLD_DEFINITIONS, thresholdValueText } from '../../../../contracts/alert-thresholds.ts';
-import { DATE, DATE_TIME, formatDate, formatValue, formatZonedDateTime, frequencyLabel, performanceClass } from '../lib/agent-format.ts';
+import { DATE, DATE_TIME, formatDate, formatValue, formatZonedDateTime, frequencyLabel } from '../lib/agent-format.ts';
 import { SignalsList } from './signals-list.tsx';
 import { browserTimeZone, deleteAgent, invalidateAgents, runAgent, useAgent, useAgentRuns } from '../api/agents-api.ts';
 import { NotificationsFields, ParametersFields, ScheduleEditor } from './config-fields.tsx';
 import { AgentNameField } from './agent-name-field.tsx';
+import { FailingNotice, PerformanceValue } from './agent-health.tsx';
 import { DiscardDialog } from './discard-dialog.tsx';
 import { EditableSection, SECTION, UnsavedEdits } from './editable-section.tsx';
 import { Row } from './form-controls.tsx';
@@ -31,11 +32,19 @@ export const DETAILS_TABS = [
   { value: 'chart', label: 'Chart' },
 ] as const;
 
-type Props = { agent: TAgent | null; template: TAgentTemplate | undefined; open: boolean; onOpenChange(open: boolean): void };
+type Props = {
+  agent: TAgent | null;
+  template: TAgentTemplate | undefined;
+  open: boolean;
+  onOpenChange(open: boolean): void;
+  /** Opened from a notification: Run History, with this run in view. */
+  focusRunId?: number | null;
+};
 
 /** An agent's details. Its body mounts on each opening, so it starts on Overview with no edit
- * open. Closing it with an unsaved edit asks first, as the wizard does. */
-export function AgentDetailsDialog({ agent, template, open, onOpenChange }: Props) {
+ * open, or on Run History at the run a notification is about. Closing it with an unsaved edit
+ * asks first, as the wizard does. */
+export function AgentDetailsDialog({ agent, template, open, onOpenChange, focusRunId = null }: Props) {
   const unsaved = useRef(new Set<string>());
   const [confirming, setConfirming] = useState(false);
   const report = useCallback((section: string, changed: boolean) => {
@@ -56,15 +65,15 @@ export function AgentDetailsDialog({ agent, template, open, onOpenChange }: Prop
       description={template ? `Based on ${template.name}` : 'Agent details'}
     >
       <UnsavedEdits.Provider value={report}>
-        {agent && <DetailsBody key={agent.id} initial={agent} template={template} onClose={close} />}
+        {agent && <DetailsBody key={`${agent.id}:${focusRunId}`} initial={agent} template={template} focusRunId={focusRunId} onClose={close} />}
       </UnsavedEdits.Provider>
       <DiscardDialog open={confirming} onKeepEditing={() => setConfirming(false)} onDiscard={close} what={`Your unsaved edits to ${agent?.name ?? 'this agent'} will be lost.`} />
     </Dialog>
   );
 }
 
-function DetailsBody({ initial, template, onClose }: { initial: TAgent; template: TAgentTemplate | undefined; onClose(): void }) {
-  const [tab, setTab] = useState<string>('overview');
+function DetailsBody({ initial, template, focusRunId, onClose }: { initial: TAgent; template: TAgentTemplate | undefined; focusRunId: number | null; onClose(): void }) {
+  const [tab, setTab] = useState<string>(focusRunId === null ? 'overview' : 'runs');
   const details = useAgent(initial.id);
   const runs = useAgentRuns(initial.id);
   const agent = details.data ?? initial;
@@ -84,7 +93,7 @@ function DetailsBody({ initial, template, onClose }: { initial: TAgent; template
         <Overview agent={agent} template={template} onDeleted={onClose} />
       </TabPanel>
       <TabPanel value="runs">
-        <RunHistory runs={runs.data} loading={runsLoading} />
+        <RunHistory runs={runs.data} loading={runsLoading} focusRunId={focusRunId} />
       </TabPanel>
       <TabPanel value="settings">
         <NotificationsSection agent={agent} />
@@ -124,12 +133,13 @@ function Overview({ agent, template, onDeleted }: { agent: TAgent; template: TAg
 
   return (
     <div className="space-y-4">
+      <FailingNotice agent={agent} />
       <dl className={`${SECTION} grid gap-x-6 sm:grid-cols-2`}>
         <Row term="Status">{agent.status === 'running' ? 'Active' : 'Paused'}</Row>
         <Row term="Last Run">{formatDate(agent.lastRun, DATE_TIME)}</Row>
         <Row term="Created">{formatDate(agent.createdAt, DATE, 'Unknown')}</Row>
         <Row term="Performance">
-          {agent.performance ? <span className={performanceClass(agent.performance)}>{agent.performance}</span> : 'Not available'}
+          <PerformanceValue agent={agent} />
         </Row>
       </dl>
       <NameSection agent={agent} />

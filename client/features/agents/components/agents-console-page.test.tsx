@@ -5,7 +5,7 @@ import { AGENT_TEMPLATES, defaultAgentConfig } from '../../../../contracts/agent
 import { jsonResponse, never, stubFetch } from '../../../test/fetch-stub.ts';
 import { renderWithProviders, signedInAs } from '../../../test/render.tsx';
 import AgentsConsolePage from './agents-console-page.tsx';
-import { CRYPTO_AGENT, STOCK_AGENT } from '../lib/agents-test-data.ts';
+import { CRYPTO_AGENT, RUNS, STOCK_AGENT, failingAgent } from '../lib/agents-test-data.ts';
 import { notify } from '../../../lib/notify.ts';
 
 beforeEach(() => vi.clearAllMocks());
@@ -42,6 +42,44 @@ describe('AgentsConsolePage', () => {
     expect(paused).toHaveTextContent('Never');
     expect(within(paused).getByText('-1.2%')).toHaveClass('text-red-700');
     expect(within(paused).getByRole('button', { name: 'Resume' })).toBeInTheDocument();
+  });
+
+  it('shows a failing agent red on its card, with its reason, its last success and its performance as of then; the list filters to failing agents', async () => {
+    const failing = { ...failingAgent(STOCK_AGENT), performance: '+1.5%' };
+    const other = { ...STOCK_AGENT, id: '33333333-3333-4333-8333-333333333333', name: 'Healthy watch' };
+    stubFetch(baseRoutes([failing, other, CRYPTO_AGENT]));
+    renderPage();
+    const card = await screen.findByRole('listitem', { name: 'Tech watch' });
+    expect(within(card).getByText('Failing').closest('div')).toHaveClass('bg-red-50');
+    expect(card).toHaveTextContent('BTC/USD (kraken): The data provider is having trouble on its side.');
+    expect(card).toHaveTextContent('Last successful run: Mar 4, 2025');
+    expect(card).toHaveTextContent(/Performance\s*\+1\.5% at Mar 4, 2025/);
+    expect(within(screen.getByRole('listitem', { name: 'Healthy watch' })).queryByText('Failing')).not.toBeInTheDocument();
+
+    await userEvent.click(screen.getByRole('checkbox', { name: 'Only failing agents (1)' }));
+    expect(screen.getByRole('list', { name: 'Running agents' }).children).toHaveLength(1);
+    expect(screen.queryByRole('listitem', { name: 'Healthy watch' })).not.toBeInTheDocument();
+    await userEvent.click(screen.getByRole('tab', { name: 'Paused Agents' }));
+    expect(screen.getByText('No failing paused agents')).toBeInTheDocument();
+  });
+
+  it("opens from a notification's link at the agent's Run History with its run in view", async () => {
+    stubFetch({
+      ...baseRoutes(),
+      [`GET /api/agents/${STOCK_AGENT.id}`]: { body: STOCK_AGENT },
+      [`GET /api/agents/${STOCK_AGENT.id}/runs?limit=50`]: { body: RUNS },
+    });
+    renderWithProviders(<AgentsConsolePage />, { path: `/agents-console?agent=${STOCK_AGENT.id}&run=6`, auth: signedInAs('admin') });
+    const dialog = await screen.findByRole('dialog', { name: 'Tech watch' });
+    expect(within(dialog).getByRole('tab', { name: 'Run History' })).toHaveAttribute('aria-selected', 'true');
+    const run = await within(dialog).findByText('Run #6');
+    const item = run.closest('li')!;
+    expect(item).toHaveAttribute('aria-current', 'true');
+    expect(item).toHaveTextContent('From your notification');
+    // Red, not the neutral badge with red classes on top (which one wins is up to the stylesheet).
+    expect(within(item).getByText('Failure')).toHaveClass('bg-red-100', 'text-red-800');
+    expect(within(item).getByText('Failure')).not.toHaveClass('bg-slate-100');
+    await vi.waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent(/^\/agents-console$/));
   });
 
   it('shows the empty states, and View Running Agents switches tab', async () => {

@@ -2,7 +2,8 @@ import '../../../lib/zod-csp.ts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Bot, Plus } from 'lucide-react';
 import { Tabs } from 'radix-ui';
-import { useState, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
+import { useSearchParams } from 'react-router';
 import { defaultAgentName, type TAgent, type TAgentConfig, type TAgentTemplate } from '../../../../contracts/agents.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { Skeleton } from '../../../components/ui/skeleton.tsx';
@@ -29,6 +30,9 @@ const CONSOLE_TABS = [
 ] as const;
 type TConsoleTab = (typeof CONSOLE_TABS)[number]['value'];
 
+/** The details dialog's agent; from a notification, the run to show in Run History. */
+type TDetails = { agent: TAgent; open: boolean; focusRunId?: number | null };
+
 /** The creation flow: the template (unless chosen from its card), its name, then its configuration. */
 type TCreation = { step: 'template' } | { template: TAgentTemplate; step: 'name' | 'configure'; name: string };
 
@@ -39,9 +43,11 @@ export default function AgentsConsolePage() {
   const queryClient = useQueryClient();
   const [tab, setTab] = useState<TConsoleTab>('running');
   const [creation, setCreation] = useState<TCreation | null>(null);
-  const [details, setDetails] = useState<{ agent: TAgent; open: boolean } | null>(null);
+  const [details, setDetails] = useState<TDetails | null>(null);
+  const [failingOnly, setFailingOnly] = useState(false);
   const templates = useTemplates();
   const agents = useAgents(Boolean(user));
+  useNotificationLink(agents.data, setDetails);
 
   const create = useMutation({
     mutationFn: ({ template, name, config }: { template: TAgentTemplate; name: string; config: TAgentConfig }) =>
@@ -69,7 +75,8 @@ export default function AgentsConsolePage() {
     if (!open && !create.isPending) setCreation(null);
   };
 
-  const list = (status: TAgent['status']) => (agents.data ?? []).filter((a) => a.status === status);
+  const failingCount = (agents.data ?? []).filter(isFailing).length;
+  const list = (status: TAgent['status']) => (agents.data ?? []).filter((a) => a.status === status && (!failingOnly || isFailing(a)));
   const renderAgents = (status: TAgent['status']) => {
     if (agents.isPending) {
       return (
@@ -88,6 +95,9 @@ export default function AgentsConsolePage() {
       );
     }
     const shown = list(status);
+    if (shown.length === 0 && failingOnly) {
+      return <p className="py-6 text-center text-sm text-slate-600">No failing {status === 'running' ? 'running' : 'paused'} agents</p>;
+    }
     if (shown.length === 0) {
       return status === 'running' ? (
         <EmptyState title="No Running Agents" text="Create an agent from a template, then resume it to start monitoring.">
@@ -131,6 +141,12 @@ export default function AgentsConsolePage() {
 
       <Tabs.Root value={tab} onValueChange={(value) => setTab(value as TConsoleTab)} className="mt-8">
         <TabList label="Agents" tabs={CONSOLE_TABS} />
+        {tab !== 'templates' && (
+          <label className="mt-4 inline-flex items-center gap-2 text-sm text-slate-700">
+            <input type="checkbox" className="size-4 accent-brand-600" checked={failingOnly} onChange={(event) => setFailingOnly(event.target.checked)} />
+            Only failing agents ({failingCount})
+          </label>
+        )}
         <TabPanel value="running">{renderAgents('running')}</TabPanel>
         <TabPanel value="paused">{renderAgents('paused')}</TabPanel>
         <TabPanel value="templates">
@@ -178,10 +194,30 @@ export default function AgentsConsolePage() {
         agent={details?.agent ?? null}
         template={details ? templateFor(details.agent.templateId) : undefined}
         open={details?.open ?? false}
+        focusRunId={details?.focusRunId ?? null}
         onOpenChange={(open) => setDetails((d) => (d ? { ...d, open } : null))}
       />
     </div>
   );
+}
+
+const isFailing = (agent: TAgent) => agent.health.state === 'failing';
+
+/**
+ * A notification links here with ?agent=<id>&run=<id> (notificationLink): once the agents are
+ * loaded the agent's details open at that run, and the link leaves the address, so closing the
+ * dialog and reloading does not open it again.
+ */
+function useNotificationLink(agents: TAgent[] | undefined, show: (details: TDetails) => void) {
+  const [params, setParams] = useSearchParams();
+  const agentId = params.get('agent');
+  const runId = Number(params.get('run')) || null;
+  useEffect(() => {
+    if (!agentId || !agents) return;
+    const agent = agents.find((a) => a.id === agentId);
+    if (agent) show({ agent, open: true, focusRunId: runId });
+    setParams({}, { replace: true });
+  }, [agentId, runId, agents, setParams, show]);
 }
 
 function EmptyState({ title, text, children }: { title: string; text: string; children: ReactNode }) {

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { TAgentRun, TRunHistoryEntry } from '../../../../contracts/agents.ts';
 import { Badge, type BadgeVariant } from '../../../components/ui/badge.tsx';
 import { Spinner } from '../../../components/ui/spinner.tsx';
@@ -12,7 +12,7 @@ export function runBadge(status: TAgentRun['status']): { label: string; variant:
   if (status === 'success') return { label: 'Success', variant: 'success' };
   if (status === 'queued') return { label: 'Queued', variant: 'neutral' };
   if (status === 'running') return { label: 'Running', variant: 'brand' };
-  return { label: 'Failure', variant: 'neutral', className: 'bg-red-100 text-red-800' };
+  return { label: 'Failure', variant: 'danger' };
 }
 
 /** A failure's error for reading: the runtime's bare 'interrupted' says little on its own. */
@@ -24,16 +24,18 @@ export function runErrorText(error: string): string {
 
 /** SPEC's Run History: 'Last N executions', newest first, each run with its status, times, error
  * and result. The newest result is open; older ones fold into one line each. */
-export function RunHistory({ runs, loading }: { runs: TRunHistoryEntry[] | undefined; loading: boolean }) {
+export function RunHistory({ runs, loading, focusRunId = null }: { runs: TRunHistoryEntry[] | undefined; loading: boolean; focusRunId?: number | null }) {
   if (loading) return <Spinner label="Loading run history" />;
   if (!runs || runs.length === 0) return <p className="py-6 text-center text-sm text-slate-600">No execution history available</p>;
-  const newestWithResult = runs.findIndex(hasResult);
+  // A notification's run opens with its result; otherwise the newest result is open.
+  const focused = focusRunId === null ? -1 : runs.findIndex((run) => run.id === focusRunId);
+  const newestWithResult = focused !== -1 ? focused : runs.findIndex(hasResult);
   return (
     <div>
       <h3 className="text-sm font-semibold text-slate-900">Last {runs.length} executions</h3>
       <ol className="mt-3 space-y-3">
         {runs.map((run, index) => (
-          <RunItem key={run.id} run={run} expanded={index === newestWithResult} />
+          <RunItem key={run.id} run={run} expanded={index === newestWithResult} focused={index === focused} />
         ))}
       </ol>
     </div>
@@ -43,17 +45,27 @@ export function RunHistory({ runs, loading }: { runs: TRunHistoryEntry[] | undef
 /** A run with a result to show, of TRunResult's shape or not. */
 const hasResult = (run: TRunHistoryEntry) => run.result !== null || (run.unreadableResult !== undefined && run.unreadableResult !== null);
 
-function RunItem({ run, expanded }: { run: TRunHistoryEntry; expanded: boolean }) {
+function RunItem({ run, expanded, focused }: { run: TRunHistoryEntry; expanded: boolean; focused: boolean }) {
   const badge = runBadge(run.status);
   const duration = formatDuration(run.startTime, run.endTime);
+  const item = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    // Optional call: jsdom (the component tests) has no scrolling.
+    if (focused) item.current?.scrollIntoView?.({ block: 'start' });
+  }, [focused]);
   return (
-    <li className="rounded-lg border border-slate-200 p-3 text-sm">
+    <li
+      ref={item}
+      aria-current={focused ? 'true' : undefined}
+      className={`scroll-mt-4 rounded-lg border p-3 text-sm ${focused ? 'border-brand-600 ring-2 ring-brand-600/30' : 'border-slate-200'}`}
+    >
       <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
         <Badge variant={badge.variant} className={badge.className}>
           {run.status === 'running' && <span aria-hidden="true" className="size-1.5 animate-pulse rounded-full bg-current motion-reduce:animate-none" />}
           {badge.label}
         </Badge>
         <span className="font-medium text-slate-900">Run #{run.id}</span>
+        {focused && <span className="text-xs text-brand-700">From your notification</span>}
         <span className="text-slate-600">{run.scheduledFor ? `Scheduled for ${formatDate(run.scheduledFor, RUN_TIME)}` : 'Run now'}</span>
         {duration && <span className="ml-auto text-slate-600">Duration: {duration}</span>}
       </div>

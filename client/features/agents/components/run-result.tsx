@@ -20,6 +20,9 @@ export function ruleState(rule: TRuleOutcome): { label: string; variant: BadgeVa
 /** Why a market failed: its kind's sentence (the current wording, for old runs too); a run
  * recorded before kinds existed keeps its stored text. */
 export function failureText(market: Extract<TMarketResult, { ok: false }>): string {
+  // These two carry our own numbers (candles that arrived, the latest candle's time).
+  if (market.failure === 'too-few-candles') return market.error;
+  if (market.failure === 'stale' && market.candleTime) return `${MARKET_FAILURES.stale} Latest candle: ${formatDate(market.candleTime, DATE_TIME)}.`;
   return market.failure ? MARKET_FAILURES[market.failure] : market.error;
 }
 

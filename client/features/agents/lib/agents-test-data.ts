@@ -1,5 +1,11 @@
 import type { TAgent, TRunHistoryAnswer } from '../../../../contracts/agents.ts';
 
+/** A running agent whose latest run failed, after an earlier success. */
+export const failingAgent = (agent: TAgent, reason = 'BTC/USD (kraken): The data provider is having trouble on its side.'): TAgent => ({
+  ...agent,
+  health: { state: 'failing', reason, lastSuccessAt: '2025-03-04T08:05:02.000Z' },
+});
+
 export const STOCK_AGENT: TAgent = {
   id: '11111111-1111-4111-8111-111111111111',
   name: 'Tech watch',
@@ -9,6 +15,7 @@ export const STOCK_AGENT: TAgent = {
   performance: '+2.5%',
   createdAt: '2025-03-01T09:00:00.000Z',
   nextRunAt: '2025-03-04T11:00:00.000Z',
+  health: { state: 'healthy', reason: null, lastSuccessAt: '2025-03-04T10:05:02.000Z' },
   config: {
     schedule: { frequency: 'hourly', daysActive: ['Monday', 'Tuesday'], activeHours: { start: '09:30', end: '16:00' }, timeZone: 'UTC' },
     notifications: { email: true, inApp: false, thresholds: [] },
@@ -25,6 +32,7 @@ export const CRYPTO_AGENT: TAgent = {
   performance: '-1.2%',
   createdAt: '2025-03-02T09:00:00.000Z',
   nextRunAt: null,
+  health: { state: 'new', reason: null, lastSuccessAt: null },
   config: {
     schedule: { frequency: '5min', daysActive: ['Monday'], activeHours: { start: '00:00', end: '23:59' }, timeZone: 'UTC' },
     notifications: { email: false, inApp: true, thresholds: [{ type: 'priceChange', value: 3, message: 'Price moved' }] },

@@ -15,10 +15,13 @@ const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString(
 function notification(overrides: Partial<TNotification>): TNotification {
   return {
     id: '00000000-0000-4000-8000-000000000001',
+    kind: 'alerts',
     agentId: '00000000-0000-4000-8000-0000000000a1',
     agentName: 'BTC watcher',
+    runId: 41,
     market: 'BTC/USDT on binance',
     thresholdType: 'rsi_overbought',
+    alerts: [],
     title: 'RSI overbought',
     message: 'RSI 78.2 is above 70.',
     createdAt: minutesAgo(5),
@@ -80,8 +83,43 @@ describe('NotificationBell', () => {
     expect(items[2]).toHaveTextContent('Volume spike');
     expect(items[2]).not.toHaveTextContent('Unread');
     expect(items[2]).toHaveTextContent('3 days ago');
-    expect(items[2]).toHaveTextContent('Email could not be sent');
+    // The email's delivery is a small mark, its story in the title.
+    expect(items[2]).toHaveTextContent('Email failed');
+    expect(within(items[2]!).getByTitle('The email could not be sent')).toBeInTheDocument();
     expect(within(items[2]!).queryByRole('button', { name: /Mark as read/ })).not.toBeInTheDocument();
+  });
+
+  it("lists every alert of a run, and its title opens the agent's Run History at that run and reads it", async () => {
+    const run = notification({
+      title: 'BTC watcher: 2 alerts on 2 markets',
+      market: null,
+      thresholdType: null,
+      message: 'Price moved (BTC/USDT on binance: 3.10% > 3.00%)\nPrice moved (BTC/USD on kraken: 3.20% > 3.00%)',
+      alerts: [
+        { market: 'BTC/USDT on binance', threshold: 'priceChange', value: 3.1, limit: 3, message: 'Price moved (BTC/USDT on binance: 3.10% > 3.00%)' },
+        { market: 'BTC/USD on kraken', threshold: 'priceChange', value: 3.2, limit: 3, message: 'Price moved (BTC/USD on kraken: 3.20% > 3.00%)' },
+      ],
+      emailStatus: 'sent',
+    });
+    const failing = notification({ id: '00000000-0000-4000-8000-000000000009', kind: 'failing', title: 'BTC watcher is failing: no fresh data from Kraken since 15:00', market: null, thresholdType: null, message: 'Its last 3 runs failed.', runId: 42 });
+    const { requests } = stubNotificationsApi([run, failing]);
+    renderWithProviders(<NotificationBell />);
+    await vi.waitFor(() => expect(bell()).toHaveAccessibleName('Notifications, 2 unread'));
+    await userEvent.click(bell());
+
+    const alerts = within(panel()).getByRole('list', { name: 'Alerts' });
+    expect(within(alerts).getAllByRole('listitem').map((li) => li.textContent)).toEqual([
+      'Price moved (BTC/USDT on binance: 3.10% > 3.00%)',
+      'Price moved (BTC/USD on kraken: 3.20% > 3.00%)',
+    ]);
+    expect(within(panel()).getByText('Emailed')).toBeInTheDocument();
+    const failingLink = within(panel()).getByRole('link', { name: failing.title });
+    expect(failingLink).toHaveAttribute('href', `/agents-console?agent=${failing.agentId}&run=42`);
+    const link = within(panel()).getByRole('link', { name: run.title });
+    expect(link).toHaveAttribute('href', `/agents-console?agent=${run.agentId}&run=41`);
+    await userEvent.click(link);
+    expect(requests).toContainEqual({ method: 'POST', url: `/api/notifications/${run.id}/read`, body: undefined });
+    expect(screen.queryByRole('dialog', { name: 'Notifications' })).not.toBeInTheDocument();
   });
 
   it('marks one as read with POST, and the count drops', async () => {

@@ -1,7 +1,8 @@
 import '../../../lib/zod-csp.ts';
-import { Bell } from 'lucide-react';
+import { Bell, Mail, MailCheck, MailX, type LucideIcon } from 'lucide-react';
 import { Popover } from 'radix-ui';
 import { useId, useRef, useState, type MouseEvent } from 'react';
+import { Link } from 'react-router';
 import type { TNotification } from '../../../../contracts/notifications.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { useMarkAllRead, useMarkRead, useNotifications } from '../api/notifications-api.ts';
@@ -26,12 +27,20 @@ export function relativeTime(iso: string, now = Date.now()): string {
   return RELATIVE.format(Math.round(seconds / size), unit);
 }
 
-const EMAIL_NOTE: Partial<Record<TNotification['emailStatus'], string>> = {
-  pending: 'Sending email…',
-  sent: 'Emailed',
-  logged: 'Email written to the server log (no mail server configured)',
-  failed: 'Email could not be sent',
+/** The email's delivery as a small mark beside the time: a word, and the whole story on hover. */
+const EMAIL_MARK: Partial<Record<TNotification['emailStatus'], { label: string; title: string; icon: LucideIcon; className: string }>> = {
+  pending: { label: 'Email sending', title: 'The email is being sent', icon: Mail, className: 'text-slate-600' },
+  sent: { label: 'Emailed', title: 'The email was sent', icon: MailCheck, className: 'text-slate-600' },
+  logged: { label: 'Email logged', title: 'No mail server is configured: the email was written to the server log', icon: Mail, className: 'text-slate-600' },
+  failed: { label: 'Email failed', title: 'The email could not be sent', icon: MailX, className: 'text-red-700' },
 };
+
+/** Where a notification leads: its agent's details at Run History, with its run in view. */
+export function notificationLink(notification: TNotification): string | null {
+  if (!notification.agentId) return null;
+  const run = notification.runId === null ? '' : `&run=${notification.runId}`;
+  return `/agents-console?agent=${encodeURIComponent(notification.agentId)}${run}`;
+}
 
 /**
  * The signed-in header's bell: the unread count on a button that opens the latest alerts, each
@@ -124,6 +133,10 @@ export default function NotificationBell() {
                   <NotificationItem
                     key={notification.id}
                     notification={notification}
+                    onOpen={() => {
+                      setOpen(false);
+                      if (notification.readAt === null) markRead.mutate(notification.id);
+                    }}
                     onMarkRead={(event) => {
                       focusAfterRead(event.currentTarget);
                       markRead.mutate(notification.id);
@@ -139,25 +152,51 @@ export default function NotificationBell() {
   );
 }
 
-function NotificationItem({ notification, onMarkRead }: { notification: TNotification; onMarkRead(event: MouseEvent<HTMLButtonElement>): void }) {
+function NotificationItem({ notification, onOpen, onMarkRead }: { notification: TNotification; onOpen(): void; onMarkRead(event: MouseEvent<HTMLButtonElement>): void }) {
   const unread = notification.readAt === null;
-  const emailNote = EMAIL_NOTE[notification.emailStatus];
+  const email = EMAIL_MARK[notification.emailStatus];
+  const link = notificationLink(notification);
+  const failing = notification.kind === 'failing';
   return (
     <li className={`flex gap-3 px-4 py-3 ${unread ? 'bg-brand-50/60' : ''}`}>
       <span aria-hidden="true" className={`mt-1.5 size-2 shrink-0 rounded-full ${unread ? 'bg-brand-600' : 'bg-transparent'}`} />
       <div className="min-w-0 flex-1">
-        <p className={`text-sm break-words text-slate-900 ${unread ? 'font-semibold' : 'font-medium'}`}>
+        <p className={`text-sm break-words ${failing ? 'text-red-800' : 'text-slate-900'} ${unread ? 'font-semibold' : 'font-medium'}`}>
           {unread && <span className="sr-only">Unread: </span>}
-          {notification.title}
+          {link ? (
+            // Opens the run in Run History; following it reads the notification.
+            <Link to={link} onClick={onOpen} className="rounded underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600">
+              {notification.title}
+            </Link>
+          ) : (
+            notification.title
+          )}
         </p>
-        <p className="mt-0.5 text-sm break-words text-slate-700">{notification.message}</p>
-        <p className="mt-1 text-xs text-slate-600">
-          {notification.agentName} · {notification.market} ·{' '}
+        {notification.alerts.length > 0 ? (
+          <ul aria-label="Alerts" className="mt-0.5 list-disc space-y-0.5 pl-4 text-sm break-words text-slate-700">
+            {notification.alerts.map((alert, index) => (
+              <li key={index}>{alert.message}</li>
+            ))}
+          </ul>
+        ) : (
+          <p className="mt-0.5 text-sm break-words text-slate-700">{notification.message}</p>
+        )}
+        <p className="mt-1 flex flex-wrap items-center text-xs whitespace-pre-wrap text-slate-600">
+          <span>{[notification.agentName, notification.market].filter(Boolean).join(' · ')}</span>
+          <span aria-hidden="true"> · </span>
           <time dateTime={notification.createdAt} title={new Date(notification.createdAt).toLocaleString()}>
             {relativeTime(notification.createdAt)}
           </time>
+          {email && (
+            <>
+              <span aria-hidden="true"> · </span>
+              <span title={email.title} className={`inline-flex items-center gap-0.5 ${email.className}`}>
+                <email.icon aria-hidden="true" className="size-3.5" />
+                {email.label}
+              </span>
+            </>
+          )}
         </p>
-        {emailNote && <p className={`mt-0.5 text-xs ${notification.emailStatus === 'failed' ? 'text-red-700' : 'text-slate-600'}`}>{emailNote}</p>}
         {unread && (
           // The label starts with the visible text and names the alert: a list of identical
           // 'Mark as read' buttons would not say which is which to a screen reader.
