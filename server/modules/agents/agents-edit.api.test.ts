@@ -74,12 +74,13 @@ describe('editing an agent', () => {
     await t.database.db.insert(agentRuns).values({ agentId: agent.id, status: 'success', startTime: new Date(), endTime: new Date(), result: { before: true } });
     const history = await runsOf(agent.id);
     expect(history).toHaveLength(1);
+    const before = await read(agent.id); // its health now counts the successful run
 
     const config = editedConfig(templateId);
     const res = await patch(agent.id, { name: '  Renamed agent  ', config });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ ...agent, name: 'Renamed agent', config });
-    expect(await read(agent.id)).toEqual({ ...agent, name: 'Renamed agent', config });
+    expect(res.json()).toEqual({ ...before, name: 'Renamed agent', config });
+    expect(await read(agent.id)).toEqual({ ...before, name: 'Renamed agent', config });
     expect(await runsOf(agent.id)).toEqual(history);
   });
 

@@ -282,7 +282,7 @@ describe('alert emails', () => {
     expect(created[0]!.emailStatus).toBe('pending');
 
     const [message] = await catcher.waitForMessages(1);
-    expect(message).toMatchObject({ from: 'alerts@example.com', to: ['ada@example.com'], subject: 'BTC watcher: BTC/USDT on binance' });
+    expect(message).toMatchObject({ from: 'alerts@example.com', to: ['ada@example.com'], subject: 'BTC watcher: rsi_overbought alert on BTC/USDT on binance' });
     expect(message!.text).toContain('Agent:  BTC watcher');
     expect(message!.text).toContain('Market: BTC/USDT on binance');
     expect(message!.text).toContain('RSI 78.2 on BTC/USDT on binance is above 70.');
