@@ -131,7 +131,7 @@ test.describe('agent health', () => {
       const panel = page.getByRole('dialog', { name: 'Notifications' });
       await expect(panel.getByRole('list', { name: 'Alerts' }).getByRole('listitem')).toHaveText([/^Price moved \(BTC\/USD on kraken: /]);
       await expectNoSeriousViolations(page, testInfo, 'alerts-notification', '[role="dialog"]');
-      await panel.getByRole('link', { name: `${name}: BTC/USD on kraken` }).click();
+      await panel.getByRole('link', { name: `${name}: Price change alert on BTC/USD on kraken` }).click();
 
       const details = page.getByRole('dialog', { name });
       const shown = details.locator('ol > li[aria-current="true"]');
