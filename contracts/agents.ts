@@ -59,11 +59,15 @@ export const ZSchedule = z
   .strict();
 export type TSchedule = z.infer<typeof ZSchedule>;
 
+/** A threshold's limits: the schema refuses with them and the editor's hint states them. */
+export const THRESHOLD_VALUE_MAX = 10_000;
+export const THRESHOLD_MESSAGE_MAX = 200;
+
 export const ZThreshold = z
   .object({
     type: z.enum(THRESHOLD_TYPES, `type must be one of ${THRESHOLD_TYPES.join(', ')}`),
-    value: z.number().finite().min(0, 'value must be 0 or more').max(10_000, 'value must be at most 10000'),
-    message: z.string().trim().min(1, 'message is required').max(200, 'message must be at most 200 characters'),
+    value: z.number().finite().min(0, 'value must be 0 or more').max(THRESHOLD_VALUE_MAX, `value must be at most ${THRESHOLD_VALUE_MAX}`),
+    message: z.string().trim().min(1, 'message is required').max(THRESHOLD_MESSAGE_MAX, `message must be at most ${THRESHOLD_MESSAGE_MAX} characters`),
   })
   .strict();
 export type TThreshold = z.infer<typeof ZThreshold>;

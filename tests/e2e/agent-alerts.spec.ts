@@ -25,9 +25,9 @@ test.describe('agent alerts', () => {
     const message = (n: number) => wizard.getByRole('textbox', { name: `Threshold ${n} message` });
     await expect(value(1)).toHaveValue('3');
     await expect(message(1)).toHaveValue('Price change above 3%');
-    await expect(value(1)).toHaveAccessibleDescription('% How far the close moved over the last candle, up or down, as a % of the close before it.');
+    await expect(value(1)).toHaveAccessibleDescription('% How far the close moved over the last candle, up or down, as a % of the close before it. Each value is from 0 to 10000; each message is required, up to 200 characters.');
     await expect(message(2)).toHaveValue('Volatility above 2% of the price');
-    await expect(value(2)).toHaveAccessibleDescription("% of the price The last candle's range (high minus low) as a % of its close.");
+    await expect(value(2)).toHaveAccessibleDescription("% of the price The last candle's range (high minus low) as a % of its close. Each value is from 0 to 10000; each message is required, up to 200 characters.");
     await expect(wizard.getByText("The last candle's range (high minus low) as a % of its close.")).toBeVisible();
     await expect(message(3)).toHaveValue('Volume above 150% of average');
 

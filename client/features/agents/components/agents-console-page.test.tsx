@@ -167,7 +167,7 @@ describe('AgentsConsolePage', () => {
     // SPEC's new threshold, a price change of 5, with the message that follows its type and value.
     expect(w.getByRole('textbox', { name: 'Threshold 4 message' })).toHaveValue('Price change above 5%');
     expect(w.getByRole('spinbutton', { name: 'Threshold 4 value (%)' })).toHaveAccessibleDescription(
-      '% How far the close moved over the last candle, up or down, as a % of the close before it.',
+      '% How far the close moved over the last candle, up or down, as a % of the close before it. Each value is from 0 to 10000; each message is required, up to 200 characters.',
     );
     await userEvent.click(w.getByRole('button', { name: 'Remove threshold 4' }));
 

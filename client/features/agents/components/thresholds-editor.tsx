@@ -1,6 +1,6 @@
 import { Plus, Trash2 } from 'lucide-react';
 import { useId } from 'react';
-import type { TThreshold } from '../../../../contracts/agents.ts';
+import { THRESHOLD_MESSAGE_MAX, THRESHOLD_VALUE_MAX, type TThreshold } from '../../../../contracts/agents.ts';
 import { followDefaultMessage, NEW_THRESHOLD, THRESHOLD_DEFINITIONS, THRESHOLD_TYPES, type TThresholdType } from '../../../../contracts/alert-thresholds.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { CONTROL } from './form-controls.tsx';
@@ -20,6 +20,9 @@ export function ThresholdsEditor({ value, onChange }: { value: TThreshold[]; onC
       <p id={`${id}-about`} className="mt-1 text-sm text-slate-600">
         Alerts are the limits you set: each one notifies you when its measure on a market's latest candle goes above your value. The template's signals are
         evaluated on every run as well and shown in Run History.
+      </p>
+      <p id={`${id}-rule`} className="mt-1 text-sm text-slate-600">
+        {`Each value is from 0 to ${THRESHOLD_VALUE_MAX}; each message is required, up to ${THRESHOLD_MESSAGE_MAX} characters.`}
       </p>
       {value.length === 0 && <p className="mt-2 text-sm text-slate-600">No thresholds configured</p>}
       <ol className="mt-2 space-y-3">
@@ -50,7 +53,7 @@ export function ThresholdsEditor({ value, onChange }: { value: TThreshold[]; onC
                   <span className="mt-1 flex items-center gap-2">
                     <input
                       aria-label={`Threshold ${n} value (%)`}
-                      aria-describedby={`${explanationId}-unit ${explanationId}`}
+                      aria-describedby={`${explanationId}-unit ${explanationId} ${id}-rule`}
                       type="number"
                       min={0}
                       step="any"
@@ -67,6 +70,7 @@ export function ThresholdsEditor({ value, onChange }: { value: TThreshold[]; onC
                   Message
                   <input
                     aria-label={`Threshold ${n} message`}
+                    aria-describedby={`${id}-rule`}
                     type="text"
                     value={threshold.message}
                     onChange={(event) => update(index, { message: event.target.value })}
