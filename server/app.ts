@@ -19,6 +19,9 @@ import { articlePageResolver } from './modules/articles/article-pages.ts';
 import { agentsRoutes } from './modules/agents/agents.routes.ts';
 import { createAgentsService } from './modules/agents/agents.service.ts';
 import type { JobQueue } from './modules/runtime/job-queue.ts';
+import { backtestRoutes } from './modules/backtest/backtest.routes.ts';
+import { createBacktestService } from './modules/backtest/backtest.service.ts';
+import { createMarketData, type MarketData } from './modules/market/market-data.ts';
 import { articlesRoutes } from './modules/articles/articles.routes.ts';
 import { feedsRoutes } from './modules/articles/feeds.routes.ts';
 import { createArticlesService } from './modules/articles/articles.service.ts';
@@ -57,6 +60,12 @@ export type AppDeps = {
    * retries; without one, each email is tried once, in the background of the alerting call.
    */
   enqueueEmail?: (notificationId: string) => Promise<void>;
+  /**
+   * Candles for Test on history. The process's one MarketData, shared with its workers when it
+   * runs them, so history and live runs meet at one rate gate per provider; without one, the app
+   * makes its own and closes it with itself.
+   */
+  marketData?: MarketData;
 };
 
 declare module 'fastify' {
@@ -68,7 +77,7 @@ declare module 'fastify' {
 }
 
 /** Builds the whole HTTP app without listening; tests drive it with `app.inject()`. */
-export async function buildApp({ config, database, logger, now = () => new Date(), clientDir = defaultClientDir, jobs, enqueueEmail }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, database, logger, now = () => new Date(), clientDir = defaultClientDir, jobs, enqueueEmail, marketData: sharedMarketData }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -104,7 +113,11 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   const articles = createArticlesService({ db });
   await app.register(articlesRoutes, { articles });
   await app.register(feedsRoutes, { articles, publicUrl: config.publicUrl, siteName: config.siteName });
-  await app.register(agentsRoutes, { agents: createAgentsService({ db, jobs, now }) });
+  const agents = createAgentsService({ db, jobs, now });
+  await app.register(agentsRoutes, { agents });
+  const marketData = sharedMarketData ?? createMarketData(config.market, { logger, now, db });
+  if (!sharedMarketData) app.addHook('onClose', async () => marketData.close());
+  await app.register(backtestRoutes, { backtests: createBacktestService({ agents, marketData, logger, now, limits: config.backtest }) });
   await app.register(chatRoutes, { chat: createChatService({ db, config: config.chat, now }) });
   const notifications = createNotificationsService({
     db,

@@ -6,6 +6,7 @@ import { loadConfigOrExit } from './config.ts';
 import { openDatabase } from './db/client.ts';
 import { startJobQueue } from './modules/runtime/job-queue.ts';
 import { startWorkers } from './modules/runtime/workers.ts';
+import { createMarketData } from './modules/market/market-data.ts';
 import { loggerOptions } from './lib/logger.ts';
 import { PRIVATE_UMASK } from './lib/private-files.ts';
 
@@ -20,10 +21,12 @@ async function main(): Promise<void> {
   for (const message of config.deprecations) logger.warn(message);
   const database = await openDatabase(config.database, logger);
   const jobs = await startJobQueue(database, { logger, email: config.email, supervise: config.runtime.runWorkers });
-  const app = await buildApp({ config, database, logger, jobs, enqueueEmail: jobs.enqueueEmail });
+  // One per process: live runs and Test on history share each provider's rate budget through it.
+  const marketData = createMarketData(config.market, { logger, db: database.db });
+  const app = await buildApp({ config, database, logger, jobs, enqueueEmail: jobs.enqueueEmail, marketData });
   // Embedded (PGlite) always runs its agents here; with PostgreSQL, RUN_WORKERS=false leaves
   // them to `npm run worker` processes.
-  const workers = config.runtime.runWorkers ? await startWorkers({ config, database, jobs, logger, notifications: app.notifications }) : null;
+  const workers = config.runtime.runWorkers ? await startWorkers({ config, database, jobs, logger, notifications: app.notifications, marketData }) : null;
 
   let closing = false;
   const shutdown = (signal: string) => {
@@ -38,6 +41,7 @@ async function main(): Promise<void> {
     app
       .close()
       .then(() => workers?.stop())
+      .then(() => marketData.close())
       .then(() => jobs.stop())
       .then(() => database.close())
       .then(() => {

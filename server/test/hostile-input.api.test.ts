@@ -56,6 +56,7 @@ describe('hostile input', () => {
         SIGN_IN_RATE_LIMIT: '100000',
         WRITE_RATE_LIMIT: '100000',
         CHAT_RATE_LIMIT: '100000',
+        BACKTEST_RATE_LIMIT: '100000',
         CHAT_DAILY_TOKEN_BUDGET: '0',
       },
     });
@@ -108,8 +109,10 @@ describe('hostile input', () => {
     if (!new URL(url, 'http://test').pathname.startsWith('/api/')) return expectNoPollution(where);
     let body: unknown = undefined;
     if (res.statusCode !== 204) {
-      expect(res.headers['content-type'], where).toMatch(/^application\/json/);
-      body = JSON.parse(res.body);
+      // JSON, or a stream of JSON lines (Test on history's answer; its refusals are JSON).
+      const ndjson = /^application\/x-ndjson/.test(String(res.headers['content-type']));
+      expect(res.headers['content-type'], where).toMatch(ndjson && res.statusCode < 300 ? /^application\/x-ndjson/ : /^application\/json/);
+      body = ndjson ? res.body.split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown) : JSON.parse(res.body);
     }
     if (expected.status !== undefined) expect(res.statusCode, where).toBe(expected.status);
     if (res.statusCode >= 400) {

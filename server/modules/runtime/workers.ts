@@ -3,7 +3,7 @@ import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
 import { createMailer } from '../../integrations/email/mailer.ts';
 import { createWhaleAlertSource } from '../../integrations/onchain/whale-alert.ts';
-import { createMarketData } from '../market/market-data.ts';
+import { createMarketData, type MarketData } from '../market/market-data.ts';
 import { createNotificationsService, type NotificationsService } from '../notifications/notifications.service.ts';
 import type { JobQueue } from './job-queue.ts';
 import { createRunExecutor } from './run-executor.ts';
@@ -23,6 +23,7 @@ export async function startWorkers({
   logger,
   now = () => new Date(),
   notifications: shared,
+  marketData: sharedMarketData,
 }: {
   config: Config;
   database: Database;
@@ -31,9 +32,11 @@ export async function startWorkers({
   now?: () => Date;
   /** The web app's alerts service, when this process has one (one mailer per process). */
   notifications?: NotificationsService;
+  /** The process's market data, when the web app has one (one rate gate per provider); closed by its maker. */
+  marketData?: MarketData;
 }): Promise<Workers> {
   const { db } = database;
-  const marketData = createMarketData(config.market, { logger, now });
+  const marketData = sharedMarketData ?? createMarketData(config.market, { logger, now, db });
   const notifications =
     shared ?? createNotificationsService({ db, mailer: createMailer(config.email, logger), enqueueEmail: jobs.enqueueEmail, logger, now, publicUrl: config.publicUrl });
   const executor = createRunExecutor({
@@ -50,7 +53,7 @@ export async function startWorkers({
     runtime,
     async stop() {
       await runtime.stop();
-      await marketData.close();
+      if (!sharedMarketData) await marketData.close();
     },
   };
 }

@@ -1,4 +1,5 @@
 import { ZAgentIdParams, ZAgentQuery, ZCreateAgent, ZRunAgent, ZRunsQuery, ZUpdateAgent } from '../../../contracts/agents.ts';
+import { ZAgentBacktestRequest, ZBacktestRequest } from '../../../contracts/backtest.ts';
 import { ZArticleIdParams, ZArticleListQuery, ZArticleSlugParams, ZCreateArticle, ZUpdateArticle } from '../../../contracts/articles.ts';
 import { ZLocalLogin, ZSyncUser } from '../../../contracts/auth.ts';
 import { ZUpdateUserRole, ZUserIdParams } from '../../../contracts/users.ts';
@@ -75,6 +76,16 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'DELETE', route: '/api/agents/:id', actor: 'admin', param: { ...agentId, freshEachRequest: true }, query: { schema: ZAgentQuery } },
   // Run now: the route reads a null body as an empty one.
   { method: 'POST', route: '/api/agents/:id/run', actor: 'admin', param: agentId, query: { schema: ZAgentQuery }, body: { contract: { schema: ZRunAgent, asSeen: (b) => b ?? {} }, sample: {} } },
+  // Test on history: few cases, each valid one evaluates 500 candles per market.
+  { method: 'POST', route: '/api/agents/backtest', actor: 'admin', body: { contract: { schema: ZBacktestRequest }, sample: { templateId: VALID_AGENT.templateId, config: VALID_AGENT.config, candles: 50 } }, runs: 15 },
+  {
+    method: 'POST',
+    route: '/api/agents/:id/backtest',
+    actor: 'admin',
+    param: agentId,
+    body: { contract: { schema: ZAgentBacktestRequest, asSeen: (b) => b ?? {} }, sample: { candles: 50 } },
+    runs: 15,
+  },
   { method: 'GET', route: '/api/articles', actor: 'signed out', query: { schema: ZArticleListQuery } },
   { method: 'GET', route: '/api/articles/:slug', actor: 'signed out', param: { name: 'slug', contract: { schema: ZArticleSlugParams }, real: async (fx) => (await fx.article()).slug } },
   { method: 'POST', route: '/api/articles', actor: 'admin', body: { contract: { schema: ZCreateArticle }, sample: VALID_ARTICLE } },
