@@ -6,6 +6,7 @@ import { MarketDataError, type CandleSource } from './candle-source.ts';
 import { collectHistory } from './history-paging.ts';
 import {
   aggregateCandles,
+  candleOpen,
   DEFAULT_BACKOFF_MS,
   failureForStatus,
   ProviderHttpError,
@@ -188,13 +189,6 @@ export function createCcxtSource(source: ExchangeSource, config: MarketConfig, o
       return { ...paging, candles: aggregateCandles(paging.candles, TIMEFRAME_MS[request.timeframe], offset, true) };
     },
   };
-}
-
-/** Open time of the `timeframe` candle holding `time` (weekly candles open on Mondays). */
-export function candleOpen(time: number, timeframe: TCandleTimeframe): number {
-  const step = TIMEFRAME_MS[timeframe];
-  const offset = timeframe === '1w' ? WEEK_OFFSET_MS : 0;
-  return Math.floor((time - offset) / step) * step + offset;
 }
 
 async function newEntry(source: ExchangeSource, baseUrl: string | undefined, timeoutMs: number, rateLimitMs: number | undefined): Promise<Entry> {

@@ -1,4 +1,4 @@
-import type { TCandle, TMarketFailure, TMarketSource } from '../../../contracts/market.ts';
+import { TIMEFRAME_MS, type TCandle, type TCandleTimeframe, type TMarketFailure, type TMarketSource } from '../../../contracts/market.ts';
 import { MarketDataError } from './candle-source.ts';
 
 /**
@@ -210,6 +210,13 @@ export function truncate(text: string, max = 300): string {
 
 /** Weekly candles open on Monday 00:00 UTC (as on the exchanges and Yahoo); the epoch was a Thursday. */
 export const WEEK_OFFSET_MS = 4 * 86_400_000;
+
+/** Open time of the `timeframe` candle holding `time` (weekly candles open on Mondays). */
+export function candleOpen(time: number, timeframe: TCandleTimeframe): number {
+  const step = TIMEFRAME_MS[timeframe];
+  const offset = timeframe === '1w' ? WEEK_OFFSET_MS : 0;
+  return Math.floor((time - offset) / step) * step + offset;
+}
 
 /**
  * Merges candles into larger ones (1h into 4h, 1d into 1w, ...): each bucket opens at

@@ -33,7 +33,7 @@ export async function startWorkers({
   notifications?: NotificationsService;
 }): Promise<Workers> {
   const { db } = database;
-  const marketData = createMarketData(config.market, { logger, now });
+  const marketData = createMarketData(config.market, { logger, now, db });
   const notifications =
     shared ?? createNotificationsService({ db, mailer: createMailer(config.email, logger), enqueueEmail: jobs.enqueueEmail, logger, now, publicUrl: config.publicUrl });
   const executor = createRunExecutor({
