@@ -8,7 +8,10 @@
  *   GET /v8/finance/chart/:symbol         candles in Yahoo's JSON shape (chart.result[0].meta,
  *                                         timestamp[], indicators.quote[0].{open,high,low,close,volume}),
  *                                         every 7th row null (a halted minute); unknown symbols get
- *                                         404 { chart: { result: null, error: { code: 'Not Found', ... } } }
+ *                                         404 { chart: { result: null, error: { code: 'Not Found', ... } } };
+ *                                         intraday ranges beyond Yahoo's limits (1m: last 30 days,
+ *                                         7 days a request; 2m-90m: 60 days; 60m: 730 days) get its
+ *                                         422 { chart: { error: { code: 'Unprocessable Entity', description } } }
  *
  * Candles follow `fakeCandle` (tests/fakes/exchanges.ts) during US market hours (Mon–Fri
  * 13:30–20:00 UTC) for intraday intervals; daily and weekly rows are stamped 13:30 UTC, as Yahoo
@@ -176,6 +179,8 @@ function chartAnswer(symbol: string, params: URLSearchParams, say: (usual: strin
   const period1 = Number(params.get('period1')) * 1000;
   const period2 = Math.min(Number(params.get('period2') || Date.now() / 1000) * 1000, Date.now());
   if (!step || !Number.isFinite(period1) || !(period1 < period2)) return chartError(400, 'Bad Request', say(BAD_INPUT));
+  const refused = intradayRefusal(interval, period1, Number(params.get('period2') || Date.now() / 1000) * 1000);
+  if (refused) return chartError(422, 'Unprocessable Entity', say(refused));
 
   const times = rowTimes(step, period1, period2);
   const candles = times.map((t) => fakeCandle(price, t, step));
@@ -232,6 +237,20 @@ function chartAnswer(symbol: string, params: URLSearchParams, say: (usual: strin
       },
     },
   };
+}
+
+/**
+ * Yahoo's limits on intraday history, as its 422 answers state them: 1m within the last 30 days
+ * and 7 days per request, 2m to 90m within 60 days, 60m (1h) within 730 days. A range crossing
+ * the limit is refused whole (no partial answer). Null: within the limits.
+ */
+function intradayRefusal(interval: string, period1: number, period2: number): string | null {
+  const backDays = interval === '1m' ? 30 : ['2m', '5m', '15m', '30m', '90m'].includes(interval) ? 60 : ['60m', '1h'].includes(interval) ? 730 : null;
+  if (backDays === null) return null;
+  const range = `${interval} data not available for startTime=${Math.floor(period1 / 1000)} and endTime=${Math.floor(period2 / 1000)}.`;
+  if (period1 < Date.now() - backDays * DAY) return `${range} The requested range must be within the last ${backDays} days.`;
+  if (interval === '1m' && period2 - period1 > 7 * DAY) return `${range} Only 7 days worth of 1m granularity data are allowed to be fetched per request.`;
+  return null;
 }
 
 /** Row times in [from, to): market hours only for intraday, 13:30 UTC on weekdays (Mondays for weekly). */
