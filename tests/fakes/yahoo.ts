@@ -83,14 +83,15 @@ export type FakeYahoo = {
   close(): Promise<void>;
 };
 
-type State = { fault: FaultState; requests: FakeYahooRequest[]; crumbs: number };
+/** `clock`: Yahoo's now (its limits count back from it): the test's clock when it has its own. */
+type State = { fault: FaultState; requests: FakeYahooRequest[]; crumbs: number; clock: () => number };
 
 export function fakeYahooEnv(root: string): Record<string, string> {
   return { YAHOO_BASE_URL: root };
 }
 
-export async function startFakeYahoo(options: { port?: number } = {}): Promise<FakeYahoo> {
-  const state: State = { fault: newFaultState(), requests: [], crumbs: 0 };
+export async function startFakeYahoo(options: { port?: number; now?: () => number } = {}): Promise<FakeYahoo> {
+  const state: State = { fault: newFaultState(), requests: [], crumbs: 0, clock: options.now ?? Date.now };
   const { root, close } = await startFakeHttpServer('fake Yahoo', options.port ?? 0, (req, res) => handle(state, req, res));
   return {
     baseUrl: root,
@@ -155,7 +156,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   }
   const chart = /^\/v8\/finance\/chart\/([^/]+)$/.exec(url.pathname);
   if (chart) {
-    const answer = chartAnswer(decodeURIComponent(chart[1]!), url.searchParams, say);
+    const answer = chartAnswer(decodeURIComponent(chart[1]!), url.searchParams, say, state.clock());
     record.outcome = answer.status;
     return sendJson(res, answer.status, answer.body);
   }
@@ -171,15 +172,15 @@ function chartError(status: number, code: string, description: string): { status
   return { status, body: { chart: { result: null, error: { code, description } } } };
 }
 
-function chartAnswer(symbol: string, params: URLSearchParams, say: (usual: string) => string): { status: number; body: unknown } {
+function chartAnswer(symbol: string, params: URLSearchParams, say: (usual: string) => string, now: number): { status: number; body: unknown } {
   const price = FAKE_STOCKS[symbol];
   if (price === undefined) return chartError(404, 'Not Found', say(NO_DATA));
   const interval = params.get('interval') ?? '1d';
   const step = INTERVALS[interval];
   const period1 = Number(params.get('period1')) * 1000;
-  const period2 = Math.min(Number(params.get('period2') || Date.now() / 1000) * 1000, Date.now());
+  const period2 = Math.min(Number(params.get('period2') || now / 1000) * 1000, now);
   if (!step || !Number.isFinite(period1) || !(period1 < period2)) return chartError(400, 'Bad Request', say(BAD_INPUT));
-  const refused = intradayRefusal(interval, period1, Number(params.get('period2') || Date.now() / 1000) * 1000);
+  const refused = intradayRefusal(interval, period1, Number(params.get('period2') || now / 1000) * 1000, now);
   if (refused) return chartError(422, 'Unprocessable Entity', say(refused));
 
   const times = rowTimes(step, period1, period2);
@@ -187,7 +188,7 @@ function chartAnswer(symbol: string, params: URLSearchParams, say: (usual: strin
   const nullable = (pick: (i: number) => number) => candles.map((_, i) => (i % NULL_EVERY === NULL_EVERY - 1 ? null : pick(i)));
   const last = candles.at(-1);
   const tradingPeriod = (start: number, end: number) => ({ timezone: 'EDT', start: start / 1000, end: end / 1000, gmtoffset: -14_400 });
-  const today = Math.floor(Date.now() / DAY) * DAY;
+  const today = Math.floor(now / DAY) * DAY;
   return {
     status: 200,
     body: {
@@ -244,11 +245,11 @@ function chartAnswer(symbol: string, params: URLSearchParams, say: (usual: strin
  * and 7 days per request, 2m to 90m within 60 days, 60m (1h) within 730 days. A range crossing
  * the limit is refused whole (no partial answer). Null: within the limits.
  */
-function intradayRefusal(interval: string, period1: number, period2: number): string | null {
+function intradayRefusal(interval: string, period1: number, period2: number, now: number): string | null {
   const backDays = interval === '1m' ? 30 : ['2m', '5m', '15m', '30m', '90m'].includes(interval) ? 60 : ['60m', '1h'].includes(interval) ? 730 : null;
   if (backDays === null) return null;
   const range = `${interval} data not available for startTime=${Math.floor(period1 / 1000)} and endTime=${Math.floor(period2 / 1000)}.`;
-  if (period1 < Date.now() - backDays * DAY) return `${range} The requested range must be within the last ${backDays} days.`;
+  if (period1 < now - backDays * DAY) return `${range} The requested range must be within the last ${backDays} days.`;
   if (interval === '1m' && period2 - period1 > 7 * DAY) return `${range} Only 7 days worth of 1m granularity data are allowed to be fetched per request.`;
   return null;
 }
