@@ -55,6 +55,8 @@ const INTRADAY_HISTORY: Partial<Record<YahooInterval, { backDays: number; perReq
   '60m': { backDays: 730, perRequestDays: 730 },
 };
 
+/** History asks for a range this much larger than its candles need on a plain trading calendar. */
+const HISTORY_SLACK = 1.25;
 /** Rest between two history requests at least (Yahoo publishes no limit; it answers 429 to bursts). */
 const HISTORY_REST_MS = 1_000;
 /** One gate per Yahoo host in this process: live runs before history pages (request-gate.ts). */
@@ -127,7 +129,9 @@ export function createYahooSource(config: MarketConfig, options: YahooSourceOpti
     historyStart(timeframe, candles, nowMs) {
       const { interval } = INTERVALS[timeframe];
       const limit = INTRADAY_HISTORY[interval];
-      return lookbackStart(timeframe, interval, candles, nowMs, limit && limit.backDays - 1);
+      // A quarter more than the trading calendar suggests: holidays, halted rows and short days
+      // would otherwise leave a test short of candles Yahoo has.
+      return lookbackStart(timeframe, interval, Math.ceil(candles * HISTORY_SLACK), nowMs, limit && limit.backDays - 1);
     },
 
     async fetchHistory(request, { signal, onPage }) {
