@@ -165,7 +165,7 @@ const cancelled = (source: TMarketSource, name: string) => new MarketDataError(s
 const seconds = (ms: number) => String(Math.round(ms / 10) / 100);
 
 /** Settles as `promise`, or rejects with the signal's reason as soon as it aborts. */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) {
     promise.catch(() => {}); // the attempt goes on unobserved; its late failure is not ours
     return Promise.reject(signal.reason);

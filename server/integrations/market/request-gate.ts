@@ -1,4 +1,4 @@
-import { sleep } from './policy.ts';
+import { raceAbort, sleep } from './policy.ts';
 
 /**
  * Who goes first to one provider within this process (docs/decisions/0037). ccxt's rate limiter
@@ -42,14 +42,14 @@ export class RequestGate {
     let release!: () => void;
     this.history = new Promise((resolve) => (release = resolve));
     try {
-      await abortable(previous, signal);
+      await raceAbort(previous, signal);
       let restUntil = 0;
       const page = async <P>(run: () => Promise<P>): Promise<P> => {
         for (;;) {
           const rest = restUntil - Date.now();
           if (rest > 0) await sleep(rest, signal);
           if (this.live === 0) break;
-          await abortable(new Promise<void>((resolve) => this.idle.push(resolve)), signal);
+          await raceAbort(new Promise<void>((resolve) => this.idle.push(resolve)), signal);
         }
         if (signal.aborted) throw signal.reason;
         const started = Date.now();
@@ -65,23 +65,4 @@ export class RequestGate {
       release();
     }
   }
-}
-
-/** Settles as `promise`, or rejects with the signal's reason when it aborts first. */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-  });
 }
