@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { NOTIFICATION_KINDS, type TNotificationKind } from '../../contracts/agent-health.ts';
 import type { TAgentConfig, TAgentRun, TAgentStatus } from '../../contracts/agents.ts';
 import type { TRunAlert } from '../../contracts/market.ts';
@@ -237,4 +237,42 @@ export const alertStates = pgTable(
     since: timestamp('since', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.agentId, t.market, t.thresholdType] })],
+);
+
+/**
+ * Closed candles read for "Test on history" (issue 16), per (source, symbol, timeframe, open time
+ * in ms), so a second test of a market fetches only what is newer (docs/decisions/0037). Per
+ * market the rows are one run without holes, and at most CACHED_CANDLES_PER_MARKET of them.
+ */
+export const candleCache = pgTable(
+  'candle_cache',
+  {
+    source: text('source').notNull(),
+    symbol: text('symbol').notNull(),
+    timeframe: text('timeframe').notNull(),
+    time: bigint('time', { mode: 'number' }).notNull(),
+    open: doublePrecision('open').notNull(),
+    high: doublePrecision('high').notNull(),
+    low: doublePrecision('low').notNull(),
+    close: doublePrecision('close').notNull(),
+    volume: doublePrecision('volume').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.source, t.symbol, t.timeframe, t.time] })],
+);
+
+/**
+ * One row per cached market: what is known about the provider's history there, and when a test
+ * last read it (markets nobody tested for a while are dropped from the cache).
+ */
+export const candleCoverage = pgTable(
+  'candle_coverage',
+  {
+    source: text('source').notNull(),
+    symbol: text('symbol').notNull(),
+    timeframe: text('timeframe').notNull(),
+    /** Open time (ms) of the oldest candle the provider gives; it holds none older. Null: not known. */
+    oldestAvailable: bigint('oldest_available', { mode: 'number' }),
+    usedAt: timestamp('used_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.source, t.symbol, t.timeframe] }), index('candle_coverage_used_at_idx').on(t.usedAt)],
 );

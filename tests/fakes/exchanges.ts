@@ -8,6 +8,13 @@
  *   KuCoin    /kucoin    GET /api/v3/currencies, /api/v2/symbols, /api/v1/market/candles
  *   HTX       /htx       GET /v2/reference/currencies, /v1/common/symbols, /market/history/candles (or /kline)
  *
+ * History as each exchange pages it (their API documentation): Binance's klines from `startTime`
+ * forward, at most 1000 (from the first candle when asked from before the listing); Coinbase's
+ * `start`/`end` ranges of at most 300 candles (a wider range is refused with its 400); Kraken only
+ * its latest 720 candles, those after `since`; KuCoin's `startAt`/`endAt` ranges of at most 1500;
+ * HTX's history candles from `from`, at most 1000. Binance's 429 carries Retry-After (seconds,
+ * `setRetryAfter`), as Binance sends it.
+ *
  * Markets: BTC, ETH and SOL against each exchange's usual quote (USDT on Binance, KuCoin and
  * HTX; USD on Kraken and Coinbase), plus ETH/BTC on Binance. Candles are deterministic
  * (`fakeCandle`: two sines around the asset's price plus a slow trend) over the requested range,
@@ -73,6 +80,8 @@ export type FakeExchanges = {
   /** The exchange's pairs were listed at `at` (epoch ms): no candles before it, as a new listing
    * has; null: listed long ago. Reset clears it. */
   listSince(exchange: FakeExchange, at: number | null): void;
+  /** The Retry-After (whole seconds) on the exchange's 429s where it sends one (Binance); default 1. Reset restores it. */
+  setRetryAfter(exchange: FakeExchange, seconds: number): void;
   requests(exchange?: FakeExchange): FakeExchangeRequest[];
   /** Every exchange serves `candles` (oldest first) for `base` (e.g. 'BTC'), the last one as the
    * current candle and the first one repeated before them; null: the usual sines again. */
@@ -158,7 +167,9 @@ type FeedSpan = { now: number; listedAt: number };
  */
 export function candleTimes(intervalMs: number, range: { start?: number; end?: number; limit: number }, now = Date.now(), listedAt = -Infinity): number[] {
   const first = candleOpen(listedAt, intervalMs);
-  return candleTimesUpTo(intervalMs, range, now).filter((t) => !(t < first));
+  // Asked from before the listing, an exchange answers from its first candle on (as Binance does).
+  const start = range.start !== undefined && range.start < first ? first : range.start;
+  return candleTimesUpTo(intervalMs, { ...range, start }, now).filter((t) => !(t < first));
 }
 
 function candleTimesUpTo(intervalMs: number, range: { start?: number; end?: number; limit: number }, now: number): number[] {
@@ -232,6 +243,8 @@ type State = {
   frozenAt: Map<FakeExchange, number>;
   /** Exchanges whose pairs were listed at this time: no candle before it. */
   listedAt: Map<FakeExchange, number>;
+  /** The Retry-After (seconds) an exchange that sends one puts on its 429s (default 1). */
+  retryAfter: Map<FakeExchange, number>;
 };
 
 export function fakeExchangeBaseUrls(root: string): Record<FakeExchange, string> {
@@ -258,6 +271,7 @@ export async function startFakeExchanges(options: { port?: number; now?: () => n
     clock: options.now ?? Date.now,
     frozenAt: new Map(),
     listedAt: new Map(),
+    retryAfter: new Map(),
   };
   const { root, close } = await startFakeHttpServer('fake exchanges', options.port ?? 0, (req, res) => handle(state, req, res));
 
@@ -279,6 +293,9 @@ export async function startFakeExchanges(options: { port?: number; now?: () => n
       if (at === null) state.listedAt.delete(exchange);
       else state.listedAt.set(exchange, at);
     },
+    setRetryAfter(exchange, seconds) {
+      state.retryAfter.set(exchange, seconds);
+    },
     requests: (exchange) => state.requests.filter((r) => !exchange || r.exchange === exchange),
     setSeries(base, candles) {
       if (candles) state.series.set(base, candles);
@@ -295,6 +312,7 @@ function reset(state: State): void {
   state.series.clear();
   state.frozenAt.clear();
   state.listedAt.clear();
+  state.retryAfter.clear();
 }
 
 async function handle(state: State, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -316,9 +334,9 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   }
   const errorText = state.faults.get(exchange)!.errorText;
   const span = { now: state.frozenAt.get(exchange) ?? state.clock(), listedAt: state.listedAt.get(exchange) ?? -Infinity };
-  const answer = failure ? errorAnswer(exchange, failure, errorText) : route(exchange, path, query, errorText, candleSource(state.series), span);
+  const answer = failure ? errorAnswer(exchange, failure, errorText, state.retryAfter.get(exchange) ?? 1) : route(exchange, path, query, errorText, candleSource(state.series), span);
   record.outcome = answer.status;
-  sendJson(res, answer.status, answer.body);
+  sendJson(res, answer.status, answer.body, answer.headers);
 }
 
 function kindOf(exchange: FakeExchange, path: string): FakeExchangeRequest['kind'] {
@@ -333,23 +351,25 @@ function kindOf(exchange: FakeExchange, path: string): FakeExchangeRequest['kind
   return lists[exchange].includes(path) ? 'markets' : 'other';
 }
 
-type Answer = { status: number; body: unknown };
+type Answer = { status: number; body: unknown; headers?: Record<string, string> };
 
 /**
  * A failure in the exchange's own error format (from their API documentation): the status,
  * the exchange's code, and its message, or `text` in its place.
  */
-function errorAnswer(exchange: FakeExchange, failure: Exclude<FakeFailure, 'hang'>, text: string | null): Answer {
+function errorAnswer(exchange: FakeExchange, failure: Exclude<FakeFailure, 'hang'>, text: string | null, retryAfterSeconds: number): Answer {
   const say = (usual: string) => text ?? usual;
   switch (exchange) {
     case 'binance': {
       const [status, code, msg] = {
-        '429': [429, -1003, 'Too many requests; current limit is 6000 request weight per 1 MINUTE.'],
+        '429': [429, -1003, 'Too many requests; current limit is 6000 request weight per 1 MINUTE. Please use the websocket for live updates to avoid polling the API.'],
         '500': [500, -1001, 'Internal error; unable to process your request. Please try again.'],
         'bad-request': [400, -1100, "Illegal characters found in parameter 'symbol'; legal range is '^[A-Z0-9-_.]{1,20}$'."],
         'unknown-symbol': [400, -1121, 'Invalid symbol.'],
       }[failure] as [number, number, string];
-      return { status, body: { code, msg: say(msg) } };
+      // Binance sends Retry-After (seconds) with every 429 and 418: how long until asking again is safe.
+      const headers = status === 429 ? { 'retry-after': String(retryAfterSeconds) } : undefined;
+      return { status, body: { code, msg: say(msg) }, ...(headers ? { headers } : {}) };
     }
     case 'kraken': {
       // Kraken refuses queries with 200 and "<severity><category>:<message>" strings.
@@ -516,9 +536,10 @@ function kraken(path: string, query: Record<string, string>, candleOf: CandleOf,
     const minutes = num(query.interval) ?? 1;
     if (!KRAKEN_MINUTES.has(minutes)) return { status: 200, body: { error: ['EGeneral:Invalid arguments'] } };
     const interval = minutes * MINUTE;
-    // Kraken answers up to 720 candles after `since` (seconds), or the latest 720.
+    // Kraken keeps only its latest 720 candles, whatever `since` says ("older data cannot be
+    // retrieved"), and answers those after `since` (seconds), the current one always included.
     const since = num(query.since);
-    const times = candleTimes(interval, { start: since === undefined ? undefined : since * 1000, limit: 720 }, span.now, span.listedAt);
+    const times = candleTimes(interval, { limit: 720 }, span.now, span.listedAt).filter((t, i, all) => since === undefined || t > since * 1000 || i === all.length - 1);
     const rows = times.map((t) => {
       const c = candleOf(pair, t, interval);
       return [t / 1000, String(c.open), String(c.high), String(c.low), String(c.close), String(c.close), String(c.volume), 42];
@@ -582,6 +603,10 @@ function coinbase(path: string, query: Record<string, string>, candleOf: CandleO
     const interval = granularity * 1000;
     const start = query.start ? Date.parse(query.start) : undefined;
     const end = query.end ? Date.parse(query.end) : undefined;
+    // A range of more than 300 candles is refused, not cut.
+    if (start !== undefined && end !== undefined && Math.floor((end - start) / interval) + 1 > 300) {
+      return { status: 400, body: { message: 'granularity too small for the requested time range. Count of aggregations requested exceeds 300' } };
+    }
     const times = candleTimes(interval, { start, end, limit: 300 }, span.now, span.listedAt);
     // Newest first: [time (s), low, high, open, close, volume].
     return {
@@ -708,7 +733,12 @@ function htx(path: string, query: Record<string, string>, candleOf: CandleOf, sp
     if (!pair) return { status: 200, body: { status: 'error', 'err-code': 'invalid-parameter', 'err-msg': 'invalid symbol' } };
     const interval = HTX_INTERVALS[query.period ?? ''];
     if (!interval) return { status: 200, body: { status: 'error', 'err-code': 'invalid-parameter', 'err-msg': 'invalid period' } };
-    const times = candleTimes(interval, { limit: Math.min(num(query.size) ?? 150, 2000) }, span.now, span.listedAt);
+    // The history endpoint serves `from`/`to` (seconds) ranges of up to 1000; the kline one the latest 2000.
+    const ranged = path === '/market/history/candles';
+    const from = ranged ? num(query.from) : undefined;
+    const to = ranged ? num(query.to) : undefined;
+    const size = Math.min(num(query.size) ?? 150, ranged ? 1000 : 2000);
+    const times = candleTimes(interval, { start: from === undefined ? undefined : from * 1000, end: to === undefined ? undefined : to * 1000, limit: size }, span.now, span.listedAt);
     // Newest first; `id` is the open time in seconds.
     return {
       status: 200,

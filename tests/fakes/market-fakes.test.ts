@@ -117,3 +117,69 @@ describe('candle ranges', () => {
     expect(mulberry32(1)()).toBe(mulberry32(1)());
   });
 });
+
+describe('history as the real services page it', () => {
+  const HOUR = 3_600_000;
+  const DAY = 86_400_000;
+
+  it('answers as each exchange does to history requests: page sizes, Kraken’s 720, Coinbase’s refusal, Binance’s Retry-After', async () => {
+    const fake = await startFakeExchanges();
+    try {
+      const now = Date.now();
+      const old = now - 5000 * HOUR;
+      const binance = (await (await fetch(`${fake.baseUrls.binance}/api/v3/klines?symbol=BTCUSDT&interval=1h&startTime=${old}&limit=1500`)).json()) as unknown[][];
+      expect(binance).toHaveLength(1000); // at most 1000, from startTime on
+      expect(binance[0]![0]).toBe(Math.ceil(old / HOUR) * HOUR);
+
+      const kraken = (await (await fetch(`${fake.baseUrls.kraken}/0/public/OHLC?pair=XXBTZUSD&interval=60&since=${Math.floor(old / 1000)}`)).json()) as { result: { XXBTZUSD: unknown[][] } };
+      expect(kraken.result.XXBTZUSD).toHaveLength(720); // its latest 720 only, whatever since says
+      expect(kraken.result.XXBTZUSD.at(-1)![0]).toBe((Math.floor(now / HOUR) * HOUR) / 1000);
+
+      const tooWide = await fetch(`${fake.baseUrls.coinbase}/products/BTC-USD/candles?granularity=3600&start=${new Date(old).toISOString()}&end=${new Date(old + 300 * HOUR).toISOString()}`);
+      expect(tooWide.status).toBe(400);
+      expect(await tooWide.json()).toEqual({ message: 'granularity too small for the requested time range. Count of aggregations requested exceeds 300' });
+
+      fake.failNext('binance', 1, '429');
+      fake.setRetryAfter('binance', 7);
+      const limited = await fetch(`${fake.baseUrls.binance}/api/v3/klines?symbol=BTCUSDT&interval=1h&limit=5`);
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toBe('7');
+      expect(((await limited.json()) as { code: number }).code).toBe(-1003);
+
+      fake.listSince('binance', now - 10 * HOUR);
+      const listed = (await (await fetch(`${fake.baseUrls.binance}/api/v3/klines?symbol=BTCUSDT&interval=1h&startTime=${old}&limit=1000`)).json()) as unknown[][];
+      expect(listed).toHaveLength(11); // from the listing on, not empty
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('refuses intraday ranges beyond Yahoo’s limits with its 422 and words, whole', async () => {
+    const now = Date.parse('2024-03-06T18:05:00Z');
+    const fake = await startFakeYahoo({ now: () => now });
+    try {
+      const chart = (interval: string, from: number, to: number) =>
+        fetch(`${fake.baseUrl}/v8/finance/chart/AAPL?interval=${interval}&period1=${Math.floor(from / 1000)}&period2=${Math.floor(to / 1000)}`);
+      const s = (t: number) => Math.floor(t / 1000);
+
+      const beyond60 = await chart('5m', now - 61 * DAY, now);
+      expect(beyond60.status).toBe(422);
+      expect(await beyond60.json()).toEqual({
+        chart: {
+          result: null,
+          error: { code: 'Unprocessable Entity', description: `5m data not available for startTime=${s(now - 61 * DAY)} and endTime=${s(now)}. The requested range must be within the last 60 days.` },
+        },
+      });
+      const week = await chart('1m', now - 8 * DAY, now);
+      expect(week.status).toBe(422);
+      expect(((await week.json()) as { chart: { error: { description: string } } }).chart.error.description).toMatch(/Only 7 days worth of 1m granularity data are allowed to be fetched per request\.$/);
+      expect((await chart('1m', now - 31 * DAY, now - 25 * DAY)).status).toBe(422);
+      expect((await chart('1m', now - 7 * DAY, now)).status).toBe(200);
+      expect((await chart('60m', now - 729 * DAY, now)).status).toBe(200);
+      expect((await chart('60m', now - 731 * DAY, now)).status).toBe(422);
+      expect((await chart('1d', now - 5000 * DAY, now)).status).toBe(200);
+    } finally {
+      await fake.close();
+    }
+  });
+});

@@ -8,7 +8,10 @@
  *   GET /v8/finance/chart/:symbol         candles in Yahoo's JSON shape (chart.result[0].meta,
  *                                         timestamp[], indicators.quote[0].{open,high,low,close,volume}),
  *                                         every 7th row null (a halted minute); unknown symbols get
- *                                         404 { chart: { result: null, error: { code: 'Not Found', ... } } }
+ *                                         404 { chart: { result: null, error: { code: 'Not Found', ... } } };
+ *                                         intraday ranges beyond Yahoo's limits (1m: last 30 days,
+ *                                         7 days a request; 2m-90m: 60 days; 60m: 730 days) get its
+ *                                         422 { chart: { error: { code: 'Unprocessable Entity', description } } }
  *
  * Candles follow `fakeCandle` (tests/fakes/exchanges.ts) during US market hours (Mon–Fri
  * 13:30–20:00 UTC) for intraday intervals; daily and weekly rows are stamped 13:30 UTC, as Yahoo
@@ -80,14 +83,15 @@ export type FakeYahoo = {
   close(): Promise<void>;
 };
 
-type State = { fault: FaultState; requests: FakeYahooRequest[]; crumbs: number };
+/** `clock`: Yahoo's now (its limits count back from it): the test's clock when it has its own. */
+type State = { fault: FaultState; requests: FakeYahooRequest[]; crumbs: number; clock: () => number };
 
 export function fakeYahooEnv(root: string): Record<string, string> {
   return { YAHOO_BASE_URL: root };
 }
 
-export async function startFakeYahoo(options: { port?: number } = {}): Promise<FakeYahoo> {
-  const state: State = { fault: newFaultState(), requests: [], crumbs: 0 };
+export async function startFakeYahoo(options: { port?: number; now?: () => number } = {}): Promise<FakeYahoo> {
+  const state: State = { fault: newFaultState(), requests: [], crumbs: 0, clock: options.now ?? Date.now };
   const { root, close } = await startFakeHttpServer('fake Yahoo', options.port ?? 0, (req, res) => handle(state, req, res));
   return {
     baseUrl: root,
@@ -152,7 +156,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   }
   const chart = /^\/v8\/finance\/chart\/([^/]+)$/.exec(url.pathname);
   if (chart) {
-    const answer = chartAnswer(decodeURIComponent(chart[1]!), url.searchParams, say);
+    const answer = chartAnswer(decodeURIComponent(chart[1]!), url.searchParams, say, state.clock());
     record.outcome = answer.status;
     return sendJson(res, answer.status, answer.body);
   }
@@ -168,21 +172,23 @@ function chartError(status: number, code: string, description: string): { status
   return { status, body: { chart: { result: null, error: { code, description } } } };
 }
 
-function chartAnswer(symbol: string, params: URLSearchParams, say: (usual: string) => string): { status: number; body: unknown } {
+function chartAnswer(symbol: string, params: URLSearchParams, say: (usual: string) => string, now: number): { status: number; body: unknown } {
   const price = FAKE_STOCKS[symbol];
   if (price === undefined) return chartError(404, 'Not Found', say(NO_DATA));
   const interval = params.get('interval') ?? '1d';
   const step = INTERVALS[interval];
   const period1 = Number(params.get('period1')) * 1000;
-  const period2 = Math.min(Number(params.get('period2') || Date.now() / 1000) * 1000, Date.now());
+  const period2 = Math.min(Number(params.get('period2') || now / 1000) * 1000, now);
   if (!step || !Number.isFinite(period1) || !(period1 < period2)) return chartError(400, 'Bad Request', say(BAD_INPUT));
+  const refused = intradayRefusal(interval, period1, Number(params.get('period2') || now / 1000) * 1000, now);
+  if (refused) return chartError(422, 'Unprocessable Entity', say(refused));
 
   const times = rowTimes(step, period1, period2);
   const candles = times.map((t) => fakeCandle(price, t, step));
   const nullable = (pick: (i: number) => number) => candles.map((_, i) => (i % NULL_EVERY === NULL_EVERY - 1 ? null : pick(i)));
   const last = candles.at(-1);
   const tradingPeriod = (start: number, end: number) => ({ timezone: 'EDT', start: start / 1000, end: end / 1000, gmtoffset: -14_400 });
-  const today = Math.floor(Date.now() / DAY) * DAY;
+  const today = Math.floor(now / DAY) * DAY;
   return {
     status: 200,
     body: {
@@ -232,6 +238,20 @@ function chartAnswer(symbol: string, params: URLSearchParams, say: (usual: strin
       },
     },
   };
+}
+
+/**
+ * Yahoo's limits on intraday history, as its 422 answers state them: 1m within the last 30 days
+ * and 7 days per request, 2m to 90m within 60 days, 60m (1h) within 730 days. A range crossing
+ * the limit is refused whole (no partial answer). Null: within the limits.
+ */
+function intradayRefusal(interval: string, period1: number, period2: number, now: number): string | null {
+  const backDays = interval === '1m' ? 30 : ['2m', '5m', '15m', '30m', '90m'].includes(interval) ? 60 : ['60m', '1h'].includes(interval) ? 730 : null;
+  if (backDays === null) return null;
+  const range = `${interval} data not available for startTime=${Math.floor(period1 / 1000)} and endTime=${Math.floor(period2 / 1000)}.`;
+  if (period1 < now - backDays * DAY) return `${range} The requested range must be within the last ${backDays} days.`;
+  if (interval === '1m' && period2 - period1 > 7 * DAY) return `${range} Only 7 days worth of 1m granularity data are allowed to be fetched per request.`;
+  return null;
 }
 
 /** Row times in [from, to): market hours only for intraday, 13:30 UTC on weekdays (Mondays for weekly). */

@@ -3,16 +3,20 @@ import type { Exchange } from 'ccxt';
 import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, type TCandle, type TCandleTimeframe } from '../../../contracts/market.ts';
 import { MARKET_HOSTS, type MarketConfig } from '../../config.ts';
 import { MarketDataError, type CandleSource } from './candle-source.ts';
+import { collectHistory } from './history-paging.ts';
 import {
   aggregateCandles,
+  candleOpen,
   DEFAULT_BACKOFF_MS,
   failureForStatus,
   ProviderHttpError,
+  retryAfterMs,
   truncate,
   WEEK_OFFSET_MS,
   withRetries,
   type Failure,
 } from './policy.ts';
+import { RequestGate } from './request-gate.ts';
 
 /**
  * Candles from the crypto exchanges through ccxt. One ccxt instance per exchange (and base URL)
@@ -49,6 +53,14 @@ export function exchangeSymbol(source: ExchangeSource, token: string): string {
   return upper.includes('/') ? upper : `${upper}/${EXCHANGES[source].quote}`;
 }
 
+/**
+ * The most candles one OHLCV request returns, from each exchange's API documentation (and ccxt's
+ * own cap): Binance's klines 1000, Coinbase Exchange's candles 300 (more in the range is refused),
+ * Kraken's OHLC 720 (and never older than its latest 720, whatever `since` says), KuCoin's
+ * candles 1500, HTX's history candles 1000.
+ */
+export const HISTORY_PAGE_CANDLES: Record<ExchangeSource, number> = { binance: 1000, coinbase: 300, kraken: 720, kucoin: 1500, htx: 1000 };
+
 /** Markets are reloaded this often (new listings); a failed reload keeps the old list. */
 const MARKETS_TTL_MS = 6 * 60 * 60_000;
 
@@ -58,6 +70,18 @@ type Entry = { exchange: Exchange; loadedAt: number; loading: Promise<void> | nu
 // ccxt weighs ~1 s to import (every exchange it knows): loaded on the first live crypto request.
 let ccxtModule: Promise<CcxtModule> | null = null;
 const instances = new Map<string, Promise<Entry>>();
+/** Per ccxt instance: who goes first, live runs or history pages (its rest is the exchange's spacing once known). */
+const gates = new Map<string, { gate: RequestGate; restMs: number }>();
+
+function gateFor(key: string): { gate: RequestGate; restMs: number } {
+  let found = gates.get(key);
+  if (!found) {
+    const holder: { gate: RequestGate; restMs: number } = { gate: new RequestGate(() => holder.restMs), restMs: 0 };
+    gates.set(key, holder);
+    found = holder;
+  }
+  return found;
+}
 
 export type CcxtSourceOptions = {
   /** The first retry's backoff (tests use a few ms). */
@@ -72,10 +96,14 @@ export function createCcxtSource(source: ExchangeSource, config: MarketConfig, o
   const key = `${source}|${baseUrl ?? ''}|${config.timeoutMs}|${options.rateLimitMs ?? ''}`;
   const policy = { retries: config.retries, timeoutMs: config.timeoutMs, backoffMs: options.backoffMs ?? DEFAULT_BACKOFF_MS };
 
+  const gated = gateFor(key);
   const entry = () => {
     let found = instances.get(key);
     if (!found) {
-      found = newEntry(source, baseUrl, config.timeoutMs, options.rateLimitMs);
+      found = newEntry(source, baseUrl, config.timeoutMs, options.rateLimitMs).then((e) => {
+        gated.restMs = e.exchange.rateLimit ?? 0;
+        return e;
+      });
       // A failed start (ccxt failing to load) must not stick: the next call tries again.
       found.catch(() => instances.delete(key));
       instances.set(key, found);
@@ -83,30 +111,82 @@ export function createCcxtSource(source: ExchangeSource, config: MarketConfig, o
     return found;
   };
 
+  /** One OHLCV request, retried by the policy (`since` undefined: the latest candles). */
+  const fetchRows = async (e: Entry, symbol: string, timeframe: TCandleTimeframe, since: number | undefined, limit: number, signal: AbortSignal) => {
+    const ccxt = await ccxtModule!; // loaded by entry()
+    const rows = await withRetries({
+      source,
+      name: info.name,
+      policy,
+      // One attempt may load the markets first (two requests on some exchanges) and wait for
+      // the rate limiter; ccxt times each request itself, this only bounds the whole.
+      attemptTimeoutMs: config.timeoutMs * 4,
+      signal,
+      attempt: async () => {
+        await ensureMarkets(e);
+        return e.exchange.fetchOHLCV(symbol, timeframe, since, limit);
+      },
+      classify: (err) => classify(err, ccxt, info.name, symbol),
+    });
+    return toCandles(rows);
+  };
+
   return {
     id: source,
-    async fetchCandles(request, signal) {
-      const e = await entry();
-      const ccxt = await ccxtModule!; // loaded by entry()
-      const plan = fetchPlan(e.exchange, request.timeframe, request.limit);
-      if (!plan) throw unsupported(source, info.name, request.timeframe);
-      const rows = await withRetries({
+    fetchCandles(request, signal) {
+      // Counted as live before the first await, so a history page asked for later waits for it.
+      return gated.gate.runLive(async () => {
+        const e = await entry();
+        const plan = fetchPlan(e.exchange, request.timeframe, request.limit);
+        if (!plan) throw unsupported(source, info.name, request.timeframe);
+        const candles = await fetchRows(e, request.symbol, plan.timeframe, undefined, plan.limit, signal);
+        const merged = plan.factor === 1 ? candles : aggregateCandles(candles, TIMEFRAME_MS[request.timeframe], request.timeframe === '1w' ? WEEK_OFFSET_MS : 0, true);
+        return merged.slice(-request.limit);
+      });
+    },
+
+    historyStart(timeframe, candles, nowMs) {
+      const step = TIMEFRAME_MS[timeframe];
+      return candleOpen(nowMs, timeframe) - (Math.max(1, candles) - 1) * step;
+    },
+
+    async fetchHistory(request, { signal, onPage }) {
+      let e: Entry;
+      try {
+        e = await entry();
+      } catch (err) {
+        const ccxt = await ccxtModule?.catch(() => null);
+        const failure = ccxt ? classify(err, ccxt, info.name, request.symbol) : { failure: 'internal' as const, cause: { error: String(err) } };
+        return { candles: [], failure: new MarketDataError(source, failure.failure, { ...failure.cause, detail: failure.detail ?? `${info.name} could not be loaded` }) };
+      }
+      const plan = fetchPlan(e.exchange, request.timeframe, 1);
+      if (!plan) return { candles: [], failure: unsupported(source, info.name, request.timeframe) };
+      const step = TIMEFRAME_MS[plan.timeframe];
+      // The last open time wanted, in the fetched timeframe (the end of the requested candle).
+      const end = request.until + TIMEFRAME_MS[request.timeframe] - step;
+      const paging = await collectHistory({
         source,
         name: info.name,
-        policy,
-        // One attempt may load the markets first (two requests on some exchanges) and wait for
-        // the rate limiter; ccxt times each request itself, this only bounds the whole.
-        attemptTimeoutMs: config.timeoutMs * 4,
+        gate: gated.gate,
         signal,
-        attempt: async () => {
-          await ensureMarkets(e);
-          return e.exchange.fetchOHLCV(request.symbol, plan.timeframe, undefined, plan.limit);
+        onPage: onPage && ((received) => onPage(Math.floor(received / plan.factor))),
+        async pages(page, keep) {
+          // Forward from the oldest wanted candle: each page starts after the previous one's
+          // last candle; a page with none (a range before the listing) moves on by a page.
+          let since = request.from;
+          while (since <= end) {
+            const limit = Math.min(HISTORY_PAGE_CANDLES[source], Math.floor((end - since) / step) + 1);
+            const candles = await page(() => fetchRows(e, request.symbol, plan.timeframe, since, limit, signal));
+            keep(candles);
+            const last = candles.at(-1)?.time;
+            if (last !== undefined && last >= end) break;
+            since = last !== undefined && last >= since ? last + step : since + limit * step;
+          }
         },
-        classify: (err) => classify(err, ccxt, info.name, request.symbol),
       });
-      const candles = toCandles(rows);
-      const merged = plan.factor === 1 ? candles : aggregateCandles(candles, TIMEFRAME_MS[request.timeframe], request.timeframe === '1w' ? WEEK_OFFSET_MS : 0, true);
-      return merged.slice(-request.limit);
+      if (plan.factor === 1) return paging;
+      const offset = request.timeframe === '1w' ? WEEK_OFFSET_MS : 0;
+      return { ...paging, candles: aggregateCandles(paging.candles, TIMEFRAME_MS[request.timeframe], offset, true) };
     },
   };
 }
@@ -169,7 +249,7 @@ class HostNotAllowed extends Error {
 function decideOnStatus(exchange: Exchange): void {
   const handleErrors = exchange.handleErrors.bind(exchange);
   exchange.handleErrors = (status, statusText, url, method, responseHeaders, responseBody, response, requestHeaders, requestBody) => {
-    if (status === 429 || status === 418 || status >= 500) throw new ProviderHttpError(status, String(responseBody ?? ''));
+    if (status === 429 || status === 418 || status >= 500) throw new ProviderHttpError(status, String(responseBody ?? ''), retryAfterMs(responseHeaders as Record<string, unknown>));
     const handled = handleErrors(status, statusText, url, method, responseHeaders, responseBody, response, requestHeaders, requestBody);
     if (handled === undefined && status >= 400) throw new ProviderHttpError(status, String(responseBody ?? ''));
     return handled;
@@ -222,7 +302,7 @@ function toCandles(rows: ReadonlyArray<ReadonlyArray<number | undefined>>): TCan
 
 function classify(err: unknown, ccxt: CcxtModule, name: string, symbol: string): Failure {
   if (err instanceof ProviderHttpError) {
-    const failure = failureForStatus(err.status, err.body);
+    const failure = failureForStatus(err.status, err.body, err.retryAfterMs);
     return failure.failure === 'provider-error' ? { ...failure, detail: `${name} refused the request (HTTP ${err.status})` } : failure;
   }
   const error = err instanceof Error ? err : new Error(String(err));

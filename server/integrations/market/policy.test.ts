@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MARKET_FAILURES, type TCandle } from '../../../contracts/market.ts';
 import { MarketDataError } from './candle-source.ts';
-import { aggregateCandles, failureForStatus, WEEK_OFFSET_MS, withRetries, type Failure } from './policy.ts';
+import { aggregateCandles, failureForStatus, retryAfterMs, WEEK_OFFSET_MS, withRetries, type Failure } from './policy.ts';
 
 const policy = { retries: 3, timeoutMs: 1_000, backoffMs: 10 };
 const rateLimited: Failure = { failure: 'rate-limited', status: 429, cause: { status: 429 } };
@@ -11,6 +11,26 @@ function run(attempt: (signal: AbortSignal) => Promise<string>, overrides: Parti
 }
 
 describe('withRetries', () => {
+  it('ends the retries at once when the provider asks for a longer wait than we give (Retry-After)', async () => {
+    let calls = 0;
+    const err = await run(
+      async () => {
+        calls++;
+        throw new Error('429');
+      },
+      { classify: () => failureForStatus(429, '{"code":-1003}', 30_000) },
+    ).catch((e: unknown) => e);
+    expect(calls).toBe(1);
+    expect(err).toMatchObject({ failure: 'rate-limited', logCause: { detail: 'Binance asked us to wait 30 s before asking again', retryAfterMs: 30_000, attempts: 1 } });
+  });
+
+  it('reads Retry-After as seconds or a date, whatever the header name’s case', () => {
+    expect(retryAfterMs({ 'Retry-After': '7' })).toBe(7_000);
+    expect(retryAfterMs(new Headers({ 'retry-after': '0' }))).toBe(0);
+    expect(retryAfterMs({ 'retry-after': 'Wed, 21 Oct 2015 07:28:10 GMT' }, Date.parse('Wed, 21 Oct 2015 07:28:00 GMT'))).toBe(10_000);
+    expect(retryAfterMs({ 'content-type': 'application/json' })).toBeUndefined();
+  });
+
   it('backs off exponentially between attempts, then succeeds', async () => {
     const at: number[] = [];
     let calls = 0;

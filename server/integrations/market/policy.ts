@@ -1,4 +1,4 @@
-import type { TCandle, TMarketFailure, TMarketSource } from '../../../contracts/market.ts';
+import { TIMEFRAME_MS, type TCandle, type TCandleTimeframe, type TMarketFailure, type TMarketSource } from '../../../contracts/market.ts';
 import { MarketDataError } from './candle-source.ts';
 
 /**
@@ -21,6 +21,11 @@ export type RetryPolicy = {
 /** The first backoff in production: 0.5 s, then about 1 s, 2 s, 4 s (capped at 8 s). */
 export const DEFAULT_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 8_000;
+/**
+ * A provider's Retry-After is waited out up to this long; a longer one ends the retries at once
+ * (asking again earlier would only earn another 429, or a ban: Binance's 418).
+ */
+export const MAX_RETRY_AFTER_MS = 10_000;
 
 /** The failures that may pass: waited out and tried again. The others fail at once. */
 const RETRIED: ReadonlySet<TMarketFailure> = new Set(['rate-limited', 'unavailable', 'unreachable', 'timeout']);
@@ -32,25 +37,44 @@ export type Failure = {
   detail?: string;
   /** Provider text and error name for the log (never keys). */
   cause: Record<string, unknown>;
+  /** How long the provider asked us to wait before the next request (its Retry-After). */
+  retryAfterMs?: number;
 };
 
 /** A provider answered with an HTTP status we decide on ourselves (429, 418, 5xx, ...). */
 export class ProviderHttpError extends Error {
   readonly status: number;
   readonly body: string;
+  /** The answer's Retry-After in ms, when it had one. */
+  readonly retryAfterMs: number | undefined;
 
-  constructor(status: number, body: string) {
+  constructor(status: number, body: string, retryAfterMs?: number) {
     super(`HTTP ${status}: ${truncate(body)}`);
     this.name = 'ProviderHttpError';
     this.status = status;
     this.body = body;
+    this.retryAfterMs = retryAfterMs;
   }
 }
 
+/**
+ * A Retry-After header in ms: delay-seconds ('30') or an HTTP date. Header names are matched
+ * without regard to case (ccxt capitalises them, fetch lower-cases them).
+ */
+export function retryAfterMs(headers: Record<string, unknown> | Headers | undefined, now = Date.now()): number | undefined {
+  if (!headers) return undefined;
+  const value =
+    headers instanceof Headers ? headers.get('retry-after') : Object.entries(headers).find(([name]) => name.toLowerCase() === 'retry-after')?.[1];
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
+}
+
 /** Classifies an HTTP status: 429/418 rate limiting, 5xx unavailable, anything else refused. */
-export function failureForStatus(status: number, body: string): Failure {
-  const cause = { status, body: truncate(body) };
-  if (status === 429 || status === 418) return { failure: 'rate-limited', status, cause };
+export function failureForStatus(status: number, body: string, retryAfter?: number): Failure {
+  const cause = { status, body: truncate(body), ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }) };
+  if (status === 429 || status === 418) return { failure: 'rate-limited', status, cause, ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }) };
   if (status >= 500) return { failure: 'unavailable', status, cause };
   return { failure: 'provider-error', status, cause };
 }
@@ -86,7 +110,8 @@ export async function withRetries<T>(input: {
   let last: Failure | null = null;
   for (let attempt = 0; attempt <= policy.retries; attempt++) {
     if (attempt > 0) {
-      const delay = Math.min(MAX_BACKOFF_MS, policy.backoffMs * 2 ** (attempt - 1)) * (0.5 + random() / 2);
+      const backoff = Math.min(MAX_BACKOFF_MS, policy.backoffMs * 2 ** (attempt - 1)) * (0.5 + random() / 2);
+      const delay = Math.max(backoff, last?.retryAfterMs ?? 0);
       await sleep(delay, signal).catch(() => {
         throw cancelled(source, name);
       });
@@ -107,6 +132,10 @@ export async function withRetries<T>(input: {
           : input.classify(err);
       if (!RETRIED.has(last.failure)) {
         throw new MarketDataError(source, last.failure, { ...last.cause, failure: last.failure, attempts: attempt + 1, detail: last.detail ?? `${name} refused the request` });
+      }
+      if ((last.retryAfterMs ?? 0) > MAX_RETRY_AFTER_MS) {
+        const wait = seconds(last.retryAfterMs!);
+        throw new MarketDataError(source, last.failure, { ...last.cause, failure: last.failure, attempts: attempt + 1, detail: `${name} asked us to wait ${wait} s before asking again` });
       }
     } finally {
       clearTimeout(timer);
@@ -136,7 +165,7 @@ const cancelled = (source: TMarketSource, name: string) => new MarketDataError(s
 const seconds = (ms: number) => String(Math.round(ms / 10) / 100);
 
 /** Settles as `promise`, or rejects with the signal's reason as soon as it aborts. */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) {
     promise.catch(() => {}); // the attempt goes on unobserved; its late failure is not ours
     return Promise.reject(signal.reason);
@@ -181,6 +210,13 @@ export function truncate(text: string, max = 300): string {
 
 /** Weekly candles open on Monday 00:00 UTC (as on the exchanges and Yahoo); the epoch was a Thursday. */
 export const WEEK_OFFSET_MS = 4 * 86_400_000;
+
+/** Open time of the `timeframe` candle holding `time` (weekly candles open on Mondays). */
+export function candleOpen(time: number, timeframe: TCandleTimeframe): number {
+  const step = TIMEFRAME_MS[timeframe];
+  const offset = timeframe === '1w' ? WEEK_OFFSET_MS : 0;
+  return Math.floor((time - offset) / step) * step + offset;
+}
 
 /**
  * Merges candles into larger ones (1h into 4h, 1d into 1w, ...): each bucket opens at

@@ -15,7 +15,7 @@ function candleOpenTime(time: number, timeframe: TCandleTimeframe): number {
 }
 
 /** The simulator as one worker's candle source, with its own clock. */
-function createSimulatedSource(options: { now?: () => Date } = {}): CandleSource {
+function createSimulatedSource(options: { now?: () => Date } = {}): Pick<CandleSource, 'id' | 'fetchCandles'> {
   const now = options.now ?? (() => new Date());
   return {
     id: 'simulated',

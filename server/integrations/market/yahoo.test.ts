@@ -8,15 +8,16 @@ import { MarketDataError } from './candle-source.ts';
 import { ProviderHttpError } from './policy.ts';
 import { createYahooSource, yahooFetch } from './yahoo.ts';
 
+/** A Wednesday afternoon, market open: the fake serves candles up to here. */
+const NOW = new Date('2024-03-06T18:05:00Z');
+
 let fake: FakeYahoo;
 beforeAll(async () => {
-  fake = await startFakeYahoo();
+  // Yahoo's clock is the test's: its intraday limits count back from NOW.
+  fake = await startFakeYahoo({ now: () => NOW.getTime() });
 });
 afterAll(() => fake.close());
 afterEach(() => fake.reset());
-
-/** A Wednesday afternoon, market open: the fake serves candles up to here. */
-const NOW = new Date('2024-03-06T18:05:00Z');
 const DAY = 86_400_000;
 
 function source(overrides: Partial<MarketConfig> = {}) {

@@ -4,7 +4,9 @@ import { ExtendedCookieJar } from 'yahoo-finance2/lib/cookieJar';
 import { TIMEFRAME_MS, type TCandle, type TCandleTimeframe } from '../../../contracts/market.ts';
 import { MARKET_HOSTS, type MarketConfig } from '../../config.ts';
 import type { CandleSource } from './candle-source.ts';
-import { aggregateCandles, DEFAULT_BACKOFF_MS, failureForStatus, ProviderHttpError, truncate, withRetries, type Failure } from './policy.ts';
+import { collectHistory } from './history-paging.ts';
+import { aggregateCandles, DEFAULT_BACKOFF_MS, failureForStatus, ProviderHttpError, retryAfterMs, truncate, withRetries, type Failure } from './policy.ts';
+import { RequestGate } from './request-gate.ts';
 
 /**
  * Stock candles from Yahoo Finance's chart API through yahoo-finance2. Every request goes through
@@ -34,14 +36,39 @@ const INTERVALS: Record<TCandleTimeframe, { interval: YahooInterval; factor: num
   '1w': { interval: '1wk', factor: 1 },
 };
 
-/** How far back Yahoo serves each interval (1m: 8 days per request; 2m–30m: 60 days; 60m: 730 days). */
+/** How far back a live run's one request reaches per interval (1m: 7 days per request; 2m–30m: 60 days; 60m: 730 days). */
 const MAX_LOOKBACK_DAYS: Partial<Record<YahooInterval, number>> = { '1m': 7, '5m': 59, '15m': 59, '30m': 59, '60m': 729 };
+
+/**
+ * Yahoo's limits on intraday history (its 422 answers say them: '1m data not available for
+ * startTime=… The requested range must be within the last 30 days', 'Only 7 days worth of 1m
+ * granularity data are allowed to be fetched per request', 60 days for 2m–30m, 730 for 60m):
+ * how many days back it serves, and the most days one request may span. Daily and weekly
+ * candles go back decades in one request. A range crossing the limit is refused whole, so
+ * history asks from a day inside it (clock skew, Yahoo's own day counting).
+ */
+const INTRADAY_HISTORY: Partial<Record<YahooInterval, { backDays: number; perRequestDays: number }>> = {
+  '1m': { backDays: 30, perRequestDays: 7 },
+  '5m': { backDays: 60, perRequestDays: 60 },
+  '15m': { backDays: 60, perRequestDays: 60 },
+  '30m': { backDays: 60, perRequestDays: 60 },
+  '60m': { backDays: 730, perRequestDays: 730 },
+};
+
+/** History asks for a range this much larger than its candles need on a plain trading calendar. */
+const HISTORY_SLACK = 1.25;
+/** Rest between two history requests at least (Yahoo publishes no limit; it answers 429 to bursts). */
+const HISTORY_REST_MS = 1_000;
+/** One gate per Yahoo host in this process: live runs before history pages (request-gate.ts). */
+const gates = new Map<string, RequestGate>();
 
 export type YahooSourceOptions = {
   logger?: Logger;
   now?: () => Date;
   /** The first retry's backoff (tests use a few ms). */
   backoffMs?: number;
+  /** The least rest between two history requests (tests use a few ms). */
+  historyRestMs?: number;
 };
 
 export function createYahooSource(config: MarketConfig, options: YahooSourceOptions = {}): CandleSource {
@@ -61,29 +88,76 @@ export function createYahooSource(config: MarketConfig, options: YahooSourceOpti
   // With validateResult false the library's typings have no overload; we check the shape ourselves,
   // so a new or missing field in Yahoo's `meta` (which we do not use) cannot fail a run.
   const chart = yahoo.chart.bind(yahoo) as unknown as (symbol: string, query: object, moduleOptions: object) => Promise<unknown>;
+  const gateKey = `${config.baseUrls.yahoo ?? ''}|${options.historyRestMs ?? ''}`;
+  let gate = gates.get(gateKey);
+  if (!gate) {
+    gate = new RequestGate(options.historyRestMs ?? HISTORY_REST_MS);
+    gates.set(gateKey, gate);
+  }
+  const shared = gate;
+
+  /** One chart request over [period1, period2), retried by the policy. */
+  const fetchRange = (symbol: string, timeframe: TCandleTimeframe, period1: number, period2: number, signal: AbortSignal) =>
+    withRetries({
+      source: 'yahoo',
+      name: NAME,
+      policy,
+      signal,
+      attempt: (attemptSignal) =>
+        chart(
+          symbol,
+          { period1: new Date(period1), period2: new Date(period2), interval: INTERVALS[timeframe].interval, includePrePost: false, return: 'object' },
+          { fetchOptions: { signal: attemptSignal }, validateResult: false },
+        ),
+      classify: (err) => classify(err, symbol),
+    }).then((raw) => toCandles(raw, timeframe));
 
   return {
     id: 'yahoo',
-    async fetchCandles(request, signal) {
+    fetchCandles(request, signal) {
+      // Counted as live before the first await, so a history page asked for later waits for it.
+      return shared.runLive(async () => {
+        const { interval, factor } = INTERVALS[request.timeframe];
+        const end = now().getTime();
+        const period1 = lookbackStart(request.timeframe, interval, request.limit, end, MAX_LOOKBACK_DAYS[interval]);
+        let candles = await fetchRange(request.symbol, request.timeframe, period1, end, signal);
+        if (factor > 1) candles = aggregateCandles(candles, TIMEFRAME_MS[request.timeframe]);
+        return candles.slice(-request.limit);
+      });
+    },
+
+    historyStart(timeframe, candles, nowMs) {
+      const { interval } = INTERVALS[timeframe];
+      const limit = INTRADAY_HISTORY[interval];
+      // A quarter more than the trading calendar suggests: holidays, halted rows and short days
+      // would otherwise leave a test short of candles Yahoo has.
+      return lookbackStart(timeframe, interval, Math.ceil(candles * HISTORY_SLACK), nowMs, limit && limit.backDays - 1);
+    },
+
+    async fetchHistory(request, { signal, onPage }) {
       const { interval, factor } = INTERVALS[request.timeframe];
-      const end = now().getTime();
-      const period1 = lookbackStart(request.timeframe, interval, request.limit, end);
-      const raw = await withRetries({
+      const limit = INTRADAY_HISTORY[interval];
+      const nowMs = now().getTime();
+      // Within what Yahoo serves for the interval, a day inside its limit; minutes as Yahoo counts them.
+      const earliest = limit ? Math.ceil((nowMs - (limit.backDays - 1) * DAY) / 60_000) * 60_000 : -Infinity;
+      const start = Math.max(request.from, earliest);
+      const end = Math.min(request.until + TIMEFRAME_MS[request.timeframe], nowMs);
+      const span = limit ? limit.perRequestDays * DAY : Infinity;
+      const paging = await collectHistory({
         source: 'yahoo',
         name: NAME,
-        policy,
+        gate: shared,
         signal,
-        attempt: (attemptSignal) =>
-          chart(
-            request.symbol,
-            { period1: new Date(period1), period2: new Date(end), interval, includePrePost: false, return: 'object' },
-            { fetchOptions: { signal: attemptSignal }, validateResult: false },
-          ),
-        classify: (err) => classify(err, request.symbol),
+        onPage: onPage && ((received) => onPage(Math.floor(received / factor))),
+        async pages(page, keep) {
+          for (let period1 = start; period1 < end; period1 = Math.min(end, period1 + span)) {
+            const period2 = Math.min(end, period1 + span);
+            keep(await page(() => fetchRange(request.symbol, request.timeframe, period1, period2, signal)));
+          }
+        },
       });
-      let candles = toCandles(raw, request.timeframe);
-      if (factor > 1) candles = aggregateCandles(candles, TIMEFRAME_MS[request.timeframe]);
-      return candles.slice(-request.limit);
+      if (factor === 1) return paging;
+      return { ...paging, candles: aggregateCandles(paging.candles, TIMEFRAME_MS[request.timeframe]) };
     },
   };
 }
@@ -92,7 +166,7 @@ export function createYahooSource(config: MarketConfig, options: YahooSourceOpti
  * The start of the range that holds `limit` candles: markets trade 6.5 h a day, 5 days a week,
  * so intraday ranges span several calendar days, plus slack for holidays.
  */
-function lookbackStart(timeframe: TCandleTimeframe, interval: YahooInterval, limit: number, end: number): number {
+function lookbackStart(timeframe: TCandleTimeframe, interval: YahooInterval, limit: number, end: number, maxDays: number | undefined): number {
   let days: number;
   if (timeframe === '1w') days = limit * 7 + 14;
   else if (timeframe === '1d') days = Math.ceil((limit * 7) / 5) + 7;
@@ -100,7 +174,7 @@ function lookbackStart(timeframe: TCandleTimeframe, interval: YahooInterval, lim
     const perDay = timeframe === '4h' ? 2 : Math.ceil(390 / (TIMEFRAME_MS[timeframe] / 60_000));
     days = Math.ceil(((Math.ceil(limit / perDay) + 1) * 7) / 5) + 4;
   }
-  days = Math.min(days, MAX_LOOKBACK_DAYS[interval] ?? days);
+  days = Math.min(days, maxDays ?? days);
   // 4h buckets start on the 4h grid, so the first one is complete.
   const grid = timeframe === '4h' ? TIMEFRAME_MS['4h'] : 60_000;
   return Math.floor((end - days * DAY) / grid) * grid;
@@ -142,7 +216,7 @@ export function yahooFetch(baseUrl: string | undefined): typeof fetch {
     const manual = init?.redirect === 'manual';
     const response = await fetch(target, { ...init, redirect: 'manual' });
     if (response.status >= 400 || (response.status >= 300 && !manual)) {
-      throw new ProviderHttpError(response.status, await response.text().catch(() => ''));
+      throw new ProviderHttpError(response.status, await response.text().catch(() => ''), retryAfterMs(response.headers));
     }
     return response;
   };
@@ -157,7 +231,7 @@ class HostNotAllowed extends Error {
 
 function classify(err: unknown, symbol: string): Failure {
   if (err instanceof ProviderHttpError) {
-    const failure = failureForStatus(err.status, err.body);
+    const failure = failureForStatus(err.status, err.body, err.retryAfterMs);
     if (failure.failure !== 'provider-error') return failure;
     // Yahoo's own words ({ chart: { error: { description } } }) stay in the cause: the log's.
     if (err.status === 404) return { ...failure, failure: 'unknown-symbol', detail: `${NAME} does not know the symbol ${symbol}` };

@@ -1,11 +1,14 @@
 import { setMaxListeners } from 'node:events';
 import type { FastifyBaseLogger as Logger } from 'fastify';
-import type { TCandle, TMarketSource } from '../../../contracts/market.ts';
+import type { THistoryCoverage } from '../../../contracts/backtest.ts';
+import type { TCandle, TCandleTimeframe, TMarketSource } from '../../../contracts/market.ts';
 import type { MarketConfig } from '../../config.ts';
+import type { Db } from '../../db/client.ts';
 import { createCcxtSource, exchangeSymbol, isExchangeSource } from '../../integrations/market/ccxt-exchange.ts';
 import { MarketDataError, type CandleRequest, type CandleSource } from '../../integrations/market/candle-source.ts';
 import { simulatedCandles } from '../../integrations/market/simulated.ts';
 import { createYahooSource } from '../../integrations/market/yahoo.ts';
+import { createHistoryLoader } from './history.ts';
 
 /** Candles oldest first, the last one the latest (possibly still forming). */
 export type CandleSeries = CandleRequest & { candles: TCandle[]; simulated: boolean };
@@ -18,6 +21,15 @@ export interface MarketData {
    * Rejects with MarketDataError.
    */
   getCandles(request: CandleRequest, tick: string): Promise<CandleSeries>;
+  /** The last `candles` candles of one market (fewer when the provider has fewer), oldest first, the
+   * last one the latest (possibly still forming; it is never cached). Cached candles are read from
+   * the database; only what is missing is fetched, paging with the provider's own limits, behind
+   * the live runs of this process (docs/decisions/0037).
+   * Rejects with MarketDataError only when nothing at all could be read (or `signal` aborted). */
+  getHistory(
+    request: { source: TMarketSource; symbol: string; timeframe: TCandleTimeframe; candles: number },
+    options: { signal: AbortSignal; onProgress?: (loaded: number, total: number) => void },
+  ): Promise<{ candles: TCandle[]; simulated: boolean; coverage: THistoryCoverage }>;
   /** The symbol an exchange lists a token under against its usual quote, e.g. BTC/USDT. */
   cryptoSymbol(source: TMarketSource, token: string): string;
   close(): Promise<void>;
@@ -30,6 +42,10 @@ export type MarketDataDeps = {
   backoffMs?: number;
   /** ccxt's spacing between requests in ms instead of each exchange's own (tests only). */
   rateLimitMs?: number;
+  /** The least rest between two of Yahoo's history requests in ms (tests only; production 1 s). */
+  historyRestMs?: number;
+  /** Where history is cached; without it every test fetches all it reads. */
+  db?: Db;
 };
 
 type Entry = { limit: number; candles: Promise<TCandle[]> };
@@ -54,7 +70,7 @@ export function createMarketData(config: MarketConfig, deps: MarketDataDeps): Ma
   function sourceFor(source: TMarketSource): CandleSource | null {
     let found = sources.get(source);
     if (!found) {
-      if (source === 'yahoo') found = createYahooSource(config, { logger: deps.logger, now, backoffMs: deps.backoffMs });
+      if (source === 'yahoo') found = createYahooSource(config, { logger: deps.logger, now, backoffMs: deps.backoffMs, historyRestMs: deps.historyRestMs });
       else if (isExchangeSource(source)) found = createCcxtSource(source, config, { backoffMs: deps.backoffMs, rateLimitMs: deps.rateLimitMs });
       else return null;
       sources.set(source, found);
@@ -63,6 +79,7 @@ export function createMarketData(config: MarketConfig, deps: MarketDataDeps): Ma
   }
 
   const simulatedFor = (source: TMarketSource) => config.mode === 'simulated' || source === 'simulated';
+  const loadHistory = createHistoryLoader({ db: deps.db, logger: deps.logger, now });
 
   async function fetchCandles(request: CandleRequest, tick: string): Promise<TCandle[]> {
     const { source, symbol, timeframe, limit } = request;
@@ -114,6 +131,22 @@ export function createMarketData(config: MarketConfig, deps: MarketDataDeps): Ma
       }
       const candles = await entry.candles;
       return { ...request, limit, candles: candles.slice(-limit), simulated: simulatedFor(request.source) } satisfies CandleSeries;
+    },
+
+    async getHistory(request, options) {
+      const { source, symbol, timeframe } = request;
+      if (closing.signal.aborted) throw new MarketDataError(source, 'cancelled', { detail: 'Market data is shutting down' });
+      const wanted = Math.max(1, Math.floor(request.candles));
+      if (simulatedFor(source)) {
+        const candles = simulatedCandles(source, symbol, timeframe, wanted, now().getTime());
+        options.onProgress?.(candles.length, wanted);
+        return { candles, simulated: true, coverage: { requested: wanted, received: candles.length, cached: 0, short: null } };
+      }
+      const provider = sourceFor(source);
+      if (!provider) throw new MarketDataError(source, 'not-configured', { detail: `No market data source for ${source}` });
+      const signal = AbortSignal.any([options.signal, closing.signal]);
+      const history = await loadHistory(provider, { ...request, candles: wanted }, { signal, onProgress: options.onProgress });
+      return { ...history, simulated: false };
     },
 
     cryptoSymbol(source, token) {
