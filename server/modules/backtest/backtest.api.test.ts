@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAgentConfig, findTemplate, type TAgent, type TAgentConfig, type TAgentRun } from '../../../contracts/agents.ts';
 import { ZBacktestEvent, ZBacktestResult, type TBacktestEvent, type TBacktestResult } from '../../../contracts/backtest.ts';
 import { startFakeExchanges, type FakeExchanges, type ScriptedCandle } from '../../../tests/fakes/exchanges.ts';
-import { createTestApp, type TestApp } from '../../test/test-app.ts';
+import { createTestApp, TEST_ORIGIN, type TestApp } from '../../test/test-app.ts';
 import { until } from '../../test/until.ts';
 import { startWorkers, type Workers } from '../runtime/workers.ts';
 
@@ -256,5 +256,58 @@ describe('test on history refusals', () => {
     } finally {
       await t2.close();
     }
+  });
+});
+
+/** Issue 16 item 4: a test the client left stops loading history and frees its place. */
+describe('test on history cancelled when the client goes away', () => {
+  let exchanges: FakeExchanges;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    exchanges = await startFakeExchanges();
+    t = await createTestApp({
+      // One test at a time, and an exchange wait far longer than the test: only cancelling frees the place.
+      env: { ...exchanges.env, MARKET_DATA: 'live', ADMIN_EMAILS: 'owner@example.com', BACKTEST_CONCURRENCY: '1', MARKET_TIMEOUT_MS: '120000', MARKET_RETRIES: '0' },
+    });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await exchanges?.close();
+  });
+
+  it('aborts the hanging history request, so the next test runs instead of finding the server busy', async () => {
+    const cookie = await t.signIn('owner@example.com', 'Owner');
+    const payload = { templateId: 'crypto-market-monitor', config: config(), candles: 50 };
+    // Markets loaded and history cached first: the next test asks the exchange for newer candles only.
+    expect((await t.request({ method: 'POST', url: '/api/agents/backtest', cookie, payload })).statusCode).toBe(200);
+    const asked = exchanges.requests('binance').length;
+    exchanges.failNext('binance', 1, 'hang');
+
+    const address = t.app.server.address();
+    if (!address || typeof address === 'string') throw new Error('not listening');
+    const leaving = new AbortController();
+    const pending = fetch(`http://127.0.0.1:${address.port}/api/agents/backtest`, {
+      method: 'POST',
+      signal: leaving.signal,
+      headers: { cookie, origin: TEST_ORIGIN, 'content-type': 'application/json' },
+      body: JSON.stringify(payload),
+    }).then((res) => res.text());
+    pending.catch(() => {});
+    await until(
+      async () => exchanges.requests('binance').slice(asked),
+      (requests) => requests.some((r) => r.outcome === 'hang'),
+    );
+    // Taken: a second test now is turned away.
+    expect((await t.request({ method: 'POST', url: '/api/agents/backtest', cookie, payload })).statusCode).toBe(503);
+    leaving.abort();
+
+    const next = await until(
+      async () => (await t.request({ method: 'POST', url: '/api/agents/backtest', cookie, payload })).statusCode,
+      (status) => status === 200,
+      10_000,
+    );
+    expect(next).toBe(200);
   });
 });
