@@ -21,6 +21,8 @@ import type { RunPlan } from './run-plan.ts';
 /** The signals average over the same window as the volume alerts. */
 export const AVERAGE_WINDOW = THRESHOLD_AVERAGE_WINDOW;
 export const CHART_CANDLES = 60;
+/** Candles below which no rule can say anything (a change needs two): a run fails with fewer. */
+export const MIN_CANDLES = 2;
 const RSI_PERIOD = 14;
 const CRYPTO_MA_PERIOD = 20;
 export const STOCK_VOLUME_FACTOR = 2;
