@@ -151,7 +151,7 @@ type Replayed = { market: Extract<TBacktestMarket, { ok: true }>; rows: Row[]; n
  * One market's candles from `from` on, each as a live run whose latest candle it is: the rules'
  * decisions and the alerts' values (no strings), the alert states as run-executor's
  * `raiseAlerts` and the notifications' `applyAlerts` keep them (per threshold type; the conditions
- * that fire or were marked before the run, in applyAlerts' order: by type, then as configured),
+ * that fire or were marked before the run, in applyAlerts' order),
  * then the texts of the latest BACKTEST_FIRINGS_LISTED firings.
  */
 function replayMarket(plan: RunPlan, input: BacktestMarketInput, evaluate: number): Replayed | FailedMarket {
@@ -164,7 +164,6 @@ function replayMarket(plan: RunPlan, input: BacktestMarketInput, evaluate: numbe
   const thresholds = plan.thresholds;
   // A live run needs MIN_CANDLES, so the first candle a run could end at is MIN_CANDLES - 1.
   const from = Math.max(MIN_CANDLES - 1, n - evaluate);
-  const order = thresholds.map((_, k) => k).sort((a, b) => compare(thresholds[a]!.type, thresholds[b]!.type) || a - b);
   const active = new Set<string>();
   const firing = new Array<boolean>(thresholds.length);
   const passed = new Array<boolean>(thresholds.length);
@@ -187,8 +186,10 @@ function replayMarket(plan: RunPlan, input: BacktestMarketInput, evaluate: numbe
       passed[k] = fires || (value !== null && active.has(thresholds[k]!.type));
       notified[k] = false;
     }
+    // applyAlerts sorts a market's conditions by type (stably): the states of two types never
+    // meet, so only the configured order of thresholds of one type matters, and it is kept.
     let started = false;
-    for (const k of order) {
+    for (let k = 0; k < thresholds.length; k++) {
       if (!passed[k]) continue;
       const type = thresholds[k]!.type;
       if (!firing[k]) active.delete(type);
