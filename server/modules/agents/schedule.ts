@@ -108,7 +108,7 @@ type WallClock = { year: number; month: number; day: number; minuteOfDay: number
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 /** Reads instants as wall-clock time in one IANA zone, and wall-clock times back as instants. */
-export function zoneClock(timeZone: string) {
+function zoneClock(timeZone: string) {
   let format = formatters.get(timeZone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-US', {

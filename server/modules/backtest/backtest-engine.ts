@@ -12,7 +12,6 @@ import {
   type THistoryCoverage,
 } from '../../../contracts/backtest.ts';
 import { tooFewCandlesError, type TCandle, type TCandleTimeframe, type TChartData, type TMarketSource } from '../../../contracts/market.ts';
-import { zoneClock } from '../agents/schedule.ts';
 import { candlesNeeded, chartOf, MIN_CANDLES, onChainRulesWanted, prepareMarket, thresholdCondition, thresholdValueAt, type PreparedMarket } from '../runtime/evaluate.ts';
 import type { RunPlan } from '../runtime/run-plan.ts';
 
@@ -69,8 +68,12 @@ type Row = {
   forward: ForwardTally[];
 };
 
-/** A firing found on the fast path: which row, on which candle; the text comes later if listed. */
-type Hit = { row: number; i: number; notified: boolean; direction: TDirection; forward: Array<number | null> };
+/**
+ * The firings found on the fast path, oldest first, as parallel lists (a long test finds tens of
+ * thousands; objects would keep the collector busy): the row, the candle, whether it started an
+ * alert event. Directions, forward changes and texts are derived from them when needed.
+ */
+type Hits = { row: number[]; at: number[]; notified: boolean[] };
 
 const round = (value: number, digits = 4) => Number(value.toFixed(digits));
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -85,20 +88,21 @@ function newRows(plan: RunPlan, prepared: PreparedMarket): Row[] {
   ];
 }
 
-function tally(row: Row, hit: Hit): void {
+function tally(row: Row, close: Float64Array, i: number, direction: TDirection, notified: boolean): void {
   row.fired++;
-  if (hit.notified) row.notifications = (row.notifications ?? 0) + 1;
-  hit.forward.forEach((change, h) => {
-    if (change === null) return;
+  if (notified) row.notifications = (row.notifications ?? 0) + 1;
+  for (let h = 0; h < FORWARD_HORIZONS.length; h++) {
+    const change = forwardChange(close, i, FORWARD_HORIZONS[h]!);
+    if (change === null) continue;
     const t = row.forward[h]!;
     t.changes.push(change);
-    if (hit.direction === null) return;
+    if (direction === null) continue;
     t.pointed++;
-    if (hit.direction === 'up' ? change > 0 : change < 0) t.agreeing++;
-  });
+    if (direction === 'up' ? change > 0 : change < 0) t.agreeing++;
+  }
 }
 
-function median(sorted: readonly number[]): number {
+function median(sorted: ArrayLike<number>): number {
   const middle = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
@@ -111,7 +115,7 @@ function rowOf(row: Row): TBacktestRow {
       horizon,
       count: changes.length,
       average: changes.length === 0 ? null : round(changes.reduce((a, b) => a + b, 0) / changes.length),
-      median: changes.length === 0 ? null : round(median(Array.from(sorted))),
+      median: changes.length === 0 ? null : round(median(sorted)),
       shareInDirection: pointed === 0 ? null : round(agreeing / pointed),
     };
   });
@@ -139,10 +143,9 @@ function moveOf(close: Float64Array, i: number): TDirection {
   return change > 0 ? 'up' : change < 0 ? 'down' : null;
 }
 
-/** Close-to-close change in % from candle i to each horizon later; null past the end. */
-function forwardOf(close: Float64Array, i: number): Array<number | null> {
-  const from = close[i]!;
-  return FORWARD_HORIZONS.map((h) => (i + h < close.length && from > 0 ? (close[i + h]! / from - 1) * 100 : null));
+/** Close-to-close change in % from candle i to `horizon` candles later; null past the end. */
+function forwardChange(close: Float64Array, i: number, horizon: number): number | null {
+  return i + horizon < close.length && close[i]! > 0 ? (close[i + horizon]! / close[i]! - 1) * 100 : null;
 }
 
 type Replayed = { market: Extract<TBacktestMarket, { ok: true }>; rows: Row[]; notificationTimes: number[] };
@@ -168,14 +171,17 @@ function replayMarket(plan: RunPlan, input: BacktestMarketInput, evaluate: numbe
   const firing = new Array<boolean>(thresholds.length);
   const passed = new Array<boolean>(thresholds.length);
   const notified = new Array<boolean>(thresholds.length);
-  const hits: Hit[] = [];
+  const hits: Hits = { row: [], at: [], notified: [] };
+  const hit = (row: number, i: number, notified: boolean) => {
+    hits.row.push(row);
+    hits.at.push(i);
+    hits.notified.push(notified);
+  };
   const notificationTimes: number[] = [];
 
   for (let i = from; i < n; i++) {
     for (let r = 0; r < rules.length; r++) {
-      const rule = rules[r]!;
-      if (rule.fires(i) !== true) continue;
-      hits.push({ row: r, i, notified: false, direction: rule.expects?.(i) ?? moveOf(close, i), forward: forwardOf(close, i) });
+      if (rules[r]!.fires(i) === true) hit(r, i, false);
     }
     // raiseAlerts passes on the conditions that fire or were marked before this run; a
     // threshold that cannot be measured is no condition at all, and its state stays as it is.
@@ -199,27 +205,39 @@ function replayMarket(plan: RunPlan, input: BacktestMarketInput, evaluate: numbe
       }
     }
     for (let k = 0; k < thresholds.length; k++) {
-      if (firing[k]) hits.push({ row: rules.length + k, i, notified: notified[k]!, direction: moveOf(close, i), forward: forwardOf(close, i) });
+      if (firing[k]) hit(rules.length + k, i, notified[k]!);
     }
     if (started) notificationTimes.push(candles[i]!.time);
   }
 
-  for (const hit of hits) tally(rows[hit.row]!, hit);
-  const listed = hits.slice(Math.max(0, hits.length - BACKTEST_FIRINGS_LISTED));
-  const firings = listed.map((hit): TBacktestFiring => {
-    const row = rows[hit.row]!;
-    const detail = hit.row < rules.length ? rules[hit.row]!.outcome(hit.i).detail : thresholdCondition(prepared, hit.row - rules.length, hit.i, label)!.message;
-    return {
-      key: row.key,
-      time: candles[hit.i]!.time,
-      price: close[hit.i]!,
-      direction: hit.direction,
+  // A signal that points a way (RSI extreme, the crossover) gives the direction; any other
+  // firing takes its candle's own move.
+  const directionOf = (row: number, i: number): TDirection => (row < rules.length ? rules[row]!.expects?.(i) : undefined) ?? moveOf(close, i);
+  const count = hits.row.length;
+  for (let h = 0; h < count; h++) {
+    const [row, i] = [hits.row[h]!, hits.at[h]!];
+    tally(rows[row]!, close, i, directionOf(row, i), hits.notified[h]!);
+  }
+  const firstListed = Math.max(0, count - BACKTEST_FIRINGS_LISTED);
+  const firings: TBacktestFiring[] = [];
+  const markers: TChartData['markers'] = [];
+  for (let h = firstListed; h < count; h++) {
+    const [row, i] = [hits.row[h]!, hits.at[h]!];
+    const detail = row < rules.length ? rules[row]!.outcome(i).detail : thresholdCondition(prepared, row - rules.length, i, label)!.message;
+    firings.push({
+      key: rows[row]!.key,
+      time: candles[i]!.time,
+      price: close[i]!,
+      direction: directionOf(row, i),
       detail,
-      notified: hit.notified,
-      forward: hit.forward.map((change) => (change === null ? null : round(change))),
-    };
-  });
-  const markers: TChartData['markers'] = listed.map((hit) => ({ time: candles[hit.i]!.time, rule: rows[hit.row]!.label }));
+      notified: hits.notified[h]!,
+      forward: FORWARD_HORIZONS.map((horizon) => {
+        const change = forwardChange(close, i, horizon);
+        return change === null ? null : round(change);
+      }),
+    });
+    markers.push({ time: candles[i]!.time, rule: rows[row]!.label });
+  }
   return {
     market: {
       ok: true,
@@ -234,8 +252,9 @@ function replayMarket(plan: RunPlan, input: BacktestMarketInput, evaluate: numbe
       history: input.history,
       rows: rows.map(rowOf),
       firings,
-      firingsOmitted: hits.length - listed.length,
-      chart: chartOf(prepared, from, markers),
+      firingsOmitted: firstListed,
+      // Thousands of candles: only the average the rules read is drawn over them.
+      chart: chartOf(prepared, from, markers, [prepared.movingAverage]),
     },
     rows,
     notificationTimes,
@@ -244,17 +263,19 @@ function replayMarket(plan: RunPlan, input: BacktestMarketInput, evaluate: numbe
 
 /** Calendar days in `timeZone`, read from instants (ms) as 'YYYY-MM-DD'. */
 function dayReader(timeZone: string) {
-  const clock = zoneClock(timeZone);
+  // format() and a split: a test can count thousands of notifications, and formatToParts costs
+  // several times as much. 'en-US' with numeric parts reads 'M/D/YYYY'.
+  const format = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: 'numeric', day: 'numeric' });
   // Every zone's offset is a whole number of quarter hours, so no day starts inside a quarter
-  // hour: one reading serves all the candles of one (a test can have thousands of notifications).
+  // hour: one reading serves all the instants of one.
   const QUARTER_HOUR = 15 * 60_000;
   const cache = new Map<number, string>();
   return (instant: number): string => {
     const quarter = Math.floor(instant / QUARTER_HOUR);
     let day = cache.get(quarter);
     if (day === undefined) {
-      const { year, month, day: date } = clock.wallClock(quarter * QUARTER_HOUR);
-      day = `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(date).padStart(2, '0')}`;
+      const [month, date, year] = format.format(quarter * QUARTER_HOUR).split('/');
+      day = `${year!.padStart(4, '0')}-${month!.padStart(2, '0')}-${date!.padStart(2, '0')}`;
       cache.set(quarter, day);
     }
     return day;

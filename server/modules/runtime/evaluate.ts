@@ -249,7 +249,7 @@ export const onChainRulesWanted = (parameters: TCryptoMonitorParameters) =>
   ] as const;
 
 /** An indicator series shown in the run's values, and drawn over the chart when `overlay`. */
-type IndicatorSeries = { name: string; values: Float64Array; overlay: boolean };
+export type IndicatorSeries = { name: string; values: Float64Array; overlay: boolean };
 
 /**
  * A market's series prepared once for a plan: every indicator over the whole series in one pass,
@@ -264,6 +264,8 @@ export type PreparedMarket = {
   /** The template's market rules in the order a run lists them (the on-chain ones are not market rules). */
   rules: MarketRule[];
   thresholds: readonly TThreshold[];
+  /** The simple moving average the template's rules and chart read ('SMA 20'), chosen or not. */
+  movingAverage: IndicatorSeries;
 };
 
 export function prepareMarket(plan: RunPlan, candles: readonly TCandle[]): PreparedMarket {
@@ -274,11 +276,13 @@ export function prepareMarket(plan: RunPlan, candles: readonly TCandle[]): Prepa
     for (const [name, series] of Object.entries(values)) indicators.push({ name, values: series, overlay });
   };
   const rules: MarketRule[] = [];
+  let movingAverage: IndicatorSeries;
   if (plan.templateType === 'stock') {
     const { movingAveragePeriod: period, rsiThreshold: threshold, includeVolume } = plan.parameters;
     const chosen = new Set(plan.parameters.indicators);
     const ma = sma(s.close, period);
-    if (chosen.has('SMA')) add({ [`SMA ${period}`]: ma }, true);
+    movingAverage = { name: `SMA ${period}`, values: ma, overlay: true };
+    if (chosen.has('SMA')) indicators.push(movingAverage);
     if (chosen.has('EMA')) add({ [`EMA ${period}`]: ema(s.close, period) }, true);
     if (chosen.has('MACD')) {
       const m = macd(s.close);
@@ -299,11 +303,12 @@ export function prepareMarket(plan: RunPlan, candles: readonly TCandle[]): Prepa
     rules.push(rsiRule(rsiValues, threshold), crossoverRule(s, ma, period));
     if (includeVolume) rules.push(volumeRule(s, STOCK_VOLUME_FACTOR, 'Volume spike'));
   } else {
-    add({ [`SMA ${CRYPTO_MA_PERIOD}`]: sma(s.close, CRYPTO_MA_PERIOD) }, true);
+    movingAverage = { name: `SMA ${CRYPTO_MA_PERIOD}`, values: sma(s.close, CRYPTO_MA_PERIOD), overlay: true };
+    indicators.push(movingAverage);
     const { priceChangeThreshold, volatilityThreshold } = plan.parameters;
     rules.push(priceChangeRule(s, priceChangeThreshold), volatilityRule(s, volatilityThreshold), volumeRule(s, CRYPTO_VOLUME_FACTOR, 'Volume surge'));
   }
-  return { candles, close: s.close, indicators, rules, thresholds: plan.thresholds };
+  return { candles, close: s.close, indicators, rules, thresholds: plan.thresholds, movingAverage };
 }
 
 /** The indicators' values on candle i, as a run records them. */
@@ -343,9 +348,9 @@ export function outcomeAt(prepared: PreparedMarket, i: number, market: string): 
 
 const toNullable = (values: Float64Array, from: number) => Array.from(values.subarray(from), (v) => (Number.isFinite(v) ? round(v, 6) : null));
 
-/** The chart of candles from..end with the overlays of the chosen indicators and the given markers. */
-export function chartOf(prepared: PreparedMarket, from: number, markers: TChartData['markers']): TChartData {
-  const overlays = Object.fromEntries(prepared.indicators.filter((series) => series.overlay).map((series) => [series.name, toNullable(series.values, from)]));
+/** The chart of candles from..end with the given markers, and overlays: by default the chosen indicators drawn over the price. */
+export function chartOf(prepared: PreparedMarket, from: number, markers: TChartData['markers'], overlaid = prepared.indicators.filter((series) => series.overlay)): TChartData {
+  const overlays = Object.fromEntries(overlaid.map((series) => [series.name, toNullable(series.values, from)]));
   return { candles: prepared.candles.slice(from), overlays, markers };
 }
 
