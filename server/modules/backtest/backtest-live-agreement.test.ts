@@ -44,7 +44,8 @@ function randomPlan(rand: Rand, stock: boolean): RunPlan {
 function randomSeries(rand: Rand, length: number): TCandle[] {
   const out: TCandle[] = [];
   let price = 10 ** int(rand, -2, 4);
-  let flat = 0;
+  // Some series start flat: RSI stays undefined until the price first moves.
+  let flat = rand() < 0.3 ? int(rand, 15, 40) : 0;
   let quiet = 0;
   for (let i = 0; i < length; i++) {
     if (flat === 0 && rand() < 0.04) flat = int(rand, 2, 30);
@@ -143,7 +144,16 @@ describe('a test on history evaluates each candle as the live run ending there',
     // each rule and each alert type fire somewhere, and some alert stay firing.
     const fired = new Set<string>();
     let repeated = 0;
+    let unmeasured = 0;
+    let rsiUndefined = 0;
     for (const { plan, candles } of cases) {
+      // Flat stretches leave RSI undefined after its warm-up; zero volumes leave volume alerts unmeasured.
+      const prepared = prepareMarket(plan, candles);
+      const rsiRule = prepared.rules.find((r) => r.name === 'RSI extreme');
+      for (let i = 30; i < candles.length; i++) {
+        if (rsiRule && rsiRule.fires(i) === null) rsiUndefined++;
+        if (plan.thresholds.some((_, k) => thresholdValueAt(prepared, k, i) === null)) unmeasured++;
+      }
       const result = runBacktest({ templateId: 'x', plan, candles: candles.length, timeZone: 'UTC', channels: { email: true, inApp: true }, markets: [{ label: MARKET, symbol: 'BTC/USDT', source: 'binance', timeframe: '1h', simulated: false, candles, history: { requested: 0, received: 0, cached: 0, short: null } }] });
       const m = result.markets[0]!;
       if (!m.ok) continue;
@@ -152,5 +162,7 @@ describe('a test on history evaluates each candle as the live run ending there',
     }
     expect([...fired].sort()).toEqual(['Moving average crossover', 'Price change', 'RSI extreme', 'Volatility spike', 'Volume spike', 'Volume surge', ...THRESHOLD_TYPES].sort());
     expect(repeated).toBeGreaterThan(0);
+    expect(rsiUndefined).toBeGreaterThan(0);
+    expect(unmeasured).toBeGreaterThan(0);
   });
 });

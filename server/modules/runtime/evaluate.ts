@@ -16,6 +16,10 @@ import type { RunPlan } from './run-plan.ts';
  * - percent change: close[n] / close[n-1] - 1, in %;
  * - volume vs average volume: volume[n] against the mean volume of the window;
  * - volatility: the candle's range (high - low) / close in %, against the window's mean range.
+ *
+ * One evaluation for live runs and tests on history (decision record 0035): `prepareMarket`
+ * computes the indicators over the whole series once, and any candle is evaluated from them as
+ * a run whose latest candle it is; `evaluateMarket` is that for a live run's last candle.
  */
 
 /** The signals average over the same window as the volume alerts. */
