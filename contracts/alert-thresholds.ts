@@ -4,8 +4,8 @@ import { formatCompact, formatLimit, formatPercent, formatPrice, pricePrecision 
  * The alerts a user sets (SPEC's thresholds `{type, value (percent), message}`), each type
  * defined once: what is measured, over which candles, against what, in which unit. The runtime
  * measures with each type's `value` (and `measure` for the detail), the wizard and the details
- * show `unit` and `explanation` beside each value, and the alert text (`alertText`) puts the measured value and the
- * configured limit side by side in that unit. Decision record 0026.
+ * show `unit` and `explanation` beside each value, and the alert text (`alertText`) puts the
+ * measured value and the configured limit side by side in that unit. Decision record 0026.
  *
  * Alerts are not the template's signals (its decision rules, evaluated with the template's
  * parameters): both are shown, each under its own name.
