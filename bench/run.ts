@@ -8,6 +8,7 @@ import agentsScale from './agents-scale.ts';
 import articlePage from './article-page.ts';
 import backtestApi from './backtest-api.ts';
 import articlesRead from './articles-read.ts';
+import backtest from './backtest.ts';
 import chat from './chat.ts';
 import indicators from './indicators.ts';
 import lighthouse from './lighthouse.ts';
@@ -18,7 +19,7 @@ import { stopBenchPostgres } from './lib.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
 /** The registry: add a module exporting a Benchmark and list it here. */
-const BENCHMARKS: Benchmark[] = [articlesRead, articlePage, serverMemory, chat, mixedLoad, loadWithAgents, indicators, backtestApi, agentsScale, lighthouse];
+const BENCHMARKS: Benchmark[] = [articlesRead, articlePage, serverMemory, chat, mixedLoad, loadWithAgents, indicators, backtest, backtestApi, agentsScale, lighthouse];
 
 const { values, positionals } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, list: { type: 'boolean', default: false } },

@@ -3,9 +3,9 @@ import { formatCompact, formatLimit, formatPercent, formatPrice, pricePrecision 
 /**
  * The alerts a user sets (SPEC's thresholds `{type, value (percent), message}`), each type
  * defined once: what is measured, over which candles, against what, in which unit. The runtime
- * measures with `measureThreshold`, the wizard and the details show `unit` and `explanation`
- * beside each value, and the alert text (`alertText`) puts the measured value and the
- * configured limit side by side in that unit. Decision record 0026.
+ * measures with each type's `value` (and `measure` for the detail), the wizard and the details
+ * show `unit` and `explanation` beside each value, and the alert text (`alertText`) puts the
+ * measured value and the configured limit side by side in that unit. Decision record 0026.
  *
  * Alerts are not the template's signals (its decision rules, evaluated with the template's
  * parameters): both are shown, each under its own name.
@@ -30,11 +30,30 @@ export type TThresholdDefinition = {
   unit: string;
   /** One line saying what is measured, over which candles, against what. */
   explanation: string;
-  /** The value on candle `i` (`candles` oldest first), or null when it cannot be measured. */
+  /**
+   * The value on candle `i` (`candles` oldest first), or null when it cannot be measured. No
+   * strings: a test on history asks it of every candle, and the detail only of those that fire.
+   */
+  value(candles: readonly TCandleValues[], i: number): number | null;
+  /** The value with what was measured, for people; null exactly when `value` is null. */
   measure(candles: readonly TCandleValues[], i: number): TThresholdReading | null;
   /** The message a threshold of this type and value has until the user writes their own. */
   defaultMessage(value: number): string;
 };
+
+/** A type as written below: its value, and the detail of a candle whose value is not null. */
+type TThresholdSpec = Omit<TThresholdDefinition, 'measure'> & { detail(candles: readonly TCandleValues[], i: number): string };
+
+/** The definition with `measure` made of its own `value` and `detail`, so the two cannot differ. */
+function define({ detail, ...spec }: TThresholdSpec): TThresholdDefinition {
+  return {
+    ...spec,
+    measure(candles, i) {
+      const measured = spec.value(candles, i);
+      return measured === null ? null : { measured, detail: detail(candles, i) };
+    },
+  };
+}
 
 /** Mean volume of the window before candle i, or null without a full window or any volume. */
 function averageVolume(candles: readonly TCandleValues[], i: number): number | null {
@@ -48,55 +67,66 @@ function averageVolume(candles: readonly TCandleValues[], i: number): number | n
 /** The market's precision, read from the closes the measurement looked at. */
 const closesPrecision = (candles: readonly TCandleValues[], i: number) => pricePrecision(candles.slice(Math.max(0, i - THRESHOLD_AVERAGE_WINDOW), i + 1).map((c) => c.close));
 
-function volumeAgainstAverage(candles: readonly TCandleValues[], i: number): TThresholdReading | null {
+function volumeAgainstAverage(candles: readonly TCandleValues[], i: number): number | null {
   const average = averageVolume(candles, i);
   const volume = candles[i]?.volume;
   if (average === null || volume === undefined || !Number.isFinite(volume)) return null;
-  return { measured: (volume / average) * 100, detail: `volume ${formatCompact(volume)} against an average of ${formatCompact(average)}` };
+  return (volume / average) * 100;
 }
+
+const volumeDetail = (candles: readonly TCandleValues[], i: number) => `volume ${formatCompact(candles[i]!.volume)} against an average of ${formatCompact(averageVolume(candles, i)!)}`;
 
 const VOLUME_EXPLANATION = `The last candle's volume as a % of the average volume of the ${THRESHOLD_AVERAGE_WINDOW} candles before it (200% is twice the average).`;
 
 export const THRESHOLD_DEFINITIONS: Record<TThresholdType, TThresholdDefinition> = {
-  priceChange: {
+  priceChange: define({
     label: 'Price change',
     unit: '%',
     explanation: 'How far the close moved over the last candle, up or down, as a % of the close before it.',
-    measure(candles, i) {
+    value(candles, i) {
       const [before, last] = [candles[i - 1], candles[i]];
       if (!before || !last || !(before.close > 0) || !Number.isFinite(last.close)) return null;
-      const change = (last.close / before.close - 1) * 100;
+      return Math.abs((last.close / before.close - 1) * 100);
+    },
+    detail(candles, i) {
+      const [before, last] = [candles[i - 1]!, candles[i]!];
       const decimals = closesPrecision(candles, i);
-      return { measured: Math.abs(change), detail: `${change < 0 ? 'down' : 'up'} from ${formatPrice(before.close, decimals)} to ${formatPrice(last.close, decimals)}` };
+      return `${last.close / before.close - 1 < 0 ? 'down' : 'up'} from ${formatPrice(before.close, decimals)} to ${formatPrice(last.close, decimals)}`;
     },
     defaultMessage: (value) => `Price change above ${formatLimit(value)}%`,
-  },
-  volumeSpike: {
+  }),
+  volumeSpike: define({
     label: 'Volume spike',
     unit: '% of average volume',
     explanation: VOLUME_EXPLANATION,
-    measure: volumeAgainstAverage,
+    value: volumeAgainstAverage,
+    detail: volumeDetail,
     defaultMessage: (value) => `Volume spike above ${formatLimit(value)}% of average`,
-  },
-  volatilityAlert: {
+  }),
+  volatilityAlert: define({
     label: 'Volatility alert',
     unit: '% of the price',
     explanation: "The last candle's range (high minus low) as a % of its close.",
-    measure(candles, i) {
+    value(candles, i) {
       const last = candles[i];
       if (!last || !(last.close > 0) || !Number.isFinite(last.high - last.low)) return null;
+      return ((last.high - last.low) / last.close) * 100;
+    },
+    detail(candles, i) {
+      const last = candles[i]!;
       const decimals = closesPrecision(candles, i);
-      return { measured: ((last.high - last.low) / last.close) * 100, detail: `range ${formatPrice(last.high - last.low, decimals)} on a close of ${formatPrice(last.close, decimals)}` };
+      return `range ${formatPrice(last.high - last.low, decimals)} on a close of ${formatPrice(last.close, decimals)}`;
     },
     defaultMessage: (value) => `Volatility above ${formatLimit(value)}% of the price`,
-  },
-  volumeAlert: {
+  }),
+  volumeAlert: define({
     label: 'Volume alert',
     unit: '% of average volume',
     explanation: VOLUME_EXPLANATION,
-    measure: volumeAgainstAverage,
+    value: volumeAgainstAverage,
+    detail: volumeDetail,
     defaultMessage: (value) => `Volume above ${formatLimit(value)}% of average`,
-  },
+  }),
 };
 
 /** A type's name for people; a type this version does not know reads as stored. */

@@ -1,6 +1,7 @@
 import type { TCryptoMonitorParameters, TThreshold } from '../../../contracts/agents.ts';
 import { alertText, THRESHOLD_AVERAGE_WINDOW, THRESHOLD_DEFINITIONS, type TThresholdType } from '../../../contracts/alert-thresholds.ts';
 import { formatCompact, formatNumber } from '../../../contracts/number-format.ts';
+import type { TDirection } from '../../../contracts/backtest.ts';
 import { MARKET_FAILURES, type TCandle, type TChartData, type TMarketFailure, type TRuleOutcome } from '../../../contracts/market.ts';
 import { bollinger, ema, macd, rsi, sma, stochastic } from '../market/indicators.ts';
 import type { WhaleTransaction } from '../../integrations/onchain/onchain-source.ts';
@@ -15,11 +16,17 @@ import type { RunPlan } from './run-plan.ts';
  * - percent change: close[n] / close[n-1] - 1, in %;
  * - volume vs average volume: volume[n] against the mean volume of the window;
  * - volatility: the candle's range (high - low) / close in %, against the window's mean range.
+ *
+ * One evaluation for live runs and tests on history (decision record 0035): `prepareMarket`
+ * computes the indicators over the whole series once, and any candle is evaluated from them as
+ * a run whose latest candle it is; `evaluateMarket` is that for a live run's last candle.
  */
 
 /** The signals average over the same window as the volume alerts. */
 export const AVERAGE_WINDOW = THRESHOLD_AVERAGE_WINDOW;
 export const CHART_CANDLES = 60;
+/** Candles below which no rule can say anything (a change needs two): a run fails with fewer. */
+export const MIN_CANDLES = 2;
 const RSI_PERIOD = 14;
 const CRYPTO_MA_PERIOD = 20;
 export const STOCK_VOLUME_FACTOR = 2;
@@ -72,10 +79,6 @@ class Series {
     }
   }
 
-  get last(): number {
-    return this.candles.length - 1;
-  }
-
   percentChange(i: number): number | null {
     if (i < 1 || this.close[i - 1]! <= 0) return null;
     return (this.close[i]! / this.close[i - 1]! - 1) * 100;
@@ -98,62 +101,129 @@ function outcome(name: string, fired: boolean | null, values: Record<string, num
     : { name, status: 'evaluated', fired, values: rounded, detail };
 }
 
+/**
+ * One decision rule over a prepared series. `fires` is the decision alone, without a string, so a
+ * test on history can ask it of every candle; `outcome` is what a run records, and takes its
+ * answer from `fires`, so the two cannot disagree.
+ */
+export type MarketRule = {
+  name: string;
+  /** Whether the rule fires on candle i; null when it cannot decide there ('insufficient data'). */
+  fires(i: number): boolean | null;
+  outcome(i: number): TRuleOutcome;
+  /** The way the rule expects the price to go when it fires on candle i, for rules that point one way. */
+  expects?(i: number): TDirection;
+};
+
 /** volume[i] > factor x its window average. */
-function volumeRule(s: Series, i: number, factor: number, name: string): TRuleOutcome {
-  const volume = s.volume[i]!;
-  const average = s.windowMean(s.volume, i);
-  if (average === null || average <= 0) return outcome(name, null, { volume, averageVolume: average, factor }, `not enough volume history (${AVERAGE_WINDOW} candles needed)`);
-  const fired = volume > factor * average;
-  return outcome(name, fired, { volume, averageVolume: average, factor }, `volume ${formatCompact(volume)} ${fired ? '>' : '<='} ${factor} x average ${formatCompact(average)}`);
+function volumeRule(s: Series, factor: number, name: string): MarketRule {
+  const fires = (i: number) => {
+    const average = s.windowMean(s.volume, i);
+    return average === null || average <= 0 ? null : s.volume[i]! > factor * average;
+  };
+  return {
+    name,
+    fires,
+    outcome(i) {
+      const fired = fires(i);
+      const volume = s.volume[i]!;
+      const average = s.windowMean(s.volume, i);
+      if (fired === null) return outcome(name, null, { volume, averageVolume: average, factor }, `not enough volume history (${AVERAGE_WINDOW} candles needed)`);
+      return outcome(name, fired, { volume, averageVolume: average, factor }, `volume ${formatCompact(volume)} ${fired ? '>' : '<='} ${factor} x average ${formatCompact(average!)}`);
+    },
+  };
 }
 
-function rsiRule(rsiValues: Float64Array, i: number, threshold: number): TRuleOutcome {
-  const value = finite(rsiValues[i]);
+function rsiRule(rsiValues: Float64Array, threshold: number): MarketRule {
   const name = 'RSI extreme';
-  if (value === null) return outcome(name, null, { rsi: null, threshold }, 'RSI is undefined (too few candles, or no price movement)');
-  const fired = value > threshold || value < 100 - threshold;
-  const side = value > threshold ? `> ${threshold} (overbought)` : value < 100 - threshold ? `< ${100 - threshold} (oversold)` : `within ${100 - threshold}-${threshold}`;
-  return outcome(name, fired, { rsi: value, threshold }, `RSI ${fmt(value)} ${side}`);
+  const fires = (i: number) => {
+    const value = rsiValues[i]!;
+    return Number.isFinite(value) ? value > threshold || value < 100 - threshold : null;
+  };
+  return {
+    name,
+    fires,
+    outcome(i) {
+      const fired = fires(i);
+      const value = finite(rsiValues[i]);
+      if (fired === null || value === null) return outcome(name, null, { rsi: null, threshold }, 'RSI is undefined (too few candles, or no price movement)');
+      const side = value > threshold ? `> ${threshold} (overbought)` : value < 100 - threshold ? `< ${100 - threshold} (oversold)` : `within ${100 - threshold}-${threshold}`;
+      return outcome(name, fired, { rsi: value, threshold }, `RSI ${fmt(value)} ${side}`);
+    },
+    // Overbought expects a fall, oversold a rise.
+    expects: (i) => (rsiValues[i]! > threshold ? 'down' : rsiValues[i]! < 100 - threshold ? 'up' : null),
+  };
 }
 
-function crossoverRule(s: Series, ma: Float64Array, i: number, period: number): TRuleOutcome {
+function crossoverRule(s: Series, ma: Float64Array, period: number): MarketRule {
   const name = 'Moving average crossover';
-  const [close, previousClose, current, previous] = [s.close[i]!, finite(s.close[i - 1]), finite(ma[i]), finite(ma[i - 1])];
-  if (current === null || previous === null || previousClose === null) {
-    return outcome(name, null, { close, ma: current, previousClose, previousMa: previous, period }, `needs ${period + 1} candles for the ${period}-candle average`);
-  }
-  const fired = previousClose <= previous && close > current;
-  const detail = fired
-    ? `close ${fmt(close)} crossed above SMA ${period} ${fmt(current)} (previous ${fmt(previousClose)} <= ${fmt(previous)})`
-    : `no upward cross: close ${fmt(close)} vs SMA ${period} ${fmt(current)}, previous ${fmt(previousClose)} vs ${fmt(previous)}`;
-  return outcome(name, fired, { close, ma: current, previousClose, previousMa: previous, period }, detail);
+  const fires = (i: number) => {
+    if (i < 1) return null;
+    const [close, previousClose, current, previous] = [s.close[i]!, s.close[i - 1]!, ma[i]!, ma[i - 1]!];
+    if (!Number.isFinite(current) || !Number.isFinite(previous) || !Number.isFinite(previousClose)) return null;
+    return previousClose <= previous && close > current;
+  };
+  return {
+    name,
+    fires,
+    outcome(i) {
+      const fired = fires(i);
+      const [close, previousClose, current, previous] = [s.close[i]!, finite(s.close[i - 1]), finite(ma[i]), finite(ma[i - 1])];
+      if (fired === null) {
+        return outcome(name, null, { close, ma: current, previousClose, previousMa: previous, period }, `needs ${period + 1} candles for the ${period}-candle average`);
+      }
+      const detail = fired
+        ? `close ${fmt(close)} crossed above SMA ${period} ${fmt(current)} (previous ${fmt(previousClose)} <= ${fmt(previous)})`
+        : `no upward cross: close ${fmt(close)} vs SMA ${period} ${fmt(current)}, previous ${fmt(previousClose)} vs ${fmt(previous)}`;
+      return outcome(name, fired, { close, ma: current, previousClose, previousMa: previous, period }, detail);
+    },
+    expects: () => 'up',
+  };
 }
 
-function priceChangeRule(s: Series, i: number, threshold: number): TRuleOutcome {
-  const change = s.percentChange(i);
-  if (change === null) return outcome('Price change', null, { percentChange: null, threshold }, 'needs two candles');
-  const fired = Math.abs(change) > threshold;
-  return outcome('Price change', fired, { percentChange: change, threshold }, `change ${change >= 0 ? '+' : ''}${fmt(change)}% ${fired ? '>' : '<='} ${threshold}% in size`);
+function priceChangeRule(s: Series, threshold: number): MarketRule {
+  const name = 'Price change';
+  const fires = (i: number) => {
+    const change = s.percentChange(i);
+    return change === null ? null : Math.abs(change) > threshold;
+  };
+  return {
+    name,
+    fires,
+    outcome(i) {
+      const fired = fires(i);
+      const change = s.percentChange(i);
+      if (fired === null || change === null) return outcome(name, null, { percentChange: null, threshold }, 'needs two candles');
+      return outcome(name, fired, { percentChange: change, threshold }, `change ${change >= 0 ? '+' : ''}${fmt(change)}% ${fired ? '>' : '<='} ${threshold}% in size`);
+    },
+  };
 }
 
-function volatilityRule(s: Series, i: number, factor: number): TRuleOutcome {
-  const volatility = finite(s.range[i]);
-  const average = s.windowMean(s.range, i);
-  if (volatility === null || average === null || average <= 0) {
-    return outcome('Volatility spike', null, { volatility, averageVolatility: average, factor }, `not enough history (${AVERAGE_WINDOW} candles needed)`);
-  }
-  const fired = volatility > average * factor;
-  return outcome('Volatility spike', fired, { volatility, averageVolatility: average, factor }, `range ${fmt(volatility)}% ${fired ? '>' : '<='} ${factor} x average ${fmt(average)}%`);
+function volatilityRule(s: Series, factor: number): MarketRule {
+  const name = 'Volatility spike';
+  const fires = (i: number) => {
+    const volatility = s.range[i]!;
+    if (!Number.isFinite(volatility)) return null;
+    const average = s.windowMean(s.range, i);
+    return average === null || average <= 0 ? null : volatility > average * factor;
+  };
+  return {
+    name,
+    fires,
+    outcome(i) {
+      const fired = fires(i);
+      const volatility = finite(s.range[i]);
+      const average = s.windowMean(s.range, i);
+      if (fired === null) return outcome(name, null, { volatility, averageVolatility: average, factor }, `not enough history (${AVERAGE_WINDOW} candles needed)`);
+      return outcome(name, fired, { volatility, averageVolatility: average, factor }, `range ${fmt(volatility)}% ${fired ? '>' : '<='} ${factor} x average ${fmt(average)}%`);
+    },
+  };
 }
 
 function onChainRules(parameters: TCryptoMonitorParameters, onChain: OnChainInput): TRuleOutcome[] {
   const rules: TRuleOutcome[] = [];
   const notConfigured = (name: string): TRuleOutcome => ({ name, status: 'not configured', fired: false, values: {}, detail: 'not configured: set WHALE_ALERT_API_KEY to read on-chain data' });
-  const wanted = [
-    ['Whale transaction', parameters.includeOnChainMetrics],
-    ['Wallet tracking', parameters.walletTracking],
-  ] as const;
-  for (const [name, on] of wanted) {
+  for (const [name, on] of onChainRulesWanted(parameters)) {
     if (!on) continue;
     if (!onChain.configured) {
       rules.push(notConfigured(name));
@@ -175,9 +245,93 @@ function onChainRules(parameters: TCryptoMonitorParameters, onChain: OnChainInpu
   return rules;
 }
 
-/** An alert the user set, measured on the latest candle with its one definition (contracts). */
-function thresholdCondition(candles: readonly TCandle[], threshold: TThreshold, market: string): ThresholdCondition | null {
-  const reading = THRESHOLD_DEFINITIONS[threshold.type].measure(candles, candles.length - 1);
+/** The on-chain rules of the crypto template and whether the parameters turn each on. */
+export const onChainRulesWanted = (parameters: TCryptoMonitorParameters) =>
+  [
+    ['Whale transaction', parameters.includeOnChainMetrics],
+    ['Wallet tracking', parameters.walletTracking],
+  ] as const;
+
+/** An indicator series shown in the run's values, and drawn over the chart when `overlay`. */
+export type IndicatorSeries = { name: string; values: Float64Array; overlay: boolean };
+
+/**
+ * A market's series prepared once for a plan: every indicator over the whole series in one pass,
+ * and the template's market rules reading them. Any candle i can then be evaluated as a run whose
+ * latest candle is i would evaluate it: every indicator and window here reads candles 0..i only,
+ * so the values at i do not depend on the candles after it.
+ */
+export type PreparedMarket = {
+  candles: readonly TCandle[];
+  close: Float64Array;
+  indicators: IndicatorSeries[];
+  /** The template's market rules in the order a run lists them (the on-chain ones are not market rules). */
+  rules: MarketRule[];
+  thresholds: readonly TThreshold[];
+  /** The simple moving average the template's rules and chart read ('SMA 20'), chosen or not. */
+  movingAverage: IndicatorSeries;
+};
+
+export function prepareMarket(plan: RunPlan, candles: readonly TCandle[]): PreparedMarket {
+  const s = new Series(candles);
+  const rsiValues = rsi(s.close, RSI_PERIOD);
+  const indicators: IndicatorSeries[] = [{ name: `RSI ${RSI_PERIOD}`, values: rsiValues, overlay: false }];
+  const add = (values: Record<string, Float64Array>, overlay: boolean) => {
+    for (const [name, series] of Object.entries(values)) indicators.push({ name, values: series, overlay });
+  };
+  const rules: MarketRule[] = [];
+  let movingAverage: IndicatorSeries;
+  if (plan.templateType === 'stock') {
+    const { movingAveragePeriod: period, rsiThreshold: threshold, includeVolume } = plan.parameters;
+    const chosen = new Set(plan.parameters.indicators);
+    const ma = sma(s.close, period);
+    movingAverage = { name: `SMA ${period}`, values: ma, overlay: true };
+    if (chosen.has('SMA')) indicators.push(movingAverage);
+    if (chosen.has('EMA')) add({ [`EMA ${period}`]: ema(s.close, period) }, true);
+    if (chosen.has('MACD')) {
+      const m = macd(s.close);
+      add({ MACD: m.macd, 'MACD signal': m.signal, 'MACD histogram': m.histogram }, false);
+    }
+    if (chosen.has('Bollinger Bands')) {
+      const b = bollinger(s.close);
+      add({ 'Bollinger upper': b.upper, 'Bollinger middle': b.middle, 'Bollinger lower': b.lower }, true);
+    }
+    if (chosen.has('Stochastic Oscillator')) {
+      const st = stochastic(
+        s.candles.map((c) => c.high),
+        s.candles.map((c) => c.low),
+        s.close,
+      );
+      add({ '%K': st.k, '%D': st.d }, false);
+    }
+    rules.push(rsiRule(rsiValues, threshold), crossoverRule(s, ma, period));
+    if (includeVolume) rules.push(volumeRule(s, STOCK_VOLUME_FACTOR, 'Volume spike'));
+  } else {
+    movingAverage = { name: `SMA ${CRYPTO_MA_PERIOD}`, values: sma(s.close, CRYPTO_MA_PERIOD), overlay: true };
+    indicators.push(movingAverage);
+    const { priceChangeThreshold, volatilityThreshold } = plan.parameters;
+    rules.push(priceChangeRule(s, priceChangeThreshold), volatilityRule(s, volatilityThreshold), volumeRule(s, CRYPTO_VOLUME_FACTOR, 'Volume surge'));
+  }
+  return { candles, close: s.close, indicators, rules, thresholds: plan.thresholds, movingAverage };
+}
+
+/** The indicators' values on candle i, as a run records them. */
+export function indicatorsAt(prepared: PreparedMarket, i: number): Record<string, number | null> {
+  return Object.fromEntries(prepared.indicators.map((series) => [series.name, finite(series.values[i])]));
+}
+
+/**
+ * The value of the plan's threshold `index` on candle i, or null when it cannot be measured
+ * there (a run then records no condition for it): the cheap half of `thresholdCondition`.
+ */
+export function thresholdValueAt(prepared: PreparedMarket, index: number, i: number): number | null {
+  return THRESHOLD_DEFINITIONS[prepared.thresholds[index]!.type].value(prepared.candles, i);
+}
+
+/** An alert the user set, measured on candle i with its one definition (contracts). */
+export function thresholdCondition(prepared: PreparedMarket, index: number, i: number, market: string): ThresholdCondition | null {
+  const threshold = prepared.thresholds[index]!;
+  const reading = THRESHOLD_DEFINITIONS[threshold.type].measure(prepared.candles, i);
   if (reading === null) return null;
   return {
     thresholdType: threshold.type,
@@ -188,76 +342,36 @@ function thresholdCondition(candles: readonly TCandle[], threshold: TThreshold, 
   };
 }
 
+/** What a run whose latest candle is i records of the market's rules and alerts (the on-chain rules aside). */
+export function outcomeAt(prepared: PreparedMarket, i: number, market: string): { rules: TRuleOutcome[]; thresholds: ThresholdCondition[] } {
+  return {
+    rules: prepared.rules.map((r) => r.outcome(i)),
+    thresholds: prepared.thresholds.flatMap((_, index) => thresholdCondition(prepared, index, i, market) ?? []),
+  };
+}
+
 const toNullable = (values: Float64Array, from: number) => Array.from(values.subarray(from), (v) => (Number.isFinite(v) ? round(v, 6) : null));
+
+/** The chart of candles from..end with the given markers, and overlays: by default the chosen indicators drawn over the price. */
+export function chartOf(prepared: PreparedMarket, from: number, markers: TChartData['markers'], overlaid = prepared.indicators.filter((series) => series.overlay)): TChartData {
+  const overlays = Object.fromEntries(overlaid.map((series) => [series.name, toNullable(series.values, from)]));
+  return { candles: prepared.candles.slice(from), overlays, markers };
+}
 
 /** Evaluates one market for its agent's template. `candles` is oldest first, at least 2. */
 export function evaluateMarket(input: { plan: RunPlan; market: string; candles: readonly TCandle[]; onChain: OnChainInput }): MarketEvaluation {
   const { plan, market } = input;
-  const s = new Series(input.candles);
-  const i = s.last;
-  const chartFrom = Math.max(0, s.candles.length - CHART_CANDLES);
-  const indicators: Record<string, number | null> = {};
-  const overlays: Record<string, Array<number | null>> = {};
-  const rules: TRuleOutcome[] = [];
+  const prepared = prepareMarket(plan, input.candles);
+  const i = prepared.candles.length - 1;
+  const chartFrom = Math.max(0, prepared.candles.length - CHART_CANDLES);
+  // A marker on every chart candle where a signal would have fired, signal by signal.
   const markers: TChartData['markers'] = [];
-  /** Marks every chart candle where a rule would have fired, and returns the latest outcome. */
-  const withMarkers = (evaluate: (at: number) => TRuleOutcome): TRuleOutcome => {
-    for (let at = chartFrom; at <= i; at++) {
-      const o = evaluate(at);
-      if (o.fired) markers.push({ time: s.candles[at]!.time, rule: o.name });
-    }
-    return evaluate(i);
-  };
-
-  const rsiValues = rsi(s.close, RSI_PERIOD);
-  indicators[`RSI ${RSI_PERIOD}`] = finite(rsiValues[i]);
-
-  if (plan.templateType === 'stock') {
-    const { movingAveragePeriod: period, rsiThreshold: threshold, includeVolume } = plan.parameters;
-    const chosen = new Set(plan.parameters.indicators);
-    const ma = sma(s.close, period);
-    if (chosen.has('SMA')) {
-      indicators[`SMA ${period}`] = finite(ma[i]);
-      overlays[`SMA ${period}`] = toNullable(ma, chartFrom);
-    }
-    if (chosen.has('EMA')) {
-      const values = ema(s.close, period);
-      indicators[`EMA ${period}`] = finite(values[i]);
-      overlays[`EMA ${period}`] = toNullable(values, chartFrom);
-    }
-    if (chosen.has('MACD')) {
-      const m = macd(s.close);
-      Object.assign(indicators, { MACD: finite(m.macd[i]), 'MACD signal': finite(m.signal[i]), 'MACD histogram': finite(m.histogram[i]) });
-    }
-    if (chosen.has('Bollinger Bands')) {
-      const b = bollinger(s.close);
-      Object.assign(indicators, { 'Bollinger upper': finite(b.upper[i]), 'Bollinger middle': finite(b.middle[i]), 'Bollinger lower': finite(b.lower[i]) });
-      Object.assign(overlays, { 'Bollinger upper': toNullable(b.upper, chartFrom), 'Bollinger middle': toNullable(b.middle, chartFrom), 'Bollinger lower': toNullable(b.lower, chartFrom) });
-    }
-    if (chosen.has('Stochastic Oscillator')) {
-      const st = stochastic(
-        s.candles.map((c) => c.high),
-        s.candles.map((c) => c.low),
-        s.close,
-      );
-      Object.assign(indicators, { '%K': finite(st.k[i]), '%D': finite(st.d[i]) });
-    }
-    rules.push(withMarkers((at) => rsiRule(rsiValues, at, threshold)));
-    rules.push(withMarkers((at) => crossoverRule(s, ma, at, period)));
-    if (includeVolume) rules.push(withMarkers((at) => volumeRule(s, at, STOCK_VOLUME_FACTOR, 'Volume spike')));
-  } else {
-    const ma = sma(s.close, CRYPTO_MA_PERIOD);
-    indicators[`SMA ${CRYPTO_MA_PERIOD}`] = finite(ma[i]);
-    overlays[`SMA ${CRYPTO_MA_PERIOD}`] = toNullable(ma, chartFrom);
-    const { priceChangeThreshold: priceThreshold, volatilityThreshold: volatilityFactor } = plan.parameters;
-    rules.push(withMarkers((at) => priceChangeRule(s, at, priceThreshold)));
-    rules.push(withMarkers((at) => volatilityRule(s, at, volatilityFactor)));
-    rules.push(withMarkers((at) => volumeRule(s, at, CRYPTO_VOLUME_FACTOR, 'Volume surge')));
-    rules.push(...onChainRules(plan.parameters, input.onChain));
+  for (const rule of prepared.rules) {
+    for (let at = chartFrom; at <= i; at++) if (rule.fires(at)) markers.push({ time: prepared.candles[at]!.time, rule: rule.name });
   }
-
-  const thresholds = plan.thresholds.flatMap((t) => thresholdCondition(s.candles, t, market) ?? []);
-  return { indicators, rules, chart: { candles: s.candles.slice(chartFrom), overlays, markers }, thresholds };
+  const { rules, thresholds } = outcomeAt(prepared, i, market);
+  if (plan.templateType === 'crypto') rules.push(...onChainRules(plan.parameters, input.onChain));
+  return { indicators: indicatorsAt(prepared, i), rules, chart: chartOf(prepared, chartFrom, markers), thresholds };
 }
 
 /** The signed mean percent change of the watched prices since the previous run, e.g. '+1.2%'. */

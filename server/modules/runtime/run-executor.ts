@@ -17,7 +17,7 @@ import type { Db } from '../../db/client.ts';
 import { MarketDataError } from '../../integrations/market/candle-source.ts';
 import { OnChainError, type OnChainSource } from '../../integrations/onchain/onchain-source.ts';
 import type { MarketData } from '../market/market-data.ts';
-import { candlesNeeded, evaluateMarket, performanceSince, type OnChainInput, type ThresholdCondition } from './evaluate.ts';
+import { candlesNeeded, evaluateMarket, MIN_CANDLES, performanceSince, type OnChainInput, type ThresholdCondition } from './evaluate.ts';
 import { planRun, RunNotPossible, type RunPlan } from './run-plan.ts';
 import { extendLeases, failedRunsInARow, finishRun, startRun, type RunAgent } from './runtime.repo.ts';
 import { isStale, staleSentence } from './freshness.ts';
@@ -49,8 +49,6 @@ const ON_CHAIN_TIMEOUT_MS = 30_000;
 
 type Market = { label: string; source: TMarketSource; symbol: string; timeframe: TCandleTimeframe };
 
-/** Candles below which no rule can say anything (a change needs two). */
-const MIN_CANDLES = 2;
 const FAILING_KEY = `${FAILING_CONDITION.market}|${FAILING_CONDITION.thresholdType}`;
 
 /** A run that failed for any other reason shows this; the cause is in the log with its ids. */

@@ -1,0 +1,332 @@
+import { thresholdLabel, thresholdValueText } from '../../../contracts/alert-thresholds.ts';
+import {
+  BACKTEST_FIRINGS_LISTED,
+  FLOOD_NOTIFICATIONS_PER_DAY,
+  FORWARD_HORIZONS,
+  type TBacktestFiring,
+  type TBacktestMarket,
+  type TBacktestResult,
+  type TBacktestRow,
+  type TDirection,
+  type TForwardStats,
+  type THistoryCoverage,
+} from '../../../contracts/backtest.ts';
+import { tooFewCandlesError, type TCandle, type TCandleTimeframe, type TChartData, type TMarketSource } from '../../../contracts/market.ts';
+import { candlesNeeded, chartOf, MIN_CANDLES, onChainRulesWanted, prepareMarket, thresholdCondition, thresholdValueAt, type PreparedMarket } from '../runtime/evaluate.ts';
+import type { RunPlan } from '../runtime/run-plan.ts';
+
+/**
+ * "Test on history" (issue 16, decision records 0034 and 0035): each of a market's last N candles
+ * evaluated as a live run whose latest candle it is, with the live code (`prepareMarket` and the
+ * rules' `fires`, the alerts' `value`), and the alerts' once-per-event rule applied as the
+ * notifications do live. Strings are built only for the firings listed.
+ */
+
+export type BacktestMarketInput = {
+  label: string;
+  symbol: string;
+  source: TMarketSource;
+  timeframe: TCandleTimeframe;
+  simulated: boolean;
+  /** Oldest first, warm-up included; the last N (request.candles) are evaluated, or all when fewer arrived. */
+  candles: readonly TCandle[];
+  history: THistoryCoverage;
+};
+
+type FailedMarket = Extract<TBacktestMarket, { ok: false }>;
+
+export type BacktestInput = {
+  templateId: string;
+  plan: RunPlan;
+  candles: number;
+  timeZone: string;
+  channels: { email: boolean; inApp: boolean };
+  /** One per watched market, in the order of marketsOf(plan); a market whose history could not be read is passed as its failed entry. */
+  markets: Array<BacktestMarketInput | FailedMarket>;
+};
+
+export const NOT_TESTED_REASON = 'The on-chain source keeps no history to replay.';
+
+/**
+ * Candles to fetch per market for `candles` evaluated ones: the warm-up the plan's indicators need
+ * plus `candles`. The warm-up is what a live run fetches less its own latest candle, so the first
+ * evaluated candle is read on the very candles a live run would have read (decision 0035).
+ */
+export function historyNeeded(plan: RunPlan, candles: number): number {
+  return candlesNeeded(plan) - 1 + candles;
+}
+
+/** A row's firings' forward changes, for its statistics: per horizon, the changes that exist. */
+type ForwardTally = { changes: number[]; pointed: number; agreeing: number };
+
+type Row = {
+  kind: 'signal' | 'alert';
+  key: string;
+  label: string;
+  fired: number;
+  notifications: number | null;
+  forward: ForwardTally[];
+};
+
+/**
+ * The firings found on the fast path, oldest first, as parallel lists (a long test finds tens of
+ * thousands; objects would keep the collector busy): the row, the candle, whether it started an
+ * alert event. Directions, forward changes and texts are derived from them when needed.
+ */
+type Hits = { row: number[]; at: number[]; notified: boolean[] };
+
+const round = (value: number, digits = 4) => Number(value.toFixed(digits));
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function newRows(plan: RunPlan, prepared: PreparedMarket): Row[] {
+  const tallies = () => FORWARD_HORIZONS.map((): ForwardTally => ({ changes: [], pointed: 0, agreeing: 0 }));
+  return [
+    ...prepared.rules.map((rule): Row => ({ kind: 'signal', key: rule.name, label: rule.name, fired: 0, notifications: null, forward: tallies() })),
+    ...plan.thresholds.map(
+      (t, index): Row => ({ kind: 'alert', key: `threshold-${index}`, label: `${thresholdLabel(t.type)} > ${thresholdValueText(t.type, t.value)}`, fired: 0, notifications: 0, forward: tallies() }),
+    ),
+  ];
+}
+
+function tally(row: Row, close: Float64Array, i: number, direction: TDirection, notified: boolean): void {
+  row.fired++;
+  if (notified) row.notifications = (row.notifications ?? 0) + 1;
+  for (let h = 0; h < FORWARD_HORIZONS.length; h++) {
+    const change = forwardChange(close, i, FORWARD_HORIZONS[h]!);
+    if (change === null) continue;
+    const t = row.forward[h]!;
+    t.changes.push(change);
+    if (direction === null) continue;
+    t.pointed++;
+    if (direction === 'up' ? change > 0 : change < 0) t.agreeing++;
+  }
+}
+
+function median(sorted: ArrayLike<number>): number {
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+function rowOf(row: Row): TBacktestRow {
+  const forward = FORWARD_HORIZONS.map((horizon, h): TForwardStats => {
+    const { changes, pointed, agreeing } = row.forward[h]!;
+    const sorted = Float64Array.from(changes).sort();
+    return {
+      horizon,
+      count: changes.length,
+      average: changes.length === 0 ? null : round(changes.reduce((a, b) => a + b, 0) / changes.length),
+      median: changes.length === 0 ? null : round(median(sorted)),
+      shareInDirection: pointed === 0 ? null : round(agreeing / pointed),
+    };
+  });
+  return { kind: row.kind, key: row.key, label: row.label, fired: row.fired, notifications: row.notifications, forward };
+}
+
+/** Rows of several markets as one: counts added, forward changes pooled. */
+function mergeRows(rows: readonly Row[][], template: readonly Row[]): Row[] {
+  return template.map((first, r) => ({
+    ...first,
+    fired: rows.reduce((sum, market) => sum + market[r]!.fired, 0),
+    notifications: first.notifications === null ? null : rows.reduce((sum, market) => sum + (market[r]!.notifications ?? 0), 0),
+    forward: first.forward.map((_, h) => ({
+      changes: rows.flatMap((market) => market[r]!.forward[h]!.changes),
+      pointed: rows.reduce((sum, market) => sum + market[r]!.forward[h]!.pointed, 0),
+      agreeing: rows.reduce((sum, market) => sum + market[r]!.forward[h]!.agreeing, 0),
+    })),
+  }));
+}
+
+/** The close-to-close move of candle i: the direction of a firing whose rule points no way itself. */
+function moveOf(close: Float64Array, i: number): TDirection {
+  if (i < 1) return null;
+  const change = close[i]! - close[i - 1]!;
+  return change > 0 ? 'up' : change < 0 ? 'down' : null;
+}
+
+/** Close-to-close change in % from candle i to `horizon` candles later; null past the end. */
+function forwardChange(close: Float64Array, i: number, horizon: number): number | null {
+  return i + horizon < close.length && close[i]! > 0 ? (close[i + horizon]! / close[i]! - 1) * 100 : null;
+}
+
+type Replayed = { market: Extract<TBacktestMarket, { ok: true }>; rows: Row[]; notificationTimes: number[] };
+
+/**
+ * One market's candles from `from` on, each as a live run whose latest candle it is: the rules'
+ * decisions and the alerts' values (no strings), the alert states as run-executor's
+ * `raiseAlerts` and the notifications' `applyAlerts` keep them (per threshold type; the conditions
+ * that fire or were marked before the run, in applyAlerts' order),
+ * then the texts of the latest BACKTEST_FIRINGS_LISTED firings.
+ */
+function replayMarket(plan: RunPlan, input: BacktestMarketInput, evaluate: number): Replayed | FailedMarket {
+  const n = input.candles.length;
+  const { label, symbol, source, simulated } = input;
+  if (n < MIN_CANDLES) return { ok: false, label, symbol, source, simulated, failure: n === 0 ? 'no-data' : 'too-few-candles', error: tooFewCandlesError(n, MIN_CANDLES) };
+  const prepared = prepareMarket(plan, input.candles);
+  const rows = newRows(plan, prepared);
+  const { rules, close, candles } = prepared;
+  const thresholds = plan.thresholds;
+  // A live run needs MIN_CANDLES, so the first candle a run could end at is MIN_CANDLES - 1.
+  const from = Math.max(MIN_CANDLES - 1, n - evaluate);
+  const active = new Set<string>();
+  const firing = new Array<boolean>(thresholds.length);
+  const passed = new Array<boolean>(thresholds.length);
+  const notified = new Array<boolean>(thresholds.length);
+  const hits: Hits = { row: [], at: [], notified: [] };
+  const hit = (row: number, i: number, notified: boolean) => {
+    hits.row.push(row);
+    hits.at.push(i);
+    hits.notified.push(notified);
+  };
+  const notificationTimes: number[] = [];
+
+  for (let i = from; i < n; i++) {
+    for (let r = 0; r < rules.length; r++) {
+      if (rules[r]!.fires(i) === true) hit(r, i, false);
+    }
+    // raiseAlerts passes on the conditions that fire or were marked before this run; a
+    // threshold that cannot be measured is no condition at all, and its state stays as it is.
+    for (let k = 0; k < thresholds.length; k++) {
+      const value = thresholdValueAt(prepared, k, i);
+      const fires = value !== null && value > thresholds[k]!.value;
+      firing[k] = fires;
+      passed[k] = fires || (value !== null && active.has(thresholds[k]!.type));
+      notified[k] = false;
+    }
+    // applyAlerts sorts a market's conditions by type (stably): the states of two types never
+    // meet, so only the configured order of thresholds of one type matters, and it is kept.
+    let started = false;
+    for (let k = 0; k < thresholds.length; k++) {
+      if (!passed[k]) continue;
+      const type = thresholds[k]!.type;
+      if (!firing[k]) active.delete(type);
+      else if (!active.has(type)) {
+        active.add(type);
+        notified[k] = started = true;
+      }
+    }
+    for (let k = 0; k < thresholds.length; k++) {
+      if (firing[k]) hit(rules.length + k, i, notified[k]!);
+    }
+    if (started) notificationTimes.push(candles[i]!.time);
+  }
+
+  // A signal that points a way (RSI extreme, the crossover) gives the direction; any other
+  // firing takes its candle's own move.
+  const directionOf = (row: number, i: number): TDirection => (row < rules.length ? rules[row]!.expects?.(i) : undefined) ?? moveOf(close, i);
+  const count = hits.row.length;
+  for (let h = 0; h < count; h++) {
+    const [row, i] = [hits.row[h]!, hits.at[h]!];
+    tally(rows[row]!, close, i, directionOf(row, i), hits.notified[h]!);
+  }
+  const firstListed = Math.max(0, count - BACKTEST_FIRINGS_LISTED);
+  const firings: TBacktestFiring[] = [];
+  const markers: TChartData['markers'] = [];
+  for (let h = firstListed; h < count; h++) {
+    const [row, i] = [hits.row[h]!, hits.at[h]!];
+    const detail = row < rules.length ? rules[row]!.outcome(i).detail : thresholdCondition(prepared, row - rules.length, i, label)!.message;
+    firings.push({
+      key: rows[row]!.key,
+      time: candles[i]!.time,
+      price: close[i]!,
+      direction: directionOf(row, i),
+      detail,
+      notified: hits.notified[h]!,
+      forward: FORWARD_HORIZONS.map((horizon) => {
+        const change = forwardChange(close, i, horizon);
+        return change === null ? null : round(change);
+      }),
+    });
+    markers.push({ time: candles[i]!.time, rule: rows[row]!.label });
+  }
+  return {
+    market: {
+      ok: true,
+      label,
+      symbol,
+      source,
+      simulated,
+      timeframe: input.timeframe,
+      from: new Date(candles[from]!.time).toISOString(),
+      to: new Date(candles[n - 1]!.time).toISOString(),
+      evaluated: n - from,
+      history: input.history,
+      rows: rows.map(rowOf),
+      firings,
+      firingsOmitted: firstListed,
+      // Thousands of candles: only the average the rules read is drawn over them.
+      chart: chartOf(prepared, from, markers, [prepared.movingAverage]),
+    },
+    rows,
+    notificationTimes,
+  };
+}
+
+/** Calendar days in `timeZone`, read from instants (ms) as 'YYYY-MM-DD'. */
+function dayReader(timeZone: string) {
+  // format() and a split: a test can count thousands of notifications, and formatToParts costs
+  // several times as much. 'en-US' with numeric parts reads 'M/D/YYYY'.
+  const format = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: 'numeric', day: 'numeric' });
+  // Every zone's offset is a whole number of quarter hours, so no day starts inside a quarter
+  // hour: one reading serves all the instants of one.
+  const QUARTER_HOUR = 15 * 60_000;
+  const cache = new Map<number, string>();
+  return (instant: number): string => {
+    const quarter = Math.floor(instant / QUARTER_HOUR);
+    let day = cache.get(quarter);
+    if (day === undefined) {
+      const [month, date, year] = format.format(quarter * QUARTER_HOUR).split('/');
+      day = `${year!.padStart(4, '0')}-${month!.padStart(2, '0')}-${date!.padStart(2, '0')}`;
+      cache.set(quarter, day);
+    }
+    return day;
+  };
+}
+
+const dayNumber = (day: string) => Date.UTC(Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, Number(day.slice(8, 10))) / 86_400_000;
+
+/** One notification per candle time that started an event on any market, counted per day. */
+function notificationsOf(replayed: readonly Replayed[], timeZone: string): TBacktestResult['notifications'] {
+  if (replayed.length === 0) return { total: 0, days: 0, perDay: 0, worstDay: null, floodDays: 0 };
+  const dayOf = dayReader(timeZone);
+  const first = Math.min(...replayed.map((r) => Date.parse(r.market.from)));
+  const last = Math.max(...replayed.map((r) => Date.parse(r.market.to)));
+  const days = dayNumber(dayOf(last)) - dayNumber(dayOf(first)) + 1;
+  const times = new Set(replayed.flatMap((r) => r.notificationTimes));
+  const perDay = new Map<string, number>();
+  for (const time of times) {
+    const day = dayOf(time);
+    perDay.set(day, (perDay.get(day) ?? 0) + 1);
+  }
+  let worstDay: { date: string; count: number } | null = null;
+  for (const [date, count] of [...perDay].sort(([a], [b]) => compare(a, b))) if (!worstDay || count > worstDay.count) worstDay = { date, count };
+  return {
+    total: times.size,
+    days,
+    perDay: round(times.size / days, 2),
+    worstDay,
+    floodDays: [...perDay.values()].filter((count) => count > FLOOD_NOTIFICATIONS_PER_DAY).length,
+  };
+}
+
+/** The plan evaluated on each market's history as live runs would have, with what followed each firing. */
+export function runBacktest(input: BacktestInput): TBacktestResult {
+  const { plan } = input;
+  const markets = input.markets.map((m) => ('ok' in m ? m : replayMarket(plan, m, input.candles)));
+  const replayed = markets.filter((m): m is Replayed => !('ok' in m));
+  const template = newRows(plan, prepareMarket(plan, []));
+  const notTested = plan.templateType === 'crypto' ? onChainRulesWanted(plan.parameters).flatMap(([name, on]) => (on ? [{ name, reason: NOT_TESTED_REASON }] : [])) : [];
+  return {
+    templateId: input.templateId,
+    candles: input.candles,
+    simulated: input.markets.some((m) => m.simulated),
+    timeZone: input.timeZone,
+    channels: input.channels,
+    markets: markets.map((m) => ('ok' in m ? m : m.market)),
+    notTested,
+    summary: mergeRows(
+      replayed.map((r) => r.rows),
+      template,
+    ).map(rowOf),
+    notifications: notificationsOf(replayed, input.timeZone),
+  };
+}
