@@ -240,11 +240,11 @@ describe('Run History and Chart tabs', () => {
   };
   const done: TAgentRun = { ...queued, status: 'success', startTime: '2025-03-04T10:05:01.000Z', endTime: '2025-03-04T10:05:02.000Z', result };
 
-  it('lists the runs in the Run History tab, and the Chart tab comes after SPEC\'s tabs with its empty state', async () => {
+  it('lists the runs in the Run History tab, and the Chart and Test on history tabs come after SPEC\'s tabs, Chart with its empty state', async () => {
     stubAgent(STOCK_AGENT);
     renderWithProviders(<Harness agent={STOCK_AGENT} />);
     const d = await open();
-    expect(d.getAllByRole('tab').map((t) => t.textContent)).toEqual(['Overview', 'Run History', 'Settings', 'Chart']);
+    expect(d.getAllByRole('tab').map((t) => t.textContent)).toEqual(['Overview', 'Run History', 'Settings', 'Chart', 'Test on history']);
     await userEvent.click(d.getByRole('tab', { name: 'Run History' }));
     expect(await d.findByRole('heading', { name: 'Last 3 executions' })).toBeInTheDocument();
     expect(d.getByText('Run #7').closest('li')!.querySelector('pre')?.textContent).toBe('{\n  "signals": 2\n}');

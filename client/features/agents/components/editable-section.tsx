@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Pencil } from 'lucide-react';
 import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
-import type { TAgent } from '../../../../contracts/agents.ts';
+import type { TAgent, TAgentConfig } from '../../../../contracts/agents.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { notify } from '../../../lib/notify.ts';
@@ -11,9 +11,45 @@ import { FIRST_INVALID, FIX_MARKED_FIELDS, FieldErrorList } from './config-field
 
 export const SECTION = 'rounded-lg border border-slate-200 p-4';
 
-/** Where a section says whether it holds unsaved changes (by its title), so the dialog around
- * it can ask before closing. Without a provider nobody asks. */
-export const UnsavedEdits = createContext<(section: string, unsaved: boolean) => void>(() => {});
+/** An open edit with unsaved changes: what its Save would send, from the agent as it stands. */
+export type TOpenEdit = (agent: TAgent) => TAgentEdit;
+
+/**
+ * The open edits of one details dialog, by section title: sections say what they hold, the
+ * dialog asks before closing while any is there, and a test on history applies them to the
+ * saved configuration. A small store rather than state, so a keystroke in an editor re-renders
+ * only what reads the edits.
+ */
+export function createOpenEdits() {
+  let edits: Readonly<Record<string, TOpenEdit>> = {};
+  const listeners = new Set<() => void>();
+  const publish = (next: Readonly<Record<string, TOpenEdit>>) => {
+    edits = next;
+    for (const listener of listeners) listener();
+  };
+  return {
+    set(section: string, edit: TOpenEdit | null) {
+      if (edit === null ? !(section in edits) : edits[section] === edit) return;
+      const { [section]: _replaced, ...rest } = edits;
+      publish(edit === null ? rest : { ...rest, [section]: edit });
+    },
+    clear: () => publish({}),
+    snapshot: () => edits,
+    subscribe(listener: () => void) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+  };
+}
+export type TOpenEdits = ReturnType<typeof createOpenEdits>;
+
+/** Where sections report their open edits. Without a provider nobody asks, nothing is applied. */
+export const OpenEdits = createContext<TOpenEdits | null>(null);
+
+/** The agent's saved configuration with every open edit applied (the name's has none). */
+export function withOpenEdits(agent: TAgent, edits: Readonly<Record<string, TOpenEdit>>): TAgentConfig {
+  return Object.values(edits).reduce((config, edit) => edit({ ...agent, config }).config ?? config, agent.config);
+}
 
 type Props<D> = {
   title: string;
@@ -65,12 +101,12 @@ export function EditableSection<D>({ title, agent, start, toEdit, paths, canSave
   useEffect(() => {
     if (focusRequest > 0) body.current?.querySelector<HTMLElement>(FIRST_INVALID)?.focus();
   }, [focusRequest]);
-  const report = useContext(UnsavedEdits);
+  const edits = useContext(OpenEdits);
   const unsaved = draft !== null && JSON.stringify(draft) !== JSON.stringify(start(agent));
   useEffect(() => {
-    report(title, unsaved);
-    return () => report(title, false);
-  }, [report, title, unsaved]);
+    edits?.set(title, unsaved ? (a) => toEdit(draft, a) : null);
+  }, [edits, title, unsaved, draft, toEdit]);
+  useEffect(() => () => edits?.set(title, null), [edits, title]);
 
   const change = (next: D) => {
     // A whole-value draft (the name) drops its one message; a group drops its changed fields'.
