@@ -87,15 +87,13 @@ function DetailsBody({ initial, template, focusRunId, onClose }: { initial: TAge
   return (
     <Tabs.Root value={tab} onValueChange={setTab} className="mt-4">
       <TabList label="Agent details" tabs={DETAILS_TABS} />
-      {/* The tabs holding edits stay mounted: an open edit survives a visit to another tab,
-          and Test on history tests it. */}
-      <TabPanel value="overview" keepMounted={{ selected: tab === 'overview' }}>
+      <TabPanel value="overview">
         <Overview agent={agent} template={template} onDeleted={onClose} />
       </TabPanel>
       <TabPanel value="runs">
         <RunHistory runs={runs.data} loading={runsLoading} focusRunId={focusRunId} />
       </TabPanel>
-      <TabPanel value="settings" keepMounted={{ selected: tab === 'settings' }}>
+      <TabPanel value="settings">
         <NotificationsSection agent={agent} />
       </TabPanel>
       <TabPanel value="chart">

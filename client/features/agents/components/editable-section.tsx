@@ -13,27 +13,47 @@ export const SECTION = 'rounded-lg border border-slate-200 p-4';
 
 /** An open edit with unsaved changes: what its Save would send, from the agent as it stands. */
 export type TOpenEdit = (agent: TAgent) => TAgentEdit;
+/** A section's open editor: its draft (to reopen it as it was), and its edit when it changed anything. */
+type TOpenDraft = { draft: unknown; edit: TOpenEdit | null };
 
 /**
- * The open edits of one details dialog, by section title: sections say what they hold, the
- * dialog asks before closing while any is there, and a test on history applies them to the
- * saved configuration. A small store rather than state, so a keystroke in an editor re-renders
- * only what reads the edits.
+ * The open editors of one details dialog, by section title, lifted out of the sections: a
+ * section left for another tab finds its draft again on return, the dialog asks before closing
+ * while any holds a change, and a test on history applies those changes to the saved
+ * configuration. A small store rather than state, so a keystroke in an editor re-renders only
+ * what reads it.
  */
 export function createOpenEdits() {
+  let drafts: Readonly<Record<string, TOpenDraft>> = {};
+  // Each clear (the dialog closing) starts a new session: a section of the closing body that
+  // renders once more on its way out cannot put its draft back for the next opening.
+  let session = 0;
   let edits: Readonly<Record<string, TOpenEdit>> = {};
   const listeners = new Set<() => void>();
-  const publish = (next: Readonly<Record<string, TOpenEdit>>) => {
-    edits = next;
-    for (const listener of listeners) listener();
+  const publish = (next: Readonly<Record<string, TOpenDraft>>) => {
+    drafts = next;
+    const changed = Object.entries(next).flatMap(([section, open]) => (open.edit ? [[section, open.edit] as const] : []));
+    // A snapshot is replaced only when the edits change, as useSyncExternalStore requires.
+    if (changed.length !== Object.keys(edits).length || changed.some(([section, edit]) => edits[section] !== edit)) {
+      edits = Object.fromEntries(changed);
+      for (const listener of listeners) listener();
+    }
   };
   return {
-    set(section: string, edit: TOpenEdit | null) {
-      if (edit === null ? !(section in edits) : edits[section] === edit) return;
-      const { [section]: _replaced, ...rest } = edits;
-      publish(edit === null ? rest : { ...rest, [section]: edit });
+    /** The draft a section left open, if any. */
+    draft: (section: string): unknown => drafts[section]?.draft,
+    /** The session a section belongs to: the one current when it mounted. */
+    session: () => session,
+    set(section: string, open: TOpenDraft | null, from: number) {
+      if (from !== session) return;
+      const { [section]: _replaced, ...rest } = drafts;
+      publish(open === null ? rest : { ...rest, [section]: open });
     },
-    clear: () => publish({}),
+    clear() {
+      session++;
+      publish({});
+    },
+    /** The edits that change something, by section. */
     snapshot: () => edits,
     subscribe(listener: () => void) {
       listeners.add(listener);
@@ -43,7 +63,8 @@ export function createOpenEdits() {
 }
 export type TOpenEdits = ReturnType<typeof createOpenEdits>;
 
-/** Where sections report their open edits. Without a provider nobody asks, nothing is applied. */
+/** Where sections keep their open editors. Without a provider an editor lives and dies with its
+ * section, nobody asks before closing, and nothing is applied. */
 export const OpenEdits = createContext<TOpenEdits | null>(null);
 
 /** The agent's saved configuration with every open edit applied (the name's has none). */
@@ -73,7 +94,10 @@ type Props<D> = {
  */
 export function EditableSection<D>({ title, agent, start, toEdit, paths, canSave, view, editor }: Props<D>) {
   const queryClient = useQueryClient();
-  const [draft, setDraft] = useState<D | null>(null);
+  const edits = useContext(OpenEdits);
+  // Reopened as it was left: the store holds this section's own draft, of this section's type.
+  const [draft, setDraft] = useState<D | null>(() => (edits?.draft(title) as D | undefined) ?? null);
+  const [session] = useState(() => edits?.session() ?? 0);
   const [errors, setErrors] = useState<TFieldErrors>(NO_FIELD_ERRORS);
   const [focusRequest, setFocusRequest] = useState(0);
   const body = useRef<HTMLElement>(null);
@@ -101,12 +125,10 @@ export function EditableSection<D>({ title, agent, start, toEdit, paths, canSave
   useEffect(() => {
     if (focusRequest > 0) body.current?.querySelector<HTMLElement>(FIRST_INVALID)?.focus();
   }, [focusRequest]);
-  const edits = useContext(OpenEdits);
   const unsaved = draft !== null && JSON.stringify(draft) !== JSON.stringify(start(agent));
   useEffect(() => {
-    edits?.set(title, unsaved ? (a) => toEdit(draft, a) : null);
-  }, [edits, title, unsaved, draft, toEdit]);
-  useEffect(() => () => edits?.set(title, null), [edits, title]);
+    edits?.set(title, draft === null ? null : { draft, edit: unsaved ? (a) => toEdit(draft, a) : null }, session);
+  }, [edits, session, title, unsaved, draft, toEdit]);
 
   const change = (next: D) => {
     // A whole-value draft (the name) drops its one message; a group drops its changed fields'.

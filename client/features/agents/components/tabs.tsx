@@ -18,13 +18,8 @@ export function TabList({ label, tabs }: { label: string; tabs: ReadonlyArray<{ 
   );
 }
 
-/** A tab's panel, mounted while its tab is selected; with `keepMounted` it stays mounted (hidden)
- * while another is, so what it holds (an open edit) survives a visit to another tab. */
-export const TabPanel = ({ value, children, keepMounted }: { value: string; children: ReactNode; keepMounted?: { selected: boolean } }) => (
-  <Tabs.Content
-    value={value}
-    {...(keepMounted ? { forceMount: true, hidden: !keepMounted.selected } : {})}
-    className="mt-4 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600">
+export const TabPanel = ({ value, children }: { value: string; children: ReactNode }) => (
+  <Tabs.Content value={value} className="mt-4 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600">
     {children}
   </Tabs.Content>
 );
