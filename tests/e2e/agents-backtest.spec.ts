@@ -66,7 +66,7 @@ test.describe('test on history', () => {
 
     // The firings of a market, unfolded with the keyboard, read as a table.
     const market = result.getByRole('region', { name: /^Market / }).first();
-    await market.getByText(/^Firings on /).focus();
+    await market.getByText(/^Firings on .* \(\d+\)$/).focus();
     await page.keyboard.press('Enter');
     await expect(market.getByRole('table', { name: /^Firings on .*, oldest first$/ }).getByRole('row').nth(1)).toBeVisible();
 

@@ -124,13 +124,15 @@ export function BacktestResultView({ result }: { result: TBacktestResult }) {
 
 const share = (value: number | null) => (value === null ? '—' : formatPercent(value * 100));
 const TH = 'px-2 py-1.5 text-left font-medium text-slate-700';
+const SCROLLER = 'overflow-auto focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600';
 const TD = 'px-2 py-1.5 text-right tabular-nums text-slate-900';
 
 /** Fired, notified, and what followed after 1, 5 and 20 candles, one row per signal and alert. */
 function RowsTable({ rows, caption }: { rows: readonly TBacktestRow[]; caption: string }) {
   if (rows.length === 0) return <p className="text-sm text-slate-600">This template has no rules or alerts to test.</p>;
   return (
-    <div className="overflow-x-auto">
+    // Wider than a phone or the dialog: it scrolls, so it takes focus for the arrow keys.
+    <div role="region" aria-label={caption} tabIndex={0} className={SCROLLER}>
       <table className="w-full min-w-[44rem] border-collapse text-sm">
         <caption className="mb-2 text-left text-sm font-semibold text-slate-900">{caption}</caption>
         <thead className="border-b border-slate-200">
@@ -242,7 +244,7 @@ function FiringsList({ market }: { market: TOkBacktestMarket }) {
           The latest {formatNumber(market.firings.length, 0)} are listed; {formatNumber(market.firingsOmitted, 0)} earlier ones are not, though every count above includes them.
         </p>
       )}
-      <div className="mt-2 max-h-96 overflow-auto">
+      <div role="region" aria-label={`Firings on ${market.label}`} tabIndex={0} className={`mt-2 max-h-96 ${SCROLLER}`}>
         <table className="w-full min-w-[48rem] border-collapse text-sm">
           <caption className="sr-only">Firings on {market.label}, oldest first</caption>
           <thead className="border-b border-slate-200">
