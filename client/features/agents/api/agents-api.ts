@@ -2,8 +2,9 @@ import '../../../lib/zod-csp.ts';
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { ZAgent, ZRunHistory, ZRunQueued, type TAgent, type TAgentConfig, type TAgentStatus, type TAgentTemplate, type TRunHistoryEntry } from '../../../../contracts/agents.ts';
+import { BACKTEST_CONTENT_TYPE, ZBacktestEvent, type TAgentBacktestRequest, type TBacktestRequest, type TBacktestResult } from '../../../../contracts/backtest.ts';
 import { AGENT_LIST_STALE_MS, STATUS_CHANGE_TIMEOUT_MS } from '../../../../contracts/constants.ts';
-import { ApiError, apiRequest } from '../../../lib/api-client.ts';
+import { ApiError, apiFetch, apiRequest } from '../../../lib/api-client.ts';
 import { parsedQueryFn } from '../../../lib/query-client.ts';
 
 // Identity comes from the session: unlike SPEC's client we send no googleId.
@@ -86,3 +87,72 @@ export function statusErrorDetails(err: unknown): string {
 
 /** The browser's IANA time zone: active hours are entered in local time. */
 export const browserTimeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+/** What a running test reports while history loads: one market's `loaded` of `total` candles. */
+export type TBacktestProgress = { market: string; loaded: number; total: number };
+export type TBacktestOptions = { signal: AbortSignal; onProgress?(progress: TBacktestProgress): void };
+
+/** A test that ended in an `error` event: the answer had begun, so its status said nothing. */
+export class BacktestError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BacktestError';
+  }
+}
+
+/** The wizard's test: a configuration not saved yet. */
+export const backtestDraft = (body: TBacktestRequest, options: TBacktestOptions) => runBacktest('/api/agents/backtest', body, options);
+/** The details' test: the saved configuration, or `config` (the saved one with unsaved edits) in its place. */
+export const backtestAgent = (id: string, body: TAgentBacktestRequest, options: TBacktestOptions) => runBacktest(`/api/agents/${id}/backtest`, body, options);
+
+/**
+ * POSTs a test and reads its answer, one JSON event per line (decision record 0039): progress
+ * goes to `onProgress`, the result resolves, an `error` event rejects with a BacktestError. A
+ * refusal before the stream (400 with field details, 403, 404, 429) rejects with the ApiError
+ * apiFetch makes of it. Aborting `signal` cancels the request, and the body if it has begun.
+ */
+async function runBacktest(url: string, body: unknown, { signal, onProgress }: TBacktestOptions): Promise<TBacktestResult> {
+  // No timeout on the answer's start beyond the usual one: the server begins streaming at once.
+  const res = await apiFetch('POST', url, body, { signal, headers: { accept: `${BACKTEST_CONTENT_TYPE}, application/json` } });
+  if (!res.body) throw new BacktestError('The test answered without a result. Please try again.');
+  for await (const line of readLines(res.body, signal)) {
+    const event = ZBacktestEvent.parse(JSON.parse(line));
+    if (event.type === 'progress') onProgress?.({ market: event.market, loaded: event.loaded, total: event.total });
+    else if (event.type === 'result') return event.result;
+    else throw new BacktestError(event.error);
+  }
+  throw new BacktestError('The test stopped before its result arrived. Please try again.');
+}
+
+/**
+ * The non-blank lines of a body as they arrive, in chunks split anywhere (inside a line or a
+ * multi-byte character); a last line without its newline counts. Aborting `signal`, or leaving
+ * the loop early, cancels the body, which closes the connection.
+ */
+export async function* readLines(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<string> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let finished = false;
+  const aborted = () => signal?.reason ?? new DOMException('Aborted', 'AbortError');
+  const onAbort = () => void reader.cancel().catch(() => {});
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    for (;;) {
+      if (signal?.aborted) throw aborted();
+      const { done, value } = await reader.read();
+      if (signal?.aborted) throw aborted();
+      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
+      const lines = buffer.split('\n');
+      buffer = done ? '' : lines.pop()!;
+      for (const line of lines) if (line.trim()) yield line;
+      if (done) {
+        finished = true;
+        return;
+      }
+    }
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    if (!finished) void reader.cancel().catch(() => {});
+  }
+}

@@ -8,7 +8,8 @@ import { jsonResponse, stubFetch } from '../../../test/fetch-stub.ts';
 import { renderWithProviders } from '../../../test/render.tsx';
 import { AgentDetailsDialog, Settings } from './agent-details-dialog.tsx';
 import { RUN_POLL_MS } from '../api/agents-api.ts';
-import { CRYPTO_AGENT, RUNS, STOCK_AGENT } from '../lib/agents-test-data.ts';
+import { CRYPTO_AGENT, RUNS, STOCK_AGENT, backtestResult, ndjson } from '../lib/agents-test-data.ts';
+import { BACKTEST_CONTENT_TYPE } from '../../../../contracts/backtest.ts';
 import { notify } from '../../../lib/notify.ts';
 
 beforeEach(() => vi.clearAllMocks());
@@ -24,6 +25,12 @@ function Harness({ agent }: { agent: TAgent }) {
     </>
   );
 }
+
+const routes = (agent: TAgent, runs = RUNS) => ({
+  [`GET /api/agents/${agent.id}`]: { body: agent },
+  [`GET /api/agents/${agent.id}/runs?limit=50`]: { body: runs },
+  'GET /api/agents': { body: [agent] },
+});
 
 function stubAgent(agent: TAgent, runs = RUNS) {
   return stubFetch({
@@ -240,11 +247,11 @@ describe('Run History and Chart tabs', () => {
   };
   const done: TAgentRun = { ...queued, status: 'success', startTime: '2025-03-04T10:05:01.000Z', endTime: '2025-03-04T10:05:02.000Z', result };
 
-  it('lists the runs in the Run History tab, and the Chart tab comes after SPEC\'s tabs with its empty state', async () => {
+  it('lists the runs in the Run History tab, and the Chart and Test on history tabs come after SPEC\'s tabs, Chart with its empty state', async () => {
     stubAgent(STOCK_AGENT);
     renderWithProviders(<Harness agent={STOCK_AGENT} />);
     const d = await open();
-    expect(d.getAllByRole('tab').map((t) => t.textContent)).toEqual(['Overview', 'Run History', 'Settings', 'Chart']);
+    expect(d.getAllByRole('tab').map((t) => t.textContent)).toEqual(['Overview', 'Run History', 'Settings', 'Chart', 'Test on history']);
     await userEvent.click(d.getByRole('tab', { name: 'Run History' }));
     expect(await d.findByRole('heading', { name: 'Last 3 executions' })).toBeInTheDocument();
     expect(d.getByText('Run #7').closest('li')!.querySelector('pre')?.textContent).toBe('{\n  "signals": 2\n}');
@@ -322,5 +329,51 @@ describe('Settings', () => {
   it("says 'No thresholds configured' when there are none", () => {
     renderWithProviders(<Settings agent={STOCK_AGENT} />);
     expect(screen.getByText('No thresholds configured')).toBeInTheDocument();
+  });
+});
+
+describe('Test on history tab', () => {
+  const streamed = () => new Response(ndjson([{ type: 'result', result: backtestResult() }]), { headers: { 'content-type': BACKTEST_CONTENT_TYPE } });
+
+  it('tests the saved configuration when nothing is being edited', async () => {
+    const { requests } = stubFetch({ ...routes(STOCK_AGENT), [`POST /api/agents/${STOCK_AGENT.id}/backtest`]: streamed });
+    renderWithProviders(<Harness agent={STOCK_AGENT} />);
+    const d = await open();
+    await userEvent.click(d.getByRole('tab', { name: 'Test on history' }));
+    expect(d.getByText('Tests the saved settings.')).toBeInTheDocument();
+    await userEvent.click(await d.findByRole('button', { name: 'Test on history' }));
+    expect(await d.findByRole('region', { name: 'Test result' })).toBeInTheDocument();
+    expect(requests.find((r) => r.method === 'POST')?.body).toEqual({ candles: 500 });
+  });
+
+  it("applies every section's unsaved edit, from any tab, and the edits survive the visit", async () => {
+    const { requests } = stubFetch({ ...routes(STOCK_AGENT), [`POST /api/agents/${STOCK_AGENT.id}/backtest`]: streamed });
+    renderWithProviders(<Harness agent={STOCK_AGENT} />);
+    const d = await open();
+    await userEvent.click(d.getByRole('button', { name: 'Edit parameters' }));
+    d.getByRole('slider', { name: /RSI threshold/ }).focus();
+    for (let i = 0; i < 10; i++) await userEvent.keyboard('{ArrowLeft}');
+    await userEvent.click(d.getByRole('tab', { name: 'Settings' }));
+    await userEvent.click(d.getByRole('button', { name: 'Edit notifications' }));
+    await userEvent.click(d.getByRole('switch', { name: 'In-app notifications' }));
+    await userEvent.click(d.getByRole('tab', { name: 'Test on history' }));
+    expect(d.getByText('Tests the saved settings with your unsaved edits to Parameters and Notifications.')).toBeInTheDocument();
+    await userEvent.click(await d.findByRole('button', { name: 'Test on history' }));
+    await d.findByRole('region', { name: 'Test result' });
+    expect(requests.find((r) => r.method === 'POST')?.body).toEqual({
+      config: {
+        ...STOCK_AGENT.config,
+        parameters: { ...STOCK_AGENT.config.parameters, rsiThreshold: 60 },
+        notifications: { ...STOCK_AGENT.config.notifications, inApp: true },
+      },
+      candles: 500,
+    });
+    expect(requests.some((r) => r.method === 'PATCH')).toBe(false);
+
+    await userEvent.click(d.getByRole('tab', { name: 'Overview' }));
+    expect(d.getByRole('slider', { name: /RSI threshold/ })).toHaveAttribute('aria-valuenow', '60');
+    // Still unsaved: closing asks first.
+    await userEvent.keyboard('{Escape}');
+    expect(await screen.findByRole('dialog', { name: 'Discard your changes?' })).toBeInTheDocument();
   });
 });

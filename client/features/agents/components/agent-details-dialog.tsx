@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Tabs } from 'radix-ui';
 import { Play, Trash2 } from 'lucide-react';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useContext, useEffect, useState, useSyncExternalStore } from 'react';
 import { defaultValue, type TParameterValue } from '../../../../contracts/agent-parameters.ts';
 import { findTemplate, type TAgent, type TAgentTemplate, type TFrequency, type TNotifications } from '../../../../contracts/agents.ts';
 import { Button } from '../../../components/ui/button.tsx';
@@ -11,17 +11,18 @@ import { notify } from '../../../lib/notify.ts';
 import { THRESHOLD_DEFINITIONS, thresholdValueText } from '../../../../contracts/alert-thresholds.ts';
 import { DATE, DATE_TIME, formatDate, formatValue, formatZonedDateTime, frequencyLabel } from '../lib/agent-format.ts';
 import { SignalsList } from './signals-list.tsx';
-import { browserTimeZone, deleteAgent, invalidateAgents, runAgent, useAgent, useAgentRuns } from '../api/agents-api.ts';
+import { backtestAgent, browserTimeZone, deleteAgent, invalidateAgents, runAgent, useAgent, useAgentRuns } from '../api/agents-api.ts';
 import { NotificationsFields, ParametersFields, ScheduleEditor } from './config-fields.tsx';
 import { AgentNameField } from './agent-name-field.tsx';
 import { FailingNotice, PerformanceValue } from './agent-health.tsx';
 import { DiscardDialog } from './discard-dialog.tsx';
-import { EditableSection, SECTION, UnsavedEdits } from './editable-section.tsx';
+import { createOpenEdits, EditableSection, OpenEdits, SECTION, withOpenEdits, type TOpenEdit } from './editable-section.tsx';
 import { Row } from './form-controls.tsx';
 import { RunChartPanel } from './run-chart.tsx';
 import { RunHistory } from './run-history.tsx';
 import { toDraft, type TScheduleDraft } from './schedule-fields.tsx';
 import { TabList, TabPanel } from './tabs.tsx';
+import { TestOnHistory } from './test-on-history.tsx';
 
 // SPEC's three tabs in its order; Chart comes after them and mounts (loading the chart
 // library) only when opened.
@@ -30,6 +31,7 @@ export const DETAILS_TABS = [
   { value: 'runs', label: 'Run History' },
   { value: 'settings', label: 'Settings' },
   { value: 'chart', label: 'Chart' },
+  { value: 'history-test', label: 'Test on history' },
 ] as const;
 
 type Props = {
@@ -45,28 +47,24 @@ type Props = {
  * open, or on Run History at the run a notification is about. Closing it with an unsaved edit
  * asks first, as the wizard does. */
 export function AgentDetailsDialog({ agent, template, open, onOpenChange, focusRunId = null }: Props) {
-  const unsaved = useRef(new Set<string>());
+  const [edits] = useState(createOpenEdits);
   const [confirming, setConfirming] = useState(false);
-  const report = useCallback((section: string, changed: boolean) => {
-    if (changed) unsaved.current.add(section);
-    else unsaved.current.delete(section);
-  }, []);
   const close = () => {
     setConfirming(false);
-    unsaved.current.clear();
+    edits.clear();
     onOpenChange(false);
   };
   return (
     <Dialog
       open={open && agent !== null}
-      onOpenChange={(next) => (next ? onOpenChange(true) : unsaved.current.size > 0 ? setConfirming(true) : close())}
+      onOpenChange={(next) => (next ? onOpenChange(true) : Object.keys(edits.snapshot()).length > 0 ? setConfirming(true) : close())}
       size="xl"
       title={agent?.name ?? 'Agent details'}
       description={template ? `Based on ${template.name}` : 'Agent details'}
     >
-      <UnsavedEdits.Provider value={report}>
+      <OpenEdits.Provider value={edits}>
         {agent && <DetailsBody key={`${agent.id}:${focusRunId}`} initial={agent} template={template} focusRunId={focusRunId} onClose={close} />}
-      </UnsavedEdits.Provider>
+      </OpenEdits.Provider>
       <DiscardDialog open={confirming} onKeepEditing={() => setConfirming(false)} onDiscard={close} what={`Your unsaved edits to ${agent?.name ?? 'this agent'} will be lost.`} />
     </Dialog>
   );
@@ -101,9 +99,34 @@ function DetailsBody({ initial, template, focusRunId, onClose }: { initial: TAge
       <TabPanel value="chart">
         <RunChartPanel runs={runs.data} loading={runsLoading} />
       </TabPanel>
+      <TabPanel value="history-test">
+        <HistoryTest agent={agent} />
+      </TabPanel>
     </Tabs.Root>
   );
 }
+
+/** The Test on history tab: the saved configuration with the open edits of the other tabs. */
+function HistoryTest({ agent }: { agent: TAgent }) {
+  const store = useContext(OpenEdits);
+  const edits = useSyncExternalStore(store?.subscribe ?? noSubscription, store?.snapshot ?? noEdits);
+  const edited = Object.entries(edits)
+    .filter(([, edit]) => edit(agent).config !== undefined)
+    .map(([section]) => section);
+  const config = edited.length > 0 ? withOpenEdits(agent, edits) : null;
+  return (
+    <div className="space-y-3">
+      <p className="text-sm text-slate-700">
+        {edited.length > 0 ? `Tests the saved settings with your unsaved edits to ${edited.join(' and ')}.` : 'Tests the saved settings.'}
+      </p>
+      <TestOnHistory run={(candles, options) => backtestAgent(agent.id, config ? { config, candles } : { candles }, options)} />
+    </div>
+  );
+}
+const noSubscription = () => () => {};
+// A snapshot must be the same object while nothing changes.
+const NO_EDITS: Readonly<Record<string, TOpenEdit>> = {};
+const noEdits = () => NO_EDITS;
 
 function Overview({ agent, template, onDeleted }: { agent: TAgent; template: TAgentTemplate | undefined; onDeleted(): void }) {
   const queryClient = useQueryClient();

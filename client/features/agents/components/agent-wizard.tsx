@@ -6,7 +6,7 @@ import { Button } from '../../../components/ui/button.tsx';
 import { Dialog } from '../../../components/ui/dialog.tsx';
 import { thresholdLabel, thresholdValueText } from '../../../../contracts/alert-thresholds.ts';
 import { formatValue, frequencyLabel } from '../lib/agent-format.ts';
-import { browserTimeZone } from '../api/agents-api.ts';
+import { backtestDraft, browserTimeZone } from '../api/agents-api.ts';
 import { clearChanged, fieldErrors, NO_FIELD_ERRORS, wizardStepOf, type TFieldErrors } from '../lib/field-errors.ts';
 import { FieldErrorList, FIRST_INVALID, NotificationsFields, ParametersFields, ScheduleEditor } from './config-fields.tsx';
 import { DiscardDialog } from './discard-dialog.tsx';
@@ -14,6 +14,7 @@ import { Row } from './form-controls.tsx';
 import { SignalsList } from './signals-list.tsx';
 import { toDraft, type TScheduleDraft } from './schedule-fields.tsx';
 import { TabList, TabPanel } from './tabs.tsx';
+import { TestOnHistory } from './test-on-history.tsx';
 
 export const WIZARD_STEPS = [
   { value: 'schedule', label: 'Schedule' },
@@ -109,8 +110,10 @@ function WizardBody({
 
   // A refusal: mark its fields, open the tab of the first, and move focus to it. Any other
   // failure is the caller's to report (its toast).
+  // The configuration as it stands: what Create sends and what Test on history tests.
+  const config = buildConfig(schedule, notifications, parameters);
   const create = () =>
-    onCreate(buildConfig(schedule, notifications, parameters)).catch((err: unknown) => {
+    onCreate(config).catch((err: unknown) => {
       const refused = fieldErrors(err);
       if (!refused) return;
       setErrors(refused);
@@ -194,6 +197,15 @@ function WizardBody({
                   : 'No thresholds configured'}
               </Row>
             </dl>
+          </section>
+          <section aria-labelledby="review-test" className="border-t border-slate-200 pt-4">
+            <h3 id="review-test" className="text-sm font-semibold text-slate-900">Test on history</h3>
+            <div className="mt-2">
+              <TestOnHistory
+                run={(candles, options) => backtestDraft({ templateId: template.id, config, candles }, options)}
+                onRefused={(refused) => setErrors((e) => ({ ...e, ...refused }))}
+              />
+            </div>
           </section>
         </div>
       </TabPanel>

@@ -5,7 +5,8 @@ import { AGENT_TEMPLATES, defaultAgentConfig } from '../../../../contracts/agent
 import { jsonResponse, never, stubFetch } from '../../../test/fetch-stub.ts';
 import { renderWithProviders, signedInAs } from '../../../test/render.tsx';
 import AgentsConsolePage from './agents-console-page.tsx';
-import { CRYPTO_AGENT, RUNS, STOCK_AGENT, failingAgent } from '../lib/agents-test-data.ts';
+import { CRYPTO_AGENT, RUNS, STOCK_AGENT, backtestResult, failingAgent, ndjson } from '../lib/agents-test-data.ts';
+import { BACKTEST_CONTENT_TYPE } from '../../../../contracts/backtest.ts';
 import { notify } from '../../../lib/notify.ts';
 
 beforeEach(() => vi.clearAllMocks());
@@ -239,6 +240,40 @@ describe('AgentsConsolePage', () => {
     await userEvent.type(wizard.getByRole('textbox', { name: /Token/ }), 'X');
     expect(wizard.getByRole('textbox', { name: /Token/ })).not.toHaveAttribute('aria-invalid');
     expect(wizard.getByRole('tab', { name: /Parameters/ }).textContent).toBe('Parameters');
+  });
+
+  it('Review tests the draft as it stands on history, and a refusal marks its fields as Create does', async () => {
+    let refuse = false;
+    const { requests } = stubFetch({
+      ...baseRoutes([]),
+      'POST /api/agents/backtest': () =>
+        refuse
+          ? jsonResponse({ error: 'Invalid request', details: [{ path: 'config.parameters.rsiThreshold', message: 'must be at most 90' }] }, 400)
+          : new Response(ndjson([{ type: 'result', result: backtestResult() }]), { headers: { 'content-type': BACKTEST_CONTENT_TYPE } }),
+    });
+    renderPage();
+    await userEvent.click(within(await openNameDialog('Stock Market Scanner')).getByRole('button', { name: 'Continue' }));
+    const wizard = within(await screen.findByRole('dialog', { name: 'Configure Your Agent' }));
+    await userEvent.click(wizard.getByRole('tab', { name: 'Parameters' }));
+    wizard.getByRole('slider', { name: /RSI threshold/ }).focus();
+    for (let i = 0; i < 5; i++) await userEvent.keyboard('{ArrowRight}');
+    await userEvent.click(wizard.getByRole('tab', { name: 'Review' }));
+    await userEvent.click(await wizard.findByRole('button', { name: 'Test on history' }));
+    expect(await wizard.findByRole('region', { name: 'Test result' })).toBeInTheDocument();
+    const template = AGENT_TEMPLATES.find((t) => t.id === 'stock-market-scanner')!;
+    const defaults = defaultAgentConfig(template, Intl.DateTimeFormat().resolvedOptions().timeZone);
+    expect(requests.find((r) => r.method === 'POST')?.body).toEqual({
+      templateId: 'stock-market-scanner',
+      config: { ...defaults, parameters: { ...defaults.parameters, rsiThreshold: 75 } },
+      candles: 500,
+    });
+
+    refuse = true;
+    await userEvent.click(wizard.getByRole('button', { name: 'Test on history' }));
+    expect(await wizard.findByRole('list', { name: 'Settings to change' })).toHaveTextContent('RSI threshold: must be at most 90');
+    expect(wizard.getByRole('tab', { name: /Parameters/ })).toHaveTextContent('Parameters(has problems)');
+    await userEvent.click(wizard.getByRole('tab', { name: /Parameters/ }));
+    expect(wizard.getByRole('slider', { name: /RSI threshold/ })).toHaveAccessibleDescription(/must be at most 90/);
   });
 
   it('asks before discarding changes; closes at once when nothing changed', async () => {

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Pencil } from 'lucide-react';
 import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
-import type { TAgent } from '../../../../contracts/agents.ts';
+import type { TAgent, TAgentConfig } from '../../../../contracts/agents.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { notify } from '../../../lib/notify.ts';
@@ -11,9 +11,66 @@ import { FIRST_INVALID, FIX_MARKED_FIELDS, FieldErrorList } from './config-field
 
 export const SECTION = 'rounded-lg border border-slate-200 p-4';
 
-/** Where a section says whether it holds unsaved changes (by its title), so the dialog around
- * it can ask before closing. Without a provider nobody asks. */
-export const UnsavedEdits = createContext<(section: string, unsaved: boolean) => void>(() => {});
+/** An open edit with unsaved changes: what its Save would send, from the agent as it stands. */
+export type TOpenEdit = (agent: TAgent) => TAgentEdit;
+/** A section's open editor: its draft (to reopen it as it was), and its edit when it changed anything. */
+type TOpenDraft = { draft: unknown; edit: TOpenEdit | null };
+
+/**
+ * The open editors of one details dialog, by section title, lifted out of the sections: a
+ * section left for another tab finds its draft again on return, the dialog asks before closing
+ * while any holds a change, and a test on history applies those changes to the saved
+ * configuration. A small store rather than state, so a keystroke in an editor re-renders only
+ * what reads it.
+ */
+export function createOpenEdits() {
+  let drafts: Readonly<Record<string, TOpenDraft>> = {};
+  // Each clear (the dialog closing) starts a new session: a section of the closing body that
+  // renders once more on its way out cannot put its draft back for the next opening.
+  let session = 0;
+  let edits: Readonly<Record<string, TOpenEdit>> = {};
+  const listeners = new Set<() => void>();
+  const publish = (next: Readonly<Record<string, TOpenDraft>>) => {
+    drafts = next;
+    const changed = Object.entries(next).flatMap(([section, open]) => (open.edit ? [[section, open.edit] as const] : []));
+    // A snapshot is replaced only when the edits change, as useSyncExternalStore requires.
+    if (changed.length !== Object.keys(edits).length || changed.some(([section, edit]) => edits[section] !== edit)) {
+      edits = Object.fromEntries(changed);
+      for (const listener of listeners) listener();
+    }
+  };
+  return {
+    /** The draft a section left open, if any. */
+    draft: (section: string): unknown => drafts[section]?.draft,
+    /** The session a section belongs to: the one current when it mounted. */
+    session: () => session,
+    set(section: string, open: TOpenDraft | null, from: number) {
+      if (from !== session) return;
+      const { [section]: _replaced, ...rest } = drafts;
+      publish(open === null ? rest : { ...rest, [section]: open });
+    },
+    clear() {
+      session++;
+      publish({});
+    },
+    /** The edits that change something, by section. */
+    snapshot: () => edits,
+    subscribe(listener: () => void) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+  };
+}
+export type TOpenEdits = ReturnType<typeof createOpenEdits>;
+
+/** Where sections keep their open editors. Without a provider an editor lives and dies with its
+ * section, nobody asks before closing, and nothing is applied. */
+export const OpenEdits = createContext<TOpenEdits | null>(null);
+
+/** The agent's saved configuration with every open edit applied (the name's has none). */
+export function withOpenEdits(agent: TAgent, edits: Readonly<Record<string, TOpenEdit>>): TAgentConfig {
+  return Object.values(edits).reduce((config, edit) => edit({ ...agent, config }).config ?? config, agent.config);
+}
 
 type Props<D> = {
   title: string;
@@ -37,7 +94,10 @@ type Props<D> = {
  */
 export function EditableSection<D>({ title, agent, start, toEdit, paths, canSave, view, editor }: Props<D>) {
   const queryClient = useQueryClient();
-  const [draft, setDraft] = useState<D | null>(null);
+  const edits = useContext(OpenEdits);
+  // Reopened as it was left: the store holds this section's own draft, of this section's type.
+  const [draft, setDraft] = useState<D | null>(() => (edits?.draft(title) as D | undefined) ?? null);
+  const [session] = useState(() => edits?.session() ?? 0);
   const [errors, setErrors] = useState<TFieldErrors>(NO_FIELD_ERRORS);
   const [focusRequest, setFocusRequest] = useState(0);
   const body = useRef<HTMLElement>(null);
@@ -65,12 +125,10 @@ export function EditableSection<D>({ title, agent, start, toEdit, paths, canSave
   useEffect(() => {
     if (focusRequest > 0) body.current?.querySelector<HTMLElement>(FIRST_INVALID)?.focus();
   }, [focusRequest]);
-  const report = useContext(UnsavedEdits);
   const unsaved = draft !== null && JSON.stringify(draft) !== JSON.stringify(start(agent));
   useEffect(() => {
-    report(title, unsaved);
-    return () => report(title, false);
-  }, [report, title, unsaved]);
+    edits?.set(title, draft === null ? null : { draft, edit: unsaved ? (a) => toEdit(draft, a) : null }, session);
+  }, [edits, session, title, unsaved, draft, toEdit]);
 
   const change = (next: D) => {
     // A whole-value draft (the name) drops its one message; a group drops its changed fields'.

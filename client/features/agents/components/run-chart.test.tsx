@@ -92,6 +92,37 @@ describe('toChartSeries volume and alerts', () => {
   });
 });
 
+describe('toChartSeries on history', () => {
+  it('draws the markers named as alerts as squares below the bar, one colour and one count per alert', () => {
+    const series = toChartSeries(
+      {
+        candles: [candle(0), candle(1), candle(2)],
+        overlays: {},
+        markers: [
+          { time: T0, rule: 'RSI extreme' },
+          { time: T0 + MIN15, rule: 'Price change > 5%' },
+          { time: T0 + 2 * MIN15, rule: 'Price change > 5%' },
+          { time: T0 + 2 * MIN15, rule: 'Volume spike > 200%' },
+        ],
+      },
+      [],
+      new Set(['Price change > 5%', 'Volume spike > 200%']),
+    );
+    const s0 = T0 / 1000;
+    expect(series.markers.map((m) => [m.time, m.position, m.shape, m.color])).toEqual([
+      [s0, 'aboveBar', 'circle', '#7c3aed'],
+      [s0 + 900, 'belowBar', 'square', '#c2410c'],
+      [s0 + 1800, 'belowBar', 'square', '#c2410c'],
+      [s0 + 1800, 'belowBar', 'square', '#a16207'],
+    ]);
+    expect(series.firedRules).toEqual([{ rule: 'RSI extreme', color: '#7c3aed', count: 1 }]);
+    expect(series.firedAlerts).toEqual([
+      { message: 'Price change > 5%', color: '#c2410c', count: 2 },
+      { message: 'Volume spike > 200%', color: '#a16207', count: 1 },
+    ]);
+  });
+});
+
 const market = (symbol: string, source: 'binance' | 'kraken', closes: number[], markers: TChartData['markers'] = []): TMarketResult => ({
   ok: true,
   symbol,

@@ -27,8 +27,9 @@ export type TChartSeries = {
   markers: Array<SeriesMarker<TSeconds>>;
   /** The rules that fired on the candles shown, with their marker colour and count. */
   firedRules: Array<{ rule: string; color: string; count: number }>;
-  /** The alerts this run raised for the market, in the words the user gave them. */
-  firedAlerts: Array<{ message: string; color: string }>;
+  /** The alerts marked: a run's for the market, in the words the user gave them, each once on
+   * its last candle; on history, each alert row's label with its firings' count. */
+  firedAlerts: Array<{ message: string; color: string; count: number }>;
 };
 
 export const CANDLE_UP = '#047857';
@@ -38,6 +39,8 @@ const VOLUME_UP = 'rgba(4, 120, 87, 0.45)';
 const VOLUME_DOWN = 'rgba(185, 28, 28, 0.45)';
 /** Alerts are the user's own limits: one strong colour, a square below the bar. */
 export const ALERT_COLOR = '#c2410c';
+// On history several alerts may be marked at once: the run's alert colour first, then other warm ones.
+const ALERT_COLORS = [ALERT_COLOR, '#a16207', '#be123c', '#9a3412'];
 // Upper and lower Bollinger bands share one amber, the middle a lighter one: one family.
 const BOLLINGER: Record<string, string> = { 'Bollinger upper': '#b45309', 'Bollinger middle': '#f59e0b', 'Bollinger lower': '#b45309' };
 const OVERLAY_COLORS = ['#2563eb', '#c026d3', '#0d9488', '#4f46e5'];
@@ -52,9 +55,11 @@ const isNumber = (value: unknown): value is number => typeof value === 'number' 
  * ascending and unique (it throws otherwise), overlays and volumes aligned with the candles they
  * belong to, markers only on candles that are drawn. Candles with a duplicated second keep the
  * later one in the list (the fresher copy of a still-forming candle). `alerts` are the run's
- * alerts for this market: they fired on its latest candle.
+ * alerts for this market: they fired on its latest candle. `alertRules` name the chart's markers
+ * that are alerts rather than signals (a test on history marks both by their row's label): they
+ * are drawn as alerts, squares below the bar.
  */
-export function toChartSeries(chart: TChartData, alerts: readonly TRunAlert[] = []): TChartSeries {
+export function toChartSeries(chart: TChartData, alerts: readonly TRunAlert[] = [], alertRules: ReadonlySet<string> = new Set()): TChartSeries {
   const rows = chart.candles
     .map((candle, index) => ({ candle, index, time: seconds(candle.time) }))
     .filter(({ candle, time }) => isNumber(time) && isNumber(candle.open) && isNumber(candle.high) && isNumber(candle.low) && isNumber(candle.close))
@@ -82,6 +87,7 @@ export function toChartSeries(chart: TChartData, alerts: readonly TRunAlert[] = 
 
   const drawn = new Set(candles.map((c) => c.time));
   const colors = new Map<string, string>();
+  const alertColors = new Map<string, string>();
   const counts = new Map<string, number>();
   const seen = new Set<string>();
   const markers: Array<SeriesMarker<TSeconds>> = [];
@@ -89,16 +95,22 @@ export function toChartSeries(chart: TChartData, alerts: readonly TRunAlert[] = 
     const time = seconds(ms);
     if (!drawn.has(time) || seen.has(`${time}:${rule}`)) continue;
     seen.add(`${time}:${rule}`);
-    if (!colors.has(rule)) colors.set(rule, MARKER_COLORS[colors.size % MARKER_COLORS.length]!);
     counts.set(rule, (counts.get(rule) ?? 0) + 1);
+    if (alertRules.has(rule)) {
+      if (!alertColors.has(rule)) alertColors.set(rule, ALERT_COLORS[alertColors.size % ALERT_COLORS.length]!);
+      markers.push({ time, position: 'belowBar', shape: 'square', color: alertColors.get(rule)!, id: `${time}:${rule}` });
+      continue;
+    }
+    if (!colors.has(rule)) colors.set(rule, MARKER_COLORS[colors.size % MARKER_COLORS.length]!);
     markers.push({ time, position: 'aboveBar', shape: 'circle', color: colors.get(rule)!, id: `${time}:${rule}` });
   }
   const firedRules = [...colors].map(([rule, color]) => ({ rule, color, count: counts.get(rule)! }));
 
   const last = candles.at(-1);
-  const firedAlerts = last ? [...new Set(alerts.map((a) => a.message))].map((message) => ({ message, color: ALERT_COLOR })) : [];
+  const runAlerts = last ? [...new Set(alerts.map((a) => a.message))].map((message) => ({ message, color: ALERT_COLOR, count: 1 })) : [];
+  const firedAlerts = [...[...alertColors].map(([message, color]) => ({ message, color, count: counts.get(message)! })), ...runAlerts];
   // One square per alert at the last candle, after the signals there (markers must be in time order).
-  for (const [i, alert] of firedAlerts.entries()) markers.push({ time: last!.time, position: 'belowBar', shape: 'square', color: alert.color, id: `alert:${i}` });
+  for (const [i, alert] of runAlerts.entries()) markers.push({ time: last!.time, position: 'belowBar', shape: 'square', color: alert.color, id: `alert:${i}` });
   return { candles, volumes, overlays, markers, firedRules, firedAlerts };
 }
 
@@ -137,7 +149,6 @@ type RunChartProps = {
  * in text, with a button to the same chart at the window's full width. */
 export function RunChart({ run, result, large = false, initialMarket }: RunChartProps) {
   const selectId = useId();
-  const summaryId = useId();
   // Every market's series at once (a few hundred points): the chart redraws only when the
   // run's result changes, not on each render while the history polls.
   const drawable = useMemo(
@@ -151,15 +162,6 @@ export function RunChart({ run, result, large = false, initialMarket }: RunChart
   const { market, series } = current;
   const markets = drawable.map((d) => d.market);
 
-  const intraday = INTRADAY.has(market.timeframe);
-  const first = series.candles[0];
-  const last = series.candles.at(-1);
-  const when = (time: number | undefined) => (time === undefined ? 'unknown' : format(new Date(time * 1000), intraday ? 'MMM d, HH:mm' : 'MMM d, yyyy'));
-  const signalMarkers = series.firedRules.reduce((sum, r) => sum + r.count, 0);
-  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
-  const label =
-    `${series.volumes.length > 0 ? 'Price and volume' : 'Price'} chart of ${marketName(market)}, ${count(series.candles.length, 'candle')}, ` +
-    `${count(signalMarkers, 'signal marker')}, ${count(series.firedAlerts.length, 'alert marker')}`;
   const from = `From run #${run.id}, ${formatDate(run.endTime ?? run.startTime, RUN_TIME, 'unknown time')}`;
 
   return (
@@ -191,23 +193,7 @@ export function RunChart({ run, result, large = false, initialMarket }: RunChart
           )}
         </div>
       </div>
-      <Legend series={series} />
-      {/* Keyed by market: a new market is a new chart, and the old one is disposed. */}
-      <PriceChart key={marketKey(market)} series={series} label={label} describedBy={summaryId} intraday={intraday} large={large} />
-      <p id={summaryId} className="text-sm text-slate-600">
-        {series.candles.length} {market.timeframe} candles of {marketName(market)} from {when(first?.time)} to {when(last?.time)}; last close {formatNumber(last?.close)}
-        {series.volumes.length > 0 && `, volume ${formatNumber(series.volumes.at(-1)?.value)}`}.{' '}
-        {series.firedRules.length > 0
-          ? `Signal markers: ${series.firedRules.map((r) => `${r.rule} ${r.count}×`).join(', ')}.`
-          : 'No signal fired on these candles.'}{' '}
-        {series.firedAlerts.length > 0 ? `Alerts on the last candle: ${series.firedAlerts.map((a) => a.message).join('; ')}.` : 'No alert fired in this run.'}
-      </p>
-      <p className="text-xs text-slate-500">
-        Charting by{' '}
-        <a href="https://www.tradingview.com/" target="_blank" rel="noreferrer" className="underline hover:text-slate-700">
-          TradingView Lightweight Charts
-        </a>
-      </p>
+      <ChartFigure series={series} name={marketName(market)} timeframe={market.timeframe} large={large} alerts="last-candle" />
       {!large && (
         <Dialog open={enlarged} onOpenChange={setEnlarged} size="full" title={`Chart of ${marketName(market)}`} description={`${from}, at full width.`}>
           <div className="mt-4">
@@ -216,6 +202,62 @@ export function RunChart({ run, result, large = false, initialMarket }: RunChart
         </Dialog>
       )}
     </div>
+  );
+}
+
+type ChartFigureProps = {
+  series: TChartSeries;
+  /** The market as people read it ('AAPL', 'BTC/USDT on binance'). */
+  name: string;
+  timeframe: TCandleTimeframe;
+  large?: boolean;
+  /** Where the alert markers sit: a run's on its last candle, a test's at each firing. */
+  alerts: 'last-candle' | 'candles';
+};
+
+/**
+ * One market's chart as drawn from its series: the legend, the canvas and the same facts in
+ * text. A run's chart and a test on history's share it; each caller says where its alerts sit.
+ */
+export function ChartFigure({ series, name, timeframe, large = false, alerts }: ChartFigureProps) {
+  const summaryId = useId();
+  const intraday = INTRADAY.has(timeframe);
+  const first = series.candles[0];
+  const last = series.candles.at(-1);
+  const when = (time: number | undefined) => (time === undefined ? 'unknown' : format(new Date(time * 1000), intraday ? 'MMM d, HH:mm' : 'MMM d, yyyy'));
+  const total = (items: ReadonlyArray<{ count: number }>) => items.reduce((sum, item) => sum + item.count, 0);
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const label =
+    `${series.volumes.length > 0 ? 'Price and volume' : 'Price'} chart of ${name}, ${count(series.candles.length, 'candle')}, ` +
+    `${count(total(series.firedRules), 'signal marker')}, ${count(total(series.firedAlerts), 'alert marker')}`;
+  const alertText =
+    alerts === 'last-candle'
+      ? series.firedAlerts.length > 0
+        ? `Alerts on the last candle: ${series.firedAlerts.map((a) => a.message).join('; ')}.`
+        : 'No alert fired in this run.'
+      : series.firedAlerts.length > 0
+        ? `Alert markers: ${series.firedAlerts.map((a) => `${a.message} ${a.count}×`).join(', ')}.`
+        : 'No alert fired on these candles.';
+  return (
+    <>
+      <Legend series={series} />
+      {/* Keyed by market: a new market is a new chart, and the old one is disposed. */}
+      <PriceChart key={`${name}:${timeframe}`} series={series} label={label} describedBy={summaryId} intraday={intraday} large={large} />
+      <p id={summaryId} className="text-sm text-slate-600">
+        {series.candles.length} {timeframe} candles of {name} from {when(first?.time)} to {when(last?.time)}; last close {formatNumber(last?.close)}
+        {series.volumes.length > 0 && `, volume ${formatNumber(series.volumes.at(-1)?.value)}`}.{' '}
+        {series.firedRules.length > 0
+          ? `Signal markers: ${series.firedRules.map((r) => `${r.rule} ${r.count}×`).join(', ')}.`
+          : 'No signal fired on these candles.'}{' '}
+        {alertText}
+      </p>
+      <p className="text-xs text-slate-500">
+        Charting by{' '}
+        <a href="https://www.tradingview.com/" target="_blank" rel="noreferrer" className="underline hover:text-slate-700">
+          TradingView Lightweight Charts
+        </a>
+      </p>
+    </>
   );
 }
 

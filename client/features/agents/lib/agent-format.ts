@@ -1,5 +1,6 @@
 import { format } from 'date-fns';
 import { FREQUENCY_LABELS, currentFrequency } from '../../../../contracts/agents.ts';
+import { formatPercent } from '../../../../contracts/number-format.ts';
 
 export const DATE_TIME = 'MMM d, yyyy HH:mm';
 export const DATE = 'MMM d, yyyy';
@@ -47,3 +48,6 @@ export function formatValue(value: unknown): string {
   if (value === null || value === undefined || value === '') return 'Not set';
   return String(value);
 }
+
+/** A change in % with its sign, as a move reads: '+1.25%', '-0.5%', '0%'; '—' without one. */
+export const formatSignedPercent = (value: number | null | undefined): string => (value !== null && value !== undefined && value > 0 ? `+${formatPercent(value)}` : formatPercent(value));

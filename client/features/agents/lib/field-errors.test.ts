@@ -47,6 +47,9 @@ it('errorsUnder and fieldLabel', () => {
   expect(fieldLabel('notifications.thresholds.1.value')).toBe('Threshold 2 value');
   expect(fieldLabel('notifications.thresholds')).toBe('Alert thresholds');
   expect(fieldLabel('notifications.inApp')).toBe('In-app notifications');
+  expect(fieldLabel('parameters.rsiThreshold')).toBe('RSI threshold');
+  expect(fieldLabel('parameters.notATemplateKey')).toBe('parameters.notATemplateKey');
+  expect(fieldLabel('candles')).toBe('Candles per market');
 });
 
 it('clearChanged drops the messages of the fields that changed, and only those', () => {

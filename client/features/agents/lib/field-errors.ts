@@ -1,3 +1,4 @@
+import { AGENT_TEMPLATES } from '../../../../contracts/agents.ts';
 import { ApiError } from '../../../lib/api-client.ts';
 
 /** Messages from a 400, by the configuration's own path ('parameters.token', 'name',
@@ -39,6 +40,10 @@ export function wizardStepOf(path: string): 'schedule' | 'parameters' | 'notific
 const SCHEDULE_LABELS: Record<string, string> = { frequency: 'Frequency', daysActive: 'Active days', activeHours: 'Active hours', timeZone: 'Time zone' };
 const THRESHOLD_FIELDS: Record<string, string> = { type: 'type', value: 'value', message: 'message' };
 
+/** A parameter's label ('RSI threshold'), from the first template defining it: a key has one
+ * label in every template that uses it. */
+const parameterLabel = (key: string): string | undefined => AGENT_TEMPLATES.find((t) => key in t.defaultConfig.parameters)?.defaultConfig.parameters[key]?.label;
+
 /** A path as a person reads it beside its message: 'Active hours', 'Threshold 2 value'. */
 export function fieldLabel(path: string): string {
   const [section, key, index, field] = path.split('.');
@@ -49,6 +54,8 @@ export function fieldLabel(path: string): string {
   }
   if (section === 'notifications' && key) return key === 'inApp' ? 'In-app notifications' : key === 'email' ? 'Email notifications' : key;
   if (section === 'name') return 'Name';
+  if (section === 'parameters' && key) return parameterLabel(key) ?? path;
+  if (section === 'candles') return 'Candles per market';
   return path;
 }
 
