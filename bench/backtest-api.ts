@@ -1,14 +1,15 @@
 import { defaultAgentConfig, findTemplate } from '../contracts/agents.ts';
 import { ZBacktestEvent, type TBacktestResult } from '../contracts/backtest.ts';
 import { ADMIN_EMAIL } from '../tests/e2e/support/constants.ts';
-import { startFakeYahoo } from '../tests/fakes/yahoo.ts';
+import { FAKE_STOCKS, startFakeYahoo } from '../tests/fakes/yahoo.ts';
 import { startAppServer } from './lib.ts';
 import type { Benchmark } from './types.ts';
 
 const REQUESTS = 60;
 const QUICK_REQUESTS = 15;
 const TARGET_P95_MS = 300;
-const SYMBOLS = 'AAPL MSFT NVDA AMZN GOOGL';
+/** The five stocks the fake Yahoo lists. */
+const SYMBOLS = Object.keys(FAKE_STOCKS).join(' ');
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
