@@ -29,6 +29,8 @@ describe('BacktestResultView', () => {
     expect(term('Worst day')).toHaveTextContent('Jan 6, 2025: 1');
     expect(screen.queryByText(/^Warning:/)).not.toBeInTheDocument();
     expect(screen.queryByText(/would tell nobody/)).not.toBeInTheDocument();
+    // How to read the counts: the live once-per-event rule, and a run per candle (decision 0034).
+    expect(screen.getByText(/notifies once when its condition starts/)).toHaveTextContent(/assume a run at the close of every candle/);
   });
 
   it('warns when the configuration would flood its owner, and says when nobody would be told', () => {

@@ -96,7 +96,8 @@ export function BacktestResultView({ result }: { result: TBacktestResult }) {
           </p>
         )}
         <p className="text-xs text-slate-600">
-          An alert notifies once when its condition starts and again only after it has cleared, as the live agent does; one notification covers every alert a run raises.
+          An alert notifies once when its condition starts and again only after it has cleared, as the live agent does; one notification covers every alert a run raises. The
+          counts assume a run at the close of every candle: an agent scheduled less often than its timeframe would send fewer.
         </p>
       </div>
 
