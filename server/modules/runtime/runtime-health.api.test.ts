@@ -105,7 +105,8 @@ describe('agent health', () => {
     await runOnce(agent.id);
     expect(await notificationsOf(agent.id)).toHaveLength(notificationsBefore); // two failures: not yet
     const third = await runOnce(agent.id);
-    const told = await notificationsOf(agent.id);
+    // The health notification is stored just after the run shows as finished: wait for it.
+    const told = await until(() => notificationsOf(agent.id), (list) => list.length > notificationsBefore);
     expect(told).toHaveLength(notificationsBefore + 1);
     expect(told[0]).toMatchObject({ kind: 'failing', runId: third.id, title: failingTitle('Kraken watcher', KRAKEN_DOWN), alerts: [] });
 
@@ -117,7 +118,7 @@ describe('agent health', () => {
     exchanges.setFault('kraken', 'none');
     const back = await runOnce(agent.id);
     expect(back.status).toBe('success');
-    const recovered = await notificationsOf(agent.id);
+    const recovered = await until(() => notificationsOf(agent.id), (list) => list.some((n) => n.kind === 'recovered'));
     expect(recovered.filter((n) => n.kind === 'recovered')).toEqual([expect.objectContaining({ runId: back.id, title: recoveredTitle('Kraken watcher') })]);
     expect(recovered.filter((n) => n.kind === 'failing')).toHaveLength(1);
     expect((await agentOf(agent.id)).health).toEqual({ state: 'healthy', reason: null, lastSuccessAt: back.endTime });
@@ -125,7 +126,8 @@ describe('agent health', () => {
     // Healthy again and failing again: told again, once.
     exchanges.setFault('kraken', '500');
     for (let i = 0; i < 4; i++) await runOnce(agent.id);
-    expect((await notificationsOf(agent.id)).filter((n) => n.kind === 'failing')).toHaveLength(2);
+    const again = await until(() => notificationsOf(agent.id), (list) => list.filter((n) => n.kind === 'failing').length >= 2);
+    expect(again.filter((n) => n.kind === 'failing')).toHaveLength(2);
   }, 120_000);
 
   it("never shows an older run's performance as current: a success with nothing to compare clears it", async () => {
@@ -184,7 +186,10 @@ describe('agent health', () => {
   it('a market listed an hour ago says how many candles arrived, not that none did', async () => {
     const agent = await create(configOf(['Kraken']), 'New listing');
     // The candle that opened at the listing is the only one.
-    exchanges.listSince('kraken', Math.floor(t.now().getTime() / HOUR) * HOUR);
+    // runOnce moves the clock a minute on first: count hours from where the run will stand,
+    // or a run just past an hour's end would see one candle more.
+    const runAt = () => t.now().getTime() + MINUTE;
+    exchanges.listSince('kraken', Math.floor(runAt() / HOUR) * HOUR);
     const run = await runOnce(agent.id);
     expect(run.status).toBe('failure');
     const [market] = run.result!.markets as TMarketResult[];
@@ -192,7 +197,7 @@ describe('agent health', () => {
     expect(run.error).toBe('BTC/USD (kraken): The data provider sent 1 candle; the rules need at least 2.');
 
     // Twelve candles: the run goes ahead, and each rule that needs more says how many came.
-    exchanges.listSince('kraken', (Math.floor(t.now().getTime() / HOUR) - 11) * HOUR);
+    exchanges.listSince('kraken', (Math.floor(runAt() / HOUR) - 11) * HOUR);
     const short = await runOnce(agent.id);
     expect(short.status).toBe('success');
     const [evaluated] = short.result!.markets as TMarketResult[];
