@@ -84,7 +84,8 @@ export const THRESHOLD_DEFINITIONS: Record<TThresholdType, TThresholdDefinition>
     unit: '%',
     explanation: 'How far the close moved over the last candle, up or down, as a % of the close before it.',
     value(candles, i) {
-      const [before, last] = [candles[i - 1], candles[i]];
+      const before = candles[i - 1];
+      const last = candles[i];
       if (!before || !last || !(before.close > 0) || !Number.isFinite(last.close)) return null;
       return Math.abs((last.close / before.close - 1) * 100);
     },

@@ -62,6 +62,8 @@ export function pricePrecision(prices: Iterable<number>): number {
     const text = price.toFixed(MAX_PRICE_DECIMALS).replace(/0+$/, '');
     const dot = text.indexOf('.');
     decimals = Math.max(decimals, dot < 0 ? 0 : text.length - dot - 1);
+    // No price can raise it further (prices read as floats, as Yahoo's are, get here at once).
+    if (decimals >= MAX_PRICE_DECIMALS) break;
   }
   return Math.min(decimals, MAX_PRICE_DECIMALS);
 }

@@ -95,7 +95,8 @@ class Series {
 }
 
 function outcome(name: string, fired: boolean | null, values: Record<string, number | null>, detail: string): TRuleOutcome {
-  const rounded = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v === null ? null : round(v, 4)]));
+  const rounded: Record<string, number | null> = {};
+  for (const key in values) rounded[key] = values[key] === null ? null : round(values[key]!, 4);
   return fired === null
     ? { name, status: 'insufficient data', fired: false, values: rounded, detail }
     : { name, status: 'evaluated', fired, values: rounded, detail };
@@ -159,9 +160,11 @@ function crossoverRule(s: Series, ma: Float64Array, period: number): MarketRule 
   const name = 'Moving average crossover';
   const fires = (i: number) => {
     if (i < 1) return null;
-    const [close, previousClose, current, previous] = [s.close[i]!, s.close[i - 1]!, ma[i]!, ma[i - 1]!];
+    const previousClose = s.close[i - 1]!;
+    const current = ma[i]!;
+    const previous = ma[i - 1]!;
     if (!Number.isFinite(current) || !Number.isFinite(previous) || !Number.isFinite(previousClose)) return null;
-    return previousClose <= previous && close > current;
+    return previousClose <= previous && s.close[i]! > current;
   };
   return {
     name,
