@@ -1,5 +1,5 @@
-import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { memoryLogger } from '../../test/memory-logger.ts';
 import { startOutboundTarget, type OutboundTarget } from '../../../tests/fakes/outbound-target.ts';
 import type { OutboundLookup } from './check-outbound-url.ts';
 import { OutboundError } from './outbound-error.ts';
@@ -34,12 +34,6 @@ async function failure(promise: Promise<unknown>): Promise<OutboundError> {
   );
   expect(err).toBeInstanceOf(OutboundError);
   return err as OutboundError;
-}
-
-function memoryLogger() {
-  const lines: Array<Record<string, unknown>> = [];
-  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
-  return { logger, lines };
 }
 
 const loopback: OutboundOptions = { allowLoopback: true };
