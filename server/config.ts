@@ -309,6 +309,8 @@ export function loadConfig(
       problems.push('AUTH_PROVIDER: local sign-in is refused in production; configure Google or set ALLOW_LOCAL_AUTH=true');
     }
     if (!e.SESSION_SECRET) problems.push('SESSION_SECRET: required when NODE_ENV=production');
+    // It would let any user's webhook reach services on the server's own host.
+    if (e.OUTBOUND_ALLOW_LOOPBACK) problems.push('OUTBOUND_ALLOW_LOOPBACK: refused in production; loopback receivers are for test fakes');
   }
   if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) problems.push('HEADERS_TIMEOUT_MS: must not be longer than REQUEST_TIMEOUT_MS, which includes the headers');
   if (e.IDLE_TIMEOUT_MS <= e.CHAT_TIMEOUT_MS) problems.push('IDLE_TIMEOUT_MS: must be longer than CHAT_TIMEOUT_MS, or a chat answer waiting for its provider would be cut');

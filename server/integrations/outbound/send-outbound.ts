@@ -116,7 +116,8 @@ function exchange(
       socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
       socket.once('close', () => clearTimeout(connectTimer));
     });
-    req.once('error', (err: NodeJS.ErrnoException) => {
+    // on, not once: a socket can report a second error after the first settled the request.
+    req.on('error', (err: NodeJS.ErrnoException) => {
       const code = err.code ?? 'unknown';
       fail(new OutboundError(isTlsError(code) ? 'tls' : 'unreachable', { target, code }));
     });
