@@ -1,5 +1,7 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { memoryLogger } from '../../test/memory-logger.ts';
+import { until } from '../../test/until.ts';
 import { startOutboundTarget, type OutboundTarget } from '../../../tests/fakes/outbound-target.ts';
 import type { OutboundLookup } from './check-outbound-url.ts';
 import { OutboundError } from './outbound-error.ts';
@@ -102,6 +104,28 @@ describe('sendOutbound', () => {
     const err = await failure(sendOutbound({ url: `http://127.0.0.1:${fake.port}/slow`, timeoutMs: 300 }, loopback));
     expect(err.kind).toBe('timeout');
     expect(err.retryable).toBe(true);
+  });
+
+  it('gives up on a connection whose TLS handshake does not end within the connect timeout', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as AddressInfo).port;
+      const err = await failure(sendOutbound({ url: `https://127.0.0.1:${port}/` }, { ...loopback, connectTimeoutMs: 200 }));
+      expect(err).toMatchObject({ kind: 'timeout', detail: { code: 'CONNECT_TIMEOUT' } });
+    } finally {
+      silent.close();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  });
+
+  it("ends with the caller's own reason when the caller aborts", async () => {
+    const fake = await target({ respond: () => undefined });
+    const controller = new AbortController();
+    const sent = sendOutbound({ url: `http://127.0.0.1:${fake.port}/`, signal: controller.signal }, loopback);
+    await until(async () => fake.received.length, (n) => n === 1);
+    controller.abort(new Error('shutting down'));
+    await expect(sent).rejects.toThrow('shutting down');
   });
 
   it('gives up on a resolver that does not answer in time', async () => {

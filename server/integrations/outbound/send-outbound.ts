@@ -99,14 +99,15 @@ function exchange(
       ...(options.ca ? { ca: options.ca } : {}),
     });
     let settled = false;
-    const fail = (err: OutboundError) => {
+    const fail = (err: unknown) => {
       if (settled) return;
       settled = true;
       req.destroy();
       reject(err);
     };
 
-    const onAbort = () => fail(signal.reason === TIMEOUT ? new OutboundError('timeout', { target }) : new OutboundError('unreachable', { target, code: 'ABORTED' }));
+    // The caller's own abort (a shutdown) rejects with its reason, as before the request began.
+    const onAbort = () => fail(signal.reason === TIMEOUT ? new OutboundError('timeout', { target }) : signal.reason);
     if (signal.aborted) return onAbort();
     signal.addEventListener('abort', onAbort, { once: true });
     req.once('close', () => signal.removeEventListener('abort', onAbort));
