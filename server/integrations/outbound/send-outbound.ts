@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction, Socket } from 'node:net';
-import { checkOutboundUrl, type OutboundPolicy, type ResolvedAddress } from './check-outbound-url.ts';
+import { checkOutboundUrl, type CheckedTarget, type OutboundPolicy, type ResolvedAddress } from './check-outbound-url.ts';
 import { OutboundError } from './outbound-error.ts';
 
 export type OutboundRequest = {
@@ -72,7 +72,7 @@ export async function sendOutbound(request: OutboundRequest, options: OutboundOp
 function exchange(
   request: OutboundRequest,
   options: OutboundOptions,
-  checked: Awaited<ReturnType<typeof checkOutboundUrl>>,
+  checked: CheckedTarget,
   signal: AbortSignal,
 ): Promise<OutboundResponse> {
   const { url, hostname, addresses, target } = checked;
