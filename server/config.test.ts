@@ -95,6 +95,15 @@ describe('loadConfig', () => {
     expect(load({ MAX_CONNECTIONS_PER_IP: '0' }).http.maxConnectionsPerAddress).toBe(0);
   });
 
+  it('refuses loopback receivers for user-supplied URLs unless OUTBOUND_ALLOW_LOOPBACK is set, and it in production', () => {
+    expect(load({}).outbound).toEqual({ allowLoopback: false });
+    expect(load({ OUTBOUND_ALLOW_LOOPBACK: 'true' }).outbound).toEqual({ allowLoopback: true });
+    expect(() => load({ OUTBOUND_ALLOW_LOOPBACK: 'yes' })).toThrow(/OUTBOUND_ALLOW_LOOPBACK/);
+    expect(() => load({ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32), ALLOW_LOCAL_AUTH: 'true', OUTBOUND_ALLOW_LOOPBACK: 'true' })).toThrow(
+      /OUTBOUND_ALLOW_LOOPBACK: refused in production/,
+    );
+  });
+
   it('allows local sign-in in production only when asked explicitly', () => {
     const config = load({ NODE_ENV: 'production', ALLOW_LOCAL_AUTH: 'true', SESSION_SECRET: 'x'.repeat(32) });
     expect(config.auth.provider).toBe('local');

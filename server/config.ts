@@ -147,6 +147,8 @@ const ZEnv = z.object({
   MAIL_FROM: z.preprocess(emptyToUndefined, ZEmail.optional()),
   /** MAIL_FROM's old name, still read (docs/decisions/0019). */
   SMTP_FROM: z.preprocess(emptyToUndefined, ZEmail.optional()),
+  /** Loopback receivers for user-supplied URLs (test fakes), over plain http too (docs/decisions/0040). */
+  OUTBOUND_ALLOW_LOOPBACK: booleanFlag,
   EMAIL_RETRIES: positiveInt(5, 0),
   EMAIL_RETRY_DELAY_SECONDS: positiveInt(5, 1),
   RUN_WORKERS: z.preprocess(emptyToUndefined, z.enum(['true', 'false', '1', '0']).default('true').transform((v) => v === 'true' || v === '1')),
@@ -189,6 +191,7 @@ export type Config = {
   chat: ChatConfig;
   market: MarketConfig;
   email: EmailConfig;
+  outbound: OutboundConfig;
   runtime: RuntimeConfig;
 };
 
@@ -227,6 +230,12 @@ export type EmailConfig = {
   retries: number;
   /** First wait before a retry; it doubles each time (with jitter), up to 10 minutes. */
   retryDelaySeconds: number;
+};
+
+/** Requests to user-supplied URLs (webhooks, chat channels): server/integrations/outbound/. */
+export type OutboundConfig = {
+  /** OUTBOUND_ALLOW_LOOPBACK: 127.0.0.0/8 and ::1 allowed, plain http to them too; for tests. */
+  allowLoopback: boolean;
 };
 
 export type RuntimeConfig = {
@@ -300,6 +309,8 @@ export function loadConfig(
       problems.push('AUTH_PROVIDER: local sign-in is refused in production; configure Google or set ALLOW_LOCAL_AUTH=true');
     }
     if (!e.SESSION_SECRET) problems.push('SESSION_SECRET: required when NODE_ENV=production');
+    // It would let any user's webhook reach services on the server's own host.
+    if (e.OUTBOUND_ALLOW_LOOPBACK) problems.push('OUTBOUND_ALLOW_LOOPBACK: refused in production; loopback receivers are for test fakes');
   }
   if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) problems.push('HEADERS_TIMEOUT_MS: must not be longer than REQUEST_TIMEOUT_MS, which includes the headers');
   if (e.IDLE_TIMEOUT_MS <= e.CHAT_TIMEOUT_MS) problems.push('IDLE_TIMEOUT_MS: must be longer than CHAT_TIMEOUT_MS, or a chat answer waiting for its provider would be cut');
@@ -386,6 +397,7 @@ export function loadConfig(
       retries: e.EMAIL_RETRIES,
       retryDelaySeconds: e.EMAIL_RETRY_DELAY_SECONDS,
     },
+    outbound: { allowLoopback: e.OUTBOUND_ALLOW_LOOPBACK },
     runtime: {
       runWorkers: e.RUN_WORKERS,
       concurrency: e.WORKER_CONCURRENCY,

@@ -2,6 +2,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSmtpCatcher, type SmtpCatcher } from '../../../tests/fakes/smtp-catcher.ts';
 import type { EmailConfig } from '../../config.ts';
+import { memoryLogger } from '../../test/memory-logger.ts';
 import { createMailer, EmailDeliveryError } from './mailer.ts';
 
 const FROM = 'alerts@example.com';
@@ -19,12 +20,6 @@ const config = (smtpUrl: string | null): EmailConfig => ({ smtpUrl, from: FROM, 
 const urlWithCredentials = () => catcher.url.replace('smtp://', `smtp://alerts-user:${encodeURIComponent(SECRET)}@`);
 const silent = pino({ level: 'silent' });
 
-/** A logger that keeps its lines, to read what the log mode wrote. */
-function memoryLogger() {
-  const lines: Array<Record<string, unknown>> = [];
-  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
-  return { logger, lines };
-}
 
 describe('createMailer with SMTP', () => {
   it('delivers the message with its sender, recipient, subject and text', async () => {
