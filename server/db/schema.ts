@@ -197,7 +197,8 @@ export const notifications = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     agentId: uuid('agent_id').references(() => agents.id, { onDelete: 'set null' }),
     runId: bigint('run_id', { mode: 'number' }).references(() => agentRuns.id, { onDelete: 'set null' }),
-    /** 'alerts' (a run's alerts, listed in `alerts`), 'failing' or 'recovered' (the agent's health). */
+    /** 'alerts' (a run's alerts, listed in `alerts`), 'failing' or 'recovered' (the agent's health),
+     * 'alert-storm' (the alerts its per-hour cap held back, listed in `alerts`; docs/decisions/0041). */
     kind: text('kind', { enum: NOTIFICATION_KINDS }).$type<TNotificationKind>().notNull().default('alerts'),
     agentName: text('agent_name').notNull(),
     /** The market and threshold type when the notification is about one; null otherwise. */
@@ -216,8 +217,10 @@ export const notifications = pgTable(
   (t) => [
     index('notifications_user_created_idx').on(t.userId, t.createdAt.desc()),
     index('notifications_user_unread_idx').on(t.userId).where(sql`${t.readAt} is null`),
+    // The per-hour cap counts an agent's latest notifications (docs/decisions/0041).
+    index('notifications_agent_created_idx').on(t.agentId, t.createdAt),
     check('notifications_email_status_check', sql`${t.emailStatus} in ('none', 'pending', 'sent', 'logged', 'failed')`),
-    check('notifications_kind_check', sql`${t.kind} in ('alerts', 'failing', 'recovered')`),
+    check('notifications_kind_check', sql`${t.kind} in ('alerts', 'failing', 'recovered', 'alert-storm')`),
   ],
 );
 

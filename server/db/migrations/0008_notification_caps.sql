@@ -1,0 +1,3 @@
+ALTER TABLE "notifications" DROP CONSTRAINT "notifications_kind_check";--> statement-breakpoint
+CREATE INDEX "notifications_agent_created_idx" ON "notifications" USING btree ("agent_id","created_at");--> statement-breakpoint
+ALTER TABLE "notifications" ADD CONSTRAINT "notifications_kind_check" CHECK ("notifications"."kind" in ('alerts', 'failing', 'recovered', 'alert-storm'));
