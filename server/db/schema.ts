@@ -212,6 +212,9 @@ export const notifications = pgTable(
     emailStatus: text('email_status', { enum: ['none', 'pending', 'sent', 'logged', 'failed'] }).notNull().default('none'),
     emailAttempts: integer('email_attempts').notNull().default(0),
     emailError: text('email_error'),
+    /** An 'alert-storm' notice's end of the held period: when the agent's cap lets alerts through
+     * again. It names the period, so each held period has one notice (docs/decisions/0041). */
+    heldUntil: timestamp('held_until', { withTimezone: true }),
     createdAt: createdAt(),
   },
   (t) => [

@@ -106,6 +106,7 @@ describe('notifications API', () => {
       createdAt: expect.any(String),
       readAt: null,
       emailStatus: 'none',
+      heldUntil: null,
     });
 
     expect(await listOf(t, bob.cookie)).toEqual({ notifications: [], unread: 0 });

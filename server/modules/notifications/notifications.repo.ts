@@ -1,11 +1,11 @@
-import { and, asc, count, desc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { agents, alertStates, notifications, users } from '../../db/schema.ts';
 
 export type NotificationRow = typeof notifications.$inferSelect;
 export type NewNotification = Pick<
   typeof notifications.$inferInsert,
-  'userId' | 'agentId' | 'runId' | 'kind' | 'agentName' | 'market' | 'thresholdType' | 'alerts' | 'title' | 'message' | 'emailStatus' | 'readAt' | 'createdAt'
+  'userId' | 'agentId' | 'runId' | 'kind' | 'agentName' | 'market' | 'thresholdType' | 'alerts' | 'title' | 'message' | 'emailStatus' | 'readAt' | 'createdAt' | 'heldUntil'
 >;
 export type EmailStatus = NotificationRow['emailStatus'];
 export type AlertKey = { agentId: string; market: string; thresholdType: string };
@@ -61,17 +61,17 @@ export async function alertTimesSince(db: Tx, agentId: string, since: Date): Pro
 }
 
 /**
- * The agent's storm notice of the period its alerts are being held back in: its latest storm
- * notice, if no alert notification came after it (one that passed ends a held period).
+ * The storm notice of the held period that ends at `heldUntil`, if one was made. The end names
+ * the period: it stays the same while alerts are held (only older notifications leave the
+ * window), and the next period, after an alert passed, ends later.
  */
-export async function currentStormNotice(db: Tx, agentId: string): Promise<NotificationRow | undefined> {
-  const [latest] = await db
+export async function findStormNotice(db: Tx, agentId: string, heldUntil: Date): Promise<NotificationRow | undefined> {
+  const [row] = await db
     .select()
     .from(notifications)
-    .where(and(eq(notifications.agentId, agentId), inArray(notifications.kind, ['alerts', 'alert-storm'])))
-    .orderBy(desc(notifications.createdAt), desc(notifications.id))
+    .where(and(eq(notifications.agentId, agentId), eq(notifications.kind, 'alert-storm'), eq(notifications.heldUntil, heldUntil)))
     .limit(1);
-  return latest?.kind === 'alert-storm' ? latest : undefined;
+  return row;
 }
 
 /** Rewrites a storm notice's summary as more alerts are held back; its read state stays. */

@@ -11,7 +11,7 @@ import type { TRunAlert } from '../../../contracts/market.ts';
 import {
   alertTimesSince,
   clearAlert,
-  currentStormNotice,
+  findStormNotice,
   findUserTimeZone,
   lockAgentCap,
   updateStormNotice,
@@ -108,6 +108,7 @@ export function toApiNotification(row: NotificationRow): TNotification {
     createdAt: row.createdAt.toISOString(),
     readAt: row.readAt?.toISOString() ?? null,
     emailStatus: row.emailStatus,
+    heldUntil: row.heldUntil?.toISOString() ?? null,
   };
 }
 
@@ -173,7 +174,7 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
    */
   async function holdBack(tx: Tx, input: ApplyAlertsInput, held: TRunAlert[], cap: { at: Date; resumes: Date; maxPerHour: number }): Promise<Draft | null> {
     const timeZone = await findUserTimeZone(tx, input.userId);
-    const notice = await currentStormNotice(tx, input.agentId);
+    const notice = await findStormNotice(tx, input.agentId, cap.resumes);
     const all = [...(notice?.alerts ?? []), ...held];
     const summary = { agentName: input.agentName, held: all, since: notice?.createdAt ?? cap.at, resumes: cap.resumes, maxPerHour: cap.maxPerHour, timeZone };
     const draft = {
@@ -184,7 +185,7 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
       message: stormMessage(summary),
     };
     logger.info({ agentId: input.agentId, runId: input.runId, held: held.length, resumes: cap.resumes }, 'alerts held back: the agent is at its notifications per hour');
-    if (!notice) return { kind: 'alert-storm', ...draft };
+    if (!notice) return { kind: 'alert-storm', heldUntil: cap.resumes, ...draft };
     await updateStormNotice(tx, notice.id, draft);
     return null;
   }
@@ -213,7 +214,7 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
     });
   }
 
-  type Draft = Pick<NewNotification, 'kind' | 'title' | 'message'> & Partial<Pick<NewNotification, 'market' | 'thresholdType' | 'alerts'>>;
+  type Draft = Pick<NewNotification, 'kind' | 'title' | 'message'> & Partial<Pick<NewNotification, 'market' | 'thresholdType' | 'alerts' | 'heldUntil'>>;
 
   /** Runs `decide` in a transaction, stores the notification it drafts, then queues its email. */
   async function record(input: Channels, decide: (tx: Tx, at: Date) => Promise<Draft | null>): Promise<{ created: TNotification[] }> {

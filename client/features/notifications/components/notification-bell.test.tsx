@@ -27,6 +27,7 @@ function notification(overrides: Partial<TNotification>): TNotification {
     createdAt: minutesAgo(5),
     readAt: null,
     emailStatus: 'none',
+    heldUntil: null,
     ...overrides,
   };
 }
