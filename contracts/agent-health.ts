@@ -33,8 +33,9 @@ export function failureReason(error: string | null): string {
   return `${(space > REASON_CHARS / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.]+$/, '')}…`;
 }
 
-/** The notification kinds: a run's alerts, an agent failing, an agent recovered. */
-export const NOTIFICATION_KINDS = ['alerts', 'failing', 'recovered'] as const;
+/** The notification kinds: a run's alerts, an agent failing, an agent recovered, and the one
+ * notice of an hour whose alerts were held back by the agent's cap (docs/decisions/0041). */
+export const NOTIFICATION_KINDS = ['alerts', 'failing', 'recovered', 'alert-storm'] as const;
 export type TNotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 /** '{name} is failing: {reason}' (issue 15), the failing notification's title. */

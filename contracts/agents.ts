@@ -72,10 +72,31 @@ export const ZThreshold = z
   .strict();
 export type TThreshold = z.infer<typeof ZThreshold>;
 
+/** Notifications one agent may create per hour before its alerts are held back (docs/decisions/0041). */
+export const MAX_PER_HOUR_DEFAULT = 12;
+export const MAX_PER_HOUR_MIN = 1;
+export const MAX_PER_HOUR_MAX = 1000;
+/** The rule the schema refuses with, as the field's hint states it. */
+export const MAX_PER_HOUR_RULE = `A whole number from ${MAX_PER_HOUR_MIN} to ${MAX_PER_HOUR_MAX}; ${MAX_PER_HOUR_DEFAULT} when left empty.`;
+
 export const ZNotifications = z
-  .object({ email: z.boolean(), inApp: z.boolean(), thresholds: z.array(ZThreshold).max(20, 'at most 20 thresholds') })
+  .object({
+    email: z.boolean(),
+    inApp: z.boolean(),
+    thresholds: z.array(ZThreshold).max(20, 'at most 20 thresholds'),
+    /** Optional: configurations stored before the cap existed read as the default. */
+    maxPerHour: z
+      .number('maxPerHour must be a number')
+      .int('maxPerHour must be a whole number')
+      .min(MAX_PER_HOUR_MIN, `maxPerHour must be at least ${MAX_PER_HOUR_MIN}`)
+      .max(MAX_PER_HOUR_MAX, `maxPerHour must be at most ${MAX_PER_HOUR_MAX}`)
+      .optional(),
+  })
   .strict();
 export type TNotifications = z.infer<typeof ZNotifications>;
+
+/** The agent's cap on alert notifications per hour: its own, else the default. */
+export const notificationsPerHour = (notifications: Pick<TNotifications, 'maxPerHour'>) => notifications.maxPerHour ?? MAX_PER_HOUR_DEFAULT;
 
 /** The shape of a configuration; what each parameter may hold depends on the template, so the
  * server checks `parameters` against the template's own schema (validateAgentConfig). */

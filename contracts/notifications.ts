@@ -6,7 +6,9 @@ export const EMAIL_STATUSES = ['none', 'pending', 'sent', 'logged', 'failed'] as
 
 /**
  * One notification as the API answers it (the bell's list and mark-read): one per run with
- * alerts ('alerts', listing each), or the agent failing / recovered (docs/decisions/0029).
+ * alerts ('alerts', listing each), the agent failing / recovered (docs/decisions/0029), or the
+ * one notice of a period whose alerts the agent's cap held back ('alert-storm', listing them;
+ * docs/decisions/0041).
  */
 export const ZNotification = z.object({
   id: z.string(),
@@ -27,6 +29,8 @@ export const ZNotification = z.object({
   createdAt: z.string(),
   readAt: z.string().nullable(),
   emailStatus: z.enum(EMAIL_STATUSES),
+  /** An 'alert-storm' notice's end of the held period: when the agent notifies again; else null. */
+  heldUntil: z.string().nullable(),
 });
 export type TNotification = z.infer<typeof ZNotification>;
 

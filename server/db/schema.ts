@@ -197,7 +197,8 @@ export const notifications = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     agentId: uuid('agent_id').references(() => agents.id, { onDelete: 'set null' }),
     runId: bigint('run_id', { mode: 'number' }).references(() => agentRuns.id, { onDelete: 'set null' }),
-    /** 'alerts' (a run's alerts, listed in `alerts`), 'failing' or 'recovered' (the agent's health). */
+    /** 'alerts' (a run's alerts, listed in `alerts`), 'failing' or 'recovered' (the agent's health),
+     * 'alert-storm' (the alerts its per-hour cap held back, listed in `alerts`; docs/decisions/0041). */
     kind: text('kind', { enum: NOTIFICATION_KINDS }).$type<TNotificationKind>().notNull().default('alerts'),
     agentName: text('agent_name').notNull(),
     /** The market and threshold type when the notification is about one; null otherwise. */
@@ -211,13 +212,18 @@ export const notifications = pgTable(
     emailStatus: text('email_status', { enum: ['none', 'pending', 'sent', 'logged', 'failed'] }).notNull().default('none'),
     emailAttempts: integer('email_attempts').notNull().default(0),
     emailError: text('email_error'),
+    /** An 'alert-storm' notice's end of the held period: when the agent's cap lets alerts through
+     * again. It names the period, so each held period has one notice (docs/decisions/0041). */
+    heldUntil: timestamp('held_until', { withTimezone: true }),
     createdAt: createdAt(),
   },
   (t) => [
     index('notifications_user_created_idx').on(t.userId, t.createdAt.desc()),
     index('notifications_user_unread_idx').on(t.userId).where(sql`${t.readAt} is null`),
+    // The per-hour cap counts an agent's latest notifications (docs/decisions/0041).
+    index('notifications_agent_created_idx').on(t.agentId, t.createdAt),
     check('notifications_email_status_check', sql`${t.emailStatus} in ('none', 'pending', 'sent', 'logged', 'failed')`),
-    check('notifications_kind_check', sql`${t.kind} in ('alerts', 'failing', 'recovered')`),
+    check('notifications_kind_check', sql`${t.kind} in ('alerts', 'failing', 'recovered', 'alert-storm')`),
   ],
 );
 

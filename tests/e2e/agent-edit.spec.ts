@@ -149,10 +149,19 @@ test.describe('creating and editing agents', () => {
     const notifications = details.getByRole('region', { name: 'Notifications' });
     await notifications.getByRole('button', { name: 'Edit notifications' }).click();
     await notifications.getByRole('switch', { name: 'In-app notifications' }).click();
+    // The cap on notifications per hour: its rule as the hint, the server's refusal on the field.
+    const perHour = notifications.getByRole('spinbutton', { name: 'Notifications per hour' });
+    await expect(perHour).toHaveAccessibleDescription(/A whole number from 1 to 1000; 12 when left empty\.$/);
+    await perHour.fill('0');
+    await notifications.getByRole('button', { name: 'Save' }).click();
+    await expect(perHour).toHaveAttribute('aria-invalid', 'true');
+    await expect(perHour).toHaveAccessibleDescription(/^maxPerHour must be at least 1 /);
+    await perHour.fill('30');
     await expectNoSeriousViolations(page, testInfo, 'details notifications editing', DIALOG);
     await notifications.getByRole('button', { name: 'Save' }).click();
     await expect(toasts(page).getByText('Agent updated successfully').last()).toBeVisible();
     await expect(notifications.getByText('In-app notifications').locator('xpath=following-sibling::dd')).toHaveText('Off');
+    await expect(notifications.getByText('Notifications per hour').locator('xpath=following-sibling::dd')).toHaveText('30');
 
     // The next run reads the new symbols and threshold.
     await details.getByRole('tab', { name: 'Overview' }).click();

@@ -106,6 +106,7 @@ describe('notifications API', () => {
       createdAt: expect.any(String),
       readAt: null,
       emailStatus: 'none',
+      heldUntil: null,
     });
 
     expect(await listOf(t, bob.cookie)).toEqual({ notifications: [], unread: 0 });
@@ -275,6 +276,27 @@ describe('alert emails', () => {
   const withEmail = (conditions: AlertCondition[]) =>
     t.app.notifications.applyAlerts(alertsInput(ada, agentId, conditions, { emailEnabled: true }));
   const putSettings = (payload: object) => t.request({ method: 'PUT', url: '/api/settings', cookie: ada.cookie, payload });
+
+  it('emails the alert storm notice once, as its summary; held alerts send nothing (docs/decisions/0041)', async () => {
+    await t.database.db.update(agents).set({ config: { notifications: { maxPerHour: 1 } } as TAgentConfig }).where(eq(agents.id, agentId));
+    try {
+      await withEmail([rsi(true, 'BTC/USDT on binance')]);
+      const [storm] = (await withEmail([rsi(true, 'ETH/USDT on binance')])).created;
+      await withEmail([rsi(true, 'SOL/USDT on binance')]);
+      const messages = await catcher.waitForMessages(2);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(catcher.messages()).toHaveLength(2);
+      // The jobs deliver in any order.
+      const email = messages.find((m) => m.subject === storm!.title);
+      expect(email).toMatchObject({ to: ['ada@example.com'] });
+      expect(storm!.title).toMatch(/^BTC watcher: alert storm, notifications paused until \d{2}:\d{2}/);
+      expect(email!.text).toContain('This agent reached its limit of 1 notification per hour.');
+      expect(email!.text).toMatch(/Held back since .*: 1 alert on ETH\/USDT on binance \(rsi_overbought\)\./);
+      expect(email!.text).toContain('Run History records every firing.');
+    } finally {
+      await t.database.db.update(agents).set({ config: {} as TAgentConfig }).where(eq(agents.id, agentId));
+    }
+  });
 
   it('sends one email per alert to the sign-in email, with the agent, market, message, time and console link', async () => {
     await putSettings({ alertEmail: null, timeZone: 'Europe/Paris' });

@@ -1,11 +1,11 @@
-import { and, count, desc, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
-import { alertStates, notifications, users } from '../../db/schema.ts';
+import { agents, alertStates, notifications, users } from '../../db/schema.ts';
 
 export type NotificationRow = typeof notifications.$inferSelect;
 export type NewNotification = Pick<
   typeof notifications.$inferInsert,
-  'userId' | 'agentId' | 'runId' | 'kind' | 'agentName' | 'market' | 'thresholdType' | 'alerts' | 'title' | 'message' | 'emailStatus' | 'readAt' | 'createdAt'
+  'userId' | 'agentId' | 'runId' | 'kind' | 'agentName' | 'market' | 'thresholdType' | 'alerts' | 'title' | 'message' | 'emailStatus' | 'readAt' | 'createdAt' | 'heldUntil'
 >;
 export type EmailStatus = NotificationRow['emailStatus'];
 export type AlertKey = { agentId: string; market: string; thresholdType: string };
@@ -32,6 +32,58 @@ export async function startAlert(db: Tx, key: AlertKey, since: Date): Promise<bo
 export async function clearAlert(db: Tx, key: AlertKey): Promise<boolean> {
   const deleted = await db.delete(alertStates).where(alertKey(key)).returning({ agentId: alertStates.agentId });
   return deleted.length > 0;
+}
+
+/**
+ * Locks the agent's row until the transaction ends and reads its cap on notifications per hour
+ * (null: not set). Every alert decision of the agent takes this lock first, so two runs count
+ * its notifications one after the other and cannot both pass the cap. 'No key update' leaves
+ * the row free for the foreign-key checks of alert_states and notifications rows (key share),
+ * so only alert decisions and edits of the agent wait for each other. Undefined: no such agent.
+ */
+export async function lockAgentCap(db: Tx, agentId: string): Promise<{ maxPerHour: number | null } | undefined> {
+  const [row] = await db
+    .select({ maxPerHour: sql<number | null>`(${agents.config} -> 'notifications' ->> 'maxPerHour')::int` })
+    .from(agents)
+    .where(eq(agents.id, agentId))
+    .for('no key update');
+  return row;
+}
+
+/** When the agent's alert notifications created after `since` were created, oldest first. */
+export async function alertTimesSince(db: Tx, agentId: string, since: Date): Promise<Date[]> {
+  const rows = await db
+    .select({ createdAt: notifications.createdAt })
+    .from(notifications)
+    .where(and(eq(notifications.agentId, agentId), eq(notifications.kind, 'alerts'), gt(notifications.createdAt, since)))
+    .orderBy(asc(notifications.createdAt));
+  return rows.map((r) => r.createdAt);
+}
+
+/**
+ * The storm notice of the held period that ends at `heldUntil`, if one was made. The end names
+ * the period: it stays the same while alerts are held (only older notifications leave the
+ * window), and the next period, after an alert passed, ends later.
+ */
+export async function findStormNotice(db: Tx, agentId: string, heldUntil: Date): Promise<NotificationRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(notifications)
+    .where(and(eq(notifications.agentId, agentId), eq(notifications.kind, 'alert-storm'), eq(notifications.heldUntil, heldUntil)))
+    .limit(1);
+  return row;
+}
+
+/** Rewrites a storm notice's summary as more alerts are held back; its read state stays. */
+export async function updateStormNotice(db: Tx, id: string, values: Pick<NewNotification, 'market' | 'thresholdType' | 'alerts' | 'title' | 'message'>): Promise<NotificationRow | undefined> {
+  const [row] = await db.update(notifications).set(values).where(eq(notifications.id, id)).returning();
+  return row;
+}
+
+/** The user's IANA time zone (Settings), or null. */
+export async function findUserTimeZone(db: Tx, userId: string): Promise<string | null> {
+  const [row] = await db.select({ timeZone: users.timeZone }).from(users).where(eq(users.id, userId));
+  return row?.timeZone ?? null;
 }
 
 export async function insertNotification(db: Tx, values: NewNotification): Promise<NotificationRow> {

@@ -5,8 +5,16 @@ import type { Db } from '../../db/client.ts';
 import { EmailDeliveryError, type Mailer } from '../../integrations/email/mailer.ts';
 import { AppError } from '../../lib/errors.ts';
 import { alertEmail } from './alert-email.ts';
+import { CAP_WINDOW_MS, resumesAt, stormMessage, stormTitle } from './alert-storm.ts';
+import { MAX_PER_HOUR_DEFAULT } from '../../../contracts/agents.ts';
+import type { TRunAlert } from '../../../contracts/market.ts';
 import {
+  alertTimesSince,
   clearAlert,
+  findStormNotice,
+  findUserTimeZone,
+  lockAgentCap,
+  updateStormNotice,
   countUnread,
   findEmailTarget,
   insertNotification,
@@ -100,6 +108,7 @@ export function toApiNotification(row: NotificationRow): TNotification {
     createdAt: row.createdAt.toISOString(),
     readAt: row.readAt?.toISOString() ?? null,
     emailStatus: row.emailStatus,
+    heldUntil: row.heldUntil?.toISOString() ?? null,
   };
 }
 
@@ -121,6 +130,10 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
    * not marked as alerted, so turning alerts on while it still fires alerts at once.
    *
    * Email trouble never fails this call: a queueing failure marks the email 'failed'.
+   *
+   * Caps (docs/decisions/0041): with the agent's alert notifications of the last hour at its
+   * `maxPerHour`, the alerts are held back instead, under one 'alert-storm' notice per held
+   * period. Counted under the agent's row lock, in this transaction.
    */
   async function applyAlerts(input: ApplyAlertsInput): Promise<{ created: TNotification[] }> {
     const alerting = input.emailEnabled || input.inAppEnabled;
@@ -128,6 +141,9 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
       a.market === b.market ? compare(a.thresholdType, b.thresholdType) : compare(a.market, b.market),
     );
     return record(input, async (tx, at) => {
+      // First, before any alert_states row: every decision of this agent takes the locks in
+      // the same order (agent, then states by key), so concurrent runs queue, never deadlock.
+      const agent = alerting ? await lockAgentCap(tx, input.agentId) : undefined;
       const fired: AlertCondition[] = [];
       for (const condition of conditions) {
         const key = { agentId: input.agentId, market: condition.market, thresholdType: condition.thresholdType };
@@ -135,15 +151,43 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
         else if (alerting && (await startAlert(tx, key, at))) fired.push(condition);
       }
       if (fired.length === 0) return null;
+      const alerts = fired.map((c) => ({ market: c.market, threshold: c.thresholdType, value: c.value, limit: c.limit, message: c.message }));
+      const maxPerHour = agent?.maxPerHour ?? MAX_PER_HOUR_DEFAULT;
+      const resumes = resumesAt(await alertTimesSince(tx, input.agentId, new Date(at.getTime() - CAP_WINDOW_MS)), maxPerHour);
+      if (resumes) return holdBack(tx, input, alerts, { at, resumes, maxPerHour });
       return {
         kind: 'alerts',
         market: only(fired.map((c) => c.market)),
         thresholdType: only(fired.map((c) => c.thresholdType)),
-        alerts: fired.map((c) => ({ market: c.market, threshold: c.thresholdType, value: c.value, limit: c.limit, message: c.message })),
+        alerts,
         title: alertsTitle(input.agentName, fired),
         message: fired.map((c) => c.message).join('\n'),
       };
     });
+  }
+
+  /**
+   * The agent is at its cap (docs/decisions/0041): the alerts are not notified. Their
+   * alert_states rows stay marked, so a condition still firing when the cap lifts does not
+   * alert late. The held period's one storm notice is drafted by its first held alert (and
+   * emailed once); later ones in the period only add themselves to its summary.
+   */
+  async function holdBack(tx: Tx, input: ApplyAlertsInput, held: TRunAlert[], cap: { at: Date; resumes: Date; maxPerHour: number }): Promise<Draft | null> {
+    const timeZone = await findUserTimeZone(tx, input.userId);
+    const notice = await findStormNotice(tx, input.agentId, cap.resumes);
+    const all = [...(notice?.alerts ?? []), ...held];
+    const summary = { agentName: input.agentName, held: all, since: notice?.createdAt ?? cap.at, resumes: cap.resumes, maxPerHour: cap.maxPerHour, timeZone };
+    const draft = {
+      market: only(all.map((a) => a.market)),
+      thresholdType: only(all.map((a) => a.threshold)),
+      alerts: all,
+      title: stormTitle(summary),
+      message: stormMessage(summary),
+    };
+    logger.info({ agentId: input.agentId, runId: input.runId, held: held.length, resumes: cap.resumes }, 'alerts held back: the agent is at its notifications per hour');
+    if (!notice) return { kind: 'alert-storm', heldUntil: cap.resumes, ...draft };
+    await updateStormNotice(tx, notice.id, draft);
+    return null;
   }
 
   /**
@@ -170,7 +214,7 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
     });
   }
 
-  type Draft = Pick<NewNotification, 'kind' | 'title' | 'message'> & Partial<Pick<NewNotification, 'market' | 'thresholdType' | 'alerts'>>;
+  type Draft = Pick<NewNotification, 'kind' | 'title' | 'message'> & Partial<Pick<NewNotification, 'market' | 'thresholdType' | 'alerts' | 'heldUntil'>>;
 
   /** Runs `decide` in a transaction, stores the notification it drafts, then queues its email. */
   async function record(input: Channels, decide: (tx: Tx, at: Date) => Promise<Draft | null>): Promise<{ created: TNotification[] }> {

@@ -12,7 +12,7 @@ import { THRESHOLD_DEFINITIONS, thresholdValueText } from '../../../../contracts
 import { DATE, DATE_TIME, formatDate, formatValue, formatZonedDateTime, frequencyLabel } from '../lib/agent-format.ts';
 import { SignalsList } from './signals-list.tsx';
 import { backtestAgent, browserTimeZone, deleteAgent, invalidateAgents, runAgent, useAgent, useAgentRuns } from '../api/agents-api.ts';
-import { NotificationsFields, ParametersFields, ScheduleEditor } from './config-fields.tsx';
+import { NotificationsFields, ParametersFields, perHourText, ScheduleEditor } from './config-fields.tsx';
 import { AgentNameField } from './agent-name-field.tsx';
 import { FailingNotice, PerformanceValue } from './agent-health.tsx';
 import { DiscardDialog } from './discard-dialog.tsx';
@@ -308,6 +308,7 @@ export function Settings({ agent }: { agent: TAgent }) {
       <dl className={SECTION}>
         <Row term="Email notifications">{notifications.email ? 'On' : 'Off'}</Row>
         <Row term="In-app notifications">{notifications.inApp ? 'On' : 'Off'}</Row>
+        <Row term="Notifications per hour">{perHourText(notifications)}</Row>
       </dl>
       <section className={SECTION} aria-label="Alert thresholds">
         <h3 className="text-sm font-semibold text-slate-900">Alert thresholds</h3>

@@ -8,7 +8,7 @@ import { thresholdLabel, thresholdValueText } from '../../../../contracts/alert-
 import { formatValue, frequencyLabel } from '../lib/agent-format.ts';
 import { backtestDraft, browserTimeZone } from '../api/agents-api.ts';
 import { clearChanged, fieldErrors, NO_FIELD_ERRORS, wizardStepOf, type TFieldErrors } from '../lib/field-errors.ts';
-import { FieldErrorList, FIRST_INVALID, NotificationsFields, ParametersFields, ScheduleEditor } from './config-fields.tsx';
+import { FieldErrorList, FIRST_INVALID, NotificationsFields, ParametersFields, perHourText, ScheduleEditor } from './config-fields.tsx';
 import { DiscardDialog } from './discard-dialog.tsx';
 import { Row } from './form-controls.tsx';
 import { SignalsList } from './signals-list.tsx';
@@ -191,6 +191,7 @@ function WizardBody({
             <dl className="divide-y divide-slate-100">
               <Row term="Email">{notifications.email ? 'On' : 'Off'}</Row>
               <Row term="In-app">{notifications.inApp ? 'On' : 'Off'}</Row>
+              <Row term="Notifications per hour">{perHourText(notifications)}</Row>
               <Row term="Thresholds">
                 {notifications.thresholds.length
                   ? notifications.thresholds.map((t) => `${thresholdLabel(t.type)} ${thresholdValueText(t.type, t.value)}`).join(', ')

@@ -163,7 +163,11 @@ describe('AgentsConsolePage', () => {
     // Tabs may be clicked directly.
     await userEvent.click(w.getByRole('tab', { name: 'Notifications' }));
     expect(w.getByRole('switch', { name: 'Email notifications' })).toBeChecked();
-    expect(w.getAllByRole('spinbutton')).toHaveLength(3);
+    // The cap on notifications per hour (empty: its default) and the template's three thresholds.
+    expect(w.getAllByRole('spinbutton')).toEqual(
+      ['Notifications per hour', 'Threshold 1 value (%)', 'Threshold 2 value (%)', 'Threshold 3 value (%)'].map((name) => w.getByRole('spinbutton', { name })),
+    );
+    expect(w.getByRole('spinbutton', { name: 'Notifications per hour' })).toHaveValue(null);
     await userEvent.click(w.getByRole('button', { name: 'Add threshold' }));
     // SPEC's new threshold, a price change of 5, with the message that follows its type and value.
     expect(w.getByRole('textbox', { name: 'Threshold 4 message' })).toHaveValue('Price change above 5%');

@@ -1,7 +1,15 @@
 import type { TParameterValue } from '../../../../contracts/agent-parameters.ts';
-import type { TAgentTemplate, TNotifications } from '../../../../contracts/agents.ts';
+import { useId } from 'react';
+import {
+  MAX_PER_HOUR_DEFAULT,
+  MAX_PER_HOUR_MAX,
+  MAX_PER_HOUR_MIN,
+  MAX_PER_HOUR_RULE,
+  type TAgentTemplate,
+  type TNotifications,
+} from '../../../../contracts/agents.ts';
 import { errorsUnder, fieldLabel, type TFieldErrors } from '../lib/field-errors.ts';
-import { SwitchField } from './form-controls.tsx';
+import { CONTROL, SwitchField } from './form-controls.tsx';
 import { ParameterField } from './parameter-field.tsx';
 import { ScheduleFields, type TScheduleDraft } from './schedule-fields.tsx';
 import { ThresholdsEditor } from './thresholds-editor.tsx';
@@ -87,10 +95,54 @@ export function NotificationsFields({ value, onChange, errors }: { value: TNotif
     <div className="space-y-5">
       <SwitchField label="Email notifications" hint="Send alerts to your email address." checked={value.email} onCheckedChange={(email) => onChange({ ...value, email })} />
       <SwitchField label="In-app notifications" hint="Show alerts in the app." checked={value.inApp} onCheckedChange={(inApp) => onChange({ ...value, inApp })} />
+      <MaxPerHourField value={value.maxPerHour} onChange={(maxPerHour) => onChange({ ...value, maxPerHour })} error={errors[MAX_PER_HOUR_PATH]} />
       <div>
         <ThresholdsEditor value={value.thresholds} onChange={(thresholds) => onChange({ ...value, thresholds })} />
-        <FieldErrorList label="Notification problems" errors={errorsUnder(errors, 'notifications')} />
+        <FieldErrorList label="Notification problems" errors={errorsUnder(errors, 'notifications').filter(([path]) => path !== MAX_PER_HOUR_PATH)} />
       </div>
+    </div>
+  );
+}
+
+const MAX_PER_HOUR_PATH = 'notifications.maxPerHour';
+
+/** The cap as the summaries show it: '30', or '12 (default)' when the agent has none of its own. */
+export const perHourText = (notifications: Pick<TNotifications, 'maxPerHour'>) =>
+  notifications.maxPerHour === undefined ? `${MAX_PER_HOUR_DEFAULT} (default)` : String(notifications.maxPerHour);
+
+/**
+ * The agent's cap on alert notifications per hour (docs/decisions/0041). Empty means the
+ * default, which the placeholder shows; nothing blocks: the server's message shows under it.
+ */
+export function MaxPerHourField({ value, onChange, error }: { value: number | undefined; onChange(next: number | undefined): void; error?: string }) {
+  const id = useId();
+  return (
+    <div>
+      <label htmlFor={id} className="block text-sm font-medium text-slate-900">
+        Notifications per hour
+      </label>
+      <input
+        id={id}
+        type="number"
+        inputMode="numeric"
+        min={MAX_PER_HOUR_MIN}
+        max={MAX_PER_HOUR_MAX}
+        step={1}
+        placeholder={String(MAX_PER_HOUR_DEFAULT)}
+        value={value ?? ''}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `${id}-error ${id}-hint` : `${id}-hint`}
+        onChange={(event) => onChange(event.target.value === '' ? undefined : Number(event.target.value))}
+        className={`${CONTROL} mt-1 max-w-40`}
+      />
+      {error && (
+        <p id={`${id}-error`} className="mt-1 text-sm font-medium text-red-700">
+          {error}
+        </p>
+      )}
+      <p id={`${id}-hint`} className="mt-1 text-sm text-slate-600">
+        {`Beyond this many alert notifications in an hour, this agent's alerts are held back and you get one alert storm notice instead; Run History still records every alert. Failing and recovered notices always go out. ${MAX_PER_HOUR_RULE}`}
+      </p>
     </div>
   );
 }

@@ -38,6 +38,7 @@ export function wizardStepOf(path: string): 'schedule' | 'parameters' | 'notific
 }
 
 const SCHEDULE_LABELS: Record<string, string> = { frequency: 'Frequency', daysActive: 'Active days', activeHours: 'Active hours', timeZone: 'Time zone' };
+const NOTIFICATION_LABELS: Record<string, string> = { email: 'Email notifications', inApp: 'In-app notifications', maxPerHour: 'Notifications per hour' };
 const THRESHOLD_FIELDS: Record<string, string> = { type: 'type', value: 'value', message: 'message' };
 
 /** A parameter's label ('RSI threshold'), from the first template defining it: a key has one
@@ -52,7 +53,7 @@ export function fieldLabel(path: string): string {
     if (index === undefined) return 'Alert thresholds';
     return `Threshold ${Number(index) + 1}${field ? ` ${THRESHOLD_FIELDS[field] ?? field}` : ''}`;
   }
-  if (section === 'notifications' && key) return key === 'inApp' ? 'In-app notifications' : key === 'email' ? 'Email notifications' : key;
+  if (section === 'notifications' && key) return NOTIFICATION_LABELS[key] ?? key;
   if (section === 'name') return 'Name';
   if (section === 'parameters' && key) return parameterLabel(key) ?? path;
   if (section === 'candles') return 'Candles per market';

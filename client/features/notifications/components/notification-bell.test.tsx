@@ -27,6 +27,7 @@ function notification(overrides: Partial<TNotification>): TNotification {
     createdAt: minutesAgo(5),
     readAt: null,
     emailStatus: 'none',
+    heldUntil: null,
     ...overrides,
   };
 }
@@ -120,6 +121,30 @@ describe('NotificationBell', () => {
     await userEvent.click(link);
     expect(requests).toContainEqual({ method: 'POST', url: `/api/notifications/${run.id}/read`, body: undefined });
     expect(screen.queryByRole('dialog', { name: 'Notifications' })).not.toBeInTheDocument();
+  });
+
+  it('shows an alert storm notice by its summary, not the list of held alerts', async () => {
+    const storm = notification({
+      kind: 'alert-storm',
+      title: 'BTC watcher: alert storm, notifications paused until 14:05',
+      market: null,
+      thresholdType: null,
+      message: 'This agent reached its limit of 12 notifications per hour.\nHeld back since 13:20: 2 alerts on BTC/USDT on binance, BTC/USD on kraken (Price change).\nNotifications resume at 14:05. Run History records every firing.',
+      alerts: [
+        { market: 'BTC/USDT on binance', threshold: 'priceChange', value: 3.1, limit: 3, message: 'Price moved (BTC/USDT on binance: 3.10% > 3.00%)' },
+        { market: 'BTC/USD on kraken', threshold: 'priceChange', value: 3.2, limit: 3, message: 'Price moved (BTC/USD on kraken: 3.20% > 3.00%)' },
+      ],
+      heldUntil: '2026-11-25T14:05:00.000Z',
+    });
+    stubNotificationsApi([storm]);
+    renderWithProviders(<NotificationBell />);
+    await vi.waitFor(() => expect(bell()).toHaveAccessibleName('Notifications, 1 unread'));
+    await userEvent.click(bell());
+
+    expect(within(panel()).getByRole('link', { name: storm.title })).toHaveAttribute('href', `/agents-console?agent=${storm.agentId}&run=41`);
+    expect(within(panel()).getByText(/Held back since 13:20: 2 alerts on BTC\/USDT on binance, BTC\/USD on kraken/)).toBeInTheDocument();
+    expect(within(panel()).getByText(/Notifications resume at 14:05/)).toBeInTheDocument();
+    expect(within(panel()).queryByRole('list', { name: 'Alerts' })).not.toBeInTheDocument();
   });
 
   it('marks one as read with POST, and the count drops', async () => {

@@ -157,11 +157,14 @@ function NotificationItem({ notification, onOpen, onMarkRead }: { notification: 
   const email = EMAIL_MARK[notification.emailStatus];
   const link = notificationLink(notification);
   const failing = notification.kind === 'failing';
+  // The storm notice's message is its summary (how many held back, where, since and until when);
+  // its list of held alerts could be long, so the message stands for it.
+  const storm = notification.kind === 'alert-storm';
   return (
     <li className={`flex gap-3 px-4 py-3 ${unread ? 'bg-brand-50/60' : ''}`}>
       <span aria-hidden="true" className={`mt-1.5 size-2 shrink-0 rounded-full ${unread ? 'bg-brand-600' : 'bg-transparent'}`} />
       <div className="min-w-0 flex-1">
-        <p className={`text-sm break-words ${failing ? 'text-red-800' : 'text-slate-900'} ${unread ? 'font-semibold' : 'font-medium'}`}>
+        <p className={`text-sm break-words ${failing ? 'text-red-800' : storm ? 'text-amber-800' : 'text-slate-900'} ${unread ? 'font-semibold' : 'font-medium'}`}>
           {unread && <span className="sr-only">Unread: </span>}
           {link ? (
             // Opens the run in Run History; following it reads the notification.
@@ -172,14 +175,14 @@ function NotificationItem({ notification, onOpen, onMarkRead }: { notification: 
             notification.title
           )}
         </p>
-        {notification.alerts.length > 0 ? (
+        {notification.alerts.length > 0 && !storm ? (
           <ul aria-label="Alerts" className="mt-0.5 list-disc space-y-0.5 pl-4 text-sm break-words text-slate-700">
             {notification.alerts.map((alert, index) => (
               <li key={index}>{alert.message}</li>
             ))}
           </ul>
         ) : (
-          <p className="mt-0.5 text-sm break-words text-slate-700">{notification.message}</p>
+          <p className="mt-0.5 text-sm break-words whitespace-pre-line text-slate-700">{notification.message}</p>
         )}
         <p className="mt-1 flex flex-wrap items-center text-xs whitespace-pre-wrap text-slate-600">
           <span>{[notification.agentName, notification.market].filter(Boolean).join(' · ')}</span>

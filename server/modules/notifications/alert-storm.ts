@@ -1,0 +1,54 @@
+import { thresholdLabel } from '../../../contracts/alert-thresholds.ts';
+import type { TRunAlert } from '../../../contracts/market.ts';
+
+/** The sliding window the per-hour cap counts an agent's alert notifications in. */
+export const CAP_WINDOW_MS = 60 * 60 * 1000;
+
+/**
+ * When the cap lets the next alert through: the hour after the notification whose leaving the
+ * window brings the count under the cap. `times` are the window's alert notifications, oldest
+ * first; null while the count is under the cap (nothing is held back).
+ */
+export function resumesAt(times: readonly Date[], maxPerHour: number): Date | null {
+  if (times.length < maxPerHour) return null;
+  return new Date(times[times.length - maxPerHour]!.getTime() + CAP_WINDOW_MS);
+}
+
+/** '14:05' in the user's zone, '14:05 UTC' when they have none (or it is unknown here). */
+export function clockTime(at: Date, timeZone: string | null): string {
+  const format = (zone: string) => new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: zone }).format(at);
+  if (timeZone) {
+    try {
+      return format(timeZone);
+    } catch {
+      // A zone this runtime does not know (stored by a newer one): UTC, said so.
+    }
+  }
+  return `${format('UTC')} UTC`;
+}
+
+export type StormSummary = {
+  agentName: string;
+  /** Every alert held back in this period, in the order they fired. */
+  held: readonly TRunAlert[];
+  since: Date;
+  resumes: Date;
+  maxPerHour: number;
+  timeZone: string | null;
+};
+
+/** '{agent}: alert storm, notifications paused until 14:05': the bell's line and the email's subject. */
+export const stormTitle = (s: Pick<StormSummary, 'agentName' | 'resumes' | 'timeZone'>) =>
+  `${s.agentName}: alert storm, notifications paused until ${clockTime(s.resumes, s.timeZone)}`;
+
+const list = (items: readonly string[]) => [...new Set(items)].join(', ');
+
+/** What was held back, where, since when, and when notifications resume. */
+export function stormMessage(s: StormSummary): string {
+  const n = s.held.length;
+  return [
+    `This agent reached its limit of ${s.maxPerHour} notification${s.maxPerHour === 1 ? '' : 's'} per hour.`,
+    `Held back since ${clockTime(s.since, s.timeZone)}: ${n} alert${n === 1 ? '' : 's'} on ${list(s.held.map((a) => a.market))} (${list(s.held.map((a) => thresholdLabel(a.threshold)))}).`,
+    `Notifications resume at ${clockTime(s.resumes, s.timeZone)}. Run History records every firing.`,
+  ].join('\n');
+}
