@@ -162,14 +162,13 @@ describe('the once-per-event rule as the notifications apply it', () => {
     expect(rowOf(m, 'threshold-0')).toMatchObject({ fired: 3, notifications: 2 });
   });
 
-  it('two alerts of one type on a market share one state, as raiseAlerts and applyAlerts keep it', () => {
-    // Live, a run passes on the conditions that fire or were marked before it, sorted by type
-    // (then as configured), and each clears or starts the (market, type) state in turn. With 5%
-    // and 8% on price change: +10% fires both, the 5% one starts the event. Each +6% after it
-    // fires only the 5% one: while marked, the 8% one (not firing) is passed on and clears the
-    // mark after the 5% one found it set; unmarked, it is not passed on and the 5% one starts a
-    // new event. So the live agent notifies every other +6% candle.
-    const series = candles([100, 100, 110, 116.6, 123.596, 131.01176, 138.8724656, 138.8724656]);
+  it('two alerts of one type on a market share one state, decided by both together, as applyAlerts keeps it', () => {
+    // Live, one state per (market, type): it starts when any of the type's thresholds fires (each
+    // firing one is in the notification) and clears only when none does. With 5% and 8% on price
+    // change: +10% fires both and starts the event, notifying both; each +6% after it fires the
+    // 5% one while the 8% one does not, and the event goes on: no new notification until a flat
+    // candle clears it. (Before, the 8% one cleared the state and every other +6% notified.)
+    const series = candles([100, 100, 110, 116.6, 123.596, 131.01176, 138.8724656, 138.8724656, 152.76]);
     const thresholds: Thresholds = [
       { type: 'priceChange', value: 5, message: 'Small' },
       { type: 'volumeSpike', value: 1000, message: 'Volume' },
@@ -178,13 +177,17 @@ describe('the once-per-event rule as the notifications apply it', () => {
     const m = okMarket(backtest(cryptoPlan(thresholds, 20), [market(series)]));
     expect(m.firings.map((f) => [f.key, f.time / HOUR, f.notified])).toEqual([
       ['threshold-0', 2, true],
-      ['threshold-2', 2, false],
+      ['threshold-2', 2, true],
       ['threshold-0', 3, false],
-      ['threshold-0', 4, true],
+      ['threshold-0', 4, false],
       ['threshold-0', 5, false],
-      ['threshold-0', 6, true],
+      ['threshold-0', 6, false],
+      // Flat at 7 clears it; +10% at 8 is a new event.
+      ['threshold-0', 8, true],
+      ['threshold-2', 8, true],
     ]);
-    expect(rowOf(m, 'threshold-0')).toMatchObject({ fired: 5, notifications: 3 });
+    expect(rowOf(m, 'threshold-0')).toMatchObject({ fired: 6, notifications: 2 });
+    expect(rowOf(m, 'threshold-2')).toMatchObject({ fired: 2, notifications: 2 });
   });
 });
 

@@ -178,6 +178,8 @@ function replayMarket(plan: RunPlan, input: BacktestMarketInput, evaluate: numbe
     hits.notified.push(notified);
   };
   const notificationTimes: number[] = [];
+  // The thresholds of each type, in configured order: one alert state each (applyAlerts' key).
+  const groups = [...new Set(thresholds.map((t) => t.type))].map((type) => ({ type, members: thresholds.flatMap((t, k) => (t.type === type ? [k] : [])) }));
 
   for (let i = from; i < n; i++) {
     for (let r = 0; r < rules.length; r++) {
@@ -192,16 +194,22 @@ function replayMarket(plan: RunPlan, input: BacktestMarketInput, evaluate: numbe
       passed[k] = fires || (value !== null && active.has(thresholds[k]!.type));
       notified[k] = false;
     }
-    // applyAlerts sorts a market's conditions by type (stably): the states of two types never
-    // meet, so only the configured order of thresholds of one type matters, and it is kept.
+    // applyAlerts decides one state per type from all of that type's conditions passed on: it
+    // starts when any fires (each firing one is notified) and clears when none does.
     let started = false;
-    for (let k = 0; k < thresholds.length; k++) {
-      if (!passed[k]) continue;
-      const type = thresholds[k]!.type;
-      if (!firing[k]) active.delete(type);
+    for (const { type, members } of groups) {
+      let anyPassed = false;
+      let anyFiring = false;
+      for (const k of members) {
+        anyPassed ||= passed[k]!;
+        anyFiring ||= firing[k]!;
+      }
+      if (!anyPassed) continue;
+      if (!anyFiring) active.delete(type);
       else if (!active.has(type)) {
         active.add(type);
-        notified[k] = started = true;
+        started = true;
+        for (const k of members) notified[k] = firing[k]!;
       }
     }
     for (let k = 0; k < thresholds.length; k++) {

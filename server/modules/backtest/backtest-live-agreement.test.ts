@@ -67,20 +67,21 @@ const thresholdIndex = (condition: ThresholdCondition) => Number(/^alert (\d+) /
 /**
  * The notified alerts of live runs, one run per candle, written as run-executor's raiseAlerts and
  * the notifications' applyAlerts keep the alert states: conditions that fire or are marked,
- * sorted by market then type, each clearing or starting its (market, type) state.
+ * one state per (market, type) decided by all of that type's conditions: it starts when any fires
+ * (each firing one is notified) and clears when none does.
  */
 function liveNotified(runs: ThresholdCondition[][]): Array<Set<number>> {
   const active = new Set<string>();
   return runs.map((conditions) => {
     const started = new Set<number>();
     const passed = conditions.filter((c) => c.firing || active.has(`${MARKET}|${c.thresholdType}`));
-    const sorted = [...passed].sort((a, b) => (a.thresholdType < b.thresholdType ? -1 : a.thresholdType > b.thresholdType ? 1 : 0));
-    for (const c of sorted) {
-      const key = `${MARKET}|${c.thresholdType}`;
-      if (!c.firing) active.delete(key);
+    for (const type of new Set(passed.map((c) => c.thresholdType))) {
+      const key = `${MARKET}|${type}`;
+      const firing = passed.filter((c) => c.thresholdType === type && c.firing);
+      if (firing.length === 0) active.delete(key);
       else if (!active.has(key)) {
         active.add(key);
-        started.add(thresholdIndex(c));
+        for (const c of firing) started.add(thresholdIndex(c));
       }
     }
     return started;

@@ -222,6 +222,19 @@ describe('applyAlerts: one notification per run, one alert per condition until i
     expect(later.created[0]).toMatchObject({ title: 'BTC watcher: rsi_overbought alert on BTC', market: 'BTC', thresholdType: 'rsi_overbought' });
   });
 
+  it('two thresholds of one type on a market are one event: the one not firing does not clear the one that does', async () => {
+    const small = (firing: boolean) => ({ ...rsi(firing), limit: 70, message: 'small' });
+    const big = (firing: boolean) => ({ ...rsi(firing), limit: 80, message: 'big' });
+    // Both fire: one notification with both.
+    expect((await apply([small(true), big(true)])).created.map((n) => n.alerts.map((a) => a.message))).toEqual([['small', 'big']]);
+    // Only the lower one fires, run after run: the event goes on, nothing new (it used to clear
+    // and alert again every other run).
+    for (let run = 0; run < 3; run++) expect((await apply([small(true), big(false)])).created).toEqual([]);
+    // Neither fires: it clears; the next firing is a new event.
+    expect((await apply([small(false), big(false)])).created).toEqual([]);
+    expect((await apply([small(true), big(false)])).created.map((n) => n.alerts.map((a) => a.message))).toEqual([['small']]);
+  });
+
   it('alerts once when several runs of the agent see the same condition at once', async () => {
     const results = await Promise.all(Array.from({ length: 5 }, () => apply([rsi(true, 'SOL'), rsi(true, 'ADA')])));
     expect(results.flatMap((r) => r.created.flatMap((n) => n.alerts.map((a) => a.market))).sort()).toEqual(['ADA', 'SOL']);

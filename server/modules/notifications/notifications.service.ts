@@ -114,6 +114,17 @@ export function toApiNotification(row: NotificationRow): TNotification {
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, MAX_ERROR_CHARS);
 
+/** Conditions (sorted by market, then type) in runs of one alert_states key. */
+function byKey(sorted: readonly AlertCondition[]): AlertCondition[][] {
+  const groups: AlertCondition[][] = [];
+  for (const condition of sorted) {
+    const last = groups.at(-1)?.[0];
+    if (last && last.market === condition.market && last.thresholdType === condition.thresholdType) groups.at(-1)!.push(condition);
+    else groups.push([condition]);
+  }
+  return groups;
+}
+
 export function createNotificationsService({ db, mailer, enqueueEmail, logger, publicUrl, now = () => new Date() }: NotificationsServiceDeps) {
   /**
    * Turns one run's evaluated conditions into at most one notification listing every alert that
@@ -145,10 +156,13 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
       // the same order (agent, then states by key), so concurrent runs queue, never deadlock.
       const agent = alerting ? await lockAgentCap(tx, input.agentId) : undefined;
       const fired: AlertCondition[] = [];
-      for (const condition of conditions) {
-        const key = { agentId: input.agentId, market: condition.market, thresholdType: condition.thresholdType };
-        if (!condition.firing) await clearAlert(tx, key);
-        else if (alerting && (await startAlert(tx, key, at))) fired.push(condition);
+      // One state per (market, type): two thresholds of one type (5% and 8% price change) decide
+      // it together, so the one that does not fire cannot clear the one that does.
+      for (const group of byKey(conditions)) {
+        const key = { agentId: input.agentId, market: group[0]!.market, thresholdType: group[0]!.thresholdType };
+        const firing = group.filter((c) => c.firing);
+        if (firing.length === 0) await clearAlert(tx, key);
+        else if (alerting && (await startAlert(tx, key, at))) fired.push(...firing);
       }
       if (fired.length === 0) return null;
       const alerts = fired.map((c) => ({ market: c.market, threshold: c.thresholdType, value: c.value, limit: c.limit, message: c.message }));
