@@ -27,7 +27,7 @@ const LAYERS = [
 const MODULE_USES = {
   auth: ['users'],
   runtime: ['agents', 'market', 'notifications'],
-  backtest: ['agents', 'market', 'runtime'],
+  backtest: ['agents', 'market', 'notifications', 'runtime'],
 };
 
 /** The only packages a layer may import; layers not listed may import any. Contracts are read by

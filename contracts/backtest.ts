@@ -157,9 +157,16 @@ export const ZBacktestResult = z.object({
   notTested: z.array(z.object({ name: z.string(), reason: z.string() })),
   /** Each signal and alert over every market, as the markets' rows are. */
   summary: z.array(ZBacktestRow),
-  /** One notification per run that raised at least one new alert, as the live agent sends. */
+  /** One notification per run that raised at least one new alert, as the live agent sends, after
+   * its per-hour cap (decision 0041): what the owner would have received. */
   notifications: z.object({
+    /** Alert notifications sent plus alert storm notices. */
     total: z.number().int(),
+    /** The agent's cap, and the alert notifications it would have held back (each held period
+     * sends one alert storm notice instead, counted in `total` and `stormNotices`). */
+    maxPerHour: z.number().int(),
+    held: z.number().int(),
+    stormNotices: z.number().int(),
     /** Calendar days (in timeZone) from the first evaluated candle to the last. */
     days: z.number().int(),
     perDay: z.number(),

@@ -66,7 +66,9 @@ describe('a test on history counts the notifications the live alert states make'
     const candles = series(seed, 120);
     const [agent] = await t.database.db
       .insert(agents)
-      .values({ ownerId, templateId: template.id, name: `seed ${seed}`, status: 'running', config: {} as TAgentConfig })
+      // Applied here within one real hour: the per-hour cap (tested on its own) is lifted, so
+      // what is compared is the alert states.
+      .values({ ownerId, templateId: template.id, name: `seed ${seed}`, status: 'running', config: { notifications: { maxPerHour: 1000 } } as TAgentConfig })
       .returning({ id: agents.id });
     const agentId = agent!.id;
 
@@ -88,6 +90,7 @@ describe('a test on history counts the notifications the live alert states make'
       candles: candles.length,
       timeZone: 'UTC',
       channels: { email: false, inApp: true },
+      maxPerHour: 1000,
       markets: [{ label: MARKET, symbol: 'BTC/USDT', source: 'binance', timeframe: '1h', simulated: false, candles, history: { requested: 120, received: 120, cached: 0, short: null } }],
     });
     const m = result.markets[0]!;

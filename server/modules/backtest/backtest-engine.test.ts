@@ -37,13 +37,18 @@ function market(series: TCandle[], label = 'BTC/USDT on binance'): BacktestMarke
   };
 }
 
-function backtest(plan: ReturnType<typeof planOf>, markets: Parameters<typeof runBacktest>[0]['markets'], options: { candles?: number; timeZone?: string } = {}): TBacktestResult {
+function backtest(
+  plan: ReturnType<typeof planOf>,
+  markets: Parameters<typeof runBacktest>[0]['markets'],
+  options: { candles?: number; timeZone?: string; maxPerHour?: number } = {},
+): TBacktestResult {
   const result = runBacktest({
     templateId: plan.templateType === 'stock' ? stockTemplate.id : cryptoTemplate.id,
     plan,
     candles: options.candles ?? 5000,
     timeZone: options.timeZone ?? 'UTC',
     channels: { email: true, inApp: true },
+    ...(options.maxPerHour === undefined ? {} : { maxPerHour: options.maxPerHour }),
     markets,
   });
   // Every answer is what the contract says the API sends.
@@ -130,7 +135,7 @@ describe('a hand-worked series', () => {
       [25, true],
     ]);
     expect(alerts[0]!.detail).toBe('Moved (BTC/USDT on binance: 10% > 5%, up from 100.00 to 110.00)');
-    expect(result.notifications).toEqual({ total: 3, days: 2, perDay: 1.5, worstDay: { date: '1970-01-01', count: 2 }, floodDays: 0 });
+    expect(result.notifications).toEqual({ total: 3, maxPerHour: 12, held: 0, stormNotices: 0, days: 2, perDay: 1.5, worstDay: { date: '1970-01-01', count: 2 }, floodDays: 0 });
   });
 
   it('marks every listed firing on the chart with its row label', () => {
@@ -191,6 +196,25 @@ describe('the once-per-event rule as the notifications apply it', () => {
   });
 });
 
+describe('the per-hour cap, as live (decision 0041)', () => {
+  it('holds the alerts over the cap in a sliding hour and sends one storm notice per held period', () => {
+    // Ten-minute candles; +10% on every even candle after the first two, flat between (which
+    // clears): an event at 20, 40, 60, 80, 100, 120 and 140 minutes. With 2 per hour:
+    // 20 and 40 sent; 60 held (the hour holds 20 and 40; resumes at 80): storm notice 1;
+    // 80 and 100 sent (20 and 40 left the window); 120 held (resumes at 140): storm notice 2;
+    // 140 sent.
+    const closes = [100, 100];
+    for (let k = 1; k <= 7; k++) closes.push(100 * 1.1 ** k, 100 * 1.1 ** k);
+    const series = closes.slice(0, 15).map((close, i) => ({ time: i * 600_000, open: close, high: close * 1.005, low: close * 0.995, close, volume: 1000 }));
+    const result = backtest(cryptoPlan([{ type: 'priceChange', value: 5, message: 'Moved' }], 20), [market(series)], { maxPerHour: 2 });
+    expect(result.notifications).toMatchObject({ maxPerHour: 2, held: 2, stormNotices: 2, total: 7 });
+    // The rows count the events; every firing started one.
+    expect(rowOf(okMarket(result), 'threshold-0')).toMatchObject({ fired: 7, notifications: 7 });
+    // The default cap (12) holds nothing here.
+    expect(backtest(cryptoPlan([{ type: 'priceChange', value: 5, message: 'Moved' }], 20), [market(series)]).notifications).toMatchObject({ maxPerHour: 12, held: 0, stormNotices: 0, total: 7 });
+  });
+});
+
 describe('notifications per day', () => {
   // Hourly candles from 2024-01-14T00:00Z; an event is a jump of 10% that returns the next hour
   // (still firing: no new notification) and is flat the hour after (clears).
@@ -208,9 +232,9 @@ describe('notifications per day', () => {
   it('counts days in the schedule time zone, first evaluated candle to last', () => {
     const newYork = backtest(plan, [market(withEvents(hours))], { timeZone: 'America/New_York' }).notifications;
     // Evaluated from 2024-01-14T01:00Z (13 Jan, 20:00 in New York) to 2024-01-16T23:00Z (16 Jan): 4 days.
-    expect(newYork).toEqual({ total: 5, days: 4, perDay: 1.25, worstDay: { date: '2024-01-15', count: 3 }, floodDays: 0 });
+    expect(newYork).toEqual({ total: 5, maxPerHour: 12, held: 0, stormNotices: 0, days: 4, perDay: 1.25, worstDay: { date: '2024-01-15', count: 3 }, floodDays: 0 });
     const utc = backtest(plan, [market(withEvents(hours))], { timeZone: 'UTC' }).notifications;
-    expect(utc).toEqual({ total: 5, days: 3, perDay: 1.67, worstDay: { date: '2024-01-15', count: 5 }, floodDays: 0 });
+    expect(utc).toEqual({ total: 5, maxPerHour: 12, held: 0, stormNotices: 0, days: 3, perDay: 1.67, worstDay: { date: '2024-01-15', count: 5 }, floodDays: 0 });
     const kolkata = backtest(plan, [market(withEvents(hours))], { timeZone: 'Asia/Kolkata' }).notifications;
     // +05:30: 2024-01-15T20:00Z is 16 Jan 01:30 there, the others fall on 15 Jan; the last
     // candle, 2024-01-16T23:00Z, is 17 Jan 04:30.
@@ -233,7 +257,7 @@ describe('notifications per day', () => {
     for (const i of events) closes[i] = 110;
     const series = closes.map((close, i) => ({ time: start + i * quarter, open: close, high: close * 1.005, low: close * 0.995, close, volume: 1000 }));
     const result = backtest(plan, [{ ...market(series), timeframe: '15m' }]);
-    expect(result.notifications).toEqual({ total: 42, days: 2, perDay: 21, worstDay: { date: '2024-01-14', count: 22 }, floodDays: 1 });
+    expect(result.notifications).toEqual({ total: 42, maxPerHour: 12, held: 0, stormNotices: 0, days: 2, perDay: 21, worstDay: { date: '2024-01-14', count: 22 }, floodDays: 1 });
   });
 });
 
@@ -289,7 +313,7 @@ describe('stock signals, markets and limits', () => {
       ['Volume surge', 0, null],
       ['threshold-0', 0, 0],
     ]);
-    expect(result.notifications).toEqual({ total: 0, days: 0, perDay: 0, worstDay: null, floodDays: 0 });
+    expect(result.notifications).toEqual({ total: 0, maxPerHour: 12, held: 0, stormNotices: 0, days: 0, perDay: 0, worstDay: null, floodDays: 0 });
   });
 
   it('says so when any market is simulated', () => {

@@ -13,6 +13,8 @@ import {
 } from '../../../contracts/backtest.ts';
 import { tooFewCandlesError, type TCandle, type TCandleTimeframe, type TChartData, type TMarketSource } from '../../../contracts/market.ts';
 import { candlesNeeded, chartOf, MIN_CANDLES, onChainRulesWanted, prepareMarket, thresholdCondition, thresholdValueAt, type PreparedMarket } from '../runtime/evaluate.ts';
+import { MAX_PER_HOUR_DEFAULT } from '../../../contracts/agents.ts';
+import { CAP_WINDOW_MS, resumesAt } from '../notifications/alert-storm.ts';
 import type { RunPlan } from '../runtime/run-plan.ts';
 
 /**
@@ -41,6 +43,8 @@ export type BacktestInput = {
   candles: number;
   timeZone: string;
   channels: { email: boolean; inApp: boolean };
+  /** The agent's notifications per hour (its config's, MAX_PER_HOUR_DEFAULT when unset). */
+  maxPerHour?: number;
   /** One per watched market, in the order of marketsOf(plan); a market whose history could not be read is passed as its failed entry. */
   markets: Array<BacktestMarketInput | FailedMarket>;
 };
@@ -292,25 +296,65 @@ function dayReader(timeZone: string) {
 
 const dayNumber = (day: string) => Date.UTC(Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, Number(day.slice(8, 10))) / 86_400_000;
 
-/** One notification per candle time that started an event on any market, counted per day. */
-function notificationsOf(replayed: readonly Replayed[], timeZone: string): TBacktestResult['notifications'] {
-  if (replayed.length === 0) return { total: 0, days: 0, perDay: 0, worstDay: null, floodDays: 0 };
+/**
+ * The agent's per-hour cap over the candle times that started an event, as applyAlerts applies
+ * it (decision 0041): in time order, an alert notification whose last hour already holds
+ * `maxPerHour` sent ones is held, and each held period (named by when it ends) sends one storm
+ * notice. Returns what reaches the owner: the sent times and the storm notices' times.
+ */
+function applyCap(times: readonly number[], maxPerHour: number): { delivered: number[]; held: number; stormNotices: number } {
+  const sent: number[] = [];
+  const delivered: number[] = [];
+  let held = 0;
+  let stormNotices = 0;
+  let lastPeriod: number | null = null;
+  let windowStart = 0;
+  for (const time of times) {
+    // The window is (time - 1 h, time], as alertTimesSince reads it.
+    while (windowStart < sent.length && sent[windowStart]! <= time - CAP_WINDOW_MS) windowStart++;
+    // Never more than maxPerHour sent ones in the window: held ones do not enter it.
+    const resumes = resumesAt(
+      sent.slice(windowStart).map((t) => new Date(t)),
+      maxPerHour,
+    );
+    if (resumes) {
+      held++;
+      if (resumes.getTime() !== lastPeriod) {
+        lastPeriod = resumes.getTime();
+        stormNotices++;
+        delivered.push(time);
+      }
+    } else {
+      sent.push(time);
+      delivered.push(time);
+    }
+  }
+  return { delivered, held, stormNotices };
+}
+
+/** One notification per candle time that started an event on any market, after the cap, counted per day. */
+function notificationsOf(replayed: readonly Replayed[], timeZone: string, maxPerHour: number): TBacktestResult['notifications'] {
+  if (replayed.length === 0) return { total: 0, maxPerHour, held: 0, stormNotices: 0, days: 0, perDay: 0, worstDay: null, floodDays: 0 };
   const dayOf = dayReader(timeZone);
   const first = Math.min(...replayed.map((r) => Date.parse(r.market.from)));
   const last = Math.max(...replayed.map((r) => Date.parse(r.market.to)));
   const days = dayNumber(dayOf(last)) - dayNumber(dayOf(first)) + 1;
-  const times = new Set(replayed.flatMap((r) => r.notificationTimes));
+  const times = [...new Set(replayed.flatMap((r) => r.notificationTimes))].sort((a, b) => a - b);
+  const { delivered, held, stormNotices } = applyCap(times, maxPerHour);
   const perDay = new Map<string, number>();
-  for (const time of times) {
+  for (const time of delivered) {
     const day = dayOf(time);
     perDay.set(day, (perDay.get(day) ?? 0) + 1);
   }
   let worstDay: { date: string; count: number } | null = null;
   for (const [date, count] of [...perDay].sort(([a], [b]) => compare(a, b))) if (!worstDay || count > worstDay.count) worstDay = { date, count };
   return {
-    total: times.size,
+    total: delivered.length,
+    maxPerHour,
+    held,
+    stormNotices,
     days,
-    perDay: round(times.size / days, 2),
+    perDay: round(delivered.length / days, 2),
     worstDay,
     floodDays: [...perDay.values()].filter((count) => count > FLOOD_NOTIFICATIONS_PER_DAY).length,
   };
@@ -335,6 +379,6 @@ export function runBacktest(input: BacktestInput): TBacktestResult {
       replayed.map((r) => r.rows),
       template,
     ).map(rowOf),
-    notifications: notificationsOf(replayed, input.timeZone),
+    notifications: notificationsOf(replayed, input.timeZone, input.maxPerHour ?? MAX_PER_HOUR_DEFAULT),
   };
 }

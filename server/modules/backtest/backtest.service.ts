@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import { followDefaultMessage } from '../../../contracts/alert-thresholds.ts';
-import type { TAgentConfig } from '../../../contracts/agents.ts';
+import { notificationsPerHour, type TAgentConfig } from '../../../contracts/agents.ts';
 import { BACKTEST_WORK_MAX, type TBacktestMarket, type TBacktestResult } from '../../../contracts/backtest.ts';
 import { MARKET_FAILURES, tooFewCandlesError } from '../../../contracts/market.ts';
 import { MarketDataError } from '../../integrations/market/candle-source.ts';
@@ -132,6 +132,7 @@ export function createBacktestService({ agents, marketData, logger, now = () => 
       candles,
       timeZone: input.config.schedule.timeZone,
       channels: { email: input.config.notifications.email, inApp: input.config.notifications.inApp },
+      maxPerHour: notificationsPerHour(input.config.notifications),
       markets,
     });
     logger.info(

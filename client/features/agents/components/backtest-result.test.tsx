@@ -38,13 +38,20 @@ describe('BacktestResultView', () => {
       <BacktestResultView
         result={backtestResult({
           channels: { email: false, inApp: false },
-          notifications: { total: 130, days: 5, perDay: 26, worstDay: { date: '2025-01-08', count: 41 }, floodDays: 3 },
+          notifications: { total: 130, maxPerHour: 1000, held: 0, stormNotices: 0, days: 5, perDay: 26, worstDay: { date: '2025-01-08', count: 41 }, floodDays: 3 },
         })}
       />,
     );
     expect(screen.getByText(/^Warning: on 3 days of 5 this configuration would have sent more than 20 notifications/)).toBeInTheDocument();
     expect(term('Worst day')).toHaveTextContent('Jan 8, 2025: 41');
     expect(screen.getByText(/Email and in-app notifications are both off: as configured, this agent would tell nobody/)).toBeInTheDocument();
+  });
+
+  it('says how many alerts the per-hour cap would have held back, and the storm notices sent instead', () => {
+    render(<BacktestResultView result={backtestResult({ notifications: { ...backtestResult().notifications, total: 14, held: 9, stormNotices: 2 } })} />);
+    expect(term('Held back')).toHaveTextContent('9 alerts over the limit of 12 per hour; 2 alert storm notices instead (counted in the total)');
+    render(<BacktestResultView result={backtestResult()} />);
+    expect(screen.getAllByText('Held back', { selector: 'dt' })).toHaveLength(1);
   });
 
   it('tabulates each signal and alert: fired, notifications (— for signals), signed average and median, share in direction', () => {

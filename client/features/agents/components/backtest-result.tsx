@@ -82,6 +82,11 @@ export function BacktestResultView({ result }: { result: TBacktestResult }) {
           <Row term="Worst day">
             {notifications.worstDay ? `${format(parseISO(notifications.worstDay.date), DATE)}: ${formatNumber(notifications.worstDay.count, 0)}` : 'None'}
           </Row>
+          {notifications.held > 0 && (
+            <Row term="Held back">
+              {`${plural(notifications.held, 'alert')} over the limit of ${formatNumber(notifications.maxPerHour, 0)} per hour; ${plural(notifications.stormNotices, 'alert storm notice')} instead (counted in the total)`}
+            </Row>
+          )}
         </dl>
         {notifications.floodDays > 0 && (
           <p className="text-sm font-medium text-red-700">

@@ -108,7 +108,7 @@ export function backtestResult(overrides: Partial<TBacktestResult> = {}): TBackt
     markets: [market],
     notTested: [],
     summary: market.rows,
-    notifications: { total: 2, days: 5, perDay: 0.4, worstDay: { date: '2025-01-06', count: 1 }, floodDays: 0 },
+    notifications: { total: 2, maxPerHour: 12, held: 0, stormNotices: 0, days: 5, perDay: 0.4, worstDay: { date: '2025-01-06', count: 1 }, floodDays: 0 },
     ...overrides,
   };
 }
