@@ -40,7 +40,17 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const postgres = process.env.TEST_DATABASE === 'postgres' ? await createPostgresDatabase() : null;
   const config = loadConfig(
-    { NODE_ENV: 'test', LOG_LEVEL: 'silent', PUBLIC_URL: TEST_ORIGIN, SIGN_IN_RATE_LIMIT: '1000', ...(postgres ? { DATABASE_URL: postgres.url } : {}), ...options.env },
+    {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      PUBLIC_URL: TEST_ORIGIN,
+      SIGN_IN_RATE_LIMIT: '1000',
+      // No test reaches the real Telegram: a loopback address the outbound door refuses, unless
+      // a test names its fake (and allows loopback).
+      TELEGRAM_BASE_URL: 'https://127.0.0.1:9',
+      ...(postgres ? { DATABASE_URL: postgres.url } : {}),
+      ...options.env,
+    },
     { inMemoryDatabase: true },
   );
   const logger = options.logger ?? pino({ level: 'silent' });
