@@ -16,6 +16,9 @@ export const CHANNEL_KIND_LABELS: Record<TChannelKind, string> = {
   telegram: 'Telegram',
 };
 
+/** The rule an agent's channel choice follows: only its owner's channels. */
+export const CHANNEL_CHOICE_RULE = 'Each channel must be one of your channels';
+
 /** At most this many channels per user. */
 export const MAX_CHANNELS = 20;
 

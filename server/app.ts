@@ -37,8 +37,7 @@ import { createMailer } from './integrations/email/mailer.ts';
 import { notificationsRoutes } from './modules/notifications/notifications.routes.ts';
 import { createNotificationsService, type NotificationsService } from './modules/notifications/notifications.service.ts';
 import { channelsRoutes } from './modules/channels/channels.routes.ts';
-import { createChannelsService, type ChannelsService } from './modules/channels/channels.service.ts';
-import { createSecretBox } from './lib/secret-box.ts';
+import { channelsServiceFromConfig, type ChannelsService } from './modules/channels/channels.service.ts';
 import { settingsRoutes } from './modules/settings/settings.routes.ts';
 import { createSettingsService } from './modules/settings/settings.service.ts';
 import { usersRoutes } from './modules/users/users.routes.ts';
@@ -120,30 +119,27 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   const articles = createArticlesService({ db });
   await app.register(articlesRoutes, { articles });
   await app.register(feedsRoutes, { articles, publicUrl: config.publicUrl, siteName: config.siteName });
-  const agents = createAgentsService({ db, jobs, now });
+  const channels = channelsServiceFromConfig(config, {
+    db,
+    enqueueDelivery: enqueueDelivery ?? inBackground(app, 'channel delivery failed', (id) => channels.deliver(id, { number: 1, last: true })),
+    logger,
+    now,
+  });
+  app.decorate('channels', channels);
+  await app.register(channelsRoutes, { channels });
+  const agents = createAgentsService({ db, jobs, foreignChannels: channels.foreignIds, now });
   await app.register(agentsRoutes, { agents });
   const marketData = sharedMarketData ?? createMarketData(config.market, { logger, now, db });
   if (!sharedMarketData) app.addHook('onClose', async () => marketData.close());
   await app.register(backtestRoutes, { backtests: createBacktestService({ agents, marketData, logger, now, limits: config.backtest }) });
   await app.register(chatRoutes, { chat: createChatService({ db, config: config.chat, now }) });
-  const channels = createChannelsService({
-    db,
-    secretBox: createSecretBox(config.channels.secretKey.material),
-    outbound: config.outbound,
-    telegramBaseUrl: config.channels.telegramBaseUrl,
-    enqueueDelivery: enqueueDelivery ?? inBackground(app, 'channel delivery failed', (id) => channels.deliver(id, { number: 1, last: true })),
-    logger,
-    publicUrl: config.publicUrl,
-    now,
-  });
-  app.decorate('channels', channels);
-  await app.register(channelsRoutes, { channels });
   const notifications = createNotificationsService({
     db,
     mailer: createMailer(config.email, logger),
     enqueueEmail: enqueueEmail ?? inBackground(app, 'alert email delivery failed', (id) => notifications.deliverEmail(id, { number: 1, last: true })),
     logger,
     publicUrl: config.publicUrl,
+    channels,
     now,
   });
   app.decorate('notifications', notifications);

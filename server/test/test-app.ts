@@ -36,6 +36,9 @@ export async function createTestApp(
     clientDir?: string;
     /** For the app, its database and its job queue; silent by default (the secrets test reads every line). */
     logger?: FastifyBaseLogger;
+    /** Takes the app's channel deliveries instead of its one background attempt each, so a test
+     * can drive each attempt (retries) itself. */
+    enqueueDelivery?: (deliveryId: string) => Promise<void>;
   } = {},
 ): Promise<TestApp> {
   const postgres = process.env.TEST_DATABASE === 'postgres' ? await createPostgresDatabase() : null;
@@ -67,6 +70,7 @@ export async function createTestApp(
     jobs,
     now,
     clientDir: options.clientDir ?? '/nonexistent-client-dir',
+    ...(options.enqueueDelivery ? { enqueueDelivery: options.enqueueDelivery } : {}),
   });
   await app.ready();
 

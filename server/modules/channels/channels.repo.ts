@@ -1,7 +1,7 @@
 import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
 import type { TDeliveryStatus } from '../../../contracts/channels.ts';
 import type { Db } from '../../db/client.ts';
-import { channelDeliveries, channels, notifications } from '../../db/schema.ts';
+import { agents, channelDeliveries, channels, notifications } from '../../db/schema.ts';
 
 export type ChannelRow = typeof channels.$inferSelect;
 export type DeliveryRow = typeof channelDeliveries.$inferSelect;
@@ -33,9 +33,21 @@ export async function insertChannel(db: Tx, row: typeof channels.$inferInsert): 
   return created!;
 }
 
-export async function deleteChannel(db: Tx, userId: string, id: string): Promise<boolean> {
-  const removed = await db.delete(channels).where(and(eq(channels.id, id), eq(channels.userId, userId))).returning({ id: channels.id });
-  return removed.length > 0;
+/**
+ * Deletes the user's channel and takes it out of their agents' choices, in one transaction: a
+ * saved agent never names a channel that is gone (its next save would be refused for it).
+ */
+export async function deleteChannel(db: Db, userId: string, id: string): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const removed = await tx.delete(channels).where(and(eq(channels.id, id), eq(channels.userId, userId))).returning({ id: channels.id });
+    if (removed.length === 0) return false;
+    const path = sql`'{notifications,channels}'::text[]`;
+    await tx
+      .update(agents)
+      .set({ config: sql`jsonb_set(${agents.config}, ${path}, (${agents.config} #> ${path}) - ${id}::text)` })
+      .where(and(eq(agents.ownerId, userId), sql`(${agents.config} #> ${path}) @> jsonb_build_array(${id}::text)`));
+    return true;
+  });
 }
 
 /** One pending delivery per chosen channel that is still the notification's owner's. */

@@ -19,7 +19,8 @@ import { checkOutboundUrl } from '../../integrations/outbound/check-outbound-url
 import { OutboundError } from '../../integrations/outbound/outbound-error.ts';
 import type { OutboundOptions } from '../../integrations/outbound/send-outbound.ts';
 import { AppError } from '../../lib/errors.ts';
-import { SecretBoxError, type SecretBox } from '../../lib/secret-box.ts';
+import { createSecretBox, SecretBoxError, type SecretBox } from '../../lib/secret-box.ts';
+import type { Config } from '../../config.ts';
 import {
   countChannels,
   deleteChannel,
@@ -219,3 +220,17 @@ export function createChannelsService({ db, secretBox, outbound, telegramBaseUrl
 }
 
 export type ChannelsService = ReturnType<typeof createChannelsService>;
+
+/** The process's channels service from its configuration: the web app's and a worker's alike. */
+export function channelsServiceFromConfig(
+  config: Pick<Config, 'channels' | 'outbound' | 'publicUrl'>,
+  deps: Pick<ChannelsServiceDeps, 'db' | 'enqueueDelivery' | 'logger' | 'now'>,
+): ChannelsService {
+  return createChannelsService({
+    ...deps,
+    secretBox: createSecretBox(config.channels.secretKey.material),
+    outbound: config.outbound,
+    telegramBaseUrl: config.channels.telegramBaseUrl,
+    publicUrl: config.publicUrl,
+  });
+}

@@ -28,6 +28,7 @@ function notification(overrides: Partial<TNotification>): TNotification {
     readAt: null,
     emailStatus: 'none',
     heldUntil: null,
+    deliveries: [],
     ...overrides,
   };
 }
