@@ -10,7 +10,8 @@ import { startOutboundTarget, type OutboundTarget } from './outbound-target.ts';
  * `caFile`, for OUTBOUND_CA_FILE), each checking what arrives and answering as the real
  * service does:
  * - `/webhook/<name>`: a generic webhook endpoint that verifies the X-Signature header with
- *   the secret registered for <name> (400 when it does not match), then answers 204;
+ *   the secret registered for <name> (400 when it does not match), then answers 204; one
+ *   named 'flaky…' answers 503 to its first request;
  * - `/slack/<name>`: a Slack incoming webhook: 200 'ok' for `{text, blocks?}`, 400
  *   'invalid_payload' without text, 404 'no_service' when <name> is 'gone';
  * - `/discord/<name>`: a Discord webhook: 204, or for 'limited' 429 with
@@ -40,6 +41,7 @@ export async function startChannelReceivers(): Promise<ChannelReceivers> {
   const receipts: ChannelReceipt[] = [];
   const secrets = new Map<string, string>();
   const bots = new Map<string, Set<string>>();
+  const seenFlaky = new Set<string>();
   const answer = (res: ServerResponse, status: number, body?: unknown, type = 'application/json') => {
     if (body === undefined) return res.writeHead(status).end();
     res.writeHead(status, { 'content-type': type }).end(typeof body === 'string' ? body : JSON.stringify(body));
@@ -62,6 +64,11 @@ export async function startChannelReceivers(): Promise<ChannelReceivers> {
     };
 
     if (kind === 'webhook') {
+      // A 'flaky-…' endpoint is down for its first request, as a receiver mid-deploy.
+      if (name.startsWith('flaky') && !seenFlaky.has(name)) {
+        seenFlaky.add(name);
+        return done('webhook', name, 'unavailable', 503, { error: 'unavailable' });
+      }
       const verdict = verifySignature(secrets.get(name), String(req.headers['x-signature'] ?? ''), last.body);
       return verdict === 'signed' ? done('webhook', name, verdict, 204) : done('webhook', name, verdict, 400, { error: verdict });
     }

@@ -4,6 +4,9 @@ import { CHANNEL_CHOICE_RULE, DELIVERY_FAILURES, WEBHOOK_SCHEMA_VERSION, type TC
 import type { TNotificationList } from '../../../contracts/notifications.ts';
 import { startChannelReceivers, type ChannelReceivers } from '../../../tests/fakes/channel-receivers.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
+import { until } from '../../test/until.ts';
+import { startWorkers, type Workers } from '../runtime/workers.ts';
+import pino from 'pino';
 
 const OWNER = 'deliveries-owner@example.com';
 const OTHER = 'deliveries-other@example.com';
@@ -139,4 +142,54 @@ describe('channel deliveries', () => {
     const saved = (await t.request({ url: `/api/agents/${agent.id}`, cookie: owner })).json<TAgent>();
     expect(saved.config.notifications.channels).toEqual([]);
   });
+});
+
+describe('channel deliveries on the job queue', () => {
+  let t: TestApp;
+  let fake: ChannelReceivers;
+  let workers: Workers;
+
+  beforeAll(async () => {
+    fake = await startChannelReceivers();
+    t = await createTestApp({
+      env: { ADMIN_EMAILS: OWNER, OUTBOUND_ALLOW_LOOPBACK: 'true', OUTBOUND_CA_FILE: fake.caFile, CHANNEL_RETRIES: '2', CHANNEL_RETRY_DELAY_SECONDS: '1', MARKET_DATA: 'simulated' },
+      // The app's own queue: `t` is set before any notification is made.
+      enqueueDelivery: (id) => t.jobs.enqueueDelivery(id),
+    });
+    workers = await startWorkers({ config: t.config, database: t.database, jobs: t.jobs, logger: pino({ level: 'silent' }), notifications: t.app.notifications, channels: t.app.channels, now: t.now });
+  });
+  afterAll(async () => {
+    await workers.stop();
+    await t.close();
+    await fake.close();
+  });
+
+  it('retries a failed delivery with backoff until it is delivered', async () => {
+    const cookie = await t.signIn(OWNER, 'Owner');
+    const ownerId = (await t.request({ url: '/api/auth/me', cookie })).json<{ user: { id: string } }>().user.id;
+    const hook = (await t.request({ method: 'POST', url: '/api/channels', cookie, payload: { kind: 'webhook', name: 'Flaky', url: `${fake.origin}/webhook/flaky-1` } })).json<TCreatedChannel>();
+    fake.setWebhookSecret('flaky-1', hook.signingSecret!);
+    const config = defaultAgentConfig(template);
+    const agent = (
+      await t.request({ method: 'POST', url: '/api/agents', cookie, payload: { templateId: template.id, name: 'Queued', config: { ...config, notifications: { ...config.notifications, channels: [hook.id] } } } })
+    ).json<TAgent>();
+    const { created } = await t.app.notifications.applyAlerts({
+      userId: ownerId,
+      agentId: agent.id,
+      agentName: agent.name,
+      runId: null,
+      emailEnabled: false,
+      inAppEnabled: true,
+      channelIds: [hook.id],
+      conditions: [{ market: 'AAPL', thresholdType: 'priceChange', firing: true, value: 3.2, limit: 1, message: 'AAPL moved 3.2%' }],
+    });
+    const id = created[0]!.id;
+    const delivered = await until(
+      async () => (await t.request({ url: '/api/notifications', cookie })).json<TNotificationList>().notifications.find((n) => n.id === id)?.deliveries[0],
+      (delivery) => delivery?.status !== 'pending',
+      30_000,
+    );
+    expect(delivered).toMatchObject({ channelName: 'Flaky', status: 'sent', attempts: 2, lastError: null });
+    expect(fake.receipts.filter((r) => r.name === 'flaky-1').map((r) => r.verdict)).toEqual(['unavailable', 'signed']);
+  }, 60_000);
 });
