@@ -24,6 +24,7 @@ export type ChannelReceipt = { kind: 'webhook' | 'slack' | 'discord' | 'telegram
 
 export type ChannelReceivers = {
   origin: string;
+  /** The certificate to trust, for OUTBOUND_CA_FILE (https only). */
   caFile: string;
   target: OutboundTarget;
   receipts: ChannelReceipt[];
@@ -37,7 +38,9 @@ export type ChannelReceivers = {
 /** How old a signed timestamp may be, as a receiver following the README would check. */
 const SIGNATURE_TOLERANCE_SECONDS = 300;
 
-export async function startChannelReceivers(): Promise<ChannelReceivers> {
+/** `tls: false`: plain http on 127.0.0.1, for a server started elsewhere that cannot be handed
+ * the certificate (the journeys' server, with OUTBOUND_ALLOW_LOOPBACK). */
+export async function startChannelReceivers({ tls = true }: { tls?: boolean } = {}): Promise<ChannelReceivers> {
   const receipts: ChannelReceipt[] = [];
   const secrets = new Map<string, string>();
   const bots = new Map<string, Set<string>>();
@@ -103,12 +106,12 @@ export async function startChannelReceivers(): Promise<ChannelReceivers> {
     return done('unknown', url.pathname, 'not found', 404, { error: 'not found' });
   };
 
-  const target = await startOutboundTarget({ tls: { names: ['127.0.0.1'] }, respond });
+  const target = await startOutboundTarget({ ...(tls ? { tls: { names: ['127.0.0.1'] } } : {}), respond });
   const dir = mkdtempSync(path.join(tmpdir(), 'channel-receivers-'));
   const caFile = path.join(dir, 'ca.pem');
-  writeFileSync(caFile, target.cert!);
+  if (target.cert) writeFileSync(caFile, target.cert);
   return {
-    origin: `https://127.0.0.1:${target.port}`,
+    origin: `${tls ? 'https' : 'http'}://127.0.0.1:${target.port}`,
     caFile,
     target,
     receipts,
