@@ -26,7 +26,8 @@ const LAYERS = [
 /** The other server modules a module may import; any module not listed imports none. */
 const MODULE_USES = {
   auth: ['users'],
-  runtime: ['agents', 'market', 'notifications'],
+  // The worker process assembles the channels service too, to deliver its jobs.
+  runtime: ['agents', 'channels', 'market', 'notifications'],
   backtest: ['agents', 'market', 'notifications', 'runtime'],
 };
 

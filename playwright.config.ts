@@ -103,6 +103,8 @@ export default defineConfig({
         SIGN_IN_RATE_LIMIT: '10000',
         // Agents run on generated candles: the journeys never call a real exchange.
         MARKET_DATA: 'simulated',
+        // The channels journey's receiver listens on 127.0.0.1 (plain http, tests only).
+        OUTBOUND_ALLOW_LOOPBACK: 'true',
         ...aiEnv,
       },
     },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CHANNEL_CHOICE_RULE, MAX_CHANNELS } from './channels.ts';
 import { defaultValue, parametersSchema, ZParameterDefinition, ZParameterValue, type TParameterDefinitions, type TParametersOf } from './agent-parameters.ts';
 import { ZAgentHealth } from './agent-health.ts';
 import { ZRunResult } from './market.ts';
@@ -90,6 +91,13 @@ export const ZNotifications = z
       .int('maxPerHour must be a whole number')
       .min(MAX_PER_HOUR_MIN, `maxPerHour must be at least ${MAX_PER_HOUR_MIN}`)
       .max(MAX_PER_HOUR_MAX, `maxPerHour must be at most ${MAX_PER_HOUR_MAX}`)
+      .optional(),
+    /** The owner's delivery channels this agent also notifies (docs/decisions/0043). Optional:
+     * configurations stored before channels existed read as none. */
+    channels: z
+      .array(z.uuid(CHANNEL_CHOICE_RULE))
+      .max(MAX_CHANNELS, `at most ${MAX_CHANNELS} channels`)
+      .refine((ids) => new Set(ids).size === ids.length, 'Each channel may be chosen once')
       .optional(),
   })
   .strict();

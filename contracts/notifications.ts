@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { NOTIFICATION_KINDS } from './agent-health.ts';
 import { ZRunAlert } from './market.ts';
+import { ZChannelDelivery } from './channels.ts';
 
 export const EMAIL_STATUSES = ['none', 'pending', 'sent', 'logged', 'failed'] as const;
 
@@ -31,6 +32,8 @@ export const ZNotification = z.object({
   emailStatus: z.enum(EMAIL_STATUSES),
   /** An 'alert-storm' notice's end of the held period: when the agent notifies again; else null. */
   heldUntil: z.string().nullable(),
+  /** Its deliveries to the agent's chosen channels (docs/decisions/0043), oldest first. */
+  deliveries: z.array(ZChannelDelivery),
 });
 export type TNotification = z.infer<typeof ZNotification>;
 

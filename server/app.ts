@@ -36,6 +36,8 @@ import { createHealthService } from './modules/health/health.service.ts';
 import { createMailer } from './integrations/email/mailer.ts';
 import { notificationsRoutes } from './modules/notifications/notifications.routes.ts';
 import { createNotificationsService, type NotificationsService } from './modules/notifications/notifications.service.ts';
+import { channelsRoutes } from './modules/channels/channels.routes.ts';
+import { channelsServiceFromConfig, type ChannelsService } from './modules/channels/channels.service.ts';
 import { settingsRoutes } from './modules/settings/settings.routes.ts';
 import { createSettingsService } from './modules/settings/settings.service.ts';
 import { usersRoutes } from './modules/users/users.routes.ts';
@@ -60,6 +62,8 @@ export type AppDeps = {
    * retries; without one, each email is tried once, in the background of the alerting call.
    */
   enqueueEmail?: (notificationId: string) => Promise<void>;
+  /** As enqueueEmail, for channel deliveries: `app.channels.deliver(id, attempt)`. */
+  enqueueDelivery?: (deliveryId: string) => Promise<void>;
   /**
    * Candles for Test on history. The process's one MarketData, shared with its workers when it
    * runs them, so history and live runs meet at one rate gate per provider; without one, the app
@@ -73,11 +77,13 @@ declare module 'fastify' {
     /** Alerts and their emails, for the agents runtime: applyAlerts after a run, deliverEmail in
      * the email job. */
     notifications: NotificationsService;
+    /** Delivery channels, for the delivery job: deliver(id, attempt). */
+    channels: ChannelsService;
   }
 }
 
 /** Builds the whole HTTP app without listening; tests drive it with `app.inject()`. */
-export async function buildApp({ config, database, logger, now = () => new Date(), clientDir = defaultClientDir, jobs, enqueueEmail, marketData: sharedMarketData }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, database, logger, now = () => new Date(), clientDir = defaultClientDir, jobs, enqueueEmail, enqueueDelivery, marketData: sharedMarketData }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -113,7 +119,15 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   const articles = createArticlesService({ db });
   await app.register(articlesRoutes, { articles });
   await app.register(feedsRoutes, { articles, publicUrl: config.publicUrl, siteName: config.siteName });
-  const agents = createAgentsService({ db, jobs, now });
+  const channels = channelsServiceFromConfig(config, {
+    db,
+    enqueueDelivery: enqueueDelivery ?? inBackground(app, 'channel delivery failed', (id) => channels.deliver(id, { number: 1, last: true })),
+    logger,
+    now,
+  });
+  app.decorate('channels', channels);
+  await app.register(channelsRoutes, { channels });
+  const agents = createAgentsService({ db, jobs, foreignChannels: channels.foreignIds, now });
   await app.register(agentsRoutes, { agents });
   const marketData = sharedMarketData ?? createMarketData(config.market, { logger, now, db });
   if (!sharedMarketData) app.addHook('onClose', async () => marketData.close());
@@ -122,9 +136,10 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   const notifications = createNotificationsService({
     db,
     mailer: createMailer(config.email, logger),
-    enqueueEmail: enqueueEmail ?? deliverInBackground(app, () => notifications),
+    enqueueEmail: enqueueEmail ?? inBackground(app, 'alert email delivery failed', (id) => notifications.deliverEmail(id, { number: 1, last: true })),
     logger,
     publicUrl: config.publicUrl,
+    channels,
     now,
   });
   app.decorate('notifications', notifications);
@@ -142,18 +157,18 @@ export async function buildApp({ config, database, logger, now = () => new Date(
 }
 
 /**
- * The default enqueueEmail: one attempt, started at once and not awaited, so alerting never
- * waits on SMTP. Closing the app waits for the attempts in flight (they use the database).
+ * The default enqueueEmail and enqueueDelivery: one attempt, started at once and not awaited,
+ * so alerting never waits on a receiver. Closing the app waits for the attempts in flight
+ * (they use the database).
  */
-function deliverInBackground(app: FastifyInstance, service: () => NotificationsService): (notificationId: string) => Promise<void> {
+function inBackground(app: FastifyInstance, failed: string, deliver: (id: string) => Promise<void>): (id: string) => Promise<void> {
   const inFlight = new Set<Promise<void>>();
   app.addHook('onClose', async () => {
     await Promise.allSettled(inFlight);
   });
-  return async (notificationId) => {
-    const attempt = service()
-      .deliverEmail(notificationId, { number: 1, last: true })
-      .catch((err: unknown) => app.log.error({ err, notificationId }, 'alert email delivery failed'))
+  return async (id) => {
+    const attempt = deliver(id)
+      .catch((err: unknown) => app.log.error({ err, id }, failed))
       .finally(() => inFlight.delete(attempt));
     inFlight.add(attempt);
   };

@@ -104,6 +104,22 @@ describe('loadConfig', () => {
     );
   });
 
+  it('derives the channel secrets key from CHANNEL_SECRET_KEY, else SESSION_SECRET; Telegram only at its host or a loopback fake', () => {
+    expect(load({ SESSION_SECRET: 's'.repeat(32) }).channels.secretKey).toEqual({ material: 's'.repeat(32), source: 'SESSION_SECRET' });
+    expect(load({ SESSION_SECRET: 's'.repeat(32), CHANNEL_SECRET_KEY: 'c'.repeat(32) }).channels.secretKey).toEqual({ material: 'c'.repeat(32), source: 'CHANNEL_SECRET_KEY' });
+    expect(() => load({ CHANNEL_SECRET_KEY: 'short' })).toThrow(/CHANNEL_SECRET_KEY: must be at least 32 characters/);
+    expect(load({}).channels.telegramBaseUrl).toBe('https://api.telegram.org');
+    expect(load({ TELEGRAM_BASE_URL: 'https://127.0.0.1:8443/' }).channels.telegramBaseUrl).toBe('https://127.0.0.1:8443');
+    expect(() => load({ TELEGRAM_BASE_URL: 'https://evil.example.com' })).toThrow(/TELEGRAM_BASE_URL/);
+  });
+
+  it('reads OUTBOUND_CA_FILE for test receivers, and refuses it in production', () => {
+    expect(() => load({ OUTBOUND_CA_FILE: '/nonexistent/ca.pem' })).toThrow(/OUTBOUND_CA_FILE: \/nonexistent\/ca.pem could not be read/);
+    expect(() => load({ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32), ALLOW_LOCAL_AUTH: 'true', OUTBOUND_CA_FILE: '/etc/hostname' })).toThrow(
+      /OUTBOUND_CA_FILE: refused in production/,
+    );
+  });
+
   it('allows local sign-in in production only when asked explicitly', () => {
     const config = load({ NODE_ENV: 'production', ALLOW_LOCAL_AUTH: 'true', SESSION_SECRET: 'x'.repeat(32) });
     expect(config.auth.provider).toBe('local');

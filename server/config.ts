@@ -47,6 +47,8 @@ export const MARKET_HOSTS = {
   htx: ['api.huobi.pro'],
   yahoo: ['query1.finance.yahoo.com', 'query2.finance.yahoo.com', 'fc.yahoo.com', 'finance.yahoo.com', 'guce.yahoo.com', 'consent.yahoo.com'],
   whaleAlert: ['api.whale-alert.io'],
+  // Not market data, but the same rule: a fixed provider host, or a loopback fake.
+  telegram: ['api.telegram.org'],
 } as const;
 export type MarketHostName = keyof typeof MARKET_HOSTS;
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -149,6 +151,13 @@ const ZEnv = z.object({
   SMTP_FROM: z.preprocess(emptyToUndefined, ZEmail.optional()),
   /** Loopback receivers for user-supplied URLs (test fakes), over plain http too (docs/decisions/0040). */
   OUTBOUND_ALLOW_LOOPBACK: booleanFlag,
+  /** A PEM file trusted instead of the system's certificates for user-supplied URLs: a test fake's own. */
+  OUTBOUND_CA_FILE: optionalString,
+  /** Key material for channel secrets at rest (docs/decisions/0043); SESSION_SECRET without it. */
+  CHANNEL_SECRET_KEY: z.preprocess(emptyToUndefined, z.string().min(32, 'must be at least 32 characters').optional()),
+  TELEGRAM_BASE_URL: marketUrl('telegram'),
+  CHANNEL_RETRIES: positiveInt(5, 0),
+  CHANNEL_RETRY_DELAY_SECONDS: positiveInt(5, 1),
   EMAIL_RETRIES: positiveInt(5, 0),
   EMAIL_RETRY_DELAY_SECONDS: positiveInt(5, 1),
   RUN_WORKERS: z.preprocess(emptyToUndefined, z.enum(['true', 'false', '1', '0']).default('true').transform((v) => v === 'true' || v === '1')),
@@ -192,6 +201,7 @@ export type Config = {
   market: MarketConfig;
   email: EmailConfig;
   outbound: OutboundConfig;
+  channels: ChannelsConfig;
   runtime: RuntimeConfig;
 };
 
@@ -236,6 +246,19 @@ export type EmailConfig = {
 export type OutboundConfig = {
   /** OUTBOUND_ALLOW_LOOPBACK: 127.0.0.0/8 and ::1 allowed, plain http to them too; for tests. */
   allowLoopback: boolean;
+  /** OUTBOUND_CA_FILE's certificates, trusted instead of the system's (test fakes only). */
+  ca?: string;
+};
+
+/** Delivery channels (docs/decisions/0043). */
+export type ChannelsConfig = {
+  /** What the channel secrets' key is derived from, and which setting gave it. */
+  secretKey: { material: string; source: 'CHANNEL_SECRET_KEY' | 'SESSION_SECRET' };
+  /** The Telegram Bot API's origin (a loopback fake in tests). */
+  telegramBaseUrl: string;
+  retries: number;
+  /** First wait before a retry; it doubles each time, up to 10 minutes. */
+  retryDelaySeconds: number;
 };
 
 export type RuntimeConfig = {
@@ -311,6 +334,7 @@ export function loadConfig(
     if (!e.SESSION_SECRET) problems.push('SESSION_SECRET: required when NODE_ENV=production');
     // It would let any user's webhook reach services on the server's own host.
     if (e.OUTBOUND_ALLOW_LOOPBACK) problems.push('OUTBOUND_ALLOW_LOOPBACK: refused in production; loopback receivers are for test fakes');
+    if (e.OUTBOUND_CA_FILE) problems.push("OUTBOUND_CA_FILE: refused in production; it replaces the system's certificates, for test fakes");
   }
   if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) problems.push('HEADERS_TIMEOUT_MS: must not be longer than REQUEST_TIMEOUT_MS, which includes the headers');
   if (e.IDLE_TIMEOUT_MS <= e.CHAT_TIMEOUT_MS) problems.push('IDLE_TIMEOUT_MS: must be longer than CHAT_TIMEOUT_MS, or a chat answer waiting for its provider would be cut');
@@ -325,6 +349,7 @@ export function loadConfig(
     ? { kind: 'postgres', url: e.DATABASE_URL }
     : { kind: 'pglite', dataDir: overrides.inMemoryDatabase ? null : dataDir };
 
+  const sessionSecret = e.SESSION_SECRET ?? (overrides.inMemoryDatabase ? randomBytes(32).toString('hex') : storedSecret(dataDir));
   return {
     env: e.NODE_ENV,
     port: e.PORT,
@@ -336,7 +361,7 @@ export function loadConfig(
     publicUrl,
     publicOrigin: new URL(publicUrl).origin,
     secureCookies: publicUrl.startsWith('https:'),
-    sessionSecret: e.SESSION_SECRET ?? (overrides.inMemoryDatabase ? randomBytes(32).toString('hex') : storedSecret(dataDir)),
+    sessionSecret,
     trustProxy: e.TRUST_PROXY,
     http: {
       headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
@@ -397,7 +422,15 @@ export function loadConfig(
       retries: e.EMAIL_RETRIES,
       retryDelaySeconds: e.EMAIL_RETRY_DELAY_SECONDS,
     },
-    outbound: { allowLoopback: e.OUTBOUND_ALLOW_LOOPBACK },
+    outbound: { allowLoopback: e.OUTBOUND_ALLOW_LOOPBACK, ...(e.OUTBOUND_CA_FILE ? { ca: readCaFile(e.OUTBOUND_CA_FILE) } : {}) },
+    channels: {
+      secretKey: e.CHANNEL_SECRET_KEY
+        ? { material: e.CHANNEL_SECRET_KEY, source: 'CHANNEL_SECRET_KEY' }
+        : { material: sessionSecret, source: 'SESSION_SECRET' },
+      telegramBaseUrl: e.TELEGRAM_BASE_URL ?? 'https://api.telegram.org',
+      retries: e.CHANNEL_RETRIES,
+      retryDelaySeconds: e.CHANNEL_RETRY_DELAY_SECONDS,
+    },
     runtime: {
       runWorkers: e.RUN_WORKERS,
       concurrency: e.WORKER_CONCURRENCY,
@@ -406,6 +439,14 @@ export function loadConfig(
       dispatchLookaheadMs: e.DISPATCH_LOOKAHEAD_MS,
     },
   };
+}
+
+function readCaFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    throw new ConfigError(`Invalid configuration:\n  OUTBOUND_CA_FILE: ${file} could not be read`);
+  }
 }
 
 /** Old names still read, and what to say about each one set. */

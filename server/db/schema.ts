@@ -3,6 +3,7 @@ import { bigint, boolean, check, doublePrecision, index, integer, jsonb, pgTable
 import { NOTIFICATION_KINDS, type TNotificationKind } from '../../contracts/agent-health.ts';
 import type { TAgentConfig, TAgentRun, TAgentStatus } from '../../contracts/agents.ts';
 import type { TRunAlert } from '../../contracts/market.ts';
+import type { TChannelKind, TDeliveryStatus } from '../../contracts/channels.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
@@ -281,4 +282,54 @@ export const candleCoverage = pgTable(
     usedAt: timestamp('used_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.source, t.symbol, t.timeframe] }), index('candle_coverage_used_at_idx').on(t.usedAt)],
+);
+
+/**
+ * A user's delivery channel (docs/decisions/0043). `secret` holds the channel's whole
+ * configuration (URL, or bot token and chat id, and a webhook's signing secret) sealed by
+ * server/lib/secret-box.ts under the channel's id; `target` is the masked hint the API shows.
+ */
+export const channels = pgTable(
+  'channels',
+  {
+    id: uuid('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    kind: text('kind').$type<TChannelKind>().notNull(),
+    name: text('name').notNull(),
+    target: text('target').notNull(),
+    secret: text('secret').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('channels_user_created_idx').on(t.userId, t.createdAt),
+    check('channels_kind_check', sql`${t.kind} in ('webhook', 'slack', 'discord', 'telegram')`),
+  ],
+);
+
+/**
+ * One channel's delivery of one notification: its status, attempts and last failure (a fixed
+ * sentence). The channel's kind and name are copied, so the record outlives the channel.
+ */
+export const channelDeliveries = pgTable(
+  'channel_deliveries',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    notificationId: uuid('notification_id')
+      .notNull()
+      .references(() => notifications.id, { onDelete: 'cascade' }),
+    channelId: uuid('channel_id').references(() => channels.id, { onDelete: 'set null' }),
+    channelKind: text('channel_kind').$type<TChannelKind>().notNull(),
+    channelName: text('channel_name').notNull(),
+    status: text('status').$type<TDeliveryStatus>().notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('channel_deliveries_notification_idx').on(t.notificationId),
+    check('channel_deliveries_status_check', sql`${t.status} in ('pending', 'sent', 'failed')`),
+  ],
 );

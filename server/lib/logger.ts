@@ -16,6 +16,9 @@ const REDACTED_PATHS = [
   '*.sessionSecret',
   '*.smtpUrl',
   '*.api_key',
+  '*.secretKey',
+  '*.material',
+  '*.signingSecret',
 ];
 
 const MAX_CAUSE_DEPTH = 5;

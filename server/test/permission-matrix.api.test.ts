@@ -55,6 +55,7 @@ describe('permission matrix', () => {
     await t.signIn(email, 'Someone');
     return ((await asOwner('GET', '/api/users')) as Array<{ id: string; email: string }>).find((u) => u.email === email)!.id;
   };
+  const newChannel = async (): Promise<string> => (await asOwner('POST', '/api/channels', { kind: 'telegram', name: 'Desk', botToken: '123456789:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', chatId: '42' })).id;
   const at = (path: string, payload?: unknown) => async (): Promise<Call> => ({ path, payload });
 
   const chatRows: Row[] = CHAT_PROVIDERS.map((provider) => ({
@@ -98,6 +99,11 @@ describe('permission matrix', () => {
     { method: 'POST', url: '/api/notifications/read-all', call: at('/api/notifications/read-all'), expected: [401, 204, 204, 204] },
     { method: 'POST', url: '/api/notifications/:id/read', call: async () => ({ path: `/api/notifications/${await newNotification()}/read` }), expected: [401, 404, 200, 404] },
     { method: 'GET', url: '/api/settings', call: at('/api/settings'), expected: [401, 200, 200, 200] },
+    // Channels are an agent owner's, like the agents that use them; another admin's is 404.
+    { method: 'GET', url: '/api/channels', call: at('/api/channels'), expected: [401, 403, 200, 200] },
+    { method: 'POST', url: '/api/channels', call: at('/api/channels', { kind: 'telegram', name: 'Desk', botToken: '123456789:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', chatId: '42' }), expected: [401, 403, 201, 201] },
+    { method: 'DELETE', url: '/api/channels/:id', call: async () => ({ path: `/api/channels/${await newChannel()}` }), expected: [401, 403, 204, 404] },
+    { method: 'POST', url: '/api/channels/:id/test', call: async () => ({ path: `/api/channels/${await newChannel()}/test` }), expected: [401, 403, 200, 404] },
     { method: 'PUT', url: '/api/settings', call: at('/api/settings', { alertEmail: null, timeZone: 'Europe/Paris' }), expected: [401, 200, 200, 200] },
   ];
 

@@ -69,6 +69,7 @@ describe('request guard on every state-changing route', () => {
     content: 'Automation pays when it removes a decision nobody needed to make. '.repeat(3),
   });
   const newAgent = async (): Promise<{ id: string; name: string }> => asAdmin('POST', '/api/agents', { templateId: template.id, name: `Guard ${++n}`, config: agentConfig() });
+  const newChannelId = async (): Promise<string> => (await asAdmin('POST', '/api/channels', { kind: 'telegram', name: 'Desk', botToken: '123456789:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', chatId: '42' })).id;
   const newArticleId = async (): Promise<string> => (await asAdmin('POST', '/api/articles', { ...article(), published: true })).id;
   const newUserId = async (): Promise<string> => {
     const email = `user-${++n}@example.com`;
@@ -100,6 +101,9 @@ describe('request guard on every state-changing route', () => {
       return { path: '/api/notifications/read-all', payload: {} };
     },
     'POST /api/notifications/:id/read': async () => ({ path: `/api/notifications/${await newNotificationId()}/read`, payload: {} }),
+    'POST /api/channels': async () => ({ path: '/api/channels', payload: { kind: 'telegram', name: 'Desk', botToken: '123456789:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', chatId: '42' } }),
+    'DELETE /api/channels/:id': async () => ({ path: `/api/channels/${await newChannelId()}`, payload: {} }),
+    'POST /api/channels/:id/test': async () => ({ path: `/api/channels/${await newChannelId()}/test`, payload: {} }),
     'PUT /api/settings': async () => ({ path: '/api/settings', payload: { alertEmail: `alerts-${++n}@example.com`, timeZone: 'Europe/Paris' } }),
     ...Object.fromEntries(
       CHAT_PROVIDERS.map((p) => [`POST ${CHAT_PROVIDER_INFO[p].endpoint}`, async (): Promise<Call> => ({ path: CHAT_PROVIDER_INFO[p].endpoint, payload: chatBody(p) })]),

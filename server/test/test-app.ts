@@ -36,11 +36,24 @@ export async function createTestApp(
     clientDir?: string;
     /** For the app, its database and its job queue; silent by default (the secrets test reads every line). */
     logger?: FastifyBaseLogger;
+    /** Takes the app's channel deliveries instead of its one background attempt each, so a test
+     * can drive each attempt (retries) itself. */
+    enqueueDelivery?: (deliveryId: string) => Promise<void>;
   } = {},
 ): Promise<TestApp> {
   const postgres = process.env.TEST_DATABASE === 'postgres' ? await createPostgresDatabase() : null;
   const config = loadConfig(
-    { NODE_ENV: 'test', LOG_LEVEL: 'silent', PUBLIC_URL: TEST_ORIGIN, SIGN_IN_RATE_LIMIT: '1000', ...(postgres ? { DATABASE_URL: postgres.url } : {}), ...options.env },
+    {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      PUBLIC_URL: TEST_ORIGIN,
+      SIGN_IN_RATE_LIMIT: '1000',
+      // No test reaches the real Telegram: a loopback address the outbound door refuses, unless
+      // a test names its fake (and allows loopback).
+      TELEGRAM_BASE_URL: 'https://127.0.0.1:9',
+      ...(postgres ? { DATABASE_URL: postgres.url } : {}),
+      ...options.env,
+    },
     { inMemoryDatabase: true },
   );
   const logger = options.logger ?? pino({ level: 'silent' });
@@ -57,6 +70,7 @@ export async function createTestApp(
     jobs,
     now,
     clientDir: options.clientDir ?? '/nonexistent-client-dir',
+    ...(options.enqueueDelivery ? { enqueueDelivery: options.enqueueDelivery } : {}),
   });
   await app.ready();
 

@@ -1,3 +1,4 @@
+import { CHANNEL_CHOICE_RULE } from '../../../contracts/channels.ts';
 import type { z } from 'zod';
 import { currentFrequency, type TAgent, type TAgentConfig, type TAgentStatus, type TCreateAgent, type TRunHistoryAnswer, type ZUpdateAgent } from '../../../contracts/agents.ts';
 import { followDefaultMessage } from '../../../contracts/alert-thresholds.ts';
@@ -24,7 +25,13 @@ import { validateAgentConfig } from './validate-config.ts';
 
 /** Queues run jobs inside the caller's transaction (the runtime's job queue). */
 export type RunEnqueuer = { enqueueRuns(tx: Db, runs: ReadonlyArray<{ id: number }>): Promise<void> };
-export type AgentsServiceDeps = { db: Db; jobs: RunEnqueuer; now?: () => Date };
+export type AgentsServiceDeps = {
+  db: Db;
+  jobs: RunEnqueuer;
+  /** Which of these channel ids are not the user's (docs/decisions/0043); absent: none are checked. */
+  foreignChannels?: (userId: string, ids: readonly string[]) => Promise<string[]>;
+  now?: () => Date;
+};
 /** Who is asking: the session's user, and SPEC's optional `googleId`s from the query and body. */
 export type Caller = { user: Pick<SessionUser, 'id' | 'provider' | 'subject'>; googleIds: ReadonlyArray<string | undefined> };
 
@@ -99,7 +106,16 @@ const withFollowedMessages = (config: TAgentConfig): TAgentConfig => ({
   notifications: { ...config.notifications, thresholds: config.notifications.thresholds.map(followDefaultMessage) },
 });
 
-export function createAgentsService({ db, jobs, now = () => new Date() }: AgentsServiceDeps) {
+export function createAgentsService({ db, jobs, foreignChannels, now = () => new Date() }: AgentsServiceDeps) {
+  /** An agent notifies only its owner's channels: another's id is refused on its field. */
+  async function assertOwnChannels(userId: string, config: TAgentConfig): Promise<void> {
+    const ids = config.notifications.channels ?? [];
+    if (ids.length === 0 || !foreignChannels) return;
+    const foreign = new Set(await foreignChannels(userId, ids));
+    const problems = ids.flatMap((id, i) => (foreign.has(id) ? [{ path: `config.notifications.channels.${i}`, message: CHANNEL_CHOICE_RULE }] : []));
+    if (problems.length > 0) throw new AppError('BAD_REQUEST', 'Invalid request', problems);
+  }
+
   /** The caller's agent, or 404 whether it is missing or someone else's (no existence leak). */
   async function owned(caller: Caller, id: string): Promise<AgentRow> {
     assertOwnGoogleId(caller);
@@ -133,6 +149,7 @@ export function createAgentsService({ db, jobs, now = () => new Date() }: Agents
   async function create(caller: Caller, input: Omit<TCreateAgent, 'googleId'>): Promise<TAgent> {
     assertOwnGoogleId(caller);
     assertFitsTemplate(input.templateId, input.config);
+    await assertOwnChannels(caller.user.id, input.config);
     const status: TAgentStatus = 'paused';
     const row = await insertAgent(db, { ownerId: caller.user.id, templateId: input.templateId, name: input.name, status, config: withFollowedMessages(input.config), nextRunAt: null });
     return toApiAgent(row);
@@ -145,7 +162,10 @@ export function createAgentsService({ db, jobs, now = () => new Date() }: Agents
    */
   async function update(caller: Caller, id: string, patch: Omit<z.output<typeof ZUpdateAgent>, 'googleId'>): Promise<TAgent> {
     const current = await owned(caller, id);
-    if (patch.config) assertFitsTemplate(current.templateId, patch.config);
+    if (patch.config) {
+      assertFitsTemplate(current.templateId, patch.config);
+      await assertOwnChannels(caller.user.id, patch.config);
+    }
 
     const status = patch.status ?? current.status;
     const config = patch.config ? withFollowedMessages(patch.config) : current.config;

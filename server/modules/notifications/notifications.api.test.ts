@@ -107,6 +107,7 @@ describe('notifications API', () => {
       readAt: null,
       emailStatus: 'none',
       heldUntil: null,
+      deliveries: [],
     });
 
     expect(await listOf(t, bob.cookie)).toEqual({ notifications: [], unread: 0 });

@@ -8,6 +8,7 @@ import { alertEmail } from './alert-email.ts';
 import { CAP_WINDOW_MS, resumesAt, stormMessage, stormTitle } from './alert-storm.ts';
 import { MAX_PER_HOUR_DEFAULT } from '../../../contracts/agents.ts';
 import type { TRunAlert } from '../../../contracts/market.ts';
+import type { TChannelDelivery } from '../../../contracts/channels.ts';
 import {
   alertTimesSince,
   clearAlert,
@@ -42,6 +43,8 @@ type Channels = {
   runId: number | null;
   emailEnabled: boolean;
   inAppEnabled: boolean;
+  /** The owner's delivery channels the agent chose (docs/decisions/0043); none when absent. */
+  channelIds?: readonly string[];
 };
 
 export type ApplyAlertsInput = Channels & {
@@ -65,8 +68,19 @@ export type NotificationsServiceDeps = {
   logger: Logger;
   /** The site's origin, for the console link in emails. */
   publicUrl: string;
+  /** Delivery channels: each new notification's deliveries are scheduled after its commit, and
+   * shown with it. Without it (a test's own service), notifications have none. */
+  channels?: ChannelDeliveries;
   now?: () => Date;
 };
+
+export type ChannelDeliveries = {
+  schedule(notificationId: string, userId: string, channelIds: readonly string[]): Promise<void>;
+  deliveriesFor(notificationIds: readonly string[]): Promise<Map<string, TChannelDelivery[]>>;
+};
+
+/** Whether the owner hears of it at all: in the bell, by email, or on a channel. */
+const isAlerting = (input: Channels) => input.emailEnabled || input.inAppEnabled || (input.channelIds?.length ?? 0) > 0;
 
 const NOT_FOUND = 'Notification not found';
 const MAX_ERROR_CHARS = 500;
@@ -93,7 +107,7 @@ function alertsTitle(agentName: string, fired: readonly AlertCondition[]): strin
 /** The one value all items share, else null. */
 const only = (values: readonly string[]) => (new Set(values).size === 1 ? values[0]! : null);
 
-export function toApiNotification(row: NotificationRow): TNotification {
+export function toApiNotification(row: NotificationRow, deliveries: TChannelDelivery[] = []): TNotification {
   return {
     id: row.id,
     kind: row.kind,
@@ -109,6 +123,7 @@ export function toApiNotification(row: NotificationRow): TNotification {
     readAt: row.readAt?.toISOString() ?? null,
     emailStatus: row.emailStatus,
     heldUntil: row.heldUntil?.toISOString() ?? null,
+    deliveries,
   };
 }
 
@@ -125,7 +140,7 @@ function byKey(sorted: readonly AlertCondition[]): AlertCondition[][] {
   return groups;
 }
 
-export function createNotificationsService({ db, mailer, enqueueEmail, logger, publicUrl, now = () => new Date() }: NotificationsServiceDeps) {
+export function createNotificationsService({ db, mailer, enqueueEmail, logger, publicUrl, channels, now = () => new Date() }: NotificationsServiceDeps) {
   /**
    * Turns one run's evaluated conditions into at most one notification listing every alert that
    * started firing (docs/decisions/0029). Each (agent, market, threshold) alerts once until it
@@ -147,7 +162,7 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
    * period. Counted under the agent's row lock, in this transaction.
    */
   async function applyAlerts(input: ApplyAlertsInput): Promise<{ created: TNotification[] }> {
-    const alerting = input.emailEnabled || input.inAppEnabled;
+    const alerting = isAlerting(input);
     const conditions = [...input.conditions].sort((a, b) =>
       a.market === b.market ? compare(a.thresholdType, b.thresholdType) : compare(a.market, b.market),
     );
@@ -211,7 +226,7 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
    * the run that inserts it notifies, and with both channels off nothing is marked.
    */
   async function applyHealth(input: ApplyHealthInput): Promise<{ created: TNotification[] }> {
-    const alerting = input.emailEnabled || input.inAppEnabled;
+    const alerting = isAlerting(input);
     const key = failingKey(input.agentId);
     const { failing } = input;
     return record(input, async (tx, at) => {
@@ -258,7 +273,26 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
       throw err;
     }
     if (!created) return { created: [] };
-    return { created: [toApiNotification(created.emailStatus === 'pending' ? await queueEmail(created) : created)] };
+    const stored = created.emailStatus === 'pending' ? await queueEmail(created) : created;
+    return { created: [toApiNotification(stored, await scheduleDeliveries(stored, input.channelIds ?? []))] };
+  }
+
+  /** Schedules the channels' deliveries; trouble there never fails the notification. */
+  async function scheduleDeliveries(row: NotificationRow, channelIds: readonly string[]): Promise<TChannelDelivery[]> {
+    if (!channels || channelIds.length === 0) return [];
+    try {
+      await channels.schedule(row.id, row.userId, channelIds);
+      return (await channels.deliveriesFor([row.id])).get(row.id) ?? [];
+    } catch (err) {
+      logger.error({ err, notificationId: row.id }, 'could not schedule channel deliveries');
+      return [];
+    }
+  }
+
+  /** Each notification as answered, with its deliveries. */
+  async function present(rows: NotificationRow[]): Promise<TNotification[]> {
+    const deliveries = channels ? await channels.deliveriesFor(rows.map((r) => r.id)) : new Map<string, TChannelDelivery[]>();
+    return rows.map((row) => toApiNotification(row, deliveries.get(row.id) ?? []));
   }
 
   /** Queues the email; if that fails, the notification records it instead of the caller failing. */
@@ -319,14 +353,14 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
   /** The user's latest notifications, newest first, and how many of all theirs are unread. */
   async function list(userId: string, limit: number): Promise<TNotificationList> {
     const [rows, unread] = await Promise.all([listNotifications(db, userId, limit), countUnread(db, userId)]);
-    return { notifications: rows.map(toApiNotification), unread };
+    return { notifications: await present(rows), unread };
   }
 
   /** Marks the user's notification read (again is fine); another user's is 404 like a missing one. */
   async function markRead(userId: string, id: string): Promise<TNotification> {
     const row = await markNotificationRead(db, userId, id, now());
     if (!row) throw new AppError('NOT_FOUND', NOT_FOUND);
-    return toApiNotification(row);
+    return (await present([row]))[0]!;
   }
 
   async function markAllRead(userId: string): Promise<void> {

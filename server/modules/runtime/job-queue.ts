@@ -6,9 +6,11 @@ import type { Database, Db } from '../../db/client.ts';
 /** pg-boss queues: one job per agent run, one per alert email. */
 export const RUN_QUEUE = 'agent-run';
 export const EMAIL_QUEUE = 'alert-email';
+export const DELIVERY_QUEUE = 'channel-delivery';
 
 export type RunJob = { runId: number };
 export type EmailJob = { notificationId: string };
+export type DeliveryJob = { deliveryId: string };
 
 /** How long pg-boss keeps a run's job active before giving up on its worker. Our own lease
  * (agent_runs.lease_expires_at) finds dead workers much sooner; this only bounds the job table. */
@@ -28,6 +30,8 @@ export type JobQueue = {
   enqueueRuns(tx: Db, runs: ReadonlyArray<{ id: number; startAfter?: Date }>): Promise<void>;
   /** Queues an alert email; pg-boss retries it with backoff `retries` times. */
   enqueueEmail(notificationId: string): Promise<void>;
+  /** Queues a channel delivery (docs/decisions/0043); retried with backoff like an email. */
+  enqueueDelivery(deliveryId: string): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -35,11 +39,13 @@ export type JobQueueOptions = {
   logger: Logger;
   /** Retries of a failed alert email and the first delay (EMAIL_RETRIES, EMAIL_RETRY_DELAY_SECONDS). */
   email: { retries: number; retryDelaySeconds: number };
+  /** The same for channel deliveries (CHANNEL_RETRIES, CHANNEL_RETRY_DELAY_SECONDS); the email's when absent. */
+  channels?: { retries: number; retryDelaySeconds: number };
   /** Whether this process maintains the queues (expiry, retention): the worker processes do. */
   supervise: boolean;
 };
 
-export async function startJobQueue(database: Database, { logger, email, supervise }: JobQueueOptions): Promise<JobQueue> {
+export async function startJobQueue(database: Database, { logger, email, channels = email, supervise }: JobQueueOptions): Promise<JobQueue> {
   const boss =
     database.kind === 'pglite'
       ? new PgBoss({ db: fromPglite(database.pglite!), backend: 'pglite', supervise, schedule: false })
@@ -48,6 +54,7 @@ export async function startJobQueue(database: Database, { logger, email, supervi
   await boss.start();
   await ensureQueue(boss, RUN_QUEUE, { retryLimit: 0, expireInSeconds: RUN_JOB_EXPIRE_SECONDS, deleteAfterSeconds: 3600 });
   await ensureQueue(boss, EMAIL_QUEUE, { retryLimit: email.retries, retryDelay: email.retryDelaySeconds, retryBackoff: true, retryDelayMax: 600, expireInSeconds: 120 });
+  await ensureQueue(boss, DELIVERY_QUEUE, { retryLimit: channels.retries, retryDelay: channels.retryDelaySeconds, retryBackoff: true, retryDelayMax: 600, expireInSeconds: 120 });
 
   return {
     boss,
@@ -62,6 +69,9 @@ export async function startJobQueue(database: Database, { logger, email, supervi
     },
     async enqueueEmail(notificationId) {
       await boss.send(EMAIL_QUEUE, { notificationId } satisfies EmailJob);
+    },
+    async enqueueDelivery(deliveryId) {
+      await boss.send(DELIVERY_QUEUE, { deliveryId } satisfies DeliveryJob);
     },
     stop: () => boss.stop({ graceful: true, timeout: 10_000 }),
   };

@@ -23,7 +23,7 @@ import { extendLeases, failedRunsInARow, finishRun, startRun, type RunAgent } fr
 import { isStale, staleSentence } from './freshness.ts';
 import { FAILING_AFTER_RUNS, FAILING_CONDITION, failureReason } from '../../../contracts/agent-health.ts';
 
-type NotifyTarget = { userId: string; agentId: string; agentName: string; runId: number; emailEnabled: boolean; inAppEnabled: boolean };
+type NotifyTarget = { userId: string; agentId: string; agentName: string; runId: number; emailEnabled: boolean; inAppEnabled: boolean; channelIds: readonly string[] };
 
 /** What the runtime needs from the notifications module (dedupe, in-app rows, emails). */
 export type AlertSink = {
@@ -97,6 +97,7 @@ const notifyTarget = (agent: RunAgent, runId: number): NotifyTarget => ({
   runId,
   emailEnabled: agent.config.notifications.email,
   inAppEnabled: agent.config.notifications.inApp,
+  channelIds: agent.config.notifications.channels ?? [],
 });
 
 /** A tick is the minute a run belongs to: runs of one minute share their candles. */

@@ -191,8 +191,8 @@ describe('agents runtime', () => {
     expect(rows).toHaveLength(created.length);
     expect(new Set(rows.map((r) => r.agentId)).size).toBe(created.length);
     // Two worker loops on the same queue: each run still executes once.
-    const a = await startRuntime({ db: t.database.db, jobs: t.jobs, executor: { execute: countingExecute }, deliverEmail: async () => {}, config: t.config.runtime, logger: silent, now: () => at });
-    const b = await startRuntime({ db: t.database.db, jobs: t.jobs, executor: { execute: countingExecute }, deliverEmail: async () => {}, config: t.config.runtime, logger: silent, now: () => at });
+    const a = await startRuntime({ db: t.database.db, jobs: t.jobs, executor: { execute: countingExecute }, deliverEmail: async () => {}, deliverToChannel: async () => {}, config: t.config.runtime, logger: silent, now: () => at });
+    const b = await startRuntime({ db: t.database.db, jobs: t.jobs, executor: { execute: countingExecute }, deliverEmail: async () => {}, deliverToChannel: async () => {}, config: t.config.runtime, logger: silent, now: () => at });
     await until(async () => executed.size, (n) => n >= created.length);
     await new Promise((r) => setTimeout(r, 300));
     await a.stop();

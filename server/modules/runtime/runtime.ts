@@ -2,7 +2,7 @@ import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { Db } from '../../db/client.ts';
 import type { RuntimeConfig } from '../../config.ts';
 import { createDispatcher, type Dispatcher } from './dispatcher.ts';
-import { EMAIL_QUEUE, RUN_QUEUE, type EmailJob, type JobQueue, type RunJob } from './job-queue.ts';
+import { DELIVERY_QUEUE, EMAIL_QUEUE, RUN_QUEUE, type DeliveryJob, type EmailJob, type JobQueue, type RunJob } from './job-queue.ts';
 import type { RunExecutor } from './run-executor.ts';
 
 /** What the email worker calls: the notifications module's delivery, told which attempt this is. */
@@ -13,6 +13,8 @@ export type RuntimeDeps = {
   jobs: JobQueue;
   executor: RunExecutor;
   deliverEmail: EmailDelivery;
+  /** The channels module's delivery, told which attempt this is (docs/decisions/0043). */
+  deliverToChannel: EmailDelivery;
   config: RuntimeConfig;
   logger: Logger;
   now?: () => Date;
@@ -27,7 +29,7 @@ const RUN_FETCH_LOOPS = 4;
  * recovers runs of dead workers), a pg-boss worker executing run jobs `concurrency` at a time,
  * and one delivering alert emails. Any number of processes may run this side by side.
  */
-export async function startRuntime({ db, jobs, executor, deliverEmail, config, logger, now = () => new Date() }: RuntimeDeps): Promise<Runtime> {
+export async function startRuntime({ db, jobs, executor, deliverEmail, deliverToChannel, config, logger, now = () => new Date() }: RuntimeDeps): Promise<Runtime> {
   const dispatcher = createDispatcher({ db, jobs, logger, now, lookaheadMs: config.dispatchLookaheadMs });
   let stopping = false;
   let tick: Promise<void> = Promise.resolve();
@@ -68,6 +70,9 @@ export async function startRuntime({ db, jobs, executor, deliverEmail, config, l
   await jobs.boss.work<EmailJob, void, { batchSize: 1; pollingIntervalSeconds: 1; includeMetadata: true }>(EMAIL_QUEUE, { batchSize: 1, pollingIntervalSeconds: 1, includeMetadata: true }, async ([job]) => {
     await deliverEmail(job!.data.notificationId, { number: job!.retryCount + 1, last: job!.retryCount >= job!.retryLimit });
   });
+  await jobs.boss.work<DeliveryJob, void, { batchSize: 1; pollingIntervalSeconds: 1; includeMetadata: true }>(DELIVERY_QUEUE, { batchSize: 1, pollingIntervalSeconds: 1, includeMetadata: true }, async ([job]) => {
+    await deliverToChannel(job!.data.deliveryId, { number: job!.retryCount + 1, last: job!.retryCount >= job!.retryLimit });
+  });
   loop();
   logger.info({ concurrency: config.concurrency }, 'agent workers started');
 
@@ -79,6 +84,7 @@ export async function startRuntime({ db, jobs, executor, deliverEmail, config, l
       await tick;
       await jobs.boss.offWork(RUN_QUEUE, { wait: true });
       await jobs.boss.offWork(EMAIL_QUEUE, { wait: true });
+      await jobs.boss.offWork(DELIVERY_QUEUE, { wait: true });
     },
   };
 }

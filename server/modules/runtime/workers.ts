@@ -4,6 +4,7 @@ import type { Database } from '../../db/client.ts';
 import { createMailer } from '../../integrations/email/mailer.ts';
 import { createWhaleAlertSource } from '../../integrations/onchain/whale-alert.ts';
 import { createMarketData, type MarketData } from '../market/market-data.ts';
+import { channelsServiceFromConfig, type ChannelsService } from '../channels/channels.service.ts';
 import { createNotificationsService, type NotificationsService } from '../notifications/notifications.service.ts';
 import type { JobQueue } from './job-queue.ts';
 import { createRunExecutor } from './run-executor.ts';
@@ -23,6 +24,7 @@ export async function startWorkers({
   logger,
   now = () => new Date(),
   notifications: shared,
+  channels: sharedChannels,
   marketData: sharedMarketData,
 }: {
   config: Config;
@@ -32,13 +34,17 @@ export async function startWorkers({
   now?: () => Date;
   /** The web app's alerts service, when this process has one (one mailer per process). */
   notifications?: NotificationsService;
+  /** The web app's channels service, when this process has one. */
+  channels?: ChannelsService;
   /** The process's market data, when the web app has one (one rate gate per provider); closed by its maker. */
   marketData?: MarketData;
 }): Promise<Workers> {
   const { db } = database;
   const marketData = sharedMarketData ?? createMarketData(config.market, { logger, now, db });
+  const channels = sharedChannels ?? channelsServiceFromConfig(config, { db, enqueueDelivery: jobs.enqueueDelivery, logger, now });
   const notifications =
-    shared ?? createNotificationsService({ db, mailer: createMailer(config.email, logger), enqueueEmail: jobs.enqueueEmail, logger, now, publicUrl: config.publicUrl });
+    shared ??
+    createNotificationsService({ db, mailer: createMailer(config.email, logger), enqueueEmail: jobs.enqueueEmail, logger, now, publicUrl: config.publicUrl, channels });
   const executor = createRunExecutor({
     db,
     marketData,
@@ -48,7 +54,7 @@ export async function startWorkers({
     now,
     leaseSeconds: config.runtime.leaseSeconds,
   });
-  const runtime = await startRuntime({ db, jobs, executor, deliverEmail: notifications.deliverEmail, config: config.runtime, logger, now });
+  const runtime = await startRuntime({ db, jobs, executor, deliverEmail: notifications.deliverEmail, deliverToChannel: channels.deliver, config: config.runtime, logger, now });
   return {
     runtime,
     async stop() {

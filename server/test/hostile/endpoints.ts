@@ -6,9 +6,10 @@ import { ZUpdateUserRole, ZUserIdParams } from '../../../contracts/users.ts';
 import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS, ZChatRequest, ZChatUsageQuery } from '../../../contracts/chat.ts';
 import { ZNotificationIdParams, ZNotificationsQuery } from '../../../contracts/notifications.ts';
 import { ZUpdateSettings } from '../../../contracts/settings.ts';
+import { ZChannelIdParams, ZCreateChannel } from '../../../contracts/channels.ts';
 import { TEST_MODELS } from '../chat-helpers.ts';
 import type { Json } from './arbitraries.ts';
-import { VALID_AGENT, VALID_ARTICLE, type Fixtures } from './fixtures.ts';
+import { VALID_AGENT, VALID_ARTICLE, VALID_CHANNEL, type Fixtures } from './fixtures.ts';
 import type { Contract } from './oracle.ts';
 
 /** Who sends the requests: the admin (every signed-in and admin route), nobody (sign-in, which
@@ -36,6 +37,7 @@ export type Endpoint = {
 const agentId = { name: 'id', contract: { schema: ZAgentIdParams }, real: (fx: Fixtures) => fx.agent() };
 const articleId = { name: 'id', contract: { schema: ZArticleIdParams }, real: async (fx: Fixtures) => (await fx.article()).id };
 const IGNORED_BODY = { contract: null, sample: {} };
+const channelId = { name: 'id', contract: { schema: ZChannelIdParams }, real: (fx: Fixtures) => fx.channel() };
 
 const chatEndpoints: Endpoint[] = CHAT_PROVIDERS.map((provider) => ({
   method: 'POST',
@@ -106,5 +108,10 @@ export const ENDPOINTS: Endpoint[] = [
     body: IGNORED_BODY,
   },
   { method: 'GET', route: '/api/settings', actor: 'admin', runs: 10 },
+  { method: 'GET', route: '/api/channels', actor: 'admin', runs: 10 },
+  // The sample needs no network: a Telegram channel's address is fixed, checked at send time.
+  { method: 'POST', route: '/api/channels', actor: 'admin', body: { contract: { schema: ZCreateChannel }, sample: VALID_CHANNEL } },
+  { method: 'DELETE', route: '/api/channels/:id', actor: 'admin', param: { ...channelId, freshEachRequest: true } },
+  { method: 'POST', route: '/api/channels/:id/test', actor: 'admin', param: channelId, body: IGNORED_BODY },
   { method: 'PUT', route: '/api/settings', actor: 'admin', body: { contract: { schema: ZUpdateSettings }, sample: { alertEmail: 'alerts@example.com', timeZone: 'Europe/Paris' } } },
 ];

@@ -1,4 +1,5 @@
 import { defaultAgentConfig, findTemplate, type TAgentConfig } from '../../../contracts/agents.ts';
+import { MAX_CHANNELS } from '../../../contracts/channels.ts';
 import { inAppAlert } from '../agent-fixtures.ts';
 import type { TestApp } from '../test-app.ts';
 
@@ -11,6 +12,7 @@ export type Fixtures = {
   agent(): Promise<string>;
   article(): Promise<{ id: string; slug: string }>;
   notification(): Promise<string>;
+  channel(): Promise<string>;
   guestUserId(): Promise<string>;
   /** A session of its own, for routes that end the caller's session. */
   throwawaySession(): Promise<string>;
@@ -29,6 +31,8 @@ export const VALID_ARTICLE = {
   content: 'Automation pays when it removes a decision nobody needed to make. '.repeat(3),
   published: true,
 };
+
+export const VALID_CHANNEL = { kind: 'telegram', name: 'Desk', botToken: '123456789:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', chatId: '42' };
 
 export async function createFixtures(t: TestApp): Promise<Fixtures> {
   const admin = await t.signIn(ADMIN_EMAIL, 'Hostile Admin');
@@ -49,6 +53,12 @@ export async function createFixtures(t: TestApp): Promise<Fixtures> {
       const agentId = await agent();
       const { runId } = await asAdmin<{ runId: number }>('POST', `/api/agents/${agentId}/run`);
       return inAppAlert(t, { userId: await adminId(), agentId, agentName: 'Fixture agent', runId });
+    },
+    async channel() {
+      // Valid hostile bodies create channels too: at the cap, the newest makes room.
+      const { channels } = await asAdmin<{ channels: Array<{ id: string }> }>('GET', '/api/channels');
+      if (channels.length >= MAX_CHANNELS) await t.request({ method: 'DELETE', url: `/api/channels/${channels.at(-1)!.id}`, cookie: admin });
+      return (await asAdmin<{ id: string }>('POST', '/api/channels', { ...VALID_CHANNEL, name: `Fixture channel ${++n}` })).id;
     },
     async guestUserId() {
       const email = `hostile-guest-${++n}@example.com`;

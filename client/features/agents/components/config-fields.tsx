@@ -9,6 +9,7 @@ import {
   type TNotifications,
 } from '../../../../contracts/agents.ts';
 import { errorsUnder, fieldLabel, type TFieldErrors } from '../lib/field-errors.ts';
+import { ChannelChoice } from './channel-choice.tsx';
 import { CONTROL, SwitchField } from './form-controls.tsx';
 import { ParameterField } from './parameter-field.tsx';
 import { ScheduleFields, type TScheduleDraft } from './schedule-fields.tsx';
@@ -95,6 +96,7 @@ export function NotificationsFields({ value, onChange, errors }: { value: TNotif
     <div className="space-y-5">
       <SwitchField label="Email notifications" hint="Send alerts to your email address." checked={value.email} onCheckedChange={(email) => onChange({ ...value, email })} />
       <SwitchField label="In-app notifications" hint="Show alerts in the app." checked={value.inApp} onCheckedChange={(inApp) => onChange({ ...value, inApp })} />
+      <ChannelChoice value={value.channels} onChange={(channels) => onChange({ ...value, channels })} />
       <MaxPerHourField value={value.maxPerHour} onChange={(maxPerHour) => onChange({ ...value, maxPerHour })} error={errors[MAX_PER_HOUR_PATH]} />
       <div>
         <ThresholdsEditor value={value.thresholds} onChange={(thresholds) => onChange({ ...value, thresholds })} />

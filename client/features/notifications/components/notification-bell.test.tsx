@@ -28,6 +28,7 @@ function notification(overrides: Partial<TNotification>): TNotification {
     readAt: null,
     emailStatus: 'none',
     heldUntil: null,
+    deliveries: [],
     ...overrides,
   };
 }
@@ -145,6 +146,24 @@ describe('NotificationBell', () => {
     expect(within(panel()).getByText(/Held back since 13:20: 2 alerts on BTC\/USDT on binance, BTC\/USD on kraken/)).toBeInTheDocument();
     expect(within(panel()).getByText(/Notifications resume at 14:05/)).toBeInTheDocument();
     expect(within(panel()).queryByRole('list', { name: 'Alerts' })).not.toBeInTheDocument();
+  });
+
+  it("shows each channel's delivery, and why one failed", async () => {
+    const delivered = notification({
+      deliveries: [
+        { channelId: 'c1', kind: 'slack', channelName: 'Team', status: 'sent', attempts: 1, lastError: null },
+        { channelId: 'c2', kind: 'discord', channelName: 'Busy', status: 'failed', attempts: 3, lastError: 'The receiver is limiting requests; the delivery is retried later.' },
+      ],
+    });
+    stubNotificationsApi([delivered]);
+    renderWithProviders(<NotificationBell />);
+    await vi.waitFor(() => expect(bell()).toHaveAccessibleName('Notifications, 1 unread'));
+    await userEvent.click(bell());
+    const channels = within(panel()).getByRole('list', { name: 'Channels' });
+    expect(within(channels).getAllByRole('listitem').map((li) => li.textContent)).toEqual([
+      'Team: delivered',
+      'Busy: not delivered. The receiver is limiting requests; the delivery is retried later.',
+    ]);
   });
 
   it('marks one as read with POST, and the count drops', async () => {

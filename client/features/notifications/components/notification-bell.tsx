@@ -200,6 +200,16 @@ function NotificationItem({ notification, onOpen, onMarkRead }: { notification: 
             </>
           )}
         </p>
+        {notification.deliveries.length > 0 && (
+          // Each chosen channel's delivery (docs/decisions/0043); a failure says why.
+          <ul aria-label="Channels" className="mt-0.5 text-xs break-words text-slate-600">
+            {notification.deliveries.map((d, index) => (
+              <li key={index}>
+                {d.channelName}: {d.status === 'sent' ? 'delivered' : d.status === 'pending' ? 'sending…' : `not delivered. ${d.lastError ?? ''}`}
+              </li>
+            ))}
+          </ul>
+        )}
         {unread && (
           // The label starts with the visible text and names the alert: a list of identical
           // 'Mark as read' buttons would not say which is which to a screen reader.

@@ -18,6 +18,7 @@ function stubSettingsApi(initial: TSettings = EMPTY, put?: (request: StubRequest
   let stored = initial;
   return stubFetch({
     'GET /api/settings': () => jsonResponse(stored),
+    'GET /api/channels': () => jsonResponse({ channels: [] }),
     'PUT /api/settings': async (request) => {
       const answer = await put?.(request);
       if (answer) return answer;

@@ -15,6 +15,7 @@ import { usePageTitle } from '../../../components/ui/use-page-title.ts';
 import { ApiError, apiRequest, errorMessage } from '../../../lib/api-client.ts';
 import { useAuth } from '../../../lib/auth-context.ts';
 import { notify } from '../../../lib/notify.ts';
+import { ChannelsSection } from './channels-section.tsx';
 
 export const SETTINGS_QUERY_KEY = ['/api/settings'] as const;
 
@@ -66,9 +67,12 @@ function AlertSettings() {
   ) : settings.isError ? (
     <LoadFailed what="Your settings" error={settings.error} onRetry={() => void settings.refetch()} />
   ) : (
-    <Card className="mt-8 p-6">
-      <SettingsForm settings={settings.data} />
-    </Card>
+    <>
+      <Card className="mt-8 p-6">
+        <SettingsForm settings={settings.data} />
+      </Card>
+      <ChannelsSection />
+    </>
   );
 }
 

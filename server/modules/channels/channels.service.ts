@@ -1,0 +1,236 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger as Logger } from 'fastify';
+import type { z } from 'zod';
+import {
+  DELIVERY_FAILURES,
+  MAX_CHANNELS,
+  type TChannel,
+  type TChannelDelivery,
+  type TChannelList,
+  type TChannelTestResult,
+  type TCreatedChannel,
+  type ZCreateChannel,
+} from '../../../contracts/channels.ts';
+import type { Db } from '../../db/client.ts';
+import { channelUrl, maskedTarget, type ChannelConfig } from '../../integrations/channels/channel-config.ts';
+import type { ChannelMessage } from '../../integrations/channels/channel-message.ts';
+import { sendToChannel, type ChannelOutcome } from '../../integrations/channels/send-to-channel.ts';
+import { checkOutboundUrl } from '../../integrations/outbound/check-outbound-url.ts';
+import { OutboundError } from '../../integrations/outbound/outbound-error.ts';
+import type { OutboundOptions } from '../../integrations/outbound/send-outbound.ts';
+import { AppError } from '../../lib/errors.ts';
+import { createSecretBox, SecretBoxError, type SecretBox } from '../../lib/secret-box.ts';
+import type { Config } from '../../config.ts';
+import {
+  countChannels,
+  deleteChannel,
+  deliveriesOf,
+  findChannel,
+  findDeliveryTarget,
+  insertChannel,
+  insertDeliveries,
+  listChannels,
+  ownedChannelIds,
+  recordDelivery,
+  type ChannelRow,
+  type DeliveryRow,
+} from './channels.repo.ts';
+
+export type DeliveryAttempt = { number: number; last: boolean };
+
+export type ChannelsServiceDeps = {
+  db: Db;
+  secretBox: SecretBox;
+  /** The outbound door's settings (loopback for test fakes, trusted certificates, its logger). */
+  outbound: OutboundOptions;
+  telegramBaseUrl: string;
+  /** Hands a delivery to whatever sends it (a job queue with retries), which then calls
+   * deliver. Called after the notification is committed. */
+  enqueueDelivery: (deliveryId: string) => Promise<void>;
+  logger: Logger;
+  /** The site's origin, for the console link in messages. */
+  publicUrl: string;
+  now?: () => Date;
+};
+
+const NOT_FOUND = 'Channel not found';
+const SIGNING_SECRET_PREFIX = 'whsec_';
+
+function toApiChannel(row: ChannelRow): TChannel {
+  return { id: row.id, kind: row.kind, name: row.name, target: row.target, createdAt: row.createdAt.toISOString() };
+}
+
+export function toApiDelivery(row: DeliveryRow): TChannelDelivery {
+  return { channelId: row.channelId, kind: row.channelKind, channelName: row.channelName, status: row.status, attempts: row.attempts, lastError: row.lastError };
+}
+
+/**
+ * A user's delivery channels (docs/decisions/0043): their settings, with every secret sealed
+ * at rest under the channel's id, and the deliveries of notifications to them. A URL is
+ * checked by the outbound door when it is saved and again at every send.
+ */
+export function createChannelsService({ db, secretBox, outbound, telegramBaseUrl, enqueueDelivery, logger, publicUrl, now = () => new Date() }: ChannelsServiceDeps) {
+  const sendOptions = { ...outbound, logger: outbound.logger ?? logger, telegramBaseUrl, now };
+
+  async function list(userId: string): Promise<TChannelList> {
+    return { channels: (await listChannels(db, userId)).map(toApiChannel) };
+  }
+
+  async function create(userId: string, input: z.output<typeof ZCreateChannel>): Promise<TCreatedChannel> {
+    if ((await countChannels(db, userId)) >= MAX_CHANNELS) {
+      throw new AppError('CONFLICT', `You have ${MAX_CHANNELS} channels, the most there can be; remove one first.`);
+    }
+    const config: ChannelConfig =
+      input.kind === 'webhook'
+        ? { kind: 'webhook', url: input.url, signingSecret: `${SIGNING_SECRET_PREFIX}${randomBytes(32).toString('base64url')}` }
+        : input.kind === 'telegram'
+          ? { kind: 'telegram', botToken: input.botToken, chatId: input.chatId }
+          : { kind: input.kind, url: input.url };
+    const url = channelUrl(config);
+    if (url !== null) await refuseUnsafeUrl(url);
+    // The id is made here: it is the sealed secret's context, so the secret opens in this row only.
+    const id = randomUUID();
+    const row = await insertChannel(db, { id, userId, kind: config.kind, name: input.name, target: maskedTarget(config), secret: secretBox.seal(JSON.stringify(config), id) });
+    return { ...toApiChannel(row), ...(config.kind === 'webhook' ? { signingSecret: config.signingSecret } : {}) };
+  }
+
+  /** The save-time check: a refusal is a 400 on the field, with the outbound door's sentence. */
+  async function refuseUnsafeUrl(url: string): Promise<void> {
+    try {
+      await checkOutboundUrl(url, outbound);
+    } catch (err) {
+      if (err instanceof OutboundError) throw new AppError('BAD_REQUEST', 'Invalid request', [{ path: 'url', message: err.message }]);
+      throw err;
+    }
+  }
+
+  async function remove(userId: string, id: string): Promise<void> {
+    if (!(await deleteChannel(db, userId, id))) throw new AppError('NOT_FOUND', NOT_FOUND);
+  }
+
+  /** 'Send test': one attempt at once, its outcome answered (a failure as its fixed sentence). */
+  async function sendTest(userId: string, id: string): Promise<TChannelTestResult> {
+    const row = await findChannel(db, userId, id);
+    if (!row) throw new AppError('NOT_FOUND', NOT_FOUND);
+    const at = now();
+    const message: ChannelMessage = {
+      event: 'test',
+      id: randomUUID(),
+      kind: 'test',
+      agentId: null,
+      agentName: 'Test',
+      runId: null,
+      market: null,
+      title: `Test message for ${row.name}`,
+      message: 'This channel works: notifications from the agents you choose it for will arrive here.',
+      alerts: [],
+      createdAt: at,
+      link: `${publicUrl}/agents`,
+    };
+    const outcome = await attempt(row, message);
+    if (outcome.ok) return { status: 'sent' };
+    logger.warn({ channelId: row.id, kind: row.kind, ...outcome.detail }, 'channel test failed');
+    return { status: 'failed', error: outcome.error };
+  }
+
+  async function attempt(row: ChannelRow, message: ChannelMessage): Promise<ChannelOutcome> {
+    let config: ChannelConfig;
+    try {
+      config = JSON.parse(secretBox.open(row.secret, row.id)) as ChannelConfig;
+    } catch (err) {
+      if (!(err instanceof SecretBoxError)) throw err;
+      logger.error({ channelId: row.id, reason: err.reason }, 'a channel secret could not be opened');
+      return { ok: false, error: DELIVERY_FAILURES['secret-unreadable'], retryable: false, detail: { kind: err.reason } };
+    }
+    return sendToChannel(config, message, sendOptions);
+  }
+
+  /** Which of `ids` are not the user's channels (an agent may choose only its owner's). */
+  async function foreignIds(userId: string, ids: readonly string[]): Promise<string[]> {
+    const owned = new Set(await ownedChannelIds(db, userId, ids));
+    return ids.filter((id) => !owned.has(id));
+  }
+
+  /**
+   * Records a pending delivery of the notification to each chosen channel still the user's and
+   * queues it. A queueing failure is recorded on the delivery, never thrown: the notification
+   * stands whatever happens to its deliveries.
+   */
+  async function schedule(notificationId: string, userId: string, channelIds: readonly string[]): Promise<void> {
+    const rows = await insertDeliveries(db, notificationId, userId, channelIds);
+    for (const row of rows) {
+      try {
+        await enqueueDelivery(row.id);
+      } catch (err) {
+        logger.error({ err, deliveryId: row.id }, 'could not queue a channel delivery');
+        await recordDelivery(db, row.id, { status: 'failed', lastError: DELIVERY_FAILURES['queue-failed'], attempted: false }, now());
+      }
+    }
+  }
+
+  /**
+   * One attempt of a delivery. A failure is recorded and thrown so the job queue retries with
+   * backoff, except on the last attempt or when trying again cannot help (the receiver refused
+   * it, or the address is forbidden): then it is 'failed' and this resolves.
+   */
+  async function deliver(deliveryId: string, attemptInfo: DeliveryAttempt): Promise<void> {
+    const target = await findDeliveryTarget(db, deliveryId);
+    if (!target || target.delivery.status !== 'pending') return;
+    const { delivery, channel, notification } = target;
+    if (!channel) {
+      await recordDelivery(db, deliveryId, { status: 'failed', lastError: DELIVERY_FAILURES['channel-removed'], attempted: false }, now());
+      return;
+    }
+    const outcome = await attempt(channel, {
+      event: 'notification',
+      id: notification.id,
+      kind: notification.kind,
+      agentId: notification.agentId,
+      agentName: notification.agentName,
+      runId: notification.runId,
+      market: notification.market,
+      title: notification.title,
+      message: notification.message,
+      alerts: notification.alerts,
+      createdAt: notification.createdAt,
+      link: `${publicUrl}/agents`,
+    });
+    if (outcome.ok) {
+      await recordDelivery(db, deliveryId, { status: 'sent', lastError: null, attempted: true }, now());
+      return;
+    }
+    const giveUp = attemptInfo.last || !outcome.retryable;
+    await recordDelivery(db, deliveryId, { status: giveUp ? 'failed' : 'pending', lastError: outcome.error, attempted: true }, now());
+    logger.warn({ deliveryId, channelId: channel.id, kind: delivery.channelKind, attempt: attemptInfo.number, giveUp, ...outcome.detail }, giveUp ? 'channel delivery failed; giving up' : 'channel delivery failed; will retry');
+    if (!giveUp) throw new Error(`channel delivery failed: ${outcome.error}`);
+  }
+
+  /** Each notification's deliveries, for the notifications' API answers. */
+  async function deliveriesFor(notificationIds: readonly string[]): Promise<Map<string, TChannelDelivery[]>> {
+    const byNotification = new Map<string, TChannelDelivery[]>();
+    for (const row of await deliveriesOf(db, notificationIds)) {
+      const list = byNotification.get(row.notificationId) ?? [];
+      list.push(toApiDelivery(row));
+      byNotification.set(row.notificationId, list);
+    }
+    return byNotification;
+  }
+
+  return { list, create, remove, sendTest, foreignIds, schedule, deliver, deliveriesFor };
+}
+
+export type ChannelsService = ReturnType<typeof createChannelsService>;
+
+/** The process's channels service from its configuration: the web app's and a worker's alike. */
+export function channelsServiceFromConfig(
+  config: Pick<Config, 'channels' | 'outbound' | 'publicUrl'>,
+  deps: Pick<ChannelsServiceDeps, 'db' | 'enqueueDelivery' | 'logger' | 'now'>,
+): ChannelsService {
+  return createChannelsService({
+    ...deps,
+    secretBox: createSecretBox(config.channels.secretKey.material),
+    outbound: config.outbound,
+    telegramBaseUrl: config.channels.telegramBaseUrl,
+    publicUrl: config.publicUrl,
+  });
+}
