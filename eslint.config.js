@@ -26,7 +26,10 @@ const LAYERS = [
 /** The other server modules a module may import; any module not listed imports none. */
 const MODULE_USES = {
   auth: ['users'],
-  runtime: ['agents', 'market', 'notifications'],
+  // A worker process publishes its runs to the web processes' consoles (docs/decisions/0042).
+  runtime: ['agents', 'events', 'market', 'notifications'],
+  // Open streams end with their session.
+  events: ['auth'],
   backtest: ['agents', 'market', 'runtime'],
 };
 

@@ -34,6 +34,9 @@ import { googleAuthRoutes } from './modules/auth/google.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { createHealthService } from './modules/health/health.service.ts';
 import { createMailer } from './integrations/email/mailer.ts';
+import { createEventHub, type EventHub } from './modules/events/event-hub.ts';
+import { createEventStreams } from './modules/events/event-streams.ts';
+import { eventsRoutes } from './modules/events/events.routes.ts';
 import { notificationsRoutes } from './modules/notifications/notifications.routes.ts';
 import { createNotificationsService, type NotificationsService } from './modules/notifications/notifications.service.ts';
 import { settingsRoutes } from './modules/settings/settings.routes.ts';
@@ -73,6 +76,8 @@ declare module 'fastify' {
     /** Alerts and their emails, for the agents runtime: applyAlerts after a run, deliverEmail in
      * the email job. */
     notifications: NotificationsService;
+    /** The live console's events (docs/decisions/0042): the runtime publishes runs through it. */
+    events: EventHub;
   }
 }
 
@@ -113,7 +118,14 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   const articles = createArticlesService({ db });
   await app.register(articlesRoutes, { articles });
   await app.register(feedsRoutes, { articles, publicUrl: config.publicUrl, siteName: config.siteName });
-  const agents = createAgentsService({ db, jobs, now });
+  const events = await createEventHub({ database, logger });
+  app.decorate('events', events);
+  const streams = createEventStreams({ hub: events, auth, config: config.events, logger });
+  // Ended before Fastify waits for the requests in flight, which an endless stream would hold.
+  app.addHook('preClose', async () => streams.closeAll());
+  app.addHook('onClose', async () => events.close());
+  await app.register(eventsRoutes, { streams });
+  const agents = createAgentsService({ db, jobs, now, events });
   await app.register(agentsRoutes, { agents });
   const marketData = sharedMarketData ?? createMarketData(config.market, { logger, now, db });
   if (!sharedMarketData) app.addHook('onClose', async () => marketData.close());
@@ -126,6 +138,7 @@ export async function buildApp({ config, database, logger, now = () => new Date(
     logger,
     publicUrl: config.publicUrl,
     now,
+    events,
   });
   app.decorate('notifications', notifications);
   await app.register(notificationsRoutes, { notifications });

@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   const app = await buildApp({ config, database, logger, jobs, enqueueEmail: jobs.enqueueEmail, marketData });
   // Embedded (PGlite) always runs its agents here; with PostgreSQL, RUN_WORKERS=false leaves
   // them to `npm run worker` processes.
-  const workers = config.runtime.runWorkers ? await startWorkers({ config, database, jobs, logger, notifications: app.notifications, marketData }) : null;
+  const workers = config.runtime.runWorkers ? await startWorkers({ config, database, jobs, logger, notifications: app.notifications, marketData, events: app.events }) : null;
 
   let closing = false;
   const shutdown = (signal: string) => {

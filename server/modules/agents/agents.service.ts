@@ -21,10 +21,11 @@ import {
 import { failureReason, NO_HEALTH, type TAgentHealth } from '../../../contracts/agent-health.ts';
 import { computeNextRunAt } from './schedule.ts';
 import { validateAgentConfig } from './validate-config.ts';
+import { NO_EVENTS, type EventPublisher } from '../../lib/live-events.ts';
 
 /** Queues run jobs inside the caller's transaction (the runtime's job queue). */
 export type RunEnqueuer = { enqueueRuns(tx: Db, runs: ReadonlyArray<{ id: number }>): Promise<void> };
-export type AgentsServiceDeps = { db: Db; jobs: RunEnqueuer; now?: () => Date };
+export type AgentsServiceDeps = { db: Db; jobs: RunEnqueuer; now?: () => Date; events?: EventPublisher };
 /** Who is asking: the session's user, and SPEC's optional `googleId`s from the query and body. */
 export type Caller = { user: Pick<SessionUser, 'id' | 'provider' | 'subject'>; googleIds: ReadonlyArray<string | undefined> };
 
@@ -99,7 +100,10 @@ const withFollowedMessages = (config: TAgentConfig): TAgentConfig => ({
   notifications: { ...config.notifications, thresholds: config.notifications.thresholds.map(followDefaultMessage) },
 });
 
-export function createAgentsService({ db, jobs, now = () => new Date() }: AgentsServiceDeps) {
+export function createAgentsService({ db, jobs, now = () => new Date(), events = NO_EVENTS }: AgentsServiceDeps) {
+  /** The owner's other tabs show the change live (docs/decisions/0042). */
+  const changed = (ownerId: string, agentId: string) => events.publish(ownerId, { type: 'agent', agentId });
+
   /** The caller's agent, or 404 whether it is missing or someone else's (no existence leak). */
   async function owned(caller: Caller, id: string): Promise<AgentRow> {
     assertOwnGoogleId(caller);
@@ -135,6 +139,7 @@ export function createAgentsService({ db, jobs, now = () => new Date() }: Agents
     assertFitsTemplate(input.templateId, input.config);
     const status: TAgentStatus = 'paused';
     const row = await insertAgent(db, { ownerId: caller.user.id, templateId: input.templateId, name: input.name, status, config: withFollowedMessages(input.config), nextRunAt: null });
+    changed(caller.user.id, row.id);
     return toApiAgent(row);
   }
 
@@ -160,12 +165,14 @@ export function createAgentsService({ db, jobs, now = () => new Date() }: Agents
     });
     if (!row) throw new AppError('NOT_FOUND', NOT_FOUND); // deleted meanwhile
     if (status === 'paused' || reschedule) await dropQueuedSlots(db, current.id);
+    changed(caller.user.id, row.id);
     return (await present([row]))[0]!;
   }
 
   async function remove(caller: Caller, id: string): Promise<void> {
     assertOwnGoogleId(caller);
     if (!(await deleteAgent(db, id, caller.user.id))) throw new AppError('NOT_FOUND', NOT_FOUND);
+    changed(caller.user.id, id);
   }
 
   /**
@@ -183,6 +190,7 @@ export function createAgentsService({ db, jobs, now = () => new Date() }: Agents
     });
     if (run === 'busy') throw new AppError('CONFLICT', RUN_IN_PROGRESS);
     if (!run) throw new AppError('NOT_FOUND', NOT_FOUND); // deleted meanwhile
+    events.publish(caller.user.id, { type: 'run', action: 'queued', agentId: agent.id, runId: run.id });
     return { runId: run.id };
   }
 

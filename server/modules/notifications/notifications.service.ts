@@ -29,6 +29,7 @@ import {
 } from './notifications.repo.ts';
 import { FAILING_AFTER_RUNS, failingTitle, recoveredTitle } from '../../../contracts/agent-health.ts';
 import { FOREIGN_KEY_VIOLATION, sqlState } from '../../lib/db-errors.ts';
+import { NO_EVENTS, type EventPublisher } from '../../lib/live-events.ts';
 
 /** One threshold the run evaluated for one market; `message` already holds its numbers. */
 export type AlertCondition = { market: string; thresholdType: string; firing: boolean; value: number; limit: number; message: string };
@@ -66,6 +67,8 @@ export type NotificationsServiceDeps = {
   /** The site's origin, for the console link in emails. */
   publicUrl: string;
   now?: () => Date;
+  /** Tells the owner's open consoles (docs/decisions/0042). */
+  events?: EventPublisher;
 };
 
 const NOT_FOUND = 'Notification not found';
@@ -114,7 +117,7 @@ export function toApiNotification(row: NotificationRow): TNotification {
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, MAX_ERROR_CHARS);
 
-export function createNotificationsService({ db, mailer, enqueueEmail, logger, publicUrl, now = () => new Date() }: NotificationsServiceDeps) {
+export function createNotificationsService({ db, mailer, enqueueEmail, logger, publicUrl, now = () => new Date(), events = NO_EVENTS }: NotificationsServiceDeps) {
   /**
    * Turns one run's evaluated conditions into at most one notification listing every alert that
    * started firing (docs/decisions/0029). Each (agent, market, threshold) alerts once until it
@@ -244,6 +247,7 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
       throw err;
     }
     if (!created) return { created: [] };
+    events.publish(input.userId, { type: 'notification', action: 'created', notificationId: created.id, agentId: input.agentId });
     return { created: [toApiNotification(created.emailStatus === 'pending' ? await queueEmail(created) : created)] };
   }
 
@@ -312,11 +316,13 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
   async function markRead(userId: string, id: string): Promise<TNotification> {
     const row = await markNotificationRead(db, userId, id, now());
     if (!row) throw new AppError('NOT_FOUND', NOT_FOUND);
+    events.publish(userId, { type: 'notification', action: 'read', notificationId: row.id, agentId: row.agentId });
     return toApiNotification(row);
   }
 
   async function markAllRead(userId: string): Promise<void> {
     await markAllNotificationsRead(db, userId, now());
+    events.publish(userId, { type: 'notification', action: 'read', notificationId: null, agentId: null });
   }
 
   return { applyAlerts, applyHealth, deliverEmail, list, markRead, markAllRead };
