@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAgentConfig, findTemplate } from '../../../contracts/agents.ts';
@@ -9,6 +10,7 @@ import { createTestApp, type TestApp } from '../../test/test-app.ts';
 import { startJobQueue } from '../runtime/job-queue.ts';
 import { startWorkers } from '../runtime/workers.ts';
 import { REPLAY_MAX_EVENTS } from './event-hub.ts';
+import { EVENTS_CHANNEL } from './event-publisher.ts';
 
 const silent = pino({ level: 'silent' });
 const onPostgres = process.env.TEST_DATABASE === 'postgres';
@@ -152,6 +154,20 @@ describe('GET /api/events', () => {
     for (let i = 0; i < 3; i++) expect((await stream(session)).status).toBe(200);
     expect((await stream(session)).status).toBe(429);
     expect((await openEvents(base, '')).status).toBe(401);
+  });
+
+  it.runIf(onPostgres)('a lost LISTEN connection reconnects and tells the open streams to refetch', async () => {
+    const mine = await stream(cookies.owner);
+    await t.database.db.execute(sql`select pg_terminate_backend(pid) from pg_stat_activity where query = ${`LISTEN ${EVENTS_CHANNEL}`} and datname = current_database()`);
+    const reset = await mine.next((e) => e.event === 'reset');
+    // Listening again: events flow, and resuming from the reset's id is no reset.
+    const agent = await newAgent(cookies.owner);
+    await mine.next(isEvent('agent', { agentId: agent.id }));
+    mine.close();
+    const resumed = await stream(cookies.owner, reset.id!);
+    const later = await newAgent(cookies.owner);
+    await resumed.next(isEvent('agent', { agentId: later.id }));
+    expect(resumed.events.map((e) => e.event)).not.toContain('reset');
   });
 
   it.runIf(onPostgres)('a run in another worker process reaches a stream here (LISTEN/NOTIFY)', async () => {
