@@ -53,7 +53,14 @@ export async function createEventHub({ database, logger, now = () => Date.now() 
     buffer.push(entry);
     prune();
     const id = `${boot}-${entry.seq}`;
-    for (const s of subscribers.get(userId) ?? []) s.deliver(id, event);
+    for (const s of subscribers.get(userId) ?? []) {
+      // Delivery runs in the producer's call (PGlite): one broken stream must not fail it.
+      try {
+        s.deliver(id, event);
+      } catch (err) {
+        logger.warn({ err }, 'live events: could not write to a stream');
+      }
+    }
   }
 
   /** Events were lost (the LISTEN connection was down): nothing before now can be resumed. */
