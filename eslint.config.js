@@ -26,8 +26,11 @@ const LAYERS = [
 /** The other server modules a module may import; any module not listed imports none. */
 const MODULE_USES = {
   auth: ['users'],
-  // The worker process assembles the channels service too, to deliver its jobs.
-  runtime: ['agents', 'channels', 'market', 'notifications'],
+  // The worker process assembles the channels service too, to deliver its jobs, and publishes its
+  // runs to the web processes' consoles (docs/decisions/0042).
+  runtime: ['agents', 'channels', 'events', 'market', 'notifications'],
+  // Open streams end with their session.
+  events: ['auth'],
   backtest: ['agents', 'market', 'notifications', 'runtime'],
 };
 

@@ -10,6 +10,7 @@ import backtestApi from './backtest-api.ts';
 import articlesRead from './articles-read.ts';
 import backtest from './backtest.ts';
 import chat from './chat.ts';
+import eventStreams from './event-streams.ts';
 import indicators from './indicators.ts';
 import lighthouse from './lighthouse.ts';
 import loadWithAgents from './load-with-agents.ts';
@@ -19,7 +20,7 @@ import { stopBenchPostgres } from './lib.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
 /** The registry: add a module exporting a Benchmark and list it here. */
-const BENCHMARKS: Benchmark[] = [articlesRead, articlePage, serverMemory, chat, mixedLoad, loadWithAgents, indicators, backtest, backtestApi, agentsScale, lighthouse];
+const BENCHMARKS: Benchmark[] = [articlesRead, articlePage, serverMemory, chat, mixedLoad, loadWithAgents, indicators, backtest, backtestApi, agentsScale, eventStreams, lighthouse];
 
 const { values, positionals } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, list: { type: 'boolean', default: false } },

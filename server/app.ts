@@ -34,6 +34,9 @@ import { googleAuthRoutes } from './modules/auth/google.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { createHealthService } from './modules/health/health.service.ts';
 import { createMailer } from './integrations/email/mailer.ts';
+import { createEventHub, type EventHub } from './modules/events/event-hub.ts';
+import { createEventStreams } from './modules/events/event-streams.ts';
+import { eventsRoutes } from './modules/events/events.routes.ts';
 import { notificationsRoutes } from './modules/notifications/notifications.routes.ts';
 import { createNotificationsService, type NotificationsService } from './modules/notifications/notifications.service.ts';
 import { channelsRoutes } from './modules/channels/channels.routes.ts';
@@ -79,6 +82,8 @@ declare module 'fastify' {
     notifications: NotificationsService;
     /** Delivery channels, for the delivery job: deliver(id, attempt). */
     channels: ChannelsService;
+    /** The live console's events (docs/decisions/0042): the runtime publishes runs through it. */
+    events: EventHub;
   }
 }
 
@@ -119,6 +124,13 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   const articles = createArticlesService({ db });
   await app.register(articlesRoutes, { articles });
   await app.register(feedsRoutes, { articles, publicUrl: config.publicUrl, siteName: config.siteName });
+  const events = await createEventHub({ database, logger });
+  app.decorate('events', events);
+  const streams = createEventStreams({ hub: events, auth, config: config.events, logger });
+  // Ended before Fastify waits for the requests in flight, which an endless stream would hold.
+  app.addHook('preClose', async () => streams.closeAll());
+  app.addHook('onClose', async () => events.close());
+  await app.register(eventsRoutes, { streams });
   const channels = channelsServiceFromConfig(config, {
     db,
     enqueueDelivery: enqueueDelivery ?? inBackground(app, 'channel delivery failed', (id) => channels.deliver(id, { number: 1, last: true })),
@@ -127,7 +139,7 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   });
   app.decorate('channels', channels);
   await app.register(channelsRoutes, { channels });
-  const agents = createAgentsService({ db, jobs, foreignChannels: channels.foreignIds, now });
+  const agents = createAgentsService({ db, jobs, foreignChannels: channels.foreignIds, now, events });
   await app.register(agentsRoutes, { agents });
   const marketData = sharedMarketData ?? createMarketData(config.market, { logger, now, db });
   if (!sharedMarketData) app.addHook('onClose', async () => marketData.close());
@@ -141,6 +153,7 @@ export async function buildApp({ config, database, logger, now = () => new Date(
     publicUrl: config.publicUrl,
     channels,
     now,
+    events,
   });
   app.decorate('notifications', notifications);
   await app.register(notificationsRoutes, { notifications });

@@ -159,6 +159,10 @@ const ZEnv = z.object({
   CHANNEL_RETRIES: positiveInt(5, 0),
   CHANNEL_RETRY_DELAY_SECONDS: positiveInt(5, 1),
   EMAIL_RETRIES: positiveInt(5, 0),
+  /** The live console's streams (docs/decisions/0042). */
+  EVENT_STREAMS_PER_USER: positiveInt(10),
+  EVENT_STREAM_MAX_MS: positiveInt(15 * 60_000, 50),
+  EVENT_SESSION_CHECK_MS: positiveInt(30_000, 50),
   EMAIL_RETRY_DELAY_SECONDS: positiveInt(5, 1),
   RUN_WORKERS: z.preprocess(emptyToUndefined, z.enum(['true', 'false', '1', '0']).default('true').transform((v) => v === 'true' || v === '1')),
   WORKER_CONCURRENCY: positiveInt(16),
@@ -202,7 +206,19 @@ export type Config = {
   email: EmailConfig;
   outbound: OutboundConfig;
   channels: ChannelsConfig;
+  events: EventsConfig;
   runtime: RuntimeConfig;
+};
+
+/** The live console's event streams (GET /api/events, docs/decisions/0042). */
+export type EventsConfig = {
+  /** Open streams per user (tabs); one more is refused 429. */
+  perUser: number;
+  /** A stream ends after this long and the browser reconnects, resuming where it was: the
+   * connections spread again over the processes, and nothing lives for ever. */
+  maxStreamMs: number;
+  /** How often open streams check that their session and role still stand. */
+  sessionCheckMs: number;
 };
 
 /** What one client may hold of the server (docs/decisions/0013): each timeout is enforced to
@@ -431,6 +447,7 @@ export function loadConfig(
       retries: e.CHANNEL_RETRIES,
       retryDelaySeconds: e.CHANNEL_RETRY_DELAY_SECONDS,
     },
+    events: { perUser: e.EVENT_STREAMS_PER_USER, maxStreamMs: e.EVENT_STREAM_MAX_MS, sessionCheckMs: e.EVENT_SESSION_CHECK_MS },
     runtime: {
       runWorkers: e.RUN_WORKERS,
       concurrency: e.WORKER_CONCURRENCY,

@@ -26,7 +26,9 @@ async function main(): Promise<void> {
   const app = await buildApp({ config, database, logger, jobs, enqueueEmail: jobs.enqueueEmail, enqueueDelivery: jobs.enqueueDelivery, marketData });
   // Embedded (PGlite) always runs its agents here; with PostgreSQL, RUN_WORKERS=false leaves
   // them to `npm run worker` processes.
-  const workers = config.runtime.runWorkers ? await startWorkers({ config, database, jobs, logger, notifications: app.notifications, channels: app.channels, marketData }) : null;
+  const workers = config.runtime.runWorkers
+    ? await startWorkers({ config, database, jobs, logger, notifications: app.notifications, channels: app.channels, marketData, events: app.events })
+    : null;
 
   let closing = false;
   const shutdown = (signal: string) => {

@@ -58,6 +58,8 @@ describe('hostile input', () => {
         CHAT_RATE_LIMIT: '100000',
         BACKTEST_RATE_LIMIT: '100000',
         CHAT_DAILY_TOKEN_BUDGET: '0',
+        // The live console's stream ends on its own soon, so inject() gets its whole answer.
+        EVENT_STREAM_MAX_MS: '50',
       },
     });
     fx = await createFixtures(t);
@@ -109,10 +111,17 @@ describe('hostile input', () => {
     if (!new URL(url, 'http://test').pathname.startsWith('/api/')) return expectNoPollution(where);
     let body: unknown = undefined;
     if (res.statusCode !== 204) {
-      // JSON, or a stream of JSON lines (Test on history's answer; its refusals are JSON).
-      const ndjson = /^application\/x-ndjson/.test(String(res.headers['content-type']));
-      expect(res.headers['content-type'], where).toMatch(ndjson && res.statusCode < 300 ? /^application\/x-ndjson/ : /^application\/json/);
-      body = ndjson ? res.body.split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown) : JSON.parse(res.body);
+      // JSON, a stream of JSON lines (Test on history's answer) or server-sent events with JSON
+      // data (the live console); their refusals are JSON.
+      const type = String(res.headers['content-type']);
+      const ndjson = /^application\/x-ndjson/.test(type);
+      const sse = /^text\/event-stream/.test(type);
+      expect(type, where).toMatch((ndjson || sse) && res.statusCode < 300 ? /^(application\/x-ndjson|text\/event-stream)/ : /^application\/json/);
+      body = ndjson
+        ? res.body.split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown)
+        : sse
+          ? res.body.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)) as unknown)
+          : JSON.parse(res.body);
     }
     if (expected.status !== undefined) expect(res.statusCode, where).toBe(expected.status);
     if (res.statusCode >= 400) {

@@ -26,7 +26,8 @@ describe('permission matrix', () => {
   let n = 0;
 
   beforeAll(async () => {
-    t = await createTestApp({ env: { ADMIN_EMAILS: `${OWNER},${OTHER}`, MARKET_DATA: 'simulated' } });
+    // The live console's stream ends on its own soon, so inject() gets its whole answer.
+    t = await createTestApp({ env: { ADMIN_EMAILS: `${OWNER},${OTHER}`, MARKET_DATA: 'simulated', EVENT_STREAM_MAX_MS: '50' } });
     cookies.owner = await t.signIn(OWNER, 'Owner');
     cookies['another admin'] = await t.signIn(OTHER, 'Other');
     cookies.guest = await t.signIn('guest@example.com', 'Guest');
@@ -98,6 +99,7 @@ describe('permission matrix', () => {
     { method: 'GET', url: '/api/notifications', call: at('/api/notifications'), expected: [401, 200, 200, 200] },
     { method: 'POST', url: '/api/notifications/read-all', call: at('/api/notifications/read-all'), expected: [401, 204, 204, 204] },
     { method: 'POST', url: '/api/notifications/:id/read', call: async () => ({ path: `/api/notifications/${await newNotification()}/read` }), expected: [401, 404, 200, 404] },
+    { method: 'GET', url: '/api/events', call: at('/api/events'), expected: [401, 403, 200, 200] },
     { method: 'GET', url: '/api/settings', call: at('/api/settings'), expected: [401, 200, 200, 200] },
     // Channels are an agent owner's, like the agents that use them; another admin's is 404.
     { method: 'GET', url: '/api/channels', call: at('/api/channels'), expected: [401, 403, 200, 200] },

@@ -43,7 +43,7 @@ test.describe('agent runtime', () => {
     await details.getByRole('button', { name: 'Run now' }).click();
     await expect(toasts(page).getByText('Run queued').last()).toBeVisible();
 
-    // Run History polls until the run is done: no reload.
+    // Run History shows the run once done (the live stream's event): no reload.
     await details.getByRole('tab', { name: 'Run History' }).click();
     const run = details.locator('ol > li').filter({ hasText: 'Run now' }).first();
     await expect(run.getByText('Success', { exact: true })).toBeVisible({ timeout: 30_000 });
@@ -71,8 +71,8 @@ test.describe('agent runtime', () => {
     await page.keyboard.press('Escape');
     await expect(details).toBeHidden();
 
-    // The alert reaches the header's bell: refreshed when the dialog saw the run finish, else by
-    // the bell's own 30 s poll (the alert is stored just after the run is marked done).
+    // The alert reaches the header's bell: refreshed by the live stream's event (or when the
+    // dialog saw the run finish; the bell polls every 30 s only while the stream is closed).
     await expect(page.getByRole('button', { name: /Notifications/ })).toHaveAccessibleName(/[1-9]\d* unread/, { timeout: 35_000 });
   });
 

@@ -22,6 +22,7 @@ import {
 import { failureReason, NO_HEALTH, type TAgentHealth } from '../../../contracts/agent-health.ts';
 import { computeNextRunAt } from './schedule.ts';
 import { validateAgentConfig } from './validate-config.ts';
+import { NO_EVENTS, type EventPublisher } from '../../lib/live-events.ts';
 
 /** Queues run jobs inside the caller's transaction (the runtime's job queue). */
 export type RunEnqueuer = { enqueueRuns(tx: Db, runs: ReadonlyArray<{ id: number }>): Promise<void> };
@@ -31,6 +32,7 @@ export type AgentsServiceDeps = {
   /** Which of these channel ids are not the user's (docs/decisions/0043); absent: none are checked. */
   foreignChannels?: (userId: string, ids: readonly string[]) => Promise<string[]>;
   now?: () => Date;
+  events?: EventPublisher;
 };
 /** Who is asking: the session's user, and SPEC's optional `googleId`s from the query and body. */
 export type Caller = { user: Pick<SessionUser, 'id' | 'provider' | 'subject'>; googleIds: ReadonlyArray<string | undefined> };
@@ -106,7 +108,10 @@ const withFollowedMessages = (config: TAgentConfig): TAgentConfig => ({
   notifications: { ...config.notifications, thresholds: config.notifications.thresholds.map(followDefaultMessage) },
 });
 
-export function createAgentsService({ db, jobs, foreignChannels, now = () => new Date() }: AgentsServiceDeps) {
+export function createAgentsService({ db, jobs, foreignChannels, now = () => new Date(), events = NO_EVENTS }: AgentsServiceDeps) {
+  /** The owner's other tabs show the change live (docs/decisions/0042). */
+  const changed = (ownerId: string, agentId: string) => events.publish(ownerId, { type: 'agent', agentId });
+
   /** An agent notifies only its owner's channels: another's id is refused on its field. */
   async function assertOwnChannels(userId: string, config: TAgentConfig): Promise<void> {
     const ids = config.notifications.channels ?? [];
@@ -152,6 +157,7 @@ export function createAgentsService({ db, jobs, foreignChannels, now = () => new
     await assertOwnChannels(caller.user.id, input.config);
     const status: TAgentStatus = 'paused';
     const row = await insertAgent(db, { ownerId: caller.user.id, templateId: input.templateId, name: input.name, status, config: withFollowedMessages(input.config), nextRunAt: null });
+    changed(caller.user.id, row.id);
     return toApiAgent(row);
   }
 
@@ -180,12 +186,14 @@ export function createAgentsService({ db, jobs, foreignChannels, now = () => new
     });
     if (!row) throw new AppError('NOT_FOUND', NOT_FOUND); // deleted meanwhile
     if (status === 'paused' || reschedule) await dropQueuedSlots(db, current.id);
+    changed(caller.user.id, row.id);
     return (await present([row]))[0]!;
   }
 
   async function remove(caller: Caller, id: string): Promise<void> {
     assertOwnGoogleId(caller);
     if (!(await deleteAgent(db, id, caller.user.id))) throw new AppError('NOT_FOUND', NOT_FOUND);
+    changed(caller.user.id, id);
   }
 
   /**
@@ -203,6 +211,7 @@ export function createAgentsService({ db, jobs, foreignChannels, now = () => new
     });
     if (run === 'busy') throw new AppError('CONFLICT', RUN_IN_PROGRESS);
     if (!run) throw new AppError('NOT_FOUND', NOT_FOUND); // deleted meanwhile
+    events.publish(caller.user.id, { type: 'run', action: 'queued', agentId: agent.id, runId: run.id });
     return { runId: run.id };
   }
 

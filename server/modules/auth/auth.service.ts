@@ -6,7 +6,7 @@ import type { Db } from '../../db/client.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
 import { toSessionUser } from '../users/users.presenter.ts';
 import { findUserByIdentity, hasAnyUser, insertUser, lockFirstUser, updateUserProfile, type Identity, type Profile } from '../users/users.repo.ts';
-import { deleteExpiredSessions, deleteSession, findSessionWithUser, insertSession, touchSession } from './sessions.repo.ts';
+import { deleteExpiredSessions, deleteSession, findSessionsWithUsers, findSessionWithUser, insertSession, touchSession } from './sessions.repo.ts';
 
 /** last_seen_at is written at most this often, so reads do not each cost a write. */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -71,6 +71,29 @@ export function createAuthService({ db, config, now }: AuthDeps) {
 
   async function endSession(tokenHash: string): Promise<void> {
     await deleteSession(db, tokenHash);
+    for (const listener of endListeners) listener(tokenHash);
+  }
+
+  /** Told of each session ended here (sign-out), so what it holds open closes at once. */
+  const endListeners = new Set<(tokenHash: string) => void>();
+  function onSessionEnd(listener: (tokenHash: string) => void): () => void {
+    endListeners.add(listener);
+    return () => endListeners.delete(listener);
+  }
+
+  /**
+   * The users of those sessions that still stand (not signed out, idle or past their end), by
+   * token hash. Unlike resolveSession it does not count as activity: an open tab's stream must
+   * not keep its session alive for ever.
+   */
+  async function checkSessions(tokenHashes: readonly string[]): Promise<Map<string, SessionUser>> {
+    const at = now().getTime();
+    const live = new Map<string, SessionUser>();
+    for (const row of await findSessionsWithUsers(db, tokenHashes)) {
+      if (row.session.expiresAt.getTime() <= at || at - row.session.lastSeenAt.getTime() >= SESSION_IDLE_MS) continue;
+      live.set(row.session.tokenHash, toSessionUser(row.user));
+    }
+    return live;
   }
 
   async function purgeExpiredSessions(): Promise<number> {
@@ -78,7 +101,7 @@ export function createAuthService({ db, config, now }: AuthDeps) {
     return deleteExpiredSessions(db, at, new Date(at.getTime() - SESSION_IDLE_MS));
   }
 
-  return { signIn, createSession, resolveSession, endSession, purgeExpiredSessions };
+  return { signIn, createSession, resolveSession, endSession, purgeExpiredSessions, onSessionEnd, checkSessions };
 }
 
 export type AuthService = ReturnType<typeof createAuthService>;

@@ -1,4 +1,4 @@
-import { eq, lt, or, sql } from 'drizzle-orm';
+import { eq, inArray, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { sessions, users } from '../../db/schema.ts';
 
@@ -50,4 +50,10 @@ export async function deleteExpiredSessions(db: Db, now: Date, idleBefore: Date)
     .where(or(lt(sessions.expiresAt, now), lt(sessions.lastSeenAt, idleBefore)))
     .returning({ tokenHash: sessions.tokenHash });
   return removed.length;
+}
+
+/** Several sessions with their users at once (the live console's periodic check); missing ones are absent. */
+export async function findSessionsWithUsers(db: Db, tokenHashes: readonly string[]) {
+  if (tokenHashes.length === 0) return [];
+  return db.select({ session: sessions, user: users }).from(sessions).innerJoin(users, eq(users.id, sessions.userId)).where(inArray(sessions.tokenHash, [...tokenHashes]));
 }

@@ -4,7 +4,7 @@ import { parseInput } from '../../lib/validate.ts';
 import type { NotificationsService } from './notifications.service.ts';
 
 export async function notificationsRoutes(app: FastifyInstance, { notifications }: { notifications: NotificationsService }): Promise<void> {
-  // One user's alerts: no shared cache may keep them, and the bell polls for fresh ones.
+  // One user's alerts: no shared cache may keep them, and the bell refetches them on every live event.
   app.addHook('onRequest', async (_request, reply) => {
     reply.header('cache-control', 'no-store');
   });

@@ -30,6 +30,7 @@ import {
 } from './notifications.repo.ts';
 import { FAILING_AFTER_RUNS, failingTitle, recoveredTitle } from '../../../contracts/agent-health.ts';
 import { FOREIGN_KEY_VIOLATION, sqlState } from '../../lib/db-errors.ts';
+import { NO_EVENTS, type EventPublisher } from '../../lib/live-events.ts';
 
 /** One threshold the run evaluated for one market; `message` already holds its numbers. */
 export type AlertCondition = { market: string; thresholdType: string; firing: boolean; value: number; limit: number; message: string };
@@ -72,6 +73,8 @@ export type NotificationsServiceDeps = {
    * shown with it. Without it (a test's own service), notifications have none. */
   channels?: ChannelDeliveries;
   now?: () => Date;
+  /** Tells the owner's open consoles (docs/decisions/0042). */
+  events?: EventPublisher;
 };
 
 export type ChannelDeliveries = {
@@ -140,7 +143,7 @@ function byKey(sorted: readonly AlertCondition[]): AlertCondition[][] {
   return groups;
 }
 
-export function createNotificationsService({ db, mailer, enqueueEmail, logger, publicUrl, channels, now = () => new Date() }: NotificationsServiceDeps) {
+export function createNotificationsService({ db, mailer, enqueueEmail, logger, publicUrl, channels, now = () => new Date(), events = NO_EVENTS }: NotificationsServiceDeps) {
   /**
    * Turns one run's evaluated conditions into at most one notification listing every alert that
    * started firing (docs/decisions/0029). Each (agent, market, threshold) alerts once until it
@@ -273,6 +276,7 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
       throw err;
     }
     if (!created) return { created: [] };
+    events.publish(input.userId, { type: 'notification', action: 'created', notificationId: created.id, agentId: input.agentId });
     const stored = created.emailStatus === 'pending' ? await queueEmail(created) : created;
     return { created: [toApiNotification(stored, await scheduleDeliveries(stored, input.channelIds ?? []))] };
   }
@@ -360,11 +364,13 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
   async function markRead(userId: string, id: string): Promise<TNotification> {
     const row = await markNotificationRead(db, userId, id, now());
     if (!row) throw new AppError('NOT_FOUND', NOT_FOUND);
+    events.publish(userId, { type: 'notification', action: 'read', notificationId: row.id, agentId: row.agentId });
     return (await present([row]))[0]!;
   }
 
   async function markAllRead(userId: string): Promise<void> {
     await markAllNotificationsRead(db, userId, now());
+    events.publish(userId, { type: 'notification', action: 'read', notificationId: null, agentId: null });
   }
 
   return { applyAlerts, applyHealth, deliverEmail, list, markRead, markAllRead };

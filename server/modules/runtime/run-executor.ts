@@ -21,6 +21,7 @@ import { candlesNeeded, evaluateMarket, MIN_CANDLES, performanceSince, type OnCh
 import { planRun, RunNotPossible, type RunPlan } from './run-plan.ts';
 import { extendLeases, failedRunsInARow, finishRun, startRun, type RunAgent } from './runtime.repo.ts';
 import { isStale, staleSentence } from './freshness.ts';
+import { NO_EVENTS, type EventPublisher } from '../../lib/live-events.ts';
 import { FAILING_AFTER_RUNS, FAILING_CONDITION, failureReason } from '../../../contracts/agent-health.ts';
 
 type NotifyTarget = { userId: string; agentId: string; agentName: string; runId: number; emailEnabled: boolean; inAppEnabled: boolean; channelIds: readonly string[] };
@@ -40,6 +41,8 @@ export type RunExecutorDeps = {
   logger: Logger;
   now?: () => Date;
   leaseSeconds: number;
+  /** Tells the owner's open consoles that the run finished (docs/decisions/0042). */
+  events?: EventPublisher;
 };
 
 /** Stocks the scanner watches at most per run: a typo'd list of hundreds would hammer Yahoo. */
@@ -103,7 +106,7 @@ const notifyTarget = (agent: RunAgent, runId: number): NotifyTarget => ({
 /** A tick is the minute a run belongs to: runs of one minute share their candles. */
 export const tickOf = (at: Date) => String(Math.floor(at.getTime() / 60_000));
 
-export function createRunExecutor({ db, marketData, onChain, alerts, logger, now = () => new Date(), leaseSeconds }: RunExecutorDeps) {
+export function createRunExecutor({ db, marketData, onChain, alerts, logger, now = () => new Date(), leaseSeconds, events = NO_EVENTS }: RunExecutorDeps) {
   const leaseUntil = () => new Date(now().getTime() + leaseSeconds * 1000);
 
   // On-chain sources allow few requests (Whale Alert: 10 a minute): one lookup per token per tick.
@@ -243,6 +246,7 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
         const error = err instanceof RunNotPossible ? err.message : RUN_FAILED_ERROR;
         if (await finishRun(db, runId, { status: 'failure', result: null, error, endTime: now(), performance: null })) {
           await reportHealth(agent, runId, error, started.activeAlerts);
+          finished(agent, runId);
         }
         return 'done';
       }
@@ -256,11 +260,18 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
       // False when the run was declared interrupted meanwhile; a later run takes over.
       if (await finishRun(db, runId, { status: allFailed ? 'failure' : 'success', result, error, endTime, performance: result.performance })) {
         await reportHealth(agent, runId, error, started.activeAlerts);
+        finished(agent, runId);
       }
       return 'done';
     } finally {
       clearInterval(heartbeat);
     }
+  }
+
+  /** The run and the agent's last run and health changed: the owner's consoles refetch them. */
+  function finished(agent: RunAgent, runId: number): void {
+    events.publish(agent.ownerId, { type: 'run', action: 'finished', agentId: agent.id, runId });
+    events.publish(agent.ownerId, { type: 'agent', agentId: agent.id });
   }
 
   /**

@@ -6,6 +6,8 @@ import { createWhaleAlertSource } from '../../integrations/onchain/whale-alert.t
 import { createMarketData, type MarketData } from '../market/market-data.ts';
 import { channelsServiceFromConfig, type ChannelsService } from '../channels/channels.service.ts';
 import { createNotificationsService, type NotificationsService } from '../notifications/notifications.service.ts';
+import type { EventPublisher } from '../../lib/live-events.ts';
+import { createNotifyPublisher } from '../events/event-publisher.ts';
 import type { JobQueue } from './job-queue.ts';
 import { createRunExecutor } from './run-executor.ts';
 import { startRuntime, type Runtime } from './runtime.ts';
@@ -26,6 +28,7 @@ export async function startWorkers({
   notifications: shared,
   channels: sharedChannels,
   marketData: sharedMarketData,
+  events: sharedEvents,
 }: {
   config: Config;
   database: Database;
@@ -38,13 +41,17 @@ export async function startWorkers({
   channels?: ChannelsService;
   /** The process's market data, when the web app has one (one rate gate per provider); closed by its maker. */
   marketData?: MarketData;
+  /** The web app's live events, when this process has one; else runs are published on the database's channel. */
+  events?: EventPublisher;
 }): Promise<Workers> {
   const { db } = database;
+  const ownPublisher = sharedEvents ? null : createNotifyPublisher(database, logger);
+  const events = sharedEvents ?? ownPublisher!;
   const marketData = sharedMarketData ?? createMarketData(config.market, { logger, now, db });
   const channels = sharedChannels ?? channelsServiceFromConfig(config, { db, enqueueDelivery: jobs.enqueueDelivery, logger, now });
   const notifications =
     shared ??
-    createNotificationsService({ db, mailer: createMailer(config.email, logger), enqueueEmail: jobs.enqueueEmail, logger, now, publicUrl: config.publicUrl, channels });
+    createNotificationsService({ db, mailer: createMailer(config.email, logger), enqueueEmail: jobs.enqueueEmail, logger, now, publicUrl: config.publicUrl, channels, events });
   const executor = createRunExecutor({
     db,
     marketData,
@@ -53,12 +60,14 @@ export async function startWorkers({
     logger,
     now,
     leaseSeconds: config.runtime.leaseSeconds,
+    events,
   });
   const runtime = await startRuntime({ db, jobs, executor, deliverEmail: notifications.deliverEmail, deliverToChannel: channels.deliver, config: config.runtime, logger, now });
   return {
     runtime,
     async stop() {
       await runtime.stop();
+      await ownPublisher?.flush();
       if (!sharedMarketData) await marketData.close();
     },
   };

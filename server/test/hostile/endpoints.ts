@@ -99,6 +99,8 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'GET', route: '/api/chat/providers', actor: 'admin', runs: 10 },
   { method: 'GET', route: '/api/admin/usage', actor: 'admin', query: { schema: ZChatUsageQuery } },
   { method: 'GET', route: '/api/notifications', actor: 'admin', query: { schema: ZNotificationsQuery } },
+  // The live console's stream (ends after EVENT_STREAM_MAX_MS here); it reads no input but the Last-Event-ID header.
+  { method: 'GET', route: '/api/events', actor: 'admin', runs: 10 },
   { method: 'POST', route: '/api/notifications/read-all', actor: 'admin', body: IGNORED_BODY, runs: 15 },
   {
     method: 'POST',

@@ -5,6 +5,7 @@ import { ZAgent, ZRunHistory, ZRunQueued, type TAgent, type TAgentConfig, type T
 import { BACKTEST_CONTENT_TYPE, ZBacktestEvent, type TAgentBacktestRequest, type TBacktestRequest, type TBacktestResult } from '../../../../contracts/backtest.ts';
 import { AGENT_LIST_STALE_MS, STATUS_CHANGE_TIMEOUT_MS } from '../../../../contracts/constants.ts';
 import { ApiError, apiFetch, apiRequest } from '../../../lib/api-client.ts';
+import { useLive } from '../../../lib/live-status.ts';
 import { parsedQueryFn } from '../../../lib/query-client.ts';
 
 // Identity comes from the session: unlike SPEC's client we send no googleId.
@@ -27,21 +28,23 @@ export const useAgents = (enabled: boolean) => useQuery({ queryKey: AGENTS_QUERY
 
 export const useAgent = (id: string) => useQuery({ queryKey: agentQueryKey(id), queryFn: parsedQueryFn(ZAgent) });
 
-/** How often a run history is polled while one of its runs is queued or running. */
+/** How often a run history is polled while one of its runs is queued or running and the live stream is not open. */
 export const RUN_POLL_MS = 2000;
 export const hasActiveRun = (runs: readonly TRunHistoryEntry[] | undefined) => runs?.some((r) => r.status === 'queued' || r.status === 'running') ?? false;
 
 /**
- * An agent's runs, newest first. Polled only while a run is queued or running, so a 'Run now'
- * result appears without a reload; when the last active run finishes, the agent itself (Last
+ * An agent's runs, newest first. The live stream's run events refresh it; without the stream it
+ * is polled while a run is queued or running. Either way a 'Run now' result appears without a
+ * reload; when the last active run finishes, the agent itself (Last
  * Run, Performance), the list and the notifications are refreshed, since the run changed them.
  */
 export function useAgentRuns(id: string) {
   const queryClient = useQueryClient();
+  const live = useLive();
   const query = useQuery<TRunHistoryEntry[]>({
     queryKey: runsQueryKey(id),
     queryFn: parsedQueryFn(ZRunHistory),
-    refetchInterval: (q) => (hasActiveRun(q.state.data) ? RUN_POLL_MS : false),
+    refetchInterval: (q) => (!live && hasActiveRun(q.state.data) ? RUN_POLL_MS : false),
   });
   const active = hasActiveRun(query.data);
   const wasActive = useRef(active);

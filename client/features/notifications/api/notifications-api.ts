@@ -8,18 +8,19 @@ import { parsedQueryFn } from '../../../lib/query-client.ts';
 /** How many of the latest notifications the bell lists. */
 export const NOTIFICATIONS_SHOWN = 20;
 export const NOTIFICATIONS_QUERY_KEY = [`/api/notifications?limit=${NOTIFICATIONS_SHOWN}`] as const;
-/** Alerts come from agents running on a schedule: a new one shows within half a minute. */
+/** Without the live stream, alerts from scheduled runs still show within half a minute. */
 export const NOTIFICATIONS_POLL_MS = 30_000;
 
 /**
- * The signed-in user's latest notifications and unread count, polled while the tab is visible
- * and refreshed when the user comes back to it (the app's default is neither).
+ * The signed-in user's latest notifications and unread count, refreshed by the live stream's
+ * events (useLiveEvents), polled only while that stream is not open, and refreshed when the
+ * user comes back to the tab (the app's default is neither).
  */
-export const useNotifications = () =>
+export const useNotifications = (live: boolean) =>
   useQuery({
     queryKey: NOTIFICATIONS_QUERY_KEY,
     queryFn: parsedQueryFn(ZNotificationList),
-    refetchInterval: NOTIFICATIONS_POLL_MS,
+    refetchInterval: live ? false : NOTIFICATIONS_POLL_MS,
     refetchOnWindowFocus: true,
     staleTime: 0,
   });

@@ -5,6 +5,8 @@ import { useId, useRef, useState, type MouseEvent } from 'react';
 import { Link } from 'react-router';
 import type { TNotification } from '../../../../contracts/notifications.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
+import { useLive } from '../../../lib/live-status.ts';
+import { useLiveEvents } from '../api/live-events.ts';
 import { useMarkAllRead, useMarkRead, useNotifications } from '../api/notifications-api.ts';
 import { Button, buttonClasses } from '../../../components/ui/button.tsx';
 import { Spinner } from '../../../components/ui/spinner.tsx';
@@ -49,7 +51,9 @@ export function notificationLink(notification: TNotification): string | null {
  */
 export default function NotificationBell() {
   const [open, setOpen] = useState(false);
-  const notifications = useNotifications();
+  // The tab's live stream lives with the bell: both are there exactly for a signed-in owner.
+  useLiveEvents();
+  const notifications = useNotifications(useLive());
   const markRead = useMarkRead();
   const markAllRead = useMarkAllRead();
   const headingId = useId();

@@ -1,0 +1,82 @@
+import type { FastifyBaseLogger as Logger } from 'fastify';
+import pg from 'pg';
+
+const FIRST_RETRY_MS = 500;
+const MAX_RETRY_MS = 30_000;
+
+export type Listener = { close(): Promise<void> };
+
+/**
+ * One dedicated connection per process LISTENing on `channel` (a pooled connection would lose
+ * the LISTEN when returned). When it drops, it reconnects with backoff; notifications sent
+ * meanwhile are lost, so `onRestored` runs once it listens again (the hub tells every stream to
+ * refetch). Resolves after the first attempt, listening or not: a database that is down at
+ * start is retried in the background like a later drop.
+ */
+export async function listen(url: string, channel: string, logger: Logger, onMessage: (payload: string) => void, onRestored: () => void): Promise<Listener> {
+  let client: pg.Client | null = null;
+  let closed = false;
+  /** Set by a failed attempt or a drop: once listening again, streams must refetch. */
+  let missed = false;
+  let retryMs = FIRST_RETRY_MS;
+  let timer: NodeJS.Timeout | undefined;
+
+  const retry = () => {
+    if (closed || timer) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      void connect();
+    }, retryMs);
+    timer.unref();
+    retryMs = Math.min(retryMs * 2, MAX_RETRY_MS);
+  };
+
+  async function connect(): Promise<void> {
+    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, keepAlive: true });
+    client = c;
+    let lost = false;
+    const drop = (err?: unknown) => {
+      if (lost) return;
+      lost = true;
+      if (client === c) client = null;
+      missed = true;
+      c.end().catch(() => {});
+      if (closed) return;
+      logger.warn({ err }, 'live events: the LISTEN connection dropped; reconnecting');
+      retry();
+    };
+    c.on('error', drop);
+    c.on('end', () => drop());
+    c.on('notification', (message) => {
+      if (message.channel === channel && message.payload) onMessage(message.payload);
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${channel}`);
+    } catch (err) {
+      drop(err);
+      return;
+    }
+    if (closed) {
+      await c.end().catch(() => {});
+      return;
+    }
+    retryMs = FIRST_RETRY_MS;
+    if (missed) {
+      missed = false;
+      logger.info('live events: listening again');
+      onRestored();
+    }
+  }
+
+  await connect();
+  return {
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      const c = client;
+      client = null;
+      await c?.end().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import http from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import { EVENTS_PATH } from '../../contracts/events.ts';
+import { TEST_ORIGIN } from './test-app.ts';
+
+export type ReceivedEvent = { id: string | null; event: string; data: unknown };
+
+export type EventStreamClient = {
+  status: number;
+  contentType: string;
+  /** Every event so far, in order. */
+  events: ReceivedEvent[];
+  /** Resolves with the first event (seen already or to come) that `match` accepts; fails after `timeoutMs`. */
+  next(match: (e: ReceivedEvent) => boolean, timeoutMs?: number): Promise<ReceivedEvent>;
+  /** Resolves when the server ends the stream. */
+  closed: Promise<void>;
+  close(): void;
+};
+
+/** The app listening on a free loopback port (an event stream needs a real socket, not inject()). */
+export async function listenLocally(app: FastifyInstance): Promise<string> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (!address || typeof address === 'string') throw new Error('no address');
+  return `http://127.0.0.1:${address.port}`;
+}
+
+/** GET /api/events as a browser's EventSource would, parsing the stream as it arrives. */
+export function openEvents(base: string, cookie: string, lastEventId?: string): Promise<EventStreamClient> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(`${base}${EVENTS_PATH}`, { headers: { cookie, accept: 'text/event-stream', origin: TEST_ORIGIN, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) } }, (res) => {
+      const events: ReceivedEvent[] = [];
+      const waiters = new Set<() => void>();
+      let buffer = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buffer += chunk;
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          let id: string | null = null;
+          let event = 'message';
+          const data: string[] = [];
+          for (const line of block.split('\n')) {
+            if (line.startsWith('id: ')) id = line.slice(4);
+            else if (line.startsWith('event: ')) event = line.slice(7);
+            else if (line.startsWith('data: ')) data.push(line.slice(6));
+          }
+          if (data.length > 0) events.push({ id, event, data: JSON.parse(data.join('\n')) as unknown });
+        }
+        for (const w of waiters) w();
+      });
+      const closed = new Promise<void>((done) => res.once('close', () => done()));
+      resolve({
+        status: res.statusCode ?? 0,
+        contentType: String(res.headers['content-type']),
+        events,
+        closed,
+        close: () => request.destroy(),
+        next(match, timeoutMs = 10_000) {
+          return new Promise((found, fail) => {
+            const look = () => {
+              const hit = events.find(match);
+              if (!hit) return false;
+              waiters.delete(look);
+              clearTimeout(timer);
+              found(hit);
+              return true;
+            };
+            const timer = setTimeout(() => {
+              waiters.delete(look);
+              fail(new Error(`no matching event within ${timeoutMs} ms; got ${JSON.stringify(events)}`));
+            }, timeoutMs);
+            if (!look()) waiters.add(look);
+          });
+        },
+      });
+      if (res.statusCode !== 200) res.resume();
+    });
+    request.on('error', reject);
+  });
+}
