@@ -85,23 +85,24 @@ test.describe('accessibility (axe)', () => {
     await expectNoSeriousViolations(page, testInfo, 'login');
   });
 
-  test('admin screens: chat, create article, articles, users, usage, agents', async ({ page, login, admin }, testInfo) => {
-    await login(page, admin);
-    const screens: Array<[string, string]> = [
-      ['/chat-console', 'Chat with GPT'],
-      ['/grok-chat', 'Chat with Grok'],
-      ['/create-article', 'Create Article'],
-      ['/admin/articles', 'Articles'],
-      ['/admin/users', 'Users'],
-      ['/admin/usage', 'Usage'],
-      ['/agents-console', 'AI Agents Console'],
-    ];
-    for (const [path, heading] of screens) {
+  // One test per screen: each gets its own time, and a failure names the screen.
+  const adminScreens: Array<[string, string]> = [
+    ['/chat-console', 'Chat with GPT'],
+    ['/grok-chat', 'Chat with Grok'],
+    ['/create-article', 'Create Article'],
+    ['/admin/articles', 'Articles'],
+    ['/admin/users', 'Users'],
+    ['/admin/usage', 'Usage'],
+    ['/agents-console', 'AI Agents Console'],
+  ];
+  for (const [path, heading] of adminScreens) {
+    test(`admin screen ${path}`, async ({ page, login, admin }, testInfo) => {
+      await login(page, admin);
       await page.goto(path);
       await expect(page.getByRole('heading', { level: 1, name: heading })).toBeVisible();
       await expectNoSeriousViolations(page, testInfo, path);
-    }
-  });
+    });
+  }
 
   test('settings page and the notifications panel', async ({ page, login, owner }, testInfo) => {
     // Both are for users who can own agents; a guest's settings page is checked in settings.spec.ts.
