@@ -12,10 +12,11 @@ import {
   type THistoryCoverage,
 } from '../../../contracts/backtest.ts';
 import { tooFewCandlesError, type TCandle, type TCandleTimeframe, type TChartData, type TMarketSource } from '../../../contracts/market.ts';
-import { candlesNeeded, chartOf, MIN_CANDLES, onChainRulesWanted, prepareMarket, thresholdCondition, thresholdValueAt, type PreparedMarket } from '../runtime/evaluate.ts';
+import { candlesNeeded, chartOf, MIN_CANDLES, onChainRulesWanted, prepareMarket, thresholdCondition, thresholdValuesFrom, type PreparedMarket } from '../runtime/evaluate.ts';
 import { MAX_PER_HOUR_DEFAULT } from '../../../contracts/agents.ts';
 import { CAP_WINDOW_MS, resumesAt } from '../notifications/alert-storm.ts';
 import type { RunPlan } from '../runtime/run-plan.ts';
+import { median } from './statistics.ts';
 
 /**
  * "Test on history" (issue 16, decision records 0034 and 0035): each of a market's last N candles
@@ -79,7 +80,11 @@ type Row = {
  */
 type Hits = { row: number[]; at: number[]; notified: boolean[] };
 
-const round = (value: number, digits = 4) => Number(value.toFixed(digits));
+/** Rounded by arithmetic, not toFixed: a long test rounds three changes for each of thousands of firings. */
+const round = (value: number, digits = 4) => {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+};
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 function newRows(plan: RunPlan, prepared: PreparedMarket): Row[] {
@@ -106,20 +111,15 @@ function tally(row: Row, close: Float64Array, i: number, direction: TDirection, 
   }
 }
 
-function median(sorted: ArrayLike<number>): number {
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
 function rowOf(row: Row): TBacktestRow {
   const forward = FORWARD_HORIZONS.map((horizon, h): TForwardStats => {
     const { changes, pointed, agreeing } = row.forward[h]!;
-    const sorted = Float64Array.from(changes).sort();
     return {
       horizon,
       count: changes.length,
       average: changes.length === 0 ? null : round(changes.reduce((a, b) => a + b, 0) / changes.length),
-      median: changes.length === 0 ? null : round(median(sorted)),
+      median: changes.length === 0 ? null : round(median(changes)),
       shareInDirection: pointed === 0 ? null : round(agreeing / pointed),
     };
   });
@@ -185,6 +185,8 @@ function replayMarket(plan: RunPlan, input: BacktestMarketInput, evaluate: numbe
   // The thresholds of each type, in configured order: one alert state each (applyAlerts' key).
   const groups = [...new Set(thresholds.map((t) => t.type))].map((type) => ({ type, members: thresholds.flatMap((t, k) => (t.type === type ? [k] : [])) }));
 
+  const values = thresholdValuesFrom(prepared, from);
+
   for (let i = from; i < n; i++) {
     for (let r = 0; r < rules.length; r++) {
       if (rules[r]!.fires(i) === true) hit(r, i, false);
@@ -192,10 +194,11 @@ function replayMarket(plan: RunPlan, input: BacktestMarketInput, evaluate: numbe
     // raiseAlerts passes on the conditions that fire or were marked before this run; a
     // threshold that cannot be measured is no condition at all, and its state stays as it is.
     for (let k = 0; k < thresholds.length; k++) {
-      const value = thresholdValueAt(prepared, k, i);
-      const fires = value !== null && value > thresholds[k]!.value;
+      const value = values[k]![i - from]!;
+      const measured = !Number.isNaN(value);
+      const fires = measured && value > thresholds[k]!.value;
       firing[k] = fires;
-      passed[k] = fires || (value !== null && active.has(thresholds[k]!.type));
+      passed[k] = fires || (measured && active.has(thresholds[k]!.type));
       notified[k] = false;
     }
     // applyAlerts decides one state per type from all of that type's conditions passed on: it
@@ -313,14 +316,11 @@ function applyCap(times: readonly number[], maxPerHour: number): { delivered: nu
     // The window is (time - 1 h, time], as alertTimesSince reads it.
     while (windowStart < sent.length && sent[windowStart]! <= time - CAP_WINDOW_MS) windowStart++;
     // Never more than maxPerHour sent ones in the window: held ones do not enter it.
-    const resumes = resumesAt(
-      sent.slice(windowStart).map((t) => new Date(t)),
-      maxPerHour,
-    );
-    if (resumes) {
+    const resumes = resumesAt(sent, maxPerHour, windowStart);
+    if (resumes !== null) {
       held++;
-      if (resumes.getTime() !== lastPeriod) {
-        lastPeriod = resumes.getTime();
+      if (resumes !== lastPeriod) {
+        lastPeriod = resumes;
         stormNotices++;
         delivered.push(time);
       }

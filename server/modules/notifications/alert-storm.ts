@@ -5,13 +5,15 @@ import type { TRunAlert } from '../../../contracts/market.ts';
 export const CAP_WINDOW_MS = 60 * 60 * 1000;
 
 /**
- * When the cap lets the next alert through: the hour after the notification whose leaving the
- * window brings the count under the cap. `times` are the window's alert notifications, oldest
- * first; null while the count is under the cap (nothing is held back).
+ * When the cap lets the next alert through (ms): the hour after the notification whose leaving
+ * the window brings the count under the cap. `times` (ms) from `windowStart` on are the window's
+ * alert notifications, oldest first; null while the count is under the cap (nothing is held
+ * back). Numbers and a start, not Dates and a copy: a test on history asks it for every
+ * notification of thousands of candles.
  */
-export function resumesAt(times: readonly Date[], maxPerHour: number): Date | null {
-  if (times.length < maxPerHour) return null;
-  return new Date(times[times.length - maxPerHour]!.getTime() + CAP_WINDOW_MS);
+export function resumesAt(times: readonly number[], maxPerHour: number, windowStart = 0): number | null {
+  if (times.length - windowStart < maxPerHour) return null;
+  return times[times.length - maxPerHour]! + CAP_WINDOW_MS;
 }
 
 /** '14:05' in the user's zone, '14:05 UTC' when they have none (or it is unknown here). */

@@ -185,8 +185,9 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
       if (fired.length === 0) return null;
       const alerts = fired.map((c) => ({ market: c.market, threshold: c.thresholdType, value: c.value, limit: c.limit, message: c.message }));
       const maxPerHour = agent?.maxPerHour ?? MAX_PER_HOUR_DEFAULT;
-      const resumes = resumesAt(await alertTimesSince(tx, input.agentId, new Date(at.getTime() - CAP_WINDOW_MS)), maxPerHour);
-      if (resumes) return holdBack(tx, input, alerts, { at, resumes, maxPerHour });
+      const windowTimes = (await alertTimesSince(tx, input.agentId, new Date(at.getTime() - CAP_WINDOW_MS))).map((time) => time.getTime());
+      const resumes = resumesAt(windowTimes, maxPerHour);
+      if (resumes !== null) return holdBack(tx, input, alerts, { at, resumes: new Date(resumes), maxPerHour });
       return {
         kind: 'alerts',
         market: only(fired.map((c) => c.market)),

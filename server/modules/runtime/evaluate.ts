@@ -331,6 +331,25 @@ export function thresholdValueAt(prepared: PreparedMarket, index: number, i: num
   return THRESHOLD_DEFINITIONS[prepared.thresholds[index]!.type].value(prepared.candles, i);
 }
 
+/**
+ * The values of each of the plan's thresholds on candles from..end (NaN where one cannot be
+ * measured), each as thresholdValueAt reads it; types that measure the same way (the two volume
+ * alerts) share one reading. For a test on history, which asks every candle.
+ */
+export function thresholdValuesFrom(prepared: PreparedMarket, from: number): Float64Array[] {
+  const byMeasure = new Map<unknown, Float64Array>();
+  return prepared.thresholds.map(({ type }) => {
+    const measure = THRESHOLD_DEFINITIONS[type].value;
+    let values = byMeasure.get(measure);
+    if (!values) {
+      values = new Float64Array(Math.max(0, prepared.candles.length - from));
+      for (let i = from; i < prepared.candles.length; i++) values[i - from] = measure(prepared.candles, i) ?? Number.NaN;
+      byMeasure.set(measure, values);
+    }
+    return values;
+  });
+}
+
 /** An alert the user set, measured on candle i with its one definition (contracts). */
 export function thresholdCondition(prepared: PreparedMarket, index: number, i: number, market: string): ThresholdCondition | null {
   const threshold = prepared.thresholds[index]!;
@@ -353,7 +372,16 @@ export function outcomeAt(prepared: PreparedMarket, i: number, market: string): 
   };
 }
 
-const toNullable = (values: Float64Array, from: number) => Array.from(values.subarray(from), (v) => (Number.isFinite(v) ? round(v, 6) : null));
+/** Six decimals are more than a chart can draw; rounded by arithmetic, not toFixed (a test on history draws thousands). */
+const CHART_SCALE = 1e6;
+function toNullable(values: Float64Array, from: number): Array<number | null> {
+  const out = new Array<number | null>(Math.max(0, values.length - from));
+  for (let i = from; i < values.length; i++) {
+    const v = values[i]!;
+    out[i - from] = Number.isFinite(v) ? Math.round(v * CHART_SCALE) / CHART_SCALE : null;
+  }
+  return out;
+}
 
 /** The chart of candles from..end with the given markers, and overlays: by default the chosen indicators drawn over the price. */
 export function chartOf(prepared: PreparedMarket, from: number, markers: TChartData['markers'], overlaid = prepared.indicators.filter((series) => series.overlay)): TChartData {
