@@ -13,6 +13,7 @@ import { registerEtags } from './lib/http/etag.ts';
 import { answerFrameworkError, registerErrorHandler } from './lib/http/error-handler.ts';
 import { registerRequestGuard } from './lib/http/request-guard.ts';
 import { registerSecurityHeaders } from './lib/http/security-headers.ts';
+import { fastifyTrustProxy } from './lib/http/trust-proxy.ts';
 import { registerWriteLimit } from './lib/http/write-limit.ts';
 import './lib/http/types.ts';
 import { articlePageResolver } from './modules/articles/article-pages.ts';
@@ -92,7 +93,7 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: config.trustProxy,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: answerFrameworkError,
     ...timeoutOptions(config.http),

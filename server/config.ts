@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { ZEmail, type TPublicConfig } from '../contracts/auth.ts';
@@ -32,6 +33,47 @@ const ZChatPolicy = z.preprocess(
         policy[name as TChatProvider] = access;
       }
       return policy;
+    }),
+);
+
+/** proxy-addr's names for address ranges, accepted in a TRUST_PROXY list. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** One entry of a TRUST_PROXY list: an IP address, a CIDR range, or a proxy-addr range name. */
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address = '', bits, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  const max = family === 4 ? 32 : 128;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= max;
+}
+
+/**
+ * TRUST_PROXY (docs/decisions/0045): `false`; `true` (one proxy in front, whose address the
+ * server sees); the number of proxies in front; or the proxies' own addresses. The client is the
+ * address that many hops back in X-Forwarded-For, counted from the right, so an address a client
+ * wrote into the header itself is never taken (with a plain `true`, Fastify takes the left-most).
+ */
+const ZTrustProxy = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .default('false')
+    .transform((text, ctx): TrustProxy => {
+      const value = text.trim();
+      if (value === 'false' || value === '0') return false;
+      if (value === 'true') return 1;
+      if (/^\d+$/.test(value)) {
+        const hops = Number(value);
+        if (hops <= 16) return hops;
+      } else {
+        const list = value.split(',').map((e) => e.trim()).filter(Boolean);
+        if (list.length > 0 && list.every(isProxyAddress)) return list;
+      }
+      ctx.addIssue({ code: 'custom', message: 'must be true, false, the number of proxies in front (1 to 16), or a comma list of the proxies\' addresses (IP, CIDR, loopback)' });
+      return z.NEVER;
     }),
 );
 
@@ -93,7 +135,7 @@ const ZEnv = z.object({
   ),
   PUBLIC_URL: z.preprocess(emptyToUndefined, z.url({ protocol: /^https?$/ }).optional()),
   SESSION_SECRET: z.preprocess(emptyToUndefined, z.string().min(32, 'must be at least 32 characters').optional()),
-  TRUST_PROXY: booleanFlag,
+  TRUST_PROXY: ZTrustProxy,
   HEADERS_TIMEOUT_MS: positiveInt(10_000, 100),
   REQUEST_TIMEOUT_MS: positiveInt(30_000, 100),
   IDLE_TIMEOUT_MS: positiveInt(120_000, 100),
@@ -189,7 +231,8 @@ export type Config = {
   publicOrigin: string;
   secureCookies: boolean;
   sessionSecret: string;
-  trustProxy: boolean;
+  /** Which peers are proxies whose X-Forwarded-For is believed (docs/decisions/0045). */
+  trustProxy: TrustProxy;
   http: HttpLimits;
   signInRateLimit: number;
   /** State-changing requests per signed-in user per minute (chat has its own limit). */
@@ -209,6 +252,14 @@ export type Config = {
   events: EventsConfig;
   runtime: RuntimeConfig;
 };
+
+/**
+ * false: no proxy, the peer is the client. A number: that many proxies in front, each appending
+ * its peer to X-Forwarded-For (the app must be reachable only through them). A list: the
+ * addresses (IP, CIDR, `loopback`) of the proxies; the client is the right-most address in
+ * X-Forwarded-For that is not one of them.
+ */
+export type TrustProxy = false | number | string[];
 
 /** The live console's event streams (GET /api/events, docs/decisions/0042). */
 export type EventsConfig = {
@@ -387,7 +438,7 @@ export function loadConfig(
       maxConnections: e.MAX_CONNECTIONS,
       // Behind a reverse proxy every connection comes from the proxy: a per-address cap would
       // cap the proxy (all users together), so it is off unless set; the proxy caps per client.
-      maxConnectionsPerAddress: e.MAX_CONNECTIONS_PER_IP ?? (e.TRUST_PROXY ? 0 : DEFAULT_MAX_CONNECTIONS_PER_IP),
+      maxConnectionsPerAddress: e.MAX_CONNECTIONS_PER_IP ?? (e.TRUST_PROXY !== false ? 0 : DEFAULT_MAX_CONNECTIONS_PER_IP),
     },
     signInRateLimit: e.SIGN_IN_RATE_LIMIT,
     writeRateLimit: e.WRITE_RATE_LIMIT,
