@@ -206,6 +206,8 @@ const ZEnv = z.object({
   EVENT_STREAM_MAX_MS: positiveInt(15 * 60_000, 50),
   EVENT_SESSION_CHECK_MS: positiveInt(30_000, 50),
   EMAIL_RETRY_DELAY_SECONDS: positiveInt(5, 1),
+  /** A worker's health port (docs/decisions/0045): unset, none. */
+  WORKER_HEALTH_PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(65535).optional()),
   RUN_WORKERS: z.preprocess(emptyToUndefined, z.enum(['true', 'false', '1', '0']).default('true').transform((v) => v === 'true' || v === '1')),
   WORKER_CONCURRENCY: positiveInt(16),
   RUN_LEASE_SECONDS: positiveInt(30, 2),
@@ -331,6 +333,8 @@ export type ChannelsConfig = {
 export type RuntimeConfig = {
   /** false: this process serves the web only (another runs `npm run worker`). */
   runWorkers: boolean;
+  /** `npm run worker` answers GET /api/health/live and /ready on HOST at this port; null: no port. */
+  workerHealthPort: number | null;
   /** Runs one worker executes at once. */
   concurrency: number;
   /** A running run's lease; a run whose lease passes belonged to a dead worker. */
@@ -501,6 +505,7 @@ export function loadConfig(
     events: { perUser: e.EVENT_STREAMS_PER_USER, maxStreamMs: e.EVENT_STREAM_MAX_MS, sessionCheckMs: e.EVENT_SESSION_CHECK_MS },
     runtime: {
       runWorkers: e.RUN_WORKERS,
+      workerHealthPort: e.WORKER_HEALTH_PORT ?? null,
       concurrency: e.WORKER_CONCURRENCY,
       leaseSeconds: e.RUN_LEASE_SECONDS,
       dispatchIntervalMs: e.DISPATCH_INTERVAL_MS,
@@ -525,6 +530,20 @@ function deprecations(e: Pick<z.infer<typeof ZEnv>, 'MAIL_FROM' | 'SMTP_FROM'>):
       ? 'SMTP_FROM is deprecated and will stop working: rename it to MAIL_FROM'
       : 'SMTP_FROM is ignored because MAIL_FROM is set: remove SMTP_FROM (its old name)',
   ];
+}
+
+/**
+ * Where `npm run worker:health` asks this host's worker: HOST and WORKER_HEALTH_PORT from the
+ * worker's own environment (nothing else is read, so the check writes nothing and needs no
+ * secret). A wildcard HOST is asked on loopback.
+ */
+export function workerHealthUrl(env: NodeJS.ProcessEnv = process.env): string {
+  const parsed = ZEnv.pick({ HOST: true, WORKER_HEALTH_PORT: true }).safeParse(env);
+  if (!parsed.success) throw new ConfigError(`Invalid configuration:\n${parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`);
+  const { HOST: host, WORKER_HEALTH_PORT: port } = parsed.data;
+  if (!port) throw new ConfigError('Invalid configuration:\n  WORKER_HEALTH_PORT: required to ask the worker; set it for the worker and for this check');
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${isIP(reachable) === 6 ? `[${reachable}]` : reachable}:${port}`;
 }
 
 /** For process entry points: the config, or the message naming the bad variable and exit 1. */
