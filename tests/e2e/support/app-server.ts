@@ -128,3 +128,36 @@ export async function startAppServer(options: { articles?: SeedArticle[]; env?: 
     throw err;
   }
 }
+
+export type WorkerProcess = {
+  /** Its health port's origin (WORKER_HEALTH_PORT on 127.0.0.1). */
+  healthUrl: string;
+  child: ChildProcess;
+  output(): string;
+  stop(): Promise<void>;
+};
+
+/**
+ * Starts `node server/worker.ts` (`npm run worker`) as a child process with a health port, and
+ * waits until that port says ready. `env` must name the worker's PostgreSQL (DATABASE_URL).
+ */
+export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['server/worker.ts'], {
+    cwd: ROOT_DIR,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env, WORKER_HEALTH_PORT: String(port) },
+  });
+  let output = '';
+  const keep = (d: Buffer) => (output = (output + d.toString()).slice(-20_000));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const healthUrl = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHttp(`${healthUrl}/api/health/ready`, child, 60_000, () => output);
+  } catch (err) {
+    await stopChild(child);
+    throw err;
+  }
+  return { healthUrl, child, output: () => output, stop: () => stopChild(child, 35_000) };
+}
