@@ -52,6 +52,7 @@ describeIfInstalled(missing.length > 0 ? `${title} (skipped: ${missing.join(' an
   let publicUrl: string;
   let signInAnswer: Answer;
   let cookie: string;
+  let webEnv: Record<string, string>;
   const webAddress = (server: AppServer) => `127.0.0.1:${new URL(server.url).port}`;
 
   beforeAll(async () => {
@@ -77,8 +78,9 @@ describeIfInstalled(missing.length > 0 ? `${title} (skipped: ${missing.join(' an
       ...ai.env,
     };
     // All three start at once, as systemd starts them: migrations run once, under the advisory lock.
+    webEnv = { ...env, RUN_WORKERS: 'false' };
     [web, worker] = await Promise.all([
-      Promise.all([startAppServer({ env: { ...env, RUN_WORKERS: 'false' } }), startAppServer({ env: { ...env, RUN_WORKERS: 'false' } })]),
+      Promise.all([startAppServer({ env: webEnv }), startAppServer({ env: webEnv })]),
       startWorkerProcess(env),
     ]);
 
@@ -118,8 +120,11 @@ describeIfInstalled(missing.length > 0 ? `${title} (skipped: ${missing.join(' an
     if (files) rmSync(files, { recursive: true, force: true });
   }, 60_000);
 
-  /** nginx's access log line for each probe (the X-Probe header the test sent). */
+  /** nginx's access log line for each probe (the X-Probe header the test sent) logged so far. */
   const loggedProbes = () => new Map(nginx.accessLog().filter((l) => l.probe).map((l) => [l.probe, l]));
+  /** The same, once every probe in `probes` is there: nginx logs a request after its answer is sent. */
+  const logged = async (probes: string[]) =>
+    until(async () => loggedProbes(), (lines) => probes.every((p) => lines.has(p)), 10_000);
 
   it('serves the shipped site: TLS with HTTP/2, http redirected to https, hashed files from disk cached a year, 1 MB bodies', async () => {
     const h2 = await client.http2Get('/api/health/ready');
@@ -146,7 +151,7 @@ describeIfInstalled(missing.length > 0 ? `${title} (skipped: ${missing.join(' an
     const gone = await client.ask('/assets/gone-00000000.js', { headers: { 'x-probe': 'gone-asset' } });
     expect(gone.status).toBe(404);
     expect(JSON.parse(gone.body)).toMatchObject({ error: 'Not Found' });
-    expect(loggedProbes().get('gone-asset')?.upstreams).toHaveLength(1);
+    expect((await logged(['gone-asset'])).get('gone-asset')?.upstreams).toHaveLength(1);
 
     const tooLarge = await client.ask('/api/auth/user', { method: 'POST', headers: { cookie }, body: JSON.stringify({ padding: 'x'.repeat(1_100_000) }) });
     expect(tooLarge.status).toBe(413);
@@ -165,8 +170,8 @@ describeIfInstalled(missing.length > 0 ? `${title} (skipped: ${missing.join(' an
       expect(answer.status).toBe(200);
       expect(JSON.parse(answer.body)).toMatchObject({ user: { email: ADMIN_EMAIL, role: 'admin' } });
     }
-    const logged = loggedProbes();
-    const servedBy = new Set(answers.map((_, i) => logged.get(`me-${i}`)?.upstreams.at(-1)));
+    const lines = await logged(answers.map((_, i) => `me-${i}`));
+    const servedBy = new Set(answers.map((_, i) => lines.get(`me-${i}`)?.upstreams.at(-1)));
     expect([...servedBy].sort()).toEqual(web.map(webAddress).sort());
   }, 30_000);
 
@@ -246,49 +251,91 @@ describeIfInstalled(missing.length > 0 ? `${title} (skipped: ${missing.join(' an
       expect(JSON.parse(a.body)).toMatchObject({ error: 'Too Many Requests' });
       expect(Number(a.headers['retry-after'])).toBeGreaterThan(0);
     }
-    const logged = loggedProbes();
-    expect(new Set(answers.map((_, i) => logged.get(`limit-${i}`)?.client))).toEqual(new Set(['127.0.0.2']));
+    const lines = await logged(answers.map((_, i) => `limit-${i}`));
+    expect(new Set(answers.map((_, i) => lines.get(`limit-${i}`)?.client))).toEqual(new Set(['127.0.0.2']));
 
     // Another client, the same forged header: counted apart, by its own address.
     expect((await attempt('127.0.0.3', 'limit-other', '198.51.100.0')).status).toBe(200);
   }, 30_000);
 
-  it('a web process killed mid-load: the other serves on, and no request fails beyond those in flight on the killed one', async () => {
-    const [killed, survivor] = web as [AppServer, AppServer];
-    type Sent = { probe: string; sentAt: number; endedAt: number; answer: Answer };
+  type Sent = { probe: string; sentAt: number; endedAt: number; answer: Answer };
+
+  /** Signed-in reads through nginx from 8 clients at once, as fast as they are answered, until stopped. */
+  function steadyLoad(name: string) {
     const sent: Sent[] = [];
     let running = true;
     let n = 0;
     const loops = Array.from({ length: 8 }, async () => {
       while (running) {
-        const probe = `load-${n++}`;
+        const probe = `${name}-${n++}`;
         const sentAt = performance.now();
         const answer = await client.ask('/api/auth/me', { headers: { cookie, 'x-probe': probe } });
         sent.push({ probe, sentAt, endedAt: performance.now(), answer });
       }
     });
-    await until(async () => sent.length, (count) => count >= 40, 20_000);
+    return {
+      sent,
+      /** Waits until requests sent after `from` have been answered by `address`. */
+      servedBy: (address: string, from: number) =>
+        until(
+          async () => {
+            const lines = loggedProbes();
+            return sent.some((s) => s.sentAt > from && lines.get(s.probe)?.upstreams.at(-1) === address);
+          },
+          Boolean,
+          30_000,
+        ),
+      async stop(): Promise<Sent[]> {
+        running = false;
+        await Promise.all(loops);
+        return sent;
+      },
+    };
+  }
+
+  const problems = (list: Sent[]) => list.filter((s) => s.answer.status !== 200).map((s) => `${s.probe}: ${s.answer.status} ${s.answer.error ?? s.answer.body.slice(0, 200)}`);
+
+  it('a web process restarted under load (SIGTERM, then started again on its port, as an upgrade does): no request fails, and it serves again', async () => {
+    const restarting = web[1]!;
+    const port = Number(new URL(restarting.url).port);
+    const load = steadyLoad('restart');
+    const start = performance.now();
+    await Promise.all(web.map((w) => load.servedBy(webAddress(w), start)));
+    const exited = new Promise<number | null>((resolve) => restarting.child.once('exit', (code) => resolve(code)));
+    restarting.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    await restarting.stop(); // its temporary directory
+    web[1] = await startAppServer({ env: webEnv, port });
+    const upAt = performance.now();
+    // nginx leaves it out for fail_timeout (10 s) after the refusals it met, then sends it traffic again.
+    await load.servedBy(webAddress(web[1]), upAt);
+    const sent = await load.stop();
+    expect(problems(sent)).toEqual([]);
+    for (const s of sent) expect(JSON.parse(s.answer.body)).toMatchObject({ user: { email: ADMIN_EMAIL } });
+  }, 120_000);
+
+  it('a web process killed mid-load: the other serves on, and no request fails beyond those in flight on the killed one', async () => {
+    const [killed, survivor] = web as [AppServer, AppServer];
+    const load = steadyLoad('kill');
+    const start = performance.now();
+    await Promise.all(web.map((w) => load.servedBy(webAddress(w), start)));
     const exited = new Promise<void>((resolve) => killed.child.once('exit', () => resolve()));
     const killedAt = performance.now();
     killed.child.kill('SIGKILL');
     await exited;
-    await until(async () => sent.filter((s) => s.sentAt > killedAt).length, (count) => count >= 80, 30_000);
-    running = false;
-    await Promise.all(loops);
+    await until(async () => load.sent.filter((s) => s.sentAt > killedAt).length, (count) => count >= 80, 30_000);
+    const sent = await load.stop();
 
-    const logged = loggedProbes();
-    const upstreams = (s: Sent) => logged.get(s.probe)?.upstreams ?? [];
+    const lines = await logged(sent.filter((s) => s.answer.status !== 'no answer').map((s) => s.probe));
+    const upstreams = (s: Sent) => lines.get(s.probe)?.upstreams ?? [];
     // In flight on the killed process: sent before the kill, not answered by then, and handed to it.
     const inFlightOnKilled = new Set(
       sent.filter((s) => s.sentAt <= killedAt && s.endedAt >= killedAt && (upstreams(s).length === 0 || upstreams(s).includes(webAddress(killed)))).map((s) => s.probe),
     );
-    const failed = sent.filter((s) => s.answer.status !== 200);
-    expect(failed.filter((s) => !inFlightOnKilled.has(s.probe)).map((s) => `${s.probe}: ${s.answer.status} ${s.answer.error ?? s.answer.body.slice(0, 200)}`)).toEqual([]);
+    expect(problems(sent.filter((s) => !inFlightOnKilled.has(s.probe)))).toEqual([]);
     for (const s of sent.filter((x) => x.answer.status === 200)) expect(JSON.parse(s.answer.body)).toMatchObject({ user: { email: ADMIN_EMAIL } });
 
-    // Both served before the kill; after it, every answer came from the survivor.
-    const before = sent.filter((s) => s.endedAt < killedAt);
-    expect(new Set(before.map((s) => upstreams(s).at(-1)))).toEqual(new Set(web.map(webAddress)));
+    // After the kill, every answer came from the survivor.
     const after = sent.filter((s) => s.sentAt > killedAt);
     expect(after.every((s) => s.answer.status === 200 && upstreams(s).at(-1) === webAddress(survivor))).toBe(true);
     // nginx did hand requests to the dead process, and moved each to the survivor (GETs are retried).

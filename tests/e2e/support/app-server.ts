@@ -72,9 +72,10 @@ export type AppServer = {
 /**
  * Starts our real server (`node server/index.ts`) as a child process on a free port with a
  * fresh PGlite directory, optionally seeded with articles first, and waits for /api/health.
+ * `port`: a given one instead (a process restarted where a proxy expects it).
  * Used by the specs that need their own database and by the benchmarks.
  */
-export async function startAppServer(options: { articles?: SeedArticle[]; env?: Record<string, string> } = {}): Promise<AppServer> {
+export async function startAppServer(options: { articles?: SeedArticle[]; env?: Record<string, string>; port?: number } = {}): Promise<AppServer> {
   const workDir = mkdtempSync(path.join(tmpdir(), 'app-server-'));
   const dataDir = path.join(workDir, 'data');
   const cleanup = () => rmSync(workDir, { recursive: true, force: true });
@@ -84,7 +85,7 @@ export async function startAppServer(options: { articles?: SeedArticle[]; env?: 
       writeFileSync(file, JSON.stringify(options.articles));
       await run(process.execPath, [path.join(ROOT_DIR, 'tests/e2e/support/seed-articles.ts'), dataDir, file]);
     }
-    const port = await freePort();
+    const port = options.port ?? (await freePort());
     const url = `http://127.0.0.1:${port}`;
     const child = spawn(process.execPath, ['server/index.ts'], {
       cwd: ROOT_DIR,
