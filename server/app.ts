@@ -13,6 +13,7 @@ import { registerEtags } from './lib/http/etag.ts';
 import { answerFrameworkError, registerErrorHandler } from './lib/http/error-handler.ts';
 import { registerRequestGuard } from './lib/http/request-guard.ts';
 import { registerSecurityHeaders } from './lib/http/security-headers.ts';
+import { fastifyTrustProxy } from './lib/http/trust-proxy.ts';
 import { registerWriteLimit } from './lib/http/write-limit.ts';
 import './lib/http/types.ts';
 import { articlePageResolver } from './modules/articles/article-pages.ts';
@@ -32,7 +33,7 @@ import { chatRoutes } from './modules/chat/chat.routes.ts';
 import { createChatService } from './modules/chat/chat.service.ts';
 import { googleAuthRoutes } from './modules/auth/google.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
-import { createHealthService } from './modules/health/health.service.ts';
+import { createHealthService, type ReadinessCheck } from './modules/health/health.service.ts';
 import { createMailer } from './integrations/email/mailer.ts';
 import { createEventHub, type EventHub } from './modules/events/event-hub.ts';
 import { createEventStreams } from './modules/events/event-streams.ts';
@@ -73,6 +74,8 @@ export type AppDeps = {
    * makes its own and closes it with itself.
    */
   marketData?: MarketData;
+  /** What else /api/health/ready asks besides the database: the job queue, when this process runs the workers. */
+  readinessChecks?: ReadinessCheck[];
 };
 
 declare module 'fastify' {
@@ -88,11 +91,11 @@ declare module 'fastify' {
 }
 
 /** Builds the whole HTTP app without listening; tests drive it with `app.inject()`. */
-export async function buildApp({ config, database, logger, now = () => new Date(), clientDir = defaultClientDir, jobs, enqueueEmail, enqueueDelivery, marketData: sharedMarketData }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, database, logger, now = () => new Date(), clientDir = defaultClientDir, jobs, enqueueEmail, enqueueDelivery, marketData: sharedMarketData, readinessChecks = [] }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: config.trustProxy,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: answerFrameworkError,
     ...timeoutOptions(config.http),
@@ -115,7 +118,7 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   registerWriteLimit(app, config.writeRateLimit, now);
 
   const routeDeps = { auth, secureCookies: config.secureCookies, signInRateLimit: config.signInRateLimit };
-  await app.register(healthRoutes, { health: createHealthService({ database }) });
+  await app.register(healthRoutes, { health: createHealthService({ database, checks: readinessChecks }) });
   await app.register(authRoutes, { ...routeDeps, localSignIn: config.auth.provider === 'local' });
   if (config.auth.provider === 'google') {
     await app.register(googleAuthRoutes, { ...routeDeps, google: config.auth, publicUrl: config.publicUrl, now });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, loadConfig, workerHealthUrl } from './config.ts';
 
 const load = (env: Record<string, string>) => loadConfig(env, { inMemoryDatabase: true });
 
@@ -74,9 +74,36 @@ describe('loadConfig', () => {
     [{ IDLE_TIMEOUT_MS: '30000' }, 'IDLE_TIMEOUT_MS'],
     [{ MAX_CONNECTIONS: '0' }, 'MAX_CONNECTIONS'],
     [{ MAX_CONNECTIONS_PER_IP: '-1' }, 'MAX_CONNECTIONS_PER_IP'],
+    [{ TRUST_PROXY: 'yes' }, 'TRUST_PROXY'],
+    [{ WORKER_HEALTH_PORT: '70000' }, 'WORKER_HEALTH_PORT'],
+    [{ TRUST_PROXY: '17' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '127.0.0.1, example.com' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
   ])('stops with a message naming the variable for %j', (env, variable) => {
     expect(() => load(env)).toThrow(ConfigError);
     expect(() => load(env)).toThrow(new RegExp(`\\b${variable}\\b`));
+  });
+
+  it('reads TRUST_PROXY as no proxy, a number of proxies in front (true: one), or the proxies\' addresses', () => {
+    expect(load({}).trustProxy).toBe(false);
+    expect(load({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(load({ TRUST_PROXY: '0' }).trustProxy).toBe(false);
+    expect(load({ TRUST_PROXY: 'true' }).trustProxy).toBe(1);
+    expect(load({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(load({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(load({ TRUST_PROXY: ' 127.0.0.1 , 10.0.0.0/8,::1,loopback' }).trustProxy).toEqual(['127.0.0.1', '10.0.0.0/8', '::1', 'loopback']);
+    // Any proxy makes every connection the proxy's: no per-address cap unless one is set.
+    expect(load({ TRUST_PROXY: '10.1.2.3' }).http.maxConnectionsPerAddress).toBe(0);
+  });
+
+  it("gives a worker a health port only when WORKER_HEALTH_PORT is set, and tells the health command where to ask", () => {
+    expect(load({}).runtime.workerHealthPort).toBeNull();
+    expect(load({ WORKER_HEALTH_PORT: '9101' }).runtime.workerHealthPort).toBe(9101);
+    expect(workerHealthUrl({ WORKER_HEALTH_PORT: '9101' })).toBe('http://127.0.0.1:9101');
+    expect(workerHealthUrl({ WORKER_HEALTH_PORT: '9101', HOST: '0.0.0.0' })).toBe('http://127.0.0.1:9101');
+    expect(workerHealthUrl({ WORKER_HEALTH_PORT: '9101', HOST: '::' })).toBe('http://[::1]:9101');
+    expect(() => workerHealthUrl({})).toThrow(/WORKER_HEALTH_PORT: required/);
+    expect(() => workerHealthUrl({ WORKER_HEALTH_PORT: 'x' })).toThrow(/WORKER_HEALTH_PORT/);
   });
 
   it('limits slow and greedy clients by default: timeouts, connection caps, writes per user', () => {

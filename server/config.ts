@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { ZEmail, type TPublicConfig } from '../contracts/auth.ts';
@@ -32,6 +33,47 @@ const ZChatPolicy = z.preprocess(
         policy[name as TChatProvider] = access;
       }
       return policy;
+    }),
+);
+
+/** proxy-addr's names for address ranges, accepted in a TRUST_PROXY list. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** One entry of a TRUST_PROXY list: an IP address, a CIDR range, or a proxy-addr range name. */
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address = '', bits, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  const max = family === 4 ? 32 : 128;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= max;
+}
+
+/**
+ * TRUST_PROXY (docs/decisions/0045): `false`; `true` (one proxy in front, whose address the
+ * server sees); the number of proxies in front; or the proxies' own addresses. The client is the
+ * address that many hops back in X-Forwarded-For, counted from the right, so an address a client
+ * wrote into the header itself is never taken (with a plain `true`, Fastify takes the left-most).
+ */
+const ZTrustProxy = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .default('false')
+    .transform((text, ctx): TrustProxy => {
+      const value = text.trim();
+      if (value === 'false' || value === '0') return false;
+      if (value === 'true') return 1;
+      if (/^\d+$/.test(value)) {
+        const hops = Number(value);
+        if (hops <= 16) return hops;
+      } else {
+        const list = value.split(',').map((e) => e.trim()).filter(Boolean);
+        if (list.length > 0 && list.every(isProxyAddress)) return list;
+      }
+      ctx.addIssue({ code: 'custom', message: 'must be true, false, the number of proxies in front (1 to 16), or a comma list of the proxies\' addresses (IP, CIDR, loopback)' });
+      return z.NEVER;
     }),
 );
 
@@ -93,7 +135,7 @@ const ZEnv = z.object({
   ),
   PUBLIC_URL: z.preprocess(emptyToUndefined, z.url({ protocol: /^https?$/ }).optional()),
   SESSION_SECRET: z.preprocess(emptyToUndefined, z.string().min(32, 'must be at least 32 characters').optional()),
-  TRUST_PROXY: booleanFlag,
+  TRUST_PROXY: ZTrustProxy,
   HEADERS_TIMEOUT_MS: positiveInt(10_000, 100),
   REQUEST_TIMEOUT_MS: positiveInt(30_000, 100),
   IDLE_TIMEOUT_MS: positiveInt(120_000, 100),
@@ -164,6 +206,8 @@ const ZEnv = z.object({
   EVENT_STREAM_MAX_MS: positiveInt(15 * 60_000, 50),
   EVENT_SESSION_CHECK_MS: positiveInt(30_000, 50),
   EMAIL_RETRY_DELAY_SECONDS: positiveInt(5, 1),
+  /** A worker's health port (docs/decisions/0045): unset, none. */
+  WORKER_HEALTH_PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(65535).optional()),
   RUN_WORKERS: z.preprocess(emptyToUndefined, z.enum(['true', 'false', '1', '0']).default('true').transform((v) => v === 'true' || v === '1')),
   WORKER_CONCURRENCY: positiveInt(16),
   RUN_LEASE_SECONDS: positiveInt(30, 2),
@@ -189,7 +233,8 @@ export type Config = {
   publicOrigin: string;
   secureCookies: boolean;
   sessionSecret: string;
-  trustProxy: boolean;
+  /** Which peers are proxies whose X-Forwarded-For is believed (docs/decisions/0045). */
+  trustProxy: TrustProxy;
   http: HttpLimits;
   signInRateLimit: number;
   /** State-changing requests per signed-in user per minute (chat has its own limit). */
@@ -209,6 +254,14 @@ export type Config = {
   events: EventsConfig;
   runtime: RuntimeConfig;
 };
+
+/**
+ * false: no proxy, the peer is the client. A number: that many proxies in front, each appending
+ * its peer to X-Forwarded-For (the app must be reachable only through them). A list: the
+ * addresses (IP, CIDR, `loopback`) of the proxies; the client is the right-most address in
+ * X-Forwarded-For that is not one of them.
+ */
+export type TrustProxy = false | number | string[];
 
 /** The live console's event streams (GET /api/events, docs/decisions/0042). */
 export type EventsConfig = {
@@ -280,6 +333,8 @@ export type ChannelsConfig = {
 export type RuntimeConfig = {
   /** false: this process serves the web only (another runs `npm run worker`). */
   runWorkers: boolean;
+  /** `npm run worker` answers GET /api/health/live and /ready on HOST at this port; null: no port. */
+  workerHealthPort: number | null;
   /** Runs one worker executes at once. */
   concurrency: number;
   /** A running run's lease; a run whose lease passes belonged to a dead worker. */
@@ -387,7 +442,7 @@ export function loadConfig(
       maxConnections: e.MAX_CONNECTIONS,
       // Behind a reverse proxy every connection comes from the proxy: a per-address cap would
       // cap the proxy (all users together), so it is off unless set; the proxy caps per client.
-      maxConnectionsPerAddress: e.MAX_CONNECTIONS_PER_IP ?? (e.TRUST_PROXY ? 0 : DEFAULT_MAX_CONNECTIONS_PER_IP),
+      maxConnectionsPerAddress: e.MAX_CONNECTIONS_PER_IP ?? (e.TRUST_PROXY !== false ? 0 : DEFAULT_MAX_CONNECTIONS_PER_IP),
     },
     signInRateLimit: e.SIGN_IN_RATE_LIMIT,
     writeRateLimit: e.WRITE_RATE_LIMIT,
@@ -450,6 +505,7 @@ export function loadConfig(
     events: { perUser: e.EVENT_STREAMS_PER_USER, maxStreamMs: e.EVENT_STREAM_MAX_MS, sessionCheckMs: e.EVENT_SESSION_CHECK_MS },
     runtime: {
       runWorkers: e.RUN_WORKERS,
+      workerHealthPort: e.WORKER_HEALTH_PORT ?? null,
       concurrency: e.WORKER_CONCURRENCY,
       leaseSeconds: e.RUN_LEASE_SECONDS,
       dispatchIntervalMs: e.DISPATCH_INTERVAL_MS,
@@ -474,6 +530,20 @@ function deprecations(e: Pick<z.infer<typeof ZEnv>, 'MAIL_FROM' | 'SMTP_FROM'>):
       ? 'SMTP_FROM is deprecated and will stop working: rename it to MAIL_FROM'
       : 'SMTP_FROM is ignored because MAIL_FROM is set: remove SMTP_FROM (its old name)',
   ];
+}
+
+/**
+ * Where `npm run worker:health` asks this host's worker: HOST and WORKER_HEALTH_PORT from the
+ * worker's own environment (nothing else is read, so the check writes nothing and needs no
+ * secret). A wildcard HOST is asked on loopback.
+ */
+export function workerHealthUrl(env: NodeJS.ProcessEnv = process.env): string {
+  const parsed = ZEnv.pick({ HOST: true, WORKER_HEALTH_PORT: true }).safeParse(env);
+  if (!parsed.success) throw new ConfigError(`Invalid configuration:\n${parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`);
+  const { HOST: host, WORKER_HEALTH_PORT: port } = parsed.data;
+  if (!port) throw new ConfigError('Invalid configuration:\n  WORKER_HEALTH_PORT: required to ask the worker; set it for the worker and for this check');
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${isIP(reachable) === 6 ? `[${reachable}]` : reachable}:${port}`;
 }
 
 /** For process entry points: the config, or the message naming the bad variable and exit 1. */

@@ -5,7 +5,7 @@ import { buildApp } from './app.ts';
 import { loadConfigOrExit } from './config.ts';
 import { openDatabase } from './db/client.ts';
 import { startJobQueue } from './modules/runtime/job-queue.ts';
-import { startWorkers } from './modules/runtime/workers.ts';
+import { startWorkers, type Workers } from './modules/runtime/workers.ts';
 import { createMarketData } from './modules/market/market-data.ts';
 import { loggerOptions } from './lib/logger.ts';
 import { PRIVATE_UMASK } from './lib/private-files.ts';
@@ -23,10 +23,17 @@ async function main(): Promise<void> {
   const jobs = await startJobQueue(database, { logger, email: config.email, channels: config.channels, supervise: config.runtime.runWorkers });
   // One per process: live runs and Test on history share each provider's rate budget through it.
   const marketData = createMarketData(config.market, { logger, db: database.db });
-  const app = await buildApp({ config, database, logger, jobs, enqueueEmail: jobs.enqueueEmail, enqueueDelivery: jobs.enqueueDelivery, marketData });
+  // Started right after the app is built, and before it listens: the check never sees it missing.
+  let workers: Workers | null = null;
+  const jobQueueCheck = async () => {
+    if (!workers) throw new Error('the workers have not started');
+    await workers.check();
+  };
+  const readinessChecks = config.runtime.runWorkers ? [{ name: 'jobQueue', check: jobQueueCheck }] : [];
+  const app = await buildApp({ config, database, logger, jobs, enqueueEmail: jobs.enqueueEmail, enqueueDelivery: jobs.enqueueDelivery, marketData, readinessChecks });
   // Embedded (PGlite) always runs its agents here; with PostgreSQL, RUN_WORKERS=false leaves
   // them to `npm run worker` processes.
-  const workers = config.runtime.runWorkers
+  workers = config.runtime.runWorkers
     ? await startWorkers({ config, database, jobs, logger, notifications: app.notifications, channels: app.channels, marketData, events: app.events })
     : null;
 

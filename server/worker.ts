@@ -2,6 +2,8 @@ import pino from 'pino';
 import { loadConfigOrExit } from './config.ts';
 import { openDatabase } from './db/client.ts';
 import { loggerOptions } from './lib/logger.ts';
+import { startHealthServer } from './modules/health/health-server.ts';
+import { createHealthService } from './modules/health/health.service.ts';
 import { startJobQueue } from './modules/runtime/job-queue.ts';
 import { startWorkers } from './modules/runtime/workers.ts';
 
@@ -22,7 +24,12 @@ async function main(): Promise<void> {
   const database = await openDatabase(config.database, logger);
   const jobs = await startJobQueue(database, { logger, email: config.email, channels: config.channels, supervise: true });
   const workers = await startWorkers({ config, database, jobs, logger });
-  logger.info('worker ready');
+  // Its health without a web server (docs/decisions/0045): ready while the database and the
+  // workers' job queue answer; not ready from the moment it is told to stop.
+  const health = createHealthService({ database, checks: [{ name: 'jobQueue', check: () => workers.check() }] });
+  const port = config.runtime.workerHealthPort;
+  const healthServer = port === null ? null : await startHealthServer({ health, host: config.host, port, logger });
+  logger.info(healthServer ? { health: healthServer.url } : {}, 'worker ready');
 
   let closing = false;
   const shutdown = (signal: string) => {
@@ -37,6 +44,7 @@ async function main(): Promise<void> {
       .stop()
       .then(() => jobs.stop())
       .then(() => database.close())
+      .then(() => healthServer?.close())
       .then(() => process.exit(0))
       .catch((err: unknown) => {
         logger.error({ err }, 'error during worker shutdown');

@@ -69,6 +69,8 @@ describe('permission matrix', () => {
 
   const rows: Row[] = [
     { method: 'GET', url: '/api/health', call: at('/api/health'), expected: [200, 200, 200, 200] },
+    { method: 'GET', url: '/api/health/live', call: at('/api/health/live'), expected: [200, 200, 200, 200] },
+    { method: 'GET', url: '/api/health/ready', call: at('/api/health/ready'), expected: [200, 200, 200, 200] },
     { method: 'POST', url: '/api/auth/local/login', call: async () => ({ path: '/api/auth/local/login', payload: { email: `signin-${++n}@example.com`, name: 'New' } }), expected: [200, 200, 200, 200], freshSession: true },
     { method: 'POST', url: '/api/auth/user', call: at('/api/auth/user', {}), expected: [401, 200, 200, 200] },
     { method: 'GET', url: '/api/auth/me', call: at('/api/auth/me'), expected: [200, 200, 200, 200] },

@@ -5,6 +5,7 @@ import pino from 'pino';
 import { buildApp } from '../app.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/client.ts';
+import type { ReadinessCheck } from '../modules/health/health.service.ts';
 import { startJobQueue, type JobQueue } from '../modules/runtime/job-queue.ts';
 
 export const TEST_ORIGIN = 'http://localhost:3000';
@@ -39,6 +40,8 @@ export async function createTestApp(
     /** Takes the app's channel deliveries instead of its one background attempt each, so a test
      * can drive each attempt (retries) itself. */
     enqueueDelivery?: (deliveryId: string) => Promise<void>;
+    /** What /api/health/ready asks besides the database (index.ts adds the workers' job queue). */
+    readinessChecks?: ReadinessCheck[];
   } = {},
 ): Promise<TestApp> {
   const postgres = process.env.TEST_DATABASE === 'postgres' ? await createPostgresDatabase() : null;
@@ -71,6 +74,7 @@ export async function createTestApp(
     now,
     clientDir: options.clientDir ?? '/nonexistent-client-dir',
     ...(options.enqueueDelivery ? { enqueueDelivery: options.enqueueDelivery } : {}),
+    ...(options.readinessChecks ? { readinessChecks: options.readinessChecks } : {}),
   });
   await app.ready();
 

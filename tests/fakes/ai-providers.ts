@@ -11,7 +11,9 @@
  *
  * The answer is deterministic: "Reply to: <last user message>", streamed in several chunks a
  * few milliseconds apart (`chunkDelayMs` slows them down, for answers still in flight;
- * `setLatency` holds every answer back before its first byte, like a busy provider).
+ * `setLatency` holds every answer back before its first byte, like a busy provider;
+ * `holdAfterFirstChunk` holds every streamed answer after its first chunk until released, like
+ * a model still thinking mid-answer, so a test can see that chunk arrive before the rest exists).
  * Usage: input = ceil(prompt chars / 4), output = ceil(answer chars / 4). The output limit
  * each provider takes (OpenAI and xAI Responses `max_output_tokens`, chat completions
  * `max_tokens`, Anthropic `max_tokens` (required), Gemini `generationConfig.maxOutputTokens`)
@@ -61,6 +63,8 @@ export type FakeAiProviders = {
   setFault(provider: TChatProvider, fault: FakeAiFault, message?: string): void;
   /** Holds every answer back this long before its first byte (0: answer at once). */
   setLatency(ms: number): void;
+  /** From now on, each streamed answer stops after its first text chunk until `release()`. */
+  holdAfterFirstChunk(): { release(): void };
   requests(): FakeAiRequest[];
   /** Requests whose connection closed before the fake finished answering. */
   abortedCount(): number;
@@ -87,6 +91,8 @@ type State = {
   faults: Map<TChatProvider, { fault: FakeAiFault; message?: string }>;
   chunkDelayMs: number;
   latencyMs: number;
+  /** While set, streams wait on it after their first text chunk. */
+  hold: Promise<void> | null;
   requests: FakeAiRequest[];
   aborted: number;
   keys: Record<Exclude<TChatProvider, 'llama'>, string>;
@@ -132,7 +138,7 @@ export function fakeAiEnv(root: string): Record<string, string> {
 }
 
 export async function startFakeAiProviders(options: { port?: number; chunkDelayMs?: number } = {}): Promise<FakeAiProviders> {
-  const state: State = { faults: new Map(), chunkDelayMs: options.chunkDelayMs ?? CHUNK_DELAY_MS, latencyMs: 0, requests: [], aborted: 0, keys: FAKE_AI_KEYS };
+  const state: State = { faults: new Map(), chunkDelayMs: options.chunkDelayMs ?? CHUNK_DELAY_MS, latencyMs: 0, hold: null, requests: [], aborted: 0, keys: FAKE_AI_KEYS };
   const { root, close } = await startFakeHttpServer(
     'fake AI providers',
     options.port ?? 0,
@@ -153,6 +159,17 @@ export async function startFakeAiProviders(options: { port?: number; chunkDelayM
     keys: state.keys,
     setFault: (provider, fault, message) => void state.faults.set(provider, { fault, message }),
     setLatency: (ms) => void (state.latencyMs = ms),
+    holdAfterFirstChunk() {
+      let release!: () => void;
+      const hold = new Promise<void>((resolve) => (release = resolve));
+      state.hold = hold;
+      return {
+        release() {
+          if (state.hold === hold) state.hold = null;
+          release();
+        },
+      };
+    },
     requests: () => [...state.requests],
     abortedCount: () => state.aborted,
     async waitForAborted(n, timeoutMs = 5_000) {
@@ -225,6 +242,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     res.write(event.data);
     if (event.delta) {
       sent++;
+      if (sent === 1 && state.hold) await state.hold;
       await sleep(state.chunkDelayMs);
     }
   }
@@ -567,6 +585,7 @@ function control(state: State, path: string, body: Record<string, unknown>, res:
 function resetState(state: State): void {
   state.faults.clear();
   state.latencyMs = 0;
+  state.hold = null;
   state.requests.length = 0;
   state.aborted = 0;
 }

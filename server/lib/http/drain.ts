@@ -4,8 +4,9 @@ import type { FastifyInstance } from 'fastify';
  * Lets a graceful close finish as soon as the requests in flight have. Node's server.close()
  * waits for every connection, and closes only those idle after a request: a connection opened
  * without a request yet (a browser's preconnect, a proxy's spare) would hold the shutdown until
- * its deadline. Once closing has begun and no request is in progress, every connection left is
- * closed; answers in flight, streams included, are never cut.
+ * its deadline. Once closing has begun, connections without a request in progress are closed, and
+ * once no request is in progress, every connection left; answers in flight, streams included, are
+ * never cut.
  */
 export function drainConnectionsOnClose(app: FastifyInstance): void {
   let inFlight = 0;
@@ -20,9 +21,12 @@ export function drainConnectionsOnClose(app: FastifyInstance): void {
       closeIfDrained();
     });
   });
-  // Fastify already answers new requests 503 here, and stops listening right after.
+  // Fastify already answers new requests 503 here, and stops listening right after. A kept-alive
+  // connection waiting for its next request is closed now, before it can bring one to answer
+  // 503: a proxy in front (nginx) sends that request to another process instead (docs/decisions/0045).
   app.addHook('preClose', async () => {
     closing = true;
+    app.server.closeIdleConnections();
     closeIfDrained();
   });
 }

@@ -121,6 +121,43 @@ describe('local sign-in', () => {
     });
     expect(otherIp.statusCode).toBe(200);
   });
+
+  // docs/decisions/0045: behind a proxy the key is the address the proxy appended, never one the
+  // client wrote into X-Forwarded-For itself (Fastify's plain `true` would take the left-most).
+  it.each([
+    ['true (one proxy)', 'true'],
+    ["the proxy's address", '127.0.0.1'],
+  ])('behind a proxy (TRUST_PROXY=%s) counts the address the proxy appended; a forged X-Forwarded-For does not reset it', async (_name, trustProxy) => {
+    t = await createTestApp({ env: { SIGN_IN_RATE_LIMIT: '3', TRUST_PROXY: trustProxy } });
+    // As nginx forwards it: whatever the client sent, then the client's own address.
+    const viaProxy = (client: string, forged?: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/auth/local/login',
+        payload: { email: 'a@example.com', name: 'A' },
+        headers: { origin: TEST_ORIGIN, 'x-forwarded-for': forged ? `${forged}, ${client}` : client },
+        remoteAddress: '127.0.0.1',
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await viaProxy('203.0.113.7', `198.51.100.${i}`)).statusCode);
+    expect(statuses).toEqual([200, 200, 200, 429, 429, 429]);
+    // Another client behind the same proxy has its own count.
+    expect((await viaProxy('203.0.113.8')).statusCode).toBe(200);
+  });
+
+  it('without TRUST_PROXY counts the peer address and ignores X-Forwarded-For', async () => {
+    t = await createTestApp({ env: { SIGN_IN_RATE_LIMIT: '2' } });
+    const attempt = (forged: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/auth/local/login',
+        payload: { email: 'a@example.com', name: 'A' },
+        headers: { origin: TEST_ORIGIN, 'x-forwarded-for': forged },
+        remoteAddress: '203.0.113.7',
+      });
+    const statuses = [(await attempt('10.0.0.1')).statusCode, (await attempt('10.0.0.2')).statusCode, (await attempt('10.0.0.3')).statusCode];
+    expect(statuses).toEqual([200, 200, 429]);
+  });
 });
 
 describe('sessions', () => {

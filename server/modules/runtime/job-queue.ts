@@ -32,6 +32,9 @@ export type JobQueue = {
   enqueueEmail(notificationId: string): Promise<void>;
   /** Queues a channel delivery (docs/decisions/0043); retried with backoff like an email. */
   enqueueDelivery(deliveryId: string): Promise<void>;
+  /** Readiness (docs/decisions/0045): resolves while the queue is started and its run queue
+   * answers from the database; rejects with the cause otherwise. */
+  check(): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -55,6 +58,7 @@ export async function startJobQueue(database: Database, { logger, email, channel
   await ensureQueue(boss, RUN_QUEUE, { retryLimit: 0, expireInSeconds: RUN_JOB_EXPIRE_SECONDS, deleteAfterSeconds: 3600 });
   await ensureQueue(boss, EMAIL_QUEUE, { retryLimit: email.retries, retryDelay: email.retryDelaySeconds, retryBackoff: true, retryDelayMax: 600, expireInSeconds: 120 });
   await ensureQueue(boss, DELIVERY_QUEUE, { retryLimit: channels.retries, retryDelay: channels.retryDelaySeconds, retryBackoff: true, retryDelayMax: 600, expireInSeconds: 120 });
+  let stopped = false;
 
   return {
     boss,
@@ -73,7 +77,14 @@ export async function startJobQueue(database: Database, { logger, email, channel
     async enqueueDelivery(deliveryId) {
       await boss.send(DELIVERY_QUEUE, { deliveryId } satisfies DeliveryJob);
     },
-    stop: () => boss.stop({ graceful: true, timeout: 10_000 }),
+    async check() {
+      if (stopped) throw new Error('the job queue is stopped');
+      if (!(await boss.getQueue(RUN_QUEUE))) throw new Error(`the job queue has no queue ${RUN_QUEUE}`);
+    },
+    stop: () => {
+      stopped = true;
+      return boss.stop({ graceful: true, timeout: 10_000 });
+    },
   };
 }
 

@@ -20,9 +20,18 @@ export type RuntimeDeps = {
   now?: () => Date;
 };
 
-export type Runtime = { dispatcher: Dispatcher; stop(): Promise<void> };
+export type Runtime = {
+  dispatcher: Dispatcher;
+  /** Readiness (docs/decisions/0045): throws while stopping, or when no dispatch tick has
+   * completed for a while (the database is gone, or a tick hangs). */
+  check(): void;
+  stop(): Promise<void>;
+};
 
 const RUN_FETCH_LOOPS = 4;
+/** A dispatch tick may take a while with a large backlog; this much silence is more than that. */
+const MIN_STALE_DISPATCH_MS = 30_000;
+const STALE_DISPATCH_TICKS = 5;
 
 /**
  * The workers of one process: a dispatch loop (claims due slots every DISPATCH_INTERVAL_MS and
@@ -34,12 +43,16 @@ export async function startRuntime({ db, jobs, executor, deliverEmail, deliverTo
   let stopping = false;
   let tick: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
+  // Real time, not `now`: tests move `now` to reach schedules, and readiness is about this process.
+  let lastTickAt = Date.now();
+  const staleAfterMs = Math.max(MIN_STALE_DISPATCH_MS, STALE_DISPATCH_TICKS * config.dispatchIntervalMs);
 
   const loop = () => {
     tick = (async () => {
       try {
         await dispatcher.recoverInterrupted();
         await dispatcher.dispatchDue();
+        lastTickAt = Date.now();
       } catch (err) {
         logger.error({ err }, 'dispatching due agents failed; retrying on the next tick');
       }
@@ -78,6 +91,11 @@ export async function startRuntime({ db, jobs, executor, deliverEmail, deliverTo
 
   return {
     dispatcher,
+    check() {
+      if (stopping) throw new Error('the workers are stopping');
+      const silentMs = Date.now() - lastTickAt;
+      if (silentMs > staleAfterMs) throw new Error(`no dispatch of due agents has completed for ${Math.round(silentMs / 1000)} s`);
+    },
     async stop() {
       stopping = true;
       clearTimeout(timer);

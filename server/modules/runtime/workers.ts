@@ -12,7 +12,12 @@ import type { JobQueue } from './job-queue.ts';
 import { createRunExecutor } from './run-executor.ts';
 import { startRuntime, type Runtime } from './runtime.ts';
 
-export type Workers = { runtime: Runtime; stop(): Promise<void> };
+export type Workers = {
+  runtime: Runtime;
+  /** Readiness of this process's workers (docs/decisions/0045): the loops run and the job queue answers. */
+  check(): Promise<void>;
+  stop(): Promise<void>;
+};
 
 /**
  * Everything a worker process runs, assembled from config: market data (live or simulated),
@@ -65,6 +70,10 @@ export async function startWorkers({
   const runtime = await startRuntime({ db, jobs, executor, deliverEmail: notifications.deliverEmail, deliverToChannel: channels.deliver, config: config.runtime, logger, now });
   return {
     runtime,
+    async check() {
+      runtime.check();
+      await jobs.check();
+    },
     async stop() {
       await runtime.stop();
       await ownPublisher?.flush();

@@ -49,6 +49,8 @@ const chatEndpoints: Endpoint[] = CHAT_PROVIDERS.map((provider) => ({
 
 export const ENDPOINTS: Endpoint[] = [
   { method: 'GET', route: '/api/health', actor: 'signed out', runs: 10 },
+  { method: 'GET', route: '/api/health/live', actor: 'signed out', runs: 10 },
+  { method: 'GET', route: '/api/health/ready', actor: 'signed out', runs: 10 },
   { method: 'POST', route: '/api/auth/local/login', actor: 'signed out', body: { contract: { schema: ZLocalLogin }, sample: { email: 'hostile-login@example.com', name: 'Hostile Login' } } },
   // The route reads a null body as none.
   { method: 'POST', route: '/api/auth/user', actor: 'admin', body: { contract: { schema: ZSyncUser, asSeen: (b) => b ?? undefined }, sample: { email: 'x@example.com', name: 'X', googleId: 'g-1', profilePicture: 'https://example.com/p.png' } } },

@@ -72,9 +72,10 @@ export type AppServer = {
 /**
  * Starts our real server (`node server/index.ts`) as a child process on a free port with a
  * fresh PGlite directory, optionally seeded with articles first, and waits for /api/health.
+ * `port`: a given one instead (a process restarted where a proxy expects it).
  * Used by the specs that need their own database and by the benchmarks.
  */
-export async function startAppServer(options: { articles?: SeedArticle[]; env?: Record<string, string> } = {}): Promise<AppServer> {
+export async function startAppServer(options: { articles?: SeedArticle[]; env?: Record<string, string>; port?: number } = {}): Promise<AppServer> {
   const workDir = mkdtempSync(path.join(tmpdir(), 'app-server-'));
   const dataDir = path.join(workDir, 'data');
   const cleanup = () => rmSync(workDir, { recursive: true, force: true });
@@ -84,7 +85,7 @@ export async function startAppServer(options: { articles?: SeedArticle[]; env?: 
       writeFileSync(file, JSON.stringify(options.articles));
       await run(process.execPath, [path.join(ROOT_DIR, 'tests/e2e/support/seed-articles.ts'), dataDir, file]);
     }
-    const port = await freePort();
+    const port = options.port ?? (await freePort());
     const url = `http://127.0.0.1:${port}`;
     const child = spawn(process.execPath, ['server/index.ts'], {
       cwd: ROOT_DIR,
@@ -127,4 +128,37 @@ export async function startAppServer(options: { articles?: SeedArticle[]; env?: 
     cleanup();
     throw err;
   }
+}
+
+export type WorkerProcess = {
+  /** Its health port's origin (WORKER_HEALTH_PORT on 127.0.0.1). */
+  healthUrl: string;
+  child: ChildProcess;
+  output(): string;
+  stop(): Promise<void>;
+};
+
+/**
+ * Starts `node server/worker.ts` (`npm run worker`) as a child process with a health port, and
+ * waits until that port says ready. `env` must name the worker's PostgreSQL (DATABASE_URL).
+ */
+export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['server/worker.ts'], {
+    cwd: ROOT_DIR,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env, WORKER_HEALTH_PORT: String(port) },
+  });
+  let output = '';
+  const keep = (d: Buffer) => (output = (output + d.toString()).slice(-20_000));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const healthUrl = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHttp(`${healthUrl}/api/health/ready`, child, 60_000, () => output);
+  } catch (err) {
+    await stopChild(child);
+    throw err;
+  }
+  return { healthUrl, child, output: () => output, stop: () => stopChild(child, 35_000) };
 }

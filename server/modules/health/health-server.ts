@@ -1,0 +1,59 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { FastifyBaseLogger as Logger } from 'fastify';
+import { HEALTH_PATHS, LIVE_ANSWER, readinessAnswer, type HealthService } from './health.service.ts';
+
+/** Generous for a probe on the same host; a client that dawdles longer is cut off. */
+const REQUEST_TIMEOUT_MS = 5_000;
+
+export type HealthServer = { url: string; close(): Promise<void> };
+
+/**
+ * A worker's health without a web server (WORKER_HEALTH_PORT, docs/decisions/0045): the web
+ * app's two probes, GET /api/health/live and /api/health/ready, on a port of their own, and
+ * nothing else. Plain node:http: a worker has no Fastify app, and needs none for two answers.
+ */
+export async function startHealthServer({ health, host, port, logger }: { health: HealthService; host: string; port: number; logger: Logger }): Promise<HealthServer> {
+  const send = (req: IncomingMessage, res: ServerResponse, statusCode: number, body: unknown) => {
+    const text = JSON.stringify(body);
+    res.writeHead(statusCode, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) });
+    res.end(req.method === 'HEAD' ? undefined : text);
+  };
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(req, res, 405, { error: 'Method Not Allowed' });
+    if (path === HEALTH_PATHS.live) return send(req, res, 200, LIVE_ANSWER);
+    if (path !== HEALTH_PATHS.ready) return send(req, res, 404, { error: 'Not Found', message: `Ask ${HEALTH_PATHS.live} or ${HEALTH_PATHS.ready}` });
+    health
+      .readiness()
+      .then((readiness) => {
+        for (const { name, err } of readiness.failures) logger.error({ err, check: name }, 'readiness check failed');
+        const { statusCode, body } = readinessAnswer(readiness);
+        send(req, res, statusCode, body);
+      })
+      .catch((err: unknown) => {
+        logger.error({ err }, 'readiness could not be checked');
+        send(req, res, 503, { status: 'unavailable', error: 'Service Unavailable' });
+      });
+  });
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
+  server.headersTimeout = REQUEST_TIMEOUT_MS;
+  server.keepAliveTimeout = REQUEST_TIMEOUT_MS;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  return {
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
