@@ -6,7 +6,7 @@ import { Link } from 'react-router';
 import type { TNotification } from '../../../../contracts/notifications.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { useLive } from '../../../lib/live-status.ts';
-import { useLiveEvents } from '../api/live-events.ts';
+import { useLiveEvents } from '../hooks/use-live-events.ts';
 import { useMarkAllRead, useMarkRead, useNotifications } from '../api/notifications-api.ts';
 import { Button, buttonClasses } from '../../../components/ui/button.tsx';
 import { Spinner } from '../../../components/ui/spinner.tsx';
