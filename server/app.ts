@@ -5,6 +5,7 @@ import fastifyRateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import { publicConfig, type Config } from './config.ts';
+import type { Invalidations } from './lib/invalidations.ts';
 import type { Database } from './db/client.ts';
 import { registerClientApp } from './lib/http/client-app.ts';
 import { limitConnections, timeoutOptions } from './lib/http/connection-limits.ts';
@@ -34,6 +35,7 @@ import { googleAuthRoutes } from './modules/auth/google.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { createHealthService } from './modules/health/health.service.ts';
 import { createMailer } from './integrations/email/mailer.ts';
+import { createBus } from './modules/events/bus.ts';
 import { createEventHub, type EventHub } from './modules/events/event-hub.ts';
 import { createEventStreams } from './modules/events/event-streams.ts';
 import { eventsRoutes } from './modules/events/events.routes.ts';
@@ -84,6 +86,8 @@ declare module 'fastify' {
     channels: ChannelsService;
     /** The live console's events (docs/decisions/0042): the runtime publishes runs through it. */
     events: EventHub;
+    /** Cache invalidations across processes (docs/decisions/0049). */
+    invalidations: Invalidations;
   }
 }
 
@@ -110,7 +114,11 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   registerRequestGuard(app, config.publicOrigin);
 
   const { db } = database;
-  const auth = createAuthService({ db, config, now });
+  // The process's one LISTEN connection (PostgreSQL): live events and cache invalidations.
+  const bus = await createBus({ database, logger });
+  const { invalidations } = bus;
+  app.decorate('invalidations', invalidations);
+  const auth = createAuthService({ db, config, now, invalidations, logger });
   registerAuth(app, auth, config.secureCookies);
   registerWriteLimit(app, config.writeRateLimit, now);
 
@@ -120,16 +128,20 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   if (config.auth.provider === 'google') {
     await app.register(googleAuthRoutes, { ...routeDeps, google: config.auth, publicUrl: config.publicUrl, now });
   }
-  await app.register(usersRoutes, { users: createUsersService({ db }) });
-  const articles = createArticlesService({ db });
+  await app.register(usersRoutes, { users: createUsersService({ db, invalidations }) });
+  const articles = createArticlesService({ db, invalidations });
   await app.register(articlesRoutes, { articles });
   await app.register(feedsRoutes, { articles, publicUrl: config.publicUrl, siteName: config.siteName });
-  const events = await createEventHub({ database, logger });
+  const events = createEventHub({ database, bus, logger });
   app.decorate('events', events);
   const streams = createEventStreams({ hub: events, auth, config: config.events, logger });
   // Ended before Fastify waits for the requests in flight, which an endless stream would hold.
   app.addHook('preClose', async () => streams.closeAll());
-  app.addHook('onClose', async () => events.close());
+  app.addHook('onClose', async () => {
+    await events.close();
+    await auth.close();
+    await bus.close();
+  });
   await app.register(eventsRoutes, { streams });
   const channels = channelsServiceFromConfig(config, {
     db,
