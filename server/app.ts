@@ -10,6 +10,7 @@ import type { Database } from './db/client.ts';
 import { registerClientApp } from './lib/http/client-app.ts';
 import { limitConnections, timeoutOptions } from './lib/http/connection-limits.ts';
 import { drainConnectionsOnClose } from './lib/http/drain.ts';
+import { registerDbParties } from './lib/http/db-parties.ts';
 import { registerEtags } from './lib/http/etag.ts';
 import { answerFrameworkError, registerErrorHandler } from './lib/http/error-handler.ts';
 import { registerRequestGuard } from './lib/http/request-guard.ts';
@@ -103,6 +104,7 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   });
 
   registerErrorHandler(app);
+  if (database.queue) registerDbParties(app);
   limitConnections(app.server, config.http, app.log);
   drainConnectionsOnClose(app);
   registerSecurityHeaders(app, config.secureCookies);
