@@ -12,6 +12,7 @@ import { limitConnections, timeoutOptions } from './lib/http/connection-limits.t
 import { drainConnectionsOnClose } from './lib/http/drain.ts';
 import { registerDbParties } from './lib/http/db-parties.ts';
 import { registerEtags } from './lib/http/etag.ts';
+import { registerPublicCache } from './lib/http/public-cache.ts';
 import { answerFrameworkError, registerErrorHandler } from './lib/http/error-handler.ts';
 import { registerRequestGuard } from './lib/http/request-guard.ts';
 import { registerSecurityHeaders } from './lib/http/security-headers.ts';
@@ -104,6 +105,14 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   });
 
   registerErrorHandler(app);
+  const { db } = database;
+  // The process's one LISTEN connection (PostgreSQL): live events and cache invalidations.
+  const bus = await createBus({ database, logger });
+  const { invalidations } = bus;
+  app.decorate('invalidations', invalidations);
+  const articles = createArticlesService({ db, invalidations });
+  // First of all hooks: a kept public answer needs none of the others (docs/decisions/0051).
+  registerPublicCache(app, articles);
   if (database.queue) registerDbParties(app);
   limitConnections(app.server, config.http, app.log);
   drainConnectionsOnClose(app);
@@ -115,11 +124,6 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   await app.register(fastifyCompress, { threshold: 1024, encodings: ['br', 'gzip'], brotliOptions: { params: { 1: 4 } } });
   registerRequestGuard(app, config.publicOrigin);
 
-  const { db } = database;
-  // The process's one LISTEN connection (PostgreSQL): live events and cache invalidations.
-  const bus = await createBus({ database, logger });
-  const { invalidations } = bus;
-  app.decorate('invalidations', invalidations);
   const auth = createAuthService({ db, config, now, invalidations, logger });
   registerAuth(app, auth, config.secureCookies);
   registerWriteLimit(app, config.writeRateLimit, now);
@@ -131,7 +135,6 @@ export async function buildApp({ config, database, logger, now = () => new Date(
     await app.register(googleAuthRoutes, { ...routeDeps, google: config.auth, publicUrl: config.publicUrl, now });
   }
   await app.register(usersRoutes, { users: createUsersService({ db, invalidations }) });
-  const articles = createArticlesService({ db, invalidations });
   await app.register(articlesRoutes, { articles });
   await app.register(feedsRoutes, { articles, publicUrl: config.publicUrl, siteName: config.siteName });
   const events = createEventHub({ database, bus, logger });
@@ -172,7 +175,7 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   app.decorate('notifications', notifications);
   await app.register(notificationsRoutes, { notifications });
   await app.register(settingsRoutes, { settings: createSettingsService({ db }) });
-  await registerClientApp(app, clientDir, publicConfig(config), [articlePageResolver(articles, config.publicUrl, config.siteName)], now);
+  await registerClientApp(app, clientDir, publicConfig(config), [articlePageResolver(articles, config.publicUrl, config.siteName)], now, undefined, articles);
 
   const purge = setInterval(() => {
     auth.purgeExpiredSessions().catch((err: unknown) => app.log.warn({ err }, 'session purge failed'));
