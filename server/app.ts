@@ -112,7 +112,7 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   app.decorate('invalidations', invalidations);
   const articles = createArticlesService({ db, invalidations });
   // First of all hooks: a kept public answer needs none of the others (docs/decisions/0051).
-  registerPublicCache(app, articles);
+  const publicCache = registerPublicCache(app, articles);
   if (database.queue) registerDbParties(app);
   limitConnections(app.server, config.http, app.log);
   drainConnectionsOnClose(app);
@@ -122,6 +122,7 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   // Before compression, so the tags are of the bodies the routes send.
   registerEtags(app);
   await app.register(fastifyCompress, { threshold: 1024, encodings: ['br', 'gzip'], brotliOptions: { params: { 1: 4 } } });
+  publicCache.registerAfterCompression(app);
   registerRequestGuard(app, config.publicOrigin);
 
   const auth = createAuthService({ db, config, now, invalidations, logger });

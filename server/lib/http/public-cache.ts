@@ -33,8 +33,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The source's version when this request began; set on requests whose answer may be kept. */
     publicVersion: number | null;
-    /** The body of an answer to keep, until its headers are final (onResponse). */
+    /** The body of an answer to keep, before compression. */
     publicBody: string | Buffer | null;
+    /** Its headers as they go out, after compression. */
+    publicHeaders: OutgoingHttpHeaders | null;
   }
 }
 
@@ -48,11 +50,12 @@ const CONNECTION_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfe
  * made once, before any other hook runs. Every entry is dropped when the source changes, and an
  * answer computed before a change is never kept.
  */
-export function registerPublicCache(app: FastifyInstance, source: PublicSource): void {
+export function registerPublicCache(app: FastifyInstance, source: PublicSource): { registerAfterCompression(app: FastifyInstance): void } {
   const entries = new Map<string, Entry>();
   source.onChange(() => entries.clear());
   app.decorateRequest('publicVersion', null);
   app.decorateRequest('publicBody', null);
+  app.decorateRequest('publicHeaders', null);
 
   app.addHook('onRequest', (request, reply, done) => {
     if (request.method !== 'GET' || entries.size === 0) return done();
@@ -78,7 +81,7 @@ export function registerPublicCache(app: FastifyInstance, source: PublicSource):
     done();
   });
 
-  // After the ETag hook and before compression (app.ts): the body as the route sent it.
+  // Before the ETag hook and compression (app.ts): the body as the route sent it.
   app.addHook('onSend', (request, reply, payload, done) => {
     if (request.publicVersion !== null && reply.statusCode === 200 && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
       request.publicBody = payload;
@@ -88,8 +91,8 @@ export function registerPublicCache(app: FastifyInstance, source: PublicSource):
 
   app.addHook('onResponse', (request, reply, done) => {
     const body = request.publicBody;
-    if (body === null || request.publicVersion !== source.version() || !source.cacheable() || entries.size >= MAX_ENTRIES) return done();
-    const sent = reply.raw.getHeaders();
+    const sent = request.publicHeaders;
+    if (body === null || sent === null || request.publicVersion !== source.version() || !source.cacheable() || entries.size >= MAX_ENTRIES) return done();
     // Only an answer that went out whole, setting no cookie.
     if (reply.statusCode !== 200 || sent['set-cookie'] !== undefined || typeof sent.etag !== 'string') return done();
     const headers: OutgoingHttpHeaders = {};
@@ -109,6 +112,16 @@ export function registerPublicCache(app: FastifyInstance, source: PublicSource):
     entries.set(request.url, { body: bytes, headers, etag: sent.etag });
     done();
   });
+
+  return {
+    /** The last onSend hook: registered after compression, it sees the headers as they go out. */
+    registerAfterCompression(later) {
+      later.addHook('onSend', (request, reply, payload, done) => {
+        if (request.publicBody !== null) request.publicHeaders = { ...reply.getHeaders() } as OutgoingHttpHeaders;
+        done(null, payload);
+      });
+    },
+  };
 }
 
 /** Asks for the answer to this GET to be kept and sent again (the route's answer is the same for
