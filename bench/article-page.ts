@@ -8,5 +8,5 @@ export default readVsBare({
   check: (body) => {
     if (!body.includes('<meta property="og:type" content="article" />')) throw new Error('the article page has no Open Graph tags');
   },
-  targetRatio: 0.6,
+  targetRatio: 0.8,
 });

@@ -5,7 +5,7 @@ import { type AppServer, benchPostgres, rssMb, sleep, startAppServer } from './l
 import type { Benchmark, BenchResult } from './types.ts';
 
 const TTFT_REQUESTS = 200;
-const TTFT_TARGET_MS = 5;
+const TTFT_TARGET_MS = 1.5;
 const STREAMS = 500;
 const STREAM_MEMORY_TARGET_MB = 200;
 

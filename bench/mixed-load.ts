@@ -5,6 +5,8 @@ import type { Benchmark, BenchResult } from './types.ts';
 const CONNECTIONS = 200;
 const SECONDS = 60;
 const MEMORY_TARGET_MB = 400;
+/** Issue 19: p99 on PGlite (PostgreSQL's is printed). */
+const PGLITE_P99_TARGET_MS = 500;
 
 /**
  * 200 connections of signed-in traffic for 60 s (5 s with --quick): each connection cycles
@@ -39,7 +41,9 @@ const benchmark: Benchmark = {
           met: clean,
           ...(clean ? {} : { note: `${load.errors} errors, ${load.non2xx} non-2xx` }),
         },
-        { name: `mixed-load p99 (${database})`, unit: 'ms', ours: load.p99Ms, reference: load.p50Ms, ratio: null, target: 'printed (reference column: p50)', met: true },
+        database === 'PGlite'
+          ? { name: `mixed-load p99 (${database})`, unit: 'ms', ours: load.p99Ms, reference: load.p50Ms, ratio: null, target: `< ${PGLITE_P99_TARGET_MS} ms (reference column: p50)`, met: load.p99Ms < PGLITE_P99_TARGET_MS }
+          : { name: `mixed-load p99 (${database})`, unit: 'ms', ours: load.p99Ms, reference: load.p50Ms, ratio: null, target: 'printed (reference column: p50)', met: true },
         {
           name: `memory after load (${database})`,
           unit: 'MB',

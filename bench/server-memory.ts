@@ -1,7 +1,9 @@
 import { procMemoryMb, rssMb, sleep, startAppServer, startBareServer } from './lib.ts';
 import type { Benchmark } from './types.ts';
 
-const TARGET_MB = 400;
+const TARGET_MB = 300;
+/** The peak during start-up (VmHWM), issue 19. */
+const PEAK_TARGET_MB = 600;
 
 /**
  * Resident memory of `node server/index.ts` on a fresh PGlite directory 10 s after /api/health
@@ -20,11 +22,13 @@ const benchmark: Benchmark = {
     log('starting our server on a fresh PGlite directory...');
     const ours = await startAppServer();
     let oursMb: number;
+    let peakMb: number;
     try {
       // The quick run samples earlier, so its figure still includes some of start-up.
       await sleep(quick ? 3_000 : SETTLE_MS);
       oursMb = rssMb(ours.pid);
-      log(`  ours: ${oursMb.toFixed(1)} MB RSS (peak so far ${procMemoryMb(ours.pid, 'VmHWM').toFixed(1)} MB)`);
+      peakMb = procMemoryMb(ours.pid, 'VmHWM');
+      log(`  ours: ${oursMb.toFixed(1)} MB RSS (peak so far ${peakMb.toFixed(1)} MB)`);
     } finally {
       await ours.stop();
     }
@@ -32,11 +36,13 @@ const benchmark: Benchmark = {
     log('starting bare Fastify hello-world...');
     const bare = await startBareServer();
     let bareMb: number;
+    let barePeakMb: number;
     try {
       // Bare Fastify has no PGlite start-up to settle from; the quick run samples it sooner.
       await sleep(quick ? 1_000 : SETTLE_MS);
       bareMb = rssMb(bare.pid);
-      log(`  bare: ${bareMb.toFixed(1)} MB RSS (peak so far ${procMemoryMb(bare.pid, 'VmHWM').toFixed(1)} MB)`);
+      barePeakMb = procMemoryMb(bare.pid, 'VmHWM');
+      log(`  bare: ${bareMb.toFixed(1)} MB RSS (peak so far ${barePeakMb.toFixed(1)} MB)`);
     } finally {
       await bare.stop();
     }
@@ -50,6 +56,15 @@ const benchmark: Benchmark = {
         ratio: oursMb / bareMb,
         target: `< ${TARGET_MB} MB`,
         met: oursMb < TARGET_MB,
+      },
+      {
+        name: 'server-memory peak during start',
+        unit: 'MB',
+        ours: peakMb,
+        reference: barePeakMb,
+        ratio: peakMb / barePeakMb,
+        target: `< ${PEAK_TARGET_MB} MB`,
+        met: peakMb < PEAK_TARGET_MB,
       },
     ];
   },

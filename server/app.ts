@@ -5,11 +5,14 @@ import fastifyRateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import { publicConfig, type Config } from './config.ts';
+import type { Invalidations } from './lib/invalidations.ts';
 import type { Database } from './db/client.ts';
 import { registerClientApp } from './lib/http/client-app.ts';
 import { limitConnections, timeoutOptions } from './lib/http/connection-limits.ts';
 import { drainConnectionsOnClose } from './lib/http/drain.ts';
+import { registerDbParties } from './lib/http/db-parties.ts';
 import { registerEtags } from './lib/http/etag.ts';
+import { registerPublicCache } from './lib/http/public-cache.ts';
 import { answerFrameworkError, registerErrorHandler } from './lib/http/error-handler.ts';
 import { registerRequestGuard } from './lib/http/request-guard.ts';
 import { registerSecurityHeaders } from './lib/http/security-headers.ts';
@@ -35,6 +38,7 @@ import { googleAuthRoutes } from './modules/auth/google.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { createHealthService, type ReadinessCheck } from './modules/health/health.service.ts';
 import { createMailer } from './integrations/email/mailer.ts';
+import { createBus } from './modules/events/bus.ts';
 import { createEventHub, type EventHub } from './modules/events/event-hub.ts';
 import { createEventStreams } from './modules/events/event-streams.ts';
 import { eventsRoutes } from './modules/events/events.routes.ts';
@@ -87,6 +91,8 @@ declare module 'fastify' {
     channels: ChannelsService;
     /** The live console's events (docs/decisions/0042): the runtime publishes runs through it. */
     events: EventHub;
+    /** Cache invalidations across processes (docs/decisions/0049). */
+    invalidations: Invalidations;
   }
 }
 
@@ -102,6 +108,15 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   });
 
   registerErrorHandler(app);
+  const { db } = database;
+  // The process's one LISTEN connection (PostgreSQL): live events and cache invalidations.
+  const bus = await createBus({ database, logger });
+  const { invalidations } = bus;
+  app.decorate('invalidations', invalidations);
+  const articles = createArticlesService({ db, invalidations });
+  // First of all hooks: a kept public answer needs none of the others (docs/decisions/0051).
+  const publicCache = registerPublicCache(app, articles);
+  if (database.queue) registerDbParties(app);
   limitConnections(app.server, config.http, app.log);
   drainConnectionsOnClose(app);
   registerSecurityHeaders(app, config.secureCookies);
@@ -110,10 +125,10 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   // Before compression, so the tags are of the bodies the routes send.
   registerEtags(app);
   await app.register(fastifyCompress, { threshold: 1024, encodings: ['br', 'gzip'], brotliOptions: { params: { 1: 4 } } });
+  publicCache.registerAfterCompression(app);
   registerRequestGuard(app, config.publicOrigin);
 
-  const { db } = database;
-  const auth = createAuthService({ db, config, now });
+  const auth = createAuthService({ db, config, now, invalidations, logger });
   registerAuth(app, auth, config.secureCookies);
   registerWriteLimit(app, config.writeRateLimit, now);
 
@@ -123,16 +138,19 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   if (config.auth.provider === 'google') {
     await app.register(googleAuthRoutes, { ...routeDeps, google: config.auth, publicUrl: config.publicUrl, now });
   }
-  await app.register(usersRoutes, { users: createUsersService({ db }) });
-  const articles = createArticlesService({ db });
+  await app.register(usersRoutes, { users: createUsersService({ db, invalidations }) });
   await app.register(articlesRoutes, { articles });
   await app.register(feedsRoutes, { articles, publicUrl: config.publicUrl, siteName: config.siteName });
-  const events = await createEventHub({ database, logger });
+  const events = createEventHub({ database, bus, logger });
   app.decorate('events', events);
   const streams = createEventStreams({ hub: events, auth, config: config.events, logger });
   // Ended before Fastify waits for the requests in flight, which an endless stream would hold.
   app.addHook('preClose', async () => streams.closeAll());
-  app.addHook('onClose', async () => events.close());
+  app.addHook('onClose', async () => {
+    await events.close();
+    await auth.close();
+    await bus.close();
+  });
   await app.register(eventsRoutes, { streams });
   const channels = channelsServiceFromConfig(config, {
     db,
@@ -161,7 +179,7 @@ export async function buildApp({ config, database, logger, now = () => new Date(
   app.decorate('notifications', notifications);
   await app.register(notificationsRoutes, { notifications });
   await app.register(settingsRoutes, { settings: createSettingsService({ db }) });
-  await registerClientApp(app, clientDir, publicConfig(config), [articlePageResolver(articles, config.publicUrl, config.siteName)], now);
+  await registerClientApp(app, clientDir, publicConfig(config), [articlePageResolver(articles, config.publicUrl, config.siteName)], now, undefined, articles);
 
   const purge = setInterval(() => {
     auth.purgeExpiredSessions().catch((err: unknown) => app.log.warn({ err }, 'session purge failed'));

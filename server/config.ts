@@ -137,6 +137,8 @@ const ZEnv = z.object({
   SESSION_SECRET: z.preprocess(emptyToUndefined, z.string().min(32, 'must be at least 32 characters').optional()),
   TRUST_PROXY: ZTrustProxy,
   HEADERS_TIMEOUT_MS: positiveInt(10_000, 100),
+  /** PGlite: the longest a request waits for the embedded database before 503 (docs/decisions/0050). */
+  DB_QUEUE_MAX_WAIT_MS: positiveInt(2_000, 10),
   REQUEST_TIMEOUT_MS: positiveInt(30_000, 100),
   IDLE_TIMEOUT_MS: positiveInt(120_000, 100),
   KEEP_ALIVE_TIMEOUT_MS: positiveInt(72_000, 100),
@@ -223,7 +225,7 @@ export type Config = {
   env: 'development' | 'production' | 'test';
   port: number;
   host: string;
-  database: { kind: 'pglite'; dataDir: string | null } | { kind: 'postgres'; url: string };
+  database: { kind: 'pglite'; dataDir: string | null; maxWaitMs: number } | { kind: 'postgres'; url: string };
   dataDir: string;
   auth:
     | { provider: 'local' }
@@ -418,7 +420,7 @@ export function loadConfig(
   const dataDir = path.resolve(e.DATA_DIR);
   const database: Config['database'] = e.DATABASE_URL
     ? { kind: 'postgres', url: e.DATABASE_URL }
-    : { kind: 'pglite', dataDir: overrides.inMemoryDatabase ? null : dataDir };
+    : { kind: 'pglite', dataDir: overrides.inMemoryDatabase ? null : dataDir, maxWaitMs: e.DB_QUEUE_MAX_WAIT_MS };
 
   const sessionSecret = e.SESSION_SECRET ?? (overrides.inMemoryDatabase ? randomBytes(32).toString('hex') : storedSecret(dataDir));
   return {

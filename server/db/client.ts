@@ -9,6 +9,7 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { Config } from '../config.ts';
+import { createFairQueue, type FairQueue } from '../lib/fair-queue.ts';
 import { makePrivate } from '../lib/private-files.ts';
 import * as schema from './schema.ts';
 
@@ -27,7 +28,23 @@ export type Database = {
   pglite?: PGlite;
   /** PostgreSQL only: the connection string, for the job queue's own small pool. */
   url?: string;
+  /** PGlite only: the queue in front of its one connection (docs/decisions/0050). */
+  queue?: FairQueue;
 };
+
+/**
+ * PGlite runs one statement at a time: its work waits in a fair queue with a bound on how long a
+ * request waits, instead of in PGlite's own lock without order among clients or limit. A
+ * transaction holds its slot from BEGIN to COMMIT (its statements go through its own handle).
+ */
+function queueInFront(client: PGlite, queue: FairQueue): void {
+  const query = client.query.bind(client);
+  const exec = client.exec.bind(client);
+  const transaction = client.transaction.bind(client);
+  client.query = ((...args: Parameters<typeof query>) => queue.run(() => query(...args))) as typeof client.query;
+  client.exec = (...args) => queue.run(() => exec(...args));
+  client.transaction = (...args) => queue.run(() => transaction(...args));
+}
 
 const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url));
 /**
@@ -44,7 +61,7 @@ export type OpenOptions = {
   pgliteTemplate?: Blob;
 };
 
-export async function openDatabase(database: Config['database'], logger: Logger, options: OpenOptions = {}): Promise<Database> {
+export async function openDatabase(database: Config['database'] | { kind: 'pglite'; dataDir: string | null; maxWaitMs?: number }, logger: Logger, options: OpenOptions = {}): Promise<Database> {
   if (database.kind === 'pglite') {
     // Private before PGlite writes a byte (SECURITY.md: only the server's user reads DATA_DIR),
     // and again once it has unpacked a new cluster, whose files it makes 0666 itself.
@@ -54,6 +71,8 @@ export async function openDatabase(database: Config['database'], logger: Logger,
       : new PGlite({ postgresqlconf: PGLITE_CONF, ...(options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {}) });
     await client.waitReady;
     if (database.dataDir) makePrivate(database.dataDir);
+    const queue = createFairQueue({ concurrency: 1, maxWaitMs: database.maxWaitMs ?? 2_000 });
+    queueInFront(client, queue);
     const db = drizzlePglite({ client, schema });
     await migratePglite(db, { migrationsFolder });
     logger.info({ dataDir: database.dataDir ?? 'memory' }, 'database ready (PGlite)');
@@ -64,6 +83,7 @@ export async function openDatabase(database: Config['database'], logger: Logger,
       close: () => client.close(),
       dumpTemplate: () => client.dumpDataDir('none'),
       pglite: client,
+      queue,
     };
   }
 

@@ -42,9 +42,15 @@ export async function createTestApp(
     enqueueDelivery?: (deliveryId: string) => Promise<void>;
     /** What /api/health/ready asks besides the database (index.ts adds the workers' job queue). */
     readinessChecks?: ReadinessCheck[];
+    /** PostgreSQL: a second app (as another process would be) on this app's database, with its
+     * own pool, job queue and LISTEN connection. */
+    sameDatabaseAs?: TestApp;
   } = {},
 ): Promise<TestApp> {
-  const postgres = process.env.TEST_DATABASE === 'postgres' ? await createPostgresDatabase() : null;
+  const shared = options.sameDatabaseAs?.config.database;
+  if (options.sameDatabaseAs && shared?.kind !== 'postgres') throw new Error('sameDatabaseAs needs PostgreSQL');
+  const postgres =
+    shared?.kind === 'postgres' ? { url: shared.url, drop: async () => {} } : process.env.TEST_DATABASE === 'postgres' ? await createPostgresDatabase() : null;
   const config = loadConfig(
     {
       NODE_ENV: 'test',

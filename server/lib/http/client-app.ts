@@ -7,6 +7,7 @@ import { AppError } from '../errors.ts';
 import { isAppRoute, SITE_PAGE_MARKER, type TSitePage } from '../../../contracts/site.ts';
 import { escapeHtml, jsonForScript } from './html.ts';
 import { metaTags, type PageMeta, type PageResolver, type ResolvedPage } from './page-meta.ts';
+import { keepPublicAnswer, type PublicSource } from './public-cache.ts';
 import { builtSiteRenderer, type SiteRenderer } from './site-renderer.ts';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -49,6 +50,8 @@ export async function registerClientApp(
   resolvers: PageResolver[] = [],
   now: () => Date = () => new Date(),
   siteRenderer: () => Promise<SiteRenderer | null> = builtSiteRenderer(path.join(clientDir, '..', 'prerender', 'prerender.js')),
+  /** What the /insights pages show: their answers are kept until it changes (docs/decisions/0051). */
+  publicSource?: PublicSource,
 ): Promise<void> {
   const indexFile = path.join(clientDir, 'index.html');
   const built = existsSync(indexFile);
@@ -121,6 +124,8 @@ export async function registerClientApp(
     if (pathname.startsWith('/assets/')) throw new AppError('NOT_FOUND', 'No such file');
     reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8');
     if (pathname === '/') return reply.send(landingHtml());
+    // Before the page's data is read, so an answer made from data older than a change is not kept.
+    if (publicSource && pathname.startsWith('/insights')) keepPublicAnswer(request, publicSource);
     for (const resolve of resolvers) {
       const page = await resolve(pathname, new URLSearchParams(search));
       if (!page) continue;

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import { isDatabaseUnavailable } from '../db-errors.ts';
+import { QueueFullError } from '../fair-queue.ts';
 
 /** One place where every error becomes the JSON of DESIGN section 5. No stack reaches a client. */
 export function registerErrorHandler(app: FastifyInstance): void {
@@ -46,6 +47,11 @@ export function answerFrameworkError(err: FastifyError, _request: FastifyRequest
 
 function toAppError(err: Error): AppError | null {
   if (err instanceof AppError) return err;
+  // Drizzle wraps what the driver threw in a query error of its own.
+  const busy = err instanceof QueueFullError ? err : err.cause instanceof QueueFullError ? err.cause : null;
+  if (busy) {
+    return new AppError('UNAVAILABLE', `The server is busy. Please try again in ${busy.retryAfterSeconds} s.`, undefined, { retryAfterSeconds: busy.retryAfterSeconds });
+  }
   switch ((err as FastifyError).code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('PAYLOAD_TOO_LARGE', 'Request body is larger than 1 MB');

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ZArticleIdParams, ZArticleListQuery, ZArticleSlugParams, ZCreateArticle, ZUpdateArticle } from '../../../contracts/articles.ts';
+import { keepPublicAnswer } from '../../lib/http/public-cache.ts';
 import { parseInput } from '../../lib/validate.ts';
 import type { ArticlesService } from './articles.service.ts';
 
@@ -7,6 +8,7 @@ export async function articlesRoutes(app: FastifyInstance, { articles }: { artic
   // Published articles: revalidated on every use (no-cache) and answered 304 while unchanged.
   app.get('/api/articles', { config: { access: 'public', etag: true } }, async (request, reply) => {
     const { limit, offset } = parseInput(ZArticleListQuery, request.query);
+    keepPublicAnswer(request, articles); // the same for every visitor: sent again from memory
     const { json, total } = await articles.listPublishedJson(limit, offset);
     return reply.header('cache-control', 'no-cache').header('x-total-count', String(total)).type('application/json; charset=utf-8').send(json);
   });

@@ -1,16 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { articles } from '../../db/schema.ts';
+import { NO_CACHE } from '../../lib/invalidations.ts';
+import { createBus, type Bus } from '../events/bus.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 import { createArticlesService } from './articles.service.ts';
 
 describe('published articles cache', () => {
   let t: TestApp;
-  let clock = 0;
+  let bus: Bus;
   let reads = 0;
   beforeAll(async () => {
     t = await createTestApp();
+    bus = await createBus({ database: t.database, logger: t.app.log });
   });
-  afterAll(async () => t.close());
+  afterAll(async () => {
+    await bus.close();
+    await t.close();
+  });
 
   /** A real database whose reads of the articles table are counted. */
   function service() {
@@ -20,8 +26,9 @@ describe('published articles cache', () => {
         return Reflect.get(target, prop, receiver);
       },
     });
-    return createArticlesService({ db, now: () => clock, cacheTtlMs: 5_000 });
+    return createArticlesService({ db, invalidations: bus.invalidations });
   }
+  const userId = async () => (await t.request({ method: 'GET', url: '/api/auth/me', cookie: await t.signIn('writer@example.com') }).then((r) => (r.json() as { user: { id: string } }).user.id));
   const publish = (slug: string) =>
     t.database.db.insert(articles).values({ slug, title: slug, category: 'AI', excerpt: 'An excerpt', content: 'c'.repeat(60), published: true });
 
@@ -33,16 +40,37 @@ describe('published articles cache', () => {
     expect(reads).toBe(1);
   });
 
-  it('sees a write at once after invalidate(), and another process’s write within the TTL', async () => {
+  it('keeps the list until an invalidation, which any writer’s transaction sends at commit', async () => {
     const s = service();
+    const other = service(); // as another process's cache would
     expect((await s.listPublished()).total).toBe(0);
+    expect((await other.listPublished()).total).toBe(0);
     await publish('first');
-    expect((await s.listPublished()).total).toBe(0); // cached
-    s.invalidate();
+    expect((await s.listPublished()).total).toBe(0); // cached: this write told nobody
+    await t.database.db.transaction(async (tx) => {
+      await bus.invalidations.notify(tx, 'articles', '*');
+      expect((await s.listPublished()).total).toBe(0); // not before the commit
+    });
     expect((await s.listPublished()).total).toBe(1);
-    await publish('second');
-    clock += 5_000;
+    const version = s.version();
+    await s.create({ title: 'second', category: 'AI', excerpt: 'An excerpt', content: 'c'.repeat(60), readTime: '1 min read', published: true }, (await t.database.db.query.users.findFirst())?.id ?? (await userId()));
+    expect(s.version()).toBeGreaterThan(version);
     expect((await s.listPublished()).total).toBe(2);
+    expect((await other.listPublished()).total).toBe(2);
+  });
+
+  it('keeps nothing while invalidations could be missed', async () => {
+    reads = 0;
+    const db = new Proxy(t.database.db, {
+      get(target, prop, receiver) {
+        if (prop === 'select') reads++;
+        return Reflect.get(target, prop, receiver);
+      },
+    });
+    const s = createArticlesService({ db, invalidations: NO_CACHE });
+    await s.listPublished();
+    await s.listPublished();
+    expect(reads).toBe(2);
   });
 
   it('serialises the same list it returns, per limit', async () => {
@@ -61,7 +89,7 @@ describe('published articles cache', () => {
         return Reflect.get(target, prop, receiver);
       },
     });
-    const s = createArticlesService({ db, now: () => clock });
+    const s = createArticlesService({ db, invalidations: bus.invalidations });
     await expect(s.listPublished()).rejects.toThrow('connection lost');
     fail = false;
     expect((await s.listPublished()).total).toBe(2);

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { ZArticleInput, ZUpdateArticle } from '../../../contracts/articles.ts';
 import type { Db } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
+import type { Invalidations, Sent } from '../../lib/invalidations.ts';
 import {
   deleteArticle,
   findArticleById,
@@ -15,14 +16,13 @@ import {
 } from './articles.repo.ts';
 import { slugCandidate, slugify } from './slug.ts';
 
-/**
- * How long another process's write may stay unseen here. Writes through this process
- * invalidate at once; with several processes on PostgreSQL, each refreshes within this bound.
- */
-const PUBLISHED_CACHE_TTL_MS = 5_000;
 const SLUG_ATTEMPTS = 50;
 
-export type ArticlesServiceDeps = { db: Db; now?: () => number; cacheTtlMs?: number };
+export type ArticlesServiceDeps = {
+  db: Db;
+  /** Publish, edit and delete in every process (docs/decisions/0049); without them, no cache. */
+  invalidations: Invalidations;
+};
 type PublishedSummary = TArticleSummary & { updatedAt: string };
 
 function toApiArticle(row: ArticleRow): TArticle {
@@ -46,29 +46,39 @@ function toPublicArticle({ id, slug, title, category, excerpt, content, createdA
   return { id, slug, title, category, excerpt, content, createdAt, readTime };
 }
 
-export function createArticlesService({ db, now = Date.now, cacheTtlMs = PUBLISHED_CACHE_TTL_MS }: ArticlesServiceDeps) {
+export function createArticlesService({ db, invalidations }: ArticlesServiceDeps) {
   // Public reads (the landing page, /insights, article pages, feeds) are served from memory:
   // they are frequent and change rarely. One database read refills the list for all concurrent
-  // requests; JSON is serialised once per fill; article pages are kept per slug.
+  // requests; JSON is serialised once per fill; article pages are kept per slug. A generation
+  // lives until an article is created, edited or deleted in any process (its transaction's
+  // invalidation drops it at commit); while invalidations could be missed, none is kept.
   type Generation = {
-    at: number;
     list: Promise<PublishedSummary[]>;
     json: Map<string, string>;
     pages: Map<string, Promise<TArticle | null>>;
   };
   let generation: Generation | null = null;
+  /** Counts the generations dropped: what the public responses cache keys its entries by. */
+  let version = 0;
+  const changeListeners: Array<() => void> = [];
+  function drop(): void {
+    generation = null;
+    version++;
+    for (const listener of changeListeners) listener();
+  }
+  invalidations.on('articles', drop);
+  invalidations.onReset(drop);
 
   function current(): Generation {
-    if (generation && now() - generation.at < cacheTtlMs) return generation;
+    if (generation) return generation;
     const fresh: Generation = {
-      at: now(),
       json: new Map(),
       pages: new Map(),
       list: listPublishedArticles(db).then((rows) =>
         rows.map(({ updatedAt, createdAt, ...row }) => ({ ...row, createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() })),
       ),
     };
-    generation = fresh;
+    if (invalidations.reliable()) generation = fresh;
     fresh.list.catch(() => {
       if (generation === fresh) generation = null; // a failed read is not cached
     });
@@ -114,7 +124,9 @@ export function createArticlesService({ db, now = Date.now, cacheTtlMs = PUBLISH
   /** An article page as a reader sees it; admins may also open drafts (to preview them), and
    * get the whole article. */
   async function readBySlug(slug: string, asAdmin: boolean): Promise<TPublicArticle | TArticle> {
-    const article = asAdmin ? await findArticleBySlug(db, slug).then((row) => (row ? toApiArticle(row) : null)) : await publishedBySlug(slug);
+    // A published article is the same for an admin: only a draft needs the database.
+    const published = await publishedBySlug(slug);
+    const article = published ?? (asAdmin ? await findArticleBySlug(db, slug).then((row) => (row ? toApiArticle(row) : null)) : null);
     if (!article) throw new AppError('NOT_FOUND', 'Article not found');
     return asAdmin ? article : toPublicArticle(article);
   }
@@ -133,34 +145,56 @@ export function createArticlesService({ db, now = Date.now, cacheTtlMs = PUBLISH
   async function create(input: z.output<typeof ZArticleInput>, authorId: string): Promise<TArticle> {
     const base = slugify(input.title);
     for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt++) {
-      const row = await insertArticleIfSlugFree(db, { ...input, slug: slugCandidate(base, attempt), authorId });
-      if (row) {
-        invalidate();
-        return toApiArticle(row);
-      }
+      const written = await writeAndInvalidate((tx) => insertArticleIfSlugFree(tx, { ...input, slug: slugCandidate(base, attempt), authorId }));
+      if (written) return toApiArticle(written);
     }
     throw new AppError('CONFLICT', 'Too many articles share this title; choose another title');
   }
 
   /** Changes fields; the slug stays, so links already shared keep working. */
   async function update(id: string, patch: z.output<typeof ZUpdateArticle>): Promise<TArticle> {
-    const row = await updateArticle(db, id, patch);
+    const row = await writeAndInvalidate((tx) => updateArticle(tx, id, patch));
     if (!row) throw new AppError('NOT_FOUND', 'Article not found');
-    invalidate();
     return toApiArticle(row);
   }
 
   async function remove(id: string): Promise<void> {
-    if (!(await deleteArticle(db, id))) throw new AppError('NOT_FOUND', 'Article not found');
-    invalidate();
+    if (!(await writeAndInvalidate((tx) => deleteArticle(tx, id)))) throw new AppError('NOT_FOUND', 'Article not found');
   }
 
-  /** Every write calls this, so this process never serves a stale article or list. */
-  function invalidate(): void {
-    generation = null;
+  /**
+   * Runs a write in a transaction that invalidates every process's cache when it commits (when
+   * the write changed something), and returns once this process has seen that: no process
+   * serves the old article or list after the write has answered.
+   */
+  async function writeAndInvalidate<T>(write: (tx: Db) => Promise<T>): Promise<T> {
+    let sent = null as Sent | null;
+    const result = await db.transaction(async (tx) => {
+      const value = await write(tx as unknown as Db); // a transaction is a Db for the repo's queries
+      if (value) sent = await invalidations.notify(tx, 'articles', '*');
+      return value;
+    });
+    await sent?.delivered();
+    return result;
   }
 
-  return { listPublished, listPublishedJson, publishedWithDates, publishedBySlug, readBySlug, listForAdmin, getForAdmin, create, update, remove, invalidate };
+  return {
+    listPublished,
+    listPublishedJson,
+    publishedWithDates,
+    publishedBySlug,
+    readBySlug,
+    listForAdmin,
+    getForAdmin,
+    create,
+    update,
+    remove,
+    /** What the public responses' cache is keyed by: changes with every invalidation. */
+    version: () => version,
+    /** Whether a response computed now may be kept (invalidations cannot be missed). */
+    cacheable: () => invalidations.reliable(),
+    onChange: (listener: () => void) => void changeListeners.push(listener),
+  };
 }
 
 export type ArticlesService = ReturnType<typeof createArticlesService>;

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from '../../../contracts/constants.ts';
 import { sessions } from '../../db/schema.ts';
 import { createTestApp, TEST_ORIGIN, type TestApp } from '../../test/test-app.ts';
+import { NO_CACHE } from '../../lib/invalidations.ts';
 import { createAuthService, hashToken } from './auth.service.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -228,7 +229,7 @@ describe('sessions', () => {
     const recent = await t.signIn('cy@example.com');
     t.advanceTime(2.5 * DAY);
     // The app runs this on a timer; here it runs once, on the app's clock and database.
-    const removed = await createAuthService({ db: t.database.db, config: t.config, now: t.now }).purgeExpiredSessions();
+    const removed = await createAuthService({ db: t.database.db, config: t.config, now: t.now, invalidations: NO_CACHE }).purgeExpiredSessions();
     expect(removed).toBe(2);
     expect(await sessionRow(t, abandoned)).toBeUndefined();
     expect(await sessionRow(t, longLived)).toBeUndefined();

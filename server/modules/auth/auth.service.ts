@@ -4,22 +4,95 @@ import type { TRole } from '../../../contracts/users.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
+import type { Invalidations, Sent } from '../../lib/invalidations.ts';
 import { toSessionUser } from '../users/users.presenter.ts';
 import { findUserByIdentity, hasAnyUser, insertUser, lockFirstUser, updateUserProfile, type Identity, type Profile } from '../users/users.repo.ts';
 import { deleteExpiredSessions, deleteSession, findSessionsWithUsers, findSessionWithUser, insertSession, touchSession } from './sessions.repo.ts';
 
-/** last_seen_at is written at most this often, so reads do not each cost a write. */
-const TOUCH_INTERVAL_MS = 60_000;
+/** last_seen_at is written at most this often per session and process, so reads do not each
+ * cost a write (and concurrent requests of one session never all write at once). */
+export const TOUCH_INTERVAL_MS = 60_000;
+/** Resolved sessions kept in memory (docs/decisions/0049); beyond this the oldest go first. */
+const SESSION_CACHE_MAX = 10_000;
 
 export type Clock = () => Date;
 
-export type AuthDeps = { db: Db; config: Pick<Config, 'adminEmails' | 'auth'>; now: Clock };
+export type AuthDeps = {
+  db: Db;
+  config: Pick<Config, 'adminEmails' | 'auth'>;
+  now: Clock;
+  /** Sign-outs and user changes in every process; without it, nothing is cached. */
+  invalidations: Invalidations;
+  logger?: { warn(obj: object, msg: string): void };
+};
+
+type CachedSession = { user: SessionUser; expiresAt: number; lastSeenAt: number };
 
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
-export function createAuthService({ db, config, now }: AuthDeps) {
+export function createAuthService({ db, config, now, invalidations, logger }: AuthDeps) {
+  // The session cache (docs/decisions/0049): a resolved session with its user, by token hash.
+  // Every sign-out and user change in any process invalidates it before that write's answer;
+  // while invalidations could be missed it is neither read nor filled. Expiry and idle time are
+  // checked on every use, so an expired session is refused at its very next request.
+  const cache = new Map<string, CachedSession>();
+  const sessionsOf = new Map<string, Set<string>>();
+  /** Bumped by every invalidation: a lookup that began before one does not fill the cache. */
+  let generation = 0;
+  const forget = (tokenHash: string) => {
+    const entry = cache.get(tokenHash);
+    if (!entry) return;
+    cache.delete(tokenHash);
+    const set = sessionsOf.get(entry.user.id);
+    set?.delete(tokenHash);
+    if (set?.size === 0) sessionsOf.delete(entry.user.id);
+  };
+  const forgetAll = () => {
+    generation++;
+    cache.clear();
+    sessionsOf.clear();
+  };
+  invalidations.on('session', (tokenHash) => {
+    generation++;
+    forget(tokenHash);
+    lastTouched.delete(tokenHash);
+  });
+  invalidations.on('user', (userId) => {
+    generation++;
+    for (const tokenHash of sessionsOf.get(userId) ?? []) cache.delete(tokenHash);
+    sessionsOf.delete(userId);
+  });
+  invalidations.onReset(forgetAll);
+
+  function remember(tokenHash: string, entry: CachedSession): void {
+    if (cache.size >= SESSION_CACHE_MAX) forget(cache.keys().next().value!);
+    cache.set(tokenHash, entry);
+    let set = sessionsOf.get(entry.user.id);
+    if (!set) sessionsOf.set(entry.user.id, (set = new Set()));
+    set.add(tokenHash);
+  }
+
+  // One touch per session per interval in this process: the time of the last one begun here.
+  const lastTouched = new Map<string, number>();
+  const touching = new Set<Promise<void>>();
+  function touchIfDue(tokenHash: string, lastSeenAt: number, at: number): void {
+    const since = Math.max(lastSeenAt, lastTouched.get(tokenHash) ?? 0);
+    if (at - since < TOUCH_INTERVAL_MS) return;
+    if (lastTouched.size >= SESSION_CACHE_MAX) {
+      for (const [hash, time] of lastTouched) if (at - time >= TOUCH_INTERVAL_MS) lastTouched.delete(hash);
+    }
+    lastTouched.set(tokenHash, at);
+    const entry = cache.get(tokenHash);
+    if (entry) entry.lastSeenAt = at;
+    // Not awaited: the request has its answer; the write only keeps the session from idling out.
+    const write = touchSession(db, tokenHash, new Date(at))
+      .catch((err: unknown) => logger?.warn({ err }, 'could not record session activity'))
+      .finally(() => touching.delete(write));
+    touching.add(write);
+  }
+
   const isConfiguredAdmin = (email: string) => config.adminEmails.includes(email.toLowerCase());
 
   /**
@@ -29,11 +102,14 @@ export function createAuthService({ db, config, now }: AuthDeps) {
    */
   async function signIn(identity: Identity, profile: Profile): Promise<SessionUser> {
     const email = profile.email.toLowerCase();
+    let changed = null as Sent | null;
     const user = await db.transaction(async (tx) => {
       const existing = await findUserByIdentity(tx, identity);
       if (existing) {
         const role: TRole = isConfiguredAdmin(email) ? 'admin' : existing.role;
-        return updateUserProfile(tx, existing.id, { ...profile, email, role });
+        const updated = await updateUserProfile(tx, existing.id, { ...profile, email, role });
+        changed = await invalidations.notify(tx, 'user', existing.id);
+        return updated;
       }
       let role: TRole = isConfiguredAdmin(email) ? 'admin' : 'guest';
       if (role === 'guest' && config.auth.provider === 'local' && config.adminEmails.length === 0) {
@@ -42,6 +118,7 @@ export function createAuthService({ db, config, now }: AuthDeps) {
       }
       return insertUser(tx, { ...identity, ...profile, email, role });
     });
+    await changed?.delivered();
     return toSessionUser(user);
   }
 
@@ -57,20 +134,39 @@ export function createAuthService({ db, config, now }: AuthDeps) {
   /** The session's user, or null when the token is unknown, idle too long or past its end. */
   async function resolveSession(token: string): Promise<{ user: SessionUser; tokenHash: string } | null> {
     const tokenHash = hashToken(token);
+    const at = now().getTime();
+    const reliable = invalidations.reliable();
+    const hit = reliable ? cache.get(tokenHash) : undefined;
+    if (hit) {
+      if (hit.expiresAt > at && at - hit.lastSeenAt < SESSION_IDLE_MS) {
+        touchIfDue(tokenHash, hit.lastSeenAt, at);
+        return { user: hit.user, tokenHash };
+      }
+      // Past its end here: the database decides (another process may have seen it since).
+      forget(tokenHash);
+    }
+    const startedAt = generation;
     const row = await findSessionWithUser(db, tokenHash);
     if (!row) return null;
-    const at = now();
-    const idleFor = at.getTime() - row.session.lastSeenAt.getTime();
-    if (row.session.expiresAt.getTime() <= at.getTime() || idleFor >= SESSION_IDLE_MS) {
+    const idleFor = at - row.session.lastSeenAt.getTime();
+    if (row.session.expiresAt.getTime() <= at || idleFor >= SESSION_IDLE_MS) {
       await deleteSession(db, tokenHash);
       return null;
     }
-    if (idleFor >= TOUCH_INTERVAL_MS) await touchSession(db, tokenHash, at);
-    return { user: toSessionUser(row.user), tokenHash };
+    const user = toSessionUser(row.user);
+    if (reliable && startedAt === generation && invalidations.reliable()) {
+      remember(tokenHash, { user, expiresAt: row.session.expiresAt.getTime(), lastSeenAt: row.session.lastSeenAt.getTime() });
+    }
+    touchIfDue(tokenHash, row.session.lastSeenAt.getTime(), at);
+    return { user, tokenHash };
   }
 
   async function endSession(tokenHash: string): Promise<void> {
-    await deleteSession(db, tokenHash);
+    const sent = await db.transaction(async (tx) => {
+      await deleteSession(tx, tokenHash);
+      return invalidations.notify(tx, 'session', tokenHash);
+    });
+    await sent.delivered();
     for (const listener of endListeners) listener(tokenHash);
   }
 
@@ -101,7 +197,12 @@ export function createAuthService({ db, config, now }: AuthDeps) {
     return deleteExpiredSessions(db, at, new Date(at.getTime() - SESSION_IDLE_MS));
   }
 
-  return { signIn, createSession, resolveSession, endSession, purgeExpiredSessions, onSessionEnd, checkSessions };
+  /** Waits for the activity writes in flight (before the database closes). */
+  async function close(): Promise<void> {
+    await Promise.allSettled([...touching]);
+  }
+
+  return { signIn, createSession, resolveSession, endSession, purgeExpiredSessions, onSessionEnd, checkSessions, close };
 }
 
 export type AuthService = ReturnType<typeof createAuthService>;

@@ -39,7 +39,7 @@ export async function touchSession(db: Db, tokenHash: string, at: Date): Promise
   await db.update(sessions).set({ lastSeenAt: at }).where(eq(sessions.tokenHash, tokenHash));
 }
 
-export async function deleteSession(db: Db, tokenHash: string): Promise<void> {
+export async function deleteSession(db: Pick<Db, 'delete'>, tokenHash: string): Promise<void> {
   await db.delete(sessions).where(eq(sessions.tokenHash, tokenHash));
 }
 

@@ -3,8 +3,8 @@ import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { TLiveEvent } from '../../../contracts/events.ts';
 import type { Database } from '../../db/client.ts';
 import type { EventPublisher } from '../../lib/live-events.ts';
-import { createNotifyPublisher, EVENTS_CHANNEL, type ChannelMessage } from './event-publisher.ts';
-import { listen, type Listener } from './pg-listener.ts';
+import type { Bus } from './bus.ts';
+import { createNotifyPublisher } from './event-publisher.ts';
 
 /** The replay buffer keeps at most this many events, none older than REPLAY_MS (per process). */
 export const REPLAY_MAX_EVENTS = 1_000;
@@ -31,7 +31,7 @@ export type EventHub = EventPublisher & {
  * Ids are `<process boot>-<sequence>`: increasing within a process, so a stream resumes here
  * from its Last-Event-ID, and one from another process (or before a restart) means 'reset'.
  */
-export async function createEventHub({ database, logger, now = () => Date.now() }: { database: Database; logger: Logger; now?: () => number }): Promise<EventHub> {
+export function createEventHub({ database, bus, logger, now = () => Date.now() }: { database: Database; bus: Bus; logger: Logger; now?: () => number }): EventHub {
   const boot = randomBytes(4).toString('hex');
   let seq = 0;
   /** Every sequence up to this one may be gone from the buffer. */
@@ -71,28 +71,17 @@ export async function createEventHub({ database, logger, now = () => Date.now() 
     for (const set of subscribers.values()) for (const s of set) s.onReset();
   }
 
-  let listener: Listener | null = null;
+  // With PostgreSQL every event comes back through the process's one LISTEN connection.
+  const viaChannel = bus.kind === 'postgres';
   const notify = createNotifyPublisher(database, logger);
-  if (database.kind === 'postgres' && database.url) {
-    listener = await listen(
-      database.url,
-      EVENTS_CHANNEL,
-      logger,
-      (payload) => {
-        try {
-          const message = JSON.parse(payload) as ChannelMessage;
-          if (typeof message.u === 'string' && message.e && typeof message.e.type === 'string') deliver(message.u, message.e);
-        } catch (err) {
-          logger.warn({ err }, 'live events: a notification could not be read');
-        }
-      },
-      resetAll,
-    );
+  if (viaChannel) {
+    bus.onLiveEvent((message) => deliver(message.u, message.e));
+    bus.onRestored(resetAll);
   }
 
   return {
     publish(userId, event) {
-      if (listener) notify.publish(userId, event);
+      if (viaChannel) notify.publish(userId, event);
       else deliver(userId, event);
     },
     currentId: () => `${boot}-${seq}`,
@@ -115,7 +104,6 @@ export async function createEventHub({ database, logger, now = () => Date.now() 
       return buffer.filter((e) => e.seq > after && e.userId === userId).map((e) => ({ id: `${boot}-${e.seq}`, event: e.event }));
     },
     async close() {
-      await listener?.close();
       await notify.flush();
     },
   };

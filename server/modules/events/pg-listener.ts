@@ -4,7 +4,11 @@ import pg from 'pg';
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 30_000;
 
-export type Listener = { close(): Promise<void> };
+export type Listener = {
+  /** True while LISTENing: a notification sent now will arrive. */
+  listening(): boolean;
+  close(): Promise<void>;
+};
 
 /**
  * One dedicated connection per process LISTENing on `channel` (a pooled connection would lose
@@ -13,8 +17,17 @@ export type Listener = { close(): Promise<void> };
  * refetch). Resolves after the first attempt, listening or not: a database that is down at
  * start is retried in the background like a later drop.
  */
-export async function listen(url: string, channel: string, logger: Logger, onMessage: (payload: string) => void, onRestored: () => void): Promise<Listener> {
+export async function listen(
+  url: string,
+  channel: string,
+  logger: Logger,
+  onMessage: (payload: string) => void,
+  onRestored: () => void,
+  /** Runs as soon as the connection is known lost (caches stop serving until onRestored). */
+  onDropped: () => void = () => {},
+): Promise<Listener> {
   let client: pg.Client | null = null;
+  let up = false;
   let closed = false;
   /** Set by a failed attempt or a drop: once listening again, streams must refetch. */
   let missed = false;
@@ -40,6 +53,10 @@ export async function listen(url: string, channel: string, logger: Logger, onMes
       lost = true;
       if (client === c) client = null;
       missed = true;
+      if (up) {
+        up = false;
+        onDropped();
+      }
       c.end().catch(() => {});
       if (closed) return;
       logger.warn({ err }, 'live events: the LISTEN connection dropped; reconnecting');
@@ -62,6 +79,7 @@ export async function listen(url: string, channel: string, logger: Logger, onMes
       return;
     }
     retryMs = FIRST_RETRY_MS;
+    up = true;
     if (missed) {
       missed = false;
       logger.info('live events: listening again');
@@ -70,9 +88,13 @@ export async function listen(url: string, channel: string, logger: Logger, onMes
   }
 
   await connect();
+  // A first attempt that failed counts as a drop: nothing was heard until it listens.
+  if (!up) onDropped();
   return {
+    listening: () => up && !closed,
     async close() {
       closed = true;
+      up = false;
       clearTimeout(timer);
       const c = client;
       client = null;
