@@ -70,7 +70,8 @@ export function createArticlesService({ db, invalidations }: ArticlesServiceDeps
   invalidations.onReset(drop);
 
   function current(): Generation {
-    if (generation) return generation;
+    // Kept only while no invalidation can be missed (another process's may be on its way).
+    if (generation && invalidations.reliable()) return generation;
     const fresh: Generation = {
       json: new Map(),
       pages: new Map(),

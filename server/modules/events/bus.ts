@@ -6,12 +6,29 @@ import type { InvalidationTopic, Invalidations, Sent } from '../../lib/invalidat
 import { EVENTS_CHANNEL, type ChannelMessage } from './event-publisher.ts';
 import { listen, type Listener } from './pg-listener.ts';
 
-/** How long a writer waits for its own invalidation to come back before answering anyway. */
+/**
+ * Strict across processes (docs/decisions/0049): every process NOTIFYs a heartbeat from its
+ * LISTEN connection each HEARTBEAT_MS and trusts its caches only while the echo of one sent in
+ * the last TRUSTED_FOR_MS has come back. PostgreSQL delivers notifications to each listener in
+ * commit order, so such an echo proves every invalidation committed before that heartbeat was
+ * applied here. A writer answers once every process heard from lately has acknowledged its
+ * invalidation, or after DELIVERY_WAIT_MS: a process that has not acknowledged by then cannot
+ * have had an echo sent after the commit, so from then on it trusts no cache until it has
+ * caught up (DELIVERY_WAIT_MS > TRUSTED_FOR_MS).
+ */
+const HEARTBEAT_MS = 500;
+const TRUSTED_FOR_MS = 1_500;
 const DELIVERY_WAIT_MS = 2_000;
+/** A process whose heartbeat has not been heard for this long is no longer waited for. */
+const PEER_GONE_MS = 3_000;
 const TOPICS: ReadonlySet<string> = new Set<InvalidationTopic>(['session', 'user', 'articles']);
 
-/** An invalidation on the channel: topic, key, and the sender's id for its echo. */
+/** An invalidation on the channel: topic, key, and the sender's id for its echo and acknowledgements. */
 type InvalidationMessage = { c: InvalidationTopic; k: string; i: string };
+/** A process's heartbeat: its boot id and the heartbeat's number. */
+type HeartbeatMessage = { h: string; n: number };
+/** A process (`p`, its boot id) has applied invalidation `a`. */
+type AckMessage = { a: string; p: string };
 
 /**
  * The process's one bus on the database (DESIGN 11): with PostgreSQL, one LISTEN connection on
@@ -30,6 +47,9 @@ export type Bus = {
   close(): Promise<void>;
 };
 
+/** An invalidation sent here: back here yet, the processes to wait for, those that acknowledged. */
+type Awaited = { back: boolean; peers: Set<string>; acked: Set<string>; resolve: () => void };
+
 export async function createBus({ database, logger }: { database: Database; logger: Logger }): Promise<Bus> {
   const boot = randomBytes(4).toString('hex');
   let seq = 0;
@@ -37,19 +57,39 @@ export async function createBus({ database, logger }: { database: Database; logg
   const resetHandlers: Array<() => void> = [];
   const liveHandlers: Array<(message: ChannelMessage) => void> = [];
   const restoredHandlers: Array<() => void> = [];
-  /** Sent here, not yet received back: id -> resolve. */
-  const awaiting = new Map<string, () => void>();
+  /** Sent here, not yet delivered everywhere: id -> what it waits for. */
+  const awaiting = new Map<string, Awaited>();
+  /** Other processes heard lately: boot id -> when (performance.now()). */
+  const peers = new Map<string, number>();
+  /** Own heartbeats sent, not yet echoed: number -> when sent. */
+  const heartbeatsOut = new Map<number, number>();
+  let heartbeatSeq = 0;
+  /** When the newest own heartbeat that came back was sent (-Infinity: none yet). */
+  let echoedSentAt = Number.NEGATIVE_INFINITY;
 
   const reset = () => {
     for (const handler of resetHandlers) handler();
   };
 
   function receive(payload: string): void {
-    let message: InvalidationMessage | ChannelMessage;
+    let message: InvalidationMessage | HeartbeatMessage | AckMessage | ChannelMessage;
     try {
-      message = JSON.parse(payload) as InvalidationMessage | ChannelMessage;
+      message = JSON.parse(payload) as InvalidationMessage | HeartbeatMessage | AckMessage | ChannelMessage;
     } catch (err) {
       logger.warn({ err }, 'bus: a notification could not be read');
+      return;
+    }
+    if ('h' in message) {
+      if (message.h !== boot) peers.set(message.h, performance.now());
+      else receiveEcho(message.n);
+      return;
+    }
+    if ('a' in message) {
+      const waiting = awaiting.get(message.a);
+      if (waiting) {
+        waiting.acked.add(message.p);
+        settle(message.a, waiting);
+      }
       return;
     }
     if ('c' in message) {
@@ -61,10 +101,19 @@ export async function createBus({ database, logger }: { database: Database; logg
           logger.error({ err, topic: message.c }, 'bus: an invalidation handler failed');
         }
       }
-      const resolve = awaiting.get(message.i);
-      if (resolve) {
-        awaiting.delete(message.i);
-        resolve();
+      const waiting = awaiting.get(message.i);
+      if (waiting) {
+        // Back here: everything committed before it has been heard, so every process that was
+        // heartbeating then is known. Those are the ones to wait for.
+        waiting.back = true;
+        const now = performance.now();
+        for (const [peer, heardAt] of peers) {
+          if (now - heardAt > PEER_GONE_MS) peers.delete(peer);
+          else waiting.peers.add(peer);
+        }
+        settle(message.i, waiting);
+      } else if (listener && !message.i.startsWith(`${boot}-`)) {
+        void listener.send(JSON.stringify({ a: message.i, p: boot } satisfies AckMessage));
       }
       return;
     }
@@ -73,13 +122,42 @@ export async function createBus({ database, logger }: { database: Database; logg
     }
   }
 
+  function receiveEcho(n: number): void {
+    const sentAt = heartbeatsOut.get(n);
+    if (sentAt === undefined) return;
+    for (const k of heartbeatsOut.keys()) if (k <= n) heartbeatsOut.delete(k);
+    echoedSentAt = Math.max(echoedSentAt, sentAt);
+  }
+
+  /** Delivered when back here and acknowledged by every process waited for. */
+  function settle(id: string, waiting: Awaited): void {
+    if (!waiting.back) return;
+    for (const peer of waiting.peers) if (!waiting.acked.has(peer)) return;
+    awaiting.delete(id);
+    waiting.resolve();
+  }
+
   let listener: Listener | null = null;
   let unlisten: (() => Promise<void>) | null = null;
+  let heartbeat: NodeJS.Timeout | undefined;
   if (database.kind === 'postgres' && database.url) {
     listener = await listen(database.url, EVENTS_CHANNEL, logger, receive, () => {
       reset();
       for (const handler of restoredHandlers) handler();
-    }, reset);
+    }, () => {
+      echoedSentAt = Number.NEGATIVE_INFINITY;
+      reset();
+    });
+    const beat = () => {
+      const n = ++heartbeatSeq;
+      heartbeatsOut.set(n, performance.now());
+      // Unanswered ones are dropped after their window: they can no longer make the cache trusted.
+      for (const [k, sentAt] of heartbeatsOut) if (performance.now() - sentAt > TRUSTED_FOR_MS) heartbeatsOut.delete(k);
+      void listener?.send(JSON.stringify({ h: boot, n } satisfies HeartbeatMessage));
+    };
+    beat();
+    heartbeat = setInterval(beat, HEARTBEAT_MS);
+    heartbeat.unref();
   } else if (database.pglite) {
     // Delivered at the writer's commit, before its query resolves.
     unlisten = await database.pglite.listen(EVENTS_CHANNEL, receive);
@@ -90,7 +168,7 @@ export async function createBus({ database, logger }: { database: Database; logg
       const id = `${boot}-${++seq}`;
       let arrived!: () => void;
       const back = new Promise<void>((resolve) => (arrived = resolve));
-      awaiting.set(id, arrived);
+      awaiting.set(id, { back: false, peers: new Set(), acked: new Set(), resolve: arrived });
       // A rolled-back transaction never delivers: forget it after the wait's bound.
       setTimeout(() => awaiting.delete(id), DELIVERY_WAIT_MS * 2).unref();
       await tx.execute(sql`select pg_notify(${EVENTS_CHANNEL}, ${JSON.stringify({ c: topic, k: key, i: id } satisfies InvalidationMessage)})`);
@@ -100,7 +178,8 @@ export async function createBus({ database, logger }: { database: Database; logg
           const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), DELIVERY_WAIT_MS)));
           const outcome = await Promise.race([back, late]);
           clearTimeout(timer);
-          if (outcome === 'late') logger.warn({ topic }, 'bus: an invalidation did not come back in time; answering anyway');
+          // Late: a process that has not acknowledged by now trusts no cache until it catches up.
+          if (outcome === 'late') logger.warn({ topic }, 'bus: an invalidation was not acknowledged by every process in time; answering anyway');
         },
       };
       return sent;
@@ -110,7 +189,8 @@ export async function createBus({ database, logger }: { database: Database; logg
       list.push(handler);
       handlers.set(topic, list);
     },
-    reliable: () => (listener ? listener.listening() : unlisten !== null),
+    // PostgreSQL: listening, and caught up with what was committed up to TRUSTED_FOR_MS ago.
+    reliable: () => (listener ? listener.listening() && performance.now() - echoedSentAt <= TRUSTED_FOR_MS : unlisten !== null),
     onReset(handler) {
       resetHandlers.push(handler);
     },
@@ -122,6 +202,7 @@ export async function createBus({ database, logger }: { database: Database; logg
     onLiveEvent: (handler) => void liveHandlers.push(handler),
     onRestored: (handler) => void restoredHandlers.push(handler),
     async close() {
+      clearInterval(heartbeat);
       await listener?.close();
       await unlisten?.().catch(() => {});
       unlisten = null;

@@ -10,7 +10,7 @@ import { createTestApp, type TestApp } from '../../test/test-app.ts';
 import { startJobQueue } from '../runtime/job-queue.ts';
 import { startWorkers } from '../runtime/workers.ts';
 import { REPLAY_MAX_EVENTS } from './event-hub.ts';
-import { EVENTS_CHANNEL } from './event-publisher.ts';
+import { LISTENER_APPLICATION_NAME } from './pg-listener.ts';
 
 const silent = pino({ level: 'silent' });
 const onPostgres = process.env.TEST_DATABASE === 'postgres';
@@ -158,7 +158,7 @@ describe('GET /api/events', () => {
 
   it.runIf(onPostgres)('a lost LISTEN connection reconnects and tells the open streams to refetch', async () => {
     const mine = await stream(cookies.owner);
-    await t.database.db.execute(sql`select pg_terminate_backend(pid) from pg_stat_activity where query = ${`LISTEN ${EVENTS_CHANNEL}`} and datname = current_database()`);
+    await t.database.db.execute(sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = ${LISTENER_APPLICATION_NAME} and datname = current_database()`);
     const reset = await mine.next((e) => e.event === 'reset');
     // Listening again: events flow, and resuming from the reset's id is no reset.
     const agent = await newAgent(cookies.owner);

@@ -4,9 +4,18 @@ import pg from 'pg';
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 30_000;
 
+/** The LISTEN connections' application_name, so tests and operators can find them in pg_stat_activity. */
+export const LISTENER_APPLICATION_NAME = 'app-events-listener';
+
 export type Listener = {
   /** True while LISTENing: a notification sent now will arrive. */
   listening(): boolean;
+  /**
+   * NOTIFYs `payload` on the channel from the listening connection itself, so it never waits
+   * for a pooled connection (heartbeats and acknowledgements must not queue behind requests).
+   * Resolves false when not listening or the send failed (the drop handling reconnects).
+   */
+  send(payload: string): Promise<boolean>;
   close(): Promise<void>;
 };
 
@@ -45,7 +54,7 @@ export async function listen(
   };
 
   async function connect(): Promise<void> {
-    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, keepAlive: true });
+    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, keepAlive: true, application_name: LISTENER_APPLICATION_NAME });
     client = c;
     let lost = false;
     const drop = (err?: unknown) => {
@@ -92,6 +101,16 @@ export async function listen(
   if (!up) onDropped();
   return {
     listening: () => up && !closed,
+    async send(payload) {
+      const c = client;
+      if (!up || closed || !c) return false;
+      try {
+        await c.query('select pg_notify($1, $2)', [channel, payload]);
+        return true;
+      } catch {
+        return false;
+      }
+    },
     async close() {
       closed = true;
       up = false;
