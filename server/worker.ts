@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const logger = pino(loggerOptions(config.logLevel));
   for (const message of config.deprecations) logger.warn(message);
   const database = await openDatabase(config.database, logger);
-  const jobs = await startJobQueue(database, { logger, email: config.email, channels: config.channels, supervise: true });
+  const jobs = await startJobQueue(database, { logger, email: config.email, channels: config.channels, briefs: config.alertBriefs, supervise: true });
   const workers = await startWorkers({ config, database, jobs, logger });
   logger.info('worker ready');
 
