@@ -10,6 +10,7 @@ import { startChannelReceivers, type ChannelReceipt, type ChannelReceivers } fro
 import { startFakeExchanges, type FakeExchanges, type ScriptedCandle } from '../../../tests/fakes/exchanges.ts';
 import { startSmtpCatcher, type SmtpCatcher } from '../../../tests/fakes/smtp-catcher.ts';
 import { notifications } from '../../db/schema.ts';
+import { listenLocally, openEvents, type ReceivedEvent } from '../../test/event-stream-client.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 import { until } from '../../test/until.ts';
 import { startWorkers, type Workers } from '../runtime/workers.ts';
@@ -57,6 +58,9 @@ const settled = (t: TestApp, cookie: string, id: string, done: (n: TNotification
 
 const webhookBodies = (fake: ChannelReceivers, name: string) =>
   fake.receipts.filter((r: ChannelReceipt) => r.kind === 'webhook' && r.name === name).map((r) => r.body as { event: string; notification: { id: string; brief: unknown } });
+
+/** The email with this subject, once it came: tests find theirs by subject, whatever else arrived. */
+const emailTitled = (smtp: SmtpCatcher, subject: string, timeoutMs = 15_000) => until(async () => smtp.messages().find((m) => m.subject === subject), (m) => m !== undefined, timeoutMs).then((m) => m!);
 
 /** Hand-worked (as in runtime-thresholds): 20 quiet candles at 100, then a close at 100.6 (+0.6%) on volume 3125. */
 const QUIET: ScriptedCandle = { close: 100, high: 100.5, low: 99.5, volume: 1000 };
@@ -159,10 +163,9 @@ describe('a run that raises an alert, with Explain alerts on', () => {
     expect(usage.rows[0]!.inputTokens).toBeGreaterThan(100);
 
     // The brief came within the grace: the email and the webhook carry it, attributed; nothing follows.
-    const [email] = await smtp.waitForMessages(1);
-    expect(email!.subject).toBe(notification.title);
-    expect(email!.text).toContain("Brief by DeepSeek (DeepSeek V3), from the run's recorded numbers:");
-    expect(email!.text).toContain(notification.brief!.text!.slice(0, 60));
+    const email = await emailTitled(smtp, notification.title);
+    expect(email.text).toContain("Brief by DeepSeek (DeepSeek V3), from the run's recorded numbers:");
+    expect(email.text).toContain(notification.brief!.text!.slice(0, 60));
     const [body] = await until(
       async () => webhookBodies(receivers, 'brief-desk'),
       (bodies) => bodies.length > 0,
@@ -186,10 +189,8 @@ describe('a run that raises an alert, with Explain alerts on', () => {
         (n) => n !== undefined,
         15_000,
       ))!.title;
-      const alertEmail = await until(async () => smtp.messages().find((m) => m.subject === title), (m) => m !== undefined, 15_000);
-      expect(alertEmail!.text).not.toContain('Brief by');
-      const followUp = await until(async () => smtp.messages().find((m) => m.subject === `Brief: ${title}`), (m) => m !== undefined, 20_000);
-      expect(followUp!.text).toContain('Brief by DeepSeek (DeepSeek V3)');
+      expect((await emailTitled(smtp, title)).text).not.toContain('Brief by');
+      expect((await emailTitled(smtp, `Brief: ${title}`, 20_000)).text).toContain('Brief by DeepSeek (DeepSeek V3)');
       const bodies = await until(async () => webhookBodies(receivers, 'brief-late'), (b) => b.length === 2, 15_000);
       expect(bodies.map((b) => [b.event, (b.notification.brief as { status: string }).status])).toEqual([
         ['notification', 'pending'],
@@ -283,8 +284,7 @@ describe('the brief never delays or fails the alert', () => {
   };
   /** The alert went out, whatever became of its brief. */
   const expectAlertDelivered = async (notification: TNotification) => {
-    const [email] = await smtp.waitForMessages(1);
-    expect(email!.subject).toBe(notification.title);
+    await emailTitled(smtp, notification.title);
     expect((await settled(t, owner.cookie, notification.id, (x) => x.emailStatus === 'sent')).emailStatus).toBe('sent');
   };
 
@@ -296,6 +296,21 @@ describe('the brief never delays or fails the alert', () => {
     expect(ai.requests()).toEqual([]);
   });
 
+  it("tells the owner's open consoles when the brief lands, so the bell updates without reload", async () => {
+    const stream = await openEvents(await listenLocally(t.app), owner.cookie);
+    try {
+      const notification = await alertWith(DEEPSEEK);
+      const about = (action: string) => (e: ReceivedEvent) => e.event === 'notification' && (e.data as { action: string; notificationId: string }).action === action && (e.data as { notificationId: string }).notificationId === notification.id;
+      await stream.next(about('created'));
+      await stream.next(about('updated'));
+      expect((await notificationOf(t, owner.cookie, notification.id)).brief?.status).toBe('ready');
+      await expectAlertDelivered(notification);
+    } finally {
+      stream.close();
+      await stream.closed;
+    }
+  });
+
   it('slow assistant (beyond the grace, within the timeout): the alert goes without it, then the brief follows', async () => {
     ai.setLatency(4_000);
     const notification = await alertWith(DEEPSEEK, [hookId]);
@@ -303,17 +318,14 @@ describe('the brief never delays or fails the alert', () => {
     expect(notification.deliveries).toEqual([expect.objectContaining({ event: 'notification', status: 'pending' })]);
 
     // The grace (1 s) ends first: the email and the webhook go without the brief.
-    const [email] = await smtp.waitForMessages(1, 10_000);
-    expect(email!.text).not.toContain('Brief by');
+    expect((await emailTitled(smtp, notification.title)).text).not.toContain('Brief by');
     const [first] = await until(async () => webhookBodies(receivers, 'slow-desk'), (b) => b.length > 0);
     expect(first).toMatchObject({ event: 'notification', notification: { brief: { status: 'pending', text: null, provider: 'deepseek', model: 'deepseek-chat', error: null } } });
 
     // Then the brief: the notification shows it, and it follows by email and to the channel.
     const done = await settled(t, owner.cookie, notification.id);
     expect(done.brief).toMatchObject({ status: 'ready', text: expect.stringMatching(/^Reply to: /), provider: 'deepseek', model: 'deepseek-chat', error: null });
-    const [, followUp] = await smtp.waitForMessages(2, 10_000);
-    expect(followUp!.subject).toBe(`Brief: ${notification.title}`);
-    expect(followUp!.text).toContain("Brief by DeepSeek (DeepSeek V3), from the run's recorded numbers:");
+    expect((await emailTitled(smtp, `Brief: ${notification.title}`)).text).toContain("Brief by DeepSeek (DeepSeek V3), from the run's recorded numbers:");
     const [, second] = await until(async () => webhookBodies(receivers, 'slow-desk'), (b) => b.length > 1);
     expect(second).toMatchObject({ event: 'notification.brief', notification: { id: notification.id, brief: done.brief } });
     const recorded = await settled(t, owner.cookie, notification.id, (x) => x.deliveries.length === 2 && x.deliveries.every((d: TChannelDelivery) => d.status === 'sent'));
@@ -334,9 +346,7 @@ describe('the brief never delays or fails the alert', () => {
       const done = await settled(other, me.cookie, created[0]!.id);
       expect(done.brief).toEqual({ status: 'failed', text: null, provider: 'deepseek', model: 'deepseek-chat', error: briefTimeoutError('deepseek', 1) });
       expect(done.brief!.error).toMatch(/took too long/);
-      const [email] = await smtp.waitForMessages(1);
-      expect(email!.subject).toBe(created[0]!.title);
-      expect(email!.text).not.toContain('Brief by');
+      expect((await emailTitled(smtp, created[0]!.title)).text).not.toContain('Brief by');
     } finally {
       await other.close();
     }
@@ -352,7 +362,7 @@ describe('the brief never delays or fails the alert', () => {
     expect(done.brief).toEqual({ status: 'failed', text: null, provider: 'deepseek', model: 'deepseek-chat', error: sentence });
     expect(JSON.stringify(done)).not.toContain('PROVIDER-SECRET-WORDS');
     await expectAlertDelivered(notification);
-    expect(smtp.messages()).toHaveLength(1);
+    expect(smtp.messages().filter((m) => m.subject.includes(notification.title))).toHaveLength(1);
   });
 
   it('over budget: no call, the brief fails with the budget sentence, the alert goes', async () => {
@@ -364,8 +374,7 @@ describe('the brief never delays or fails the alert', () => {
       const done = await settled(tight, me.cookie, created[0]!.id);
       expect(done.brief).toMatchObject({ status: 'failed', error: BRIEF_FAILURES.budget });
       expect(ai.requests()).toEqual([]);
-      const [email] = await smtp.waitForMessages(1);
-      expect(email!.subject).toBe(created[0]!.title);
+      await emailTitled(smtp, created[0]!.title);
       // The refusal is in the usage report, as a chat's is.
       const usage = (await tight.request({ url: '/api/admin/usage?days=1', cookie: me.cookie })).json<TChatUsageReport>();
       expect(usage.rows).toEqual([expect.objectContaining({ purpose: 'alert-brief', requests: 1, failed: 1, inputTokens: 0, outputTokens: 0 })]);
@@ -383,6 +392,7 @@ describe('the brief never delays or fails the alert', () => {
       const done = await settled(t, owner.cookie, created[0]!.id);
       expect(done.brief).toMatchObject({ status: 'failed', error: BRIEF_FAILURES['not-allowed'] });
       expect(ai.requests()).toEqual([]);
+      await expectAlertDelivered(created[0]!);
     } finally {
       await t.request({ method: 'PATCH', url: `/api/users/${owner.id}`, cookie: other.cookie, payload: { role: 'admin' } });
     }
