@@ -28,7 +28,8 @@ const MODULE_USES = {
   auth: ['users'],
   // The worker process assembles the channels service too, to deliver its jobs, and publishes its
   // runs to the web processes' consoles (docs/decisions/0042).
-  runtime: ['agents', 'channels', 'events', 'market', 'notifications'],
+  // It assembles the alert brief writer of the chat module too (docs/decisions/0044).
+  runtime: ['agents', 'channels', 'chat', 'events', 'market', 'notifications'],
   // Open streams end with their session.
   events: ['auth'],
   backtest: ['agents', 'market', 'notifications', 'runtime'],

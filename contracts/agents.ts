@@ -4,6 +4,7 @@ import { defaultValue, parametersSchema, ZParameterDefinition, ZParameterValue, 
 import { ZAgentHealth } from './agent-health.ts';
 import { ZRunResult } from './market.ts';
 import { defaultThreshold, THRESHOLD_TYPES } from './alert-thresholds.ts';
+import { CHAT_PROVIDERS } from './chat.ts';
 
 /** Agent templates, schedules and thresholds from SPEC sections 3 and 9, exactly. */
 
@@ -80,6 +81,18 @@ export const MAX_PER_HOUR_MAX = 1000;
 /** The rule the schema refuses with, as the field's hint states it. */
 export const MAX_PER_HOUR_RULE = `A whole number from ${MAX_PER_HOUR_MIN} to ${MAX_PER_HOUR_MAX}; ${MAX_PER_HOUR_DEFAULT} when left empty.`;
 
+/** The rules the server refuses an "Explain alerts" choice with, as the fields' hints state them. */
+export const BRIEF_PROVIDER_RULE = 'Choose one of the assistants you may use';
+export const BRIEF_MODEL_RULE = "Choose one of the assistant's text models";
+
+export const ZAlertBriefChoice = z
+  .object({
+    provider: z.enum(CHAT_PROVIDERS, BRIEF_PROVIDER_RULE),
+    model: z.string(BRIEF_MODEL_RULE).trim().min(1, BRIEF_MODEL_RULE).max(100, 'model must be at most 100 characters'),
+  })
+  .strict();
+export type TAlertBriefChoice = z.infer<typeof ZAlertBriefChoice>;
+
 export const ZNotifications = z
   .object({
     email: z.boolean(),
@@ -99,6 +112,10 @@ export const ZNotifications = z
       .max(MAX_CHANNELS, `at most ${MAX_CHANNELS} channels`)
       .refine((ids) => new Set(ids).size === ids.length, 'Each channel may be chosen once')
       .optional(),
+    /** "Explain alerts" (docs/decisions/0044): the chat assistant and model that write a brief of
+     * each alert notification. Absent: off. Which assistants and models the owner may choose is
+     * the server's policy and lists, checked on save (400 on the field). */
+    brief: ZAlertBriefChoice.optional(),
   })
   .strict();
 export type TNotifications = z.infer<typeof ZNotifications>;

@@ -81,9 +81,15 @@ export const DELIVERY_FAILURES = {
 } as const satisfies Record<string, string>;
 export type TDeliveryFailure = keyof typeof DELIVERY_FAILURES;
 
+/** What a delivery carries: the notification itself, or the follow-up with its brief when the
+ * brief came after the notification went out (docs/decisions/0044). The webhook's `event`. */
+export const DELIVERY_EVENTS = ['notification', 'notification.brief'] as const;
+export type TDeliveryEvent = (typeof DELIVERY_EVENTS)[number];
+
 /** One channel's delivery of one notification, as shown on the notification. */
 export const ZChannelDelivery = z.object({
   channelId: z.string().nullable(),
+  event: z.enum(DELIVERY_EVENTS),
   kind: z.enum(CHANNEL_KINDS),
   channelName: z.string(),
   status: z.enum(DELIVERY_STATUSES),

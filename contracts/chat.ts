@@ -254,10 +254,16 @@ export const ZChatUsageQuery = z.object({
   days: z.coerce.number().int('days must be a whole number').min(1, 'days must be 1 to 90').max(90, 'days must be 1 to 90').default(30),
 });
 
+/** What AI calls were for: chat messages, or alert briefs (docs/decisions/0044). */
+export const CHAT_USAGE_PURPOSES = ['chat', 'alert-brief'] as const;
+export type TChatUsagePurpose = (typeof CHAT_USAGE_PURPOSES)[number];
+
 export type TChatUsageRow = {
   user: { id: string; email: string; name: string };
   provider: string;
   model: string;
+  /** Chat messages and alert briefs of one model are separate rows. */
+  purpose: TChatUsagePurpose;
   requests: number;
   /** Calls that did not end with a full answer (error, aborted, rejected). */
   failed: number;

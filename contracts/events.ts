@@ -3,8 +3,9 @@
  * carries ids only: the client refetches what it shows. The SSE `event:` field is the type.
  */
 export type TLiveEvent =
-  /** A notification of the user's was created, or one or all were read. */
-  | { type: 'notification'; action: 'created' | 'read'; notificationId: string | null; agentId: string | null }
+  /** A notification of the user's was created, or one or all were read, or its brief was written
+   * or failed ('updated', docs/decisions/0044). */
+  | { type: 'notification'; action: 'created' | 'read' | 'updated'; notificationId: string | null; agentId: string | null }
   /** An agent's status, last run or health changed. */
   | { type: 'agent'; agentId: string }
   /** A run was queued or finished. */

@@ -108,6 +108,25 @@ export const ZChartData = z.object({
 });
 export type TChartData = z.infer<typeof ZChartData>;
 
+/**
+ * The latest candle against the candles before it (docs/decisions/0044): what a brief compares a
+ * move with, so it can say how unusual it is from recorded numbers only. Averages are over the
+ * `window` candles before the latest (null without that many, or without a meaningful value).
+ */
+export const ZRecentMoves = z.object({
+  window: z.number().int(),
+  /** The latest close-to-close change, signed, in %. */
+  changePercent: z.number().nullable(),
+  /** The mean size (up or down) of the close-to-close changes of the window's candles, in %. */
+  averageAbsChangePercent: z.number().nullable(),
+  volume: z.number().nullable(),
+  averageVolume: z.number().nullable(),
+  /** The latest candle's range (high minus low) as a % of its close, and the window's mean of it. */
+  rangePercent: z.number().nullable(),
+  averageRangePercent: z.number().nullable(),
+});
+export type TRecentMoves = z.infer<typeof ZRecentMoves>;
+
 export const ZMarketResult = z.discriminatedUnion('ok', [
   z.object({
     ok: z.literal(true),
@@ -123,6 +142,8 @@ export const ZMarketResult = z.discriminatedUnion('ok', [
     indicators: z.record(z.string(), z.number().nullable()),
     rules: z.array(ZRuleOutcome),
     chart: ZChartData,
+    /** Absent in runs recorded before issue 17 item 5. */
+    recent: ZRecentMoves.optional(),
   }),
   z.object({
     ok: z.literal(false),

@@ -43,7 +43,10 @@ import { createEventHub, type EventHub } from './modules/events/event-hub.ts';
 import { createEventStreams } from './modules/events/event-streams.ts';
 import { eventsRoutes } from './modules/events/events.routes.ts';
 import { notificationsRoutes } from './modules/notifications/notifications.routes.ts';
-import { createNotificationsService, type NotificationsService } from './modules/notifications/notifications.service.ts';
+import { createNotificationsService, deliveryBrief, type NotificationsService } from './modules/notifications/notifications.service.ts';
+import { createAlertBriefWriter } from './modules/chat/alert-brief-writer.ts';
+import { briefChoiceProblems } from './modules/chat/chat-policy.ts';
+import type { BriefFacts } from './modules/notifications/alert-brief.ts';
 import { channelsRoutes } from './modules/channels/channels.routes.ts';
 import { channelsServiceFromConfig, type ChannelsService } from './modules/channels/channels.service.ts';
 import { settingsRoutes } from './modules/settings/settings.routes.ts';
@@ -73,6 +76,12 @@ export type AppDeps = {
   /** As enqueueEmail, for channel deliveries: `app.channels.deliver(id, attempt)`. */
   enqueueDelivery?: (deliveryId: string) => Promise<void>;
   /**
+   * The jobs of alert briefs (docs/decisions/0044), which call `app.notifications.writeBrief`,
+   * `releaseDeliveries` and `deliverBriefEmail`: the job queue's, passed by the server; without
+   * them, each is done once in this process (the release after its grace, on a timer).
+   */
+  briefJobs?: Pick<JobQueue, 'enqueueBrief' | 'enqueueRelease' | 'enqueueBriefEmail'>;
+  /**
    * Candles for Test on history. The process's one MarketData, shared with its workers when it
    * runs them, so history and live runs meet at one rate gate per provider; without one, the app
    * makes its own and closes it with itself.
@@ -97,7 +106,19 @@ declare module 'fastify' {
 }
 
 /** Builds the whole HTTP app without listening; tests drive it with `app.inject()`. */
-export async function buildApp({ config, database, logger, now = () => new Date(), clientDir = defaultClientDir, jobs, enqueueEmail, enqueueDelivery, marketData: sharedMarketData, readinessChecks = [] }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({
+  config,
+  database,
+  logger,
+  now = () => new Date(),
+  clientDir = defaultClientDir,
+  jobs,
+  enqueueEmail,
+  enqueueDelivery,
+  briefJobs,
+  marketData: sharedMarketData,
+  readinessChecks = [],
+}: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -157,10 +178,18 @@ export async function buildApp({ config, database, logger, now = () => new Date(
     enqueueDelivery: enqueueDelivery ?? inBackground(app, 'channel delivery failed', (id) => channels.deliver(id, { number: 1, last: true })),
     logger,
     now,
+    briefOf: deliveryBrief,
   });
   app.decorate('channels', channels);
   await app.register(channelsRoutes, { channels });
-  const agents = createAgentsService({ db, jobs, foreignChannels: channels.foreignIds, now, events });
+  const agents = createAgentsService({
+    db,
+    jobs,
+    foreignChannels: channels.foreignIds,
+    briefProblems: (user, choice) => briefChoiceProblems(config.chat, user.role, choice),
+    now,
+    events,
+  });
   await app.register(agentsRoutes, { agents });
   const marketData = sharedMarketData ?? createMarketData(config.market, { logger, now, db });
   if (!sharedMarketData) app.addHook('onClose', async () => marketData.close());
@@ -175,6 +204,11 @@ export async function buildApp({ config, database, logger, now = () => new Date(
     channels,
     now,
     events,
+    briefs: {
+      writer: createAlertBriefWriter({ db, config: config.chat, briefs: config.alertBriefs, logger, now }),
+      waitSeconds: config.alertBriefs.waitSeconds,
+      ...(briefJobs ?? inProcessBriefJobs(app, () => notifications)),
+    },
   });
   app.decorate('notifications', notifications);
   await app.register(notificationsRoutes, { notifications });
@@ -205,5 +239,42 @@ function inBackground(app: FastifyInstance, failed: string, deliver: (id: string
       .catch((err: unknown) => app.log.error({ err, id }, failed))
       .finally(() => inFlight.delete(attempt));
     inFlight.add(attempt);
+  };
+}
+
+/**
+ * The default brief jobs: the brief and its follow-up email once each, in the background, and the
+ * release of the held deliveries on a timer at its grace's end. Not durable (the server passes its
+ * job queue): closing the app drops the releases still waiting, and waits for what is in flight.
+ */
+function inProcessBriefJobs(app: FastifyInstance, service: () => NotificationsService): NonNullable<AppDeps['briefJobs']> {
+  const factsOf = new Map<string, BriefFacts>();
+  const brief = inBackground(app, 'alert brief failed', async (id) => {
+    const facts = factsOf.get(id)!;
+    factsOf.delete(id);
+    await service().writeBrief(id, facts, { number: 1 });
+  });
+  const release = inBackground(app, 'alert release failed', (id) => service().releaseDeliveries(id));
+  const timers = new Map<NodeJS.Timeout, string>();
+  app.addHook('onClose', async () => {
+    for (const timer of timers.keys()) clearTimeout(timer);
+    timers.clear();
+  });
+  return {
+    async enqueueBrief(id, facts) {
+      factsOf.set(id, facts);
+      await brief(id);
+    },
+    async enqueueRelease(id, at) {
+      const timer = setTimeout(
+        () => {
+          timers.delete(timer);
+          void release(id);
+        },
+        Math.max(0, at.getTime() - Date.now()),
+      );
+      timers.set(timer, id);
+    },
+    enqueueBriefEmail: inBackground(app, 'brief email delivery failed', (id) => service().deliverBriefEmail(id, { number: 1, last: true })),
   };
 }

@@ -167,6 +167,18 @@ describe('loadConfig', () => {
     expect(chat.access).toEqual({ openai: 'admin', anthropic: 'admin', gemini: 'admin', grok: 'admin', deepseek: 'signedIn', llama: 'signedIn' });
   });
 
+  it('gives alert briefs an 8 s grace and a 20 s timeout of their own, and reads both in whole seconds', () => {
+    expect(load({}).alertBriefs).toEqual({ waitSeconds: 8, timeoutSeconds: 20 });
+    expect(load({ ALERT_BRIEF_WAIT_SECONDS: '0', ALERT_BRIEF_TIMEOUT_SECONDS: '45' }).alertBriefs).toEqual({ waitSeconds: 0, timeoutSeconds: 45 });
+    const refused: Array<[string, string]> = [
+      ['ALERT_BRIEF_WAIT_SECONDS', '-1'],
+      ['ALERT_BRIEF_WAIT_SECONDS', '2.5'],
+      ['ALERT_BRIEF_TIMEOUT_SECONDS', '0'],
+      ['ALERT_BRIEF_TIMEOUT_SECONDS', '301'],
+    ];
+    for (const [name, value] of refused) expect(() => load({ [name]: value })).toThrow(new RegExp(name));
+  });
+
   it('reads keys, base URLs, models and CHAT_POLICY overrides', () => {
     const { chat } = load({
       OPENAI_API_KEY: 'sk-x',

@@ -177,6 +177,10 @@ const ZEnv = z.object({
   CHAT_MAX_OUTPUT_TOKENS: positiveInt(8_192, 16),
   CHAT_TIMEOUT_MS: positiveInt(30_000, 100),
   CHAT_POLICY: ZChatPolicy,
+  /** "Explain alerts" (docs/decisions/0044): how long an alert's email and channels wait for its
+   * brief, and how long the assistant has to write it. */
+  ALERT_BRIEF_WAIT_SECONDS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(300).default(8)),
+  ALERT_BRIEF_TIMEOUT_SECONDS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(300).default(20)),
   MARKET_DATA: z.preprocess(emptyToUndefined, z.enum(['live', 'simulated']).default('live')),
   BINANCE_BASE_URL: marketUrl('binance'),
   COINBASE_BASE_URL: marketUrl('coinbase'),
@@ -249,6 +253,7 @@ export type Config = {
   /** Settings given under an old name, one sentence each for the log at start. */
   deprecations: string[];
   chat: ChatConfig;
+  alertBriefs: AlertBriefsConfig;
   market: MarketConfig;
   email: EmailConfig;
   outbound: OutboundConfig;
@@ -264,6 +269,15 @@ export type Config = {
  * X-Forwarded-For that is not one of them.
  */
 export type TrustProxy = false | number | string[];
+
+/** "Explain alerts" (docs/decisions/0044). */
+export type AlertBriefsConfig = {
+  /** How long an alert's email and channel deliveries wait for its brief (0: not at all); a
+   * brief written later follows them. */
+  waitSeconds: number;
+  /** The longest wait for the assistant's brief (separate from CHAT_TIMEOUT_MS). */
+  timeoutSeconds: number;
+};
 
 /** The live console's event streams (GET /api/events, docs/decisions/0042). */
 export type EventsConfig = {
@@ -470,6 +484,7 @@ export function loadConfig(
       maxOutputTokens: e.CHAT_MAX_OUTPUT_TOKENS,
       timeoutMs: e.CHAT_TIMEOUT_MS,
     },
+    alertBriefs: { waitSeconds: e.ALERT_BRIEF_WAIT_SECONDS, timeoutSeconds: e.ALERT_BRIEF_TIMEOUT_SECONDS },
     market: {
       mode: e.MARKET_DATA,
       baseUrls: Object.fromEntries(

@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const logger = pino(loggerOptions(config.logLevel));
   for (const message of config.deprecations) logger.warn(message);
   const database = await openDatabase(config.database, logger);
-  const jobs = await startJobQueue(database, { logger, email: config.email, channels: config.channels, supervise: config.runtime.runWorkers });
+  const jobs = await startJobQueue(database, { logger, email: config.email, channels: config.channels, briefs: config.alertBriefs, supervise: config.runtime.runWorkers });
   // One per process: live runs and Test on history share each provider's rate budget through it.
   const marketData = createMarketData(config.market, { logger, db: database.db });
   // Started right after the app is built, and before it listens: the check never sees it missing.
@@ -30,7 +30,7 @@ async function main(): Promise<void> {
     await workers.check();
   };
   const readinessChecks = config.runtime.runWorkers ? [{ name: 'jobQueue', check: jobQueueCheck }] : [];
-  const app = await buildApp({ config, database, logger, jobs, enqueueEmail: jobs.enqueueEmail, enqueueDelivery: jobs.enqueueDelivery, marketData, readinessChecks });
+  const app = await buildApp({ config, database, logger, jobs, enqueueEmail: jobs.enqueueEmail, enqueueDelivery: jobs.enqueueDelivery, briefJobs: jobs, marketData, readinessChecks });
   // Embedded (PGlite) always runs its agents here; with PostgreSQL, RUN_WORKERS=false leaves
   // them to `npm run worker` processes.
   workers = config.runtime.runWorkers

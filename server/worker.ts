@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const logger = pino(loggerOptions(config.logLevel));
   for (const message of config.deprecations) logger.warn(message);
   const database = await openDatabase(config.database, logger);
-  const jobs = await startJobQueue(database, { logger, email: config.email, channels: config.channels, supervise: true });
+  const jobs = await startJobQueue(database, { logger, email: config.email, channels: config.channels, briefs: config.alertBriefs, supervise: true });
   const workers = await startWorkers({ config, database, jobs, logger });
   // Its health without a web server (docs/decisions/0045): ready while the database and the
   // workers' job queue answer; not ready from the moment it is told to stop.

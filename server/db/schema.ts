@@ -3,7 +3,8 @@ import { bigint, boolean, check, doublePrecision, index, integer, jsonb, pgTable
 import { NOTIFICATION_KINDS, type TNotificationKind } from '../../contracts/agent-health.ts';
 import type { TAgentConfig, TAgentRun, TAgentStatus } from '../../contracts/agents.ts';
 import type { TRunAlert } from '../../contracts/market.ts';
-import type { TChannelKind, TDeliveryStatus } from '../../contracts/channels.ts';
+import type { TChannelKind, TDeliveryEvent, TDeliveryStatus } from '../../contracts/channels.ts';
+import type { TBriefStatus } from '../../contracts/notifications.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
@@ -89,12 +90,16 @@ export const chatUsage = pgTable(
     durationMs: integer('duration_ms').notNull().default(0),
     outcome: text('outcome', { enum: ['ok', 'error', 'aborted', 'rejected'] }).notNull(),
     error: text('error'),
+    /** What the call was for: a chat message, or an alert's brief (docs/decisions/0044). Both
+     * count against the user's daily budget; the usage report tells them apart. */
+    purpose: text('purpose', { enum: ['chat', 'alert-brief'] }).notNull().default('chat'),
     createdAt: createdAt(),
   },
   (t) => [
     index('chat_usage_user_created_idx').on(t.userId, t.createdAt),
     index('chat_usage_created_idx').on(t.createdAt),
     check('chat_usage_outcome_check', sql`${t.outcome} in ('ok', 'error', 'aborted', 'rejected')`),
+    check('chat_usage_purpose_check', sql`${t.purpose} in ('chat', 'alert-brief')`),
   ],
 );
 
@@ -216,6 +221,22 @@ export const notifications = pgTable(
     /** An 'alert-storm' notice's end of the held period: when the agent's cap lets alerts through
      * again. It names the period, so each held period has one notice (docs/decisions/0041). */
     heldUntil: timestamp('held_until', { withTimezone: true }),
+    /**
+     * "Explain alerts" (docs/decisions/0044): the brief of an 'alerts' notification whose agent
+     * asked for one; status null = none. The assistant's text is plain text, bounded.
+     */
+    briefStatus: text('brief_status').$type<TBriefStatus>(),
+    briefProvider: text('brief_provider'),
+    briefModel: text('brief_model'),
+    briefText: text('brief_text'),
+    briefError: text('brief_error'),
+    /** The brief settled after the email and channel deliveries were released: it follows them. */
+    briefFollows: boolean('brief_follows').notNull().default(false),
+    /** The follow-up email that carries a brief written after the alert's email went out. */
+    briefEmailStatus: text('brief_email_status', { enum: ['none', 'pending', 'sent', 'logged', 'failed'] }).notNull().default('none'),
+    /** When the email and channel deliveries were let go: at once without a brief, else when the
+     * brief settled or its grace (ALERT_BRIEF_WAIT_SECONDS) ended, whichever came first. Set once. */
+    deliveriesReleasedAt: timestamp('deliveries_released_at', { withTimezone: true }),
     createdAt: createdAt(),
   },
   (t) => [
@@ -225,6 +246,8 @@ export const notifications = pgTable(
     index('notifications_agent_created_idx').on(t.agentId, t.createdAt),
     check('notifications_email_status_check', sql`${t.emailStatus} in ('none', 'pending', 'sent', 'logged', 'failed')`),
     check('notifications_kind_check', sql`${t.kind} in ('alerts', 'failing', 'recovered', 'alert-storm')`),
+    check('notifications_brief_status_check', sql`${t.briefStatus} in ('pending', 'ready', 'failed')`),
+    check('notifications_brief_email_status_check', sql`${t.briefEmailStatus} in ('none', 'pending', 'sent', 'logged', 'failed')`),
   ],
 );
 
@@ -322,6 +345,8 @@ export const channelDeliveries = pgTable(
     channelId: uuid('channel_id').references(() => channels.id, { onDelete: 'set null' }),
     channelKind: text('channel_kind').$type<TChannelKind>().notNull(),
     channelName: text('channel_name').notNull(),
+    /** The notification itself, or its brief's follow-up (docs/decisions/0044). */
+    event: text('event').$type<TDeliveryEvent>().notNull().default('notification'),
     status: text('status').$type<TDeliveryStatus>().notNull().default('pending'),
     attempts: integer('attempts').notNull().default(0),
     lastError: text('last_error'),
@@ -331,5 +356,6 @@ export const channelDeliveries = pgTable(
   (t) => [
     index('channel_deliveries_notification_idx').on(t.notificationId),
     check('channel_deliveries_status_check', sql`${t.status} in ('pending', 'sent', 'failed')`),
+    check('channel_deliveries_event_check', sql`${t.event} in ('notification', 'notification.brief')`),
   ],
 );

@@ -69,7 +69,7 @@ export async function createTestApp(
   const database = await openDatabase(config.database, logger, {
     pgliteTemplate: config.database.kind === 'pglite' ? await migratedTemplate() : undefined,
   });
-  const jobs = await startJobQueue(database, { logger, email: config.email, supervise: false });
+  const jobs = await startJobQueue(database, { logger, email: config.email, briefs: config.alertBriefs, supervise: false });
   let offset = 0;
   const now = () => new Date(Date.now() + offset);
   const app = await buildApp({

@@ -219,7 +219,9 @@ test.describe('rendering safety: an XSS corpus in every user-controlled text', (
         const defaults = defaultAgentConfig(template);
         const config: TAgentConfig = {
           schedule: defaults.schedule,
-          notifications: i === 0 ? { email: false, inApp: true, thresholds } : { ...defaults.notifications, email: false },
+          // The first explains its alerts: its brief (the fake assistant's 'Reply to: <prompt>') echoes
+          // the agent's name and alert messages, so the assistant's text carries the payloads too.
+          notifications: i === 0 ? { email: false, inApp: true, thresholds, brief: { provider: 'deepseek', model: 'deepseek-chat' } } : { ...defaults.notifications, email: false },
           parameters: { ...defaults.parameters, ...(i === 0 ? { symbols } : {}) },
         };
         const res = await page.request.post('/api/agents', { headers, data: { templateId: template.id, name, config } });
@@ -271,15 +273,19 @@ test.describe('rendering safety: an XSS corpus in every user-controlled text', (
       await expect
         .poll(async () => {
           notifications = ((await (await page.request.get('/api/notifications')).json()) as TNotificationList).notifications;
-          return notifications.length;
+          return notifications.length > 0 && notifications.every((n) => n.brief?.status !== 'pending');
         })
-        .toBeGreaterThan(0);
+        .toBe(true);
       await page.reload();
       await page.getByRole('button', { name: /^Notifications/ }).click();
       const bell = page.getByRole('dialog', { name: 'Notifications' });
       expect(notifications.every((n) => n.title.startsWith(`${names[0]}: `))).toBe(true);
       await expectShown(bell, [...notifications.map((n) => n.title), ...notifications.flatMap((n) => n.alerts.map((a) => a.message))]);
       expect(notifications.map((n) => n.message).join('\n')).toContain(thr.img.text);
+      // The brief, the assistant's text with the payloads in it, is text too.
+      expect(notifications[0]!.brief).toMatchObject({ status: 'ready', text: expect.stringContaining('Reply to:') });
+      await expect(bell.getByRole('group', { name: 'Brief' }).first()).toContainText('Brief by DeepSeek (DeepSeek V3)');
+      await expectShown(bell, [notifications[0]!.brief!.text!]);
       await expectNoXss(page, xss, 'the notification bell');
     } finally {
       for (const agent of agents) await page.request.delete(`/api/agents/${agent.id}`, { headers });

@@ -49,6 +49,11 @@ export type FakeAiRequest = {
   stream: boolean;
   /** The output limit in the provider's own field; undefined when none was sent. */
   maxOutputTokens: number | undefined;
+  /** The system instructions, wherever the provider takes them (a system or developer message,
+   * Anthropic's `system`, Gemini's `systemInstruction`); '' when none. */
+  system: string;
+  /** The last user message's text. */
+  prompt: string;
   body: Record<string, unknown>;
 };
 
@@ -197,7 +202,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   const stream = api === 'gemini' ? url.pathname.endsWith(':streamGenerateContent') : body.stream === true;
   const model = api === 'gemini' ? decodeURIComponent(/models\/([^:]+):/.exec(url.pathname)?.[1] ?? '') : String(body.model ?? '');
   const maxOutputTokens = outputLimit(api, body);
-  state.requests.push({ provider, path: url.pathname, model, stream, maxOutputTokens, body });
+  state.requests.push({ provider, path: url.pathname, model, stream, maxOutputTokens, system: systemText(api, body), prompt: lastUserText(api, body), body });
   if (state.latencyMs > 0) await sleep(state.latencyMs);
   if (res.destroyed) return;
 
@@ -545,8 +550,20 @@ function lastUserText(api: Api, body: Record<string, unknown>): string {
   return [...messagesOf(api, body)].reverse().find((m) => m.role === 'user')?.text ?? '';
 }
 
+/** The system instructions of a request, in each API's own place for them. */
+function systemText(api: Api, body: Record<string, unknown>): string {
+  if (api === 'anthropic') return contentText(body.system);
+  if (api === 'gemini') return contentText((body.systemInstruction as { parts?: unknown } | undefined)?.parts);
+  return messagesOf(api, body)
+    .filter((m) => m.role === 'system' || m.role === 'developer')
+    .map((m) => m.text)
+    .join('\n');
+}
+
+/** What the prompt's usage counts: every message, and the system instructions where they are apart from them. */
 function promptChars(api: Api, body: Record<string, unknown>): number {
-  return messagesOf(api, body).reduce((sum, m) => sum + m.text.length, 0);
+  const separateSystem = api === 'anthropic' || api === 'gemini' ? systemText(api, body).length : 0;
+  return messagesOf(api, body).reduce((sum, m) => sum + m.text.length, separateSystem);
 }
 
 /** Splits text into n pieces of near-equal length (fewer when the text is short). */

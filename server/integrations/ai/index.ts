@@ -13,6 +13,8 @@ export type AiCall = {
   settings: AiProviderSettings;
   model: string;
   messages: AiChatMessage[];
+  /** Instructions sent as the provider's system message (generateChat only; the chat sends none). */
+  system?: string;
   /** Aborted when the client goes away; the provider request is cancelled with it. */
   signal: AbortSignal;
   /** Total time for a JSON answer; longest silence between chunks for a stream. */
@@ -103,6 +105,7 @@ export async function generateChat(call: AiCall): Promise<AiAnswer> {
   try {
     const result = await generateText({
       model: createChatModel(call.provider, call.settings, call.model),
+      ...(call.system === undefined ? {} : { system: call.system }),
       messages: call.messages as ModelMessage[],
       maxOutputTokens: call.maxOutputTokens,
       abortSignal: clock.signal,

@@ -1,11 +1,13 @@
 import { createHmac } from 'node:crypto';
-import { WEBHOOK_SCHEMA_VERSION } from '../../../contracts/channels.ts';
+import { WEBHOOK_SCHEMA_VERSION, type TDeliveryEvent } from '../../../contracts/channels.ts';
 import type { TRunAlert } from '../../../contracts/market.ts';
+import { briefAttribution, type TAlertBrief } from '../../../contracts/notifications.ts';
 import type { ChannelConfig } from './channel-config.ts';
 
-/** What a channel is told: a notification, or the 'Send test' message. */
+/** What a channel is told: a notification, the follow-up with its brief (docs/decisions/0044), or
+ * the 'Send test' message. */
 export type ChannelMessage = {
-  event: 'notification' | 'test';
+  event: TDeliveryEvent | 'test';
   id: string;
   kind: string;
   agentId: string | null;
@@ -18,6 +20,9 @@ export type ChannelMessage = {
   createdAt: Date;
   /** Where the owner reads it: the console. */
   link: string;
+  /** The notification's brief as it stood when it was sent (null: none). An assistant's text:
+   * plain text in every channel, escaped for each one's markup. */
+  brief: TAlertBrief | null;
 };
 
 export type ChannelRequest = { url: string; headers: Record<string, string>; body: string };
@@ -49,6 +54,7 @@ export function webhookBody(message: ChannelMessage): string {
       alerts: message.alerts,
       createdAt: message.createdAt.toISOString(),
       link: message.link,
+      brief: message.brief,
     },
   });
 }
@@ -63,25 +69,54 @@ export function webhookSignature(secret: string, body: string, at: Date): string
 /** Slack's mrkdwn treats &, < and > as markup; escaped, a message cannot ping or link. */
 const slackEscape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
+/**
+ * Discord renders markdown (emphasis, headings, masked links, spoilers) in content and embeds;
+ * a backslash before any markdown character shows it as itself (mentions are off anyway).
+ */
+export const discordEscape = (text: string) => text.replace(/[\\*_~`|>#\-[\]()<:@!]/g, (c) => `\\${c}`);
+
+/** A written brief and who wrote it, when the message carries one. */
+function writtenBrief(message: ChannelMessage): { text: string; by: string } | null {
+  const { brief } = message;
+  return brief?.status === 'ready' && brief.text ? { text: brief.text, by: briefAttribution(brief) } : null;
+}
+
 /** The HTTP request each kind of channel takes, per each service's documented webhook/API. */
 export function channelRequest(config: ChannelConfig, message: ChannelMessage, options: { telegramBaseUrl: string; now: Date }): ChannelRequest {
-  const plain = `${message.title}\n${message.message}\n${message.link}`;
+  const brief = writtenBrief(message);
+  // The follow-up names the alert it explains; the notification carries its brief, if written, after its own text.
+  const followUp = message.event === 'notification.brief';
+  const title = followUp ? `Brief: ${message.title}` : message.title;
+  const body = followUp ? '' : message.message;
+  const plain = [title, body, ...(brief ? [`${brief.by}:`, brief.text] : []), message.link].filter((line) => line !== '').join('\n');
   switch (config.kind) {
     case 'webhook': {
-      const body = webhookBody(message);
-      return { url: config.url, headers: { ...JSON_HEADERS, 'x-signature': webhookSignature(config.signingSecret, body, options.now) }, body };
+      const json = webhookBody(message);
+      return { url: config.url, headers: { ...JSON_HEADERS, 'x-signature': webhookSignature(config.signingSecret, json, options.now) }, body: json };
     }
     case 'slack': {
-      const text = clip(`*${slackEscape(message.title)}*\n${slackEscape(message.message)}\n<${message.link}|Open the console>`, SLACK_TEXT_MAX);
-      return { url: config.url, headers: JSON_HEADERS, body: JSON.stringify({ text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] }) };
+      const lines = [`*${slackEscape(title)}*`, ...(body ? [slackEscape(body)] : []), ...(brief ? [`_${slackEscape(brief.by)}:_ ${slackEscape(brief.text)}`] : []), `<${message.link}|Open the console>`];
+      const text = clip(lines.join('\n'), SLACK_TEXT_MAX);
+      // The brief in a plain_text block of its own: Slack shows the assistant's words as they are, never as markup.
+      const blocks = brief
+        ? [
+            { type: 'section', text: { type: 'mrkdwn', text: clip([`*${slackEscape(title)}*`, ...(body ? [slackEscape(body)] : [])].join('\n'), SLACK_TEXT_MAX) } },
+            { type: 'section', text: { type: 'plain_text', text: clip(`${brief.by}: ${brief.text}`, SLACK_TEXT_MAX), emoji: false } },
+            { type: 'section', text: { type: 'mrkdwn', text: `<${message.link}|Open the console>` } },
+          ]
+        : [{ type: 'section', text: { type: 'mrkdwn', text } }];
+      return { url: config.url, headers: JSON_HEADERS, body: JSON.stringify({ text, blocks }) };
     }
     case 'discord':
       return {
         url: config.url,
         headers: JSON_HEADERS,
         body: JSON.stringify({
-          content: clip(message.title, DISCORD_CONTENT_MAX),
-          embeds: [{ title: clip(message.title, DISCORD_TITLE_MAX), description: clip(message.message, DISCORD_DESCRIPTION_MAX), url: message.link, timestamp: message.createdAt.toISOString() }],
+          content: clip(title, DISCORD_CONTENT_MAX),
+          embeds: [
+            ...(followUp ? [] : [{ title: clip(message.title, DISCORD_TITLE_MAX), description: clip(body, DISCORD_DESCRIPTION_MAX), url: message.link, timestamp: message.createdAt.toISOString() }]),
+            ...(brief ? [{ title: clip(followUp ? title : 'Brief', DISCORD_TITLE_MAX), description: clip(discordEscape(brief.text), DISCORD_DESCRIPTION_MAX), footer: { text: brief.by }, url: message.link }] : []),
+          ],
           // An agent's text must never ping @everyone or a role.
           allowed_mentions: { parse: [] },
         }),

@@ -1,9 +1,18 @@
 import { CHANNEL_CHOICE_RULE } from '../../../contracts/channels.ts';
 import type { z } from 'zod';
-import { currentFrequency, type TAgent, type TAgentConfig, type TAgentStatus, type TCreateAgent, type TRunHistoryAnswer, type ZUpdateAgent } from '../../../contracts/agents.ts';
+import {
+  currentFrequency,
+  type TAgent,
+  type TAgentConfig,
+  type TAlertBriefChoice,
+  type TAgentStatus,
+  type TCreateAgent,
+  type TRunHistoryAnswer,
+  type ZUpdateAgent,
+} from '../../../contracts/agents.ts';
 import { followDefaultMessage } from '../../../contracts/alert-thresholds.ts';
 import type { Db } from '../../db/client.ts';
-import { AppError } from '../../lib/errors.ts';
+import { AppError, type ErrorDetail } from '../../lib/errors.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
 import {
   deleteAgent,
@@ -31,11 +40,14 @@ export type AgentsServiceDeps = {
   jobs: RunEnqueuer;
   /** Which of these channel ids are not the user's (docs/decisions/0043); absent: none are checked. */
   foreignChannels?: (userId: string, ids: readonly string[]) => Promise<string[]>;
+  /** Why this user cannot choose this "Explain alerts" assistant and model (docs/decisions/0044),
+   * on its fields; absent: not checked. */
+  briefProblems?: (user: Pick<SessionUser, 'role'>, choice: TAlertBriefChoice | undefined) => ErrorDetail[];
   now?: () => Date;
   events?: EventPublisher;
 };
 /** Who is asking: the session's user, and SPEC's optional `googleId`s from the query and body. */
-export type Caller = { user: Pick<SessionUser, 'id' | 'provider' | 'subject'>; googleIds: ReadonlyArray<string | undefined> };
+export type Caller = { user: Pick<SessionUser, 'id' | 'provider' | 'subject' | 'role'>; googleIds: ReadonlyArray<string | undefined> };
 
 const NOT_FOUND = 'Agent not found';
 const RUN_IN_PROGRESS = 'A run is already in progress';
@@ -108,16 +120,21 @@ const withFollowedMessages = (config: TAgentConfig): TAgentConfig => ({
   notifications: { ...config.notifications, thresholds: config.notifications.thresholds.map(followDefaultMessage) },
 });
 
-export function createAgentsService({ db, jobs, foreignChannels, now = () => new Date(), events = NO_EVENTS }: AgentsServiceDeps) {
+export function createAgentsService({ db, jobs, foreignChannels, briefProblems, now = () => new Date(), events = NO_EVENTS }: AgentsServiceDeps) {
   /** The owner's other tabs show the change live (docs/decisions/0042). */
   const changed = (ownerId: string, agentId: string) => events.publish(ownerId, { type: 'agent', agentId });
 
-  /** An agent notifies only its owner's channels: another's id is refused on its field. */
-  async function assertOwnChannels(userId: string, config: TAgentConfig): Promise<void> {
+  /**
+   * What a configuration may notify through, beyond its shape: only its owner's channels, and an
+   * "Explain alerts" assistant and model the owner may use. Each refusal is on its field.
+   */
+  async function assertMayNotify(user: Caller['user'], config: TAgentConfig): Promise<void> {
+    const problems = briefProblems?.(user, config.notifications.brief) ?? [];
     const ids = config.notifications.channels ?? [];
-    if (ids.length === 0 || !foreignChannels) return;
-    const foreign = new Set(await foreignChannels(userId, ids));
-    const problems = ids.flatMap((id, i) => (foreign.has(id) ? [{ path: `config.notifications.channels.${i}`, message: CHANNEL_CHOICE_RULE }] : []));
+    if (ids.length > 0 && foreignChannels) {
+      const foreign = new Set(await foreignChannels(user.id, ids));
+      problems.push(...ids.flatMap((id, i) => (foreign.has(id) ? [{ path: `config.notifications.channels.${i}`, message: CHANNEL_CHOICE_RULE }] : [])));
+    }
     if (problems.length > 0) throw new AppError('BAD_REQUEST', 'Invalid request', problems);
   }
 
@@ -154,7 +171,7 @@ export function createAgentsService({ db, jobs, foreignChannels, now = () => new
   async function create(caller: Caller, input: Omit<TCreateAgent, 'googleId'>): Promise<TAgent> {
     assertOwnGoogleId(caller);
     assertFitsTemplate(input.templateId, input.config);
-    await assertOwnChannels(caller.user.id, input.config);
+    await assertMayNotify(caller.user, input.config);
     const status: TAgentStatus = 'paused';
     const row = await insertAgent(db, { ownerId: caller.user.id, templateId: input.templateId, name: input.name, status, config: withFollowedMessages(input.config), nextRunAt: null });
     changed(caller.user.id, row.id);
@@ -170,7 +187,7 @@ export function createAgentsService({ db, jobs, foreignChannels, now = () => new
     const current = await owned(caller, id);
     if (patch.config) {
       assertFitsTemplate(current.templateId, patch.config);
-      await assertOwnChannels(caller.user.id, patch.config);
+      await assertMayNotify(caller.user, patch.config);
     }
 
     const status = patch.status ?? current.status;

@@ -79,8 +79,8 @@ describe('channel deliveries', () => {
     const ids = queued.splice(0);
     for (const id of ids) await t.app.channels.deliver(id, { number: 1, last: false });
     expect(await shown(notification.id)).toEqual([
-      { channelId: hook.id, kind: 'webhook', channelName: 'Hook', status: 'sent', attempts: 1, lastError: null },
-      { channelId: slack.id, kind: 'slack', channelName: 'Team', status: 'sent', attempts: 1, lastError: null },
+      { channelId: hook.id, event: 'notification', kind: 'webhook', channelName: 'Hook', status: 'sent', attempts: 1, lastError: null },
+      { channelId: slack.id, event: 'notification', kind: 'slack', channelName: 'Team', status: 'sent', attempts: 1, lastError: null },
     ]);
     const webhook = fake.receipts.find((r) => r.kind === 'webhook' && r.name === 'run-hook')!;
     expect(webhook.verdict).toBe('signed');
@@ -99,6 +99,7 @@ describe('channel deliveries', () => {
         alerts: notification.alerts,
         createdAt: notification.createdAt,
         link: 'http://localhost:3000/agents',
+        brief: null,
       },
     });
     expect(fake.receipts.find((r) => r.kind === 'slack' && r.name === 'team')).toMatchObject({ verdict: 'ok', body: { text: expect.stringContaining(notification.title) } });
@@ -121,8 +122,8 @@ describe('channel deliveries', () => {
     // 404 'no_service': trying again cannot help, so it fails at once.
     await t.app.channels.deliver(goneDelivery!, { number: 1, last: false });
     expect(await shown(notification.id)).toEqual([
-      { channelId: busy.id, kind: 'discord', channelName: 'Busy', status: 'pending', attempts: 1, lastError: DELIVERY_FAILURES['rate-limited'] },
-      { channelId: gone.id, kind: 'slack', channelName: 'Gone', status: 'failed', attempts: 1, lastError: DELIVERY_FAILURES.gone },
+      { channelId: busy.id, event: 'notification', kind: 'discord', channelName: 'Busy', status: 'pending', attempts: 1, lastError: DELIVERY_FAILURES['rate-limited'] },
+      { channelId: gone.id, event: 'notification', kind: 'slack', channelName: 'Gone', status: 'failed', attempts: 1, lastError: DELIVERY_FAILURES.gone },
     ]);
 
     await t.app.channels.deliver(busyDelivery!, { number: 2, last: true });
@@ -136,7 +137,7 @@ describe('channel deliveries', () => {
     expect((await t.request({ method: 'DELETE', url: `/api/channels/${soon.id}`, cookie: owner })).statusCode).toBe(204);
     const before = fake.target.received.length;
     for (const id of queued.splice(0)) await t.app.channels.deliver(id, { number: 1, last: false });
-    expect(await shown(notification.id)).toEqual([{ channelId: null, kind: 'discord', channelName: 'Soon gone', status: 'failed', attempts: 0, lastError: DELIVERY_FAILURES['channel-removed'] }]);
+    expect(await shown(notification.id)).toEqual([{ channelId: null, event: 'notification', kind: 'discord', channelName: 'Soon gone', status: 'failed', attempts: 0, lastError: DELIVERY_FAILURES['channel-removed'] }]);
     expect(fake.target.received.length).toBe(before);
 
     const saved = (await t.request({ url: `/api/agents/${agent.id}`, cookie: owner })).json<TAgent>();

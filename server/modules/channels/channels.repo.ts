@@ -1,5 +1,5 @@
-import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
-import type { TDeliveryStatus } from '../../../contracts/channels.ts';
+import { and, asc, count, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import type { TDeliveryEvent, TDeliveryStatus } from '../../../contracts/channels.ts';
 import type { Db } from '../../db/client.ts';
 import { agents, channelDeliveries, channels, notifications } from '../../db/schema.ts';
 
@@ -51,7 +51,7 @@ export async function deleteChannel(db: Db, userId: string, id: string): Promise
 }
 
 /** One pending delivery per chosen channel that is still the notification's owner's. */
-export async function insertDeliveries(db: Tx, notificationId: string, userId: string, channelIds: readonly string[]): Promise<DeliveryRow[]> {
+export async function insertDeliveries(db: Tx, notificationId: string, userId: string, channelIds: readonly string[], event: TDeliveryEvent = 'notification'): Promise<DeliveryRow[]> {
   if (channelIds.length === 0) return [];
   const chosen = await db
     .select({ id: channels.id, kind: channels.kind, name: channels.name })
@@ -60,8 +60,35 @@ export async function insertDeliveries(db: Tx, notificationId: string, userId: s
   if (chosen.length === 0) return [];
   return db
     .insert(channelDeliveries)
-    .values(chosen.map((c) => ({ notificationId, channelId: c.id, channelKind: c.kind, channelName: c.name })))
+    .values(chosen.map((c) => ({ notificationId, channelId: c.id, channelKind: c.kind, channelName: c.name, event })))
     .returning();
+}
+
+/** The notification's own deliveries that were recorded and never attempted (held for its brief). */
+export async function heldDeliveries(db: Tx, notificationId: string): Promise<DeliveryRow[]> {
+  return db
+    .select()
+    .from(channelDeliveries)
+    .where(
+      and(
+        eq(channelDeliveries.notificationId, notificationId),
+        eq(channelDeliveries.event, 'notification'),
+        eq(channelDeliveries.status, 'pending'),
+        eq(channelDeliveries.attempts, 0),
+      ),
+    )
+    .orderBy(asc(channelDeliveries.createdAt), asc(channelDeliveries.event), asc(channelDeliveries.channelName));
+}
+
+/** The channels the notification itself was delivered to (or meant for) that still exist, with its owner. */
+export async function notifiedChannels(db: Tx, notificationId: string): Promise<{ userId: string; channelIds: string[] } | undefined> {
+  const [owner] = await db.select({ userId: notifications.userId }).from(notifications).where(eq(notifications.id, notificationId));
+  if (!owner) return undefined;
+  const rows = await db
+    .select({ channelId: channelDeliveries.channelId })
+    .from(channelDeliveries)
+    .where(and(eq(channelDeliveries.notificationId, notificationId), eq(channelDeliveries.event, 'notification'), isNotNull(channelDeliveries.channelId)));
+  return { userId: owner.userId, channelIds: rows.map((r) => r.channelId!) };
 }
 
 /** A delivery with what sending it needs: its channel (null once removed) and its notification. */
@@ -94,6 +121,6 @@ export async function deliveriesOf(db: Tx, notificationIds: readonly string[]): 
     .select()
     .from(channelDeliveries)
     .where(inArray(channelDeliveries.notificationId, [...notificationIds]))
-    .orderBy(asc(channelDeliveries.createdAt), asc(channelDeliveries.channelName));
+    .orderBy(asc(channelDeliveries.createdAt), asc(channelDeliveries.event), asc(channelDeliveries.channelName));
 }
 

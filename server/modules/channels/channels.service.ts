@@ -9,9 +9,12 @@ import {
   type TChannelList,
   type TChannelTestResult,
   type TCreatedChannel,
+  type TDeliveryEvent,
   type ZCreateChannel,
 } from '../../../contracts/channels.ts';
+import type { TAlertBrief } from '../../../contracts/notifications.ts';
 import type { Db } from '../../db/client.ts';
+import type { notifications } from '../../db/schema.ts';
 import { channelUrl, maskedTarget, type ChannelConfig } from '../../integrations/channels/channel-config.ts';
 import type { ChannelMessage } from '../../integrations/channels/channel-message.ts';
 import { sendToChannel, type ChannelOutcome } from '../../integrations/channels/send-to-channel.ts';
@@ -27,9 +30,11 @@ import {
   deliveriesOf,
   findChannel,
   findDeliveryTarget,
+  heldDeliveries,
   insertChannel,
   insertDeliveries,
   listChannels,
+  notifiedChannels,
   ownedChannelIds,
   recordDelivery,
   type ChannelRow,
@@ -51,6 +56,9 @@ export type ChannelsServiceDeps = {
   /** The site's origin, for the console link in messages. */
   publicUrl: string;
   now?: () => Date;
+  /** What brief a delivery carries: the notifications module's rule (as released, or the
+   * follow-up's written one). Without it, none. */
+  briefOf?: BriefOfDelivery;
 };
 
 const NOT_FOUND = 'Channel not found';
@@ -61,15 +69,18 @@ function toApiChannel(row: ChannelRow): TChannel {
 }
 
 export function toApiDelivery(row: DeliveryRow): TChannelDelivery {
-  return { channelId: row.channelId, kind: row.channelKind, channelName: row.channelName, status: row.status, attempts: row.attempts, lastError: row.lastError };
+  return { channelId: row.channelId, event: row.event, kind: row.channelKind, channelName: row.channelName, status: row.status, attempts: row.attempts, lastError: row.lastError };
 }
+
+/** A notification's brief as a delivery of `event` carries it (docs/decisions/0044). */
+export type BriefOfDelivery = (notification: typeof notifications.$inferSelect, event: TDeliveryEvent) => TAlertBrief | null;
 
 /**
  * A user's delivery channels (docs/decisions/0043): their settings, with every secret sealed
  * at rest under the channel's id, and the deliveries of notifications to them. A URL is
  * checked by the outbound door when it is saved and again at every send.
  */
-export function createChannelsService({ db, secretBox, outbound, telegramBaseUrl, enqueueDelivery, logger, publicUrl, now = () => new Date() }: ChannelsServiceDeps) {
+export function createChannelsService({ db, secretBox, outbound, telegramBaseUrl, enqueueDelivery, logger, publicUrl, now = () => new Date(), briefOf = () => null }: ChannelsServiceDeps) {
   const sendOptions = { ...outbound, logger: outbound.logger ?? logger, telegramBaseUrl, now };
 
   async function list(userId: string): Promise<TChannelList> {
@@ -126,6 +137,7 @@ export function createChannelsService({ db, secretBox, outbound, telegramBaseUrl
       alerts: [],
       createdAt: at,
       link: `${publicUrl}/agents`,
+      brief: null,
     };
     const outcome = await attempt(row, message);
     if (outcome.ok) return { status: 'sent' };
@@ -153,11 +165,28 @@ export function createChannelsService({ db, secretBox, outbound, telegramBaseUrl
 
   /**
    * Records a pending delivery of the notification to each chosen channel still the user's and
-   * queues it. A queueing failure is recorded on the delivery, never thrown: the notification
-   * stands whatever happens to its deliveries.
+   * queues it, or with `hold` (its brief is awaited) only records it: `release` queues it then.
+   * A queueing failure is recorded on the delivery, never thrown: the notification stands
+   * whatever happens to its deliveries.
    */
-  async function schedule(notificationId: string, userId: string, channelIds: readonly string[]): Promise<void> {
+  async function schedule(notificationId: string, userId: string, channelIds: readonly string[], options: { hold?: boolean } = {}): Promise<void> {
     const rows = await insertDeliveries(db, notificationId, userId, channelIds);
+    if (!options.hold) await queue(rows);
+  }
+
+  /** Queues the notification's held deliveries (called once, when the notifications release them). */
+  async function release(notificationId: string): Promise<void> {
+    await queue(await heldDeliveries(db, notificationId));
+  }
+
+  /** The brief's follow-up to each channel the notification went to that is still there. */
+  async function followUp(notificationId: string): Promise<void> {
+    const notified = await notifiedChannels(db, notificationId);
+    if (!notified || notified.channelIds.length === 0) return;
+    await queue(await insertDeliveries(db, notificationId, notified.userId, notified.channelIds, 'notification.brief'));
+  }
+
+  async function queue(rows: readonly DeliveryRow[]): Promise<void> {
     for (const row of rows) {
       try {
         await enqueueDelivery(row.id);
@@ -182,7 +211,7 @@ export function createChannelsService({ db, secretBox, outbound, telegramBaseUrl
       return;
     }
     const outcome = await attempt(channel, {
-      event: 'notification',
+      event: delivery.event,
       id: notification.id,
       kind: notification.kind,
       agentId: notification.agentId,
@@ -194,6 +223,7 @@ export function createChannelsService({ db, secretBox, outbound, telegramBaseUrl
       alerts: notification.alerts,
       createdAt: notification.createdAt,
       link: `${publicUrl}/agents`,
+      brief: briefOf(notification, delivery.event),
     });
     if (outcome.ok) {
       await recordDelivery(db, deliveryId, { status: 'sent', lastError: null, attempted: true }, now());
@@ -216,7 +246,7 @@ export function createChannelsService({ db, secretBox, outbound, telegramBaseUrl
     return byNotification;
   }
 
-  return { list, create, remove, sendTest, foreignIds, schedule, deliver, deliveriesFor };
+  return { list, create, remove, sendTest, foreignIds, schedule, release, followUp, deliver, deliveriesFor };
 }
 
 export type ChannelsService = ReturnType<typeof createChannelsService>;
@@ -224,7 +254,7 @@ export type ChannelsService = ReturnType<typeof createChannelsService>;
 /** The process's channels service from its configuration: the web app's and a worker's alike. */
 export function channelsServiceFromConfig(
   config: Pick<Config, 'channels' | 'outbound' | 'publicUrl'>,
-  deps: Pick<ChannelsServiceDeps, 'db' | 'enqueueDelivery' | 'logger' | 'now'>,
+  deps: Pick<ChannelsServiceDeps, 'db' | 'enqueueDelivery' | 'logger' | 'now' | 'briefOf'>,
 ): ChannelsService {
   return createChannelsService({
     ...deps,

@@ -1,4 +1,5 @@
 import { and, asc, count, eq, gte, lte, ne, or, sql, sum } from 'drizzle-orm';
+import type { TRole } from '../../../contracts/users.ts';
 import type { Db } from '../../db/client.ts';
 import { chatReservations, chatUsage, users } from '../../db/schema.ts';
 
@@ -61,7 +62,13 @@ export async function deleteReservation(tx: Tx, id: string, userId: string, now:
     .where(or(eq(chatReservations.id, id), and(eq(chatReservations.userId, userId), lte(chatReservations.expiresAt, now))));
 }
 
-/** Usage since `since` grouped by user, provider and model; the biggest spenders first. */
+/** The user's role now (null: no such user), for checks made outside a request. */
+export async function findUserRole(db: Tx, userId: string): Promise<TRole | null> {
+  const [row] = await db.select({ role: users.role }).from(users).where(eq(users.id, userId));
+  return row?.role ?? null;
+}
+
+/** Usage since `since` grouped by user, provider, model and purpose; the biggest spenders first. */
 export async function usageByUserAndModel(db: Db, since: Date) {
   const rows = await db
     .select({
@@ -70,6 +77,7 @@ export async function usageByUserAndModel(db: Db, since: Date) {
       name: users.name,
       provider: chatUsage.provider,
       model: chatUsage.model,
+      purpose: chatUsage.purpose,
       requests: count(),
       failed: sql<number>`count(*) filter (where ${ne(chatUsage.outcome, 'ok')})`.mapWith(Number),
       inputTokens: sum(chatUsage.inputTokens).mapWith(Number),
@@ -79,7 +87,7 @@ export async function usageByUserAndModel(db: Db, since: Date) {
     .from(chatUsage)
     .innerJoin(users, eq(users.id, chatUsage.userId))
     .where(gte(chatUsage.createdAt, since))
-    .groupBy(users.id, users.email, users.name, chatUsage.provider, chatUsage.model)
-    .orderBy(sql`sum(${chatUsage.inputTokens} + ${chatUsage.outputTokens}) desc`, asc(users.email), asc(chatUsage.provider), asc(chatUsage.model));
+    .groupBy(users.id, users.email, users.name, chatUsage.provider, chatUsage.model, chatUsage.purpose)
+    .orderBy(sql`sum(${chatUsage.inputTokens} + ${chatUsage.outputTokens}) desc`, asc(users.email), asc(chatUsage.provider), asc(chatUsage.model), asc(chatUsage.purpose));
   return rows;
 }

@@ -28,6 +28,7 @@ import {
 } from '../../integrations/ai/index.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
+import { mayUse as mayUseConfig, modelsOf as modelsOfConfig } from './chat-policy.ts';
 import { createChatBudget, refusalMessage, type BudgetAsk, type BudgetRefusal, type Reservation } from './budget.ts';
 import { usageByUserAndModel } from './chat.repo.ts';
 import { createRateWindow } from '../../lib/rate-window.ts';
@@ -60,14 +61,8 @@ export function createChatService({ db, config, now = () => new Date() }: ChatSe
   const rateWindow = createRateWindow(config.rateLimitPerMinute);
   const budget = createChatBudget({ db, limits: { tokens: config.dailyTokenBudget, images: config.dailyImageBudget }, now });
 
-  function modelsOf(provider: TChatProvider): TChatModel[] {
-    if (provider !== 'llama') return [...CHAT_PROVIDER_INFO[provider].models];
-    return config.ollamaModels.map((id) => CHAT_PROVIDER_INFO.llama.models.find((m) => m.id === id) ?? { id, label: id });
-  }
-
-  function mayUse(provider: TChatProvider, user: SessionUser): boolean {
-    return config.access[provider] === 'signedIn' || user.role === 'admin';
-  }
+  const modelsOf = (provider: TChatProvider): TChatModel[] => modelsOfConfig(config, provider);
+  const mayUse = (provider: TChatProvider, user: SessionUser): boolean => mayUseConfig(config, provider, user.role);
 
   function isConfigured(provider: TChatProvider): boolean {
     return provider === 'llama' || config.providers[provider].apiKey !== null;
@@ -316,6 +311,7 @@ export function createChatService({ db, config, now = () => new Date() }: ChatSe
       user: { id: r.userId, email: r.email, name: r.name },
       provider: r.provider,
       model: r.model,
+      purpose: r.purpose,
       requests: r.requests,
       failed: r.failed,
       inputTokens: r.inputTokens,

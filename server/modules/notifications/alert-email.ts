@@ -12,7 +12,15 @@ export type AlertEmailInput = {
   /** The user's IANA time zone (Settings); null or unknown: UTC. */
   timeZone: string | null;
   publicUrl: string;
+  /** The alert's brief when it was written before the email went out (docs/decisions/0044). */
+  brief?: EmailBrief | null;
 };
+
+/** A written brief and who wrote it ('Brief by GPT (GPT-4o)'). */
+export type EmailBrief = { text: string; attribution: string };
+
+/** The brief as a paragraph: attributed, and said to be an assistant's reading of the numbers. */
+const briefParagraph = (brief: EmailBrief) => [`${brief.attribution}, from the run's recorded numbers:`, brief.text];
 
 /**
  * The alert email: plain text only, so nothing a user or a market feed controls (agent names,
@@ -28,6 +36,7 @@ export function alertEmail(input: AlertEmailInput): Omit<MailMessage, 'html'> {
     `Time:   ${formatTime(input.createdAt, input.timeZone)}`,
     '',
     input.message,
+    ...(input.brief ? ['', ...briefParagraph(input.brief)] : []),
     '',
     `Open the agents console: ${consoleUrl}`,
     '',
@@ -37,6 +46,28 @@ export function alertEmail(input: AlertEmailInput): Omit<MailMessage, 'html'> {
   // The title already names what alerted (the service writes '<agent>: <type> alert on <market>'), so it is the
   // subject as it stands: prefixing the agent again read 'Scanner: Scanner: BTC/USD on coinbase'.
   return { to: input.to, subject: input.title, text };
+}
+
+/**
+ * The follow-up that carries a brief written after the alert's email went out: plain text like
+ * the alert's, its subject the alert's with 'Brief: ' before it, so mail clients thread them.
+ */
+export function briefEmail(input: Omit<AlertEmailInput, 'message' | 'brief'> & { brief: EmailBrief }): Omit<MailMessage, 'html'> {
+  const text = [
+    `Brief: ${input.title}`,
+    '',
+    `Agent:  ${input.agentName}`,
+    ...(input.market ? [`Market: ${input.market}`] : []),
+    `Time:   ${formatTime(input.createdAt, input.timeZone)}`,
+    '',
+    ...briefParagraph(input.brief),
+    '',
+    `Open the agents console: ${input.publicUrl}/agents-console`,
+    '',
+    '--',
+    `You get this email because this agent has email alerts on and explains its alerts. Choose where alerts go in Settings: ${input.publicUrl}/settings`,
+  ].join('\n');
+  return { to: input.to, subject: `Brief: ${input.title}`, text };
 }
 
 /** 'Mar 4, 2026, 10:15 AM GMT+1 (Europe/Paris)' in the user's zone; UTC when they have none

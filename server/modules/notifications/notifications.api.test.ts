@@ -108,6 +108,7 @@ describe('notifications API', () => {
       emailStatus: 'none',
       heldUntil: null,
       deliveries: [],
+      brief: null,
     });
 
     expect(await listOf(t, bob.cookie)).toEqual({ notifications: [], unread: 0 });

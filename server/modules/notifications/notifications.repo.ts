@@ -5,7 +5,24 @@ import { agents, alertStates, notifications, users } from '../../db/schema.ts';
 export type NotificationRow = typeof notifications.$inferSelect;
 export type NewNotification = Pick<
   typeof notifications.$inferInsert,
-  'userId' | 'agentId' | 'runId' | 'kind' | 'agentName' | 'market' | 'thresholdType' | 'alerts' | 'title' | 'message' | 'emailStatus' | 'readAt' | 'createdAt' | 'heldUntil'
+  | 'userId'
+  | 'agentId'
+  | 'runId'
+  | 'kind'
+  | 'agentName'
+  | 'market'
+  | 'thresholdType'
+  | 'alerts'
+  | 'title'
+  | 'message'
+  | 'emailStatus'
+  | 'readAt'
+  | 'createdAt'
+  | 'heldUntil'
+  | 'briefStatus'
+  | 'briefProvider'
+  | 'briefModel'
+  | 'deliveriesReleasedAt'
 >;
 export type EmailStatus = NotificationRow['emailStatus'];
 export type AlertKey = { agentId: string; market: string; thresholdType: string };
@@ -158,4 +175,50 @@ export async function recordEmailOutcome(
     .where(eq(notifications.id, id))
     .returning();
   return row;
+}
+
+/** One notification, whoever's it is (for the jobs that work on it). */
+export async function findNotification(db: Tx, id: string): Promise<NotificationRow | undefined> {
+  const [row] = await db.select().from(notifications).where(eq(notifications.id, id));
+  return row;
+}
+
+/**
+ * Records how a pending brief ended, once (a job run again finds it settled and changes nothing).
+ * `brief_follows` says whether the deliveries had been released before: the UPDATE reads
+ * `deliveries_released_at` on the row as it is when it writes (a concurrent release commits
+ * first or waits), so exactly one of the two sees the other (docs/decisions/0044).
+ */
+export async function settleBrief(
+  db: Tx,
+  id: string,
+  outcome: { status: 'ready'; text: string } | { status: 'failed'; error: string },
+): Promise<NotificationRow | undefined> {
+  const [row] = await db
+    .update(notifications)
+    .set({
+      briefStatus: outcome.status,
+      briefText: outcome.status === 'ready' ? outcome.text : null,
+      briefError: outcome.status === 'failed' ? outcome.error : null,
+      briefFollows: sql`${notifications.deliveriesReleasedAt} is not null`,
+    })
+    .where(and(eq(notifications.id, id), eq(notifications.briefStatus, 'pending')))
+    .returning();
+  return row;
+}
+
+/** Lets the notification's email and channel deliveries go, once: only the caller that sets the
+ * time gets the row back. */
+export async function releaseDeliveries(db: Tx, id: string, at: Date): Promise<NotificationRow | undefined> {
+  const [row] = await db
+    .update(notifications)
+    .set({ deliveriesReleasedAt: at })
+    .where(and(eq(notifications.id, id), isNull(notifications.deliveriesReleasedAt)))
+    .returning();
+  return row;
+}
+
+/** How the brief's follow-up email went. */
+export async function recordBriefEmailOutcome(db: Tx, id: string, status: EmailStatus): Promise<void> {
+  await db.update(notifications).set({ briefEmailStatus: status }).where(eq(notifications.id, id));
 }

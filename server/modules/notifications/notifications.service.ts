@@ -1,14 +1,17 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import { thresholdLabel } from '../../../contracts/alert-thresholds.ts';
-import type { TNotification, TNotificationList } from '../../../contracts/notifications.ts';
+import { BRIEF_FAILURES, briefAttribution, type TAlertBrief, type TNotification, type TNotificationList } from '../../../contracts/notifications.ts';
+import type { TAlertBriefChoice } from '../../../contracts/agents.ts';
+import { CHAT_PROVIDERS, type TChatProvider } from '../../../contracts/chat.ts';
 import type { Db } from '../../db/client.ts';
 import { EmailDeliveryError, type Mailer } from '../../integrations/email/mailer.ts';
 import { AppError } from '../../lib/errors.ts';
-import { alertEmail } from './alert-email.ts';
+import { alertEmail, briefEmail, type EmailBrief } from './alert-email.ts';
+import { briefFacts, briefPrompt, cleanBriefText, type BriefFacts, type RecordedMarket } from './alert-brief.ts';
 import { CAP_WINDOW_MS, resumesAt, stormMessage, stormTitle } from './alert-storm.ts';
 import { MAX_PER_HOUR_DEFAULT } from '../../../contracts/agents.ts';
 import type { TRunAlert } from '../../../contracts/market.ts';
-import type { TChannelDelivery } from '../../../contracts/channels.ts';
+import type { TChannelDelivery, TDeliveryEvent } from '../../../contracts/channels.ts';
 import {
   alertTimesSince,
   clearAlert,
@@ -18,6 +21,10 @@ import {
   updateStormNotice,
   countUnread,
   findEmailTarget,
+  findNotification,
+  recordBriefEmailOutcome,
+  releaseDeliveries,
+  settleBrief,
   insertNotification,
   listNotifications,
   markAllNotificationsRead,
@@ -51,6 +58,10 @@ type Channels = {
 export type ApplyAlertsInput = Channels & {
   /** Every condition the run evaluated, firing or not: a non-firing one clears its state. */
   conditions: AlertCondition[];
+  /** The agent's "Explain alerts" choice (docs/decisions/0044); absent or null: no brief. */
+  brief?: TAlertBriefChoice | null;
+  /** The run's recorded market results, by market label: the brief's numbers. */
+  recorded?: readonly RecordedMarket[];
 };
 
 export type ApplyHealthInput = Channels & {
@@ -75,11 +86,37 @@ export type NotificationsServiceDeps = {
   now?: () => Date;
   /** Tells the owner's open consoles (docs/decisions/0042). */
   events?: EventPublisher;
+  /** Briefs of alerts; without it (a test's own service), agents' brief choices are ignored. */
+  briefs?: AlertBriefs;
 };
 
 export type ChannelDeliveries = {
-  schedule(notificationId: string, userId: string, channelIds: readonly string[]): Promise<void>;
+  /** Records a delivery per chosen channel and queues them, or with `hold` only records them
+   * (a brief is awaited): `release` then queues them. */
+  schedule(notificationId: string, userId: string, channelIds: readonly string[], options?: { hold?: boolean }): Promise<void>;
+  release(notificationId: string): Promise<void>;
+  /** A brief written after the deliveries went out follows them to the same channels. */
+  followUp(notificationId: string): Promise<void>;
   deliveriesFor(notificationIds: readonly string[]): Promise<Map<string, TChannelDelivery[]>>;
+};
+
+/** What writes a brief: the chat module's writer (role, key, budget, usage, the call). */
+export type BriefWriter = {
+  write(request: { userId: string; provider: TChatProvider; model: string; system: string; prompt: string; notificationId: string }): Promise<{ ok: true; text: string } | { ok: false; error: string }>;
+};
+
+/** "Explain alerts" (docs/decisions/0044): the writer, the grace, and the jobs (a queue with
+ * its workers, or the app's in-process stand-ins) that call writeBrief, releaseDeliveries and
+ * deliverBriefEmail. */
+export type AlertBriefs = {
+  writer: BriefWriter;
+  /** How long the email and channels wait for the brief (ALERT_BRIEF_WAIT_SECONDS). */
+  waitSeconds: number;
+  enqueueBrief(notificationId: string, facts: BriefFacts): Promise<void>;
+  /** Calls releaseDeliveries at `at`. */
+  enqueueRelease(notificationId: string, at: Date): Promise<void>;
+  /** The follow-up email of a brief written after the alert's email was released. */
+  enqueueBriefEmail(notificationId: string): Promise<void>;
 };
 
 /** Whether the owner hears of it at all: in the bell, by email, or on a channel. */
@@ -110,6 +147,31 @@ function alertsTitle(agentName: string, fired: readonly AlertCondition[]): strin
 /** The one value all items share, else null. */
 const only = (values: readonly string[]) => (new Set(values).size === 1 ? values[0]! : null);
 
+/** The brief as stored, or null when the notification has none. */
+function briefOf(row: NotificationRow): TAlertBrief | null {
+  if (row.briefStatus === null) return null;
+  return { status: row.briefStatus, text: row.briefText, provider: row.briefProvider ?? '', model: row.briefModel ?? '', error: row.briefError };
+}
+
+/**
+ * The brief as the notification's own email and deliveries carry it: as it was when they were
+ * released. One that settled after (it follows them) was still pending then, whenever the
+ * delivery happens to be sent, so it is not told twice.
+ */
+export function briefAsReleased(row: NotificationRow): TAlertBrief | null {
+  const brief = briefOf(row);
+  return brief && row.briefFollows ? { ...brief, status: 'pending', text: null, error: null } : brief;
+}
+
+/** The brief a channel delivery carries (docs/decisions/0044): the notification's own as it was
+ * released, the follow-up's as written. */
+export function deliveryBrief(row: NotificationRow, event: TDeliveryEvent): TAlertBrief | null {
+  return event === 'notification' ? briefAsReleased(row) : briefOf(row);
+}
+
+/** A written brief for the emails: its text and who wrote it. */
+const emailBrief = (brief: TAlertBrief | null): EmailBrief | null => (brief?.status === 'ready' && brief.text ? { text: brief.text, attribution: briefAttribution(brief) } : null);
+
 export function toApiNotification(row: NotificationRow, deliveries: TChannelDelivery[] = []): TNotification {
   return {
     id: row.id,
@@ -127,6 +189,7 @@ export function toApiNotification(row: NotificationRow, deliveries: TChannelDeli
     emailStatus: row.emailStatus,
     heldUntil: row.heldUntil?.toISOString() ?? null,
     deliveries,
+    brief: briefOf(row),
   };
 }
 
@@ -143,7 +206,7 @@ function byKey(sorted: readonly AlertCondition[]): AlertCondition[][] {
   return groups;
 }
 
-export function createNotificationsService({ db, mailer, enqueueEmail, logger, publicUrl, channels, now = () => new Date(), events = NO_EVENTS }: NotificationsServiceDeps) {
+export function createNotificationsService({ db, mailer, enqueueEmail, logger, publicUrl, channels, now = () => new Date(), events = NO_EVENTS, briefs }: NotificationsServiceDeps) {
   /**
    * Turns one run's evaluated conditions into at most one notification listing every alert that
    * started firing (docs/decisions/0029). Each (agent, market, threshold) alerts once until it
@@ -188,6 +251,8 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
       const windowTimes = (await alertTimesSince(tx, input.agentId, new Date(at.getTime() - CAP_WINDOW_MS))).map((time) => time.getTime());
       const resumes = resumesAt(windowTimes, maxPerHour);
       if (resumes !== null) return holdBack(tx, input, alerts, { at, resumes: new Date(resumes), maxPerHour });
+      // Only an 'alerts' notification is explained: not a storm notice, not a health notice.
+      const brief = briefs && input.brief ? { briefStatus: 'pending' as const, briefProvider: input.brief.provider, briefModel: input.brief.model } : {};
       return {
         kind: 'alerts',
         market: only(fired.map((c) => c.market)),
@@ -195,6 +260,7 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
         alerts,
         title: alertsTitle(input.agentName, fired),
         message: fired.map((c) => c.message).join('\n'),
+        ...brief,
       };
     });
   }
@@ -247,10 +313,15 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
     });
   }
 
-  type Draft = Pick<NewNotification, 'kind' | 'title' | 'message'> & Partial<Pick<NewNotification, 'market' | 'thresholdType' | 'alerts' | 'heldUntil'>>;
+  type Draft = Pick<NewNotification, 'kind' | 'title' | 'message'> &
+    Partial<Pick<NewNotification, 'market' | 'thresholdType' | 'alerts' | 'heldUntil' | 'briefStatus' | 'briefProvider' | 'briefModel'>>;
 
-  /** Runs `decide` in a transaction, stores the notification it drafts, then queues its email. */
-  async function record(input: Channels, decide: (tx: Tx, at: Date) => Promise<Draft | null>): Promise<{ created: TNotification[] }> {
+  /**
+   * Runs `decide` in a transaction, stores the notification it drafts, then queues its email and
+   * channel deliveries; with a brief to write, queues that and holds them back until it settles
+   * or the grace ends (docs/decisions/0044). The bell has the notification at once either way.
+   */
+  async function record(input: Channels & Pick<ApplyAlertsInput, 'recorded'>, decide: (tx: Tx, at: Date) => Promise<Draft | null>): Promise<{ created: TNotification[] }> {
     const at = now();
     let created: NotificationRow | null;
     try {
@@ -266,6 +337,7 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
           emailStatus: input.emailEnabled ? 'pending' : 'none',
           readAt: input.inAppEnabled ? null : at,
           createdAt: at,
+          deliveriesReleasedAt: draft.briefStatus === 'pending' ? null : at,
         });
       });
     } catch (err) {
@@ -278,19 +350,134 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
     }
     if (!created) return { created: [] };
     events.publish(input.userId, { type: 'notification', action: 'created', notificationId: created.id, agentId: input.agentId });
+    if (created.briefStatus === 'pending' && briefs) {
+      const deliveries = await scheduleDeliveries(created, input.channelIds ?? [], true);
+      const settled = await queueBrief(created, briefFacts(created.agentName, created.alerts, input.recorded ?? []), briefs);
+      return { created: [toApiNotification(settled ?? created, deliveries)] };
+    }
     const stored = created.emailStatus === 'pending' ? await queueEmail(created) : created;
-    return { created: [toApiNotification(stored, await scheduleDeliveries(stored, input.channelIds ?? []))] };
+    return { created: [toApiNotification(stored, await scheduleDeliveries(stored, input.channelIds ?? [], false))] };
   }
 
-  /** Schedules the channels' deliveries; trouble there never fails the notification. */
-  async function scheduleDeliveries(row: NotificationRow, channelIds: readonly string[]): Promise<TChannelDelivery[]> {
+  /** Schedules the channels' deliveries (held for a brief, or queued); trouble there never fails the notification. */
+  async function scheduleDeliveries(row: NotificationRow, channelIds: readonly string[], hold: boolean): Promise<TChannelDelivery[]> {
     if (!channels || channelIds.length === 0) return [];
     try {
-      await channels.schedule(row.id, row.userId, channelIds);
+      await channels.schedule(row.id, row.userId, channelIds, { hold });
       return (await channels.deliveriesFor([row.id])).get(row.id) ?? [];
     } catch (err) {
       logger.error({ err, notificationId: row.id }, 'could not schedule channel deliveries');
       return [];
+    }
+  }
+
+  /**
+   * Queues the brief, and the release of the held deliveries at the grace's end (none without a
+   * grace: they go at once, and the brief follows). A brief that cannot be queued fails at once,
+   * which releases them; returns the row then.
+   */
+  async function queueBrief(row: NotificationRow, facts: BriefFacts, jobs: AlertBriefs): Promise<NotificationRow | undefined> {
+    try {
+      await jobs.enqueueBrief(row.id, facts);
+    } catch (err) {
+      logger.error({ err, notificationId: row.id }, 'could not queue an alert brief');
+      return settle(row.id, { status: 'failed', error: BRIEF_FAILURES['queue-failed'] });
+    }
+    if (jobs.waitSeconds === 0) {
+      await release(row.id);
+      return undefined;
+    }
+    try {
+      await jobs.enqueueRelease(row.id, new Date(now().getTime() + jobs.waitSeconds * 1000));
+    } catch (err) {
+      // The brief's settling releases them; without a grace, at once.
+      logger.error({ err, notificationId: row.id }, 'could not queue the release of an alert; it goes when its brief settles');
+    }
+    return undefined;
+  }
+
+  /**
+   * The brief job (docs/decisions/0044): asks the owner's chosen assistant for the brief of the
+   * notification's alerts, from `facts`, and records how it ended. Its first attempt only calls
+   * the assistant; a later one (the job's worker died mid-call) records it as interrupted rather
+   * than paying twice. Then the held deliveries go, carrying the brief, unless the grace already
+   * let them go: then a written brief follows them. Never throws for the brief's own trouble.
+   */
+  async function writeBrief(notificationId: string, facts: BriefFacts, attempt: { number: number }): Promise<void> {
+    const row = await findNotification(db, notificationId);
+    if (!row || row.briefStatus !== 'pending' || !briefs) return;
+    const provider = row.briefProvider as TChatProvider;
+    let outcome: { status: 'ready'; text: string } | { status: 'failed'; error: string };
+    if (attempt.number > 1) outcome = { status: 'failed', error: BRIEF_FAILURES.interrupted };
+    else if (!CHAT_PROVIDERS.includes(provider) || row.briefModel === null) outcome = { status: 'failed', error: BRIEF_FAILURES['model-unavailable'] };
+    else {
+      try {
+        const written = await briefs.writer.write({ userId: row.userId, provider, model: row.briefModel, notificationId, ...briefPrompt(facts) });
+        const text = written.ok ? cleanBriefText(written.text) : '';
+        outcome = written.ok ? (text === '' ? { status: 'failed', error: BRIEF_FAILURES.empty } : { status: 'ready', text }) : { status: 'failed', error: written.error };
+      } catch (err) {
+        logger.error({ err, notificationId }, 'alert brief failed');
+        outcome = { status: 'failed', error: BRIEF_FAILURES.internal };
+      }
+    }
+    await settle(notificationId, outcome);
+  }
+
+  /** Records the brief's end once, tells the owner's consoles, then releases or follows up. */
+  async function settle(notificationId: string, outcome: Parameters<typeof settleBrief>[2]): Promise<NotificationRow | undefined> {
+    const settled = await settleBrief(db, notificationId, outcome);
+    if (!settled) return undefined;
+    logger.info({ notificationId, status: settled.briefStatus, follows: settled.briefFollows }, 'alert brief settled');
+    events.publish(settled.userId, { type: 'notification', action: 'updated', notificationId, agentId: settled.agentId });
+    if (!settled.briefFollows) await release(notificationId);
+    else if (settled.briefStatus === 'ready') await followUp(settled);
+    return settled;
+  }
+
+  /** Trouble releasing is logged: the notification stands, and the release job retries. */
+  async function release(notificationId: string): Promise<void> {
+    try {
+      await releaseHeld(notificationId);
+    } catch (err) {
+      logger.error({ err, notificationId }, 'could not release the deliveries of an alert');
+    }
+  }
+
+  /**
+   * Lets the notification's held email and channel deliveries go, once: whichever comes first,
+   * its brief settling or its grace ending (the release job), gets the row; the other finds it
+   * released. Throws on database trouble, so the release job is retried.
+   */
+  async function releaseHeld(notificationId: string): Promise<void> {
+    const row = await releaseDeliveries(db, notificationId, now());
+    if (!row) return;
+    if (row.emailStatus === 'pending') await queueEmail(row);
+    if (channels) {
+      try {
+        await channels.release(notificationId);
+      } catch (err) {
+        logger.error({ err, notificationId }, 'could not queue the held channel deliveries');
+      }
+    }
+  }
+
+  /** A brief written after its alert went out follows it: by email (with email on) and to each channel. */
+  async function followUp(row: NotificationRow): Promise<void> {
+    if (row.emailStatus !== 'none' && briefs) {
+      try {
+        await recordBriefEmailOutcome(db, row.id, 'pending');
+        await briefs.enqueueBriefEmail(row.id);
+      } catch (err) {
+        logger.error({ err, notificationId: row.id }, 'could not queue the email of a brief');
+        await recordBriefEmailOutcome(db, row.id, 'failed').catch(() => {});
+      }
+    }
+    if (channels) {
+      try {
+        await channels.followUp(row.id);
+      } catch (err) {
+        logger.error({ err, notificationId: row.id }, 'could not queue the channel follow-ups of a brief');
+      }
     }
   }
 
@@ -341,6 +528,7 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
       createdAt: target.createdAt,
       timeZone: target.timeZone,
       publicUrl,
+      brief: emailBrief(briefAsReleased(target)),
     });
     try {
       const { delivered } = await mailer.send(email);
@@ -351,6 +539,35 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
       await recordEmailOutcome(db, notificationId, { status: giveUp ? 'failed' : 'pending', error, attempted: true });
       // The mailer's errors carry no credentials; only their text is logged.
       logger.warn({ notificationId, attempt: attempt.number, giveUp, error }, giveUp ? 'alert email failed; giving up' : 'alert email failed; will retry');
+      if (!giveUp) throw err;
+    }
+  }
+
+  /**
+   * One attempt of a brief's follow-up email (a brief written after the alert's email went).
+   * Retried like the alert's; its outcome is recorded as the brief's email status.
+   */
+  async function deliverBriefEmail(notificationId: string, attempt: EmailAttempt): Promise<void> {
+    const target = await findEmailTarget(db, notificationId);
+    const brief = target ? emailBrief(briefOf(target)) : null;
+    if (!target || !brief || target.briefEmailStatus !== 'pending') return;
+    const email = briefEmail({
+      to: target.alertEmail ?? target.signInEmail,
+      agentName: target.agentName,
+      market: target.market,
+      title: target.title,
+      createdAt: target.createdAt,
+      timeZone: target.timeZone,
+      publicUrl,
+      brief,
+    });
+    try {
+      const { delivered } = await mailer.send(email);
+      await recordBriefEmailOutcome(db, notificationId, delivered === 'smtp' ? 'sent' : 'logged');
+    } catch (err) {
+      const giveUp = attempt.last || (err instanceof EmailDeliveryError && err.permanent);
+      if (giveUp) await recordBriefEmailOutcome(db, notificationId, 'failed');
+      logger.warn({ notificationId, attempt: attempt.number, giveUp, error: errorText(err) }, giveUp ? 'brief email failed; giving up' : 'brief email failed; will retry');
       if (!giveUp) throw err;
     }
   }
@@ -374,7 +591,7 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
     events.publish(userId, { type: 'notification', action: 'read', notificationId: null, agentId: null });
   }
 
-  return { applyAlerts, applyHealth, deliverEmail, list, markRead, markAllRead };
+  return { applyAlerts, applyHealth, deliverEmail, deliverBriefEmail, writeBrief, releaseDeliveries: releaseHeld, list, markRead, markAllRead };
 }
 
 export type NotificationsService = ReturnType<typeof createNotificationsService>;

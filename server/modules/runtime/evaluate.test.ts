@@ -179,6 +179,31 @@ describe('notification thresholds', () => {
   });
 });
 
+describe('the recent moves a run records (what a brief compares with)', () => {
+  it('puts the latest candle beside the averages of the 20 before it', () => {
+    // Closes alternate 100 and 101 for 22 candles (each change ±1 against its previous close),
+    // then 103.02: +2% on 101. Volumes 1000 except 2500 on the latest; ranges 1% of the close.
+    const closes = [...Array.from({ length: 22 }, (_, i) => (i % 2 === 0 ? 100 : 101)), 103.02];
+    const series = candles(closes, { 22: { volume: 2500, high: 104.02, low: 102.02 } });
+    const { recent } = evaluateMarket({ plan: planOf(cryptoTemplate), market: 'X', candles: series, onChain: { configured: false } });
+    // The 20 changes before the latest: 10 of +1% and 10 of -0.990099%; mean size 0.995.
+    expect(recent).toEqual({
+      window: AVERAGE_WINDOW,
+      changePercent: 2,
+      averageAbsChangePercent: 0.995,
+      volume: 2500,
+      averageVolume: 1000,
+      rangePercent: 1.9414,
+      averageRangePercent: 1,
+    });
+  });
+
+  it('says null where the history is too short for an average, never a made-up number', () => {
+    const { recent } = evaluateMarket({ plan: planOf(cryptoTemplate), market: 'X', candles: candles([100, 101, 102]), onChain: { configured: false } });
+    expect(recent).toEqual({ window: AVERAGE_WINDOW, changePercent: 0.9901, averageAbsChangePercent: null, volume: 1000, averageVolume: null, rangePercent: 1, averageRangePercent: null });
+  });
+});
+
 describe('performanceSince', () => {
   it('is the signed mean percent change of the prices both runs saw', () => {
     const before = new Map([['yahoo:AAPL', 100], ['yahoo:MSFT', 200]]);

@@ -2,7 +2,7 @@ import type { TCryptoMonitorParameters, TThreshold } from '../../../contracts/ag
 import { alertText, THRESHOLD_AVERAGE_WINDOW, THRESHOLD_DEFINITIONS, type TThresholdType } from '../../../contracts/alert-thresholds.ts';
 import { formatCompact, formatNumber } from '../../../contracts/number-format.ts';
 import type { TDirection } from '../../../contracts/backtest.ts';
-import { MARKET_FAILURES, type TCandle, type TChartData, type TMarketFailure, type TRuleOutcome } from '../../../contracts/market.ts';
+import { MARKET_FAILURES, type TCandle, type TChartData, type TMarketFailure, type TRecentMoves, type TRuleOutcome } from '../../../contracts/market.ts';
 import { bollinger, ema, macd, rsi, sma, stochastic } from '../market/indicators.ts';
 import type { WhaleTransaction } from '../../integrations/onchain/onchain-source.ts';
 import type { RunPlan } from './run-plan.ts';
@@ -46,6 +46,7 @@ export type MarketEvaluation = {
   rules: TRuleOutcome[];
   chart: TChartData;
   thresholds: ThresholdCondition[];
+  recent: TRecentMoves;
 };
 
 /** How many candles a template needs for its indicators, averages and chart. */
@@ -82,6 +83,29 @@ class Series {
   percentChange(i: number): number | null {
     if (i < 1 || this.close[i - 1]! <= 0) return null;
     return (this.close[i]! / this.close[i - 1]! - 1) * 100;
+  }
+
+  /** The latest candle against the AVERAGE_WINDOW before it, as a run records it (docs/decisions/0044). */
+  recent(i: number): TRecentMoves {
+    const change = this.percentChange(i);
+    let sizes: number | null = i > AVERAGE_WINDOW ? 0 : null;
+    for (let j = i - AVERAGE_WINDOW; sizes !== null && j < i; j++) {
+      const c = this.percentChange(j);
+      sizes = c === null ? null : sizes + Math.abs(c);
+    }
+    const averageVolume = this.windowMean(this.volume, i);
+    const range = finite(this.range[i]);
+    const averageRange = this.windowMean(this.range, i);
+    const rounded = (value: number | null) => (value === null || !Number.isFinite(value) ? null : round(value, 4));
+    return {
+      window: AVERAGE_WINDOW,
+      changePercent: rounded(change),
+      averageAbsChangePercent: rounded(sizes === null ? null : sizes / AVERAGE_WINDOW),
+      volume: rounded(finite(this.volume[i])),
+      averageVolume: rounded(averageVolume),
+      rangePercent: rounded(range),
+      averageRangePercent: rounded(averageRange),
+    };
   }
 
   /** Mean of `values` over the AVERAGE_WINDOW candles before i (null when there are not enough). */
@@ -273,6 +297,8 @@ export type PreparedMarket = {
   thresholds: readonly TThreshold[];
   /** The simple moving average the template's rules and chart read ('SMA 20'), chosen or not. */
   movingAverage: IndicatorSeries;
+  /** The candle i against the ones before it, as a run whose latest candle it is records it. */
+  recent(i: number): TRecentMoves;
 };
 
 export function prepareMarket(plan: RunPlan, candles: readonly TCandle[]): PreparedMarket {
@@ -315,7 +341,7 @@ export function prepareMarket(plan: RunPlan, candles: readonly TCandle[]): Prepa
     const { priceChangeThreshold, volatilityThreshold } = plan.parameters;
     rules.push(priceChangeRule(s, priceChangeThreshold), volatilityRule(s, volatilityThreshold), volumeRule(s, CRYPTO_VOLUME_FACTOR, 'Volume surge'));
   }
-  return { candles, close: s.close, indicators, rules, thresholds: plan.thresholds, movingAverage };
+  return { candles, close: s.close, indicators, rules, thresholds: plan.thresholds, movingAverage, recent: (i) => s.recent(i) };
 }
 
 /** The indicators' values on candle i, as a run records them. */
@@ -402,7 +428,7 @@ export function evaluateMarket(input: { plan: RunPlan; market: string; candles: 
   }
   const { rules, thresholds } = outcomeAt(prepared, i, market);
   if (plan.templateType === 'crypto') rules.push(...onChainRules(plan.parameters, input.onChain));
-  return { indicators: indicatorsAt(prepared, i), rules, chart: chartOf(prepared, chartFrom, markers), thresholds };
+  return { indicators: indicatorsAt(prepared, i), rules, chart: chartOf(prepared, chartFrom, markers), thresholds, recent: prepared.recent(i) };
 }
 
 /** The signed mean percent change of the watched prices since the previous run, e.g. '+1.2%'. */

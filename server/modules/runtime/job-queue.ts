@@ -2,15 +2,22 @@ import type { FastifyBaseLogger as Logger } from 'fastify';
 import { sql } from 'drizzle-orm';
 import { PgBoss, fromDrizzle, fromPglite, type DrizzleTransactionLike, type QueueOptions } from 'pg-boss';
 import type { Database, Db } from '../../db/client.ts';
+import type { BriefFacts } from '../notifications/alert-brief.ts';
 
-/** pg-boss queues: one job per agent run, one per alert email. */
+/** pg-boss queues: one job per agent run, one per alert email, one per channel delivery, and per
+ * explained alert one brief and one release of its held deliveries (docs/decisions/0044). */
 export const RUN_QUEUE = 'agent-run';
 export const EMAIL_QUEUE = 'alert-email';
 export const DELIVERY_QUEUE = 'channel-delivery';
+export const BRIEF_QUEUE = 'alert-brief';
+export const RELEASE_QUEUE = 'alert-brief-release';
 
 export type RunJob = { runId: number };
-export type EmailJob = { notificationId: string };
+/** `brief`: the follow-up email of a brief written after the alert's email went. */
+export type EmailJob = { notificationId: string; brief?: true };
 export type DeliveryJob = { deliveryId: string };
+export type BriefJob = { notificationId: string; facts: BriefFacts };
+export type ReleaseJob = { notificationId: string };
 
 /** How long pg-boss keeps a run's job active before giving up on its worker. Our own lease
  * (agent_runs.lease_expires_at) finds dead workers much sooner; this only bounds the job table. */
@@ -35,6 +42,12 @@ export type JobQueue = {
   /** Readiness (docs/decisions/0045): resolves while the queue is started and its run queue
    * answers from the database; rejects with the cause otherwise. */
   check(): Promise<void>;
+  /** Queues an alert's brief; a second attempt (its worker died) records it interrupted. */
+  enqueueBrief(notificationId: string, facts: BriefFacts): Promise<void>;
+  /** Queues the release of an alert's held deliveries, not handed to a worker before `at`. */
+  enqueueRelease(notificationId: string, at: Date): Promise<void>;
+  /** Queues a brief's follow-up email on the email queue (same retries). */
+  enqueueBriefEmail(notificationId: string): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -44,11 +57,13 @@ export type JobQueueOptions = {
   email: { retries: number; retryDelaySeconds: number };
   /** The same for channel deliveries (CHANNEL_RETRIES, CHANNEL_RETRY_DELAY_SECONDS); the email's when absent. */
   channels?: { retries: number; retryDelaySeconds: number };
+  /** The brief's own timeout (ALERT_BRIEF_TIMEOUT_SECONDS): its job expires a while after. */
+  briefs?: { timeoutSeconds: number };
   /** Whether this process maintains the queues (expiry, retention): the worker processes do. */
   supervise: boolean;
 };
 
-export async function startJobQueue(database: Database, { logger, email, channels = email, supervise }: JobQueueOptions): Promise<JobQueue> {
+export async function startJobQueue(database: Database, { logger, email, channels = email, briefs = { timeoutSeconds: 20 }, supervise }: JobQueueOptions): Promise<JobQueue> {
   const boss =
     database.kind === 'pglite'
       ? new PgBoss({ db: fromPglite(database.pglite!), backend: 'pglite', supervise, schedule: false })
@@ -59,6 +74,11 @@ export async function startJobQueue(database: Database, { logger, email, channel
   await ensureQueue(boss, EMAIL_QUEUE, { retryLimit: email.retries, retryDelay: email.retryDelaySeconds, retryBackoff: true, retryDelayMax: 600, expireInSeconds: 120 });
   await ensureQueue(boss, DELIVERY_QUEUE, { retryLimit: channels.retries, retryDelay: channels.retryDelaySeconds, retryBackoff: true, retryDelayMax: 600, expireInSeconds: 120 });
   let stopped = false;
+  // One call per brief: a retry only runs after its worker died (expired) or crashed, and then
+  // records the brief as interrupted instead of calling (and paying) again.
+  await ensureQueue(boss, BRIEF_QUEUE, { retryLimit: 1, retryDelay: 1, expireInSeconds: briefs.timeoutSeconds + 60, deleteAfterSeconds: 3600 });
+  // Database work only; retried while the database is away.
+  await ensureQueue(boss, RELEASE_QUEUE, { retryLimit: 5, retryDelay: 2, retryBackoff: true, retryDelayMax: 60, expireInSeconds: 60, deleteAfterSeconds: 3600 });
 
   return {
     boss,
@@ -80,6 +100,15 @@ export async function startJobQueue(database: Database, { logger, email, channel
     async check() {
       if (stopped) throw new Error('the job queue is stopped');
       if (!(await boss.getQueue(RUN_QUEUE))) throw new Error(`the job queue has no queue ${RUN_QUEUE}`);
+    },
+    async enqueueBrief(notificationId, facts) {
+      await boss.send(BRIEF_QUEUE, { notificationId, facts } satisfies BriefJob);
+    },
+    async enqueueRelease(notificationId, at) {
+      await boss.send(RELEASE_QUEUE, { notificationId } satisfies ReleaseJob, { startAfter: at });
+    },
+    async enqueueBriefEmail(notificationId) {
+      await boss.send(EMAIL_QUEUE, { notificationId, brief: true } satisfies EmailJob);
     },
     stop: () => {
       stopped = true;

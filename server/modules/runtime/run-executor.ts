@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
-import type { TCryptoMonitorParameters } from '../../../contracts/agents.ts';
+import type { TAlertBriefChoice, TCryptoMonitorParameters } from '../../../contracts/agents.ts';
 import {
   EXCHANGE_SOURCES,
   MARKET_FAILURES,
@@ -28,7 +28,14 @@ type NotifyTarget = { userId: string; agentId: string; agentName: string; runId:
 
 /** What the runtime needs from the notifications module (dedupe, in-app rows, emails). */
 export type AlertSink = {
-  applyAlerts(input: NotifyTarget & { conditions: Array<{ market: string; thresholdType: string; firing: boolean; value: number; limit: number; message: string }> }): Promise<unknown>;
+  applyAlerts(
+    input: NotifyTarget & {
+      conditions: Array<{ market: string; thresholdType: string; firing: boolean; value: number; limit: number; message: string }>;
+      /** The agent's "Explain alerts" choice, and the run's recorded markets the brief reads (docs/decisions/0044). */
+      brief: TAlertBriefChoice | null;
+      recorded: Array<{ market: string; result: TMarketResult }>;
+    },
+  ): Promise<unknown>;
   /** The agent's health after a run: failing (with its reason and failed runs in a row) or not. */
   applyHealth(input: NotifyTarget & { failing: { reason: string; failedRuns: number } | null }): Promise<unknown>;
 };
@@ -177,6 +184,7 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
             indicators: evaluation.indicators,
             rules: evaluation.rules.map((rule) => withCandleCount(rule, count)),
             chart: evaluation.chart,
+            recent: evaluation.recent,
           };
         } catch (err) {
           if (!(err instanceof MarketDataError)) logger.error({ err, runId, agentId: agent.id, market: m.label }, 'market evaluation failed');
@@ -200,7 +208,8 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
       performance: performanceSince(previous, priceOf(results)),
     };
     const allFailed = results.every((r) => !r.ok);
-    return { result, conditions, failures, allFailed, error: allFailed ? runError(results, agent.config.schedule.timeZone) : null };
+    const recorded = markets.map((m, i) => ({ market: m.label, result: results[i]! }));
+    return { result, conditions, recorded, failures, allFailed, error: allFailed ? runError(results, agent.config.schedule.timeZone) : null };
   }
 
   /**
@@ -250,13 +259,13 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
         }
         return 'done';
       }
-      const { result, conditions, failures, allFailed, error } = outcome;
+      const { result, conditions, recorded, failures, allFailed, error } = outcome;
       // The user reads one sentence per failure; what the provider said is here, with the ids.
       if (failures.length > 0) logger.warn({ runId, agentId: agent.id, failures }, 'agent run could not read some of its data');
       const endTime = now();
       // Alerts first: once the run shows as finished, what it alerted is stored too, so the
       // agent's next run (a run-now can follow at once) reads the alert states this run left.
-      await raiseAlerts(agent, runId, conditions, started.activeAlerts);
+      await raiseAlerts(agent, runId, conditions, recorded, started.activeAlerts);
       // False when the run was declared interrupted meanwhile; a later run takes over.
       if (await finishRun(db, runId, { status: allFailed ? 'failure' : 'success', result, error, endTime, performance: result.performance })) {
         await reportHealth(agent, runId, error, started.activeAlerts);
@@ -297,13 +306,21 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
    * marked as alerting (so the next event alerts again). Called with both channels off too,
    * so conditions still clear. Nothing changed (the usual run): no call at all.
    */
-  async function raiseAlerts(agent: RunAgent, runId: number, all: Array<ThresholdCondition & { market: string }>, active: ReadonlySet<string>): Promise<void> {
+  async function raiseAlerts(
+    agent: RunAgent,
+    runId: number,
+    all: Array<ThresholdCondition & { market: string }>,
+    recorded: Array<{ market: string; result: TMarketResult }>,
+    active: ReadonlySet<string>,
+  ): Promise<void> {
     const conditions = all.filter((c) => c.firing || active.has(`${c.market}|${c.thresholdType}`));
     if (conditions.length === 0) return;
     try {
       await alerts.applyAlerts({
         ...notifyTarget(agent, runId),
         conditions: conditions.map((c) => ({ market: c.market, thresholdType: c.thresholdType, firing: c.firing, value: c.value, limit: c.limit, message: c.message })),
+        brief: agent.config.notifications.brief ?? null,
+        recorded,
       });
     } catch (err) {
       // The run is recorded; an alert that could not be stored is logged, never a failed run.

@@ -2,7 +2,19 @@ import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { Db } from '../../db/client.ts';
 import type { RuntimeConfig } from '../../config.ts';
 import { createDispatcher, type Dispatcher } from './dispatcher.ts';
-import { DELIVERY_QUEUE, EMAIL_QUEUE, RUN_QUEUE, type DeliveryJob, type EmailJob, type JobQueue, type RunJob } from './job-queue.ts';
+import {
+  BRIEF_QUEUE,
+  DELIVERY_QUEUE,
+  EMAIL_QUEUE,
+  RELEASE_QUEUE,
+  RUN_QUEUE,
+  type BriefJob,
+  type DeliveryJob,
+  type EmailJob,
+  type JobQueue,
+  type ReleaseJob,
+  type RunJob,
+} from './job-queue.ts';
 import type { RunExecutor } from './run-executor.ts';
 
 /** What the email worker calls: the notifications module's delivery, told which attempt this is. */
@@ -15,6 +27,13 @@ export type RuntimeDeps = {
   deliverEmail: EmailDelivery;
   /** The channels module's delivery, told which attempt this is (docs/decisions/0043). */
   deliverToChannel: EmailDelivery;
+  /** Alert briefs (docs/decisions/0044): the notifications module's brief job, the release of an
+   * alert's held deliveries, and a brief's follow-up email. Without it their queues are not worked. */
+  briefs?: {
+    writeBrief(notificationId: string, facts: BriefJob['facts'], attempt: { number: number }): Promise<void>;
+    releaseDeliveries(notificationId: string): Promise<void>;
+    deliverBriefEmail: EmailDelivery;
+  };
   config: RuntimeConfig;
   logger: Logger;
   now?: () => Date;
@@ -38,7 +57,7 @@ const STALE_DISPATCH_TICKS = 5;
  * recovers runs of dead workers), a pg-boss worker executing run jobs `concurrency` at a time,
  * and one delivering alert emails. Any number of processes may run this side by side.
  */
-export async function startRuntime({ db, jobs, executor, deliverEmail, deliverToChannel, config, logger, now = () => new Date() }: RuntimeDeps): Promise<Runtime> {
+export async function startRuntime({ db, jobs, executor, deliverEmail, deliverToChannel, briefs, config, logger, now = () => new Date() }: RuntimeDeps): Promise<Runtime> {
   const dispatcher = createDispatcher({ db, jobs, logger, now, lookaheadMs: config.dispatchLookaheadMs });
   let stopping = false;
   let tick: Promise<void> = Promise.resolve();
@@ -81,11 +100,13 @@ export async function startRuntime({ db, jobs, executor, deliverEmail, deliverTo
     },
   );
   await jobs.boss.work<EmailJob, void, { batchSize: 1; pollingIntervalSeconds: 1; includeMetadata: true }>(EMAIL_QUEUE, { batchSize: 1, pollingIntervalSeconds: 1, includeMetadata: true }, async ([job]) => {
-    await deliverEmail(job!.data.notificationId, { number: job!.retryCount + 1, last: job!.retryCount >= job!.retryLimit });
+    const deliver = job!.data.brief ? (briefs?.deliverBriefEmail ?? (async () => {})) : deliverEmail;
+    await deliver(job!.data.notificationId, { number: job!.retryCount + 1, last: job!.retryCount >= job!.retryLimit });
   });
   await jobs.boss.work<DeliveryJob, void, { batchSize: 1; pollingIntervalSeconds: 1; includeMetadata: true }>(DELIVERY_QUEUE, { batchSize: 1, pollingIntervalSeconds: 1, includeMetadata: true }, async ([job]) => {
     await deliverToChannel(job!.data.deliveryId, { number: job!.retryCount + 1, last: job!.retryCount >= job!.retryLimit });
   });
+  if (briefs) await startBriefWorkers(jobs, briefs);
   loop();
   logger.info({ concurrency: config.concurrency }, 'agent workers started');
 
@@ -103,6 +124,25 @@ export async function startRuntime({ db, jobs, executor, deliverEmail, deliverTo
       await jobs.boss.offWork(RUN_QUEUE, { wait: true });
       await jobs.boss.offWork(EMAIL_QUEUE, { wait: true });
       await jobs.boss.offWork(DELIVERY_QUEUE, { wait: true });
+      if (briefs) {
+        await jobs.boss.offWork(BRIEF_QUEUE, { wait: true });
+        await jobs.boss.offWork(RELEASE_QUEUE, { wait: true });
+      }
     },
   };
+}
+
+/** Briefs wait on a provider for up to their timeout: a few at once, so one slow assistant holds
+ * one slot, not the queue. A release is quick database work. */
+async function startBriefWorkers(jobs: JobQueue, briefs: NonNullable<RuntimeDeps['briefs']>): Promise<void> {
+  await jobs.boss.work<BriefJob, void, { batchSize: 1; pollingIntervalSeconds: 0.5; includeMetadata: true; localConcurrency: number }>(
+    BRIEF_QUEUE,
+    { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true, localConcurrency: 4 },
+    async ([job]) => {
+      await briefs.writeBrief(job!.data.notificationId, job!.data.facts, { number: job!.retryCount + 1 });
+    },
+  );
+  await jobs.boss.work<ReleaseJob, void, { batchSize: 1; pollingIntervalSeconds: 0.5 }>(RELEASE_QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
+    await briefs.releaseDeliveries(job!.data.notificationId);
+  });
 }

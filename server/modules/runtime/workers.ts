@@ -5,7 +5,8 @@ import { createMailer } from '../../integrations/email/mailer.ts';
 import { createWhaleAlertSource } from '../../integrations/onchain/whale-alert.ts';
 import { createMarketData, type MarketData } from '../market/market-data.ts';
 import { channelsServiceFromConfig, type ChannelsService } from '../channels/channels.service.ts';
-import { createNotificationsService, type NotificationsService } from '../notifications/notifications.service.ts';
+import { createNotificationsService, deliveryBrief, type NotificationsService } from '../notifications/notifications.service.ts';
+import { createAlertBriefWriter } from '../chat/alert-brief-writer.ts';
 import type { EventPublisher } from '../../lib/live-events.ts';
 import { createNotifyPublisher } from '../events/event-publisher.ts';
 import type { JobQueue } from './job-queue.ts';
@@ -53,10 +54,26 @@ export async function startWorkers({
   const ownPublisher = sharedEvents ? null : createNotifyPublisher(database, logger);
   const events = sharedEvents ?? ownPublisher!;
   const marketData = sharedMarketData ?? createMarketData(config.market, { logger, now, db });
-  const channels = sharedChannels ?? channelsServiceFromConfig(config, { db, enqueueDelivery: jobs.enqueueDelivery, logger, now });
+  const channels = sharedChannels ?? channelsServiceFromConfig(config, { db, enqueueDelivery: jobs.enqueueDelivery, logger, now, briefOf: deliveryBrief });
   const notifications =
     shared ??
-    createNotificationsService({ db, mailer: createMailer(config.email, logger), enqueueEmail: jobs.enqueueEmail, logger, now, publicUrl: config.publicUrl, channels, events });
+    createNotificationsService({
+      db,
+      mailer: createMailer(config.email, logger),
+      enqueueEmail: jobs.enqueueEmail,
+      logger,
+      now,
+      publicUrl: config.publicUrl,
+      channels,
+      events,
+      briefs: {
+        writer: createAlertBriefWriter({ db, config: config.chat, briefs: config.alertBriefs, logger, now }),
+        waitSeconds: config.alertBriefs.waitSeconds,
+        enqueueBrief: jobs.enqueueBrief,
+        enqueueRelease: jobs.enqueueRelease,
+        enqueueBriefEmail: jobs.enqueueBriefEmail,
+      },
+    });
   const executor = createRunExecutor({
     db,
     marketData,
@@ -67,7 +84,17 @@ export async function startWorkers({
     leaseSeconds: config.runtime.leaseSeconds,
     events,
   });
-  const runtime = await startRuntime({ db, jobs, executor, deliverEmail: notifications.deliverEmail, deliverToChannel: channels.deliver, config: config.runtime, logger, now });
+  const runtime = await startRuntime({
+    db,
+    jobs,
+    executor,
+    deliverEmail: notifications.deliverEmail,
+    deliverToChannel: channels.deliver,
+    briefs: { writeBrief: notifications.writeBrief, releaseDeliveries: notifications.releaseDeliveries, deliverBriefEmail: notifications.deliverBriefEmail },
+    config: config.runtime,
+    logger,
+    now,
+  });
   return {
     runtime,
     async check() {

@@ -20,8 +20,10 @@ export type Fixtures = {
 
 const template = findTemplate('stock-market-scanner')!;
 
+/** With "Explain alerts" on, so hostile bodies mutate its fields too (docs/decisions/0044). */
 export function validAgentConfig(): TAgentConfig {
-  return defaultAgentConfig(template, 'Europe/Paris');
+  const config = defaultAgentConfig(template, 'Europe/Paris');
+  return { ...config, notifications: { ...config.notifications, brief: { provider: 'deepseek', model: 'deepseek-chat' } } };
 }
 export const VALID_AGENT = { templateId: template.id, name: 'Hostile scanner', config: validAgentConfig() };
 export const VALID_ARTICLE = {

@@ -12,6 +12,7 @@ import { THRESHOLD_DEFINITIONS, thresholdValueText } from '../../../../contracts
 import { DATE, DATE_TIME, formatDate, formatValue, formatZonedDateTime, frequencyLabel } from '../lib/agent-format.ts';
 import { SignalsList } from './signals-list.tsx';
 import { backtestAgent, browserTimeZone, deleteAgent, invalidateAgents, runAgent, useAgent, useAgentRuns } from '../api/agents-api.ts';
+import { explainAlertsText } from './explain-alerts-field.tsx';
 import { NotificationsFields, ParametersFields, perHourText, ScheduleEditor } from './config-fields.tsx';
 import { AgentNameField } from './agent-name-field.tsx';
 import { FailingNotice, PerformanceValue } from './agent-health.tsx';
@@ -309,6 +310,7 @@ export function Settings({ agent }: { agent: TAgent }) {
         <Row term="Email notifications">{notifications.email ? 'On' : 'Off'}</Row>
         <Row term="In-app notifications">{notifications.inApp ? 'On' : 'Off'}</Row>
         <Row term="Notifications per hour">{perHourText(notifications)}</Row>
+        <Row term="Explain alerts">{explainAlertsText(notifications.brief)}</Row>
       </dl>
       <section className={SECTION} aria-label="Alert thresholds">
         <h3 className="text-sm font-semibold text-slate-900">Alert thresholds</h3>

@@ -8,6 +8,7 @@ import { thresholdLabel, thresholdValueText } from '../../../../contracts/alert-
 import { formatValue, frequencyLabel } from '../lib/agent-format.ts';
 import { backtestDraft, browserTimeZone } from '../api/agents-api.ts';
 import { clearChanged, fieldErrors, NO_FIELD_ERRORS, wizardStepOf, type TFieldErrors } from '../lib/field-errors.ts';
+import { explainAlertsText } from './explain-alerts-field.tsx';
 import { FieldErrorList, FIRST_INVALID, NotificationsFields, ParametersFields, perHourText, ScheduleEditor } from './config-fields.tsx';
 import { DiscardDialog } from './discard-dialog.tsx';
 import { Row } from './form-controls.tsx';
@@ -192,6 +193,7 @@ function WizardBody({
               <Row term="Email">{notifications.email ? 'On' : 'Off'}</Row>
               <Row term="In-app">{notifications.inApp ? 'On' : 'Off'}</Row>
               <Row term="Notifications per hour">{perHourText(notifications)}</Row>
+              <Row term="Explain alerts">{explainAlertsText(notifications.brief)}</Row>
               <Row term="Thresholds">
                 {notifications.thresholds.length
                   ? notifications.thresholds.map((t) => `${thresholdLabel(t.type)} ${thresholdValueText(t.type, t.value)}`).join(', ')

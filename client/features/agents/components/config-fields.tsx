@@ -10,6 +10,7 @@ import {
 } from '../../../../contracts/agents.ts';
 import { errorsUnder, fieldLabel, type TFieldErrors } from '../lib/field-errors.ts';
 import { ChannelChoice } from './channel-choice.tsx';
+import { BRIEF_PATH, ExplainAlertsField } from './explain-alerts-field.tsx';
 import { CONTROL, SwitchField } from './form-controls.tsx';
 import { ParameterField } from './parameter-field.tsx';
 import { ScheduleFields, type TScheduleDraft } from './schedule-fields.tsx';
@@ -97,10 +98,18 @@ export function NotificationsFields({ value, onChange, errors }: { value: TNotif
       <SwitchField label="Email notifications" hint="Send alerts to your email address." checked={value.email} onCheckedChange={(email) => onChange({ ...value, email })} />
       <SwitchField label="In-app notifications" hint="Show alerts in the app." checked={value.inApp} onCheckedChange={(inApp) => onChange({ ...value, inApp })} />
       <ChannelChoice value={value.channels} onChange={(channels) => onChange({ ...value, channels })} />
+      <ExplainAlertsField
+        value={value.brief}
+        errors={errors}
+        onChange={(brief) => {
+          const { brief: _off, ...rest } = value;
+          onChange(brief ? { ...rest, brief } : rest);
+        }}
+      />
       <MaxPerHourField value={value.maxPerHour} onChange={(maxPerHour) => onChange({ ...value, maxPerHour })} error={errors[MAX_PER_HOUR_PATH]} />
       <div>
         <ThresholdsEditor value={value.thresholds} onChange={(thresholds) => onChange({ ...value, thresholds })} />
-        <FieldErrorList label="Notification problems" errors={errorsUnder(errors, 'notifications').filter(([path]) => path !== MAX_PER_HOUR_PATH)} />
+        <FieldErrorList label="Notification problems" errors={errorsUnder(errors, 'notifications').filter(([path]) => path !== MAX_PER_HOUR_PATH && !path.startsWith(BRIEF_PATH))} />
       </div>
     </div>
   );

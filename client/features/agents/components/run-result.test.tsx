@@ -2,7 +2,7 @@ import { screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { ZRunResult, type TRuleOutcome } from '../../../../contracts/market.ts';
 import { renderWithProviders } from '../../../test/render.tsx';
-import { RunResult, failureText, ruleState } from './run-result.tsx';
+import { RunResult, failureText, recentText, ruleState } from './run-result.tsx';
 
 describe('ZRunResult (what the runs query reads a stored result with)', () => {
   const readsAsRunResult = (value: unknown) => ZRunResult.safeParse(value).success;
@@ -44,5 +44,16 @@ describe('RunResult', () => {
     const { container } = renderWithProviders(<RunResult result={null} unreadable={{ signals: 2 }} />);
     expect(container.querySelector('pre')?.textContent).toBe('{\n  "signals": 2\n}');
     expect(screen.queryByText('Show raw JSON')).not.toBeInTheDocument();
+  });
+});
+
+describe('recentText', () => {
+  it('puts the latest candle beside the averages of the candles before, as recorded (what a brief compares with)', () => {
+    expect(recentText({ window: 20, changePercent: 0.6, averageAbsChangePercent: 0.0812, volume: 3125, averageVolume: 1000, rangePercent: 2.4851, averageRangePercent: 1 })).toBe(
+      'Change +0.6% (average size 0.081%), volume 3.1K (average 1K), range 2.49% of the price (average 1%), against the 20 candles before.',
+    );
+    expect(recentText({ window: 20, changePercent: -1.5, averageAbsChangePercent: null, volume: 10, averageVolume: null, rangePercent: 1, averageRangePercent: null })).toBe(
+      'Change -1.5% (average size —), volume 10 (average —), range 1% of the price (average —), against the 20 candles before.',
+    );
   });
 });

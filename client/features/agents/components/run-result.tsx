@@ -2,7 +2,7 @@ import { CircleSlash, Hourglass, Minus, Zap, type LucideIcon } from 'lucide-reac
 import { MARKET_FAILURES, type TMarketResult, type TRuleOutcome, type TRunResult } from '../../../../contracts/market.ts';
 import { Badge, type BadgeVariant } from '../../../components/ui/badge.tsx';
 import { thresholdLabel } from '../../../../contracts/alert-thresholds.ts';
-import { formatNumber, formatPrice, pricePrecision } from '../../../../contracts/number-format.ts';
+import { formatCompact, formatNumber, formatPercent, formatPrice, pricePrecision } from '../../../../contracts/number-format.ts';
 import { DATE_TIME, formatDate, performanceClass } from '../lib/agent-format.ts';
 
 export type TOkMarket = Extract<TMarketResult, { ok: true }>;
@@ -24,6 +24,16 @@ export function failureText(market: Extract<TMarketResult, { ok: false }>): stri
   if (market.failure === 'too-few-candles') return market.error;
   if (market.failure === 'stale' && market.candleTime) return `${MARKET_FAILURES.stale} Latest candle: ${formatDate(market.candleTime, DATE_TIME)}.`;
   return market.failure ? MARKET_FAILURES[market.failure] : market.error;
+}
+
+/**
+ * The latest candle against the ones before it, as the run recorded them (what an alert's brief
+ * compares a move with, docs/decisions/0044): 'Change +0.6% (average size 0.081%), volume 3.1K
+ * (average 1K), range 2.49% of the price (average 1%), against the 20 candles before.'
+ */
+export function recentText(recent: NonNullable<TOkMarket['recent']>): string {
+  const signed = (value: number | null) => (value !== null && value > 0 ? `+${formatPercent(value)}` : formatPercent(value));
+  return `Change ${signed(recent.changePercent)} (average size ${formatPercent(recent.averageAbsChangePercent)}), volume ${formatCompact(recent.volume)} (average ${formatCompact(recent.averageVolume)}), range ${formatPercent(recent.rangePercent)} of the price (average ${formatPercent(recent.averageRangePercent)}), against the ${recent.window} candles before.`;
 }
 
 /** One line for a collapsed run: '3 markets · 2 alerts · 4 signals fired'. */
@@ -129,6 +139,7 @@ function MarketResult({ market }: { market: TMarketResult }) {
       <p className="mt-1 text-slate-700">
         Price <span className="font-medium text-slate-900">{formatPrice(market.price, pricePrecision(market.chart.candles.map((c) => c.close)))}</span> at the candle of {formatDate(market.candleTime, DATE_TIME, 'an unknown time')}
       </p>
+      {market.recent && <p className="mt-1 text-slate-700">{recentText(market.recent)}</p>}
       <div className="mt-3 grid gap-4 sm:grid-cols-[minmax(0,14rem)_1fr]">
         {indicators.length > 0 ? (
           <table className="w-full self-start text-left">

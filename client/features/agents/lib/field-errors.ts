@@ -38,7 +38,7 @@ export function wizardStepOf(path: string): 'schedule' | 'parameters' | 'notific
 }
 
 const SCHEDULE_LABELS: Record<string, string> = { frequency: 'Frequency', daysActive: 'Active days', activeHours: 'Active hours', timeZone: 'Time zone' };
-const NOTIFICATION_LABELS: Record<string, string> = { email: 'Email notifications', inApp: 'In-app notifications', maxPerHour: 'Notifications per hour' };
+const NOTIFICATION_LABELS: Record<string, string> = { email: 'Email notifications', inApp: 'In-app notifications', maxPerHour: 'Notifications per hour', brief: 'Explain alerts' };
 const THRESHOLD_FIELDS: Record<string, string> = { type: 'type', value: 'value', message: 'message' };
 
 /** A parameter's label ('RSI threshold'), from the first template defining it: a key has one

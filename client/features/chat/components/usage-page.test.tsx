@@ -10,9 +10,9 @@ const report = (days: number): TChatUsageReport => ({
   days,
   since: '2025-05-01T00:00:00.000Z',
   rows: [
-    { user: { id: 'u1', email: 'ada@example.com', name: 'Ada' }, provider: 'openai', model: 'gpt-4o', requests: 12, failed: 1, inputTokens: 12000, outputTokens: 3400, images: 0, costUsd: 0.064 },
-    { user: { id: 'u2', email: 'bob@example.com', name: '' }, provider: 'anthropic', model: 'claude-sonnet-4-5', requests: 3, failed: 0, inputTokens: 900, outputTokens: 100, images: 0, costUsd: 0.0042 },
-    { user: { id: 'u1', email: 'ada@example.com', name: 'Ada' }, provider: 'grok', model: 'grok-2-image-1212', requests: 4, failed: 1, inputTokens: 0, outputTokens: 0, images: 3, costUsd: 0.21 },
+    { user: { id: 'u1', email: 'ada@example.com', name: 'Ada' }, provider: 'openai', model: 'gpt-4o', purpose: 'chat', requests: 12, failed: 1, inputTokens: 12000, outputTokens: 3400, images: 0, costUsd: 0.064 },
+    { user: { id: 'u2', email: 'bob@example.com', name: '' }, provider: 'anthropic', model: 'claude-sonnet-4-5', purpose: 'chat', requests: 3, failed: 0, inputTokens: 900, outputTokens: 100, images: 0, costUsd: 0.0042 },
+    { user: { id: 'u1', email: 'ada@example.com', name: 'Ada' }, provider: 'grok', model: 'grok-2-image-1212', purpose: 'chat', requests: 4, failed: 1, inputTokens: 0, outputTokens: 0, images: 3, costUsd: 0.21 },
   ],
   totals: { requests: 19, inputTokens: 12900, outputTokens: 3500, images: 3, costUsd: 0.2782 },
 });
@@ -67,6 +67,21 @@ describe('UsagePage', () => {
     expect(adaImages).toHaveTextContent('Grok · grok-2-image-1212');
     expect(adaImages).toHaveTextContent('Images3Cost$0.21');
     expect(total).toHaveTextContent('TotalRequests19Input tokens12,900Output tokens3,500Images3Cost$0.2782');
+  });
+
+  it('says which rows are alert briefs, apart from the chats of the same model', async () => {
+    const briefs: TChatUsageReport = {
+      ...report(30),
+      rows: [
+        { user: { id: 'u1', email: 'ada@example.com', name: 'Ada' }, provider: 'deepseek', model: 'deepseek-chat', purpose: 'chat', requests: 2, failed: 0, inputTokens: 100, outputTokens: 50, images: 0, costUsd: 0.0001 },
+        { user: { id: 'u1', email: 'ada@example.com', name: 'Ada' }, provider: 'deepseek', model: 'deepseek-chat', purpose: 'alert-brief', requests: 5, failed: 1, inputTokens: 3000, outputTokens: 400, images: 0, costUsd: 0.001 },
+      ],
+    };
+    stubFetch({ 'GET /api/admin/usage?days=30': { body: briefs } });
+    renderWithProviders(<UsagePage />, { auth: signedInAs('admin'), path: '/admin/usage' });
+    const rows = within(await screen.findByRole('table', { name: 'AI usage in the last 30 days' })).getAllByRole('row');
+    expect(within(rows[1]!).getAllByRole('cell')[1]).toHaveTextContent(/^deepseek-chat$/);
+    expect(within(rows[2]!).getAllByRole('cell')[1]).toHaveTextContent('deepseek-chatAlert briefs');
   });
 
   it('formats costs as USD', () => {

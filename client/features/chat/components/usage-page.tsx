@@ -1,7 +1,7 @@
 import '../../../lib/zod-csp.ts';
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS, usageTotals, type TChatProvider, type TChatUsageReport, type TChatUsageRow } from '../../../../contracts/chat.ts';
+import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS, usageTotals, type TChatProvider, type TChatUsagePurpose, type TChatUsageReport, type TChatUsageRow } from '../../../../contracts/chat.ts';
 import { Card } from '../../../components/ui/card.tsx';
 import { Spinner } from '../../../components/ui/spinner.tsx';
 import { usePageTitle } from '../../../components/ui/use-page-title.ts';
@@ -16,6 +16,10 @@ const count = new Intl.NumberFormat('en-US');
 /** Cost in USD: cents, or four decimals for the fractions of a cent small calls cost. */
 export const formatUsd = (value: number): string => usd.format(value);
 
+/** Alert briefs (docs/decisions/0044) spend the same budget as chats; their rows say so. */
+const PURPOSE_NOTE: Partial<Record<TChatUsagePurpose, string>> = { 'alert-brief': 'Alert briefs' };
+const rowKey = (row: TChatUsageRow) => `${row.user.id}|${row.provider}|${row.model}|${row.purpose}`;
+
 const providerLabel = (id: string) => (CHAT_PROVIDERS.includes(id as TChatProvider) ? CHAT_PROVIDER_INFO[id as TChatProvider].label : id);
 
 type Row = Partial<TChatUsageRow> & { userId?: string; email?: string; name?: string };
@@ -27,6 +31,7 @@ function normalise(data: unknown): { rows: TChatUsageRow[]; totals: TChatUsageRe
     user: r.user ?? { id: r.userId ?? '', email: r.email ?? '', name: r.name ?? '' },
     provider: r.provider ?? '',
     model: r.model ?? '',
+    purpose: r.purpose ?? 'chat',
     requests: r.requests ?? 0,
     failed: r.failed ?? 0,
     inputTokens: r.inputTokens ?? 0,
@@ -53,7 +58,7 @@ export default function UsagePage() {
       <div className="flex flex-wrap items-end justify-between gap-4">
         <div>
           <h1 className="text-3xl font-bold text-slate-900">Usage</h1>
-          <p className="mt-2 text-slate-600">AI chat requests, tokens, generated images and estimated cost (list prices, not a bill) per user and model.</p>
+          <p className="mt-2 text-slate-600">AI chat requests and alert briefs, tokens, generated images and estimated cost (list prices, not a bill) per user and model.</p>
         </div>
         <div className="flex items-center gap-2">
           <label htmlFor={selectId} className="text-sm font-medium text-slate-700">
@@ -87,11 +92,12 @@ export default function UsagePage() {
           {/* A phone gets one block per user and model, its figures below; wider screens the table. */}
           <ul aria-label={`AI usage in the last ${days} days`} className="divide-y divide-slate-200 sm:hidden">
             {usage.data.rows.map((row) => (
-              <li key={`${row.user.id}|${row.provider}|${row.model}`} className="p-4 text-sm">
+              <li key={rowKey(row)} className="p-4 text-sm">
                 <p className="font-medium break-words text-slate-900">{row.user.name || row.user.email}</p>
                 {row.user.name && <p className="text-xs break-all text-slate-600">{row.user.email}</p>}
                 <p className="mt-1 text-slate-700">
                   {providerLabel(row.provider)} · <span className="font-mono text-xs break-all">{row.model}</span>
+                  {PURPOSE_NOTE[row.purpose] && <span className="text-xs text-slate-600"> · {PURPOSE_NOTE[row.purpose]}</span>}
                 </p>
                 <Figures figures={row} />
               </li>
@@ -117,13 +123,16 @@ export default function UsagePage() {
             </thead>
             <tbody className="divide-y divide-slate-200">
               {usage.data.rows.map((row) => (
-                <tr key={`${row.user.id}|${row.provider}|${row.model}`}>
+                <tr key={rowKey(row)}>
                   <th scope="row" className="px-4 py-3 font-medium text-slate-900">
                     <span className="block">{row.user.name || row.user.email}</span>
                     {row.user.name && <span className="block text-xs font-normal break-all text-slate-600">{row.user.email}</span>}
                   </th>
                   <td className="px-4 py-3 text-slate-700">{providerLabel(row.provider)}</td>
-                  <td className="px-4 py-3 font-mono text-xs text-slate-700">{row.model}</td>
+                  <td className="px-4 py-3 font-mono text-xs text-slate-700">
+                    {row.model}
+                    {PURPOSE_NOTE[row.purpose] && <span className="block font-sans text-slate-600">{PURPOSE_NOTE[row.purpose]}</span>}
+                  </td>
                   <td className={NUM}>
                     {count.format(row.requests)}
                     {row.failed > 0 && <span className="block text-xs text-slate-600">{count.format(row.failed)} failed</span>}

@@ -29,6 +29,7 @@ function notification(overrides: Partial<TNotification>): TNotification {
     emailStatus: 'none',
     heldUntil: null,
     deliveries: [],
+    brief: null,
     ...overrides,
   };
 }
@@ -151,8 +152,9 @@ describe('NotificationBell', () => {
   it("shows each channel's delivery, and why one failed", async () => {
     const delivered = notification({
       deliveries: [
-        { channelId: 'c1', kind: 'slack', channelName: 'Team', status: 'sent', attempts: 1, lastError: null },
-        { channelId: 'c2', kind: 'discord', channelName: 'Busy', status: 'failed', attempts: 3, lastError: 'The receiver is limiting requests; the delivery is retried later.' },
+        { channelId: 'c1', event: 'notification', kind: 'slack', channelName: 'Team', status: 'sent', attempts: 1, lastError: null },
+        { channelId: 'c2', event: 'notification', kind: 'discord', channelName: 'Busy', status: 'failed', attempts: 3, lastError: 'The receiver is limiting requests; the delivery is retried later.' },
+        { channelId: 'c1', event: 'notification.brief', kind: 'slack', channelName: 'Team', status: 'pending', attempts: 0, lastError: null },
       ],
     });
     stubNotificationsApi([delivered]);
@@ -163,7 +165,47 @@ describe('NotificationBell', () => {
     expect(within(channels).getAllByRole('listitem').map((li) => li.textContent)).toEqual([
       'Team: delivered',
       'Busy: not delivered. The receiver is limiting requests; the delivery is retried later.',
+      'Team (brief): sending…',
     ]);
+  });
+
+  describe('the brief of an alert (Explain alerts)', () => {
+    const brief = { provider: 'deepseek', model: 'deepseek-chat', text: null, error: null } as const;
+    const open = async (n: TNotification) => {
+      stubNotificationsApi([n]);
+      renderWithProviders(<NotificationBell />);
+      await vi.waitFor(() => expect(bell()).toHaveAccessibleName('Notifications, 1 unread'));
+      await userEvent.click(bell());
+      return within(panel()).getByRole('group', { name: 'Brief' });
+    };
+
+    it('says it is being written, and by which assistant and model', async () => {
+      const shown = await open(notification({ brief: { ...brief, status: 'pending' } }));
+      expect(shown).toHaveTextContent('Writing a brief…Brief by DeepSeek (DeepSeek V3)');
+    });
+
+    it('shows the written brief as plain text, attributed, under the alerts', async () => {
+      const text = 'BTC rose 0.6%, twelve times its usual move; <b>two signals</b> agreed.';
+      const item = await open(notification({ alerts: [{ market: 'BTC/USDT on binance', threshold: 'priceChange', value: 0.6, limit: 0.5, message: 'Price change above 0.5%' }], brief: { ...brief, status: 'ready', text } }));
+      expect(item).toHaveTextContent(`${text}Brief by DeepSeek (DeepSeek V3)`);
+      // Markup in the assistant's text is text, never elements.
+      expect(item.querySelector('b')).toBeNull();
+      const alerts = within(panel()).getByRole('list', { name: 'Alerts' });
+      expect(alerts.compareDocumentPosition(item) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    });
+
+    it('says why there is none when it failed', async () => {
+      const item = await open(notification({ brief: { ...brief, status: 'failed', error: 'Your daily AI budget is used up, so no brief was written. It resets at 00:00 UTC.' } }));
+      expect(item).toHaveTextContent('No brief: Your daily AI budget is used up, so no brief was written. It resets at 00:00 UTC.Brief by DeepSeek (DeepSeek V3)');
+    });
+
+    it('shows nothing for a notification without a brief', async () => {
+      stubNotificationsApi([RSI]);
+      renderWithProviders(<NotificationBell />);
+      await vi.waitFor(() => expect(bell()).toHaveAccessibleName('Notifications, 1 unread'));
+      await userEvent.click(bell());
+      expect(within(panel()).queryByRole('group', { name: 'Brief' })).not.toBeInTheDocument();
+    });
   });
 
   it('marks one as read with POST, and the count drops', async () => {

@@ -3,7 +3,7 @@ import { Bell, Mail, MailCheck, MailX, type LucideIcon } from 'lucide-react';
 import { Popover } from 'radix-ui';
 import { useId, useRef, useState, type MouseEvent } from 'react';
 import { Link } from 'react-router';
-import type { TNotification } from '../../../../contracts/notifications.ts';
+import { briefAttribution, type TAlertBrief, type TNotification } from '../../../../contracts/notifications.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { useLive } from '../../../lib/live-status.ts';
 import { useLiveEvents } from '../hooks/use-live-events.ts';
@@ -156,6 +156,25 @@ export default function NotificationBell() {
   );
 }
 
+/**
+ * The alert's brief (docs/decisions/0044), under its alerts: being written, the assistant's text,
+ * or why there is none; always with who wrote it. The text is shown as plain text, as it came.
+ */
+function Brief({ brief }: { brief: TAlertBrief }) {
+  return (
+    <div role="group" aria-label="Brief" className="mt-1.5 rounded-md border-l-2 border-brand-300 bg-slate-50 px-2 py-1 text-sm">
+      {brief.status === 'ready' ? (
+        <p className="break-words text-slate-800">{brief.text}</p>
+      ) : brief.status === 'pending' ? (
+        <p className="text-slate-600 italic">Writing a brief…</p>
+      ) : (
+        <p className="break-words text-slate-700">No brief: {brief.error}</p>
+      )}
+      <p className="mt-0.5 text-xs text-slate-600">{briefAttribution(brief)}</p>
+    </div>
+  );
+}
+
 function NotificationItem({ notification, onOpen, onMarkRead }: { notification: TNotification; onOpen(): void; onMarkRead(event: MouseEvent<HTMLButtonElement>): void }) {
   const unread = notification.readAt === null;
   const email = EMAIL_MARK[notification.emailStatus];
@@ -204,12 +223,14 @@ function NotificationItem({ notification, onOpen, onMarkRead }: { notification: 
             </>
           )}
         </p>
+        {notification.brief && <Brief brief={notification.brief} />}
         {notification.deliveries.length > 0 && (
-          // Each chosen channel's delivery (docs/decisions/0043); a failure says why.
+          // Each chosen channel's delivery (docs/decisions/0043), and a late brief's follow-up (0044); a failure says why.
           <ul aria-label="Channels" className="mt-0.5 text-xs break-words text-slate-600">
             {notification.deliveries.map((d, index) => (
               <li key={index}>
-                {d.channelName}: {d.status === 'sent' ? 'delivered' : d.status === 'pending' ? 'sending…' : `not delivered. ${d.lastError ?? ''}`}
+                {d.channelName}
+                {d.event === 'notification.brief' ? ' (brief)' : ''}: {d.status === 'sent' ? 'delivered' : d.status === 'pending' ? 'sending…' : `not delivered. ${d.lastError ?? ''}`}
               </li>
             ))}
           </ul>
