@@ -1,4 +1,5 @@
 import { Bot, User } from 'lucide-react';
+import { memo } from 'react';
 import type { ChatMessage } from '../lib/chat-storage.ts';
 import { ChatMarkdown } from './chat-markdown.tsx';
 import { CopyButton } from './copy-button.tsx';
@@ -6,8 +7,9 @@ import { CopyButton } from './copy-button.tsx';
 type Props = { message: ChatMessage; assistantLabel: string; modelLabel?: string; streaming: boolean };
 
 /** One message. The user's text is shown as typed; an answer is Markdown with its model, a copy
- * button, generated images and any note ('(stopped)', an error that cut it short). */
-export function MessageView({ message, assistantLabel, modelLabel, streaming }: Props) {
+ * button, generated images and any note ('(stopped)', an error that cut it short). Memoised:
+ * it renders again only when its own message (a new object) or its props change. */
+export const MessageView = memo(function MessageView({ message, assistantLabel, modelLabel, streaming }: Props) {
   if (message.role === 'user') {
     return (
       <div className="flex justify-end">
@@ -49,4 +51,4 @@ export function MessageView({ message, assistantLabel, modelLabel, streaming }: 
       </div>
     </div>
   );
-}
+});
