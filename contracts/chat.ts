@@ -156,7 +156,9 @@ export type TChatAccess = (typeof CHAT_ACCESS)[number];
 export type TChatPolicy = Record<TChatProvider, TChatAccess>;
 export const DEFAULT_CHAT_POLICY = Object.fromEntries(CHAT_PROVIDERS.map((p) => [p, CHAT_PROVIDER_INFO[p].defaultAccess])) as TChatPolicy;
 
-export const CHAT_LIMITS = { maxMessages: 100, maxMessageChars: 32_000 } as const;
+/** What one chat call may carry. A chat's system prompt and temperature are its own settings
+ * (docs/decisions/0047); each provider's own temperature range is `temperatureMax`. */
+export const CHAT_LIMITS = { maxMessages: 100, maxMessageChars: 32_000, maxSystemPromptChars: 8_000, maxTemperature: 2 } as const;
 
 export const ZChatMessage = z.object({
   role: z.enum(['user', 'assistant'], 'role must be user or assistant'),
