@@ -175,6 +175,13 @@ export const ZChatRequest = z.object({
     .min(1, 'send at least one message')
     .max(CHAT_LIMITS.maxMessages, 'send at most 100 messages'),
   model: z.string().min(1, 'model is required').max(100),
+  /** The chat's system prompt (docs/decisions/0047): the provider gets it as its own field. */
+  system: z
+    .string()
+    .max(CHAT_LIMITS.maxSystemPromptChars, `the system prompt must be at most ${CHAT_LIMITS.maxSystemPromptChars.toLocaleString('en-US')} characters`)
+    .optional(),
+  /** The chat's temperature; each provider's own range applies (its `temperatureMax`). */
+  temperature: z.number('temperature must be a number').min(0, 'temperature must be from 0 to 2').max(CHAT_LIMITS.maxTemperature, 'temperature must be from 0 to 2').optional(),
 });
 export type TChatRequest = z.input<typeof ZChatRequest>;
 

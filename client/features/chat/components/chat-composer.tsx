@@ -1,5 +1,5 @@
 import { Send, Square } from 'lucide-react';
-import { memo, useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { memo, useEffect, useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { CHAT_LIMITS } from '../../../../contracts/chat.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import type { ChatVariant } from '../lib/chat-variant.ts';
@@ -31,8 +31,9 @@ export const ChatComposer = memo(function ChatComposer({ label, variant, pending
   // assistant its own instance, so this runs once per chat screen).
   useEffect(() => inputRef.current?.focus(), []);
 
+  // In the same commit as the change, so focus is never left on a button that is gone.
   const wasPending = useRef(false);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (pending) {
       if (document.activeElement === inputRef.current || document.activeElement === document.body) stopRef.current?.focus();
     } else if (wasPending.current && (document.activeElement === stopRef.current || document.activeElement === document.body || document.activeElement === null)) {

@@ -3,6 +3,7 @@ import { memo, type Ref } from 'react';
 import { Link } from 'react-router';
 import type { TChatModel } from '../../../../contracts/chat.ts';
 import { Button } from '../../../components/ui/button.tsx';
+import { ChatOptionsMenu } from './chat-options-menu.tsx';
 
 type Props = {
   titleId: string;
@@ -19,11 +20,16 @@ type Props = {
   toggleOnWideScreens: boolean;
   onToggleSidebar(): void;
   toggleRef: Ref<HTMLButtonElement>;
+  /** The chat's menu: export (once it has messages) and settings. */
+  canExport: boolean;
+  onExport(format: 'md' | 'json'): void;
+  onSettings?: () => void;
 };
 
-/** SPEC's chat header: back to the dashboard, the history toggle, the title and the model. */
+/** SPEC's chat header: back to the dashboard, the history toggle, the title and the model; then
+ * the chat's menu. */
 export const ChatHeader = memo(function ChatHeader(props: Props) {
-  const { titleId, label, models, model, onModelChange, pending, sidebarId, sidebarShown, toggleLabel, toggleOnWideScreens, onToggleSidebar, toggleRef } = props;
+  const { titleId, label, models, model, onModelChange, pending, sidebarId, sidebarShown, toggleLabel, toggleOnWideScreens, onToggleSidebar, toggleRef, canExport, onExport, onSettings } = props;
   return (
     <header className="flex flex-wrap items-center gap-2 border-b border-slate-200 px-3 py-2 sm:px-4">
       <Link
@@ -64,6 +70,7 @@ export const ChatHeader = memo(function ChatHeader(props: Props) {
           ))}
         </select>
       </label>
+      <ChatOptionsMenu canExport={canExport} onExport={onExport} onSettings={onSettings} />
     </header>
   );
 });

@@ -1,23 +1,28 @@
 import '../../../lib/zod-csp.ts';
-import { useCallback, useId, useRef, useState } from 'react';
+import { useCallback, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { CHAT_PROVIDER_INFO, type TChatProvider } from '../../../../contracts/chat.ts';
 import { usePageTitle } from '../../../components/ui/use-page-title.ts';
+import { exportUrl } from '../api/chat-api.ts';
+import { useChatHistory } from '../hooks/use-chat-history.ts';
 import { useChatSend } from '../hooks/use-chat-send.ts';
 import { useChatSession } from '../hooks/use-chat-session.ts';
 import { useModels } from '../hooks/use-models.ts';
 import { useWideScreen } from '../hooks/use-wide-screen.ts';
+import { download, exportLocally } from '../lib/chat-export.ts';
 import type { ChatHistoryEntry } from '../lib/chat-storage.ts';
 import { chatVariant } from '../lib/chat-variant.ts';
 import { ChatComposer } from './chat-composer.tsx';
 import { ChatHeader } from './chat-header.tsx';
 import { HistorySidebar } from './history-sidebar.tsx';
+import { ChatActionsContext, type ChatActions } from './message-actions.tsx';
 import { MessageList } from './message-list.tsx';
 
 /**
  * One chat screen for every assistant (SPEC section 2, DESIGN section 6), driven by the
  * provider's record in contracts/chat.ts (endpoint, models, texts, storage) and its variant's
- * record in lib/chat-variant.ts (how Grok's screen differs). It composes the open chat and its
- * saving (useChatSession), sending and streaming (useChatSend), the header, the messages, the
+ * record in lib/chat-variant.ts (how Grok's screen differs). It composes the open chat, its
+ * versions and its saving (useChatSession), sending, streaming and answering again
+ * (useChatSend), the history on the server (useChatHistory), the header, the messages, the
  * composer and the history sidebar.
  */
 export default function ChatScreen({ provider }: { provider: TChatProvider }) {
@@ -25,8 +30,10 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
   const variant = chatVariant(info);
   usePageTitle(`Chat with ${info.label}`);
   const { models, defaultModel } = useModels(info);
-  const session = useChatSession(info.storageService, models, defaultModel);
-  const sender = useChatSend({ info, variant, messages: session.messages, model: session.model, update: session.update });
+  const session = useChatSession(info, models, defaultModel);
+  const sender = useChatSend({ info, variant, branch: session.branch, model: session.model, settings: session.settings, update: session.update });
+  const [search, setSearch] = useState('');
+  const history = useChatHistory(info, session.history, search);
 
   const sidebarId = useId();
   const toggleRef = useRef<HTMLButtonElement>(null);
@@ -54,19 +61,42 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
     session.newChat();
   };
   const openChat = (id: string) => {
+    if (id === session.chatId) return setDrawerOpen(false);
     if (session.open(id)) switching();
   };
   const removeChat = (entry: ChatHistoryEntry) => {
-    if (session.remove(entry)) switching();
+    if (session.remove(entry.id)) switching();
   };
 
   const modelLabel = useCallback((id?: string) => (id ? (models.find((m) => m.id === id)?.label ?? id) : undefined), [models]);
+
+  const latest = useRef(session);
+  useLayoutEffect(() => {
+    latest.current = session;
+  });
+  /** The open chat as a file: from the server once it holds all of it, else made here. */
+  const exportChat = useCallback(
+    async (format: 'md' | 'json') => {
+      const chat = latest.current;
+      if (await chat.flush()) return download(exportUrl(chat.chatId, format));
+      exportLocally({ id: chat.chatId, provider, title: chat.title, model: chat.model, messages: chat.tree.messages, leafId: chat.tree.leafId, settings: chat.settings, renamed: false }, format);
+    },
+    [provider],
+  );
+  const onExport = useCallback((format: 'md' | 'json') => void exportChat(format), [exportChat]);
+
+  const actions = useMemo<ChatActions>(
+    () => ({ pending: sender.pending, answer: sender.answer, edit: sender.edit, switchVersion: session.switchVersion }),
+    [sender.pending, sender.answer, sender.edit, session.switchVersion],
+  );
 
   return (
     <div className="flex h-[calc(100dvh-4rem)] min-h-[28rem]">
       <HistorySidebar
         id={sidebarId}
-        entries={session.history}
+        list={history}
+        search={search}
+        onSearch={setSearch}
         currentId={session.chatId}
         drawerOpen={drawerOpen}
         pinned={pinnable ? pinned : true}
@@ -74,6 +104,7 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
         onNewChat={newChat}
         onSelect={openChat}
         onDelete={removeChat}
+        onRename={(entry, title) => session.rename(entry.id, title)}
       />
       <section aria-labelledby={`${sidebarId}-title`} className="flex min-w-0 flex-1 flex-col">
         <ChatHeader
@@ -89,16 +120,21 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
           toggleOnWideScreens={pinnable}
           onToggleSidebar={toggleSidebar}
           toggleRef={toggleRef}
+          canExport={session.branch.length > 0}
+          onExport={onExport}
         />
-        <MessageList
-          info={info}
-          variant={variant}
-          messages={session.messages}
-          streamingId={sender.streamingId}
-          pending={sender.pending}
-          configError={sender.configError}
-          modelLabel={modelLabel}
-        />
+        <ChatActionsContext.Provider value={actions}>
+          <MessageList
+            info={info}
+            variant={variant}
+            branch={session.branch}
+            streamingId={sender.streamingId}
+            pending={sender.pending}
+            configError={sender.configError}
+            modelLabel={modelLabel}
+            loading={session.loading}
+          />
+        </ChatActionsContext.Provider>
         <ChatComposer label={info.label} variant={variant} pending={sender.pending} inlineError={sender.inlineError} onSend={sender.send} onStop={sender.stop} />
       </section>
     </div>

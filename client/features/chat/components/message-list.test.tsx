@@ -22,18 +22,20 @@ const conversation = (n: number): ChatMessage[] =>
       : { id: `a${i}`, role: 'assistant', content: `Answer ${i}\n\n\`\`\`ts\nconst x = ${i};\n\`\`\``, timestamp: at, model: 'gpt-4o' },
   );
 const label = (id?: string) => id;
+const branch = (messages: ChatMessage[]) => messages.map((message) => ({ message, index: 0, count: 1 }));
 
 describe('MessageList', () => {
-  it('a streamed word renders the answer it belongs to, not the 500 messages before it', () => {
+  // Rendering 500 messages takes a few seconds on a busy machine.
+  it('a streamed word renders the answer it belongs to, not the 500 messages before it', { timeout: 30_000 }, () => {
     const messages = conversation(500);
     const props = { info: CHAT_PROVIDER_INFO.openai, variant: CHAT_VARIANTS.standard, pending: true, configError: false, modelLabel: label };
-    const answer: ChatMessage = { id: 'streaming', role: 'assistant', content: 'The', timestamp: at, model: 'gpt-4o' };
-    const { rerender } = render(<MessageList {...props} messages={[...messages, answer]} streamingId="streaming" />);
+    const answer: ChatMessage = { id: 'streaming', role: 'assistant', content: 'The', timestamp: at, model: 'gpt-4o', streaming: true };
+    const { rerender } = render(<MessageList {...props} branch={branch([...messages, answer])} streamingId="streaming" />);
     expect(rendered.markdown).toHaveLength(251);
 
     rendered.markdown.length = 0;
     for (const content of ['The first', 'The first words']) {
-      rerender(<MessageList {...props} messages={[...messages, { ...answer, content }]} streamingId="streaming" />);
+      rerender(<MessageList {...props} branch={branch([...messages, { ...answer, content }])} streamingId="streaming" />);
     }
     expect(rendered.markdown).toEqual(['The first', 'The first words']);
     expect(screen.getByText('The first words')).toBeInTheDocument();

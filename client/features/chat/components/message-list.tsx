@@ -1,15 +1,18 @@
 import { AlertTriangle, MessageSquare } from 'lucide-react';
 import { useEffect, useLayoutEffect, useRef } from 'react';
 import type { TChatProviderInfo } from '../../../../contracts/chat.ts';
-import type { ChatMessage } from '../lib/chat-storage.ts';
+import type { BranchItem } from '../hooks/use-chat-session.ts';
 import type { ChatVariant } from '../lib/chat-variant.ts';
 import { MessageView } from './message-view.tsx';
 
 type Props = {
   info: TChatProviderInfo;
   variant: ChatVariant;
-  messages: readonly ChatMessage[];
+  /** The branch in view. */
+  branch: readonly BranchItem[];
   streamingId: string | null;
+  /** The chat is being read from the server. */
+  loading?: boolean;
   pending: boolean;
   configError: boolean;
   modelLabel(id?: string): string | undefined;
@@ -21,12 +24,12 @@ type Props = {
  * answer as it grows unless the reader has scrolled up. Each message is memoised: a streamed
  * word re-renders the answer it belongs to, not the Markdown of every earlier message.
  */
-export function MessageList({ info, variant, messages, streamingId, pending, configError, modelLabel }: Props) {
+export function MessageList({ info, variant, branch, streamingId, pending, configError, modelLabel, loading = false }: Props) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
 
   // A message just sent: back to the bottom, whatever the reader had scrolled to.
-  const last = messages.at(-1);
+  const last = branch.at(-1)?.message;
   const lastSent = last?.role === 'user' ? last.id : null;
   useLayoutEffect(() => {
     if (lastSent) atBottom.current = true;
@@ -35,7 +38,7 @@ export function MessageList({ info, variant, messages, streamingId, pending, con
   useEffect(() => {
     const el = scrollRef.current;
     if (el && atBottom.current) el.scrollTop = el.scrollHeight;
-  }, [messages, pending]);
+  }, [branch, pending]);
 
   const waiting = pending && streamingId === null;
   return (
@@ -48,15 +51,28 @@ export function MessageList({ info, variant, messages, streamingId, pending, con
       className="flex-1 overflow-y-auto px-3 py-4 sm:px-6"
     >
       <div className="mx-auto flex max-w-3xl flex-col gap-4">
-        {messages.length === 0 && !configError ? (
+        {loading && (
+          <p role="status" className="py-16 text-center text-slate-600">
+            Loading chat...
+          </p>
+        )}
+        {branch.length === 0 && !configError && !loading ? (
           <div className="flex flex-col items-center justify-center py-16 text-center text-slate-600">
             <MessageSquare aria-hidden="true" className="size-10 text-slate-300" />
             <p className="mt-3 text-lg font-medium text-slate-700">{info.emptyState}</p>
           </div>
         ) : null}
         <div role="log" aria-live="polite" aria-relevant="additions text" aria-label="Messages" className="flex flex-col gap-4">
-          {messages.map((message) => (
-            <MessageView key={message.id} message={message} assistantLabel={info.label} modelLabel={modelLabel(message.model)} streaming={message.id === streamingId} />
+          {branch.map(({ message, index, count }, i) => (
+            <MessageView
+              key={message.id}
+              message={message}
+              assistantLabel={info.label}
+              modelLabel={modelLabel(message.model)}
+              index={index}
+              count={count}
+              last={i === branch.length - 1}
+            />
           ))}
         </div>
         {/* Where the answer would have been: below the message that asked for it. */}

@@ -2,9 +2,10 @@ import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react
 import { CHAT_LIMITS, type TChatProviderInfo } from '../../../../contracts/chat.ts';
 import { notify } from '../../../lib/notify.ts';
 import { ChatRequestError, MISSING_KEY_TEXT, sendChat } from '../api/chat-api.ts';
-import type { ChatMessage } from '../lib/chat-storage.ts';
+import type { ChatMessage, ChatSettings } from '../lib/chat-storage.ts';
 import { FAILED_TOAST, STOPPED_NOTE, UNEXPECTED_CUT_NOTE, cutShortNote, messageId, sorryMessage } from '../lib/chat-text.ts';
 import type { ChatVariant } from '../lib/chat-variant.ts';
+import type { BranchItem, ChatTree } from './use-chat-session.ts';
 
 export type ChatSend = {
   /** A request is in flight (SPEC: the input and Send are disabled). */
@@ -15,8 +16,13 @@ export type ChatSend = {
   configError: boolean;
   /** Grok's 'Error: {message}' under the input. */
   inlineError: string | null;
-  /** Sends a message; false when it is not sent (empty, or a request is pending). */
+  /** Sends a message after the branch in view; false when it is not sent (empty, or a request is pending). */
   send(text: string): boolean;
+  /** A new answer to a question of the branch in view (regenerate, or retry after Stop or an
+   * error): a version beside the answers it already has. */
+  answer(questionId: string): boolean;
+  /** Sends an edited question as a new version of it; the chat goes on from there. */
+  edit(questionId: string, text: string): boolean;
   stop(): void;
   /** Forgets the request in flight (aborted; its answer is ignored) and any error shown. */
   reset(): void;
@@ -25,18 +31,34 @@ export type ChatSend = {
 type Options = {
   info: TChatProviderInfo;
   variant: ChatVariant;
-  messages: ChatMessage[];
+  branch: readonly BranchItem[];
   model: string;
-  update(change: (previous: ChatMessage[]) => ChatMessage[]): void;
+  settings: ChatSettings;
+  update(change: (tree: ChatTree) => ChatTree): void;
 };
 
+/** The messages a model is sent: none of our own error messages or empty ones, the last 100. */
+function requestMessages(conversation: readonly ChatMessage[], variant: ChatVariant) {
+  return conversation
+    .filter((m) => !m.failed && m.content.trim() !== '')
+    .slice(-CHAT_LIMITS.maxMessages)
+    .map((m) => (variant.sendsTimestamps ? { role: m.role, content: m.content, timestamp: m.timestamp } : { role: m.role, content: m.content }));
+}
+
+/** The branch in view from its first message to `id` (none for null; null when `id` is not in it). */
+function messagesUpTo(branch: readonly BranchItem[], id: string | null): ChatMessage[] | null {
+  if (id === null) return [];
+  const at = branch.findIndex((b) => b.message.id === id);
+  return at < 0 ? null : branch.slice(0, at + 1).map((b) => b.message);
+}
+
 /**
- * Sending a message and reading its answer as it streams (SPEC sections 4 and 8, DESIGN 6):
- * the pending state, Stop (the partial answer stays, marked), and where each kind of failure
- * shows. `send` and `stop` keep their identity across renders, so the composer does not
- * re-render for every streamed word.
+ * Sending a message and reading its answer as it streams (SPEC sections 4 and 8, DESIGN 6), and
+ * the answers that replace one (docs/decisions/0048): regenerate, retry, edit. The pending state,
+ * Stop (the partial answer stays, marked), and where each kind of failure shows. Every action
+ * keeps its identity across renders, so nothing re-renders for it on every streamed word.
  */
-export function useChatSend({ info, variant, messages, model, update }: Options): ChatSend {
+export function useChatSend({ info, variant, branch, model, settings, update }: Options): ChatSend {
   const [pending, setPending] = useState(false);
   const [streamingId, setStreamingId] = useState<string | null>(null);
   const [configError, setConfigError] = useState(false);
@@ -45,15 +67,21 @@ export function useChatSend({ info, variant, messages, model, update }: Options)
   /** Bumped when the open chat changes: a reply still arriving for the old one is ignored. */
   const generation = useRef(0);
   const busy = useRef(false);
-  const latest = useRef({ info, variant, messages, model, update });
+  const latest = useRef({ info, variant, branch, model, settings, update });
   useLayoutEffect(() => {
-    latest.current = { info, variant, messages, model, update };
+    latest.current = { info, variant, branch, model, settings, update };
   });
   // Leaving the screen stops the answer (the server stops the provider's call with it).
   useEffect(() => () => abortRef.current?.abort(), []);
 
-  const run = useCallback(async (conversation: ChatMessage[]) => {
-    const { info, variant, model, update } = latest.current;
+  /**
+   * Asks for an answer to the last message of `conversation` (a question) and shows it as it
+   * streams, as that question's newest answer. `previousLeaf`: the branch to show again when no
+   * answer comes (a retry that failed before any text leaves the answer it was to replace).
+   */
+  const run = useCallback(async (conversation: ChatMessage[], previousLeaf: string | null) => {
+    const { info, variant, model, settings, update } = latest.current;
+    const questionId = conversation.at(-1)!.id;
     const turn = ++generation.current;
     const live = () => generation.current === turn;
     busy.current = true;
@@ -65,62 +93,69 @@ export function useChatSend({ info, variant, messages, model, update }: Options)
     const answerModel = model;
     let answer = '';
     let started = false;
-    /** Adds the answer, or updates it once it is there (updaters run later, so check the list). */
+    /** Adds the answer and shows it, or updates it once it is there (updaters run later, so check the list). */
     const showAnswer = (fields: Partial<ChatMessage>) =>
-      update((list) =>
-        list.some((m) => m.id === answerId)
-          ? list.map((m) => (m.id === answerId ? { ...m, ...fields } : m))
-          : [...list, { id: answerId, role: 'assistant', content: '', timestamp: new Date().toISOString(), model: answerModel, ...fields }],
-      );
+      update((tree) => {
+        const at = tree.messages.findLastIndex((m) => m.id === answerId);
+        if (at >= 0) return { ...tree, messages: tree.messages.with(at, { ...tree.messages[at]!, ...fields }) };
+        const added: ChatMessage = { id: answerId, parentId: questionId, role: 'assistant', content: '', timestamp: new Date().toISOString(), model: answerModel, ...fields };
+        return { messages: [...tree.messages, added], leafId: answerId };
+      });
+    const showBranch = (leafId: string | null) => update((tree) => ({ ...tree, leafId }));
 
     const controller = new AbortController();
     abortRef.current = controller;
-    const request = conversation
-      .filter((m) => !m.failed && m.content.trim() !== '')
-      .slice(-CHAT_LIMITS.maxMessages)
-      .map((m) => (variant.sendsTimestamps ? { role: m.role, content: m.content, timestamp: m.timestamp } : { role: m.role, content: m.content }));
+    const system = settings.systemPrompt.trim();
+    const body = {
+      messages: requestMessages(conversation, variant),
+      model: answerModel,
+      ...(system ? { system } : {}),
+      ...(settings.temperature !== null ? { temperature: settings.temperature } : {}),
+    };
 
     try {
-      const result = await sendChat(
-        info.endpoint,
-        { messages: request, model: answerModel },
-        {
-          signal: controller.signal,
-          onDelta: (delta) => {
-            if (!live()) return;
-            answer += delta;
-            if (!started) setStreamingId(answerId);
-            started = true;
-            showAnswer({ content: answer });
-          },
+      const result = await sendChat(info.endpoint, body, {
+        signal: controller.signal,
+        onDelta: (delta) => {
+          if (!live()) return;
+          answer += delta;
+          if (!started) setStreamingId(answerId);
+          started = true;
+          showAnswer({ content: answer, streaming: true });
         },
-      );
+      });
       if (!live()) return;
       if (result.content || result.images.length > 0 || started) {
-        showAnswer({ content: result.content || answer, model: result.model, ...(result.images.length > 0 ? { images: result.images } : {}) });
+        showAnswer({ content: result.content || answer, model: result.model, streaming: undefined, ...(result.images.length > 0 ? { images: result.images } : {}) });
       } else {
         throw new ChatRequestError('The assistant returned an empty answer');
       }
     } catch (err) {
       if (!live()) return;
       const underInput = variant.errors === 'under-input';
+      const noAnswer = () => {
+        if (previousLeaf) showBranch(previousLeaf);
+      };
       if (controller.signal.aborted) {
         // Stopped: the partial answer stays, marked.
-        showAnswer({ content: answer, note: STOPPED_NOTE });
+        showAnswer({ content: answer, note: STOPPED_NOTE, streaming: undefined });
       } else if (err instanceof ChatRequestError) {
         if (answer) {
-          showAnswer({ note: cutShortNote(err.message) });
+          showAnswer({ note: cutShortNote(err.message), streaming: undefined });
           if (underInput) setInlineError(err.message);
         } else if (err.message.includes(MISSING_KEY_TEXT)) {
+          noAnswer();
           setConfigError(true);
         } else if (underInput) {
+          noAnswer();
           setInlineError(err.message);
         } else {
-          update((list) => [...list, { id: answerId, role: 'assistant', content: sorryMessage(err.message), timestamp: new Date().toISOString(), failed: true }]);
+          showAnswer({ content: sorryMessage(err.message), failed: true, model: undefined });
         }
       } else {
         console.error('Chat request failed unexpectedly:', err);
-        if (answer) showAnswer({ note: UNEXPECTED_CUT_NOTE });
+        if (answer) showAnswer({ note: UNEXPECTED_CUT_NOTE, streaming: undefined });
+        else noAnswer();
         notify.error(...FAILED_TOAST);
       }
     } finally {
@@ -133,14 +168,37 @@ export function useChatSend({ info, variant, messages, model, update }: Options)
     }
   }, []);
 
-  const send = useCallback(
-    (input: string): boolean => {
-      const text = input.trim();
-      if (!text || busy.current) return false;
-      const userMessage: ChatMessage = { id: messageId(), role: 'user', content: text, timestamp: new Date().toISOString() };
-      const conversation = [...latest.current.messages, userMessage];
-      latest.current.update(() => conversation);
-      void run(conversation);
+  /** A new question after `parentId`, shown as the branch's end, then its answer. */
+  const ask = useCallback(
+    (text: string, parentId: string | null): boolean => {
+      const content = text.trim();
+      const before = messagesUpTo(latest.current.branch, parentId);
+      if (!content || busy.current || before === null) return false;
+      const question: ChatMessage = { id: messageId(), parentId, role: 'user', content, timestamp: new Date().toISOString() };
+      latest.current.update((tree) => ({ messages: [...tree.messages, question], leafId: question.id }));
+      void run([...before, question], null);
+      return true;
+    },
+    [run],
+  );
+
+  const send = useCallback((text: string) => ask(text, latest.current.branch.at(-1)?.message.id ?? null), [ask]);
+
+  const edit = useCallback(
+    (questionId: string, text: string) => {
+      const question = latest.current.branch.find((b) => b.message.id === questionId)?.message;
+      return question?.role === 'user' ? ask(text, question.parentId ?? null) : false;
+    },
+    [ask],
+  );
+
+  const answer = useCallback(
+    (questionId: string) => {
+      const conversation = messagesUpTo(latest.current.branch, questionId);
+      if (busy.current || !conversation || conversation.at(-1)?.role !== 'user') return false;
+      const previousLeaf = latest.current.branch.at(-1)?.message.id ?? null;
+      latest.current.update((tree) => ({ ...tree, leafId: questionId }));
+      void run(conversation, previousLeaf === questionId ? null : previousLeaf);
       return true;
     },
     [run],
@@ -159,5 +217,5 @@ export function useChatSend({ info, variant, messages, model, update }: Options)
     setConfigError(false);
   }, []);
 
-  return { pending, streamingId, configError, inlineError, send, stop, reset };
+  return { pending, streamingId, configError, inlineError, send, answer, edit, stop, reset };
 }
