@@ -19,6 +19,12 @@ export type AiCall = {
   timeoutMs: number;
   /** The most output tokens the provider may produce (text answers; sent as its own field). */
   maxOutputTokens?: number;
+  /** The chat's system prompt: each SDK sends it in its provider's own place (OpenAI and xAI
+   * Responses a system (or, for reasoning models, developer) input item, Anthropic the top-level
+   * `system`, Gemini `systemInstruction`, chat completions a system message). */
+  system?: string;
+  /** Sampling temperature, within the provider's range; undefined for a model that takes none. */
+  temperature?: number;
 };
 
 export type AiAnswer = { text: string; usage: TChatUsage | null; images?: string[] };
@@ -103,8 +109,10 @@ export async function generateChat(call: AiCall): Promise<AiAnswer> {
   try {
     const result = await generateText({
       model: createChatModel(call.provider, call.settings, call.model),
+      ...(call.system ? { system: call.system } : {}),
       messages: call.messages as ModelMessage[],
       maxOutputTokens: call.maxOutputTokens,
+      temperature: call.temperature,
       abortSignal: clock.signal,
       maxRetries: MAX_RETRIES,
     });
@@ -132,8 +140,12 @@ export async function streamChat(call: AiCall, onText: (text: string) => void | 
   let streamError: unknown = null;
   try {
     const { stream } = await createChatModel(call.provider, call.settings, call.model).doStream({
-      prompt: call.messages.map(({ role, content }) => ({ role, content: [{ type: 'text' as const, text: content }] })),
+      prompt: [
+        ...(call.system ? [{ role: 'system' as const, content: call.system }] : []),
+        ...call.messages.map(({ role, content }) => ({ role, content: [{ type: 'text' as const, text: content }] })),
+      ],
       maxOutputTokens: call.maxOutputTokens,
+      temperature: call.temperature,
       abortSignal: clock.signal,
     });
     for await (const part of stream) {

@@ -120,6 +120,8 @@ describe('chat history on the server', () => {
     expect(res.json().details).toEqual([{ path: 'id', message: "must be a chat id: 'chat-', the time in milliseconds, '-' and letters or digits" }]);
     res = await save({ ...conversation({ messages: [] }), temperature: 2.5 });
     expect(res.json().details).toEqual([{ path: 'temperature', message: 'temperature must be from 0 to 2' }]);
+    res = await save({ ...conversation({ messages: [] }), provider: 'anthropic', temperature: 1.5 });
+    expect(res.json().details).toEqual([{ path: 'temperature', message: 'Claude takes a temperature from 0 to 1' }]);
 
     expect(await rows('chat_messages')).toBe(before);
     for (const id of [orphan.id, twice.id]) expect((await get(id)).statusCode).toBe(404);

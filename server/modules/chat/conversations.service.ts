@@ -21,6 +21,7 @@ import type {
   ZUpdateConversation,
   ZUpdatePreset,
 } from '../../../contracts/chat-history.ts';
+import { CHAT_PROVIDER_INFO, type TChatProvider } from '../../../contracts/chat.ts';
 import type { Db } from '../../db/client.ts';
 import { sqlState } from '../../lib/db-errors.ts';
 import { AppError, type ErrorDetail } from '../../lib/errors.ts';
@@ -87,6 +88,14 @@ function presetOf(row: PresetRow): TPreset {
 }
 
 const invalid = (details: ErrorDetail[]) => new AppError('BAD_REQUEST', 'Invalid request', details);
+
+/** A chat's temperature within its assistant's range (Claude: 0 to 1), as the chat call checks it. */
+function checkTemperature(provider: TChatProvider, temperature: number | null | undefined, path: string): void {
+  const info = CHAT_PROVIDER_INFO[provider];
+  if (temperature !== null && temperature !== undefined && temperature > info.temperatureMax) {
+    throw invalid([{ path, message: `${info.label} takes a temperature from 0 to ${info.temperatureMax}` }]);
+  }
+}
 
 /**
  * Each user's chat history on the server (docs/decisions/0046, 0048) and their chat presets
@@ -215,6 +224,7 @@ export function createConversationsService({ db, now = () => new Date() }: Conve
    * save wins) and moves it to the top of the list.
    */
   async function save(userId: string, input: SaveInput): Promise<TSaveResult> {
+    checkTemperature(input.provider, input.temperature, 'temperature');
     return db.transaction(async (tx) => {
       const at = now();
       const { row, created } = await findOrCreate(tx, userId, input, at);
@@ -238,6 +248,7 @@ export function createConversationsService({ db, now = () => new Date() }: Conve
    * nothing: a refused conversation leaves the batch unsaved.
    */
   async function importMany(userId: string, input: z.output<typeof ZImportConversations>): Promise<TImportResult> {
+    input.conversations.forEach((c, i) => checkTemperature(c.provider, c.temperature, `conversations.${i}.temperature`));
     return db.transaction(async (tx) => {
       const at = now();
       let created = 0;
@@ -260,6 +271,7 @@ export function createConversationsService({ db, now = () => new Date() }: Conve
   async function update(userId: string, chatId: string, patch: z.output<typeof ZUpdateConversation>): Promise<TConversationInfo> {
     const row = await findConversation(db, userId, chatId);
     if (!row) throw new AppError('NOT_FOUND', NOT_FOUND);
+    checkTemperature(row.provider, patch.temperature, 'temperature');
     const fields = {
       ...(patch.customTitle !== undefined ? { customTitle: patch.customTitle } : {}),
       ...(patch.systemPrompt !== undefined ? { systemPrompt: patch.systemPrompt } : {}),

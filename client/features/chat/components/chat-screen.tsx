@@ -13,6 +13,7 @@ import type { ChatHistoryEntry } from '../lib/chat-storage.ts';
 import { chatVariant } from '../lib/chat-variant.ts';
 import { ChatComposer } from './chat-composer.tsx';
 import { ChatHeader } from './chat-header.tsx';
+import { ChatSettingsDialog } from './chat-settings-dialog.tsx';
 import { HistorySidebar } from './history-sidebar.tsx';
 import { ChatActionsContext, type ChatActions } from './message-actions.tsx';
 import { MessageList } from './message-list.tsx';
@@ -33,6 +34,8 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
   const session = useChatSession(info, models, defaultModel);
   const sender = useChatSend({ info, variant, branch: session.branch, model: session.model, settings: session.settings, update: session.update });
   const [search, setSearch] = useState('');
+  const [settingsOpen, setSettingsOpen] = useState(false);
+  const openSettings = useCallback(() => setSettingsOpen(true), []);
   const history = useChatHistory(info, session.history, search);
 
   const sidebarId = useId();
@@ -122,6 +125,7 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
           toggleRef={toggleRef}
           canExport={session.branch.length > 0}
           onExport={onExport}
+          onSettings={openSettings}
         />
         <ChatActionsContext.Provider value={actions}>
           <MessageList
@@ -137,6 +141,14 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
         </ChatActionsContext.Provider>
         <ChatComposer label={info.label} variant={variant} pending={sender.pending} inlineError={sender.inlineError} onSend={sender.send} onStop={sender.stop} />
       </section>
+      <ChatSettingsDialog
+        open={settingsOpen}
+        onOpenChange={setSettingsOpen}
+        info={info}
+        model={models.find((m) => m.id === session.model)}
+        settings={session.settings}
+        onSave={session.setSettings}
+      />
     </div>
   );
 }
