@@ -11,7 +11,9 @@
  *
  * The answer is deterministic: "Reply to: <last user message>", streamed in several chunks a
  * few milliseconds apart (`chunkDelayMs` slows them down, for answers still in flight;
- * `setLatency` holds every answer back before its first byte, like a busy provider).
+ * `setLatency` holds every answer back before its first byte, like a busy provider). A benchmark
+ * may give its own `answer` and stream it as providers do, a token (`chunkChars` characters) per
+ * event.
  * Usage: input = ceil(prompt chars / 4), output = ceil(answer chars / 4). The output limit
  * each provider takes (OpenAI and xAI Responses `max_output_tokens`, chat completions
  * `max_tokens`, Anthropic `max_tokens` (required), Gemini `generationConfig.maxOutputTokens`)
@@ -99,6 +101,8 @@ type State = {
   requests: FakeAiRequest[];
   aborted: number;
   keys: Record<Exclude<TChatProvider, 'llama'>, string>;
+  answer?: (question: string) => string;
+  chunkChars?: number;
 };
 
 /** The keys the fake accepts (anything else gets a 401). */
@@ -140,8 +144,26 @@ export function fakeAiEnv(root: string): Record<string, string> {
   };
 }
 
-export async function startFakeAiProviders(options: { port?: number; chunkDelayMs?: number } = {}): Promise<FakeAiProviders> {
-  const state: State = { faults: new Map(), chunkDelayMs: options.chunkDelayMs ?? CHUNK_DELAY_MS, latencyMs: 0, requests: [], aborted: 0, keys: FAKE_AI_KEYS };
+export type FakeAiOptions = {
+  port?: number;
+  chunkDelayMs?: number;
+  /** The answer to a question, instead of "Reply to: <question>". */
+  answer?: (question: string) => string;
+  /** Streams the answer this many characters per event (a token is ~4), instead of in 4 parts. */
+  chunkChars?: number;
+};
+
+export async function startFakeAiProviders(options: FakeAiOptions = {}): Promise<FakeAiProviders> {
+  const state: State = {
+    faults: new Map(),
+    chunkDelayMs: options.chunkDelayMs ?? CHUNK_DELAY_MS,
+    latencyMs: 0,
+    requests: [],
+    aborted: 0,
+    keys: FAKE_AI_KEYS,
+    answer: options.answer,
+    chunkChars: options.chunkChars,
+  };
   const { root, close } = await startFakeHttpServer(
     'fake AI providers',
     options.port ?? 0,
@@ -209,7 +231,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     return sendJson(res, 200, { data: [{ b64_json: TINY_PNG_BASE64, revised_prompt: `An image of: ${lastUserText(api, body)}` }] });
   }
   const prompt = promptChars(api, body);
-  const full = `Reply to: ${lastUserText(api, body)}`;
+  const full = state.answer ? state.answer(lastUserText(api, body)) : `Reply to: ${lastUserText(api, body)}`;
   // A provider stops at the limit it was given, and says it stopped there.
   const truncated = maxOutputTokens !== undefined && Math.ceil(full.length / 4) > maxOutputTokens;
   const reply = truncated ? full.slice(0, maxOutputTokens * 4) : full;
@@ -217,7 +239,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   if (!stream) return sendJson(res, 200, WIRE[api].json(model, reply, usage));
 
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-  const chunks = split(reply, CHUNKS);
+  const chunks = state.chunkChars ? splitEvery(reply, state.chunkChars) : split(reply, CHUNKS);
   const events = WIRE[api].stream(model, chunks, usage);
   let sent = 0;
   for (const event of events) {
@@ -588,6 +610,13 @@ function promptChars(api: Api, body: Record<string, unknown>): number {
   const messages = messagesOf(api, body).reduce((sum, m) => sum + m.text.length, 0);
   // Responses and chat completions carry the system prompt among their messages already.
   return messages + (api === 'anthropic' || api === 'gemini' ? (systemPrompt(api, body)?.length ?? 0) : 0);
+}
+
+/** Splits text into pieces of `size` characters (the last shorter). */
+function splitEvery(text: string, size: number): string[] {
+  const parts: string[] = [];
+  for (let i = 0; i < text.length; i += size) parts.push(text.slice(i, i + size));
+  return parts;
 }
 
 /** Splits text into n pieces of near-equal length (fewer when the text is short). */

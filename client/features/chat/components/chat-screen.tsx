@@ -15,7 +15,7 @@ import { ChatComposer } from './chat-composer.tsx';
 import { ChatHeader } from './chat-header.tsx';
 import { ChatSettingsDialog } from './chat-settings-dialog.tsx';
 import { HistorySidebar } from './history-sidebar.tsx';
-import { ChatActionsContext, type ChatActions } from './message-actions.tsx';
+import { ChatActionsContext, PendingContext, type ChatActions } from './message-actions.tsx';
 import { MessageList } from './message-list.tsx';
 
 /**
@@ -54,20 +54,18 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
     toggleRef.current?.focus();
   };
 
-  /** Another chat replaces the open one: the answer in flight is dropped with it. */
+  /** Another chat replaces the open one: the answer in flight stops there, kept as far as it got. */
   const switching = () => {
-    sender.reset();
     setDrawerOpen(false);
+    return sender.reset();
   };
-  const newChat = () => {
-    switching();
-    session.newChat();
-  };
+  const newChat = () => session.newChat(switching());
   const openChat = (id: string) => {
     if (id === session.chatId) return setDrawerOpen(false);
-    if (session.open(id)) switching();
+    session.open(id, switching());
   };
   const removeChat = (entry: ChatHistoryEntry) => {
+    // Deleting another chat leaves an answer streaming in the open one alone.
     if (session.remove(entry.id)) switching();
   };
 
@@ -89,8 +87,8 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
   const onExport = useCallback((format: 'md' | 'json') => void exportChat(format), [exportChat]);
 
   const actions = useMemo<ChatActions>(
-    () => ({ pending: sender.pending, answer: sender.answer, edit: sender.edit, switchVersion: session.switchVersion }),
-    [sender.pending, sender.answer, sender.edit, session.switchVersion],
+    () => ({ answer: sender.answer, edit: sender.edit, switchVersion: session.switchVersion }),
+    [sender.answer, sender.edit, session.switchVersion],
   );
 
   return (
@@ -128,7 +126,10 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
           onSettings={openSettings}
         />
         <ChatActionsContext.Provider value={actions}>
+          <PendingContext.Provider value={sender.pending}>
           <MessageList
+            key={session.chatId}
+            live={sender.live}
             info={info}
             variant={variant}
             branch={session.branch}
@@ -138,6 +139,7 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
             modelLabel={modelLabel}
             loading={session.loading}
           />
+          </PendingContext.Provider>
         </ChatActionsContext.Provider>
         <ChatComposer label={info.label} variant={variant} pending={sender.pending} inlineError={sender.inlineError} onSend={sender.send} onStop={sender.stop} />
       </section>

@@ -5,25 +5,31 @@ import { Button } from '../../../components/ui/button.tsx';
 
 /**
  * What a message's buttons do (docs/decisions/0048): another version of its turn, a new answer
- * (regenerate, or retry after Stop or an error), an edited question. Given by context so that a
- * change of `pending` re-renders these buttons, not every message's Markdown.
+ * (regenerate, or retry after Stop or an error), an edited question. Given by context: these
+ * keep their identity, and whether an answer is pending is a context of its own, read only by
+ * the few buttons that show it, so a message starting or ending re-renders those, not every
+ * message.
  */
 export type ChatActions = {
-  pending: boolean;
   answer(questionId: string): boolean;
   edit(questionId: string, text: string): boolean;
   switchVersion(messageId: string, step: -1 | 1): void;
 };
 
-export const ChatActionsContext = createContext<ChatActions>({ pending: false, answer: () => false, edit: () => false, switchVersion: () => {} });
+export const ChatActionsContext = createContext<ChatActions>({ answer: () => false, edit: () => false, switchVersion: () => {} });
+export const PendingContext = createContext(false);
 
 const ICON_BUTTON =
   'inline-flex size-8 items-center justify-center rounded-md text-slate-600 hover:bg-slate-100 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-brand-600 disabled:cursor-not-allowed disabled:opacity-40';
 
 /** '‹ 2 / 2 ›': the versions of a turn, read out as 'Version 2 of 2'. */
-export function VersionSwitch({ messageId, index, count, what }: { messageId: string; index: number; count: number; what: 'question' | 'answer' }) {
-  const { switchVersion, pending } = useContext(ChatActionsContext);
-  if (count < 2) return null;
+export function VersionSwitch(props: { messageId: string; index: number; count: number; what: 'question' | 'answer' }) {
+  return props.count < 2 ? null : <Versions {...props} />;
+}
+
+function Versions({ messageId, index, count, what }: { messageId: string; index: number; count: number; what: 'question' | 'answer' }) {
+  const { switchVersion } = useContext(ChatActionsContext);
+  const pending = useContext(PendingContext);
   return (
     <div role="group" aria-label={`Versions of this ${what}`} className="flex items-center text-xs text-slate-600">
       <button type="button" className={ICON_BUTTON} aria-label={`Previous version of this ${what}`} disabled={pending || index === 0} onClick={() => switchVersion(messageId, -1)}>
@@ -44,7 +50,8 @@ export function VersionSwitch({ messageId, index, count, what }: { messageId: st
 
 /** Regenerate the last answer, or Retry one that was stopped or failed (a new version of it). */
 export function AnswerAgain({ questionId, retry }: { questionId: string; retry: boolean }) {
-  const { answer, pending } = useContext(ChatActionsContext);
+  const { answer } = useContext(ChatActionsContext);
+  const pending = useContext(PendingContext);
   if (pending) return null;
   return (
     <button type="button" className={retry ? `${ICON_BUTTON} w-auto gap-1 px-2` : ICON_BUTTON} aria-label={retry ? 'Retry' : 'Regenerate answer'} title={retry ? 'Retry' : 'Regenerate answer'} onClick={() => answer(questionId)}>
@@ -56,7 +63,7 @@ export function AnswerAgain({ questionId, retry }: { questionId: string; retry: 
 
 /** A question's Edit button, and the box that replaces the question while it is edited. */
 export function EditableQuestion({ messageId, content, children }: { messageId: string; content: string; children: (editButton: ReactNode) => ReactNode }) {
-  const { edit, pending } = useContext(ChatActionsContext);
+  const { edit } = useContext(ChatActionsContext);
   const [draft, setDraft] = useState<string | null>(null);
   const id = useId();
   if (draft === null) {
@@ -102,10 +109,18 @@ export function EditableQuestion({ messageId, content, children }: { messageId: 
         <Button variant="ghost" size="sm" onClick={() => setDraft(null)}>
           Cancel
         </Button>
-        <Button type="submit" size="sm" disabled={pending || draft.trim() === ''}>
-          Send
-        </Button>
+        <EditSend disabled={draft.trim() === ''} />
       </div>
     </form>
+  );
+}
+
+/** The edit's Send: disabled while an answer is pending. */
+function EditSend({ disabled }: { disabled: boolean }) {
+  const pending = useContext(PendingContext);
+  return (
+    <Button type="submit" size="sm" disabled={pending || disabled}>
+      Send
+    </Button>
   );
 }

@@ -1,8 +1,10 @@
 import { AlertTriangle, MessageSquare } from 'lucide-react';
-import { useEffect, useLayoutEffect, useRef } from 'react';
+import { useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { TChatProviderInfo } from '../../../../contracts/chat.ts';
 import type { BranchItem } from '../hooks/use-chat-session.ts';
 import type { ChatVariant } from '../lib/chat-variant.ts';
+import type { LiveAnswerStore } from '../lib/live-answer.ts';
+import { LiveAnswerContext } from './live-answer-text.tsx';
 import { MessageView } from './message-view.tsx';
 
 type Props = {
@@ -13,6 +15,8 @@ type Props = {
   streamingId: string | null;
   /** The chat is being read from the server. */
   loading?: boolean;
+  /** The words of the answer being streamed. */
+  live?: LiveAnswerStore | null;
   pending: boolean;
   configError: boolean;
   modelLabel(id?: string): string | undefined;
@@ -21,12 +25,41 @@ type Props = {
 /**
  * The conversation: the empty state, the messages (a live log), SPEC's 'API Configuration
  * Error' panel where the answer would have been, and the waiting indicator. It follows the
- * answer as it grows unless the reader has scrolled up. Each message is memoised: a streamed
- * word re-renders the answer it belongs to, not the Markdown of every earlier message.
+ * answer as it grows unless the reader has scrolled up. A streamed word renders only the
+ * answer's own text (LiveAnswerText); the list renders when a message is added or ends, and
+ * then each message is memoised, so the Markdown of earlier messages is not parsed again.
  */
-export function MessageList({ info, variant, branch, streamingId, pending, configError, modelLabel, loading = false }: Props) {
+/** Messages rendered at first, and added each time the reader asks for earlier ones. */
+export const MESSAGES_PAGE = 60;
+
+export function MessageList({ info, variant, branch, streamingId, pending, configError, modelLabel, loading = false, live = null }: Props) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
+
+  // A long chat renders its last 60 messages, and 60 more each time the reader scrolls to the top
+  // (or asks): the page stays as light as a short chat's, whatever its length. Search on the
+  // server finds what is not shown.
+  const [shown, setShown] = useState(MESSAGES_PAGE);
+  const hidden = Math.max(0, branch.length - shown);
+  const visible = hidden > 0 ? branch.slice(hidden) : branch;
+  const heightBefore = useRef<number | null>(null);
+  const showEarlier = () => {
+    if (hidden === 0) return;
+    heightBefore.current = scrollRef.current?.scrollHeight ?? null;
+    setShown((n) => n + MESSAGES_PAGE);
+  };
+  // The messages added above keep the ones in view where they were.
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    if (el && heightBefore.current !== null) el.scrollTop += el.scrollHeight - heightBefore.current;
+    heightBefore.current = null;
+  }, [shown]);
+
+  const follow = useCallback(() => {
+    const el = scrollRef.current;
+    if (el && atBottom.current) el.scrollTop = el.scrollHeight;
+  }, []);
+  const liveContext = useMemo(() => ({ store: live, follow }), [live, follow]);
 
   // A message just sent: back to the bottom, whatever the reader had scrolled to.
   const last = branch.at(-1)?.message;
@@ -35,7 +68,8 @@ export function MessageList({ info, variant, branch, streamingId, pending, confi
     if (lastSent) atBottom.current = true;
   }, [lastSent]);
 
-  useEffect(() => {
+  // In the commit that grew the answer, so the frame lays it out once, already scrolled.
+  useLayoutEffect(() => {
     const el = scrollRef.current;
     if (el && atBottom.current) el.scrollTop = el.scrollHeight;
   }, [branch, pending]);
@@ -47,8 +81,9 @@ export function MessageList({ info, variant, branch, streamingId, pending, confi
       onScroll={(event) => {
         const el = event.currentTarget;
         atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+        if (el.scrollTop < 200 && hidden > 0 && heightBefore.current === null) showEarlier();
       }}
-      className="flex-1 overflow-y-auto px-3 py-4 sm:px-6"
+      className="flex-1 overflow-y-auto px-3 py-4 will-change-scroll sm:px-6"
     >
       <div className="mx-auto flex max-w-3xl flex-col gap-4">
         {loading && (
@@ -62,18 +97,27 @@ export function MessageList({ info, variant, branch, streamingId, pending, confi
             <p className="mt-3 text-lg font-medium text-slate-700">{info.emptyState}</p>
           </div>
         ) : null}
-        <div role="log" aria-live="polite" aria-relevant="additions text" aria-label="Messages" className="flex flex-col gap-4">
-          {branch.map(({ message, index, count }, i) => (
-            <MessageView
-              key={message.id}
-              message={message}
-              assistantLabel={info.label}
-              modelLabel={modelLabel(message.model)}
-              index={index}
-              count={count}
-              last={i === branch.length - 1}
-            />
-          ))}
+        {hidden > 0 && (
+          <button type="button" onClick={showEarlier} className="self-center rounded-md px-3 py-1.5 text-sm font-medium text-brand-700 hover:bg-brand-50 focus-visible:outline-2 focus-visible:outline-brand-600">
+            Show earlier messages ({hidden.toLocaleString('en-US')} more)
+          </button>
+        )}
+        <div role="log" aria-live="polite" aria-relevant="additions text" aria-label="Messages" className="space-y-4">
+          <LiveAnswerContext.Provider value={liveContext}>
+            {visible.map(({ message, index, count }, i) => (
+              // Contained: a change inside one message does not lay out the others.
+              <div key={message.id} className="[contain:content]">
+                <MessageView
+                  message={message}
+                  assistantLabel={info.label}
+                  modelLabel={modelLabel(message.model)}
+                  index={index}
+                  count={count}
+                  last={i === visible.length - 1}
+                />
+              </div>
+            ))}
+          </LiveAnswerContext.Provider>
         </div>
         {/* Where the answer would have been: below the message that asked for it. */}
         {configError && (

@@ -3,6 +3,7 @@ import { memo } from 'react';
 import type { ChatMessage } from '../lib/chat-storage.ts';
 import { STOPPED_NOTE } from '../lib/chat-text.ts';
 import { ChatMarkdown } from './chat-markdown.tsx';
+import { LiveAnswerText } from './live-answer-text.tsx';
 import { CopyButton } from './copy-button.tsx';
 import { AnswerAgain, EditableQuestion, VersionSwitch } from './message-actions.tsx';
 
@@ -57,7 +58,11 @@ export const MessageView = memo(function MessageView({ message, assistantLabel, 
       <Bot aria-hidden="true" className="mt-2 size-5 shrink-0 text-brand-600" />
       <div className={`max-w-[85%] min-w-0 rounded-2xl rounded-bl-sm border px-4 py-2.5 ${message.failed ? 'border-red-200 bg-red-50 text-red-800' : 'border-slate-200 bg-white'}`}>
         <span className="sr-only">{assistantLabel}: </span>
-        {message.failed ? <p>{message.content}</p> : message.content && <ChatMarkdown>{message.content}</ChatMarkdown>}
+        {message.failed ? (
+          <p>{message.content}</p>
+        ) : (
+          streaming ? <LiveAnswerText id={message.id} fallback={message.content} /> : message.content && <ChatMarkdown>{message.content}</ChatMarkdown>
+        )}
         {images.length > 0 && (
           <div className="mt-2 grid gap-2">
             {images.map((src, i) => (

@@ -3,6 +3,7 @@ import { CHAT_LIMITS, type TChatProviderInfo } from '../../../../contracts/chat.
 import { notify } from '../../../lib/notify.ts';
 import { ChatRequestError, MISSING_KEY_TEXT, sendChat } from '../api/chat-api.ts';
 import type { ChatMessage, ChatSettings } from '../lib/chat-storage.ts';
+import { createLiveAnswerStore, type LiveAnswer, type LiveAnswerStore } from '../lib/live-answer.ts';
 import { FAILED_TOAST, STOPPED_NOTE, UNEXPECTED_CUT_NOTE, cutShortNote, messageId, sorryMessage } from '../lib/chat-text.ts';
 import type { ChatVariant } from '../lib/chat-variant.ts';
 import type { BranchItem, ChatTree } from './use-chat-session.ts';
@@ -24,8 +25,11 @@ export type ChatSend = {
   /** Sends an edited question as a new version of it; the chat goes on from there. */
   edit(questionId: string, text: string): boolean;
   stop(): void;
-  /** Forgets the request in flight (aborted; its answer is ignored) and any error shown. */
-  reset(): void;
+  /** Forgets the request in flight (aborted; its answer is ignored) and any error shown; gives
+   * the answer it was streaming, as far as it got, for the chat it belongs to. */
+  reset(): LiveAnswer | null;
+  /** The words of the answer being streamed (read by that answer's view alone). */
+  live: LiveAnswerStore;
 };
 
 type Options = {
@@ -44,6 +48,11 @@ function requestMessages(conversation: readonly ChatMessage[], variant: ChatVari
     .slice(-CHAT_LIMITS.maxMessages)
     .map((m) => (variant.sendsTimestamps ? { role: m.role, content: m.content, timestamp: m.timestamp } : { role: m.role, content: m.content }));
 }
+
+/** How often, at most, the answer's view takes the words that came: 20 times a second. */
+const LIVE_UPDATE_MS = 50;
+const nextFrame = (run: () => void): number => (typeof requestAnimationFrame === 'function' ? requestAnimationFrame(run) : window.setTimeout(run, 16));
+const cancelFrame = (id: number) => (typeof cancelAnimationFrame === 'function' ? cancelAnimationFrame(id) : window.clearTimeout(id));
 
 /** The branch in view from its first message to `id` (none for null; null when `id` is not in it). */
 function messagesUpTo(branch: readonly BranchItem[], id: string | null): ChatMessage[] | null {
@@ -67,6 +76,7 @@ export function useChatSend({ info, variant, branch, model, settings, update }: 
   /** Bumped when the open chat changes: a reply still arriving for the old one is ignored. */
   const generation = useRef(0);
   const busy = useRef(false);
+  const [live] = useState(createLiveAnswerStore);
   const latest = useRef({ info, variant, branch, model, settings, update });
   useLayoutEffect(() => {
     latest.current = { info, variant, branch, model, settings, update };
@@ -83,7 +93,7 @@ export function useChatSend({ info, variant, branch, model, settings, update }: 
     const { info, variant, model, settings, update } = latest.current;
     const questionId = conversation.at(-1)!.id;
     const turn = ++generation.current;
-    const live = () => generation.current === turn;
+    const isLive = () => generation.current === turn;
     busy.current = true;
     setPending(true);
     setInlineError(null);
@@ -103,6 +113,24 @@ export function useChatSend({ info, variant, branch, model, settings, update }: 
       });
     const showBranch = (leafId: string | null) => update((tree) => ({ ...tree, leafId }));
 
+    // Words arrive faster than anyone reads them (100 a second and more): the answer's view is
+    // given every word that came since at most 20 times a second, each time in the next frame (as
+    // the AI SDK's useChat throttles). The chat's state holds the answer from its first words and
+    // takes the rest when it ends.
+    let frame = 0;
+    const showSoFar = () => {
+      frame = 0;
+      if (isLive()) live.set({ id: answerId, content: answer });
+    };
+    const flushFrame = () => {
+      // The pending update is a timer or a frame request: cancelling an id of the other kind is a no-op.
+      if (frame) {
+        window.clearTimeout(frame);
+        cancelFrame(frame);
+      }
+      frame = 0;
+    };
+
     const controller = new AbortController();
     abortRef.current = controller;
     const system = settings.systemPrompt.trim();
@@ -117,21 +145,30 @@ export function useChatSend({ info, variant, branch, model, settings, update }: 
       const result = await sendChat(info.endpoint, body, {
         signal: controller.signal,
         onDelta: (delta) => {
-          if (!live()) return;
+          if (!isLive()) return;
           answer += delta;
-          if (!started) setStreamingId(answerId);
-          started = true;
-          showAnswer({ content: answer, streaming: true });
+          if (!started) {
+            setStreamingId(answerId);
+            started = true;
+            live.set({ id: answerId, content: answer });
+            showAnswer({ content: answer, streaming: true }); // the first words at once
+          } else if (!frame) {
+            frame = window.setTimeout(() => {
+              frame = nextFrame(showSoFar);
+            }, LIVE_UPDATE_MS);
+          }
         },
       });
-      if (!live()) return;
+      flushFrame();
+      if (!isLive()) return;
       if (result.content || result.images.length > 0 || started) {
         showAnswer({ content: result.content || answer, model: result.model, streaming: undefined, ...(result.images.length > 0 ? { images: result.images } : {}) });
       } else {
         throw new ChatRequestError('The assistant returned an empty answer');
       }
     } catch (err) {
-      if (!live()) return;
+      flushFrame();
+      if (!isLive()) return;
       const underInput = variant.errors === 'under-input';
       const noAnswer = () => {
         if (previousLeaf) showBranch(previousLeaf);
@@ -141,7 +178,7 @@ export function useChatSend({ info, variant, branch, model, settings, update }: 
         showAnswer({ content: answer, note: STOPPED_NOTE, streaming: undefined });
       } else if (err instanceof ChatRequestError) {
         if (answer) {
-          showAnswer({ note: cutShortNote(err.message), streaming: undefined });
+          showAnswer({ content: answer, note: cutShortNote(err.message), streaming: undefined });
           if (underInput) setInlineError(err.message);
         } else if (err.message.includes(MISSING_KEY_TEXT)) {
           noAnswer();
@@ -154,19 +191,21 @@ export function useChatSend({ info, variant, branch, model, settings, update }: 
         }
       } else {
         console.error('Chat request failed unexpectedly:', err);
-        if (answer) showAnswer({ note: UNEXPECTED_CUT_NOTE, streaming: undefined });
+        if (answer) showAnswer({ content: answer, note: UNEXPECTED_CUT_NOTE, streaming: undefined });
         else noAnswer();
         notify.error(...FAILED_TOAST);
       }
     } finally {
-      if (live()) {
+      flushFrame();
+      if (isLive()) {
+        live.set({ id: null, content: '' });
         abortRef.current = null;
         busy.current = false;
         setPending(false);
         setStreamingId(null);
       }
     }
-  }, []);
+  }, [live]);
 
   /** A new question after `parentId`, shown as the branch's end, then its answer. */
   const ask = useCallback(
@@ -206,7 +245,9 @@ export function useChatSend({ info, variant, branch, model, settings, update }: 
 
   const stop = useCallback(() => abortRef.current?.abort(), []);
 
-  const reset = useCallback(() => {
+  const reset = useCallback((): LiveAnswer | null => {
+    const { id, content } = live.get();
+    live.set({ id: null, content: '' });
     abortRef.current?.abort();
     abortRef.current = null;
     generation.current++;
@@ -215,7 +256,8 @@ export function useChatSend({ info, variant, branch, model, settings, update }: 
     setStreamingId(null);
     setInlineError(null);
     setConfigError(false);
-  }, []);
+    return id ? { id, content } : null;
+  }, [live]);
 
-  return { pending, streamingId, configError, inlineError, send, answer, edit, stop, reset };
+  return { pending, streamingId, configError, inlineError, send, answer, edit, stop, reset, live };
 }

@@ -22,6 +22,8 @@ import {
   type ChatSettings,
 } from '../lib/chat-storage.ts';
 import { mergeSessions, normalizeMessages, saveFields, saveRequests, sessionFromServer } from '../lib/chat-sync.ts';
+import { STOPPED_NOTE } from '../lib/chat-text.ts';
+import type { LiveAnswer } from '../lib/live-answer.ts';
 
 /** Every message of the open chat (every version) and the last one of the branch in view. */
 export type ChatTree = { messages: ChatMessage[]; leafId: string | null };
@@ -49,9 +51,10 @@ export type ChatSession = {
   update(change: (tree: ChatTree) => ChatTree): void;
   /** Shows another version of a message's turn (-1: the one before, 1: the one after). */
   switchVersion(messageId: string, step: -1 | 1): void;
-  newChat(): void;
+  /** `unfinished`: the answer the open chat was still streaming, kept as far as it got. */
+  newChat(unfinished?: LiveAnswer | null): void;
   /** Opens a chat (this browser's copy at once, then the server's); false when it cannot. */
-  open(id: string): boolean;
+  open(id: string, unfinished?: LiveAnswer | null): boolean;
   /** Deletes a chat here and on the server; true when it was the open one (a new chat has started). */
   remove(id: string): boolean;
   rename(id: string, title: string | null): Promise<boolean>;
@@ -60,6 +63,13 @@ export type ChatSession = {
 };
 
 const EMPTY_TREE: ChatTree = { messages: [], leafId: null };
+
+/** The tree with an answer that was still streaming ended where it got to, marked stopped. */
+function stoppedAt(tree: ChatTree, answer: LiveAnswer): ChatTree {
+  const at = tree.messages.findLastIndex((m) => m.id === answer.id);
+  if (at < 0) return tree;
+  return { ...tree, messages: tree.messages.with(at, { ...tree.messages[at]!, content: answer.content, note: STOPPED_NOTE, streaming: undefined }) };
+}
 
 /**
  * The open chat and the saved ones (SPEC sections 4 and 9; docs/decisions/0046, 0048): every
@@ -139,19 +149,20 @@ export function useChatSession(info: TChatProviderInfo, models: readonly TChatMo
   // a saved chat does not move it to the top. A pending save runs before the screen switches
   // chats or closes.
   const dirty = useRef(false);
-  const pendingSave = useRef<(() => Promise<boolean>) | null>(null);
+  const pendingSave = useRef<((patch?: (tree: ChatTree) => ChatTree) => Promise<boolean>) | null>(null);
   useEffect(() => {
     if (!dirty.current || (tree.messages.length === 0 && !customTitle)) return;
-    const save = () => {
+    const save = (patch?: (tree: ChatTree) => ChatTree) => {
       pendingSave.current = null;
       dirty.current = false;
+      const saved = patch ? patch(tree) : tree;
       const session: StoredSession = {
         id: chatId,
-        messages: tree.messages,
+        messages: saved.messages,
         title: autoTitle,
         model,
         timestamp: new Date().toISOString(),
-        leafId: tree.leafId,
+        leafId: saved.leafId,
         customTitle,
         systemPrompt: settings.systemPrompt,
         temperature: settings.temperature,
@@ -201,8 +212,13 @@ export function useChatSession(info: TChatProviderInfo, models: readonly TChatMo
   /** Bumped when the open chat changes: the server's answer for the old one is dropped. */
   const opening = useRef(0);
 
-  const load = (next: StoredSession | { id: string }, options: { loading?: boolean } = {}) => {
-    void pendingSave.current?.();
+  /**
+   * Shows another chat. The open one is saved first; an answer it was still streaming is kept as
+   * far as it got (`unfinished`), marked stopped.
+   */
+  const load = (next: StoredSession | { id: string }, options: { loading?: boolean; unfinished?: LiveAnswer | null } = {}) => {
+    const unfinished = options.unfinished;
+    void pendingSave.current?.(unfinished ? (t) => stoppedAt(t, unfinished) : undefined);
     dirty.current = false;
     opening.current++;
     const session = 'messages' in next ? next : null;
@@ -215,7 +231,7 @@ export function useChatSession(info: TChatProviderInfo, models: readonly TChatMo
     setLoading(options.loading ?? false);
   };
 
-  const newChat = () => load({ id: newChatId() });
+  const newChat = (unfinished?: LiveAnswer | null) => load({ id: newChatId() }, { unfinished });
 
   /** The server's copy of the open chat, joined with this browser's (which it may lack). */
   const refreshFromServer = (id: string, hadLocal: boolean) => {
@@ -250,14 +266,14 @@ export function useChatSession(info: TChatProviderInfo, models: readonly TChatMo
       });
   };
 
-  const open = (id: string): boolean => {
+  const open = (id: string, unfinished?: LiveAnswer | null): boolean => {
     const local = loadSession(service, id, userId);
     if (!local && !userId) {
       notify.error('Chat not found', 'This saved chat could not be read.');
       setHistory(deleteSession(service, id, userId));
       return false;
     }
-    load(local ?? { id }, { loading: !local });
+    load(local ?? { id }, { loading: !local, unfinished });
     if (userId) refreshFromServer(id, local !== null);
     return true;
   };
