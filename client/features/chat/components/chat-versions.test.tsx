@@ -165,3 +165,27 @@ describe('ChatScreen: versions', () => {
     expect(posts(requests)).toHaveLength(1);
   });
 });
+
+describe('ChatScreen: leaving an answer mid-stream', () => {
+  it('keeps it in its chat as far as it got, marked stopped', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    stubFetch({
+      ...PROVIDERS,
+      'POST /api/openai/chat': () =>
+        new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode('event: delta\ndata: {"text":"Half of it"}\n\n')) }), {
+          headers: { 'content-type': 'text/event-stream' },
+        }),
+    });
+    renderChat();
+    const user = userEvent.setup();
+    await user.type(messageBox(), 'Tell me everything{Enter}');
+    await within(log()).findByText('Half of it');
+    await user.click(within(screen.getByRole('complementary', { name: 'Chat history' })).getByRole('button', { name: 'New Chat' }));
+    expect(screen.getByText('Start a conversation')).toBeInTheDocument();
+    const [entry] = loadHistory('openai');
+    expect(loadSession('openai', entry!.id)!.messages.map((m) => [m.content, m.note])).toEqual([
+      ['Tell me everything', undefined],
+      ['Half of it', '(stopped)'],
+    ]);
+  });
+});
