@@ -13,6 +13,9 @@ export type TChatModel = {
   /** The most output tokens the provider accepts for this model: a larger CHAT_MAX_OUTPUT_TOKENS
    * is lowered to it, so the request is not refused. Unset: no smaller limit is known. */
   maxOutputTokens?: number;
+  /** false: the model takes no temperature (OpenAI's reasoning models refuse one; DeepSeek's
+   * reasoner ignores it; image generation has none), so a chat's temperature is not sent to it. */
+  temperature?: false;
 };
 
 export type TChatProviderInfo = {
@@ -37,6 +40,8 @@ export type TChatProviderInfo = {
   defaultModel: string;
   /** Grok's form variant: single-line input, 'Thinking...', 'Error: {message}' under the input. */
   variant: 'standard' | 'grok';
+  /** The highest temperature the provider takes (Anthropic: 1; the others: 2). */
+  temperatureMax: number;
 };
 
 export const CHAT_PROVIDER_INFO: Record<TChatProvider, TChatProviderInfo> = {
@@ -53,11 +58,12 @@ export const CHAT_PROVIDER_INFO: Record<TChatProvider, TChatProviderInfo> = {
     models: [
       { id: 'gpt-4o', label: 'GPT-4o', maxOutputTokens: 16_384 },
       { id: 'gpt-4.1', label: 'GPT-4.1', note: 'Chat', maxOutputTokens: 32_768 },
-      { id: 'o4-mini', label: 'o4-mini', note: 'Reasoning', maxOutputTokens: 100_000 },
-      { id: 'o3', label: 'o3', note: 'Reasoning', maxOutputTokens: 100_000 },
+      { id: 'o4-mini', label: 'o4-mini', note: 'Reasoning', maxOutputTokens: 100_000, temperature: false },
+      { id: 'o3', label: 'o3', note: 'Reasoning', maxOutputTokens: 100_000, temperature: false },
     ],
     defaultModel: 'gpt-4o',
     variant: 'standard',
+    temperatureMax: 2,
   },
   anthropic: {
     id: 'anthropic',
@@ -77,6 +83,7 @@ export const CHAT_PROVIDER_INFO: Record<TChatProvider, TChatProviderInfo> = {
     ],
     defaultModel: 'claude-sonnet-4-5',
     variant: 'standard',
+    temperatureMax: 1,
   },
   gemini: {
     id: 'gemini',
@@ -95,6 +102,7 @@ export const CHAT_PROVIDER_INFO: Record<TChatProvider, TChatProviderInfo> = {
     ],
     defaultModel: 'gemini-2.5-pro',
     variant: 'standard',
+    temperatureMax: 2,
   },
   grok: {
     id: 'grok',
@@ -110,10 +118,11 @@ export const CHAT_PROVIDER_INFO: Record<TChatProvider, TChatProviderInfo> = {
       { id: 'grok-4', label: 'Grok 4' },
       { id: 'grok-3', label: 'Grok 3' },
       { id: 'grok-3-mini', label: 'Grok 3 Mini' },
-      { id: 'grok-2-image-1212', label: 'Grok 2 Image', note: 'Image generation', image: true },
+      { id: 'grok-2-image-1212', label: 'Grok 2 Image', note: 'Image generation', image: true, temperature: false },
     ],
     defaultModel: 'grok-4',
     variant: 'grok',
+    temperatureMax: 2,
   },
   deepseek: {
     id: 'deepseek',
@@ -127,10 +136,11 @@ export const CHAT_PROVIDER_INFO: Record<TChatProvider, TChatProviderInfo> = {
     missingKeyMessage: 'DeepSeek API key is not configured. Please contact the administrator.',
     models: [
       { id: 'deepseek-chat', label: 'DeepSeek V3', maxOutputTokens: 8_192 },
-      { id: 'deepseek-reasoner', label: 'DeepSeek R1', note: 'Reasoning', maxOutputTokens: 65_536 },
+      { id: 'deepseek-reasoner', label: 'DeepSeek R1', note: 'Reasoning', maxOutputTokens: 65_536, temperature: false },
     ],
     defaultModel: 'deepseek-chat',
     variant: 'standard',
+    temperatureMax: 2,
   },
   llama: {
     id: 'llama',
@@ -146,6 +156,7 @@ export const CHAT_PROVIDER_INFO: Record<TChatProvider, TChatProviderInfo> = {
     models: [{ id: 'llama3.1', label: 'Llama 3.1' }],
     defaultModel: 'llama3.1',
     variant: 'standard',
+    temperatureMax: 2,
   },
 };
 
@@ -156,7 +167,9 @@ export type TChatAccess = (typeof CHAT_ACCESS)[number];
 export type TChatPolicy = Record<TChatProvider, TChatAccess>;
 export const DEFAULT_CHAT_POLICY = Object.fromEntries(CHAT_PROVIDERS.map((p) => [p, CHAT_PROVIDER_INFO[p].defaultAccess])) as TChatPolicy;
 
-export const CHAT_LIMITS = { maxMessages: 100, maxMessageChars: 32_000 } as const;
+/** What one chat call may carry. A chat's system prompt and temperature are its own settings
+ * (docs/decisions/0047); each provider's own temperature range is `temperatureMax`. */
+export const CHAT_LIMITS = { maxMessages: 100, maxMessageChars: 32_000, maxSystemPromptChars: 8_000, maxTemperature: 2 } as const;
 
 export const ZChatMessage = z.object({
   role: z.enum(['user', 'assistant'], 'role must be user or assistant'),
@@ -173,6 +186,13 @@ export const ZChatRequest = z.object({
     .min(1, 'send at least one message')
     .max(CHAT_LIMITS.maxMessages, 'send at most 100 messages'),
   model: z.string().min(1, 'model is required').max(100),
+  /** The chat's system prompt (docs/decisions/0047): the provider gets it as its own field. */
+  system: z
+    .string()
+    .max(CHAT_LIMITS.maxSystemPromptChars, `the system prompt must be at most ${CHAT_LIMITS.maxSystemPromptChars.toLocaleString('en-US')} characters`)
+    .optional(),
+  /** The chat's temperature; each provider's own range applies (its `temperatureMax`). */
+  temperature: z.number('temperature must be a number').min(0, 'temperature must be from 0 to 2').max(CHAT_LIMITS.maxTemperature, 'temperature must be from 0 to 2').optional(),
 });
 export type TChatRequest = z.input<typeof ZChatRequest>;
 

@@ -34,6 +34,8 @@ import { authRoutes } from './modules/auth/auth.routes.ts';
 import { createAuthService, type Clock } from './modules/auth/auth.service.ts';
 import { chatRoutes } from './modules/chat/chat.routes.ts';
 import { createChatService } from './modules/chat/chat.service.ts';
+import { conversationsRoutes } from './modules/chat/conversations.routes.ts';
+import { createConversationsService } from './modules/chat/conversations.service.ts';
 import { googleAuthRoutes } from './modules/auth/google.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { createHealthService, type ReadinessCheck } from './modules/health/health.service.ts';
@@ -195,6 +197,7 @@ export async function buildApp({
   if (!sharedMarketData) app.addHook('onClose', async () => marketData.close());
   await app.register(backtestRoutes, { backtests: createBacktestService({ agents, marketData, logger, now, limits: config.backtest }) });
   await app.register(chatRoutes, { chat: createChatService({ db, config: config.chat, now }) });
+  await app.register(conversationsRoutes, { conversations: createConversationsService({ db, now }) });
   const notifications = createNotificationsService({
     db,
     mailer: createMailer(config.email, logger),

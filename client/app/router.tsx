@@ -1,4 +1,5 @@
-import { lazy } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { lazy, useEffect } from 'react';
 import type { TChatProvider } from '../../contracts/chat.ts';
 import { Outlet, Route, Routes } from 'react-router';
 import { useAuth } from '../lib/auth-context.ts';
@@ -30,8 +31,37 @@ const ArticlePage = lazy(() => import('../features/articles/components/article-p
 // Lazy too: the landing page's JavaScript budget has no room for a screen it never shows.
 const NotFoundPage = lazy(() => import('../components/not-found.tsx').then((m) => ({ default: m.NotFoundPage })));
 
+/**
+ * Once per user and browser, the chats this browser saved (SPEC's local storage) go to the
+ * user's history on the server (docs/decisions/0046). The chat feature's code loads only when
+ * the marker it sets is missing.
+ */
+function useLocalChatImport() {
+  const userId = useAuth().user?.id;
+  const queryClient = useQueryClient();
+  useEffect(() => {
+    if (!userId || importedHere(userId)) return;
+    import('../features/chat/lib/import-local-history.ts')
+      .then(({ importLocalHistory }) => importLocalHistory(userId))
+      .then((imported) => {
+        if (imported) void queryClient.invalidateQueries({ queryKey: ['/api/chat/conversations'] });
+      })
+      .catch((err: unknown) => console.error('Could not bring saved chats to the server:', err));
+  }, [userId, queryClient]);
+}
+
+/** The marker importLocalHistory sets; storage that cannot be read has nothing to import. */
+function importedHere(userId: string): boolean {
+  try {
+    return localStorage.getItem(`chat-history-imported-${userId}`) !== null;
+  } catch {
+    return true;
+  }
+}
+
 /** Every route's page frame, with the route's screen inside. */
 function AppLayout() {
+  useLocalChatImport();
   return (
     <PageLayout>
       <Outlet />

@@ -13,9 +13,10 @@ export const never = (): Promise<Response> => new Promise<Response>(() => {});
 /**
  * Replaces the browser's fetch with routes keyed 'METHOD /path?query'. A reply is a Response,
  * a {status, body} (JSON), or a function of the request. Unknown requests answer 404 so a test
- * notices them. Returns the mock and the requests it received, bodies parsed.
+ * notices them (or `fallback` answers them: a small fake server). Returns the mock and the
+ * requests it received, bodies parsed.
  */
-export function stubFetch(routes: Record<string, Reply>) {
+export function stubFetch(routes: Record<string, Reply>, fallback?: (request: StubRequest) => Response | Promise<Response> | undefined) {
   const requests: StubRequest[] = [];
   const fetchMock = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.pathname + input.search : input.url;
@@ -23,7 +24,7 @@ export function stubFetch(routes: Record<string, Reply>) {
     const request = { method, url, body: typeof init.body === 'string' ? JSON.parse(init.body) : undefined };
     requests.push(request);
     const reply = routes[`${method} ${url}`];
-    if (reply === undefined) return jsonResponse({ error: 'Not Found', message: `No stub for ${method} ${url}` }, 404);
+    if (reply === undefined) return (await fallback?.(request)) ?? jsonResponse({ error: 'Not Found', message: `No stub for ${method} ${url}` }, 404);
     if (typeof reply === 'function') return reply(request);
     if (reply instanceof Response) return reply;
     return jsonResponse(reply.body, reply.status ?? 200);

@@ -4,6 +4,7 @@ import { NOTIFICATION_KINDS, type TNotificationKind } from '../../contracts/agen
 import type { TAgentConfig, TAgentRun, TAgentStatus } from '../../contracts/agents.ts';
 import type { TRunAlert } from '../../contracts/market.ts';
 import type { TChannelKind, TDeliveryEvent, TDeliveryStatus } from '../../contracts/channels.ts';
+import type { TChatProvider } from '../../contracts/chat.ts';
 import type { TBriefStatus } from '../../contracts/notifications.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
@@ -122,6 +123,88 @@ export const chatReservations = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index('chat_reservations_user_expires_idx').on(t.userId, t.expiresAt)],
+);
+
+/**
+ * A user's conversation with one assistant, on every device (docs/decisions/0046). Keyed for the
+ * client by SPEC's chat id, unique per user: the browser's local copy and this row are the same
+ * chat, so saving or importing it again adds nothing. `title` follows the first question of the
+ * branch in view (SPEC); `custom_title` is the user's rename. `leaf_id` is the last message of
+ * the branch in view (docs/decisions/0048); `system_prompt` and `temperature` are the chat's own
+ * settings (docs/decisions/0047). The title's text-search index serves the sidebar's search.
+ */
+export const chatConversations = pgTable(
+  'chat_conversations',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    chatId: text('chat_id').notNull(),
+    provider: text('provider').$type<TChatProvider>().notNull(),
+    title: text('title').notNull(),
+    customTitle: text('custom_title'),
+    model: text('model').notNull(),
+    leafId: text('leaf_id'),
+    systemPrompt: text('system_prompt').notNull().default(''),
+    temperature: doublePrecision('temperature'),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('chat_conversations_user_chat_idx').on(t.userId, t.chatId),
+    index('chat_conversations_user_updated_idx').on(t.userId, t.updatedAt),
+    index('chat_conversations_title_search_idx').using('gin', sql`to_tsvector('english', coalesce(${t.customTitle}, ${t.title}))`),
+  ],
+);
+
+/**
+ * One message of a conversation, every version of every turn (docs/decisions/0048): `id` is the
+ * browser's, unique within its conversation, so a message saved twice is stored once;
+ * `parent_id` is the message it follows (null for the first). Messages are never changed once
+ * stored; an edit or a regenerated answer is a new sibling. `seq` keeps the order they were
+ * stored in. The content's text-search index serves the sidebar's search.
+ */
+export const chatMessages = pgTable(
+  'chat_messages',
+  {
+    conversationId: uuid('conversation_id')
+      .notNull()
+      .references(() => chatConversations.id, { onDelete: 'cascade' }),
+    id: text('id').notNull(),
+    seq: bigint('seq', { mode: 'number' }).generatedAlwaysAsIdentity(),
+    parentId: text('parent_id'),
+    role: text('role', { enum: ['user', 'assistant'] }).notNull(),
+    content: text('content').notNull(),
+    model: text('model'),
+    note: text('note'),
+    failed: boolean('failed').notNull().default(false),
+    imagesNotKept: integer('images_not_kept').notNull().default(0),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.conversationId, t.id] }),
+    index('chat_messages_conversation_seq_idx').on(t.conversationId, t.seq),
+    index('chat_messages_content_search_idx').using('gin', sql`to_tsvector('english', ${t.content})`),
+    check('chat_messages_role_check', sql`${t.role} in ('user', 'assistant')`),
+  ],
+);
+
+/** A user's named chat settings (docs/decisions/0047): a system prompt and a temperature to apply to a chat. */
+export const chatPresets = pgTable(
+  'chat_presets',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    systemPrompt: text('system_prompt').notNull().default(''),
+    temperature: doublePrecision('temperature'),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('chat_presets_user_name_idx').on(t.userId, sql`lower(${t.name})`)],
 );
 
 /**

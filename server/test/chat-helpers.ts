@@ -50,3 +50,26 @@ export async function chat(
 export async function usageRows(t: TestApp) {
   return t.database.db.select().from(chatUsage).orderBy(asc(chatUsage.createdAt));
 }
+
+let chats = 0;
+/** A chat id no other test uses (SPEC's 'chat-' + time + suffix). */
+export const newTestChatId = () => `chat-${Date.now()}-t${(++chats).toString(36)}`;
+
+/** A valid saved conversation: one question and its answer. */
+export function conversationBody(id = newTestChatId()) {
+  return {
+    id,
+    provider: 'openai',
+    title: 'Hello there',
+    model: 'gpt-4o',
+    leafId: 'a1',
+    updatedAt: '2025-05-01T10:02:00.000Z',
+    messages: [
+      { id: 'q1', parentId: null, role: 'user', content: 'Hello there', timestamp: '2025-05-01T10:00:00.000Z' },
+      { id: 'a1', parentId: 'q1', role: 'assistant', content: 'Reply to: Hello there', timestamp: '2025-05-01T10:01:00.000Z', model: 'gpt-4o' },
+    ] as Array<Record<string, string | null>>,
+  };
+}
+
+let presets = 0;
+export const presetBody = () => ({ name: `Preset ${++presets}`, systemPrompt: 'Answer briefly.', temperature: 0.5 });

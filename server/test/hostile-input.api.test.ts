@@ -111,17 +111,20 @@ describe('hostile input', () => {
     if (!new URL(url, 'http://test').pathname.startsWith('/api/')) return expectNoPollution(where);
     let body: unknown = undefined;
     if (res.statusCode !== 204) {
-      // JSON, a stream of JSON lines (Test on history's answer) or server-sent events with JSON
-      // data (the live console); their refusals are JSON.
+      // JSON, a stream of JSON lines (Test on history's answer), server-sent events with JSON
+      // data (the live console) or a Markdown file (a chat's export); their refusals are JSON.
       const type = String(res.headers['content-type']);
       const ndjson = /^application\/x-ndjson/.test(type);
       const sse = /^text\/event-stream/.test(type);
-      expect(type, where).toMatch((ndjson || sse) && res.statusCode < 300 ? /^(application\/x-ndjson|text\/event-stream)/ : /^application\/json/);
-      body = ndjson
-        ? res.body.split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown)
-        : sse
-          ? res.body.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)) as unknown)
-          : JSON.parse(res.body);
+      const markdown = /^text\/markdown/.test(type);
+      expect(type, where).toMatch((ndjson || sse || markdown) && res.statusCode < 300 ? /^(application\/x-ndjson|text\/event-stream|text\/markdown)/ : /^application\/json/);
+      body = markdown
+        ? res.body
+        : ndjson
+          ? res.body.split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown)
+          : sse
+            ? res.body.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)) as unknown)
+            : JSON.parse(res.body);
     }
     if (expected.status !== undefined) expect(res.statusCode, where).toBe(expected.status);
     if (res.statusCode >= 400) {

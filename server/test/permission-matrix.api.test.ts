@@ -3,6 +3,7 @@ import { defaultAgentConfig, findTemplate } from '../../contracts/agents.ts';
 import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS } from '../../contracts/chat.ts';
 import { createTestApp, type TestApp } from './test-app.ts';
 import { inAppAlert } from './agent-fixtures.ts';
+import { conversationBody, presetBody } from './chat-helpers.ts';
 
 const ACTORS = ['signed out', 'guest', 'owner', 'another admin'] as const;
 type Actor = (typeof ACTORS)[number];
@@ -58,6 +59,8 @@ describe('permission matrix', () => {
   };
   const newChannel = async (): Promise<string> => (await asOwner('POST', '/api/channels', { kind: 'telegram', name: 'Desk', botToken: '123456789:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', chatId: '42' })).id;
   const at = (path: string, payload?: unknown) => async (): Promise<Call> => ({ path, payload });
+  const newConversation = async (): Promise<string> => (await asOwner('POST', '/api/chat/conversations', conversationBody())).conversation.id;
+  const newPreset = async (): Promise<string> => (await asOwner('POST', '/api/chat/presets', presetBody())).id;
 
   const chatRows: Row[] = CHAT_PROVIDERS.map((provider) => ({
     method: 'POST',
@@ -98,6 +101,18 @@ describe('permission matrix', () => {
     ...chatRows,
     { method: 'GET', url: '/api/chat/providers', call: at('/api/chat/providers'), expected: [401, 200, 200, 200] },
     { method: 'GET', url: '/api/admin/usage', call: at('/api/admin/usage'), expected: [401, 403, 200, 200] },
+    // Chat history and presets are each user's own: another user's answers 404, so ids do not leak.
+    { method: 'GET', url: '/api/chat/conversations', call: at('/api/chat/conversations?q=hello'), expected: [401, 200, 200, 200] },
+    { method: 'POST', url: '/api/chat/conversations', call: async () => ({ path: '/api/chat/conversations', payload: conversationBody() }), expected: [401, 201, 201, 201] },
+    { method: 'POST', url: '/api/chat/conversations/import', call: async () => ({ path: '/api/chat/conversations/import', payload: { conversations: [conversationBody()] } }), expected: [401, 200, 200, 200] },
+    { method: 'GET', url: '/api/chat/conversations/:id', call: async () => ({ path: `/api/chat/conversations/${await newConversation()}` }), expected: [401, 404, 200, 404] },
+    { method: 'PATCH', url: '/api/chat/conversations/:id', call: async () => ({ path: `/api/chat/conversations/${await newConversation()}`, payload: { customTitle: 'Renamed' } }), expected: [401, 404, 200, 404] },
+    { method: 'DELETE', url: '/api/chat/conversations/:id', call: async () => ({ path: `/api/chat/conversations/${await newConversation()}` }), expected: [401, 404, 204, 404] },
+    { method: 'GET', url: '/api/chat/conversations/:id/export', call: async () => ({ path: `/api/chat/conversations/${await newConversation()}/export?format=md` }), expected: [401, 404, 200, 404] },
+    { method: 'GET', url: '/api/chat/presets', call: at('/api/chat/presets'), expected: [401, 200, 200, 200] },
+    { method: 'POST', url: '/api/chat/presets', call: async () => ({ path: '/api/chat/presets', payload: presetBody() }), expected: [401, 201, 201, 201] },
+    { method: 'PATCH', url: '/api/chat/presets/:id', call: async () => ({ path: `/api/chat/presets/${await newPreset()}`, payload: { temperature: 1 } }), expected: [401, 404, 200, 404] },
+    { method: 'DELETE', url: '/api/chat/presets/:id', call: async () => ({ path: `/api/chat/presets/${await newPreset()}` }), expected: [401, 404, 204, 404] },
     { method: 'GET', url: '/api/notifications', call: at('/api/notifications'), expected: [401, 200, 200, 200] },
     { method: 'POST', url: '/api/notifications/read-all', call: at('/api/notifications/read-all'), expected: [401, 204, 204, 204] },
     { method: 'POST', url: '/api/notifications/:id/read', call: async () => ({ path: `/api/notifications/${await newNotification()}/read` }), expected: [401, 404, 200, 404] },

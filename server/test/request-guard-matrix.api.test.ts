@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAgentConfig, findTemplate } from '../../contracts/agents.ts';
 import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS } from '../../contracts/chat.ts';
-import { chatBody } from './chat-helpers.ts';
+import { chatBody, conversationBody, presetBody } from './chat-helpers.ts';
 import { createTestApp, TEST_ORIGIN, type TestApp } from './test-app.ts';
 import { inAppAlert } from './agent-fixtures.ts';
 
@@ -70,6 +70,8 @@ describe('request guard on every state-changing route', () => {
   });
   const newAgent = async (): Promise<{ id: string; name: string }> => asAdmin('POST', '/api/agents', { templateId: template.id, name: `Guard ${++n}`, config: agentConfig() });
   const newChannelId = async (): Promise<string> => (await asAdmin('POST', '/api/channels', { kind: 'telegram', name: 'Desk', botToken: '123456789:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', chatId: '42' })).id;
+  const newConversationId = async (): Promise<string> => (await asAdmin('POST', '/api/chat/conversations', conversationBody())).conversation.id;
+  const newPresetId = async (): Promise<string> => (await asAdmin('POST', '/api/chat/presets', presetBody())).id;
   const newArticleId = async (): Promise<string> => (await asAdmin('POST', '/api/articles', { ...article(), published: true })).id;
   const newUserId = async (): Promise<string> => {
     const email = `user-${++n}@example.com`;
@@ -105,6 +107,13 @@ describe('request guard on every state-changing route', () => {
     'DELETE /api/channels/:id': async () => ({ path: `/api/channels/${await newChannelId()}`, payload: {} }),
     'POST /api/channels/:id/test': async () => ({ path: `/api/channels/${await newChannelId()}/test`, payload: {} }),
     'PUT /api/settings': async () => ({ path: '/api/settings', payload: { alertEmail: `alerts-${++n}@example.com`, timeZone: 'Europe/Paris' } }),
+    'POST /api/chat/conversations': async () => ({ path: '/api/chat/conversations', payload: conversationBody() }),
+    'POST /api/chat/conversations/import': async () => ({ path: '/api/chat/conversations/import', payload: { conversations: [conversationBody()] } }),
+    'PATCH /api/chat/conversations/:id': async () => ({ path: `/api/chat/conversations/${await newConversationId()}`, payload: { customTitle: `Renamed ${++n}` } }),
+    'DELETE /api/chat/conversations/:id': async () => ({ path: `/api/chat/conversations/${await newConversationId()}`, payload: {} }),
+    'POST /api/chat/presets': async () => ({ path: '/api/chat/presets', payload: presetBody() }),
+    'PATCH /api/chat/presets/:id': async () => ({ path: `/api/chat/presets/${await newPresetId()}`, payload: { name: `Renamed preset ${++n}` } }),
+    'DELETE /api/chat/presets/:id': async () => ({ path: `/api/chat/presets/${await newPresetId()}`, payload: {} }),
     ...Object.fromEntries(
       CHAT_PROVIDERS.map((p) => [`POST ${CHAT_PROVIDER_INFO[p].endpoint}`, async (): Promise<Call> => ({ path: CHAT_PROVIDER_INFO[p].endpoint, payload: chatBody(p) })]),
     ),

@@ -14,11 +14,18 @@
  * `setLatency` holds every answer back before its first byte, like a busy provider;
  * `holdAfterFirstChunk` holds every streamed answer after its first chunk until released, like
  * a model still thinking mid-answer, so a test can see that chunk arrive before the rest exists).
+ * A benchmark may give its own `answer` and stream it as providers do, a token (`chunkChars`
+ * characters) per event.
  * Usage: input = ceil(prompt chars / 4), output = ceil(answer chars / 4). The output limit
  * each provider takes (OpenAI and xAI Responses `max_output_tokens`, chat completions
  * `max_tokens`, Anthropic `max_tokens` (required), Gemini `generationConfig.maxOutputTokens`)
  * is recorded per request and obeyed: a longer answer is cut to limit x 4 characters and ends
- * as the provider says so (`incomplete`, `length`, `max_tokens`, `MAX_TOKENS`).
+ * as the provider says so (`incomplete`, `length`, `max_tokens`, `MAX_TOKENS`). The system prompt
+ * and temperature are recorded as each API carries them (OpenAI and xAI Responses: a system or
+ * developer input item, or `instructions`; chat completions: a system message; Anthropic: the
+ * top-level `system`; Gemini: `systemInstruction` and `generationConfig.temperature`), and
+ * refused where the provider refuses them: a temperature to OpenAI's reasoning models (o3,
+ * o4-mini), or above 1 to Anthropic, above 2 to the others.
  *
  * Faults per provider, set at runtime, answer what that provider really sends (its status and
  * error JSON): '401' a rejected key (Gemini and xAI say so with a 400), '429' rate limited,
@@ -49,9 +56,10 @@ export type FakeAiRequest = {
   stream: boolean;
   /** The output limit in the provider's own field; undefined when none was sent. */
   maxOutputTokens: number | undefined;
-  /** The system instructions, wherever the provider takes them (a system or developer message,
-   * Anthropic's `system`, Gemini's `systemInstruction`); '' when none. */
-  system: string;
+  /** The system prompt, read from where the provider's API carries it; undefined when none. */
+  system: string | undefined;
+  /** The sampling temperature in the provider's own field; undefined when none was sent. */
+  temperature: number | undefined;
   /** The last user message's text. */
   prompt: string;
   body: Record<string, unknown>;
@@ -101,6 +109,8 @@ type State = {
   requests: FakeAiRequest[];
   aborted: number;
   keys: Record<Exclude<TChatProvider, 'llama'>, string>;
+  answer?: (question: string) => string;
+  chunkChars?: number;
 };
 
 /** The keys the fake accepts (anything else gets a 401). */
@@ -142,8 +152,27 @@ export function fakeAiEnv(root: string): Record<string, string> {
   };
 }
 
-export async function startFakeAiProviders(options: { port?: number; chunkDelayMs?: number } = {}): Promise<FakeAiProviders> {
-  const state: State = { faults: new Map(), chunkDelayMs: options.chunkDelayMs ?? CHUNK_DELAY_MS, latencyMs: 0, hold: null, requests: [], aborted: 0, keys: FAKE_AI_KEYS };
+export type FakeAiOptions = {
+  port?: number;
+  chunkDelayMs?: number;
+  /** The answer to a question, instead of "Reply to: <question>". */
+  answer?: (question: string) => string;
+  /** Streams the answer this many characters per event (a token is ~4), instead of in 4 parts. */
+  chunkChars?: number;
+};
+
+export async function startFakeAiProviders(options: FakeAiOptions = {}): Promise<FakeAiProviders> {
+  const state: State = {
+    faults: new Map(),
+    chunkDelayMs: options.chunkDelayMs ?? CHUNK_DELAY_MS,
+    latencyMs: 0,
+    hold: null,
+    requests: [],
+    aborted: 0,
+    keys: FAKE_AI_KEYS,
+    answer: options.answer,
+    chunkChars: options.chunkChars,
+  };
   const { root, close } = await startFakeHttpServer(
     'fake AI providers',
     options.port ?? 0,
@@ -202,12 +231,13 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   const stream = api === 'gemini' ? url.pathname.endsWith(':streamGenerateContent') : body.stream === true;
   const model = api === 'gemini' ? decodeURIComponent(/models\/([^:]+):/.exec(url.pathname)?.[1] ?? '') : String(body.model ?? '');
   const maxOutputTokens = outputLimit(api, body);
-  state.requests.push({ provider, path: url.pathname, model, stream, maxOutputTokens, system: systemText(api, body), prompt: lastUserText(api, body), body });
+  const temperature = temperatureOf(api, body);
+  state.requests.push({ provider, path: url.pathname, model, stream, maxOutputTokens, system: systemPrompt(api, body), temperature, prompt: lastUserText(api, body), body });
   if (state.latencyMs > 0) await sleep(state.latencyMs);
   if (res.destroyed) return;
 
   if (provider !== 'llama' && !hasKey(provider, state.keys[provider], req)) return sendError(res, provider, '401', model);
-  const invalid = invalidLimit(api, maxOutputTokens);
+  const invalid = invalidLimit(api, maxOutputTokens) ?? invalidTemperature(api, model, temperature);
   if (invalid) return sendJson(res, 400, invalid);
   const { fault, message } = state.faults.get(provider) ?? { fault: 'none' as const };
   if (fault === '401' || fault === '429' || fault === 'quota' || fault === '404' || fault === '500') return sendError(res, provider, fault, model, message);
@@ -221,7 +251,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     return sendJson(res, 200, { data: [{ b64_json: TINY_PNG_BASE64, revised_prompt: `An image of: ${lastUserText(api, body)}` }] });
   }
   const prompt = promptChars(api, body);
-  const full = `Reply to: ${lastUserText(api, body)}`;
+  const full = state.answer ? state.answer(lastUserText(api, body)) : `Reply to: ${lastUserText(api, body)}`;
   // A provider stops at the limit it was given, and says it stopped there.
   const truncated = maxOutputTokens !== undefined && Math.ceil(full.length / 4) > maxOutputTokens;
   const reply = truncated ? full.slice(0, maxOutputTokens * 4) : full;
@@ -229,7 +259,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   if (!stream) return sendJson(res, 200, WIRE[api].json(model, reply, usage));
 
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-  const chunks = split(reply, CHUNKS);
+  const chunks = state.chunkChars ? splitEvery(reply, state.chunkChars) : split(reply, CHUNKS);
   const events = WIRE[api].stream(model, chunks, usage);
   let sent = 0;
   for (const event of events) {
@@ -289,6 +319,53 @@ function outputLimit(api: Api, body: Record<string, unknown>): number | undefine
             ? body.max_tokens
             : undefined;
   return typeof value === 'number' ? value : undefined;
+}
+
+/** Each provider's own field for the temperature. */
+function temperatureOf(api: Api, body: Record<string, unknown>): number | undefined {
+  const value = api === 'gemini' ? (body.generationConfig as { temperature?: unknown } | undefined)?.temperature : api === 'image' ? undefined : body.temperature;
+  return typeof value === 'number' ? value : undefined;
+}
+
+/** The system prompt where each API carries it: Responses `instructions` or system/developer
+ * input items, chat completions system/developer messages, Anthropic's top-level `system` (a
+ * string or text blocks), Gemini's `systemInstruction`. */
+function systemPrompt(api: Api, body: Record<string, unknown>): string | undefined {
+  let parts: string[] = [];
+  if (api === 'anthropic') parts = [contentText(body.system)];
+  else if (api === 'gemini') parts = [contentText((body.systemInstruction as { parts?: unknown } | undefined)?.parts)];
+  else if (api === 'responses' || api === 'chat') {
+    if (api === 'responses' && typeof body.instructions === 'string') parts.push(body.instructions);
+    const list = ((api === 'responses' ? body.input : body.messages) ?? []) as Array<{ role?: string; content?: unknown }>;
+    parts.push(...list.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => contentText(m.content)));
+  }
+  const text = parts.filter(Boolean).join('\n\n');
+  return text === '' ? undefined : text;
+}
+
+/** What the providers answer to a temperature they do not take (their status and error JSON). */
+function invalidTemperature(api: Api, model: string, temperature: number | undefined): unknown {
+  if (temperature === undefined) return null;
+  if (api === 'responses' && /^o\d/.test(model)) {
+    return { error: { message: "Unsupported parameter: 'temperature' is not supported with this model.", type: 'invalid_request_error', param: 'temperature', code: 'unsupported_parameter' } };
+  }
+  if (api === 'anthropic' && (temperature < 0 || temperature > 1)) {
+    return { type: 'error', error: { type: 'invalid_request_error', message: 'temperature: range: 0..1' }, request_id: 'req_fake' };
+  }
+  if (api === 'gemini' && (temperature < 0 || temperature > 2)) {
+    return { error: { code: 400, message: `Unable to submit request because it has a temperature value of ${temperature} but the supported range is from 0 (inclusive) to 2.0001 (exclusive).`, status: 'INVALID_ARGUMENT' } };
+  }
+  if ((api === 'responses' || api === 'chat') && (temperature < 0 || temperature > 2)) {
+    return {
+      error: {
+        message: `Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got ${temperature} instead.`,
+        type: 'invalid_request_error',
+        param: 'temperature',
+        code: 'decimal_above_max_value',
+      },
+    };
+  }
+  return null;
 }
 
 /** What the providers answer to a bad limit: Anthropic requires one, OpenAI's Responses refuses < 16. */
@@ -550,20 +627,18 @@ function lastUserText(api: Api, body: Record<string, unknown>): string {
   return [...messagesOf(api, body)].reverse().find((m) => m.role === 'user')?.text ?? '';
 }
 
-/** The system instructions of a request, in each API's own place for them. */
-function systemText(api: Api, body: Record<string, unknown>): string {
-  if (api === 'anthropic') return contentText(body.system);
-  if (api === 'gemini') return contentText((body.systemInstruction as { parts?: unknown } | undefined)?.parts);
-  return messagesOf(api, body)
-    .filter((m) => m.role === 'system' || m.role === 'developer')
-    .map((m) => m.text)
-    .join('\n');
-}
-
 /** What the prompt's usage counts: every message, and the system instructions where they are apart from them. */
 function promptChars(api: Api, body: Record<string, unknown>): number {
-  const separateSystem = api === 'anthropic' || api === 'gemini' ? systemText(api, body).length : 0;
-  return messagesOf(api, body).reduce((sum, m) => sum + m.text.length, separateSystem);
+  const messages = messagesOf(api, body).reduce((sum, m) => sum + m.text.length, 0);
+  // Responses and chat completions carry the system prompt among their messages already.
+  return messages + (api === 'anthropic' || api === 'gemini' ? (systemPrompt(api, body)?.length ?? 0) : 0);
+}
+
+/** Splits text into pieces of `size` characters (the last shorter). */
+function splitEvery(text: string, size: number): string[] {
+  const parts: string[] = [];
+  for (let i = 0; i < text.length; i += size) parts.push(text.slice(i, i + size));
+  return parts;
 }
 
 /** Splits text into n pieces of near-equal length (fewer when the text is short). */

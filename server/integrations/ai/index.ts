@@ -13,14 +13,18 @@ export type AiCall = {
   settings: AiProviderSettings;
   model: string;
   messages: AiChatMessage[];
-  /** Instructions sent as the provider's system message (generateChat only; the chat sends none). */
-  system?: string;
   /** Aborted when the client goes away; the provider request is cancelled with it. */
   signal: AbortSignal;
   /** Total time for a JSON answer; longest silence between chunks for a stream. */
   timeoutMs: number;
   /** The most output tokens the provider may produce (text answers; sent as its own field). */
   maxOutputTokens?: number;
+  /** The system prompt (a chat's, or an alert brief's instructions): each SDK sends it in its provider's own place (OpenAI and xAI
+   * Responses a system (or, for reasoning models, developer) input item, Anthropic the top-level
+   * `system`, Gemini `systemInstruction`, chat completions a system message). */
+  system?: string;
+  /** Sampling temperature, within the provider's range; undefined for a model that takes none. */
+  temperature?: number;
 };
 
 export type AiAnswer = { text: string; usage: TChatUsage | null; images?: string[] };
@@ -105,9 +109,10 @@ export async function generateChat(call: AiCall): Promise<AiAnswer> {
   try {
     const result = await generateText({
       model: createChatModel(call.provider, call.settings, call.model),
-      ...(call.system === undefined ? {} : { system: call.system }),
+      ...(call.system ? { system: call.system } : {}),
       messages: call.messages as ModelMessage[],
       maxOutputTokens: call.maxOutputTokens,
+      temperature: call.temperature,
       abortSignal: clock.signal,
       maxRetries: MAX_RETRIES,
     });
@@ -135,8 +140,12 @@ export async function streamChat(call: AiCall, onText: (text: string) => void | 
   let streamError: unknown = null;
   try {
     const { stream } = await createChatModel(call.provider, call.settings, call.model).doStream({
-      prompt: call.messages.map(({ role, content }) => ({ role, content: [{ type: 'text' as const, text: content }] })),
+      prompt: [
+        ...(call.system ? [{ role: 'system' as const, content: call.system }] : []),
+        ...call.messages.map(({ role, content }) => ({ role, content: [{ type: 'text' as const, text: content }] })),
+      ],
       maxOutputTokens: call.maxOutputTokens,
+      temperature: call.temperature,
       abortSignal: clock.signal,
     });
     for await (const part of stream) {

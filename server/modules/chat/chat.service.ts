@@ -49,6 +49,9 @@ export type ChatPlan = {
   reservation: Reservation | null;
   /** Sent to the provider: never more than the budget leaves after the input. */
   maxOutputTokens: number | undefined;
+  /** The chat's system prompt and temperature (docs/decisions/0047); none for a model that takes none. */
+  system: string | undefined;
+  temperature: number | undefined;
   log: FastifyBaseLogger;
 };
 
@@ -103,6 +106,9 @@ export function createChatService({ db, config, now = () => new Date() }: ChatSe
     if (!model) {
       throw new AppError('BAD_REQUEST', 'Invalid request', [{ path: 'model', message: `Unknown model for ${info.label}: ${input.model}` }]);
     }
+    if (input.temperature !== undefined && input.temperature > info.temperatureMax) {
+      throw new AppError('BAD_REQUEST', 'Invalid request', [{ path: 'temperature', message: `${info.label} takes a temperature from 0 to ${info.temperatureMax}` }]);
+    }
 
     const at = now();
     const slot = rateWindow.take(user.id, at.getTime());
@@ -124,13 +130,17 @@ export function createChatService({ db, config, now = () => new Date() }: ChatSe
       missingKey: !isConfigured(provider),
       reservation: null,
       maxOutputTokens: undefined,
+      // An image is drawn from the last question alone.
+      system: model.image ? undefined : input.system?.trim() || undefined,
+      // Sent only to a model that takes one: OpenAI's reasoning models refuse it (400).
+      temperature: model.temperature === false ? undefined : input.temperature,
       log,
     };
     if (plan.missingKey) return plan;
 
     const ask: BudgetAsk = plan.image
       ? { kind: 'image' }
-      : { kind: 'text', inputTokens: estimateInputTokens(plan.messages), maxOutputTokens: Math.min(config.maxOutputTokens, model.maxOutputTokens ?? Infinity) };
+      : { kind: 'text', inputTokens: promptTokens(plan), maxOutputTokens: Math.min(config.maxOutputTokens, model.maxOutputTokens ?? Infinity) };
     const reserved = await budget.reserve(user.id, ask);
     if ('ok' in reserved) return refuse(plan, reserved);
     plan.reservation = reserved;
@@ -157,6 +167,8 @@ export function createChatService({ db, config, now = () => new Date() }: ChatSe
       signal,
       timeoutMs: config.timeoutMs,
       maxOutputTokens: plan.maxOutputTokens,
+      system: plan.system,
+      temperature: plan.temperature,
     };
   }
 
@@ -246,7 +258,7 @@ export function createChatService({ db, config, now = () => new Date() }: ChatSe
   }
 
   function estimateUsage(plan: ChatPlan, output: string): TChatUsage {
-    return { inputTokens: estimateInputTokens(plan.messages), outputTokens: estimateTextTokens(output) };
+    return { inputTokens: promptTokens(plan), outputTokens: estimateTextTokens(output) };
   }
 
   /**
@@ -329,6 +341,11 @@ export function createChatService({ db, config, now = () => new Date() }: ChatSe
 /** To a hundredth of a cent: small calls still show a cost, and float noise is gone. */
 function roundCents(usd: number): number {
   return Math.round(usd * 10_000) / 10_000;
+}
+
+/** The estimated input of a call: its messages and its system prompt, which providers bill as input. */
+function promptTokens(plan: ChatPlan): number {
+  return estimateInputTokens(plan.system ? [{ content: plan.system }, ...plan.messages] : plan.messages);
 }
 
 export type ChatService = ReturnType<typeof createChatService>;

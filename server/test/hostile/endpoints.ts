@@ -7,7 +7,18 @@ import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS, ZChatRequest, ZChatUsageQuery } fro
 import { ZNotificationIdParams, ZNotificationsQuery } from '../../../contracts/notifications.ts';
 import { ZUpdateSettings } from '../../../contracts/settings.ts';
 import { ZChannelIdParams, ZCreateChannel } from '../../../contracts/channels.ts';
-import { TEST_MODELS } from '../chat-helpers.ts';
+import {
+  ZConversationListQuery,
+  ZConversationParams,
+  ZCreatePreset,
+  ZExportQuery,
+  ZImportConversations,
+  ZPresetIdParams,
+  ZSaveConversation,
+  ZUpdateConversation,
+  ZUpdatePreset,
+} from '../../../contracts/chat-history.ts';
+import { TEST_MODELS, conversationBody } from '../chat-helpers.ts';
 import type { Json } from './arbitraries.ts';
 import { VALID_AGENT, VALID_ARTICLE, VALID_CHANNEL, type Fixtures } from './fixtures.ts';
 import type { Contract } from './oracle.ts';
@@ -38,6 +49,8 @@ const agentId = { name: 'id', contract: { schema: ZAgentIdParams }, real: (fx: F
 const articleId = { name: 'id', contract: { schema: ZArticleIdParams }, real: async (fx: Fixtures) => (await fx.article()).id };
 const IGNORED_BODY = { contract: null, sample: {} };
 const channelId = { name: 'id', contract: { schema: ZChannelIdParams }, real: (fx: Fixtures) => fx.channel() };
+const conversationId = { name: 'id', contract: { schema: ZConversationParams }, real: (fx: Fixtures) => fx.conversation() };
+const presetId = { name: 'id', contract: { schema: ZPresetIdParams }, real: (fx: Fixtures) => fx.preset() };
 
 const chatEndpoints: Endpoint[] = CHAT_PROVIDERS.map((provider) => ({
   method: 'POST',
@@ -100,6 +113,17 @@ export const ENDPOINTS: Endpoint[] = [
   ...chatEndpoints,
   { method: 'GET', route: '/api/chat/providers', actor: 'admin', runs: 10 },
   { method: 'GET', route: '/api/admin/usage', actor: 'admin', query: { schema: ZChatUsageQuery } },
+  { method: 'GET', route: '/api/chat/conversations', actor: 'admin', query: { schema: ZConversationListQuery } },
+  { method: 'POST', route: '/api/chat/conversations', actor: 'admin', body: { contract: { schema: ZSaveConversation }, sample: conversationBody('chat-1746000000000-hostile') } },
+  { method: 'POST', route: '/api/chat/conversations/import', actor: 'admin', body: { contract: { schema: ZImportConversations }, sample: { conversations: [conversationBody('chat-1746000000001-hostile')] } } },
+  { method: 'GET', route: '/api/chat/conversations/:id', actor: 'admin', param: conversationId },
+  { method: 'PATCH', route: '/api/chat/conversations/:id', actor: 'admin', param: conversationId, body: { contract: { schema: ZUpdateConversation }, sample: { customTitle: 'Renamed chat', systemPrompt: 'Be brief.', temperature: 0.3 } } },
+  { method: 'DELETE', route: '/api/chat/conversations/:id', actor: 'admin', param: { ...conversationId, freshEachRequest: true } },
+  { method: 'GET', route: '/api/chat/conversations/:id/export', actor: 'admin', param: conversationId, query: { schema: ZExportQuery } },
+  { method: 'GET', route: '/api/chat/presets', actor: 'admin', runs: 10 },
+  { method: 'POST', route: '/api/chat/presets', actor: 'admin', body: { contract: { schema: ZCreatePreset }, sample: { name: 'Hostile preset', systemPrompt: 'Answer briefly.', temperature: 0.5 } } },
+  { method: 'PATCH', route: '/api/chat/presets/:id', actor: 'admin', param: presetId, body: { contract: { schema: ZUpdatePreset }, sample: { name: 'Edited preset', temperature: 1 } } },
+  { method: 'DELETE', route: '/api/chat/presets/:id', actor: 'admin', param: { ...presetId, freshEachRequest: true } },
   { method: 'GET', route: '/api/notifications', actor: 'admin', query: { schema: ZNotificationsQuery } },
   // The live console's stream (ends after EVENT_STREAM_MAX_MS here); it reads no input but the Last-Event-ID header.
   { method: 'GET', route: '/api/events', actor: 'admin', runs: 10 },

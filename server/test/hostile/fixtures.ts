@@ -1,5 +1,7 @@
 import { defaultAgentConfig, findTemplate, type TAgentConfig } from '../../../contracts/agents.ts';
 import { MAX_CHANNELS } from '../../../contracts/channels.ts';
+import { MAX_PRESETS } from '../../../contracts/chat-history.ts';
+import { conversationBody } from '../chat-helpers.ts';
 import { inAppAlert } from '../agent-fixtures.ts';
 import type { TestApp } from '../test-app.ts';
 
@@ -13,6 +15,9 @@ export type Fixtures = {
   article(): Promise<{ id: string; slug: string }>;
   notification(): Promise<string>;
   channel(): Promise<string>;
+  /** A saved chat's id. */
+  conversation(): Promise<string>;
+  preset(): Promise<string>;
   guestUserId(): Promise<string>;
   /** A session of its own, for routes that end the caller's session. */
   throwawaySession(): Promise<string>;
@@ -61,6 +66,13 @@ export async function createFixtures(t: TestApp): Promise<Fixtures> {
       const { channels } = await asAdmin<{ channels: Array<{ id: string }> }>('GET', '/api/channels');
       if (channels.length >= MAX_CHANNELS) await t.request({ method: 'DELETE', url: `/api/channels/${channels.at(-1)!.id}`, cookie: admin });
       return (await asAdmin<{ id: string }>('POST', '/api/channels', { ...VALID_CHANNEL, name: `Fixture channel ${++n}` })).id;
+    },
+    conversation: async () => (await asAdmin<{ conversation: { id: string } }>('POST', '/api/chat/conversations', conversationBody())).conversation.id,
+    async preset() {
+      // Valid hostile bodies create presets too: at the cap, one makes room.
+      const { presets } = await asAdmin<{ presets: Array<{ id: string }> }>('GET', '/api/chat/presets');
+      if (presets.length >= MAX_PRESETS) await t.request({ method: 'DELETE', url: `/api/chat/presets/${presets.at(-1)!.id}`, cookie: admin });
+      return (await asAdmin<{ id: string }>('POST', '/api/chat/presets', { name: `Fixture preset ${++n}` })).id;
     },
     async guestUserId() {
       const email = `hostile-guest-${++n}@example.com`;

@@ -1,5 +1,19 @@
-import type { TChatRequest, TChatResponse } from '../../../../contracts/chat.ts';
-import { ApiError, apiFetch, errorMessage } from '../../../lib/api-client.ts';
+import type {
+  TConversation,
+  TConversationInfo,
+  TConversationList,
+  TCreatePreset,
+  TImportConversations,
+  TImportResult,
+  TPreset,
+  TPresetList,
+  TSaveConversation,
+  TSaveResult,
+  TUpdateConversation,
+  TUpdatePreset,
+} from '../../../../contracts/chat-history.ts';
+import type { TChatProvider, TChatRequest, TChatResponse } from '../../../../contracts/chat.ts';
+import { ApiError, apiFetch, apiRequest, errorMessage } from '../../../lib/api-client.ts';
 import { readSse } from '../../../lib/sse.ts';
 
 /** SPEC section 8: a response flagged as error without a message. */
@@ -75,3 +89,39 @@ export async function sendChat(endpoint: string, body: TChatRequest, { signal, o
   throw new ChatRequestError('The connection closed before the answer was complete');
 }
 
+
+// --- chat history on the server (docs/decisions/0046) -----------------------------------------
+
+export const CONVERSATIONS_URL = '/api/chat/conversations';
+export const PRESETS_URL = '/api/chat/presets';
+
+/** The list's cache key: every page of one assistant's list for one search. */
+export const conversationsKey = (provider?: TChatProvider, q?: string) => [CONVERSATIONS_URL, { provider, q: q || undefined }] as const;
+
+/** One page of the user's chats, newest first; `q` searches titles and messages. */
+export function listConversations(params: { provider?: TChatProvider; q?: string; before?: string | null }, signal?: AbortSignal): Promise<TConversationList> {
+  const search = new URLSearchParams();
+  if (params.provider) search.set('provider', params.provider);
+  if (params.q) search.set('q', params.q);
+  if (params.before) search.set('before', params.before);
+  const query = search.toString();
+  return apiRequest<TConversationList>('GET', `${CONVERSATIONS_URL}${query ? `?${query}` : ''}`, undefined, { signal });
+}
+
+export const getConversation = (id: string, signal?: AbortSignal) => apiRequest<TConversation>('GET', `${CONVERSATIONS_URL}/${encodeURIComponent(id)}`, undefined, { signal });
+
+export const saveConversation = (body: TSaveConversation) => apiRequest<TSaveResult>('POST', CONVERSATIONS_URL, body);
+
+export const importConversations = (body: TImportConversations) => apiRequest<TImportResult>('POST', `${CONVERSATIONS_URL}/import`, body);
+
+export const updateConversation = (id: string, body: TUpdateConversation) => apiRequest<TConversationInfo>('PATCH', `${CONVERSATIONS_URL}/${encodeURIComponent(id)}`, body);
+
+export const deleteConversation = (id: string) => apiRequest<void>('DELETE', `${CONVERSATIONS_URL}/${encodeURIComponent(id)}`);
+
+/** Where the browser downloads a chat as a file (the server names it and says so). */
+export const exportUrl = (id: string, format: 'md' | 'json') => `${CONVERSATIONS_URL}/${encodeURIComponent(id)}/export?format=${format}`;
+
+export const listPresets = (signal?: AbortSignal) => apiRequest<TPresetList>('GET', PRESETS_URL, undefined, { signal });
+export const createPreset = (body: TCreatePreset) => apiRequest<TPreset>('POST', PRESETS_URL, body);
+export const updatePreset = (id: string, body: TUpdatePreset) => apiRequest<TPreset>('PATCH', `${PRESETS_URL}/${encodeURIComponent(id)}`, body);
+export const deletePreset = (id: string) => apiRequest<void>('DELETE', `${PRESETS_URL}/${encodeURIComponent(id)}`);

@@ -1,5 +1,7 @@
+import { memo } from 'react';
 import type { Components, ExtraProps } from 'react-markdown';
 import { SafeMarkdown, safeUrl } from '../../../components/markdown.tsx';
+import { markdownBlocks } from '../lib/markdown-blocks.ts';
 import { CodeBlock } from './code-block.tsx';
 
 type HastNode = { type: string; value?: string; tagName?: string; properties?: Record<string, unknown>; children?: HastNode[] };
@@ -42,11 +44,47 @@ const components: Components = {
   },
 };
 
+/** While a block is still being written its code is left plain: highlighting it again for every
+ * word is most of what a streamed word would cost. It is highlighted once the block is done. */
+const liveComponents: Components = {
+  ...components,
+  pre: ({ node }) => {
+    const { code, language } = codeOf(node);
+    return <CodeBlock code={code} language={language} highlight={false} />;
+  },
+};
+
 /** An assistant's answer: GitHub-flavoured Markdown, safely, with highlighted code blocks. */
-export function ChatMarkdown({ children }: { children: string }) {
+export function ChatMarkdown({ children, live = false }: { children: string; live?: boolean }) {
   return (
-    <SafeMarkdown components={components} className="text-[15px] text-slate-800 [&>*:first-child]:mt-0 [&>*:last-child]:mb-0">
+    <SafeMarkdown components={live ? liveComponents : components} className="text-[15px] text-slate-800 [&>*:first-child]:mt-0 [&>*:last-child]:mb-0">
       {children}
     </SafeMarkdown>
+  );
+}
+
+const FinishedBlock = memo(function FinishedBlock({ text }: { text: string }) {
+  return <ChatMarkdown>{text}</ChatMarkdown>;
+});
+
+/**
+ * An answer as it streams: its finished blocks render once each, and only the last, still
+ * growing, is parsed again for each new word (lib/markdown-blocks.ts). When the answer ends it
+ * is rendered whole by ChatMarkdown.
+ */
+export function StreamingMarkdown({ children }: { children: string }) {
+  const blocks = markdownBlocks(children);
+  return (
+    <div className="space-y-3">
+      {blocks.map((block, i) =>
+        i < blocks.length - 1 ? (
+          <FinishedBlock key={i} text={block} />
+        ) : (
+          <ChatMarkdown key={i} live>
+            {block}
+          </ChatMarkdown>
+        ),
+      )}
+    </div>
   );
 }

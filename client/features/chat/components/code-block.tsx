@@ -9,12 +9,13 @@ let loading: Promise<Highlighter> | null = null;
 const loadHighlighter = (): Promise<Highlighter> => (loading ??= import('../lib/highlighter.ts'));
 
 /** A fenced code block of an answer: its language, a copy button and syntax colours once the
- * highlighter has loaded (plain text until then, and for languages it does not know). */
-export function CodeBlock({ code, language }: { code: string; language: string | null }) {
+ * highlighter has loaded (plain text until then, for languages it does not know, and while the
+ * block is still streaming: `highlight` false). */
+export function CodeBlock({ code, language, highlight = true }: { code: string; language: string | null; highlight?: boolean }) {
   const [highlighted, setHighlighted] = useState<{ code: string; language: string; html: string | null } | null>(null);
 
   useEffect(() => {
-    if (!language) return;
+    if (!language || !highlight) return;
     let live = true;
     loadHighlighter()
       .then(({ highlight }) => {
@@ -24,7 +25,7 @@ export function CodeBlock({ code, language }: { code: string; language: string |
     return () => {
       live = false;
     };
-  }, [code, language]);
+  }, [code, language, highlight]);
 
   const html = highlighted && highlighted.code === code && highlighted.language === language ? highlighted.html : null;
   return (

@@ -1,11 +1,15 @@
-import { Plus, Trash2, X } from 'lucide-react';
-import { useEffect, useRef } from 'react';
+import { Check, Pencil, Plus, Search, Trash2, X } from 'lucide-react';
+import { useEffect, useId, useRef, useState } from 'react';
+import { CHAT_HISTORY_LIMITS } from '../../../../contracts/chat-history.ts';
 import { Button } from '../../../components/ui/button.tsx';
+import type { ChatHistoryList } from '../hooks/use-chat-history.ts';
 import { relativeDateLabel, type ChatHistoryEntry } from '../lib/chat-storage.ts';
 
 type Props = {
   id: string;
-  entries: ChatHistoryEntry[];
+  list: ChatHistoryList;
+  search: string;
+  onSearch(text: string): void;
   currentId: string;
   /** The drawer on small screens. */
   drawerOpen: boolean;
@@ -15,17 +19,29 @@ type Props = {
   onNewChat(): void;
   onSelect(id: string): void;
   onDelete(entry: ChatHistoryEntry): void;
+  /** Resolves true when renamed. */
+  onRename(entry: ChatHistoryEntry, title: string): Promise<boolean>;
 };
 
-/** SPEC's sidebar: New Chat, 'Chat History', the saved chats with relative dates and a delete
- * button shown on hover and on keyboard focus (and always on touch screens, which cannot hover). */
-export function HistorySidebar({ id, entries, currentId, drawerOpen, pinned, onClose, onNewChat, onSelect, onDelete }: Props) {
+const ROW_BUTTON =
+  'inline-flex size-8 items-center justify-center rounded-md text-slate-600 focus-visible:opacity-100 focus-visible:outline-2 focus-visible:outline-brand-600 [@media(hover:none)]:opacity-100';
+
+/**
+ * SPEC's sidebar: New Chat, 'Chat History', the chats with relative dates and a delete button
+ * shown on hover and on keyboard focus (and always on touch screens, which cannot hover). Ours
+ * (docs/decisions/0046): the list is the user's history on the server, searched there (titles and
+ * messages), a page at a time; each chat can be renamed.
+ */
+export function HistorySidebar({ id, list, search, onSearch, currentId, drawerOpen, pinned, onClose, onNewChat, onSelect, onDelete, onRename }: Props) {
   const newChatButton = useRef<HTMLButtonElement>(null);
+  const searchId = useId();
+  const [renaming, setRenaming] = useState<string | null>(null);
   useEffect(() => {
     if (drawerOpen) newChatButton.current?.focus();
   }, [drawerOpen]);
 
   const now = new Date();
+  const { entries } = list;
   return (
     <>
       {drawerOpen && <div aria-hidden="true" className={`fixed inset-0 z-40 bg-slate-900/40 ${pinned ? 'lg:hidden' : ''}`} onClick={onClose} />}
@@ -33,7 +49,7 @@ export function HistorySidebar({ id, entries, currentId, drawerOpen, pinned, onC
         id={id}
         aria-label="Chat history"
         onKeyDown={(event) => {
-          if (event.key === 'Escape' && drawerOpen) {
+          if (event.key === 'Escape' && drawerOpen && !renaming) {
             event.stopPropagation();
             onClose();
           }
@@ -52,21 +68,49 @@ export function HistorySidebar({ id, entries, currentId, drawerOpen, pinned, onC
             </Button>
           )}
         </div>
+        <div role="search" className="px-3 pt-3">
+          <label htmlFor={searchId} className="sr-only">
+            Search chats
+          </label>
+          <div className="relative">
+            <Search aria-hidden="true" className="pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 text-slate-500" />
+            <input
+              id={searchId}
+              type="search"
+              value={search}
+              onChange={(event) => onSearch(event.target.value)}
+              maxLength={CHAT_HISTORY_LIMITS.maxSearchChars}
+              placeholder="Search chats"
+              autoComplete="off"
+              className="h-9 w-full rounded-md border border-slate-300 bg-white pr-2 pl-8 text-sm text-slate-900 placeholder:text-slate-500 focus-visible:outline-2 focus-visible:outline-brand-600"
+            />
+          </div>
+        </div>
         <h2 className="px-4 pt-4 pb-2 text-xs font-semibold tracking-wide text-slate-600 uppercase">Chat History</h2>
+        {list.offline && <p className="px-4 pb-2 text-xs text-slate-600">Offline: the chats saved in this browser.</p>}
         {entries.length === 0 ? (
-          <p className="px-4 text-sm text-slate-600">No chat history yet</p>
+          <p className="px-4 text-sm text-slate-600">{list.searching ? (list.loading ? 'Searching...' : 'No chats match your search') : 'No chat history yet'}</p>
         ) : (
           <ul className="flex-1 space-y-1 overflow-y-auto px-2 pb-4">
-            {entries.map((entry) => {
-              const current = entry.id === currentId;
-              return (
+            {entries.map((entry) =>
+              renaming === entry.id ? (
+                <li key={entry.id}>
+                  <RenameForm
+                    entry={entry}
+                    onCancel={() => setRenaming(null)}
+                    onSave={async (title) => {
+                      if (await onRename(entry, title)) setRenaming(null);
+                    }}
+                  />
+                </li>
+              ) : (
                 <li key={entry.id} className="group relative">
                   <button
                     type="button"
                     onClick={() => onSelect(entry.id)}
-                    aria-current={current ? 'true' : undefined}
-                    className={`block w-full rounded-md py-2 pr-10 pl-3 text-left hover:bg-slate-200/70 focus-visible:outline-2 focus-visible:outline-brand-600 ${
-                      current ? 'bg-brand-50 text-brand-700' : 'text-slate-800'
+                    aria-current={entry.id === currentId ? 'true' : undefined}
+                    className={`block w-full rounded-md py-2 pr-18 pl-3 text-left hover:bg-slate-200/70 focus-visible:outline-2 focus-visible:outline-brand-600 ${
+                      entry.id === currentId ? 'bg-brand-50 text-brand-700' : 'text-slate-800'
                     }`}
                   >
                     <span className="block truncate text-sm font-medium">{entry.title}</span>
@@ -74,21 +118,71 @@ export function HistorySidebar({ id, entries, currentId, drawerOpen, pinned, onC
                       {relativeDateLabel(entry.timestamp, now)}
                     </time>
                   </button>
-                  <button
-                    type="button"
-                    onClick={() => onDelete(entry)}
-                    aria-label={`Delete chat: ${entry.title}`}
-                    title="Delete chat"
-                    className="absolute top-1/2 right-1 inline-flex size-8 -translate-y-1/2 items-center justify-center rounded-md text-slate-600 opacity-0 group-focus-within:opacity-100 group-hover:opacity-100 hover:bg-red-50 hover:text-red-700 focus-visible:opacity-100 focus-visible:outline-2 focus-visible:outline-brand-600 [@media(hover:none)]:opacity-100"
-                  >
-                    <Trash2 aria-hidden="true" className="size-4" />
-                  </button>
+                  <div className="absolute top-1/2 right-1 flex -translate-y-1/2 opacity-0 group-focus-within:opacity-100 group-hover:opacity-100 [@media(hover:none)]:opacity-100">
+                    <button type="button" onClick={() => setRenaming(entry.id)} aria-label={`Rename chat: ${entry.title}`} title="Rename chat" className={`${ROW_BUTTON} hover:bg-slate-200 hover:text-slate-900`}>
+                      <Pencil aria-hidden="true" className="size-4" />
+                    </button>
+                    <button type="button" onClick={() => onDelete(entry)} aria-label={`Delete chat: ${entry.title}`} title="Delete chat" className={`${ROW_BUTTON} hover:bg-red-50 hover:text-red-700`}>
+                      <Trash2 aria-hidden="true" className="size-4" />
+                    </button>
+                  </div>
                 </li>
-              );
-            })}
+              ),
+            )}
+            {list.hasMore && (
+              <li className="pt-2">
+                <Button variant="ghost" size="sm" className="w-full" disabled={list.loadingMore} onClick={list.loadMore}>
+                  {list.loadingMore ? 'Loading...' : 'Show older chats'}
+                </Button>
+              </li>
+            )}
           </ul>
         )}
       </aside>
     </>
+  );
+}
+
+/** A chat's title, edited in place: Enter saves, Escape cancels. */
+function RenameForm({ entry, onSave, onCancel }: { entry: ChatHistoryEntry; onSave(title: string): Promise<void>; onCancel(): void }) {
+  const [title, setTitle] = useState(entry.title);
+  const [saving, setSaving] = useState(false);
+  const inputId = useId();
+  const trimmed = title.trim();
+  return (
+    <form
+      className="flex items-center gap-1 rounded-md bg-white p-1 ring-1 ring-slate-300"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        if (!trimmed || saving) return;
+        setSaving(true);
+        await onSave(trimmed);
+        setSaving(false);
+      }}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') {
+          event.stopPropagation();
+          onCancel();
+        }
+      }}
+    >
+      <label htmlFor={inputId} className="sr-only">
+        New title for {entry.title}
+      </label>
+      <input
+        id={inputId}
+        autoFocus
+        value={title}
+        maxLength={CHAT_HISTORY_LIMITS.maxTitleChars}
+        onChange={(event) => setTitle(event.target.value)}
+        className="h-8 min-w-0 flex-1 rounded px-2 text-sm text-slate-900 focus-visible:outline-2 focus-visible:outline-brand-600"
+      />
+      <button type="submit" disabled={!trimmed || saving} aria-label="Save title" className={`${ROW_BUTTON} opacity-100 hover:bg-slate-100 disabled:opacity-40`}>
+        <Check aria-hidden="true" className="size-4" />
+      </button>
+      <button type="button" onClick={onCancel} aria-label="Cancel renaming" className={`${ROW_BUTTON} opacity-100 hover:bg-slate-100`}>
+        <X aria-hidden="true" className="size-4" />
+      </button>
+    </form>
   );
 }

@@ -1,32 +1,68 @@
 import { Bot, User } from 'lucide-react';
+import { memo } from 'react';
 import type { ChatMessage } from '../lib/chat-storage.ts';
+import { STOPPED_NOTE } from '../lib/chat-text.ts';
 import { ChatMarkdown } from './chat-markdown.tsx';
+import { LiveAnswerText } from './live-answer-text.tsx';
 import { CopyButton } from './copy-button.tsx';
+import { AnswerAgain, EditableQuestion, VersionSwitch } from './message-actions.tsx';
 
-type Props = { message: ChatMessage; assistantLabel: string; modelLabel?: string; streaming: boolean };
+type Props = {
+  message: ChatMessage;
+  assistantLabel: string;
+  modelLabel?: string;
+  /** Its place among the versions of its turn. */
+  index: number;
+  count: number;
+  /** The last message of the branch in view: it offers Regenerate (or Retry). */
+  last: boolean;
+};
 
-/** One message. The user's text is shown as typed; an answer is Markdown with its model, a copy
- * button, generated images and any note ('(stopped)', an error that cut it short). */
-export function MessageView({ message, assistantLabel, modelLabel, streaming }: Props) {
+/**
+ * One message. The user's text is shown as typed, with Edit; an answer is Markdown with its
+ * model, a copy button, generated images and any note ('(stopped)', an error that cut it short),
+ * and on the last answer Regenerate or Retry. A turn with versions has its '2 / 2' switch.
+ * Memoised: it renders again only when its own message (a new object) or its props change, so a
+ * streamed word renders the answer it belongs to and not the messages before it.
+ */
+export const MessageView = memo(function MessageView({ message, assistantLabel, modelLabel, index, count, last }: Props) {
   if (message.role === 'user') {
     return (
-      <div className="flex justify-end">
-        {/* A pasted URL or file name breaks at the bubble's edge instead of widening the chat. */}
-        <div className="max-w-[85%] min-w-0 rounded-2xl rounded-br-sm bg-brand-600 px-4 py-2.5 whitespace-pre-wrap wrap-anywhere text-white">
-          <span className="sr-only">You: </span>
-          {message.content}
-        </div>
-        <User aria-hidden="true" className="mt-2 ml-2 size-5 shrink-0 text-slate-400" />
-      </div>
+      <EditableQuestion messageId={message.id} content={message.content}>
+        {(editButton) => (
+          <div className="flex flex-col items-end gap-1">
+            <div className="flex w-full justify-end">
+              {/* A pasted URL or file name breaks at the bubble's edge instead of widening the chat. */}
+              <div className="max-w-[85%] min-w-0 rounded-2xl rounded-br-sm bg-brand-600 px-4 py-2.5 whitespace-pre-wrap wrap-anywhere text-white">
+                <span className="sr-only">You: </span>
+                {message.content}
+              </div>
+              <User aria-hidden="true" className="mt-2 ml-2 size-5 shrink-0 text-slate-400" />
+            </div>
+            <div className="mr-7 flex items-center gap-1">
+              <VersionSwitch messageId={message.id} index={index} count={count} what="question" />
+              {editButton}
+              {/* A question left without an answer (the request failed): ask again. */}
+              {last && <AnswerAgain questionId={message.id} retry />}
+            </div>
+          </div>
+        )}
+      </EditableQuestion>
     );
   }
   const images = message.images ?? [];
+  const streaming = message.streaming === true;
+  const retry = message.failed === true || message.note !== undefined;
   return (
     <div className="flex items-start gap-2" aria-busy={streaming || undefined}>
       <Bot aria-hidden="true" className="mt-2 size-5 shrink-0 text-brand-600" />
       <div className={`max-w-[85%] min-w-0 rounded-2xl rounded-bl-sm border px-4 py-2.5 ${message.failed ? 'border-red-200 bg-red-50 text-red-800' : 'border-slate-200 bg-white'}`}>
         <span className="sr-only">{assistantLabel}: </span>
-        {message.failed ? <p>{message.content}</p> : message.content && <ChatMarkdown>{message.content}</ChatMarkdown>}
+        {message.failed ? (
+          <p>{message.content}</p>
+        ) : (
+          streaming ? <LiveAnswerText id={message.id} fallback={message.content} /> : message.content && <ChatMarkdown>{message.content}</ChatMarkdown>
+        )}
         {images.length > 0 && (
           <div className="mt-2 grid gap-2">
             {images.map((src, i) => (
@@ -39,14 +75,16 @@ export function MessageView({ message, assistantLabel, modelLabel, streaming }: 
             {message.imagesNotKept === 1 ? 'A generated image was' : `${message.imagesNotKept} generated images were`} not kept in the saved chat.
           </p>
         ) : null}
-        {message.note && <p className={`mt-2 text-sm italic ${message.note === '(stopped)' ? 'text-slate-600' : 'text-red-700'}`}>{message.note}</p>}
-        {!streaming && !message.failed && (
-          <div className="mt-1 flex items-center justify-between gap-2 text-xs text-slate-600">
-            <span>{modelLabel}</span>
-            {message.content && <CopyButton text={message.content} label="Copy message" className="-mr-2 text-slate-600 hover:bg-slate-100 hover:text-slate-900" />}
+        {message.note && <p className={`mt-2 text-sm italic ${message.note === STOPPED_NOTE ? 'text-slate-600' : 'text-red-700'}`}>{message.note}</p>}
+        {!streaming && (
+          <div className="mt-1 flex flex-wrap items-center gap-x-2 text-xs text-slate-600">
+            {!message.failed && <span className="mr-auto">{modelLabel}</span>}
+            <VersionSwitch messageId={message.id} index={index} count={count} what="answer" />
+            {!message.failed && message.content && <CopyButton text={message.content} label="Copy message" className="text-slate-600 hover:bg-slate-100 hover:text-slate-900" />}
+            {last && message.parentId && <AnswerAgain questionId={message.parentId} retry={retry} />}
           </div>
         )}
       </div>
     </div>
   );
-}
+});

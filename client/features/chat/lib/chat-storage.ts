@@ -1,8 +1,12 @@
 import { differenceInCalendarDays } from 'date-fns';
 
-/** SPEC section 3: a chat message; id, images and the notes are ours. */
+/** SPEC section 3: a chat message; id, images, the notes and its place among versions are ours. */
 export type ChatMessage = {
   id: string;
+  /** The message it follows (null: the chat's first); an edit or a new answer is a sibling of
+   * the version it replaces (docs/decisions/0048). Missing in chats saved before versions:
+   * each follows the one before it. */
+  parentId?: string | null;
   role: 'user' | 'assistant';
   content: string;
   /** ISO date. */
@@ -17,13 +21,35 @@ export type ChatMessage = {
   note?: string;
   /** Our own error message ('Sorry, I encountered an error: ...'): never sent to the model. */
   failed?: boolean;
+  /** Still arriving: not saved to the server until it ends. */
+  streaming?: boolean;
 };
 
-/** SPEC section 3: a saved chat (local storage, per service). */
-export type ChatSession = { id: string; messages: ChatMessage[]; title: string; model: string; timestamp: string };
+/** A chat's own settings (docs/decisions/0047). */
+export type ChatSettings = { systemPrompt: string; temperature: number | null };
+export const DEFAULT_SETTINGS: ChatSettings = { systemPrompt: '', temperature: null };
 
-/** SPEC section 3: the sidebar's entry for a saved chat. */
-export type ChatHistoryEntry = { id: string; title: string; timestamp: string; model: string; aiService: string };
+/**
+ * SPEC section 3: a saved chat (local storage, per service), SPEC's fields first. Ours: the
+ * branch in view, the user's own title, the chat's settings, whose chat it is (a browser may be
+ * shared) and whether the server has all of it yet.
+ */
+export type ChatSession = {
+  id: string;
+  messages: ChatMessage[];
+  title: string;
+  model: string;
+  timestamp: string;
+  leafId?: string | null;
+  customTitle?: string | null;
+  systemPrompt?: string;
+  temperature?: number | null;
+  userId?: string;
+  unsynced?: boolean;
+};
+
+/** SPEC section 3: the sidebar's entry for a saved chat (userId and unsynced: as its session's). */
+export type ChatHistoryEntry = { id: string; title: string; timestamp: string; model: string; aiService: string; userId?: string; unsynced?: boolean };
 
 /** SPEC section 9. */
 export const MAX_SESSIONS = 50;
@@ -93,40 +119,85 @@ const isEntry = (v: unknown): v is ChatHistoryEntry => isObject(v) && typeof v.i
 
 const byRecent = <T extends { timestamp: string }>(a: T, b: T) => Date.parse(b.timestamp) - Date.parse(a.timestamp);
 
-export function loadHistory(service: string): ChatHistoryEntry[] {
-  return readList(historyKey(service), isEntry).sort(byRecent);
+/** Whether a saved chat may be shown to this user: theirs, or saved before chats had owners. */
+export const visibleTo = (userId: string | undefined) => (item: { userId?: string }) => !item.userId || !userId || item.userId === userId;
+
+export function loadHistory(service: string, userId?: string): ChatHistoryEntry[] {
+  return readList(historyKey(service), isEntry).filter(visibleTo(userId)).sort(byRecent);
 }
 
-export function loadSession(service: string, id: string): ChatSession | null {
-  return readList(sessionsKey(service), isSession).find((s) => s.id === id) ?? null;
+export function loadSession(service: string, id: string, userId?: string): ChatSession | null {
+  const session = readList(sessionsKey(service), isSession).find((s) => s.id === id);
+  return session && visibleTo(userId)(session) ? session : null;
 }
 
-/** data: images are megabytes each: they stay on screen but are not kept in local storage. */
+/** Every saved chat of the service, the other users' too. */
+export function loadSessions(service: string): ChatSession[] {
+  return readList(sessionsKey(service), isSession);
+}
+
+/** data: images are megabytes each: they stay on screen but are not kept in local storage. A
+ * message still streaming is kept as far as it got. */
 function forStorage(message: ChatMessage): ChatMessage {
-  if (!message.images?.some((src) => src.startsWith('data:'))) return message;
-  const kept = message.images.filter((src) => !src.startsWith('data:'));
-  return { ...message, images: kept, imagesNotKept: (message.imagesNotKept ?? 0) + message.images.length - kept.length };
+  const { streaming: _streaming, ...kept } = message;
+  if (!kept.images?.some((src) => src.startsWith('data:'))) return kept;
+  const images = kept.images.filter((src) => !src.startsWith('data:'));
+  return { ...kept, images, imagesNotKept: (kept.imagesNotKept ?? 0) + kept.images.length - images.length };
 }
 
-/** Saves (or replaces) a session, keeping the 50 most recent; returns the new history. */
-export function saveSession(service: string, session: ChatSession): ChatHistoryEntry[] {
+const entryOf = (service: string, session: ChatSession): ChatHistoryEntry => ({
+  id: session.id,
+  title: historyTitle(session.customTitle || session.title),
+  timestamp: session.timestamp,
+  model: session.model,
+  aiService: service,
+  ...(session.userId ? { userId: session.userId } : {}),
+  ...(session.unsynced ? { unsynced: true } : {}),
+});
+
+/** Saves (or replaces) a session, keeping the 50 most recent; returns the new history (the
+ * user's, when given). */
+export function saveSession(service: string, session: ChatSession, userId?: string): ChatHistoryEntry[] {
   const stored: ChatSession = { ...session, messages: session.messages.map(forStorage) };
   const sessions = [stored, ...readList(sessionsKey(service), isSession).filter((s) => s.id !== session.id)].sort(byRecent).slice(0, MAX_SESSIONS);
-  const entry: ChatHistoryEntry = { id: session.id, title: historyTitle(session.title), timestamp: session.timestamp, model: session.model, aiService: service };
   const ids = new Set(sessions.map((s) => s.id));
-  const history = [entry, ...loadHistory(service).filter((h) => h.id !== session.id)].filter((h) => ids.has(h.id)).sort(byRecent).slice(0, MAX_SESSIONS);
+  const history = [entryOf(service, session), ...readList(historyKey(service), isEntry).filter((h) => h.id !== session.id)]
+    .filter((h) => ids.has(h.id))
+    .sort(byRecent)
+    .slice(0, MAX_SESSIONS);
   writeList(sessionsKey(service), sessions);
   writeList(historyKey(service), history);
-  return history;
+  return history.filter(visibleTo(userId));
 }
 
-/** Removes a saved chat; returns the new history. */
-export function deleteSession(service: string, id: string): ChatHistoryEntry[] {
+/** Changes saved sessions in place (their order and timestamps stay); returns the history. */
+export function updateSessions(service: string, change: (session: ChatSession) => ChatSession | null, userId?: string): ChatHistoryEntry[] {
+  const sessions = readList(sessionsKey(service), isSession);
+  let changed = false;
+  const next = sessions.map((s) => {
+    const updated = change(s);
+    if (!updated || updated === s) return s;
+    changed = true;
+    return updated;
+  });
+  if (changed) {
+    const byId = new Map(next.map((s) => [s.id, s]));
+    writeList(sessionsKey(service), next);
+    writeList(
+      historyKey(service),
+      readList(historyKey(service), isEntry).map((h) => (byId.has(h.id) ? entryOf(service, byId.get(h.id)!) : h)),
+    );
+  }
+  return loadHistory(service, userId);
+}
+
+/** Removes a saved chat; returns the new history (the user's, when given). */
+export function deleteSession(service: string, id: string, userId?: string): ChatHistoryEntry[] {
   writeList(
     sessionsKey(service),
     readList(sessionsKey(service), isSession).filter((s) => s.id !== id),
   );
-  const history = loadHistory(service).filter((h) => h.id !== id);
+  const history = readList(historyKey(service), isEntry).filter((h) => h.id !== id);
   writeList(historyKey(service), history);
-  return history;
+  return history.filter(visibleTo(userId)).sort(byRecent);
 }

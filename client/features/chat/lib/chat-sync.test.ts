@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import type { ChatMessage, ChatSession } from './chat-storage.ts';
+import { mergeSessions, normalizeMessages, saveFields, saveRequests } from './chat-sync.ts';
+
+const at = '2025-06-01T10:00:00.000Z';
+const msg = (id: string, parentId: string | null | undefined, extra: Partial<ChatMessage> = {}): ChatMessage => ({
+  id,
+  ...(parentId !== undefined ? { parentId } : {}),
+  role: 'user',
+  content: id,
+  timestamp: at,
+  ...extra,
+});
+const session = (messages: ChatMessage[], extra: Partial<ChatSession> = {}): ChatSession => ({ id: 'chat-1-a', messages, title: 'T', model: 'gpt-4o', timestamp: at, ...extra });
+
+describe('normalizeMessages', () => {
+  it('gives a chat saved before versions its chain of parents', () => {
+    expect(normalizeMessages([msg('a', undefined), msg('b', undefined), msg('c', undefined)]).map((m) => [m.id, m.parentId])).toEqual([
+      ['a', null],
+      ['b', 'a'],
+      ['c', 'b'],
+    ]);
+  });
+
+  it('replaces ids the server refuses, the same way every time, and follows them in parents', () => {
+    const messages = [msg('has space', undefined), msg('ok', undefined), msg('ok', undefined)];
+    const once = normalizeMessages(messages);
+    expect(once.map((m) => [m.id, m.parentId])).toEqual([
+      ['legacy-0', null],
+      ['ok', 'legacy-0'],
+      ['legacy-2', 'ok'],
+    ]);
+    expect(normalizeMessages(messages)).toEqual(once);
+  });
+
+  it('leaves a chat with versions as it is', () => {
+    const messages = [msg('q', null), msg('a1', 'q'), msg('a2', 'q')];
+    expect(normalizeMessages(messages)).toEqual(messages);
+  });
+});
+
+describe('saveRequests', () => {
+  const fields = saveFields('openai', session([]));
+
+  it('sends only what the server lacks, none still streaming, and a streaming leaf as its question', () => {
+    const messages = [msg('q', null), msg('a', 'q', { role: 'assistant' }), msg('q2', 'a'), msg('a2', 'q2', { role: 'assistant', streaming: true })];
+    const [request, ...more] = saveRequests({ ...fields, leafId: 'a2' }, messages, new Set(['q', 'a']));
+    expect(more).toEqual([]);
+    expect(request!.messages.map((m) => m.id)).toEqual(['q2']);
+    expect(request!.leafId).toBe('q2');
+  });
+
+  it('splits a long chat into requests of at most 500 messages, parents first, the leaf with the last', () => {
+    const messages = Array.from({ length: 1_100 }, (_, i) => msg(`m${i}`, i === 0 ? null : `m${i - 1}`));
+    const requests = saveRequests({ ...fields, leafId: 'm1099' }, messages, new Set());
+    expect(requests.map((r) => [r.messages.length, r.messages[0]!.id, r.leafId])).toEqual([
+      [500, 'm0', null],
+      [500, 'm500', null],
+      [100, 'm1000', 'm1099'],
+    ]);
+  });
+
+  it('splits by size too, and keeps what the server takes: no data images, long text shortened with a note', () => {
+    const big = 'x'.repeat(250_000);
+    const messages = [
+      msg('q', null),
+      msg('a', 'q', { role: 'assistant', content: big, images: ['data:image/png;base64,AAAA'] }),
+      msg('b', 'a', { content: 'y'.repeat(500_000) }),
+      msg('c', 'b', { role: 'assistant', content: big }),
+    ];
+    const requests = saveRequests(fields, messages, new Set());
+    // Each shortened to 200,000 characters: three fit in one request (well under 1 MB), not four.
+    expect(requests.map((r) => r.messages.map((m) => m.id))).toEqual([['q', 'a', 'b'], ['c']]);
+    expect(requests[0]!.messages[1]).toMatchObject({ content: 'x'.repeat(200_000), note: '(shortened when saved)', imagesNotKept: 1 });
+  });
+});
+
+describe('mergeSessions', () => {
+  it('keeps every message of both; the server’s branch unless this browser holds changes it has not seen', () => {
+    const server = session([msg('q', null), msg('a', 'q')], { leafId: 'a', title: 'Server' });
+    const local = session([msg('q', null), msg('x', 'q')], { leafId: 'x', title: 'Local' });
+    expect(mergeSessions(server, local)).toMatchObject({ title: 'Server', leafId: 'a', unsynced: true });
+    expect(mergeSessions(server, local).messages.map((m) => m.id)).toEqual(['q', 'a', 'x']);
+    expect(mergeSessions(server, { ...local, unsynced: true })).toMatchObject({ title: 'Local', leafId: 'x', unsynced: true });
+    expect(mergeSessions(server, session([msg('q', null)]))).toMatchObject({ unsynced: false });
+    expect(mergeSessions(server, null)).toBe(server);
+  });
+});

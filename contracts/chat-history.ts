@@ -1,0 +1,276 @@
+import { z } from 'zod';
+import { CHAT_LIMITS, CHAT_PROVIDER_INFO, CHAT_PROVIDERS, type TChatProvider } from './chat.ts';
+
+/**
+ * Chat history on the server (docs/decisions/0046): each user's conversations with every
+ * assistant, on every device. A conversation is keyed by SPEC's chat id ('chat-' + millisecond
+ * time + a random suffix), unique per user, so the browser's local copy (SPEC's
+ * chat-sessions-{service}) and the server's are the same chat, and saving or importing it again
+ * adds nothing twice. Messages form a tree: each names its parent, an edited question or a
+ * regenerated answer is a sibling of the one it replaces, and `leafId` is the last message of
+ * the branch in view (docs/decisions/0048).
+ */
+export const CHAT_HISTORY_LIMITS = {
+  /** Text of one stored message: answers run longer than the 32,000 characters a question may. */
+  maxStoredMessageChars: 200_000,
+  /** Messages in one conversation, every version counted. */
+  maxMessages: 2_000,
+  /** Characters in one conversation, every version counted. */
+  maxConversationChars: 5_000_000,
+  /** Conversations one user keeps. */
+  maxConversations: 10_000,
+  /** Messages in one save (more are saved in several). */
+  maxMessagesPerSave: 500,
+  /** Conversations in one import request. */
+  maxImportBatch: 50,
+  /** A renamed conversation's title (SPEC: history titles are cut to 50 characters). */
+  maxTitleChars: 50,
+  /** Conversations per page of the list. */
+  pageSize: 50,
+  maxSearchChars: 200,
+} as const;
+
+const CHAT_ID = /^chat-\d{1,16}-[a-z0-9]{1,20}$/;
+const CHAT_ID_RULE = "must be a chat id: 'chat-', the time in milliseconds, '-' and letters or digits";
+export const ZChatId = z.string().regex(CHAT_ID, CHAT_ID_RULE);
+export const ZConversationParams = z.object({ id: ZChatId }).strict();
+
+const MESSAGE_ID_RULE = 'must be 1 to 64 letters, digits, _ or -';
+export const ZMessageId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, MESSAGE_ID_RULE);
+
+const ZTimestamp = z.iso.datetime({ offset: true, error: 'must be an ISO date and time, such as 2025-05-01T10:00:00.000Z' });
+
+export const ZChatProvider = z.enum(CHAT_PROVIDERS, `must be one of: ${CHAT_PROVIDERS.join(', ')}`);
+const ZModelId = z.string().min(1, 'model is required').max(100, 'model must be at most 100 characters');
+
+/** A chat's own settings: a system prompt and a temperature (docs/decisions/0047). */
+export const ZSystemPrompt = z.string().max(CHAT_LIMITS.maxSystemPromptChars, `the system prompt must be at most ${CHAT_LIMITS.maxSystemPromptChars.toLocaleString('en-US')} characters`);
+export const ZTemperature = z
+  .number('temperature must be a number')
+  .min(0, 'temperature must be from 0 to 2')
+  .max(CHAT_LIMITS.maxTemperature, 'temperature must be from 0 to 2');
+
+/** One stored message (SPEC's chat message, with its place in the tree). */
+export const ZStoredMessage = z
+  .object({
+    id: ZMessageId,
+    /** The message it answers or follows; null for the chat's first message. */
+    parentId: ZMessageId.nullable(),
+    role: z.enum(['user', 'assistant'], 'role must be user or assistant'),
+    content: z.string().max(CHAT_HISTORY_LIMITS.maxStoredMessageChars, `content must be at most ${CHAT_HISTORY_LIMITS.maxStoredMessageChars.toLocaleString('en-US')} characters`),
+    timestamp: ZTimestamp,
+    /** The model that answered (assistant only). */
+    model: ZModelId.optional(),
+    /** '(stopped)' or why the answer was cut short. */
+    note: z.string().max(500, 'note must be at most 500 characters').optional(),
+    /** Our own error message ('Sorry, I encountered an error: ...'), never sent to a model. */
+    failed: z.boolean().optional(),
+    /** Generated images the saved chat does not keep (they stay in the browser that made them). */
+    imagesNotKept: z.number().int().min(0).max(100).optional(),
+  })
+  .strict();
+export type TStoredMessage = z.infer<typeof ZStoredMessage>;
+
+/**
+ * POST /api/chat/conversations: saves a conversation, creating it or adding to it. Messages
+ * already stored (by id) are left as they are; the title, model, branch in view and settings
+ * are replaced when `updatedAt` is not older than what the server holds, so an older copy (a
+ * second import, a browser that was offline) never undoes a newer change.
+ */
+export const ZSaveConversation = z
+  .object({
+    id: ZChatId,
+    provider: ZChatProvider,
+    title: z.string().max(200, 'title must be at most 200 characters'),
+    model: ZModelId,
+    leafId: ZMessageId.nullable(),
+    systemPrompt: ZSystemPrompt.optional(),
+    temperature: ZTemperature.nullable().optional(),
+    createdAt: ZTimestamp.optional(),
+    updatedAt: ZTimestamp,
+    messages: z.array(ZStoredMessage).max(CHAT_HISTORY_LIMITS.maxMessagesPerSave, `save at most ${CHAT_HISTORY_LIMITS.maxMessagesPerSave} messages at once`),
+  })
+  .strict();
+export type TSaveConversation = z.input<typeof ZSaveConversation>;
+
+/** POST /api/chat/conversations/import: a browser's saved chats, each saved as above. */
+export const ZImportConversations = z
+  .object({
+    conversations: z
+      .array(ZSaveConversation)
+      .min(1, 'import at least one conversation')
+      .max(CHAT_HISTORY_LIMITS.maxImportBatch, `import at most ${CHAT_HISTORY_LIMITS.maxImportBatch} conversations at once`),
+  })
+  .strict();
+export type TImportConversations = z.input<typeof ZImportConversations>;
+export type TImportResult = { created: number; updated: number };
+
+/** PATCH /api/chat/conversations/:id: rename (null: the title follows the first message again) and settings. */
+export const ZUpdateConversation = z
+  .object({
+    customTitle: z
+      .string()
+      .trim()
+      .min(1, 'Enter a title')
+      .max(CHAT_HISTORY_LIMITS.maxTitleChars, `The title must be at most ${CHAT_HISTORY_LIMITS.maxTitleChars} characters`)
+      .nullable()
+      .optional(),
+    systemPrompt: ZSystemPrompt.optional(),
+    temperature: ZTemperature.nullable().optional(),
+  })
+  .strict();
+export type TUpdateConversation = z.input<typeof ZUpdateConversation>;
+
+/** GET /api/chat/conversations: newest first, by assistant; `q` searches titles and messages. */
+export const ZConversationListQuery = z
+  .object({
+    provider: ZChatProvider.optional(),
+    q: z.string().trim().max(CHAT_HISTORY_LIMITS.maxSearchChars, `the search must be at most ${CHAT_HISTORY_LIMITS.maxSearchChars} characters`).optional(),
+    /** The page after the one that ended with this conversation (the answer's `next`). */
+    before: z
+      .string()
+      .regex(/^\d{4}-\d\d-\d\dT[\d:.]+Z~chat-\d{1,16}-[a-z0-9]{1,20}$/, 'before must be the `next` of the previous page')
+      .refine((value) => !Number.isNaN(Date.parse(value.split('~')[0]!)), 'before must be the `next` of the previous page')
+      .optional(),
+    limit: z.coerce
+      .number()
+      .int('limit must be a whole number')
+      .min(1, 'limit must be 1 to 100')
+      .max(100, 'limit must be 1 to 100')
+      .default(CHAT_HISTORY_LIMITS.pageSize),
+  })
+  .strict();
+export type TConversationListQuery = z.input<typeof ZConversationListQuery>;
+
+export const ZExportQuery = z.object({ format: z.enum(['md', 'json'], "format must be 'md' or 'json'").default('md') }).strict();
+
+/** One conversation in the sidebar's list. */
+export type TConversationSummary = {
+  id: string;
+  provider: TChatProvider;
+  /** The title shown: the user's own when renamed, else the first question's. */
+  title: string;
+  renamed: boolean;
+  model: string;
+  createdAt: string;
+  updatedAt: string;
+};
+export type TConversationList = { conversations: TConversationSummary[]; next: string | null };
+
+/** One conversation's fields: what PATCH answers. */
+export type TConversationInfo = TConversationSummary & {
+  /** The first question's title (SPEC), which the title follows unless renamed. */
+  autoTitle: string;
+  leafId: string | null;
+  systemPrompt: string;
+  temperature: number | null;
+};
+/** One conversation with every message (every version). */
+export type TConversation = TConversationInfo & { messages: TStoredMessage[] };
+/** POST /api/chat/conversations: 201 when it was created, 200 when it was added to. */
+export type TSaveResult = { conversation: TConversationSummary; created: boolean };
+
+// --- presets (docs/decisions/0047) ----------------------------------------------------------
+
+export const MAX_PRESETS = 50;
+const ZPresetName = z.string().trim().min(1, 'Enter a name for this preset').max(60, 'The name must be at most 60 characters');
+
+export const ZCreatePreset = z
+  .object({
+    name: ZPresetName,
+    systemPrompt: ZSystemPrompt.default(''),
+    temperature: ZTemperature.nullable().default(null),
+  })
+  .strict();
+export type TCreatePreset = z.input<typeof ZCreatePreset>;
+export const ZUpdatePreset = z.object({ name: ZPresetName.optional(), systemPrompt: ZSystemPrompt.optional(), temperature: ZTemperature.nullable().optional() }).strict();
+export type TUpdatePreset = z.input<typeof ZUpdatePreset>;
+export const ZPresetIdParams = z.object({ id: z.uuid('Preset id must be a UUID') }).strict();
+export type TPreset = { id: string; name: string; systemPrompt: string; temperature: number | null; createdAt: string; updatedAt: string };
+export type TPresetList = { presets: TPreset[] };
+
+// --- the tree of versions (docs/decisions/0048) -----------------------------------------------
+
+type TreeMessage = { id: string; parentId?: string | null };
+
+/** The messages with each one's children in the order they were made (the list's order). */
+function childrenOf<M extends TreeMessage>(messages: readonly M[]): Map<string | null, M[]> {
+  const children = new Map<string | null, M[]>();
+  for (const message of messages) {
+    const parent = message.parentId ?? null;
+    const list = children.get(parent);
+    if (list) list.push(message);
+    else children.set(parent, [message]);
+  }
+  return children;
+}
+
+/** The newest message at the end of the branch that starts at `id`: at each step, the child made last. */
+export function newestLeaf<M extends TreeMessage>(messages: readonly M[], id: string | null): string | null {
+  const children = childrenOf(messages);
+  let at = id;
+  for (let guard = 0; guard <= messages.length; guard++) {
+    const next = children.get(at)?.at(-1);
+    if (!next) return at;
+    at = next.id;
+  }
+  return at;
+}
+
+/**
+ * The branch in view: the messages from the first to `leafId`, each with its siblings (the
+ * versions of its turn) and its place among them. An unknown or missing leaf shows the newest
+ * branch; a message whose parent is missing starts the branch.
+ */
+export function branchOf<M extends TreeMessage>(messages: readonly M[], leafId: string | null | undefined): Array<{ message: M; versions: M[]; index: number }> {
+  const byId = new Map(messages.map((m) => [m.id, m]));
+  const children = childrenOf(messages);
+  const leaf = leafId && byId.has(leafId) ? leafId : newestLeaf(messages, null);
+  const path: M[] = [];
+  const seen = new Set<string>();
+  for (let at = leaf ? byId.get(leaf) : undefined; at && !seen.has(at.id); at = at.parentId ? byId.get(at.parentId) : undefined) {
+    seen.add(at.id);
+    path.push(at);
+  }
+  return path.reverse().map((message) => {
+    const versions = children.get(message.parentId && byId.has(message.parentId) ? message.parentId : null) ?? [message];
+    return { message, versions, index: Math.max(0, versions.indexOf(message)) };
+  });
+}
+
+// --- export ---------------------------------------------------------------------------------
+
+/** A file name for an exported conversation: its title in safe characters, and the extension. */
+export function exportFileName(title: string, format: 'md' | 'json'): string {
+  const base =
+    title
+      .normalize('NFKD')
+      .replace(/[^\w\s-]/g, '')
+      .trim()
+      .replace(/[\s_]+/g, '-')
+      .replace(/-+/g, '-')
+      .toLowerCase()
+      .slice(0, 60)
+      .replace(/-$/, '') || 'chat';
+  return `${base}.${format}`;
+}
+
+/**
+ * The conversation as Markdown: its title, assistant and settings, then the branch in view, each
+ * message under a heading naming who wrote it (and the model of each answer). Failed messages
+ * and notes are kept, as the chat shows them.
+ */
+export function conversationMarkdown(conversation: TConversation): string {
+  const assistant = CHAT_PROVIDER_INFO[conversation.provider]?.label ?? conversation.provider;
+  const lines = [`# ${conversation.title.replace(/\n/g, ' ')}`, '', `- Assistant: ${assistant}`, `- Created: ${conversation.createdAt}`, `- Updated: ${conversation.updatedAt}`];
+  if (conversation.temperature !== null) lines.push(`- Temperature: ${conversation.temperature}`);
+  if (conversation.systemPrompt) lines.push('', '## System prompt', '', conversation.systemPrompt);
+  for (const { message, versions, index } of branchOf(conversation.messages, conversation.leafId)) {
+    const who = message.role === 'user' ? 'You' : `${assistant}${message.model ? ` (${message.model})` : ''}`;
+    const version = versions.length > 1 ? ` — version ${index + 1} of ${versions.length}` : '';
+    lines.push('', `## ${who}${version}`, '', message.content || '_(no text)_');
+    if (message.imagesNotKept) lines.push('', `_${message.imagesNotKept === 1 ? 'A generated image was' : `${message.imagesNotKept} generated images were`} not kept._`);
+    if (message.note) lines.push('', `_${message.note}_`);
+  }
+  return `${lines.join('\n')}\n`;
+}

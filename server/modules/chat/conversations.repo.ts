@@ -1,0 +1,164 @@
+import { and, asc, count, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
+import type { TChatProvider } from '../../../contracts/chat.ts';
+import type { Db } from '../../db/client.ts';
+import { chatConversations, chatMessages, chatPresets } from '../../db/schema.ts';
+
+/** Any connection or transaction: repo functions run inside the caller's transaction. */
+type Tx = Pick<Db, 'select' | 'insert' | 'update' | 'delete' | 'execute'>;
+
+export type ConversationRow = typeof chatConversations.$inferSelect;
+export type MessageRow = typeof chatMessages.$inferSelect;
+export type NewMessage = Omit<typeof chatMessages.$inferInsert, 'seq'>;
+export type PresetRow = typeof chatPresets.$inferSelect;
+
+/** The text-search configuration of the indexes (english: 'invoices' finds 'invoice'). */
+const TEXT_SEARCH = sql.raw(`'english'`);
+
+/** The user's conversation with this chat id; `lock` holds it until the transaction ends. */
+export async function findConversation(db: Tx, userId: string, chatId: string, { lock = false } = {}): Promise<ConversationRow | undefined> {
+  const query = db
+    .select()
+    .from(chatConversations)
+    .where(and(eq(chatConversations.userId, userId), eq(chatConversations.chatId, chatId)));
+  const [row] = lock ? await query.for('update') : await query;
+  return row;
+}
+
+export async function countConversations(db: Tx, userId: string): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(chatConversations).where(eq(chatConversations.userId, userId));
+  return row?.n ?? 0;
+}
+
+/** Inserts a conversation unless the user has one with its chat id; undefined when they have. */
+export async function insertConversation(db: Tx, row: typeof chatConversations.$inferInsert): Promise<ConversationRow | undefined> {
+  const [created] = await db.insert(chatConversations).values(row).onConflictDoNothing({ target: [chatConversations.userId, chatConversations.chatId] }).returning();
+  return created;
+}
+
+export async function updateConversation(db: Tx, id: string, fields: Partial<Omit<typeof chatConversations.$inferInsert, 'id' | 'userId' | 'chatId'>>): Promise<ConversationRow> {
+  const [row] = await db.update(chatConversations).set(fields).where(eq(chatConversations.id, id)).returning();
+  return row!;
+}
+
+/** Deletes the user's conversation and its messages; false when they have none with this id. */
+export async function deleteConversation(db: Tx, userId: string, chatId: string): Promise<boolean> {
+  const removed = await db
+    .delete(chatConversations)
+    .where(and(eq(chatConversations.userId, userId), eq(chatConversations.chatId, chatId)))
+    .returning({ id: chatConversations.id });
+  return removed.length > 0;
+}
+
+export type ListOptions = { provider?: TChatProvider; q?: string; before?: { updatedAt: Date; chatId: string }; limit: number };
+
+/**
+ * The user's conversations, most recently updated first, a page at a time (keyed by updated_at
+ * and chat id, so a page never repeats or skips one). `q` is matched as a web search
+ * (`websearch_to_tsquery`: words, "phrases", -exclusions, or) against the title and every
+ * message through their text-search indexes, and as plain text within the title, so a word
+ * still being typed finds the chats named with it.
+ */
+export async function listConversations(db: Tx, userId: string, { provider, q, before, limit }: ListOptions): Promise<ConversationRow[]> {
+  const conditions = [eq(chatConversations.userId, userId)];
+  if (provider) conditions.push(eq(chatConversations.provider, provider));
+  if (before) {
+    conditions.push(
+      or(lt(chatConversations.updatedAt, before.updatedAt), and(eq(chatConversations.updatedAt, before.updatedAt), lt(chatConversations.chatId, before.chatId)))!,
+    );
+  }
+  if (q) {
+    const query = sql`websearch_to_tsquery(${TEXT_SEARCH}, ${q})`;
+    const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    conditions.push(
+      or(
+        sql`to_tsvector(${TEXT_SEARCH}, coalesce(${chatConversations.customTitle}, ${chatConversations.title})) @@ ${query}`,
+        sql`coalesce(${chatConversations.customTitle}, ${chatConversations.title}) ilike ${pattern}`,
+        sql`exists (select 1 from ${chatMessages} where ${chatMessages.conversationId} = ${chatConversations.id} and to_tsvector(${TEXT_SEARCH}, ${chatMessages.content}) @@ ${query})`,
+      )!,
+    );
+  }
+  return db
+    .select()
+    .from(chatConversations)
+    .where(and(...conditions))
+    .orderBy(desc(chatConversations.updatedAt), desc(chatConversations.chatId))
+    .limit(limit);
+}
+
+/** Every message of a conversation, in the order they were stored. */
+export async function listMessages(db: Tx, conversationId: string): Promise<MessageRow[]> {
+  return db.select().from(chatMessages).where(eq(chatMessages.conversationId, conversationId)).orderBy(asc(chatMessages.seq));
+}
+
+/** How many messages and characters a conversation holds. */
+export async function messageTotals(db: Tx, conversationId: string): Promise<{ messages: number; chars: number }> {
+  const [row] = await db
+    .select({ messages: count(), chars: sql<number>`coalesce(sum(length(${chatMessages.content})), 0)`.mapWith(Number) })
+    .from(chatMessages)
+    .where(eq(chatMessages.conversationId, conversationId));
+  return row ?? { messages: 0, chars: 0 };
+}
+
+/** The ids among `ids` that the conversation holds. */
+export async function existingMessageIds(db: Tx, conversationId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .select({ id: chatMessages.id })
+    .from(chatMessages)
+    .where(and(eq(chatMessages.conversationId, conversationId), inArray(chatMessages.id, [...ids])));
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Stores new messages; one the conversation already holds (by id) is left as it is. */
+export async function insertMessages(db: Tx, rows: NewMessage[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const inserted = await db.insert(chatMessages).values(rows).onConflictDoNothing().returning({ id: chatMessages.id });
+  return inserted.length;
+}
+
+// --- presets -----------------------------------------------------------------------------------
+
+export async function listPresets(db: Tx, userId: string): Promise<PresetRow[]> {
+  return db.select().from(chatPresets).where(eq(chatPresets.userId, userId)).orderBy(asc(sql`lower(${chatPresets.name})`), asc(chatPresets.id));
+}
+
+export async function countPresets(db: Tx, userId: string): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(chatPresets).where(eq(chatPresets.userId, userId));
+  return row?.n ?? 0;
+}
+
+export async function findPreset(db: Tx, userId: string, id: string): Promise<PresetRow | undefined> {
+  const [row] = await db.select().from(chatPresets).where(and(eq(chatPresets.id, id), eq(chatPresets.userId, userId)));
+  return row;
+}
+
+/** Another of the user's presets with this name (any case), or none. */
+export async function presetNamed(db: Tx, userId: string, name: string, exceptId?: string): Promise<PresetRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(chatPresets)
+    .where(and(eq(chatPresets.userId, userId), sql`lower(${chatPresets.name}) = lower(${name})`, exceptId ? sql`${chatPresets.id} <> ${exceptId}` : undefined));
+  return row;
+}
+
+export async function insertPreset(db: Tx, row: typeof chatPresets.$inferInsert): Promise<PresetRow> {
+  const [created] = await db.insert(chatPresets).values(row).returning();
+  return created!;
+}
+
+export async function updatePreset(db: Tx, userId: string, id: string, fields: Partial<Pick<PresetRow, 'name' | 'systemPrompt' | 'temperature' | 'updatedAt'>>): Promise<PresetRow | undefined> {
+  const [row] = await db
+    .update(chatPresets)
+    .set(fields)
+    .where(and(eq(chatPresets.id, id), eq(chatPresets.userId, userId)))
+    .returning();
+  return row;
+}
+
+export async function deletePreset(db: Tx, userId: string, id: string): Promise<boolean> {
+  const removed = await db
+    .delete(chatPresets)
+    .where(and(eq(chatPresets.id, id), eq(chatPresets.userId, userId)))
+    .returning({ id: chatPresets.id });
+  return removed.length > 0;
+}

@@ -1,0 +1,335 @@
+import {
+  CHAT_HISTORY_LIMITS,
+  MAX_PRESETS,
+  conversationMarkdown,
+  exportFileName,
+  type TConversation,
+  type TConversationInfo,
+  type TConversationList,
+  type TConversationSummary,
+  type TImportResult,
+  type TPreset,
+  type TSaveResult,
+  type TStoredMessage,
+} from '../../../contracts/chat-history.ts';
+import type { z } from 'zod';
+import type {
+  ZConversationListQuery,
+  ZCreatePreset,
+  ZImportConversations,
+  ZSaveConversation,
+  ZUpdateConversation,
+  ZUpdatePreset,
+} from '../../../contracts/chat-history.ts';
+import { CHAT_PROVIDER_INFO, type TChatProvider } from '../../../contracts/chat.ts';
+import type { Db } from '../../db/client.ts';
+import { sqlState } from '../../lib/db-errors.ts';
+import { AppError, type ErrorDetail } from '../../lib/errors.ts';
+import {
+  countConversations,
+  countPresets,
+  deleteConversation,
+  deletePreset,
+  existingMessageIds,
+  findConversation,
+  findPreset,
+  insertConversation,
+  insertMessages,
+  insertPreset,
+  listConversations,
+  listMessages,
+  listPresets,
+  messageTotals,
+  presetNamed,
+  updateConversation,
+  updatePreset,
+  type ConversationRow,
+  type MessageRow,
+  type PresetRow,
+} from './conversations.repo.ts';
+
+type SaveInput = z.output<typeof ZSaveConversation>;
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+export type ConversationsServiceDeps = { db: Db; now?: () => Date };
+
+const NOT_FOUND = 'Chat not found';
+const UNIQUE_VIOLATION = '23505';
+const PRESET_NOT_FOUND = 'Preset not found';
+
+function summary(row: ConversationRow): TConversationSummary {
+  return {
+    id: row.chatId,
+    provider: row.provider,
+    title: row.customTitle ?? row.title,
+    renamed: row.customTitle !== null,
+    model: row.model,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+function storedMessage(row: MessageRow): TStoredMessage {
+  return {
+    id: row.id,
+    parentId: row.parentId,
+    role: row.role,
+    content: row.content,
+    timestamp: row.createdAt.toISOString(),
+    ...(row.model ? { model: row.model } : {}),
+    ...(row.note ? { note: row.note } : {}),
+    ...(row.failed ? { failed: true } : {}),
+    ...(row.imagesNotKept ? { imagesNotKept: row.imagesNotKept } : {}),
+  };
+}
+
+function presetOf(row: PresetRow): TPreset {
+  return { id: row.id, name: row.name, systemPrompt: row.systemPrompt, temperature: row.temperature, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
+}
+
+const invalid = (details: ErrorDetail[]) => new AppError('BAD_REQUEST', 'Invalid request', details);
+
+/** A chat's temperature within its assistant's range (Claude: 0 to 1), as the chat call checks it. */
+function checkTemperature(provider: TChatProvider, temperature: number | null | undefined, path: string): void {
+  const info = CHAT_PROVIDER_INFO[provider];
+  if (temperature !== null && temperature !== undefined && temperature > info.temperatureMax) {
+    throw invalid([{ path, message: `${info.label} takes a temperature from 0 to ${info.temperatureMax}` }]);
+  }
+}
+
+/**
+ * Each user's chat history on the server (docs/decisions/0046, 0048) and their chat presets
+ * (0047). Every read and write is scoped to the signed-in user: another user's chat id is not
+ * found (404), never forbidden, so ids do not leak.
+ */
+export function createConversationsService({ db, now = () => new Date() }: ConversationsServiceDeps) {
+  /** A client's clock may run ahead; nothing is stored as happening later than now. */
+  const notAfterNow = (iso: string | undefined, at: Date): Date => {
+    const date = iso ? new Date(iso) : at;
+    return date.getTime() > at.getTime() ? at : date;
+  };
+
+  async function list(userId: string, query: z.output<typeof ZConversationListQuery>): Promise<TConversationList> {
+    let before: { updatedAt: Date; chatId: string } | undefined;
+    if (query.before) {
+      const [time, chatId] = query.before.split('~') as [string, string];
+      before = { updatedAt: new Date(time), chatId };
+    }
+    const rows = await listConversations(db, userId, { provider: query.provider, q: query.q || undefined, before, limit: query.limit });
+    const last = rows.at(-1);
+    return { conversations: rows.map(summary), next: rows.length === query.limit && last ? `${last.updatedAt.toISOString()}~${last.chatId}` : null };
+  }
+
+  const info = (row: ConversationRow): TConversationInfo => ({
+    ...summary(row),
+    autoTitle: row.title,
+    leafId: row.leafId,
+    systemPrompt: row.systemPrompt,
+    temperature: row.temperature,
+  });
+
+  async function conversation(row: ConversationRow): Promise<TConversation> {
+    return { ...info(row), messages: (await listMessages(db, row.id)).map(storedMessage) };
+  }
+
+  async function get(userId: string, chatId: string): Promise<TConversation> {
+    const row = await findConversation(db, userId, chatId);
+    if (!row) throw new AppError('NOT_FOUND', NOT_FOUND);
+    return conversation(row);
+  }
+
+  /**
+   * Adds the messages the conversation does not hold yet (by id) and checks the branch in view.
+   * A new message's parent must be stored already or come before it; a message already stored
+   * is left as it is (messages never change once saved). `path` prefixes each field named in a
+   * refusal (an import names its conversation).
+   */
+  async function addMessages(tx: Tx, row: ConversationRow, input: SaveInput, at: Date, path: string, checkLeaf: boolean): Promise<void> {
+    const details: ErrorDetail[] = [];
+    const seen = new Map<string, number>();
+    input.messages.forEach((m, i) => {
+      if (seen.has(m.id)) details.push({ path: `${path}messages.${i}.id`, message: 'must not appear twice' });
+      seen.set(m.id, i);
+    });
+    if (details.length > 0) throw invalid(details);
+
+    const referenced = [...seen.keys(), ...input.messages.flatMap((m) => (m.parentId ? [m.parentId] : [])), ...(checkLeaf && input.leafId ? [input.leafId] : [])];
+    const stored = await existingMessageIds(tx, row.id, [...new Set(referenced)]);
+    const fresh = input.messages.filter((m) => !stored.has(m.id));
+    const known = new Set(stored);
+    input.messages.forEach((m, i) => {
+      if (!stored.has(m.id) && m.parentId !== null && !known.has(m.parentId)) {
+        details.push({ path: `${path}messages.${i}.parentId`, message: 'must be a message of this chat saved before it' });
+      }
+      known.add(m.id);
+    });
+    if (checkLeaf && input.leafId !== null && !known.has(input.leafId)) details.push({ path: `${path}leafId`, message: 'must be a message of this chat' });
+    if (details.length > 0) throw invalid(details);
+    if (fresh.length === 0) return;
+
+    const totals = await messageTotals(tx, row.id);
+    if (totals.messages + fresh.length > CHAT_HISTORY_LIMITS.maxMessages) {
+      throw new AppError('CONFLICT', `A chat keeps at most ${CHAT_HISTORY_LIMITS.maxMessages.toLocaleString('en-US')} messages, every version counted. Start a new chat to go on.`);
+    }
+    if (totals.chars + fresh.reduce((sum, m) => sum + m.content.length, 0) > CHAT_HISTORY_LIMITS.maxConversationChars) {
+      throw new AppError('CONFLICT', `A chat keeps at most ${CHAT_HISTORY_LIMITS.maxConversationChars.toLocaleString('en-US')} characters. Start a new chat to go on.`);
+    }
+    await insertMessages(
+      tx,
+      fresh.map((m) => ({
+        conversationId: row.id,
+        id: m.id,
+        parentId: m.parentId,
+        role: m.role,
+        content: m.content,
+        model: m.model ?? null,
+        note: m.note ?? null,
+        failed: m.failed ?? false,
+        imagesNotKept: m.imagesNotKept ?? 0,
+        createdAt: notAfterNow(m.timestamp, at),
+      })),
+    );
+  }
+
+  /** Finds the user's conversation (locked) or creates it; `created` says which. */
+  async function findOrCreate(tx: Tx, userId: string, input: SaveInput, at: Date): Promise<{ row: ConversationRow; created: boolean }> {
+    const existing = await findConversation(tx, userId, input.id, { lock: true });
+    if (existing) return { row: existing, created: false };
+    if ((await countConversations(tx, userId)) >= CHAT_HISTORY_LIMITS.maxConversations) {
+      throw new AppError('CONFLICT', `You keep ${CHAT_HISTORY_LIMITS.maxConversations.toLocaleString('en-US')} chats, the most there may be. Delete some to save new ones.`);
+    }
+    const firstMessage = input.messages.reduce<string | undefined>((first, m) => (!first || m.timestamp < first ? m.timestamp : first), undefined);
+    const createdAt = notAfterNow(input.createdAt ?? firstMessage, at);
+    const updatedAt = notAfterNow(input.updatedAt, at);
+    const row = await insertConversation(tx, {
+      userId,
+      chatId: input.id,
+      provider: input.provider,
+      title: input.title,
+      model: input.model,
+      leafId: null,
+      systemPrompt: input.systemPrompt ?? '',
+      temperature: input.temperature ?? null,
+      createdAt,
+      updatedAt: updatedAt < createdAt ? createdAt : updatedAt,
+    });
+    if (row) return { row, created: true };
+    // Saved by another request of the user's just now: add to that one.
+    return { row: (await findConversation(tx, userId, input.id, { lock: true }))!, created: false };
+  }
+
+  /**
+   * Saves a conversation from the browser that is using it: creates it or adds the messages it
+   * does not hold, then takes the title, model, branch in view and settings as sent (the last
+   * save wins) and moves it to the top of the list.
+   */
+  async function save(userId: string, input: SaveInput): Promise<TSaveResult> {
+    checkTemperature(input.provider, input.temperature, 'temperature');
+    return db.transaction(async (tx) => {
+      const at = now();
+      const { row, created } = await findOrCreate(tx, userId, input, at);
+      await addMessages(tx, row, input, at, '', true);
+      const saved = await updateConversation(tx, row.id, {
+        title: input.title,
+        model: input.model,
+        leafId: input.leafId,
+        ...(input.systemPrompt !== undefined ? { systemPrompt: input.systemPrompt } : {}),
+        ...(input.temperature !== undefined ? { temperature: input.temperature } : {}),
+        updatedAt: created ? row.updatedAt : at,
+      });
+      return { conversation: summary(saved), created };
+    });
+  }
+
+  /**
+   * A browser's saved chats, brought to the server once (docs/decisions/0046): each one missing
+   * is created as it was (its own dates); one the server holds gets only the messages it lacks,
+   * so importing again changes nothing and an older copy never undoes a newer change. All or
+   * nothing: a refused conversation leaves the batch unsaved.
+   */
+  async function importMany(userId: string, input: z.output<typeof ZImportConversations>): Promise<TImportResult> {
+    input.conversations.forEach((c, i) => checkTemperature(c.provider, c.temperature, `conversations.${i}.temperature`));
+    return db.transaction(async (tx) => {
+      const at = now();
+      let created = 0;
+      let updated = 0;
+      for (const [i, conversation] of input.conversations.entries()) {
+        const found = await findOrCreate(tx, userId, conversation, at);
+        const before = found.created ? 0 : (await messageTotals(tx, found.row.id)).messages;
+        await addMessages(tx, found.row, conversation, at, `conversations.${i}.`, found.created);
+        if (found.created) {
+          await updateConversation(tx, found.row.id, { leafId: conversation.leafId });
+          created++;
+        } else if ((await messageTotals(tx, found.row.id)).messages > before) {
+          updated++;
+        }
+      }
+      return { created, updated };
+    });
+  }
+
+  async function update(userId: string, chatId: string, patch: z.output<typeof ZUpdateConversation>): Promise<TConversationInfo> {
+    const row = await findConversation(db, userId, chatId);
+    if (!row) throw new AppError('NOT_FOUND', NOT_FOUND);
+    checkTemperature(row.provider, patch.temperature, 'temperature');
+    const fields = {
+      ...(patch.customTitle !== undefined ? { customTitle: patch.customTitle } : {}),
+      ...(patch.systemPrompt !== undefined ? { systemPrompt: patch.systemPrompt } : {}),
+      ...(patch.temperature !== undefined ? { temperature: patch.temperature } : {}),
+    };
+    return info(Object.keys(fields).length > 0 ? await updateConversation(db, row.id, fields) : row);
+  }
+
+  /** Deletes the conversation and every message of it, for good. */
+  async function remove(userId: string, chatId: string): Promise<void> {
+    if (!(await deleteConversation(db, userId, chatId))) throw new AppError('NOT_FOUND', NOT_FOUND);
+  }
+
+  /** The conversation as a file: Markdown (the branch in view) or JSON (every version). */
+  async function exportFile(userId: string, chatId: string, format: 'md' | 'json'): Promise<{ fileName: string; contentType: string; body: string }> {
+    const whole = await get(userId, chatId);
+    return format === 'json'
+      ? { fileName: exportFileName(whole.title, 'json'), contentType: 'application/json; charset=utf-8', body: `${JSON.stringify(whole, null, 2)}\n` }
+      : { fileName: exportFileName(whole.title, 'md'), contentType: 'text/markdown; charset=utf-8', body: conversationMarkdown(whole) };
+  }
+
+  // --- presets -----------------------------------------------------------------------------------
+
+  const nameTaken = (name: string) => new AppError('CONFLICT', 'Invalid request', [{ path: 'name', message: `You already have a preset named ${name}` }]);
+  /** Two saves of one name at once: the unique index refuses the second. */
+  const orNameTaken = async <T>(name: string | undefined, write: () => Promise<T>): Promise<T> => {
+    try {
+      return await write();
+    } catch (err) {
+      if (name !== undefined && sqlState(err) === UNIQUE_VIOLATION) throw nameTaken(name);
+      throw err;
+    }
+  };
+
+  async function presets(userId: string): Promise<{ presets: TPreset[] }> {
+    return { presets: (await listPresets(db, userId)).map(presetOf) };
+  }
+
+  async function createPreset(userId: string, input: z.output<typeof ZCreatePreset>): Promise<TPreset> {
+    if ((await countPresets(db, userId)) >= MAX_PRESETS) throw new AppError('CONFLICT', `You can keep ${MAX_PRESETS} presets. Delete one to add another.`);
+    if (await presetNamed(db, userId, input.name)) throw nameTaken(input.name);
+    const at = now();
+    return presetOf(await orNameTaken(input.name, () => insertPreset(db, { userId, name: input.name, systemPrompt: input.systemPrompt, temperature: input.temperature, createdAt: at, updatedAt: at })));
+  }
+
+  async function updatePresetFor(userId: string, id: string, patch: z.output<typeof ZUpdatePreset>): Promise<TPreset> {
+    if (!(await findPreset(db, userId, id))) throw new AppError('NOT_FOUND', PRESET_NOT_FOUND);
+    if (patch.name !== undefined && (await presetNamed(db, userId, patch.name, id))) throw nameTaken(patch.name);
+    const row = await orNameTaken(patch.name, () => updatePreset(db, userId, id, { ...patch, updatedAt: now() }));
+    if (!row) throw new AppError('NOT_FOUND', PRESET_NOT_FOUND);
+    return presetOf(row);
+  }
+
+  async function removePreset(userId: string, id: string): Promise<void> {
+    if (!(await deletePreset(db, userId, id))) throw new AppError('NOT_FOUND', PRESET_NOT_FOUND);
+  }
+
+  return { list, get, save, importMany, update, remove, exportFile, presets, createPreset, updatePreset: updatePresetFor, removePreset };
+}
+
+export type ConversationsService = ReturnType<typeof createConversationsService>;
