@@ -5,6 +5,7 @@ import {
   MARKET_FAILURES,
   TEMPLATE_TIMEFRAMES,
   type TCandleTimeframe,
+  type TCandle,
   type TMarketFailure,
   type TMarketResult,
   type TMarketSource,
@@ -17,9 +18,18 @@ import type { Db } from '../../db/client.ts';
 import { MarketDataError } from '../../integrations/market/candle-source.ts';
 import { OnChainError, type OnChainSource } from '../../integrations/onchain/onchain-source.ts';
 import type { MarketData } from '../market/market-data.ts';
-import { candlesNeeded, evaluateMarket, MIN_CANDLES, performanceSince, type OnChainInput, type ThresholdCondition } from './evaluate.ts';
+import {
+  candlesNeeded,
+  evaluateMarketSignals,
+  MIN_CANDLES,
+  onChainOutcomes,
+  performanceSince,
+  type MarketEvaluation,
+  type OnChainInput,
+  type ThresholdCondition,
+} from './evaluate.ts';
 import { planRun, RunNotPossible, type RunPlan } from './run-plan.ts';
-import { extendLeases, failedRunsInARow, finishRun, startRun, type RunAgent } from './runtime.repo.ts';
+import { extendLeases, failedRunsInARow, finishRun, finishRuns, startRuns, type RunAgent, type RunOutcome, type StartedRun } from './runtime.repo.ts';
 import { isStale, staleSentence } from './freshness.ts';
 import { NO_EVENTS, type EventPublisher } from '../../lib/live-events.ts';
 import { FAILING_AFTER_RUNS, FAILING_CONDITION, failureReason } from '../../../contracts/agent-health.ts';
@@ -53,6 +63,18 @@ const ON_CHAIN_TIMEOUT_MS = 30_000;
 type Market = { label: string; source: TMarketSource; symbol: string; timeframe: TCandleTimeframe };
 
 const FAILING_KEY = `${FAILING_CONDITION.market}|${FAILING_CONDITION.thresholdType}`;
+
+/** Agents whose alerts one batch stores at the same time (each in its own transaction). */
+const ALERTS_AT_ONCE = 4;
+
+/** Calls `work` on every item, at most `limit` at a time. */
+async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+}
 
 /** A run that failed for any other reason shows this; the cause is in the log with its ids. */
 export const RUN_FAILED_ERROR = 'The run failed because of an error on our side. The server log has the details.';
@@ -138,12 +160,32 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
     return pending;
   }
 
+  // Runs with the same plan on the same candles (the candle cache hands every caller of a tick
+  // the same array) share one evaluation: indicators, rules, alerts and chart computed once per
+  // market and plan, however many agents of a batch watch it. Gone with the candles.
+  const evaluations = new WeakMap<readonly TCandle[], Map<string, MarketEvaluation>>();
+  function evaluationOf(plan: RunPlan, market: string, candles: readonly TCandle[]): MarketEvaluation {
+    let byPlan = evaluations.get(candles);
+    if (!byPlan) {
+      byPlan = new Map();
+      evaluations.set(candles, byPlan);
+    }
+    const key = `${market}\u0000${JSON.stringify(plan)}`;
+    let evaluation = byPlan.get(key);
+    if (!evaluation) {
+      evaluation = evaluateMarketSignals(plan, market, candles);
+      byPlan.set(key, evaluation);
+    }
+    return evaluation;
+  }
+
   async function evaluate(agent: RunAgent, runId: number, previous: ReadonlyMap<string, number>, tick: string) {
     const plan = planRun(agent.templateId, agent.config);
     const markets = marketsOf(plan, marketData);
     if (markets.length === 0) throw new RunNotPossible('No market to watch: check the symbols or exchanges.');
     const onChainInput = plan.templateType === 'crypto' ? await onChainFor(plan.parameters, tick) : ({ configured: false } as const);
     const limit = candlesNeeded(plan);
+    const onChainRules = onChainOutcomes(plan, onChainInput);
 
     const conditions: Array<ThresholdCondition & { market: string }> = [];
     const failures: ReadFailure[] = onChainInput.configured && !onChainInput.ok ? [{ market: 'on-chain', failure: onChainInput.failure, cause: onChainInput.cause }] : [];
@@ -164,7 +206,7 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
             failures.push({ market: m.label, failure: 'stale', cause: { detail: `latest ${m.timeframe} candle of ${m.symbol} opened at ${candleTime}` } });
             return { ok: false, symbol: m.symbol, source: m.source, simulated: series.simulated, failure: 'stale', error: MARKET_FAILURES.stale, candleTime };
           }
-          const evaluation = evaluateMarket({ plan, market: m.label, candles: series.candles, onChain: onChainInput });
+          const evaluation = evaluationOf(plan, m.label, series.candles);
           conditions.push(...evaluation.thresholds.map((t) => ({ ...t, market: m.label })));
           return {
             ok: true,
@@ -175,7 +217,7 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
             price: latest.close,
             candleTime: new Date(latest.time).toISOString(),
             indicators: evaluation.indicators,
-            rules: evaluation.rules.map((rule) => withCandleCount(rule, count)),
+            rules: [...evaluation.rules, ...onChainRules].map((rule) => withCandleCount(rule, count)),
             chart: evaluation.chart,
           };
         } catch (err) {
@@ -219,57 +261,114 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
     return [...stale.map((sentence, i) => (i === 0 && others.length === 0 ? sentence : `${sentence}.`)), ...others].join(' ');
   }
 
+  type Evaluated =
+    | { run: StartedRun & { agent: RunAgent }; ok: true; outcome: Awaited<ReturnType<typeof evaluate>> }
+    | { run: StartedRun & { agent: RunAgent }; ok: false; error: string };
+
+  /** One run's evaluation; never throws: an agent whose run fails fails alone. */
+  async function evaluateRun(run: StartedRun & { agent: RunAgent }): Promise<Evaluated> {
+    try {
+      const tick = tickOf(run.scheduledFor ?? run.startTime);
+      return { run, ok: true, outcome: await evaluate(run.agent, run.id, run.previousPrices, tick) };
+    } catch (err) {
+      logger.warn({ err, runId: run.id, agentId: run.agent.id }, 'agent run failed');
+      return { run, ok: false, error: err instanceof RunNotPossible ? err.message : RUN_FAILED_ERROR };
+    }
+  }
+
   /**
-   * Executes one queued run: takes it (only one worker can), keeps its lease alive while it
-   * works, records the result and the agent's lastRun and performance, then hands firing
-   * thresholds to the alerts. A run that is not 'queued' any more (done, or failed as
-   * interrupted) is left alone, so a redelivered job changes nothing.
+   * Executes a batch of queued runs (docs/decisions/0052): takes them in one statement (only one
+   * worker can take a run; those no longer 'queued', done or failed as interrupted, are left
+   * alone, so a redelivered job changes nothing), keeps their leases alive in one statement while
+   * it works, evaluates each (runs on the same candles share the evaluation; one agent's failure
+   * fails its run alone), hands firing thresholds to the alerts, then records every outcome and
+   * the agents' lastRun and performance in one statement. Answers how many runs it took.
    */
-  async function execute(runId: number): Promise<'done' | 'skipped'> {
-    const started = await startRun(db, runId, now(), leaseUntil());
-    if (!started) return 'skipped';
+  async function executeBatch(runIds: readonly number[]): Promise<number> {
+    const started = await startRuns(db, runIds, now(), leaseUntil());
+    if (started.length === 0) return 0;
+    const leased = started.map((r) => r.id);
     const heartbeat = setInterval(
       () => {
-        extendLeases(db, [runId], leaseUntil()).catch((err: unknown) => logger.warn({ err, runId }, 'could not extend a run lease'));
+        extendLeases(db, leased, leaseUntil()).catch((err: unknown) => logger.warn({ err, runs: leased }, 'could not extend run leases'));
       },
       Math.max(500, (leaseSeconds * 1000) / 3),
     );
     try {
-      const agent = started.agent;
-      if (!agent) return 'done'; // deleted while queued: its runs went with it
-      const tick = tickOf(started.scheduledFor ?? started.startTime);
-      let outcome: Awaited<ReturnType<typeof evaluate>>;
-      try {
-        outcome = await evaluate(agent, runId, started.previousPrices, tick);
-      } catch (err) {
-        logger.warn({ err, runId, agentId: agent.id }, 'agent run failed');
-        const error = err instanceof RunNotPossible ? err.message : RUN_FAILED_ERROR;
-        if (await finishRun(db, runId, { status: 'failure', result: null, error, endTime: now(), performance: null })) {
-          await reportHealth(agent, runId, error, started.activeAlerts);
-          finished(agent, runId);
-        }
-        return 'done';
-      }
-      const { result, conditions, failures, allFailed, error } = outcome;
-      // The user reads one sentence per failure; what the provider said is here, with the ids.
-      if (failures.length > 0) logger.warn({ runId, agentId: agent.id, failures }, 'agent run could not read some of its data');
-      const endTime = now();
+      // Deleted while queued: their runs went with them.
+      const runs = started.filter((r): r is StartedRun & { agent: RunAgent } => r.agent !== null);
+      const evaluated = await Promise.all(runs.map(evaluateRun));
       // Alerts first: once the run shows as finished, what it alerted is stored too, so the
       // agent's next run (a run-now can follow at once) reads the alert states this run left.
-      await raiseAlerts(agent, runId, conditions, started.activeAlerts);
-      // False when the run was declared interrupted meanwhile; a later run takes over.
-      if (await finishRun(db, runId, { status: allFailed ? 'failure' : 'success', result, error, endTime, performance: result.performance })) {
-        await reportHealth(agent, runId, error, started.activeAlerts);
-        finished(agent, runId);
+      // Agents' alerts are stored side by side, each agent's runs in order.
+      const alerting = new Map<string, Array<Evaluated & { ok: true }>>();
+      for (const e of evaluated) {
+        if (!e.ok) continue;
+        // The user reads one sentence per failure; what the provider said is here, with the ids.
+        if (e.outcome.failures.length > 0) logger.warn({ runId: e.run.id, agentId: e.run.agent.id, failures: e.outcome.failures }, 'agent run could not read some of its data');
+        const list = alerting.get(e.run.agentId) ?? [];
+        alerting.set(e.run.agentId, [...list, e]);
       }
-      return 'done';
+      await eachLimited([...alerting.values()], ALERTS_AT_ONCE, async (list) => {
+        for (const e of list) await raiseAlerts(e.run.agent, e.run.id, e.outcome.conditions, e.run.activeAlerts);
+      });
+      const endTime = now();
+      const outcomes: RunOutcome[] = evaluated.map((e) =>
+        e.ok
+          ? { runId: e.run.id, status: e.outcome.allFailed ? 'failure' : 'success', result: e.outcome.result, error: e.outcome.error, endTime, performance: e.outcome.result.performance }
+          : { runId: e.run.id, status: 'failure', result: null, error: e.error, endTime, performance: null },
+      );
+      // A run declared interrupted meanwhile is not in `finished`; a later run takes over.
+      const finished = await record(outcomes);
+      for (const e of evaluated) {
+        if (!finished.has(e.run.id)) continue;
+        await reportHealth(e.run.agent, e.run.id, e.ok ? e.outcome.error : e.error, e.run.activeAlerts);
+        finishedRun(e.run.agent, e.run.id);
+      }
+      return started.length;
     } finally {
       clearInterval(heartbeat);
     }
   }
 
+  /**
+   * The batch's outcomes in one statement; should the database refuse it, run by run, so one
+   * outcome it cannot store (recorded then as a failure with our sentence) never leaves the
+   * batch's other runs unrecorded.
+   */
+  async function record(outcomes: RunOutcome[]): Promise<Set<number>> {
+    try {
+      return await finishRuns(db, outcomes);
+    } catch (err) {
+      logger.error({ err, runs: outcomes.map((o) => o.runId) }, 'could not record runs at once; recording them one by one');
+    }
+    const finished = new Set<number>();
+    for (const outcome of outcomes) {
+      // A batch of one was refused as it is already.
+      let stored = outcomes.length > 1 ? await tryFinish(outcome) : 'refused';
+      if (stored === 'refused') stored = await tryFinish({ ...outcome, status: 'failure', result: null, error: RUN_FAILED_ERROR, performance: null });
+      // Still refused: left running, its lease runs out and it is failed as interrupted.
+      if (stored === 'finished') finished.add(outcome.runId);
+    }
+    return finished;
+  }
+
+  async function tryFinish(outcome: RunOutcome): Promise<'finished' | 'not ours' | 'refused'> {
+    try {
+      return (await finishRun(db, outcome.runId, outcome)) ? 'finished' : 'not ours';
+    } catch (err) {
+      logger.error({ err, runId: outcome.runId, status: outcome.status }, 'could not record a run');
+      return 'refused';
+    }
+  }
+
+  /** Executes one queued run as a batch of one; 'skipped' when it was not queued. */
+  async function execute(runId: number): Promise<'done' | 'skipped'> {
+    return (await executeBatch([runId])) > 0 ? 'done' : 'skipped';
+  }
+
   /** The run and the agent's last run and health changed: the owner's consoles refetch them. */
-  function finished(agent: RunAgent, runId: number): void {
+  function finishedRun(agent: RunAgent, runId: number): void {
     events.publish(agent.ownerId, { type: 'run', action: 'finished', agentId: agent.id, runId });
     events.publish(agent.ownerId, { type: 'agent', agentId: agent.id });
   }
@@ -299,7 +398,10 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
    */
   async function raiseAlerts(agent: RunAgent, runId: number, all: Array<ThresholdCondition & { market: string }>, active: ReadonlySet<string>): Promise<void> {
     const conditions = all.filter((c) => c.firing || active.has(`${c.market}|${c.thresholdType}`));
-    if (conditions.length === 0) return;
+    // Every (market, type) still firing and already marked (read when the run was taken): the
+    // notifications would change nothing, so a condition that keeps firing costs no call.
+    const firing = new Set(conditions.filter((c) => c.firing).map((c) => `${c.market}|${c.thresholdType}`));
+    if (conditions.every((c) => firing.has(`${c.market}|${c.thresholdType}`) && active.has(`${c.market}|${c.thresholdType}`))) return;
     try {
       await alerts.applyAlerts({
         ...notifyTarget(agent, runId),
@@ -311,7 +413,7 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
     }
   }
 
-  return { execute };
+  return { execute, executeBatch };
 }
 
 export type RunExecutor = ReturnType<typeof createRunExecutor>;

@@ -4,7 +4,7 @@ import type { TRunResult } from '../../../contracts/market.ts';
 import type { Db } from '../../db/client.ts';
 import { agentRuns, agents, alertStates, users } from '../../db/schema.ts';
 
-export type DueAgent = { id: string; config: TAgentConfig; nextRunAt: Date };
+export type DueAgent = { id: string; templateId: string; config: TAgentConfig; nextRunAt: Date };
 
 /**
  * Running agents whose slot has come, locked for this transaction. SKIP LOCKED lets several
@@ -12,24 +12,24 @@ export type DueAgent = { id: string; config: TAgentConfig; nextRunAt: Date };
  */
 export async function claimDueAgents(tx: Db, now: Date, limit: number): Promise<DueAgent[]> {
   const rows = await tx
-    .select({ id: agents.id, config: agents.config, nextRunAt: agents.nextRunAt })
+    .select({ id: agents.id, templateId: agents.templateId, config: agents.config, nextRunAt: agents.nextRunAt })
     .from(agents)
     .where(and(eq(agents.status, 'running'), lte(agents.nextRunAt, now)))
     .orderBy(asc(agents.nextRunAt))
     .limit(limit)
     .for('update', { skipLocked: true });
-  return rows.map((r) => ({ id: r.id, config: r.config, nextRunAt: r.nextRunAt! }));
+  return rows.map((r) => ({ id: r.id, templateId: r.templateId, config: r.config, nextRunAt: r.nextRunAt! }));
 }
 
 /** One queued run per (agent, slot); a slot that already has its run is skipped. */
-export async function insertScheduledRuns(tx: Db, slots: ReadonlyArray<{ agentId: string; scheduledFor: Date }>): Promise<Array<{ id: number; scheduledFor: Date }>> {
+export async function insertScheduledRuns(tx: Db, slots: ReadonlyArray<{ agentId: string; scheduledFor: Date }>): Promise<Array<{ id: number; agentId: string; scheduledFor: Date }>> {
   if (slots.length === 0) return [];
   const rows = await tx
     .insert(agentRuns)
     .values(slots.map((s) => ({ agentId: s.agentId, scheduledFor: s.scheduledFor, status: 'queued' as const })))
     .onConflictDoNothing({ target: [agentRuns.agentId, agentRuns.scheduledFor] })
-    .returning({ id: agentRuns.id, scheduledFor: agentRuns.scheduledFor });
-  return rows.map((r) => ({ id: r.id, scheduledFor: r.scheduledFor! }));
+    .returning({ id: agentRuns.id, agentId: agentRuns.agentId, scheduledFor: agentRuns.scheduledFor });
+  return rows.map((r) => ({ id: r.id, agentId: r.agentId, scheduledFor: r.scheduledFor! }));
 }
 
 /** Moves each claimed agent to its next slot in one statement (null: no slot left, e.g. no active day). */
@@ -58,29 +58,34 @@ export type StartedRun = {
   activeAlerts: Set<string>;
 };
 
+type StartedRow = {
+  id: number | string;
+  agent_id: string;
+  scheduled_for: Date | string | null;
+  start_time: Date | string;
+  owner_id: string | null;
+  name: string | null;
+  template_id: string | null;
+  config: TAgentConfig | null;
+  email: string | null;
+  previous: Array<{ market: string; price: number }> | null;
+  alerts: string[] | null;
+};
+
 /**
- * Takes a queued run for this worker and reads what the run needs (its agent, the previous
- * run's prices, the conditions alerting now) in one round trip: at 10,000 runs a minute each
- * statement counts. Only one caller can move a run out of 'queued'; null when it is not queued.
+ * Takes the queued runs among `runIds` for this worker and reads what each needs (its agent, the
+ * previous successful run's prices, the conditions alerting now) in one round trip for the whole
+ * batch: at 10,000 runs a minute each statement counts. Only one caller can move a run out of
+ * 'queued' (the row lock makes a concurrent caller re-check the status and skip it); runs that
+ * are not queued any more are simply absent from the answer, which is in `runIds` order.
  */
-export async function startRun(db: Db, runId: number, now: Date, leaseUntil: Date): Promise<StartedRun | null> {
-  const [row] = rowsOf<{
-    id: number | string;
-    agent_id: string;
-    scheduled_for: Date | string | null;
-    start_time: Date | string;
-    owner_id: string | null;
-    name: string | null;
-    template_id: string | null;
-    config: TAgentConfig | null;
-    email: string | null;
-    previous: Array<{ market: string; price: number }> | null;
-    alerts: string[] | null;
-  }>(
+export async function startRuns(db: Db, runIds: readonly number[], now: Date, leaseUntil: Date): Promise<StartedRun[]> {
+  if (runIds.length === 0) return [];
+  const rows = rowsOf<StartedRow>(
     await db.execute(sql`
       with started as (
         update ${agentRuns} set status = 'running', start_time = ${now.toISOString()}::timestamptz, lease_expires_at = ${leaseUntil.toISOString()}::timestamptz
-        where ${agentRuns.id} = ${runId} and ${agentRuns.status} = 'queued'
+        where ${inArray(agentRuns.id, [...runIds])} and ${agentRuns.status} = 'queued'
         returning id, agent_id, scheduled_for, start_time
       )
       select started.*, a.owner_id, a.name, a.template_id, a.config, u.email,
@@ -92,7 +97,16 @@ export async function startRun(db: Db, runId: number, now: Date, leaseUntil: Dat
         (select array_agg(s.market || '|' || s.threshold_type) from ${alertStates} s where s.agent_id = started.agent_id) as alerts
       from started left join ${agents} a on a.id = started.agent_id left join ${users} u on u.id = a.owner_id`),
   );
-  if (!row) return null;
+  const order = new Map(runIds.map((id, i) => [id, i]));
+  return rows.map(toStartedRun).sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+}
+
+/** One run taken as startRuns takes a batch; null when it is not queued. */
+export async function startRun(db: Db, runId: number, now: Date, leaseUntil: Date): Promise<StartedRun | null> {
+  return (await startRuns(db, [runId], now, leaseUntil))[0] ?? null;
+}
+
+function toStartedRun(row: StartedRow): StartedRun {
   return {
     id: Number(row.id),
     agentId: row.agent_id,
@@ -115,33 +129,54 @@ export async function extendLeases(db: Db, runIds: readonly number[], leaseUntil
     .where(and(inArray(agentRuns.id, [...runIds]), eq(agentRuns.status, 'running')));
 }
 
+export type RunOutcome = { runId: number; status: 'success' | 'failure'; result: TRunResult | null; error: string | null; endTime: Date; performance: string | null };
+
 /**
- * Records the outcome and the agent's lastRun in one statement, and with a success its
- * performance (null when it had nothing to compare with): the agent's performance is always its
- * latest successful run's, shown with that run's time, never an older value as if current.
- * false when the run is no longer ours (failed as interrupted meanwhile), which changes nothing.
+ * Records the outcomes of a batch of runs and each agent's lastRun in one statement (so one
+ * transaction), and with a success its performance (null when it had nothing to compare with):
+ * the agent's performance is always its latest successful run's, shown with that run's time,
+ * never an older value as if current. With two runs of one agent in the batch, the later one's
+ * end time and the latest success's performance win, as finishing them one by one would leave.
+ * Answers the runs that were still ours; a run failed as interrupted meanwhile is left alone.
+ * The batch travels as one JSON document, parsed once by the database, on PGlite and PostgreSQL.
  */
+export async function finishRuns(db: Db, outcomes: readonly RunOutcome[]): Promise<Set<number>> {
+  if (outcomes.length === 0) return new Set();
+  const batch = JSON.stringify(
+    outcomes.map((o) => ({ id: o.runId, status: o.status, result: o.result, error: o.error, end_time: o.endTime.toISOString(), performance: o.performance })),
+  );
+  const rows = rowsOf<{ id: number | string }>(
+    await db.execute(sql`
+      with outcome as (
+        select * from jsonb_to_recordset(${batch}::jsonb)
+          as v(id bigint, status text, result jsonb, error text, end_time timestamptz, performance text)
+      ), finished as (
+        update ${agentRuns} r
+        set status = outcome.status, result = outcome.result, error = outcome.error, end_time = outcome.end_time, lease_expires_at = null
+        from outcome where r.id = outcome.id and r.status = 'running'
+        returning r.id, r.agent_id, outcome.status, outcome.end_time, outcome.performance
+      ), per_agent as (
+        select agent_id, max(end_time) as end_time, bool_or(status = 'success') as succeeded,
+          (array_agg(performance order by id desc) filter (where status = 'success'))[1] as performance
+        from finished group by agent_id
+      ), touched as (
+        update ${agents} a set last_run_at = per_agent.end_time,
+          performance = case when per_agent.succeeded then per_agent.performance else a.performance end
+        from per_agent where a.id = per_agent.agent_id
+        returning a.id
+      )
+      select id from finished`),
+  );
+  return new Set(rows.map((r) => Number(r.id)));
+}
+
+/** One run's outcome, recorded as finishRuns records a batch; false when it was no longer ours. */
 export async function finishRun(
   db: Db,
   runId: number,
   outcome: { status: 'success' | 'failure'; result: TRunResult | null; error: string | null; endTime: Date; performance: string | null },
 ): Promise<boolean> {
-  const endTime = outcome.endTime.toISOString();
-  const rows = rowsOf<{ id: string }>(
-    await db.execute(sql`
-      with finished as (
-        update ${agentRuns}
-        set status = ${outcome.status}, result = ${outcome.result === null ? null : JSON.stringify(outcome.result)}::jsonb,
-            error = ${outcome.error}, end_time = ${endTime}::timestamptz, lease_expires_at = null
-        where ${agentRuns.id} = ${runId} and ${agentRuns.status} = 'running'
-        returning agent_id
-      )
-      update ${agents} set last_run_at = ${endTime}::timestamptz,
-        performance = ${outcome.status === 'success' ? sql`${outcome.performance}` : sql`${agents.performance}`}
-      from finished where ${agents.id} = finished.agent_id
-      returning ${agents.id}`),
-  );
-  return rows.length > 0;
+  return (await finishRuns(db, [{ runId, ...outcome }])).has(runId);
 }
 
 /** The agent's latest finished runs that failed in a row, counted up to `cap`. */
