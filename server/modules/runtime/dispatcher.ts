@@ -69,10 +69,18 @@ export function createDispatcher({ db, jobs, logger, now = () => new Date(), loo
         tx,
         due.map((a) => ({ agentId: a.id, scheduledFor: a.nextRunAt })),
       );
-      // After the slot just queued, or after now when that slot was missed.
+      // After the slot just queued, or after now when that slot was missed. Agents with the same
+      // schedule due at the same slot (most of a busy minute) share one computation.
+      const next = new Map<string, Date | null>();
+      const nextRunOf = (a: DueAgent) => {
+        const from = a.nextRunAt > at ? a.nextRunAt : at;
+        const key = `${from.getTime()}|${JSON.stringify(a.config.schedule)}`;
+        if (!next.has(key)) next.set(key, computeNextRunAt(a.config.schedule, from));
+        return next.get(key)!;
+      };
       await setNextRuns(
         tx,
-        due.map((a) => ({ id: a.id, nextRunAt: computeNextRunAt(a.config.schedule, a.nextRunAt > at ? a.nextRunAt : at) })),
+        due.map((a) => ({ id: a.id, nextRunAt: nextRunOf(a) })),
       );
       const batches = batchRuns(runs, new Map(due.map((a) => [a.id, a])), batchSize);
       await jobs.enqueueRunBatches(

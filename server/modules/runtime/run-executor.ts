@@ -17,7 +17,7 @@ import {
 import type { Db } from '../../db/client.ts';
 import { MarketDataError } from '../../integrations/market/candle-source.ts';
 import { OnChainError, type OnChainSource } from '../../integrations/onchain/onchain-source.ts';
-import type { MarketData } from '../market/market-data.ts';
+import type { CandleSeries, MarketData } from '../market/market-data.ts';
 import {
   candlesNeeded,
   evaluateMarketSignals,
@@ -162,21 +162,43 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
 
   // Runs with the same plan on the same candles (the candle cache hands every caller of a tick
   // the same array) share one evaluation: indicators, rules, alerts and chart computed once per
-  // market and plan, however many agents of a batch watch it. Gone with the candles.
-  const evaluations = new WeakMap<readonly TCandle[], Map<string, MarketEvaluation>>();
-  function evaluationOf(plan: RunPlan, market: string, candles: readonly TCandle[]): MarketEvaluation {
+  // market and plan, however many agents of a batch watch it, and one market result object, so
+  // a batch's results are recorded with each market's JSON sent once. Gone with the candles.
+  type Shared = { evaluation: MarketEvaluation; results: Map<string, TMarketResult & { ok: true }> };
+  const evaluations = new WeakMap<readonly TCandle[], Map<string, Shared>>();
+  function marketResultOf(plan: RunPlan, m: Market, series: CandleSeries, onChainRules: readonly TRuleOutcome[]) {
+    const { candles } = series;
     let byPlan = evaluations.get(candles);
     if (!byPlan) {
       byPlan = new Map();
       evaluations.set(candles, byPlan);
     }
-    const key = `${market}\u0000${JSON.stringify(plan)}`;
-    let evaluation = byPlan.get(key);
-    if (!evaluation) {
-      evaluation = evaluateMarketSignals(plan, market, candles);
-      byPlan.set(key, evaluation);
+    const key = `${m.label}\u0000${JSON.stringify(plan)}`;
+    let shared = byPlan.get(key);
+    if (!shared) {
+      shared = { evaluation: evaluateMarketSignals(plan, m.label, candles), results: new Map() };
+      byPlan.set(key, shared);
     }
-    return evaluation;
+    const { evaluation } = shared;
+    const onChainKey = JSON.stringify(onChainRules);
+    let result = shared.results.get(onChainKey);
+    if (!result) {
+      const latest = candles.at(-1)!;
+      result = {
+        ok: true,
+        symbol: m.symbol,
+        source: m.source,
+        simulated: series.simulated,
+        timeframe: m.timeframe,
+        price: latest.close,
+        candleTime: new Date(latest.time).toISOString(),
+        indicators: evaluation.indicators,
+        rules: [...evaluation.rules, ...onChainRules].map((rule) => withCandleCount(rule, candles.length)),
+        chart: evaluation.chart,
+      };
+      shared.results.set(onChainKey, result);
+    }
+    return { result, thresholds: evaluation.thresholds };
   }
 
   async function evaluate(agent: RunAgent, runId: number, previous: ReadonlyMap<string, number>, tick: string) {
@@ -206,20 +228,9 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
             failures.push({ market: m.label, failure: 'stale', cause: { detail: `latest ${m.timeframe} candle of ${m.symbol} opened at ${candleTime}` } });
             return { ok: false, symbol: m.symbol, source: m.source, simulated: series.simulated, failure: 'stale', error: MARKET_FAILURES.stale, candleTime };
           }
-          const evaluation = evaluationOf(plan, m.label, series.candles);
-          conditions.push(...evaluation.thresholds.map((t) => ({ ...t, market: m.label })));
-          return {
-            ok: true,
-            symbol: m.symbol,
-            source: m.source,
-            simulated: series.simulated,
-            timeframe: m.timeframe,
-            price: latest.close,
-            candleTime: new Date(latest.time).toISOString(),
-            indicators: evaluation.indicators,
-            rules: [...evaluation.rules, ...onChainRules].map((rule) => withCandleCount(rule, count)),
-            chart: evaluation.chart,
-          };
+          const shared = marketResultOf(plan, m, series, onChainRules);
+          conditions.push(...shared.thresholds.map((t) => ({ ...t, market: m.label })));
+          return shared.result;
         } catch (err) {
           if (!(err instanceof MarketDataError)) logger.error({ err, runId, agentId: agent.id, market: m.label }, 'market evaluation failed');
           const failure = err instanceof MarketDataError ? err.failure : 'internal';
@@ -229,8 +240,8 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
       }),
     );
 
-    const priceOf = (list: readonly TMarketResult[]) =>
-      new Map(list.flatMap((r) => (r.ok ? [[`${r.source}:${r.symbol}`, r.price] as const] : [])));
+    // Keyed as the next run looks them up (its previous prices).
+    const prices = new Map(results.flatMap((r) => (r.ok ? [[`${r.source}:${r.symbol}`, r.price] as const] : [])));
     const alertsFired: TRunAlert[] = conditions
       .filter((c) => c.firing)
       .map((c) => ({ market: c.market, threshold: c.thresholdType, value: c.value, limit: c.limit, message: c.message }));
@@ -239,10 +250,10 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
       markets: results,
       alerts: alertsFired,
       simulated: results.some((r) => r.simulated),
-      performance: performanceSince(previous, priceOf(results)),
+      performance: performanceSince(previous, prices),
     };
     const allFailed = results.every((r) => !r.ok);
-    return { result, conditions, failures, allFailed, error: allFailed ? runError(results, agent.config.schedule.timeZone) : null };
+    return { result, prices, conditions, failures, allFailed, error: allFailed ? runError(results, agent.config.schedule.timeZone) : null };
   }
 
   /**
@@ -315,8 +326,10 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
       const endTime = now();
       const outcomes: RunOutcome[] = evaluated.map((e) =>
         e.ok
-          ? { runId: e.run.id, status: e.outcome.allFailed ? 'failure' : 'success', result: e.outcome.result, error: e.outcome.error, endTime, performance: e.outcome.result.performance }
-          : { runId: e.run.id, status: 'failure', result: null, error: e.error, endTime, performance: null },
+          ? e.outcome.allFailed
+            ? { runId: e.run.id, status: 'failure', result: e.outcome.result, prices: null, error: e.outcome.error, endTime, performance: null }
+            : { runId: e.run.id, status: 'success', result: e.outcome.result, prices: Object.fromEntries(e.outcome.prices), error: e.outcome.error, endTime, performance: e.outcome.result.performance }
+          : { runId: e.run.id, status: 'failure', result: null, prices: null, error: e.error, endTime, performance: null },
       );
       // A run declared interrupted meanwhile is not in `finished`; a later run takes over.
       const finished = await record(outcomes);
@@ -346,7 +359,7 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
     for (const outcome of outcomes) {
       // A batch of one was refused as it is already.
       let stored = outcomes.length > 1 ? await tryFinish(outcome) : 'refused';
-      if (stored === 'refused') stored = await tryFinish({ ...outcome, status: 'failure', result: null, error: RUN_FAILED_ERROR, performance: null });
+      if (stored === 'refused') stored = await tryFinish({ ...outcome, status: 'failure', result: null, prices: null, error: RUN_FAILED_ERROR, performance: null });
       // Still refused: left running, its lease runs out and it is failed as interrupted.
       if (stored === 'finished') finished.add(outcome.runId);
     }
