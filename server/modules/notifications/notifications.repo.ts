@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { agents, alertStates, notifications, users } from '../../db/schema.ts';
 
@@ -35,29 +35,75 @@ export async function clearAlert(db: Tx, key: AlertKey): Promise<boolean> {
 }
 
 /**
- * Locks the agent's row until the transaction ends and reads its cap on notifications per hour
- * (null: not set). Every alert decision of the agent takes this lock first, so two runs count
- * its notifications one after the other and cannot both pass the cap. 'No key update' leaves
- * the row free for the foreign-key checks of alert_states and notifications rows (key share),
- * so only alert decisions and edits of the agent wait for each other. Undefined: no such agent.
+ * Locks the agents' rows until the transaction ends and reads each one's cap on notifications
+ * per hour (null: not set), in one statement, in id order (every caller locks agents in that
+ * order, so two batches cannot deadlock). Every alert decision of an agent takes this lock
+ * first, so two runs count its notifications one after the other and cannot both pass the cap.
+ * 'No key update' leaves the rows free for the foreign-key checks of alert_states and
+ * notifications rows (key share), so only alert decisions and edits of an agent wait for each
+ * other. Agents that no longer exist are absent.
  */
-export async function lockAgentCap(db: Tx, agentId: string): Promise<{ maxPerHour: number | null } | undefined> {
-  const [row] = await db
-    .select({ maxPerHour: sql<number | null>`(${agents.config} -> 'notifications' ->> 'maxPerHour')::int` })
+export async function lockAgentCaps(db: Tx, agentIds: readonly string[]): Promise<Map<string, { maxPerHour: number | null }>> {
+  if (agentIds.length === 0) return new Map();
+  const rows = await db
+    .select({ id: agents.id, maxPerHour: sql<number | null>`(${agents.config} -> 'notifications' ->> 'maxPerHour')::int` })
     .from(agents)
-    .where(eq(agents.id, agentId))
+    .where(inArray(agents.id, [...agentIds]))
+    .orderBy(asc(agents.id))
     .for('no key update');
-  return row;
+  return new Map(rows.map((r) => [r.id, { maxPerHour: r.maxPerHour }]));
 }
 
-/** When the agent's alert notifications created after `since` were created, oldest first. */
-export async function alertTimesSince(db: Tx, agentId: string, since: Date): Promise<Date[]> {
+/** The keys as one tuple list, for `(agent_id, market, threshold_type) in (...)`. */
+const keyList = (keys: readonly AlertKey[]) =>
+  sql`(${alertStates.agentId}, ${alertStates.market}, ${alertStates.thresholdType}) in (${sql.join(
+    keys.map((k) => sql`(${k.agentId}::uuid, ${k.market}, ${k.thresholdType})`),
+    sql`, `,
+  )})`;
+
+/** Every key in one fixed order (the rows' locks are taken in it, whoever takes them). */
+const keyOrder = [alertStates.agentId, sql`${alertStates.market} collate "C"`, sql`${alertStates.thresholdType} collate "C"`];
+
+/** clearAlert for many keys: their rows locked in key order, then deleted. */
+export async function clearAlerts(db: Tx, keys: readonly AlertKey[]): Promise<void> {
+  if (keys.length === 0) return;
+  await db.select({ agentId: alertStates.agentId }).from(alertStates).where(keyList(keys)).orderBy(...keyOrder).for('update');
+  await db.delete(alertStates).where(keyList(keys));
+}
+
+/**
+ * startAlert for many keys in one statement, inserted in key order: the keys this call marked
+ * (a concurrent transaction inserting one of them waits for this one and then finds the conflict).
+ */
+export async function startAlerts(db: Tx, keys: readonly AlertKey[], since: Date): Promise<AlertKey[]> {
+  if (keys.length === 0) return [];
+  const sorted = [...keys].sort((a, b) => compareKeys(a, b));
+  return db
+    .insert(alertStates)
+    .values(sorted.map((k) => ({ ...k, since })))
+    .onConflictDoNothing()
+    .returning({ agentId: alertStates.agentId, market: alertStates.market, thresholdType: alertStates.thresholdType });
+}
+
+/** Byte order (the database's "C" collation for ASCII keys), never the locale's. */
+function compareKeys(a: AlertKey, b: AlertKey): number {
+  for (const field of ['agentId', 'market', 'thresholdType'] as const) {
+    if (a[field] !== b[field]) return a[field] < b[field] ? -1 : 1;
+  }
+  return 0;
+}
+
+/** When each agent's alert notifications created after `since` were created, oldest first, in one statement. */
+export async function alertTimesSinceMany(db: Tx, agentIds: readonly string[], since: Date): Promise<Map<string, Date[]>> {
+  const times = new Map<string, Date[]>(agentIds.map((id) => [id, []]));
+  if (agentIds.length === 0) return times;
   const rows = await db
-    .select({ createdAt: notifications.createdAt })
+    .select({ agentId: notifications.agentId, createdAt: notifications.createdAt })
     .from(notifications)
-    .where(and(eq(notifications.agentId, agentId), eq(notifications.kind, 'alerts'), gt(notifications.createdAt, since)))
+    .where(and(inArray(notifications.agentId, [...agentIds]), eq(notifications.kind, 'alerts'), gt(notifications.createdAt, since)))
     .orderBy(asc(notifications.createdAt));
-  return rows.map((r) => r.createdAt);
+  for (const row of rows) times.get(row.agentId!)?.push(row.createdAt);
+  return times;
 }
 
 /**
@@ -89,6 +135,12 @@ export async function findUserTimeZone(db: Tx, userId: string): Promise<string |
 export async function insertNotification(db: Tx, values: NewNotification): Promise<NotificationRow> {
   const [row] = await db.insert(notifications).values(values).returning();
   return row!;
+}
+
+/** Several notifications in one statement, answered in the order given. */
+export async function insertNotifications(db: Tx, values: readonly NewNotification[]): Promise<NotificationRow[]> {
+  if (values.length === 0) return [];
+  return db.insert(notifications).values([...values]).returning();
 }
 
 /** The user's latest notifications, newest first (the (user_id, created_at desc) index). */
