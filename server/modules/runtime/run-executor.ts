@@ -36,9 +36,12 @@ import { FAILING_AFTER_RUNS, FAILING_CONDITION, failureReason } from '../../../c
 
 type NotifyTarget = { userId: string; agentId: string; agentName: string; runId: number; emailEnabled: boolean; inAppEnabled: boolean; channelIds: readonly string[] };
 
+type AlertsInput = NotifyTarget & { conditions: Array<{ market: string; thresholdType: string; firing: boolean; value: number; limit: number; message: string }> };
+
 /** What the runtime needs from the notifications module (dedupe, in-app rows, emails). */
 export type AlertSink = {
-  applyAlerts(input: NotifyTarget & { conditions: Array<{ market: string; thresholdType: string; firing: boolean; value: number; limit: number; message: string }> }): Promise<unknown>;
+  /** The alerts of a batch's runs, stored in one transaction (an agent's runs decided in order); never throws for one run's trouble. */
+  applyAlertsMany(inputs: readonly AlertsInput[]): Promise<unknown>;
   /** The agent's health after a run: failing (with its reason and failed runs in a row) or not. */
   applyHealth(input: NotifyTarget & { failing: { reason: string; failedRuns: number } | null }): Promise<unknown>;
 };
@@ -63,18 +66,6 @@ const ON_CHAIN_TIMEOUT_MS = 30_000;
 type Market = { label: string; source: TMarketSource; symbol: string; timeframe: TCandleTimeframe };
 
 const FAILING_KEY = `${FAILING_CONDITION.market}|${FAILING_CONDITION.thresholdType}`;
-
-/** Agents whose alerts one batch stores at the same time (each in its own transaction). */
-const ALERTS_AT_ONCE = 4;
-
-/** Calls `work` on every item, at most `limit` at a time. */
-async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-}
 
 /** A run that failed for any other reason shows this; the cause is in the log with its ids. */
 export const RUN_FAILED_ERROR = 'The run failed because of an error on our side. The server log has the details.';
@@ -311,18 +302,22 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
       const evaluated = await Promise.all(runs.map(evaluateRun));
       // Alerts first: once the run shows as finished, what it alerted is stored too, so the
       // agent's next run (a run-now can follow at once) reads the alert states this run left.
-      // Agents' alerts are stored side by side, each agent's runs in order.
-      const alerting = new Map<string, Array<Evaluated & { ok: true }>>();
+      const alerting: AlertsInput[] = [];
       for (const e of evaluated) {
         if (!e.ok) continue;
         // The user reads one sentence per failure; what the provider said is here, with the ids.
         if (e.outcome.failures.length > 0) logger.warn({ runId: e.run.id, agentId: e.run.agent.id, failures: e.outcome.failures }, 'agent run could not read some of its data');
-        const list = alerting.get(e.run.agentId) ?? [];
-        alerting.set(e.run.agentId, [...list, e]);
+        const input = alertsInput(e.run.agent, e.run.id, e.outcome.conditions, e.run.activeAlerts);
+        if (input) alerting.push(input);
       }
-      await eachLimited([...alerting.values()], ALERTS_AT_ONCE, async (list) => {
-        for (const e of list) await raiseAlerts(e.run.agent, e.run.id, e.outcome.conditions, e.run.activeAlerts);
-      });
+      if (alerting.length > 0) {
+        try {
+          await alerts.applyAlertsMany(alerting);
+        } catch (err) {
+          // The runs are recorded; alerts that could not be stored are logged, never failed runs.
+          logger.error({ err, runs: alerting.map((a) => a.runId) }, 'could not record alerts');
+        }
+      }
       const endTime = now();
       const outcomes: RunOutcome[] = evaluated.map((e) =>
         e.ok
@@ -405,25 +400,21 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
   }
 
   /**
-   * Hands the alerts what changed: conditions firing now, and those that stopped firing while
-   * marked as alerting (so the next event alerts again). Called with both channels off too,
-   * so conditions still clear. Nothing changed (the usual run): no call at all.
+   * What the alerts are told after a run: conditions firing now, and those that stopped firing
+   * while marked as alerting (so the next event alerts again); null when that changes nothing.
+   * Asked with both channels off too, so conditions still clear. The usual run (nothing firing,
+   * nothing marked) and a condition that keeps firing while marked make no call at all.
    */
-  async function raiseAlerts(agent: RunAgent, runId: number, all: Array<ThresholdCondition & { market: string }>, active: ReadonlySet<string>): Promise<void> {
+  function alertsInput(agent: RunAgent, runId: number, all: Array<ThresholdCondition & { market: string }>, active: ReadonlySet<string>): AlertsInput | null {
     const conditions = all.filter((c) => c.firing || active.has(`${c.market}|${c.thresholdType}`));
     // Every (market, type) still firing and already marked (read when the run was taken): the
-    // notifications would change nothing, so a condition that keeps firing costs no call.
+    // notifications would change nothing.
     const firing = new Set(conditions.filter((c) => c.firing).map((c) => `${c.market}|${c.thresholdType}`));
-    if (conditions.every((c) => firing.has(`${c.market}|${c.thresholdType}`) && active.has(`${c.market}|${c.thresholdType}`))) return;
-    try {
-      await alerts.applyAlerts({
-        ...notifyTarget(agent, runId),
-        conditions: conditions.map((c) => ({ market: c.market, thresholdType: c.thresholdType, firing: c.firing, value: c.value, limit: c.limit, message: c.message })),
-      });
-    } catch (err) {
-      // The run is recorded; an alert that could not be stored is logged, never a failed run.
-      logger.error({ err, runId, agentId: agent.id }, 'could not record alerts');
-    }
+    if (conditions.every((c) => firing.has(`${c.market}|${c.thresholdType}`) && active.has(`${c.market}|${c.thresholdType}`))) return null;
+    return {
+      ...notifyTarget(agent, runId),
+      conditions: conditions.map((c) => ({ market: c.market, thresholdType: c.thresholdType, firing: c.firing, value: c.value, limit: c.limit, message: c.message })),
+    };
   }
 
   return { execute, executeBatch };
