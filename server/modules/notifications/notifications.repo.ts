@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { agents, alertStates, notifications, users } from '../../db/schema.ts';
 
@@ -11,7 +11,7 @@ export type EmailStatus = NotificationRow['emailStatus'];
 export type AlertKey = { agentId: string; market: string; thresholdType: string };
 
 /** Any connection or transaction: repo functions run inside the caller's transaction. */
-export type Tx = Pick<Db, 'select' | 'insert' | 'update' | 'delete'>;
+export type Tx = Pick<Db, 'select' | 'insert' | 'update' | 'delete' | 'execute'>;
 
 // Every read and write of a user's notifications is scoped by user: another user's
 // notification is indistinguishable from a missing one.
@@ -54,21 +54,24 @@ export async function lockAgentCaps(db: Tx, agentIds: readonly string[]): Promis
   return new Map(rows.map((r) => [r.id, { maxPerHour: r.maxPerHour }]));
 }
 
-/** The keys as one tuple list, for `(agent_id, market, threshold_type) in (...)`. */
-const keyList = (keys: readonly AlertKey[]) =>
-  sql`(${alertStates.agentId}, ${alertStates.market}, ${alertStates.thresholdType}) in (${sql.join(
-    keys.map((k) => sql`(${k.agentId}::uuid, ${k.market}, ${k.thresholdType})`),
-    sql`, `,
-  )})`;
+/**
+ * The keys as one JSON parameter, each row with its place: a batch's keys cost one parameter, not
+ * three each (building and planning a statement of hundreds of parameters cost more than running it).
+ */
+const keyRows = (keys: readonly AlertKey[]) => sql`(
+  select (e.value->>'agentId')::uuid as agent_id, e.value->>'market' as market, e.value->>'thresholdType' as threshold_type, e.n
+  from jsonb_array_elements(${JSON.stringify(keys.map((k) => ({ agentId: k.agentId, market: k.market, thresholdType: k.thresholdType })))}::jsonb) with ordinality as e(value, n))`;
 
-/** Every key in one fixed order (the rows' locks are taken in it, whoever takes them). */
-const keyOrder = [alertStates.agentId, sql`${alertStates.market} collate "C"`, sql`${alertStates.thresholdType} collate "C"`];
-
-/** clearAlert for many keys: their rows locked in key order, then deleted. */
+/** clearAlert for many keys: their rows locked in key order (whoever takes them takes them in it), then deleted. */
 export async function clearAlerts(db: Tx, keys: readonly AlertKey[]): Promise<void> {
   if (keys.length === 0) return;
-  await db.select({ agentId: alertStates.agentId }).from(alertStates).where(keyList(keys)).orderBy(...keyOrder).for('update');
-  await db.delete(alertStates).where(keyList(keys));
+  await db.execute(sql`
+    select 1 from ${alertStates} s join ${keyRows(keys)} k using (agent_id, market, threshold_type)
+    order by s.agent_id, s.market collate "C", s.threshold_type collate "C"
+    for update of s`);
+  await db.execute(sql`
+    delete from ${alertStates} s using ${keyRows(keys)} k
+    where (s.agent_id, s.market, s.threshold_type) = (k.agent_id, k.market, k.threshold_type)`);
 }
 
 /**
@@ -78,11 +81,14 @@ export async function clearAlerts(db: Tx, keys: readonly AlertKey[]): Promise<vo
 export async function startAlerts(db: Tx, keys: readonly AlertKey[], since: Date): Promise<AlertKey[]> {
   if (keys.length === 0) return [];
   const sorted = [...keys].sort((a, b) => compareKeys(a, b));
-  return db
-    .insert(alertStates)
-    .values(sorted.map((k) => ({ ...k, since })))
-    .onConflictDoNothing()
-    .returning({ agentId: alertStates.agentId, market: alertStates.market, thresholdType: alertStates.thresholdType });
+  const rows = rowsOf<{ agent_id: string; market: string; threshold_type: string }>(
+    await db.execute(sql`
+      insert into ${alertStates} (agent_id, market, threshold_type, since)
+      select k.agent_id, k.market, k.threshold_type, ${since.toISOString()}::timestamptz from ${keyRows(sorted)} k order by k.n
+      on conflict do nothing
+      returning agent_id, market, threshold_type`),
+  );
+  return rows.map((r) => ({ agentId: r.agent_id, market: r.market, thresholdType: r.threshold_type }));
 }
 
 /** Byte order (the database's "C" collation for ASCII keys), never the locale's. */
@@ -137,10 +143,51 @@ export async function insertNotification(db: Tx, values: NewNotification): Promi
   return row!;
 }
 
-/** Several notifications in one statement, answered in the order given. */
+/**
+ * Several notifications in one statement, their values as one JSON parameter (hundreds of rows of
+ * fourteen columns cost more to build as parameters than to insert).
+ */
 export async function insertNotifications(db: Tx, values: readonly NewNotification[]): Promise<NotificationRow[]> {
   if (values.length === 0) return [];
-  return db.insert(notifications).values([...values]).returning();
+  const rows = values.map((v) => ({
+    user_id: v.userId,
+    agent_id: v.agentId ?? null,
+    run_id: v.runId ?? null,
+    kind: v.kind ?? 'alerts',
+    agent_name: v.agentName,
+    market: v.market ?? null,
+    threshold_type: v.thresholdType ?? null,
+    alerts: v.alerts ?? [],
+    title: v.title,
+    message: v.message,
+    email_status: v.emailStatus ?? 'none',
+    read_at: v.readAt?.toISOString() ?? null,
+    created_at: (v.createdAt ?? new Date()).toISOString(),
+    held_until: v.heldUntil?.toISOString() ?? null,
+  }));
+  const inserted = rowsOf<Record<string, unknown>>(
+    await db.execute(sql`
+      insert into ${notifications} (user_id, agent_id, run_id, kind, agent_name, market, threshold_type, alerts, title, message, email_status, read_at, created_at, held_until)
+      select v.user_id, v.agent_id, v.run_id, v.kind, v.agent_name, v.market, v.threshold_type, v.alerts, v.title, v.message, v.email_status, v.read_at, v.created_at, v.held_until
+      from jsonb_array_elements(${JSON.stringify(rows)}::jsonb) with ordinality as e(value, n),
+        jsonb_to_record(e.value) as v(user_id uuid, agent_id uuid, run_id bigint, kind text, agent_name text, market text, threshold_type text,
+          alerts jsonb, title text, message text, email_status text, read_at timestamptz, created_at timestamptz, held_until timestamptz)
+      order by e.n
+      returning *`),
+  );
+  return inserted.map(fromDriver);
+}
+
+const notificationColumns = Object.entries(getTableColumns(notifications));
+
+/** A notifications row as a raw statement answers it (column names, driver values), as drizzle's select would. */
+function fromDriver(raw: Record<string, unknown>): NotificationRow {
+  return Object.fromEntries(notificationColumns.map(([key, column]) => [key, raw[column.name] === null ? null : column.mapFromDriverValue(raw[column.name])])) as NotificationRow;
+}
+
+/** Rows of a raw `execute()`: node-postgres answers a result with `rows`, PGlite's driver too. */
+function rowsOf<T>(result: unknown): T[] {
+  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 }
 
 /** The user's latest notifications, newest first (the (user_id, created_at desc) index). */

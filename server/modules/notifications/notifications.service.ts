@@ -280,7 +280,9 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
         tx,
         drafts.map(({ index, draft }) => newNotification(inputs[index]!, draft, at)),
       );
-      return drafts.map(({ index }, k) => ({ index, row: inserted[k]! }));
+      // One notification per agent at most here (the agents of a round are distinct).
+      const byAgent = new Map(inserted.map((row) => [row.agentId, row]));
+      return drafts.map(({ index }) => ({ index, row: byAgent.get(inputs[index]!.agentId)! }));
     });
 
     const results: Array<{ created: TNotification[] }> = inputs.map(() => ({ created: [] }));
