@@ -201,6 +201,10 @@ const benchmark: Benchmark = {
       const queuedLate = rows.map((r) => r.queued_late).sort((a, b) => a - b);
       log(`  ${rows.length}/${expected} runs dispatched (queued after their slot: p99 ${percentile(queuedLate, 99).toFixed(2)} s), ${lags.length} started, ${failed} failed`);
       log(`  start lag (slot to a worker taking the run): p50 ${p50.toFixed(2)} s, p99 ${p99.toFixed(2)} s; ${onTime} done within their minute`);
+      // The default thresholds on simulated data fire now and then; the first run of each agent
+      // after a condition starts (or stops) firing stores alerts: say how many this window did.
+      const alerted = Number((await client.query<{ n: string }>(`select count(*) as n from notifications n join agents a on a.id = n.agent_id where a.name like 'scale %'`)).rows[0]!.n);
+      log(`  ${alerted} alert notifications stored in the window`);
       log(`  ${latencyCpu.text}`);
       await stopWorkers();
 
