@@ -328,11 +328,9 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
       );
       // A run declared interrupted meanwhile is not in `finished`; a later run takes over.
       const finished = await record(outcomes);
-      for (const e of evaluated) {
-        if (!finished.has(e.run.id)) continue;
-        await reportHealth(e.run.agent, e.run.id, e.ok ? e.outcome.error : e.error, e.run.activeAlerts);
-        finishedRun(e.run.agent, e.run.id);
-      }
+      const done = evaluated.filter((e) => finished.has(e.run.id));
+      await reportHealth(done.map((e) => ({ agent: e.run.agent, runId: e.run.id, error: e.ok ? e.outcome.error : e.error, active: e.run.activeAlerts })));
+      for (const e of done) finishedRun(e.run.agent, e.run.id);
       return started.length;
     } finally {
       clearInterval(heartbeat);
@@ -382,20 +380,34 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
   }
 
   /**
-   * Tells the notifications how the agent is after this run (`error` null: it succeeded). The
+   * Tells the notifications how each agent is after its run (`error` null: it succeeded). The
    * usual run changes nothing and costs nothing: a success while not marked failing, and a
-   * failure while already marked, make no call; a failure counts the failed runs in a row.
+   * failure while already marked, make no call; the batch's other failures count their failed
+   * runs in a row in one statement, and only an agent whose count reaches the threshold is told.
    */
-  async function reportHealth(agent: RunAgent, runId: number, error: string | null, active: ReadonlySet<string>): Promise<void> {
-    const marked = active.has(FAILING_KEY);
-    if (error === null ? !marked : marked) return;
+  async function reportHealth(runs: ReadonlyArray<{ agent: RunAgent; runId: number; error: string | null; active: ReadonlySet<string> }>): Promise<void> {
+    const changing = runs.filter((r) => (r.error === null ? r.active.has(FAILING_KEY) : !r.active.has(FAILING_KEY)));
+    if (changing.length === 0) return;
+    let failedRuns = new Map<string, number>();
     try {
-      const failedRuns = error === null ? 0 : await failedRunsInARow(db, agent.id, FAILING_AFTER_RUNS);
-      if (error !== null && failedRuns < FAILING_AFTER_RUNS) return;
-      await alerts.applyHealth({ ...notifyTarget(agent, runId), failing: error === null ? null : { reason: failureReason(error), failedRuns } });
+      failedRuns = await failedRunsInARow(
+        db,
+        changing.filter((r) => r.error !== null).map((r) => r.agent.id),
+        FAILING_AFTER_RUNS,
+      );
     } catch (err) {
-      // The run is recorded; a notification that could not be stored is logged, never a failed run.
-      logger.error({ err, runId, agentId: agent.id }, 'could not record the agent health');
+      // The runs are recorded; health that could not be read is logged, never a failed run.
+      logger.error({ err, runs: changing.map((r) => r.runId) }, 'could not count failed runs');
+    }
+    for (const { agent, runId, error } of changing) {
+      const failed = failedRuns.get(agent.id) ?? 0;
+      if (error !== null && failed < FAILING_AFTER_RUNS) continue;
+      try {
+        await alerts.applyHealth({ ...notifyTarget(agent, runId), failing: error === null ? null : { reason: failureReason(error), failedRuns: failed } });
+      } catch (err) {
+        // The run is recorded; a notification that could not be stored is logged, never a failed run.
+        logger.error({ err, runId, agentId: agent.id }, 'could not record the agent health');
+      }
     }
   }
 

@@ -216,6 +216,26 @@ describe('agents runtime in batches', () => {
     expect(new Set(perSlot.map((r) => `${r.agentId} ${r.slot!.toISOString()}`)).size).toBe(24);
   });
 
+  it('a batch failing slot after slot: each agent is told once that it is failing, after its third failed run', async () => {
+    const list = await createAll(3, everyMinute(['Binance'], { inApp: true }), 'failing');
+    // Parameters that no longer fit the template: every run fails, for each of them.
+    for (const agent of list) {
+      await t.database.db.update(agents).set({ config: { ...agent.config, parameters: { ...agent.config.parameters, volatilityThreshold: 'wild' } } as unknown as TAgentConfig }).where(eq(agents.id, agent.id));
+    }
+    const failingOf = async () => (await t.database.db.select().from(notifications).where(inArray(notifications.agentId, list.map((a) => a.id)))).filter((n) => n.kind === 'failing');
+    const run = executor();
+    let slot = await dueNow(list);
+    for (let minute = 1; minute <= 4; minute++) {
+      expect(await createDispatcher({ db: t.database.db, jobs: NO_JOBS, logger: silent, now: t.now }).dispatchDue()).toBe(3);
+      expect(await run.executeBatch(await scheduledRunIds(list, slot))).toBe(3);
+      // Told after the third failed run in a row, once.
+      expect((await failingOf()).map((n) => n.agentId).sort()).toEqual(minute < 3 ? [] : list.map((a) => a.id).sort());
+      slot = new Date(slot.getTime() + MINUTE);
+      t.advanceTime(MINUTE);
+    }
+    for (const agent of list) expect((await runsOf(agent.id)).map((r) => r.status)).toEqual(Array(4).fill('failure'));
+  });
+
   it('alerts of a batch: each firing condition stored once, before its run shows finished, and not again while it keeps firing', async () => {
     const list = await createAll(5, everyMinute(['Binance'], ALWAYS), 'alerting');
     const slot = await dueNow(list);

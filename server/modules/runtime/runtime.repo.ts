@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, lt, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, lt, lte, sql } from 'drizzle-orm';
 import type { TAgentConfig } from '../../../contracts/agents.ts';
 import type { TRunResult } from '../../../contracts/market.ts';
 import type { Db } from '../../db/client.ts';
@@ -219,16 +219,26 @@ export async function finishRun(db: Db, runId: number, outcome: Omit<RunOutcome,
   return (await finishRuns(db, [{ runId, ...outcome }])).has(runId);
 }
 
-/** The agent's latest finished runs that failed in a row, counted up to `cap`. */
-export async function failedRunsInARow(db: Db, agentId: string, cap: number): Promise<number> {
-  const latest = await db
-    .select({ status: agentRuns.status })
-    .from(agentRuns)
-    .where(and(eq(agentRuns.agentId, agentId), inArray(agentRuns.status, ['success', 'failure'])))
-    .orderBy(desc(agentRuns.id))
-    .limit(cap);
-  const success = latest.findIndex((r) => r.status === 'success');
-  return success === -1 ? latest.length : success;
+/**
+ * Each agent's latest finished runs that failed in a row, counted up to `cap`, in one statement
+ * for a batch's agents (an exchange down fails every run of a slot at once).
+ */
+export async function failedRunsInARow(db: Db, agentIds: readonly string[], cap: number): Promise<Map<string, number>> {
+  if (agentIds.length === 0) return new Map();
+  const rows = rowsOf<{ agent_id: string; statuses: string[] }>(
+    await db.execute(sql`
+      select a.agent_id, array(
+        select r.status from ${agentRuns} r
+        where r.agent_id = a.agent_id::uuid and r.status in ('success', 'failure')
+        order by r.id desc limit ${cap}) as statuses
+      from jsonb_array_elements_text(${JSON.stringify([...new Set(agentIds)])}::jsonb) as a(agent_id)`),
+  );
+  return new Map(
+    rows.map((r) => {
+      const success = r.statuses.indexOf('success');
+      return [r.agent_id, success === -1 ? r.statuses.length : success];
+    }),
+  );
 }
 
 /** Runs whose worker stopped renewing the lease: that worker is dead. */
