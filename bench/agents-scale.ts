@@ -186,8 +186,8 @@ const benchmark: Benchmark = {
       const latencyCpu = cpuSplit(latencyCpuFrom, cpuNow(), expected);
       await client.query(`update agents set status = 'paused' where name like 'scale %'`);
 
-      const { rows } = await client.query<{ lag: number | null; queued_late: number; done_in: number | null; status: string }>(
-        `select extract(epoch from start_time - scheduled_for)::float8 as lag,
+      const { rows } = await client.query<{ slot: Date; lag: number | null; queued_late: number; done_in: number | null; status: string }>(
+        `select scheduled_for as slot, extract(epoch from start_time - scheduled_for)::float8 as lag,
                 greatest(0, extract(epoch from created_at - scheduled_for))::float8 as queued_late,
                 extract(epoch from end_time - scheduled_for)::float8 as done_in, status
          from agent_runs where scheduled_for >= $1 and scheduled_for < $2`,
@@ -201,6 +201,15 @@ const benchmark: Benchmark = {
       const queuedLate = rows.map((r) => r.queued_late).sort((a, b) => a - b);
       log(`  ${rows.length}/${expected} runs dispatched (queued after their slot: p99 ${percentile(queuedLate, 99).toFixed(2)} s), ${lags.length} started, ${failed} failed`);
       log(`  start lag (slot to a worker taking the run): p50 ${p50.toFixed(2)} s, p99 ${p99.toFixed(2)} s; ${onTime} done within their minute`);
+      if (minutes > 1) {
+        const bySlot = new Map<number, number[]>();
+        for (const r of rows) if (r.lag !== null) bySlot.set(r.slot.getTime(), [...(bySlot.get(r.slot.getTime()) ?? []), r.lag]);
+        const each = [...bySlot].sort(([a], [b]) => a - b).map(([slot, l]) => {
+          const sorted = l.sort((a, b) => a - b);
+          return `${new Date(slot).toISOString().slice(11, 16)} p50 ${percentile(sorted, 50).toFixed(2)} s, p99 ${percentile(sorted, 99).toFixed(2)} s, last ${sorted.at(-1)!.toFixed(2)} s`;
+        });
+        log(`  by slot: ${each.join('; ')}`);
+      }
       // The default thresholds on simulated data fire now and then; the first run of each agent
       // after a condition starts (or stops) firing stores alerts: say how many this window did.
       const alerted = Number((await client.query<{ n: string }>(`select count(*) as n from notifications n join agents a on a.id = n.agent_id where a.name like 'scale %'`)).rows[0]!.n);
