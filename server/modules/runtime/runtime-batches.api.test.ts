@@ -216,6 +216,33 @@ describe('agents runtime in batches', () => {
     expect(new Set(perSlot.map((r) => `${r.agentId} ${r.slot!.toISOString()}`)).size).toBe(24);
   });
 
+  it('measures performance against the previous success’s prices, read from its result when it was recorded before the prices column', async () => {
+    const [agent] = await createAll(1, everyMinute(['Binance', 'Kraken']), 'performer');
+    const run = executor();
+    const slot = await dueNow([agent!]);
+    expect(await createDispatcher({ db: t.database.db, jobs: NO_JOBS, logger: silent, now: t.now }).dispatchDue()).toBe(1);
+    const [first] = await scheduledRunIds([agent!], slot);
+    expect(await run.executeBatch([first!])).toBe(1);
+    const [recorded] = await t.database.db.select().from(agentRuns).where(eq(agentRuns.id, first!));
+    expect(recorded!.prices).toEqual({ 'binance:BTC/USDT': expect.any(Number), 'kraken:BTC/USD': expect.any(Number) });
+    // As a run recorded before migration 0013 left it: prices only in its result.
+    await t.database.db.update(agentRuns).set({ prices: null }).where(eq(agentRuns.id, first!));
+
+    for (const minute of [1, 2]) {
+      t.advanceTime(5 * MINUTE); // new candles: prices move
+      const runNow = await t.request({ method: 'POST', url: `/api/agents/${agent!.id}/run`, cookie: admin });
+      expect(await run.executeBatch([runNow.json<{ runId: number }>().runId])).toBe(1);
+      const [latest, previous] = await runsOf(agent!.id);
+      const price = (r: TAgentRun, source: string) => (r.result as TRunResult).markets.find((m) => m.source === source && m.ok)!;
+      const change = (['binance', 'kraken'] as const).map((source) => {
+        const [now, before] = [price(latest!, source), price(previous!, source)];
+        return now.ok && before.ok ? (now.price / before.price - 1) * 100 : Number.NaN;
+      });
+      const mean = Math.round(((change[0]! + change[1]!) / 2) * 10) / 10;
+      expect((latest!.result as TRunResult).performance, `run ${minute}`).toBe(`${mean > 0 ? '+' : mean < 0 ? '-' : ''}${Math.abs(mean).toFixed(1)}%`);
+    }
+  });
+
   it('a batch failing slot after slot: each agent is told once that it is failing, after its third failed run', async () => {
     const list = await createAll(3, everyMinute(['Binance'], { inApp: true }), 'failing');
     // Parameters that no longer fit the template: every run fails, for each of them.
