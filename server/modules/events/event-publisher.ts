@@ -17,14 +17,16 @@ const NOTIFY_BATCH = 500;
  * A publisher for a process that has no consoles of its own (a `npm run worker` process): with
  * PostgreSQL, NOTIFY on the shared channel, which every web process LISTENs to; with PGlite
  * there is no other process to tell (its workers run in the web process and use its hub).
- * Events published in the same turn of the event loop go in one statement (in order), so a
- * batch of runs finishing together costs one round trip, not two per run.
+ * Events published in the same turn of the event loop go in one statement, so a batch of runs
+ * finishing together costs one round trip, not two per run; statements are sent one after the
+ * other, so the events leave in the order they were published.
  */
 export function createNotifyPublisher(database: Database, logger: Logger): EventPublisher & { flush(): Promise<void> } {
   if (database.kind !== 'postgres') return { ...NO_EVENTS, flush: async () => {} };
-  const inFlight = new Set<Promise<unknown>>();
   let pending: string[] = [];
   let scheduled: NodeJS.Immediate | null = null;
+  // The statements in flight, chained: each starts once the one before has finished.
+  let sending: Promise<unknown> = Promise.resolve();
 
   function send(): void {
     scheduled = null;
@@ -32,11 +34,11 @@ export function createNotifyPublisher(database: Database, logger: Logger): Event
     pending = [];
     for (let i = 0; i < payloads.length; i += NOTIFY_BATCH) {
       const chunk = payloads.slice(i, i + NOTIFY_BATCH);
-      const sent = database.db
-        .execute(sql`select pg_notify(${EVENTS_CHANNEL}, p) from jsonb_array_elements_text(${JSON.stringify(chunk)}::jsonb) with ordinality as e(p, n) order by n`)
-        .catch((err: unknown) => logger.warn({ err, events: chunk.length }, 'could not publish live events'))
-        .finally(() => inFlight.delete(sent));
-      inFlight.add(sent);
+      sending = sending.then(() =>
+        database.db
+          .execute(sql`select pg_notify(${EVENTS_CHANNEL}, p) from jsonb_array_elements_text(${JSON.stringify(chunk)}::jsonb) with ordinality as e(p, n) order by n`)
+          .catch((err: unknown) => logger.warn({ err, events: chunk.length }, 'could not publish live events')),
+      );
     }
   }
 
@@ -51,7 +53,7 @@ export function createNotifyPublisher(database: Database, logger: Logger): Event
         clearImmediate(scheduled);
         send();
       }
-      await Promise.allSettled([...inFlight]);
+      await sending;
     },
   };
 }
