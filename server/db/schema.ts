@@ -254,7 +254,14 @@ export const agentRuns = pgTable(
     scheduledFor: timestamp('scheduled_for', { withTimezone: true }),
     startTime: timestamp('start_time', { withTimezone: true }),
     endTime: timestamp('end_time', { withTimezone: true }),
+    /** Compressed with lz4 on PostgreSQL (migration 0013, decision 0052; drizzle cannot say so here). */
     result: jsonb('result'),
+    /**
+     * A successful run's price of each market it read, keyed 'source:symbol': what the agent's
+     * next run measures its performance against, read without the large result (decision 0052).
+     * Null before migration 0013; the result's markets say the same then.
+     */
+    prices: jsonb('prices').$type<Record<string, number>>(),
     error: text('error'),
     /**
      * While 'running': until when the worker that runs it is known alive. The worker extends it

@@ -60,6 +60,10 @@ export async function createTestApp(
       // No test reaches the real Telegram: a loopback address the outbound door refuses, unless
       // a test names its fake (and allows loopback).
       TELEGRAM_BASE_URL: 'https://127.0.0.1:9',
+      // PGlite's fair queue sheds a request that would wait over 2 s (503): a test of 300 presses
+      // at once on a loaded machine would meet that instead of the rule it checks. Shedding has
+      // its own tests (server/lib/http/db-queue.api.test.ts), which set their bound.
+      DB_QUEUE_MAX_WAIT_MS: '60000',
       ...(postgres ? { DATABASE_URL: postgres.url } : {}),
       ...options.env,
     },

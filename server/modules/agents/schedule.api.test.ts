@@ -49,7 +49,7 @@ describe('agent schedules', () => {
   /** Runs the dispatcher at each slot the agent is next due, up to `until`: the slots it queued. */
   const slotsUntil = async (id: string, until: string): Promise<string[]> => {
     let clock = new Date(0);
-    const dispatcher = createDispatcher({ db: t.database.db, jobs: { enqueueRuns: async () => {} }, logger: silent, now: () => clock });
+    const dispatcher = createDispatcher({ db: t.database.db, jobs: { enqueueRunBatches: async () => {} }, logger: silent, now: () => clock });
     const queued: string[] = [];
     for (;;) {
       const [row] = await t.database.db.select({ nextRunAt: agents.nextRunAt }).from(agents).where(eq(agents.id, id));

@@ -313,7 +313,7 @@ function applyCap(times: readonly number[], maxPerHour: number): { delivered: nu
   let lastPeriod: number | null = null;
   let windowStart = 0;
   for (const time of times) {
-    // The window is (time - 1 h, time], as alertTimesSince reads it.
+    // The window is (time - 1 h, time], as alertTimesSinceMany reads it.
     while (windowStart < sent.length && sent[windowStart]! <= time - CAP_WINDOW_MS) windowStart++;
     // Never more than maxPerHour sent ones in the window: held ones do not enter it.
     const resumes = resumesAt(sent, maxPerHour, windowStart);

@@ -18,7 +18,8 @@ export interface MarketData {
    * Candles for one market. Within one tick (same `tick` key, e.g. the dispatch minute) the
    * same (source, symbol, timeframe) is fetched once and shared by every caller; a larger
    * `limit` than an earlier caller's in the tick is served from one fetch of the largest.
-   * Rejects with MarketDataError.
+   * Callers asking the same in a tick get the same `candles` array (shared: never modify it), so
+   * work derived from it can be shared by identity too. Rejects with MarketDataError.
    */
   getCandles(request: CandleRequest, tick: string): Promise<CandleSeries>;
   /** The last `candles` candles of one market (fewer when the provider has fewer), oldest first, the
@@ -48,7 +49,8 @@ export type MarketDataDeps = {
   db?: Db;
 };
 
-type Entry = { limit: number; candles: Promise<TCandle[]> };
+/** `slices`: the last n candles per n asked, so callers asking the same get the same array. */
+type Entry = { limit: number; candles: Promise<TCandle[]>; slices: Map<number, TCandle[]> };
 
 /**
  * Candles for the runtime. Yahoo serves stocks, ccxt the exchanges, and in simulated mode the
@@ -125,12 +127,17 @@ export function createMarketData(config: MarketConfig, deps: MarketDataDeps): Ma
       let entry = entries.get(key);
       // A caller wanting more candles than the shared fetch holds fetches again, for everyone after it.
       if (!entry || entry.limit < limit) {
-        entry = { limit, candles: fetchCandles({ ...request, limit }, tick) };
+        entry = { limit, candles: fetchCandles({ ...request, limit }, tick), slices: new Map() };
         entry.candles.catch(() => {}); // each caller awaits it; this only keeps an unawaited failure quiet
         entries.set(key, entry);
       }
-      const candles = await entry.candles;
-      return { ...request, limit, candles: candles.slice(-limit), simulated: simulatedFor(request.source) } satisfies CandleSeries;
+      const all = await entry.candles;
+      let candles = entry.slices.get(limit);
+      if (!candles) {
+        candles = all.slice(-limit);
+        entry.slices.set(limit, candles);
+      }
+      return { ...request, limit, candles, simulated: simulatedFor(request.source) } satisfies CandleSeries;
     },
 
     async getHistory(request, options) {

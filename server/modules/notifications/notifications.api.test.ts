@@ -265,6 +265,61 @@ describe('applyAlerts: one notification per run, one alert per condition until i
     expect(created).toEqual([]);
     expect((await listOf(t, ada.cookie)).notifications).toEqual([]);
   });
+
+  describe('a batch of runs at once (docs/decisions/0052)', () => {
+    const others: string[] = [];
+    beforeAll(async () => {
+      for (const name of ['ETH watcher', 'SOL watcher', 'ADA watcher']) others.push(await agentOf(t, ada.id, name));
+    });
+    const applyMany = (inputs: ApplyAlertsInput[]) => t.app.notifications.applyAlertsMany(inputs);
+
+    it('decides each run as applyAlerts would, answered in order: starts, clears, quiet while firing, channels off', async () => {
+      const [eth, sol, ada2] = others as [string, string, string];
+      const first = await applyMany([
+        alertsInput(ada, agentId, [rsi(true, 'BTC'), rsi(true, 'ETH')]),
+        alertsInput(ada, eth, [rsi(false)]),
+        alertsInput(ada, sol, [rsi(true)], { inAppEnabled: false, emailEnabled: false }),
+        alertsInput(ada, ada2, [rsi(true)]),
+      ]);
+      expect(first.map((r) => r.created.map((n) => n.alerts.map((a) => a.market)))).toEqual([[['BTC', 'ETH']], [], [], [['BTC/USDT on binance']]]);
+      expect(first[0]!.created[0]).toMatchObject({ agentId, title: 'BTC watcher: 2 alerts on 2 markets', readAt: null, emailStatus: 'none' });
+      const marked = async () => (await t.database.db.select().from(alertStates)).map((s) => `${s.agentId === agentId ? 'btc' : s.agentId === ada2 ? 'ada' : 'other'} ${s.market}`).sort();
+      // Both channels off: not marked, as one by one.
+      expect(await marked()).toEqual(['ada BTC/USDT on binance', 'btc BTC', 'btc ETH']);
+
+      // Still firing: nothing new. ETH clears for the first agent; the fourth stops firing.
+      const second = await applyMany([alertsInput(ada, agentId, [rsi(true, 'BTC'), rsi(false, 'ETH')]), alertsInput(ada, ada2, [rsi(false)])]);
+      expect(second.map((r) => r.created)).toEqual([[], []]);
+      expect(await marked()).toEqual(['btc BTC']);
+      // ETH fires again: a new event, alone in its notification.
+      const third = await applyMany([alertsInput(ada, agentId, [rsi(true, 'BTC'), rsi(true, 'ETH')])]);
+      expect(third[0]!.created.map((n) => n.title)).toEqual(['BTC watcher: rsi_overbought alert on ETH']);
+      expect((await listOf(t, ada.cookie)).notifications).toHaveLength(3);
+    });
+
+    it('two runs of one agent in the batch alert once, and its cap counts the batch’s own notifications', async () => {
+      const [eth] = others as [string];
+      await t.database.db.update(agents).set({ config: { notifications: { maxPerHour: 1 } } as TAgentConfig }).where(eq(agents.id, eth));
+      try {
+        const results = await applyMany([
+          alertsInput(ada, agentId, [rsi(true, 'SOL')]),
+          alertsInput(ada, agentId, [rsi(true, 'SOL')]),
+          alertsInput(ada, eth, [rsi(true, 'BTC')]),
+          alertsInput(ada, eth, [rsi(true, 'BTC'), rsi(true, 'ETH')]),
+        ]);
+        expect(results.map((r) => r.created.map((n) => n.kind))).toEqual([['alerts'], [], ['alerts'], ['alert-storm']]);
+      } finally {
+        await t.database.db.update(agents).set({ config: {} as TAgentConfig }).where(eq(agents.id, eth));
+      }
+    });
+
+    it('an agent deleted while its run ran loses its alerts alone: the batch’s others are stored', async () => {
+      const [eth, sol] = others as [string, string];
+      const results = await applyMany([alertsInput(ada, eth, [rsi(true)]), alertsInput(ada, UNKNOWN_ID, [rsi(true)]), alertsInput(ada, sol, [rsi(true, 'SOL')])]);
+      expect(results.map((r) => r.created.length)).toEqual([1, 0, 1]);
+      expect((await listOf(t, ada.cookie)).notifications.map((n) => n.agentId).sort()).toEqual([eth, sol].sort());
+    });
+  });
 });
 
 describe('alert emails', () => {

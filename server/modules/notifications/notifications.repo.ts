@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { agents, alertStates, notifications, users } from '../../db/schema.ts';
 
@@ -28,7 +28,7 @@ export type EmailStatus = NotificationRow['emailStatus'];
 export type AlertKey = { agentId: string; market: string; thresholdType: string };
 
 /** Any connection or transaction: repo functions run inside the caller's transaction. */
-export type Tx = Pick<Db, 'select' | 'insert' | 'update' | 'delete'>;
+export type Tx = Pick<Db, 'select' | 'insert' | 'update' | 'delete' | 'execute'>;
 
 // Every read and write of a user's notifications is scoped by user: another user's
 // notification is indistinguishable from a missing one.
@@ -52,29 +52,81 @@ export async function clearAlert(db: Tx, key: AlertKey): Promise<boolean> {
 }
 
 /**
- * Locks the agent's row until the transaction ends and reads its cap on notifications per hour
- * (null: not set). Every alert decision of the agent takes this lock first, so two runs count
- * its notifications one after the other and cannot both pass the cap. 'No key update' leaves
- * the row free for the foreign-key checks of alert_states and notifications rows (key share),
- * so only alert decisions and edits of the agent wait for each other. Undefined: no such agent.
+ * Locks the agents' rows until the transaction ends and reads each one's cap on notifications
+ * per hour (null: not set), in one statement, in id order (every caller locks agents in that
+ * order, so two batches cannot deadlock). Every alert decision of an agent takes this lock
+ * first, so two runs count its notifications one after the other and cannot both pass the cap.
+ * 'No key update' leaves the rows free for the foreign-key checks of alert_states and
+ * notifications rows (key share), so only alert decisions and edits of an agent wait for each
+ * other. Agents that no longer exist are absent.
  */
-export async function lockAgentCap(db: Tx, agentId: string): Promise<{ maxPerHour: number | null } | undefined> {
-  const [row] = await db
-    .select({ maxPerHour: sql<number | null>`(${agents.config} -> 'notifications' ->> 'maxPerHour')::int` })
+export async function lockAgentCaps(db: Tx, agentIds: readonly string[]): Promise<Map<string, { maxPerHour: number | null }>> {
+  if (agentIds.length === 0) return new Map();
+  const rows = await db
+    .select({ id: agents.id, maxPerHour: sql<number | null>`(${agents.config} -> 'notifications' ->> 'maxPerHour')::int` })
     .from(agents)
-    .where(eq(agents.id, agentId))
+    .where(inArray(agents.id, [...agentIds]))
+    .orderBy(asc(agents.id))
     .for('no key update');
-  return row;
+  return new Map(rows.map((r) => [r.id, { maxPerHour: r.maxPerHour }]));
 }
 
-/** When the agent's alert notifications created after `since` were created, oldest first. */
-export async function alertTimesSince(db: Tx, agentId: string, since: Date): Promise<Date[]> {
+/**
+ * The keys as one JSON parameter, each row with its place: a batch's keys cost one parameter, not
+ * three each (building and planning a statement of hundreds of parameters cost more than running it).
+ */
+const keyRows = (keys: readonly AlertKey[]) => sql`(
+  select (e.value->>'agentId')::uuid as agent_id, e.value->>'market' as market, e.value->>'thresholdType' as threshold_type, e.n
+  from jsonb_array_elements(${JSON.stringify(keys.map((k) => ({ agentId: k.agentId, market: k.market, thresholdType: k.thresholdType })))}::jsonb) with ordinality as e(value, n))`;
+
+/** clearAlert for many keys: their rows locked in key order (whoever takes them takes them in it), then deleted. */
+export async function clearAlerts(db: Tx, keys: readonly AlertKey[]): Promise<void> {
+  if (keys.length === 0) return;
+  await db.execute(sql`
+    select 1 from ${alertStates} s join ${keyRows(keys)} k using (agent_id, market, threshold_type)
+    order by s.agent_id, s.market collate "C", s.threshold_type collate "C"
+    for update of s`);
+  await db.execute(sql`
+    delete from ${alertStates} s using ${keyRows(keys)} k
+    where (s.agent_id, s.market, s.threshold_type) = (k.agent_id, k.market, k.threshold_type)`);
+}
+
+/**
+ * startAlert for many keys in one statement, inserted in key order: the keys this call marked
+ * (a concurrent transaction inserting one of them waits for this one and then finds the conflict).
+ */
+export async function startAlerts(db: Tx, keys: readonly AlertKey[], since: Date): Promise<AlertKey[]> {
+  if (keys.length === 0) return [];
+  const sorted = [...keys].sort((a, b) => compareKeys(a, b));
+  const rows = rowsOf<{ agent_id: string; market: string; threshold_type: string }>(
+    await db.execute(sql`
+      insert into ${alertStates} (agent_id, market, threshold_type, since)
+      select k.agent_id, k.market, k.threshold_type, ${since.toISOString()}::timestamptz from ${keyRows(sorted)} k order by k.n
+      on conflict do nothing
+      returning agent_id, market, threshold_type`),
+  );
+  return rows.map((r) => ({ agentId: r.agent_id, market: r.market, thresholdType: r.threshold_type }));
+}
+
+/** Byte order (the database's "C" collation for ASCII keys), never the locale's. */
+function compareKeys(a: AlertKey, b: AlertKey): number {
+  for (const field of ['agentId', 'market', 'thresholdType'] as const) {
+    if (a[field] !== b[field]) return a[field] < b[field] ? -1 : 1;
+  }
+  return 0;
+}
+
+/** When each agent's alert notifications created after `since` were created, oldest first, in one statement. */
+export async function alertTimesSinceMany(db: Tx, agentIds: readonly string[], since: Date): Promise<Map<string, Date[]>> {
+  const times = new Map<string, Date[]>(agentIds.map((id) => [id, []]));
+  if (agentIds.length === 0) return times;
   const rows = await db
-    .select({ createdAt: notifications.createdAt })
+    .select({ agentId: notifications.agentId, createdAt: notifications.createdAt })
     .from(notifications)
-    .where(and(eq(notifications.agentId, agentId), eq(notifications.kind, 'alerts'), gt(notifications.createdAt, since)))
+    .where(and(inArray(notifications.agentId, [...agentIds]), eq(notifications.kind, 'alerts'), gt(notifications.createdAt, since)))
     .orderBy(asc(notifications.createdAt));
-  return rows.map((r) => r.createdAt);
+  for (const row of rows) times.get(row.agentId!)?.push(row.createdAt);
+  return times;
 }
 
 /**
@@ -106,6 +158,61 @@ export async function findUserTimeZone(db: Tx, userId: string): Promise<string |
 export async function insertNotification(db: Tx, values: NewNotification): Promise<NotificationRow> {
   const [row] = await db.insert(notifications).values(values).returning();
   return row!;
+}
+
+/**
+ * Several notifications in one statement, their values as one JSON parameter (hundreds of rows of
+ * fourteen columns cost more to build as parameters than to insert). Every column a new
+ * notification may set is listed; the others (a brief's text, its follow-up) start at their defaults.
+ */
+export async function insertNotifications(db: Tx, values: readonly NewNotification[]): Promise<NotificationRow[]> {
+  if (values.length === 0) return [];
+  const rows = values.map((v) => ({
+    user_id: v.userId,
+    agent_id: v.agentId ?? null,
+    run_id: v.runId ?? null,
+    kind: v.kind ?? 'alerts',
+    agent_name: v.agentName,
+    market: v.market ?? null,
+    threshold_type: v.thresholdType ?? null,
+    alerts: v.alerts ?? [],
+    title: v.title,
+    message: v.message,
+    email_status: v.emailStatus ?? 'none',
+    read_at: v.readAt?.toISOString() ?? null,
+    created_at: (v.createdAt ?? new Date()).toISOString(),
+    held_until: v.heldUntil?.toISOString() ?? null,
+    brief_status: v.briefStatus ?? null,
+    brief_provider: v.briefProvider ?? null,
+    brief_model: v.briefModel ?? null,
+    deliveries_released_at: v.deliveriesReleasedAt?.toISOString() ?? null,
+  }));
+  const inserted = rowsOf<Record<string, unknown>>(
+    await db.execute(sql`
+      insert into ${notifications} (user_id, agent_id, run_id, kind, agent_name, market, threshold_type, alerts, title, message, email_status, read_at, created_at, held_until,
+        brief_status, brief_provider, brief_model, deliveries_released_at)
+      select v.user_id, v.agent_id, v.run_id, v.kind, v.agent_name, v.market, v.threshold_type, v.alerts, v.title, v.message, v.email_status, v.read_at, v.created_at, v.held_until,
+        v.brief_status, v.brief_provider, v.brief_model, v.deliveries_released_at
+      from jsonb_array_elements(${JSON.stringify(rows)}::jsonb) with ordinality as e(value, n),
+        jsonb_to_record(e.value) as v(user_id uuid, agent_id uuid, run_id bigint, kind text, agent_name text, market text, threshold_type text,
+          alerts jsonb, title text, message text, email_status text, read_at timestamptz, created_at timestamptz, held_until timestamptz,
+          brief_status text, brief_provider text, brief_model text, deliveries_released_at timestamptz)
+      order by e.n
+      returning *`),
+  );
+  return inserted.map(fromDriver);
+}
+
+const notificationColumns = Object.entries(getTableColumns(notifications));
+
+/** A notifications row as a raw statement answers it (column names, driver values), as drizzle's select would. */
+function fromDriver(raw: Record<string, unknown>): NotificationRow {
+  return Object.fromEntries(notificationColumns.map(([key, column]) => [key, raw[column.name] === null ? null : column.mapFromDriverValue(raw[column.name])])) as NotificationRow;
+}
+
+/** Rows of a raw `execute()`: node-postgres answers a result with `rows`, PGlite's driver too. */
+function rowsOf<T>(result: unknown): T[] {
+  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 }
 
 /** The user's latest notifications, newest first (the (user_id, created_at desc) index). */

@@ -13,11 +13,14 @@ import { MAX_PER_HOUR_DEFAULT } from '../../../contracts/agents.ts';
 import type { TRunAlert } from '../../../contracts/market.ts';
 import type { TChannelDelivery, TDeliveryEvent } from '../../../contracts/channels.ts';
 import {
-  alertTimesSince,
+  alertTimesSinceMany,
   clearAlert,
+  clearAlerts,
   findStormNotice,
   findUserTimeZone,
-  lockAgentCap,
+  lockAgentCaps,
+  startAlerts,
+  insertNotifications,
   updateStormNotice,
   countUnread,
   findEmailTarget,
@@ -228,41 +231,130 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
    * period. Counted under the agent's row lock, in this transaction.
    */
   async function applyAlerts(input: ApplyAlertsInput): Promise<{ created: TNotification[] }> {
-    const alerting = isAlerting(input);
-    const conditions = [...input.conditions].sort((a, b) =>
-      a.market === b.market ? compare(a.thresholdType, b.thresholdType) : compare(a.market, b.market),
-    );
-    return record(input, async (tx, at) => {
-      // First, before any alert_states row: every decision of this agent takes the locks in
-      // the same order (agent, then states by key), so concurrent runs queue, never deadlock.
-      const agent = alerting ? await lockAgentCap(tx, input.agentId) : undefined;
-      const fired: AlertCondition[] = [];
-      // One state per (market, type): two thresholds of one type (5% and 8% price change) decide
-      // it together, so the one that does not fire cannot clear the one that does.
-      for (const group of byKey(conditions)) {
-        const key = { agentId: input.agentId, market: group[0]!.market, thresholdType: group[0]!.thresholdType };
-        const firing = group.filter((c) => c.firing);
-        if (firing.length === 0) await clearAlert(tx, key);
-        else if (alerting && (await startAlert(tx, key, at))) fired.push(...firing);
-      }
-      if (fired.length === 0) return null;
-      const alerts = fired.map((c) => ({ market: c.market, threshold: c.thresholdType, value: c.value, limit: c.limit, message: c.message }));
-      const maxPerHour = agent?.maxPerHour ?? MAX_PER_HOUR_DEFAULT;
-      const windowTimes = (await alertTimesSince(tx, input.agentId, new Date(at.getTime() - CAP_WINDOW_MS))).map((time) => time.getTime());
-      const resumes = resumesAt(windowTimes, maxPerHour);
-      if (resumes !== null) return holdBack(tx, input, alerts, { at, resumes: new Date(resumes), maxPerHour });
-      // Only an 'alerts' notification is explained: not a storm notice, not a health notice.
-      const brief = briefs && input.brief ? { briefStatus: 'pending' as const, briefProvider: input.brief.provider, briefModel: input.brief.model } : {};
-      return {
-        kind: 'alerts',
-        market: only(fired.map((c) => c.market)),
-        thresholdType: only(fired.map((c) => c.thresholdType)),
-        alerts,
-        title: alertsTitle(input.agentName, fired),
-        message: fired.map((c) => c.message).join('\n'),
-        ...brief,
-      };
+    return (await applyAlertsMany([input]))[0]!;
+  }
+
+  /**
+   * applyAlerts for the runs of a batch (docs/decisions/0052), answered in the order given: the
+   * same decisions, taken for every agent of the batch in one transaction of a few statements
+   * (lock the agents, clear, mark, count the caps, insert the notifications) instead of one
+   * transaction of several statements per agent. Two runs of one agent are decided one after
+   * the other, as two calls would be. Should the transaction fail (an agent deleted while its
+   * run ran, or anything else), the runs are decided one by one, so one agent's trouble never
+   * loses another's alerts; a lone run's failure is thrown as applyAlerts always did.
+   */
+  async function applyAlertsMany(inputs: readonly ApplyAlertsInput[]): Promise<Array<{ created: TNotification[] }>> {
+    const results: Array<{ created: TNotification[] }> = inputs.map(() => ({ created: [] }));
+    // Rounds of distinct agents: an agent's second run in the batch goes in the next round.
+    const rounds: number[][] = [];
+    const seen = new Map<string, number>();
+    inputs.forEach((input, index) => {
+      const round = seen.get(input.agentId) ?? 0;
+      seen.set(input.agentId, round + 1);
+      (rounds[round] ??= []).push(index);
     });
+    for (const round of rounds) {
+      const batch = round.map((index) => inputs[index]!);
+      try {
+        const created = await decideAlerts(batch);
+        round.forEach((index, k) => (results[index] = created[k]!));
+      } catch (err) {
+        if (round.length === 1) {
+          // The agent (or its run) was deleted while it ran: there is nobody left to tell.
+          if (sqlState(err) !== FOREIGN_KEY_VIOLATION) throw err;
+          logger.info({ agentId: batch[0]!.agentId, runId: batch[0]!.runId }, 'notification skipped: the agent or run no longer exists');
+          continue;
+        }
+        logger.warn({ err, runs: batch.map((b) => b.runId) }, 'could not store a batch of alerts at once; storing them run by run');
+        for (const index of round) {
+          try {
+            results[index] = (await applyAlertsMany([inputs[index]!]))[0]!;
+          } catch (one) {
+            logger.error({ err: one, agentId: inputs[index]!.agentId, runId: inputs[index]!.runId }, 'could not record alerts');
+          }
+        }
+      }
+    }
+    return results;
+  }
+
+  /** The alert decisions of runs of distinct agents, in one transaction; their new notifications delivered after it. */
+  async function decideAlerts(inputs: readonly ApplyAlertsInput[]): Promise<Array<{ created: TNotification[] }>> {
+    const at = now();
+    const since = new Date(at.getTime() - CAP_WINDOW_MS);
+    // One state per (market, type): two thresholds of one type (5% and 8% price change) decide
+    // it together, so the one that does not fire cannot clear the one that does.
+    const plans = inputs.map((input) => {
+      const conditions = [...input.conditions].sort((a, b) => (a.market === b.market ? compare(a.thresholdType, b.thresholdType) : compare(a.market, b.market)));
+      const groups = byKey(conditions).map((group) => ({
+        key: { agentId: input.agentId, market: group[0]!.market, thresholdType: group[0]!.thresholdType },
+        firing: group.filter((c) => c.firing),
+      }));
+      return { input, alerting: isAlerting(input), groups };
+    });
+    const keyOf = (k: { agentId: string; market: string; thresholdType: string }) => JSON.stringify([k.agentId, k.market, k.thresholdType]);
+
+    const rows = await db.transaction(async (tx) => {
+      // First, before any alert_states row: every decision takes the locks in the same order
+      // (agents by id, then states by key), so concurrent batches queue, never deadlock.
+      const caps = await lockAgentCaps(
+        tx,
+        plans.filter((p) => p.alerting).map((p) => p.input.agentId),
+      );
+      await clearAlerts(
+        tx,
+        plans.flatMap((p) => p.groups.filter((g) => g.firing.length === 0).map((g) => g.key)),
+      );
+      const marked = new Set(
+        (
+          await startAlerts(
+            tx,
+            plans.flatMap((p) => (p.alerting ? p.groups.filter((g) => g.firing.length > 0).map((g) => g.key) : [])),
+            at,
+          )
+        ).map(keyOf),
+      );
+      const firedOf = plans.map((p) => (p.alerting ? p.groups.filter((g) => g.firing.length > 0 && marked.has(keyOf(g.key))).flatMap((g) => g.firing) : []));
+      const times = await alertTimesSinceMany(
+        tx,
+        plans.flatMap((p, i) => (firedOf[i]!.length > 0 ? [p.input.agentId] : [])),
+        since,
+      );
+      const drafts: Array<{ index: number; draft: Draft }> = [];
+      for (const [i, p] of plans.entries()) {
+        const fired = firedOf[i]!;
+        if (fired.length === 0) continue;
+        const alerts = fired.map((c) => ({ market: c.market, threshold: c.thresholdType, value: c.value, limit: c.limit, message: c.message }));
+        const maxPerHour = caps.get(p.input.agentId)?.maxPerHour ?? MAX_PER_HOUR_DEFAULT;
+        const resumes = resumesAt((times.get(p.input.agentId) ?? []).map((time) => time.getTime()), maxPerHour);
+        // Only an 'alerts' notification is explained: not a storm notice, not a health notice.
+        const brief = briefs && p.input.brief ? { briefStatus: 'pending' as const, briefProvider: p.input.brief.provider, briefModel: p.input.brief.model } : {};
+        const draft =
+          resumes !== null
+            ? await holdBack(tx, p.input, alerts, { at, resumes: new Date(resumes), maxPerHour })
+            : ({
+                kind: 'alerts',
+                market: only(fired.map((c) => c.market)),
+                thresholdType: only(fired.map((c) => c.thresholdType)),
+                alerts,
+                title: alertsTitle(p.input.agentName, fired),
+                message: fired.map((c) => c.message).join('\n'),
+                ...brief,
+              } satisfies Draft);
+        if (draft) drafts.push({ index: i, draft });
+      }
+      const inserted = await insertNotifications(
+        tx,
+        drafts.map(({ index, draft }) => newNotification(inputs[index]!, draft, at)),
+      );
+      // One notification per agent at most here (the agents of a round are distinct).
+      const byAgent = new Map(inserted.map((row) => [row.agentId, row]));
+      return drafts.map(({ index }) => ({ index, row: byAgent.get(inputs[index]!.agentId)! }));
+    });
+
+    const results: Array<{ created: TNotification[] }> = inputs.map(() => ({ created: [] }));
+    for (const { index, row } of rows) results[index] = { created: [await delivered(inputs[index]!, row)] };
+    return results;
   }
 
   /**
@@ -328,17 +420,7 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
       created = await db.transaction(async (tx) => {
         const draft = await decide(tx, at);
         if (!draft) return null;
-        return insertNotification(tx, {
-          ...draft,
-          userId: input.userId,
-          agentId: input.agentId,
-          runId: input.runId,
-          agentName: input.agentName,
-          emailStatus: input.emailEnabled ? 'pending' : 'none',
-          readAt: input.inAppEnabled ? null : at,
-          createdAt: at,
-          deliveriesReleasedAt: draft.briefStatus === 'pending' ? null : at,
-        });
+        return insertNotification(tx, newNotification(input, draft, at));
       });
     } catch (err) {
       // The agent (or its run) was deleted while it ran: there is nobody left to tell.
@@ -349,14 +431,35 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
       throw err;
     }
     if (!created) return { created: [] };
+    return { created: [await delivered(input, created)] };
+  }
+
+  /** The row of a drafted notification: in the bell unless in-app is off, with its email pending when email is on. */
+  function newNotification(input: Channels, draft: Draft, at: Date): NewNotification {
+    return {
+      ...draft,
+      userId: input.userId,
+      agentId: input.agentId,
+      runId: input.runId,
+      agentName: input.agentName,
+      emailStatus: input.emailEnabled ? 'pending' : 'none',
+      readAt: input.inAppEnabled ? null : at,
+      createdAt: at,
+      // Held back until the brief settles (docs/decisions/0044); released at once otherwise.
+      deliveriesReleasedAt: draft.briefStatus === 'pending' ? null : at,
+    };
+  }
+
+  /** After the commit: the owner's consoles told, the email queued, the channels' deliveries scheduled. */
+  async function delivered(input: Channels & Pick<ApplyAlertsInput, 'recorded'>, created: NotificationRow): Promise<TNotification> {
     events.publish(input.userId, { type: 'notification', action: 'created', notificationId: created.id, agentId: input.agentId });
     if (created.briefStatus === 'pending' && briefs) {
       const deliveries = await scheduleDeliveries(created, input.channelIds ?? [], true);
       const settled = await queueBrief(created, briefFacts(created.agentName, created.alerts, input.recorded ?? []), briefs);
-      return { created: [toApiNotification(settled ?? created, deliveries)] };
+      return toApiNotification(settled ?? created, deliveries);
     }
     const stored = created.emailStatus === 'pending' ? await queueEmail(created) : created;
-    return { created: [toApiNotification(stored, await scheduleDeliveries(stored, input.channelIds ?? [], false))] };
+    return toApiNotification(stored, await scheduleDeliveries(stored, input.channelIds ?? [], false));
   }
 
   /** Schedules the channels' deliveries (held for a brief, or queued); trouble there never fails the notification. */
@@ -591,7 +694,7 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
     events.publish(userId, { type: 'notification', action: 'read', notificationId: null, agentId: null });
   }
 
-  return { applyAlerts, applyHealth, deliverEmail, deliverBriefEmail, writeBrief, releaseDeliveries: releaseHeld, list, markRead, markAllRead };
+  return { applyAlerts, applyAlertsMany, applyHealth, deliverEmail, deliverBriefEmail, writeBrief, releaseDeliveries: releaseHeld, list, markRead, markAllRead };
 }
 
 export type NotificationsService = ReturnType<typeof createNotificationsService>;

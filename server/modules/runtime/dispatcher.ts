@@ -2,30 +2,65 @@ import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { Db } from '../../db/client.ts';
 import { computeNextRunAt } from '../agents/schedule.ts';
 import type { JobQueue } from './job-queue.ts';
-import { claimDueAgents, failInterruptedRuns, insertScheduledRuns, setNextRuns } from './runtime.repo.ts';
+import { candleKeyOf } from './run-plan.ts';
+import { claimDueAgents, failInterruptedRuns, insertScheduledRuns, setNextRuns, type DueAgent } from './runtime.repo.ts';
 
 /** Agents claimed per transaction: large enough for 10,000 a minute, small enough to keep locks short. */
 const DISPATCH_BATCH = 500;
+/**
+ * Runs per job at most: a worker takes, executes and records them together (docs/decisions/0052).
+ * Small enough that a slot's runs spread over every worker process and fetch loop, large enough
+ * that a slot of 10,000 runs costs a worker a few hundred statements, not tens of thousands.
+ */
+export const RUN_BATCH_SIZE = 50;
 
 export type DispatcherDeps = {
   db: Db;
-  jobs: Pick<JobQueue, 'enqueueRuns'>;
+  jobs: Pick<JobQueue, 'enqueueRunBatches'>;
   logger: Logger;
   now?: () => Date;
   /** Slots this close ahead are dispatched already, their jobs held until the slot. */
   lookaheadMs?: number;
+  /** Runs per job at most (RUN_BATCH_SIZE; tests make batches small). */
+  batchSize?: number;
 };
+
+/**
+ * The runs of a dispatch in batches: runs of one slot whose agents read the same candles
+ * (same template, timeframe and markets) together, RUN_BATCH_SIZE at most per batch.
+ */
+export function batchRuns(
+  runs: ReadonlyArray<{ id: number; agentId: string; scheduledFor: Date }>,
+  agentsById: ReadonlyMap<string, Pick<DueAgent, 'templateId' | 'config'>>,
+  size: number,
+): Array<{ runIds: number[]; scheduledFor: Date }> {
+  const groups = new Map<string, { runIds: number[]; scheduledFor: Date }>();
+  const batches: Array<{ runIds: number[]; scheduledFor: Date }> = [];
+  for (const run of runs) {
+    const agent = agentsById.get(run.agentId);
+    const key = `${run.scheduledFor.getTime()}|${agent ? candleKeyOf(agent.templateId, agent.config) : ''}`;
+    let group = groups.get(key);
+    if (!group || group.runIds.length >= size) {
+      group = { runIds: [], scheduledFor: run.scheduledFor };
+      groups.set(key, group);
+      batches.push(group);
+    }
+    group.runIds.push(run.id);
+  }
+  return batches;
+}
 
 /**
  * Turns due slots into runs. Slots up to `lookaheadMs` ahead are dispatched early, with their
  * jobs held until the slot (pg-boss startAfter): 10,000 agents due at the same second are
- * queued before it comes, so their runs start at the slot rather than after the inserts. In one transaction per batch: claim due running agents (FOR
- * UPDATE SKIP LOCKED, so dispatchers in several processes never take the same agent), insert
- * one queued run per (agent, slot) (unique, so a slot runs at most once), enqueue their jobs and
- * move each agent to its next slot after now. Slots missed while nothing ran are not replayed:
- * the agent runs once for the oldest missed slot and carries on from the present.
+ * queued before it comes, so their runs start at the slot rather than after the inserts. In one
+ * transaction per batch: claim due running agents (FOR UPDATE SKIP LOCKED, so dispatchers in
+ * several processes never take the same agent), insert one queued run per (agent, slot)
+ * (unique, so a slot runs at most once), enqueue one job per batch of runs sharing a slot and
+ * their candles, and move each agent to its next slot after now. Slots missed while nothing ran
+ * are not replayed: the agent runs once for the oldest missed slot and carries on from the present.
  */
-export function createDispatcher({ db, jobs, logger, now = () => new Date(), lookaheadMs = 0 }: DispatcherDeps) {
+export function createDispatcher({ db, jobs, logger, now = () => new Date(), lookaheadMs = 0, batchSize = RUN_BATCH_SIZE }: DispatcherDeps) {
   async function dispatchBatch(at: Date): Promise<{ claimed: number; queued: number }> {
     return db.transaction(async (tx) => {
       const due = await claimDueAgents(tx, new Date(at.getTime() + lookaheadMs), DISPATCH_BATCH);
@@ -34,14 +69,23 @@ export function createDispatcher({ db, jobs, logger, now = () => new Date(), loo
         tx,
         due.map((a) => ({ agentId: a.id, scheduledFor: a.nextRunAt })),
       );
-      // After the slot just queued, or after now when that slot was missed.
+      // After the slot just queued, or after now when that slot was missed. Agents with the same
+      // schedule due at the same slot (most of a busy minute) share one computation.
+      const next = new Map<string, Date | null>();
+      const nextRunOf = (a: DueAgent) => {
+        const from = a.nextRunAt > at ? a.nextRunAt : at;
+        const key = `${from.getTime()}|${JSON.stringify(a.config.schedule)}`;
+        if (!next.has(key)) next.set(key, computeNextRunAt(a.config.schedule, from));
+        return next.get(key)!;
+      };
       await setNextRuns(
         tx,
-        due.map((a) => ({ id: a.id, nextRunAt: computeNextRunAt(a.config.schedule, a.nextRunAt > at ? a.nextRunAt : at) })),
+        due.map((a) => ({ id: a.id, nextRunAt: nextRunOf(a) })),
       );
-      await jobs.enqueueRuns(
+      const batches = batchRuns(runs, new Map(due.map((a) => [a.id, a])), batchSize);
+      await jobs.enqueueRunBatches(
         tx,
-        runs.map((r) => (r.scheduledFor > at ? { id: r.id, startAfter: r.scheduledFor } : { id: r.id })),
+        batches.map((b) => (b.scheduledFor > at ? { runIds: b.runIds, startAfter: b.scheduledFor } : { runIds: b.runIds })),
       );
       return { claimed: due.length, queued: runs.length };
     });

@@ -415,10 +415,13 @@ export function chartOf(prepared: PreparedMarket, from: number, markers: TChartD
   return { candles: prepared.candles.slice(from), overlays, markers };
 }
 
-/** Evaluates one market for its agent's template. `candles` is oldest first, at least 2. */
-export function evaluateMarket(input: { plan: RunPlan; market: string; candles: readonly TCandle[]; onChain: OnChainInput }): MarketEvaluation {
-  const { plan, market } = input;
-  const prepared = prepareMarket(plan, input.candles);
+/**
+ * Evaluates one market's candles for a plan: indicators, the template's market rules, alerts and
+ * chart, without the on-chain rules. Pure, so runs with the same plan on the same candles share
+ * one evaluation (the runtime's batches do). `candles` is oldest first, at least 2.
+ */
+export function evaluateMarketSignals(plan: RunPlan, market: string, candles: readonly TCandle[]): MarketEvaluation {
+  const prepared = prepareMarket(plan, candles);
   const i = prepared.candles.length - 1;
   const chartFrom = Math.max(0, prepared.candles.length - CHART_CANDLES);
   // A marker on every chart candle where a signal would have fired, signal by signal.
@@ -427,8 +430,18 @@ export function evaluateMarket(input: { plan: RunPlan; market: string; candles: 
     for (let at = chartFrom; at <= i; at++) if (rule.fires(at)) markers.push({ time: prepared.candles[at]!.time, rule: rule.name });
   }
   const { rules, thresholds } = outcomeAt(prepared, i, market);
-  if (plan.templateType === 'crypto') rules.push(...onChainRules(plan.parameters, input.onChain));
   return { indicators: indicatorsAt(prepared, i), rules, chart: chartOf(prepared, chartFrom, markers), thresholds, recent: prepared.recent(i) };
+}
+
+/** The template's on-chain rules (crypto; none for stocks), listed after the market rules. */
+export function onChainOutcomes(plan: RunPlan, onChain: OnChainInput): TRuleOutcome[] {
+  return plan.templateType === 'crypto' ? onChainRules(plan.parameters, onChain) : [];
+}
+
+/** Evaluates one market for its agent's template. `candles` is oldest first, at least 2. */
+export function evaluateMarket(input: { plan: RunPlan; market: string; candles: readonly TCandle[]; onChain: OnChainInput }): MarketEvaluation {
+  const evaluation = evaluateMarketSignals(input.plan, input.market, input.candles);
+  return { ...evaluation, rules: [...evaluation.rules, ...onChainOutcomes(input.plan, input.onChain)] };
 }
 
 /** The signed mean percent change of the watched prices since the previous run, e.g. '+1.2%'. */

@@ -4,15 +4,18 @@ import { PgBoss, fromDrizzle, fromPglite, type DrizzleTransactionLike, type Queu
 import type { Database, Db } from '../../db/client.ts';
 import type { BriefFacts } from '../notifications/alert-brief.ts';
 
-/** pg-boss queues: one job per agent run, one per alert email, one per channel delivery, and per
- * explained alert one brief and one release of its held deliveries (docs/decisions/0044). */
+/** pg-boss queues: one job per batch of agent runs (or per run-now run), one per alert email, one
+ * per channel delivery, and per explained alert one brief and one release of its held deliveries
+ * (docs/decisions/0044). */
 export const RUN_QUEUE = 'agent-run';
 export const EMAIL_QUEUE = 'alert-email';
 export const DELIVERY_QUEUE = 'channel-delivery';
 export const BRIEF_QUEUE = 'alert-brief';
 export const RELEASE_QUEUE = 'alert-brief-release';
 
-export type RunJob = { runId: number };
+/** A run-now's job carries its run; a dispatched batch's carries the runs of one slot that share candles. */
+export type RunJob = { runId: number } | { runIds: number[] };
+export const runIdsOf = (job: RunJob): number[] => ('runIds' in job ? job.runIds : [job.runId]);
 /** `brief`: the follow-up email of a brief written after the alert's email went. */
 export type EmailJob = { notificationId: string; brief?: true };
 export type DeliveryJob = { deliveryId: string };
@@ -35,6 +38,11 @@ export type JobQueue = {
    * A run with `startAfter` (its slot, dispatched ahead) is not handed to a worker before then.
    */
   enqueueRuns(tx: Db, runs: ReadonlyArray<{ id: number; startAfter?: Date }>): Promise<void>;
+  /**
+   * Queues one job per batch of runs (the dispatcher's: runs of one slot sharing their candles),
+   * in the caller's transaction; a worker takes, executes and records a batch's runs together.
+   */
+  enqueueRunBatches(tx: Db, batches: ReadonlyArray<{ runIds: number[]; startAfter?: Date }>): Promise<void>;
   /** Queues an alert email; pg-boss retries it with backoff `retries` times. */
   enqueueEmail(notificationId: string): Promise<void>;
   /** Queues a channel delivery (docs/decisions/0043); retried with backoff like an email. */
@@ -88,6 +96,14 @@ export async function startJobQueue(database: Database, { logger, email, channel
         RUN_QUEUE,
         runs.map((run) => ({ data: { runId: run.id } satisfies RunJob, ...(run.startAfter ? { startAfter: run.startAfter } : {}) })),
         // Our Db's execute() returns drizzle's result type, which pg-boss unwraps the same way.
+        { db: fromDrizzle(tx as unknown as DrizzleTransactionLike, sql) },
+      );
+    },
+    async enqueueRunBatches(tx, batches) {
+      if (batches.length === 0) return;
+      await boss.insert(
+        RUN_QUEUE,
+        batches.map((batch) => ({ data: { runIds: batch.runIds } satisfies RunJob, ...(batch.startAfter ? { startAfter: batch.startAfter } : {}) })),
         { db: fromDrizzle(tx as unknown as DrizzleTransactionLike, sql) },
       );
     },

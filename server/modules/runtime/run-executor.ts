@@ -5,6 +5,7 @@ import {
   MARKET_FAILURES,
   TEMPLATE_TIMEFRAMES,
   type TCandleTimeframe,
+  type TCandle,
   type TMarketFailure,
   type TMarketResult,
   type TMarketSource,
@@ -16,26 +17,36 @@ import {
 import type { Db } from '../../db/client.ts';
 import { MarketDataError } from '../../integrations/market/candle-source.ts';
 import { OnChainError, type OnChainSource } from '../../integrations/onchain/onchain-source.ts';
-import type { MarketData } from '../market/market-data.ts';
-import { candlesNeeded, evaluateMarket, MIN_CANDLES, performanceSince, type OnChainInput, type ThresholdCondition } from './evaluate.ts';
+import type { CandleSeries, MarketData } from '../market/market-data.ts';
+import {
+  candlesNeeded,
+  evaluateMarketSignals,
+  MIN_CANDLES,
+  onChainOutcomes,
+  performanceSince,
+  type MarketEvaluation,
+  type OnChainInput,
+  type ThresholdCondition,
+} from './evaluate.ts';
 import { planRun, RunNotPossible, type RunPlan } from './run-plan.ts';
-import { extendLeases, failedRunsInARow, finishRun, startRun, type RunAgent } from './runtime.repo.ts';
+import { extendLeases, failedRunsInARow, finishRun, finishRuns, startRuns, type RunAgent, type RunOutcome, type StartedRun } from './runtime.repo.ts';
 import { isStale, staleSentence } from './freshness.ts';
 import { NO_EVENTS, type EventPublisher } from '../../lib/live-events.ts';
 import { FAILING_AFTER_RUNS, FAILING_CONDITION, failureReason } from '../../../contracts/agent-health.ts';
 
 type NotifyTarget = { userId: string; agentId: string; agentName: string; runId: number; emailEnabled: boolean; inAppEnabled: boolean; channelIds: readonly string[] };
 
+type AlertsInput = NotifyTarget & {
+  conditions: Array<{ market: string; thresholdType: string; firing: boolean; value: number; limit: number; message: string }>;
+  /** The agent's "Explain alerts" choice, and the run's recorded markets the brief reads (docs/decisions/0044). */
+  brief: TAlertBriefChoice | null;
+  recorded: Array<{ market: string; result: TMarketResult }>;
+};
+
 /** What the runtime needs from the notifications module (dedupe, in-app rows, emails). */
 export type AlertSink = {
-  applyAlerts(
-    input: NotifyTarget & {
-      conditions: Array<{ market: string; thresholdType: string; firing: boolean; value: number; limit: number; message: string }>;
-      /** The agent's "Explain alerts" choice, and the run's recorded markets the brief reads (docs/decisions/0044). */
-      brief: TAlertBriefChoice | null;
-      recorded: Array<{ market: string; result: TMarketResult }>;
-    },
-  ): Promise<unknown>;
+  /** The alerts of a batch's runs, stored in one transaction (an agent's runs decided in order); never throws for one run's trouble. */
+  applyAlertsMany(inputs: readonly AlertsInput[]): Promise<unknown>;
   /** The agent's health after a run: failing (with its reason and failed runs in a row) or not. */
   applyHealth(input: NotifyTarget & { failing: { reason: string; failedRuns: number } | null }): Promise<unknown>;
 };
@@ -145,12 +156,55 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
     return pending;
   }
 
+  // Runs with the same plan on the same candles (the candle cache hands every caller of a tick
+  // the same array) share one evaluation: indicators, rules, alerts and chart computed once per
+  // market and plan, however many agents of a batch watch it, and one market result object, so
+  // a batch's results are recorded with each market's JSON sent once. Gone with the candles.
+  type Shared = { evaluation: MarketEvaluation; results: Map<string, TMarketResult & { ok: true }> };
+  const evaluations = new WeakMap<readonly TCandle[], Map<string, Shared>>();
+  function marketResultOf(plan: RunPlan, m: Market, series: CandleSeries, onChainRules: readonly TRuleOutcome[]) {
+    const { candles } = series;
+    let byPlan = evaluations.get(candles);
+    if (!byPlan) {
+      byPlan = new Map();
+      evaluations.set(candles, byPlan);
+    }
+    const key = `${m.label}\u0000${JSON.stringify(plan)}`;
+    let shared = byPlan.get(key);
+    if (!shared) {
+      shared = { evaluation: evaluateMarketSignals(plan, m.label, candles), results: new Map() };
+      byPlan.set(key, shared);
+    }
+    const { evaluation } = shared;
+    const onChainKey = JSON.stringify(onChainRules);
+    let result = shared.results.get(onChainKey);
+    if (!result) {
+      const latest = candles.at(-1)!;
+      result = {
+        ok: true,
+        symbol: m.symbol,
+        source: m.source,
+        simulated: series.simulated,
+        timeframe: m.timeframe,
+        price: latest.close,
+        candleTime: new Date(latest.time).toISOString(),
+        indicators: evaluation.indicators,
+        rules: [...evaluation.rules, ...onChainRules].map((rule) => withCandleCount(rule, candles.length)),
+        chart: evaluation.chart,
+        recent: evaluation.recent,
+      };
+      shared.results.set(onChainKey, result);
+    }
+    return { result, thresholds: evaluation.thresholds };
+  }
+
   async function evaluate(agent: RunAgent, runId: number, previous: ReadonlyMap<string, number>, tick: string) {
     const plan = planRun(agent.templateId, agent.config);
     const markets = marketsOf(plan, marketData);
     if (markets.length === 0) throw new RunNotPossible('No market to watch: check the symbols or exchanges.');
     const onChainInput = plan.templateType === 'crypto' ? await onChainFor(plan.parameters, tick) : ({ configured: false } as const);
     const limit = candlesNeeded(plan);
+    const onChainRules = onChainOutcomes(plan, onChainInput);
 
     const conditions: Array<ThresholdCondition & { market: string }> = [];
     const failures: ReadFailure[] = onChainInput.configured && !onChainInput.ok ? [{ market: 'on-chain', failure: onChainInput.failure, cause: onChainInput.cause }] : [];
@@ -171,21 +225,9 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
             failures.push({ market: m.label, failure: 'stale', cause: { detail: `latest ${m.timeframe} candle of ${m.symbol} opened at ${candleTime}` } });
             return { ok: false, symbol: m.symbol, source: m.source, simulated: series.simulated, failure: 'stale', error: MARKET_FAILURES.stale, candleTime };
           }
-          const evaluation = evaluateMarket({ plan, market: m.label, candles: series.candles, onChain: onChainInput });
-          conditions.push(...evaluation.thresholds.map((t) => ({ ...t, market: m.label })));
-          return {
-            ok: true,
-            symbol: m.symbol,
-            source: m.source,
-            simulated: series.simulated,
-            timeframe: m.timeframe,
-            price: latest.close,
-            candleTime: new Date(latest.time).toISOString(),
-            indicators: evaluation.indicators,
-            rules: evaluation.rules.map((rule) => withCandleCount(rule, count)),
-            chart: evaluation.chart,
-            recent: evaluation.recent,
-          };
+          const shared = marketResultOf(plan, m, series, onChainRules);
+          conditions.push(...shared.thresholds.map((t) => ({ ...t, market: m.label })));
+          return shared.result;
         } catch (err) {
           if (!(err instanceof MarketDataError)) logger.error({ err, runId, agentId: agent.id, market: m.label }, 'market evaluation failed');
           const failure = err instanceof MarketDataError ? err.failure : 'internal';
@@ -195,8 +237,8 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
       }),
     );
 
-    const priceOf = (list: readonly TMarketResult[]) =>
-      new Map(list.flatMap((r) => (r.ok ? [[`${r.source}:${r.symbol}`, r.price] as const] : [])));
+    // Keyed as the next run looks them up (its previous prices).
+    const prices = new Map(results.flatMap((r) => (r.ok ? [[`${r.source}:${r.symbol}`, r.price] as const] : [])));
     const alertsFired: TRunAlert[] = conditions
       .filter((c) => c.firing)
       .map((c) => ({ market: c.market, threshold: c.thresholdType, value: c.value, limit: c.limit, message: c.message }));
@@ -205,11 +247,11 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
       markets: results,
       alerts: alertsFired,
       simulated: results.some((r) => r.simulated),
-      performance: performanceSince(previous, priceOf(results)),
+      performance: performanceSince(previous, prices),
     };
     const allFailed = results.every((r) => !r.ok);
     const recorded = markets.map((m, i) => ({ market: m.label, result: results[i]! }));
-    return { result, conditions, recorded, failures, allFailed, error: allFailed ? runError(results, agent.config.schedule.timeZone) : null };
+    return { result, prices, conditions, recorded, failures, allFailed, error: allFailed ? runError(results, agent.config.schedule.timeZone) : null };
   }
 
   /**
@@ -228,107 +270,181 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
     return [...stale.map((sentence, i) => (i === 0 && others.length === 0 ? sentence : `${sentence}.`)), ...others].join(' ');
   }
 
+  type Evaluated =
+    | { run: StartedRun & { agent: RunAgent }; ok: true; outcome: Awaited<ReturnType<typeof evaluate>> }
+    | { run: StartedRun & { agent: RunAgent }; ok: false; error: string };
+
+  /** One run's evaluation; never throws: an agent whose run fails fails alone. */
+  async function evaluateRun(run: StartedRun & { agent: RunAgent }): Promise<Evaluated> {
+    try {
+      const tick = tickOf(run.scheduledFor ?? run.startTime);
+      return { run, ok: true, outcome: await evaluate(run.agent, run.id, run.previousPrices, tick) };
+    } catch (err) {
+      logger.warn({ err, runId: run.id, agentId: run.agent.id }, 'agent run failed');
+      return { run, ok: false, error: err instanceof RunNotPossible ? err.message : RUN_FAILED_ERROR };
+    }
+  }
+
   /**
-   * Executes one queued run: takes it (only one worker can), keeps its lease alive while it
-   * works, records the result and the agent's lastRun and performance, then hands firing
-   * thresholds to the alerts. A run that is not 'queued' any more (done, or failed as
-   * interrupted) is left alone, so a redelivered job changes nothing.
+   * Executes a batch of queued runs (docs/decisions/0052): takes them in one statement (only one
+   * worker can take a run; those no longer 'queued', done or failed as interrupted, are left
+   * alone, so a redelivered job changes nothing), keeps their leases alive in one statement while
+   * it works, evaluates each (runs on the same candles share the evaluation; one agent's failure
+   * fails its run alone), hands firing thresholds to the alerts, then records every outcome and
+   * the agents' lastRun and performance in one statement. Answers how many runs it took.
    */
-  async function execute(runId: number): Promise<'done' | 'skipped'> {
-    const started = await startRun(db, runId, now(), leaseUntil());
-    if (!started) return 'skipped';
+  async function executeBatch(runIds: readonly number[]): Promise<number> {
+    const started = await startRuns(db, runIds, now(), leaseUntil());
+    if (started.length === 0) return 0;
+    const leased = started.map((r) => r.id);
     const heartbeat = setInterval(
       () => {
-        extendLeases(db, [runId], leaseUntil()).catch((err: unknown) => logger.warn({ err, runId }, 'could not extend a run lease'));
+        extendLeases(db, leased, leaseUntil()).catch((err: unknown) => logger.warn({ err, runs: leased }, 'could not extend run leases'));
       },
       Math.max(500, (leaseSeconds * 1000) / 3),
     );
     try {
-      const agent = started.agent;
-      if (!agent) return 'done'; // deleted while queued: its runs went with it
-      const tick = tickOf(started.scheduledFor ?? started.startTime);
-      let outcome: Awaited<ReturnType<typeof evaluate>>;
-      try {
-        outcome = await evaluate(agent, runId, started.previousPrices, tick);
-      } catch (err) {
-        logger.warn({ err, runId, agentId: agent.id }, 'agent run failed');
-        const error = err instanceof RunNotPossible ? err.message : RUN_FAILED_ERROR;
-        if (await finishRun(db, runId, { status: 'failure', result: null, error, endTime: now(), performance: null })) {
-          await reportHealth(agent, runId, error, started.activeAlerts);
-          finished(agent, runId);
-        }
-        return 'done';
-      }
-      const { result, conditions, recorded, failures, allFailed, error } = outcome;
-      // The user reads one sentence per failure; what the provider said is here, with the ids.
-      if (failures.length > 0) logger.warn({ runId, agentId: agent.id, failures }, 'agent run could not read some of its data');
-      const endTime = now();
+      // Deleted while queued: their runs went with them.
+      const runs = started.filter((r): r is StartedRun & { agent: RunAgent } => r.agent !== null);
+      const evaluated = await Promise.all(runs.map(evaluateRun));
       // Alerts first: once the run shows as finished, what it alerted is stored too, so the
       // agent's next run (a run-now can follow at once) reads the alert states this run left.
-      await raiseAlerts(agent, runId, conditions, recorded, started.activeAlerts);
-      // False when the run was declared interrupted meanwhile; a later run takes over.
-      if (await finishRun(db, runId, { status: allFailed ? 'failure' : 'success', result, error, endTime, performance: result.performance })) {
-        await reportHealth(agent, runId, error, started.activeAlerts);
-        finished(agent, runId);
+      const alerting: AlertsInput[] = [];
+      for (const e of evaluated) {
+        if (!e.ok) continue;
+        // The user reads one sentence per failure; what the provider said is here, with the ids.
+        if (e.outcome.failures.length > 0) logger.warn({ runId: e.run.id, agentId: e.run.agent.id, failures: e.outcome.failures }, 'agent run could not read some of its data');
+        const input = alertsInput(e.run.agent, e.run.id, e.outcome.conditions, e.outcome.recorded, e.run.activeAlerts);
+        if (input) alerting.push(input);
       }
-      return 'done';
+      if (alerting.length > 0) {
+        try {
+          await alerts.applyAlertsMany(alerting);
+        } catch (err) {
+          // The runs are recorded; alerts that could not be stored are logged, never failed runs.
+          logger.error({ err, runs: alerting.map((a) => a.runId) }, 'could not record alerts');
+        }
+      }
+      const endTime = now();
+      const outcomes: RunOutcome[] = evaluated.map((e) =>
+        e.ok
+          ? e.outcome.allFailed
+            ? { runId: e.run.id, status: 'failure', result: e.outcome.result, prices: null, error: e.outcome.error, endTime, performance: null }
+            : { runId: e.run.id, status: 'success', result: e.outcome.result, prices: Object.fromEntries(e.outcome.prices), error: e.outcome.error, endTime, performance: e.outcome.result.performance }
+          : { runId: e.run.id, status: 'failure', result: null, prices: null, error: e.error, endTime, performance: null },
+      );
+      // A run declared interrupted meanwhile is not in `finished`; a later run takes over.
+      const finished = await record(outcomes);
+      const done = evaluated.filter((e) => finished.has(e.run.id));
+      await reportHealth(done.map((e) => ({ agent: e.run.agent, runId: e.run.id, error: e.ok ? e.outcome.error : e.error, active: e.run.activeAlerts })));
+      for (const e of done) finishedRun(e.run.agent, e.run.id);
+      return started.length;
     } finally {
       clearInterval(heartbeat);
     }
   }
 
+  /**
+   * The batch's outcomes in one statement; should the database refuse it, run by run, so one
+   * outcome it cannot store (recorded then as a failure with our sentence) never leaves the
+   * batch's other runs unrecorded.
+   */
+  async function record(outcomes: RunOutcome[]): Promise<Set<number>> {
+    try {
+      return await finishRuns(db, outcomes);
+    } catch (err) {
+      logger.error({ err, runs: outcomes.map((o) => o.runId) }, 'could not record runs at once; recording them one by one');
+    }
+    const finished = new Set<number>();
+    for (const outcome of outcomes) {
+      // A batch of one was refused as it is already.
+      let stored = outcomes.length > 1 ? await tryFinish(outcome) : 'refused';
+      if (stored === 'refused') stored = await tryFinish({ ...outcome, status: 'failure', result: null, prices: null, error: RUN_FAILED_ERROR, performance: null });
+      // Still refused: left running, its lease runs out and it is failed as interrupted.
+      if (stored === 'finished') finished.add(outcome.runId);
+    }
+    return finished;
+  }
+
+  async function tryFinish(outcome: RunOutcome): Promise<'finished' | 'not ours' | 'refused'> {
+    try {
+      return (await finishRun(db, outcome.runId, outcome)) ? 'finished' : 'not ours';
+    } catch (err) {
+      logger.error({ err, runId: outcome.runId, status: outcome.status }, 'could not record a run');
+      return 'refused';
+    }
+  }
+
+  /** Executes one queued run as a batch of one; 'skipped' when it was not queued. */
+  async function execute(runId: number): Promise<'done' | 'skipped'> {
+    return (await executeBatch([runId])) > 0 ? 'done' : 'skipped';
+  }
+
   /** The run and the agent's last run and health changed: the owner's consoles refetch them. */
-  function finished(agent: RunAgent, runId: number): void {
+  function finishedRun(agent: RunAgent, runId: number): void {
     events.publish(agent.ownerId, { type: 'run', action: 'finished', agentId: agent.id, runId });
     events.publish(agent.ownerId, { type: 'agent', agentId: agent.id });
   }
 
   /**
-   * Tells the notifications how the agent is after this run (`error` null: it succeeded). The
+   * Tells the notifications how each agent is after its run (`error` null: it succeeded). The
    * usual run changes nothing and costs nothing: a success while not marked failing, and a
-   * failure while already marked, make no call; a failure counts the failed runs in a row.
+   * failure while already marked, make no call; the batch's other failures count their failed
+   * runs in a row in one statement, and only an agent whose count reaches the threshold is told.
    */
-  async function reportHealth(agent: RunAgent, runId: number, error: string | null, active: ReadonlySet<string>): Promise<void> {
-    const marked = active.has(FAILING_KEY);
-    if (error === null ? !marked : marked) return;
+  async function reportHealth(runs: ReadonlyArray<{ agent: RunAgent; runId: number; error: string | null; active: ReadonlySet<string> }>): Promise<void> {
+    const changing = runs.filter((r) => (r.error === null ? r.active.has(FAILING_KEY) : !r.active.has(FAILING_KEY)));
+    if (changing.length === 0) return;
+    let failedRuns = new Map<string, number>();
     try {
-      const failedRuns = error === null ? 0 : await failedRunsInARow(db, agent.id, FAILING_AFTER_RUNS);
-      if (error !== null && failedRuns < FAILING_AFTER_RUNS) return;
-      await alerts.applyHealth({ ...notifyTarget(agent, runId), failing: error === null ? null : { reason: failureReason(error), failedRuns } });
+      failedRuns = await failedRunsInARow(
+        db,
+        changing.filter((r) => r.error !== null).map((r) => r.agent.id),
+        FAILING_AFTER_RUNS,
+      );
     } catch (err) {
-      // The run is recorded; a notification that could not be stored is logged, never a failed run.
-      logger.error({ err, runId, agentId: agent.id }, 'could not record the agent health');
+      // The runs are recorded; health that could not be read is logged, never a failed run.
+      logger.error({ err, runs: changing.map((r) => r.runId) }, 'could not count failed runs');
+    }
+    for (const { agent, runId, error } of changing) {
+      const failed = failedRuns.get(agent.id) ?? 0;
+      if (error !== null && failed < FAILING_AFTER_RUNS) continue;
+      try {
+        await alerts.applyHealth({ ...notifyTarget(agent, runId), failing: error === null ? null : { reason: failureReason(error), failedRuns: failed } });
+      } catch (err) {
+        // The run is recorded; a notification that could not be stored is logged, never a failed run.
+        logger.error({ err, runId, agentId: agent.id }, 'could not record the agent health');
+      }
     }
   }
 
   /**
-   * Hands the alerts what changed: conditions firing now, and those that stopped firing while
-   * marked as alerting (so the next event alerts again). Called with both channels off too,
-   * so conditions still clear. Nothing changed (the usual run): no call at all.
+   * What the alerts are told after a run: conditions firing now, and those that stopped firing
+   * while marked as alerting (so the next event alerts again); null when that changes nothing.
+   * Asked with both channels off too, so conditions still clear. The usual run (nothing firing,
+   * nothing marked) and a condition that keeps firing while marked make no call at all.
    */
-  async function raiseAlerts(
+  function alertsInput(
     agent: RunAgent,
     runId: number,
     all: Array<ThresholdCondition & { market: string }>,
     recorded: Array<{ market: string; result: TMarketResult }>,
     active: ReadonlySet<string>,
-  ): Promise<void> {
+  ): AlertsInput | null {
     const conditions = all.filter((c) => c.firing || active.has(`${c.market}|${c.thresholdType}`));
-    if (conditions.length === 0) return;
-    try {
-      await alerts.applyAlerts({
-        ...notifyTarget(agent, runId),
-        conditions: conditions.map((c) => ({ market: c.market, thresholdType: c.thresholdType, firing: c.firing, value: c.value, limit: c.limit, message: c.message })),
-        brief: agent.config.notifications.brief ?? null,
-        recorded,
-      });
-    } catch (err) {
-      // The run is recorded; an alert that could not be stored is logged, never a failed run.
-      logger.error({ err, runId, agentId: agent.id }, 'could not record alerts');
-    }
+    // Every (market, type) still firing and already marked (read when the run was taken): the
+    // notifications would change nothing.
+    const firing = new Set(conditions.filter((c) => c.firing).map((c) => `${c.market}|${c.thresholdType}`));
+    if (conditions.every((c) => firing.has(`${c.market}|${c.thresholdType}`) && active.has(`${c.market}|${c.thresholdType}`))) return null;
+    return {
+      ...notifyTarget(agent, runId),
+      conditions: conditions.map((c) => ({ market: c.market, thresholdType: c.thresholdType, firing: c.firing, value: c.value, limit: c.limit, message: c.message })),
+      brief: agent.config.notifications.brief ?? null,
+      recorded,
+    };
   }
 
-  return { execute };
+  return { execute, executeBatch };
 }
 
 export type RunExecutor = ReturnType<typeof createRunExecutor>;

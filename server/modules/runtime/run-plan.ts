@@ -43,3 +43,14 @@ export function planRun(templateId: string, config: TAgentConfig): RunPlan {
       throw new RunNotPossible(`The template ${templateId} has no runtime.`);
   }
 }
+
+/**
+ * What decides the candles an agent's run reads (template, timeframe, markets), read from its
+ * stored parameters as they are, valid or not: runs with the same key share their candles and
+ * indicators, so the dispatcher puts them in the same batches. Only a grouping hint: a batch
+ * with several keys runs as well, just with less sharing.
+ */
+export function candleKeyOf(templateId: string, config: TAgentConfig): string {
+  const p = (config.parameters ?? {}) as Record<string, unknown>;
+  return JSON.stringify([templateId, p.timeframe, p.token, p.exchanges, p.symbols, p.movingAveragePeriod]);
+}

@@ -191,8 +191,8 @@ describe('agents runtime', () => {
     expect(rows).toHaveLength(created.length);
     expect(new Set(rows.map((r) => r.agentId)).size).toBe(created.length);
     // Two worker loops on the same queue: each run still executes once.
-    const a = await startRuntime({ db: t.database.db, jobs: t.jobs, executor: { execute: countingExecute }, deliverEmail: async () => {}, deliverToChannel: async () => {}, config: t.config.runtime, logger: silent, now: () => at });
-    const b = await startRuntime({ db: t.database.db, jobs: t.jobs, executor: { execute: countingExecute }, deliverEmail: async () => {}, deliverToChannel: async () => {}, config: t.config.runtime, logger: silent, now: () => at });
+    const a = await startRuntime({ db: t.database.db, jobs: t.jobs, executor: { executeBatch: countingExecute }, deliverEmail: async () => {}, deliverToChannel: async () => {}, config: t.config.runtime, logger: silent, now: () => at });
+    const b = await startRuntime({ db: t.database.db, jobs: t.jobs, executor: { executeBatch: countingExecute }, deliverEmail: async () => {}, deliverToChannel: async () => {}, config: t.config.runtime, logger: silent, now: () => at });
     await until(async () => executed.size, (n) => n >= created.length);
     await new Promise((r) => setTimeout(r, 300));
     await a.stop();
@@ -200,10 +200,12 @@ describe('agents runtime', () => {
     expect(duplicates).toEqual([]);
     for (const agent of created) await setStatus(agent.id, 'paused');
 
-    async function countingExecute(runId: number) {
-      if (executed.has(runId)) duplicates.push(runId);
-      executed.add(runId);
-      return 'done' as const;
+    async function countingExecute(runIds: readonly number[]) {
+      for (const runId of runIds) {
+        if (executed.has(runId)) duplicates.push(runId);
+        executed.add(runId);
+      }
+      return runIds.length;
     }
   });
 
@@ -213,14 +215,15 @@ describe('agents runtime', () => {
     const slot = new Date(resumed.nextRunAt!);
     t.advanceTime(slot.getTime() - t.now().getTime() + 100);
     // A worker takes the run, then dies without a word (its lease is never renewed).
-    const dispatcher = createDispatcher({ db: t.database.db, jobs: { enqueueRuns: async () => {} }, logger: silent, now: t.now });
+    const dispatcher = createDispatcher({ db: t.database.db, jobs: { enqueueRunBatches: async () => {} }, logger: silent, now: t.now });
     expect(await dispatcher.dispatchDue()).toBe(1);
     const [queued] = await runsOf(agent.id);
     expect(await startRun(t.database.db, queued!.id, t.now(), new Date(t.now().getTime() + 2000))).not.toBeNull();
 
     await start();
     t.advanceTime(MINUTE);
-    const runs = await until(() => runsOf(agent.id), (r) => r.length === 2 && r[0]!.status === 'success');
+    // The next slot can finish before the dispatch tick after it fails the dead worker's run: wait for both.
+    const runs = await until(() => runsOf(agent.id), (r) => r.length === 2 && r[0]!.status === 'success' && r[1]!.status !== 'running');
     expect(runs[1]).toMatchObject({ id: queued!.id, status: 'failure', error: 'interrupted' });
     expect(runs[0]!.scheduledFor).toBe(new Date(slot.getTime() + MINUTE).toISOString());
     await setStatus(agent.id, 'paused');
@@ -236,7 +239,7 @@ describe('agents runtime', () => {
       ['2026-11-01', '2026-11-01T04:00:00Z', 25],
     ] as const) {
       let clock = new Date(Date.parse(start) - MINUTE);
-      const dispatcher = createDispatcher({ db: t.database.db, jobs: { enqueueRuns: async () => {} }, logger: silent, now: () => clock });
+      const dispatcher = createDispatcher({ db: t.database.db, jobs: { enqueueRunBatches: async () => {} }, logger: silent, now: () => clock });
       // Resume just before local midnight, then walk the day minute by minute (plus a few seconds of lag).
       for (const agent of [hourly, minutely]) {
         await t.database.db.update(agents).set({ status: 'running', nextRunAt: null }).where(eq(agents.id, agent.id));

@@ -1,10 +1,10 @@
-import { and, asc, desc, eq, inArray, lt, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, lt, lte, sql } from 'drizzle-orm';
 import type { TAgentConfig } from '../../../contracts/agents.ts';
 import type { TRunResult } from '../../../contracts/market.ts';
 import type { Db } from '../../db/client.ts';
 import { agentRuns, agents, alertStates, users } from '../../db/schema.ts';
 
-export type DueAgent = { id: string; config: TAgentConfig; nextRunAt: Date };
+export type DueAgent = { id: string; templateId: string; config: TAgentConfig; nextRunAt: Date };
 
 /**
  * Running agents whose slot has come, locked for this transaction. SKIP LOCKED lets several
@@ -12,36 +12,40 @@ export type DueAgent = { id: string; config: TAgentConfig; nextRunAt: Date };
  */
 export async function claimDueAgents(tx: Db, now: Date, limit: number): Promise<DueAgent[]> {
   const rows = await tx
-    .select({ id: agents.id, config: agents.config, nextRunAt: agents.nextRunAt })
+    .select({ id: agents.id, templateId: agents.templateId, config: agents.config, nextRunAt: agents.nextRunAt })
     .from(agents)
     .where(and(eq(agents.status, 'running'), lte(agents.nextRunAt, now)))
     .orderBy(asc(agents.nextRunAt))
     .limit(limit)
     .for('update', { skipLocked: true });
-  return rows.map((r) => ({ id: r.id, config: r.config, nextRunAt: r.nextRunAt! }));
+  return rows.map((r) => ({ id: r.id, templateId: r.templateId, config: r.config, nextRunAt: r.nextRunAt! }));
 }
 
-/** One queued run per (agent, slot); a slot that already has its run is skipped. */
-export async function insertScheduledRuns(tx: Db, slots: ReadonlyArray<{ agentId: string; scheduledFor: Date }>): Promise<Array<{ id: number; scheduledFor: Date }>> {
+/**
+ * One queued run per (agent, slot); a slot that already has its run is skipped. The slots travel
+ * as one JSON parameter: a statement of 500 rows with a thousand parameters costs more to build
+ * and to plan than to run.
+ */
+export async function insertScheduledRuns(tx: Db, slots: ReadonlyArray<{ agentId: string; scheduledFor: Date }>): Promise<Array<{ id: number; agentId: string; scheduledFor: Date }>> {
   if (slots.length === 0) return [];
-  const rows = await tx
-    .insert(agentRuns)
-    .values(slots.map((s) => ({ agentId: s.agentId, scheduledFor: s.scheduledFor, status: 'queued' as const })))
-    .onConflictDoNothing({ target: [agentRuns.agentId, agentRuns.scheduledFor] })
-    .returning({ id: agentRuns.id, scheduledFor: agentRuns.scheduledFor });
-  return rows.map((r) => ({ id: r.id, scheduledFor: r.scheduledFor! }));
+  const values = JSON.stringify(slots.map((s) => ({ agent_id: s.agentId, scheduled_for: s.scheduledFor.toISOString() })));
+  const rows = rowsOf<{ id: number | string; agent_id: string; scheduled_for: Date | string }>(
+    await tx.execute(sql`
+      insert into ${agentRuns} (agent_id, scheduled_for, status)
+      select v.agent_id, v.scheduled_for, 'queued' from jsonb_to_recordset(${values}::jsonb) as v(agent_id uuid, scheduled_for timestamptz)
+      on conflict (agent_id, scheduled_for) do nothing
+      returning id, agent_id, scheduled_for`),
+  );
+  return rows.map((r) => ({ id: Number(r.id), agentId: r.agent_id, scheduledFor: new Date(r.scheduled_for) }));
 }
 
 /** Moves each claimed agent to its next slot in one statement (null: no slot left, e.g. no active day). */
 export async function setNextRuns(tx: Db, updates: ReadonlyArray<{ id: string; nextRunAt: Date | null }>): Promise<void> {
   if (updates.length === 0) return;
-  const values = sql.join(
-    updates.map((u) => sql`(${u.id}::uuid, ${u.nextRunAt?.toISOString() ?? null}::timestamptz)`),
-    sql`, `,
-  );
+  const values = JSON.stringify(updates.map((u) => ({ id: u.id, next_run_at: u.nextRunAt?.toISOString() ?? null })));
   await tx.execute(sql`
     update ${agents} set next_run_at = v.next_run_at
-    from (values ${values}) as v(id, next_run_at)
+    from jsonb_to_recordset(${values}::jsonb) as v(id uuid, next_run_at timestamptz)
     where ${agents.id} = v.id and ${agents.status} = 'running'`);
 }
 
@@ -58,41 +62,58 @@ export type StartedRun = {
   activeAlerts: Set<string>;
 };
 
+type StartedRow = {
+  id: number | string;
+  agent_id: string;
+  scheduled_for: Date | string | null;
+  start_time: Date | string;
+  owner_id: string | null;
+  name: string | null;
+  template_id: string | null;
+  config: TAgentConfig | null;
+  email: string | null;
+  previous: Record<string, number> | null;
+  alerts: string[] | null;
+};
+
 /**
- * Takes a queued run for this worker and reads what the run needs (its agent, the previous
- * run's prices, the conditions alerting now) in one round trip: at 10,000 runs a minute each
- * statement counts. Only one caller can move a run out of 'queued'; null when it is not queued.
+ * Takes the queued runs among `runIds` for this worker and reads what each needs (its agent, the
+ * previous successful run's prices, the conditions alerting now) in one round trip for the whole
+ * batch: at 10,000 runs a minute each statement counts. The prices come from the previous run's
+ * small `prices` column, never its large result (only a run recorded before that column existed
+ * has them in its result alone). Only one caller can move a run out of
+ * 'queued' (the row lock makes a concurrent caller re-check the status and skip it); runs that
+ * are not queued any more are simply absent from the answer, which is in `runIds` order.
  */
-export async function startRun(db: Db, runId: number, now: Date, leaseUntil: Date): Promise<StartedRun | null> {
-  const [row] = rowsOf<{
-    id: number | string;
-    agent_id: string;
-    scheduled_for: Date | string | null;
-    start_time: Date | string;
-    owner_id: string | null;
-    name: string | null;
-    template_id: string | null;
-    config: TAgentConfig | null;
-    email: string | null;
-    previous: Array<{ market: string; price: number }> | null;
-    alerts: string[] | null;
-  }>(
+export async function startRuns(db: Db, runIds: readonly number[], now: Date, leaseUntil: Date): Promise<StartedRun[]> {
+  if (runIds.length === 0) return [];
+  const rows = rowsOf<StartedRow>(
     await db.execute(sql`
       with started as (
         update ${agentRuns} set status = 'running', start_time = ${now.toISOString()}::timestamptz, lease_expires_at = ${leaseUntil.toISOString()}::timestamptz
-        where ${agentRuns.id} = ${runId} and ${agentRuns.status} = 'queued'
+        where ${inArray(agentRuns.id, [...runIds])} and ${agentRuns.status} = 'queued'
         returning id, agent_id, scheduled_for, start_time
       )
       select started.*, a.owner_id, a.name, a.template_id, a.config, u.email,
-        (select coalesce(jsonb_agg(jsonb_build_object('market', (m->>'source') || ':' || (m->>'symbol'), 'price', (m->>'price')::float8))
-                           filter (where (m->>'ok')::boolean), '[]'::jsonb)
-         from (select r.result from ${agentRuns} r
-               where r.agent_id = started.agent_id and r.status = 'success' and r.id < started.id
-               order by r.id desc limit 1) p, jsonb_array_elements(p.result->'markets') m) as previous,
+        (select coalesce(p.prices, (
+                  select coalesce(jsonb_object_agg((m->>'source') || ':' || (m->>'symbol'), (m->>'price')::float8) filter (where (m->>'ok')::boolean), '{}'::jsonb)
+                  from jsonb_array_elements(p.result->'markets') m))
+         from ${agentRuns} p
+         where p.agent_id = started.agent_id and p.status = 'success' and p.id < started.id
+         order by p.id desc limit 1) as previous,
         (select array_agg(s.market || '|' || s.threshold_type) from ${alertStates} s where s.agent_id = started.agent_id) as alerts
       from started left join ${agents} a on a.id = started.agent_id left join ${users} u on u.id = a.owner_id`),
   );
-  if (!row) return null;
+  const order = new Map(runIds.map((id, i) => [id, i]));
+  return rows.map(toStartedRun).sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+}
+
+/** One run taken as startRuns takes a batch; null when it is not queued. */
+export async function startRun(db: Db, runId: number, now: Date, leaseUntil: Date): Promise<StartedRun | null> {
+  return (await startRuns(db, [runId], now, leaseUntil))[0] ?? null;
+}
+
+function toStartedRun(row: StartedRow): StartedRun {
   return {
     id: Number(row.id),
     agentId: row.agent_id,
@@ -102,7 +123,7 @@ export async function startRun(db: Db, runId: number, now: Date, leaseUntil: Dat
       row.owner_id === null
         ? null
         : { id: row.agent_id, ownerId: row.owner_id, name: row.name!, templateId: row.template_id!, config: row.config!, ownerEmail: row.email! },
-    previousPrices: new Map((row.previous ?? []).map((p) => [p.market, Number(p.price)])),
+    previousPrices: new Map(Object.entries(row.previous ?? {}).map(([market, price]) => [market, Number(price)])),
     activeAlerts: new Set(row.alerts ?? []),
   };
 }
@@ -115,45 +136,109 @@ export async function extendLeases(db: Db, runIds: readonly number[], leaseUntil
     .where(and(inArray(agentRuns.id, [...runIds]), eq(agentRuns.status, 'running')));
 }
 
+export type RunOutcome = {
+  runId: number;
+  status: 'success' | 'failure';
+  result: TRunResult | null;
+  /** A success's price of each market it read, keyed 'source:symbol' (null on a failure). */
+  prices: Record<string, number> | null;
+  error: string | null;
+  endTime: Date;
+  performance: string | null;
+};
+
 /**
- * Records the outcome and the agent's lastRun in one statement, and with a success its
- * performance (null when it had nothing to compare with): the agent's performance is always its
- * latest successful run's, shown with that run's time, never an older value as if current.
- * false when the run is no longer ours (failed as interrupted meanwhile), which changes nothing.
+ * Records the outcomes of a batch of runs and each agent's lastRun in one statement (so one
+ * transaction), and with a success its performance (null when it had nothing to compare with):
+ * the agent's performance is always its latest successful run's, shown with that run's time,
+ * never an older value as if current. With two runs of one agent in the batch, the later one's
+ * end time and the latest success's performance win, as finishing them one by one would leave.
+ * Answers the runs that were still ours; a run failed as interrupted meanwhile is left alone.
+ *
+ * The batch travels as one JSON document the database parses once, on PGlite and PostgreSQL
+ * alike. A market result shared by several runs (the same object: runs on the same candles and
+ * plan) is turned into JSON once and that text repeated, so a batch of 10,000 agents watching
+ * one market stringifies one chart, not 10,000.
  */
-export async function finishRun(
-  db: Db,
-  runId: number,
-  outcome: { status: 'success' | 'failure'; result: TRunResult | null; error: string | null; endTime: Date; performance: string | null },
-): Promise<boolean> {
-  const endTime = outcome.endTime.toISOString();
-  const rows = rowsOf<{ id: string }>(
+export async function finishRuns(db: Db, outcomes: readonly RunOutcome[]): Promise<Set<number>> {
+  if (outcomes.length === 0) return new Set();
+  const batch = `[${outcomes
+    .map((o) => {
+      const fields = { id: o.runId, status: o.status, prices: o.prices, error: o.error, end_time: o.endTime.toISOString(), performance: o.performance };
+      return withField(JSON.stringify(fields), 'result', o.result === null ? 'null' : resultJson(o.result));
+    })
+    .join(',')}]`;
+  const rows = rowsOf<{ id: number | string }>(
     await db.execute(sql`
-      with finished as (
-        update ${agentRuns}
-        set status = ${outcome.status}, result = ${outcome.result === null ? null : JSON.stringify(outcome.result)}::jsonb,
-            error = ${outcome.error}, end_time = ${endTime}::timestamptz, lease_expires_at = null
-        where ${agentRuns.id} = ${runId} and ${agentRuns.status} = 'running'
-        returning agent_id
+      with outcome as (
+        select * from jsonb_to_recordset(${batch}::jsonb)
+          as v(id bigint, status text, result jsonb, prices jsonb, error text, end_time timestamptz, performance text)
+      ), finished as (
+        update ${agentRuns} r
+        set status = outcome.status, result = outcome.result, prices = outcome.prices, error = outcome.error, end_time = outcome.end_time, lease_expires_at = null
+        from outcome where r.id = outcome.id and r.status = 'running'
+        returning r.id, r.agent_id, outcome.status, outcome.end_time, outcome.performance
+      ), per_agent as (
+        select agent_id, max(end_time) as end_time, bool_or(status = 'success') as succeeded,
+          (array_agg(performance order by id desc) filter (where status = 'success'))[1] as performance
+        from finished group by agent_id
+      ), touched as (
+        update ${agents} a set last_run_at = per_agent.end_time,
+          performance = case when per_agent.succeeded then per_agent.performance else a.performance end
+        from per_agent where a.id = per_agent.agent_id
+        returning a.id
       )
-      update ${agents} set last_run_at = ${endTime}::timestamptz,
-        performance = ${outcome.status === 'success' ? sql`${outcome.performance}` : sql`${agents.performance}`}
-      from finished where ${agents.id} = finished.agent_id
-      returning ${agents.id}`),
+      select id from finished`),
   );
-  return rows.length > 0;
+  return new Set(rows.map((r) => Number(r.id)));
 }
 
-/** The agent's latest finished runs that failed in a row, counted up to `cap`. */
-export async function failedRunsInARow(db: Db, agentId: string, cap: number): Promise<number> {
-  const latest = await db
-    .select({ status: agentRuns.status })
-    .from(agentRuns)
-    .where(and(eq(agentRuns.agentId, agentId), inArray(agentRuns.status, ['success', 'failure'])))
-    .orderBy(desc(agentRuns.id))
-    .limit(cap);
-  const success = latest.findIndex((r) => r.status === 'success');
-  return success === -1 ? latest.length : success;
+/** JSON of market results by object: runs sharing one share its text. */
+const marketJson = new WeakMap<object, string>();
+
+/** A run's result as JSON, each market's text made once per market result object. */
+function resultJson(result: TRunResult): string {
+  const { markets, ...rest } = result;
+  const texts = markets.map((market) => {
+    let text = marketJson.get(market);
+    if (text === undefined) {
+      text = JSON.stringify(market);
+      marketJson.set(market, text);
+    }
+    return text;
+  });
+  return withField(JSON.stringify(rest), 'markets', `[${texts.join(',')}]`);
+}
+
+/** An object's JSON with one more field whose value is JSON text already. */
+const withField = (objectJson: string, name: string, valueJson: string) =>
+  `${objectJson.slice(0, -1)}${objectJson === '{}' ? '' : ','}${JSON.stringify(name)}:${valueJson}}`;
+
+/** One run's outcome, recorded as finishRuns records a batch; false when it was no longer ours. */
+export async function finishRun(db: Db, runId: number, outcome: Omit<RunOutcome, 'runId'>): Promise<boolean> {
+  return (await finishRuns(db, [{ runId, ...outcome }])).has(runId);
+}
+
+/**
+ * Each agent's latest finished runs that failed in a row, counted up to `cap`, in one statement
+ * for a batch's agents (an exchange down fails every run of a slot at once).
+ */
+export async function failedRunsInARow(db: Db, agentIds: readonly string[], cap: number): Promise<Map<string, number>> {
+  if (agentIds.length === 0) return new Map();
+  const rows = rowsOf<{ agent_id: string; statuses: string[] }>(
+    await db.execute(sql`
+      select a.agent_id, array(
+        select r.status from ${agentRuns} r
+        where r.agent_id = a.agent_id::uuid and r.status in ('success', 'failure')
+        order by r.id desc limit ${cap}) as statuses
+      from jsonb_array_elements_text(${JSON.stringify([...new Set(agentIds)])}::jsonb) as a(agent_id)`),
+  );
+  return new Map(
+    rows.map((r) => {
+      const success = r.statuses.indexOf('success');
+      return [r.agent_id, success === -1 ? r.statuses.length : success];
+    }),
+  );
 }
 
 /** Runs whose worker stopped renewing the lease: that worker is dead. */

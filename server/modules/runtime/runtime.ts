@@ -8,6 +8,7 @@ import {
   EMAIL_QUEUE,
   RELEASE_QUEUE,
   RUN_QUEUE,
+  runIdsOf,
   type BriefJob,
   type DeliveryJob,
   type EmailJob,
@@ -23,7 +24,7 @@ export type EmailDelivery = (notificationId: string, attempt: { number: number; 
 export type RuntimeDeps = {
   db: Db;
   jobs: JobQueue;
-  executor: RunExecutor;
+  executor: Pick<RunExecutor, 'executeBatch'>;
   deliverEmail: EmailDelivery;
   /** The channels module's delivery, told which attempt this is (docs/decisions/0043). */
   deliverToChannel: EmailDelivery;
@@ -81,22 +82,20 @@ export async function startRuntime({ db, jobs, executor, deliverEmail, deliverTo
     });
   };
 
-  // Several fetch loops, each taking a small batch and fetching again at once while batches
-  // come back full: one slow run holds only its own loop, and a backlog drains without
-  // waiting out the polling interval between batches.
+  // Several fetch loops, each taking a few jobs (batches of runs, or run-now runs) and fetching
+  // again at once while they come back full: one slow batch holds only its own loop, and a
+  // backlog drains without waiting out the polling interval between fetches. The runs of one
+  // fetch execute as one batch (docs/decisions/0052).
   const loops = Math.min(RUN_FETCH_LOOPS, config.concurrency);
   await jobs.boss.work<RunJob>(
     RUN_QUEUE,
     { batchSize: Math.ceil(config.concurrency / loops), localConcurrency: loops, burstWhenBatchFull: true, pollingIntervalSeconds: 0.5 },
-    async (batch) => {
+    async (fetched) => {
+      const runIds = fetched.flatMap((job) => runIdsOf(job.data));
       // Each run records its own failure; one agent's error never fails its neighbours' jobs.
-      await Promise.all(
-        batch.map((job) =>
-          executor.execute(job.data.runId).catch((err: unknown) => {
-            logger.error({ err, runId: job.data.runId }, 'agent run crashed');
-          }),
-        ),
-      );
+      await executor.executeBatch(runIds).catch((err: unknown) => {
+        logger.error({ err, runs: runIds }, 'agent runs crashed');
+      });
     },
   );
   await jobs.boss.work<EmailJob, void, { batchSize: 1; pollingIntervalSeconds: 1; includeMetadata: true }>(EMAIL_QUEUE, { batchSize: 1, pollingIntervalSeconds: 1, includeMetadata: true }, async ([job]) => {
