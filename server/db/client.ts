@@ -95,6 +95,12 @@ export async function openDatabase(database: Config['database'] | { kind: 'pglit
   });
   // An idle client whose server went away emits here; without a listener the process dies.
   pool.on('error', (err) => logger.warn({ err }, 'idle database connection failed'));
+  // The pool listens only to idle clients: one checked out (a transaction between statements, a
+  // stream's reads) whose server goes away would emit with nobody listening, and the process
+  // would die. Its caller's next statement fails with the cause; here it is only logged.
+  pool.on('connect', (client) => {
+    client.on('error', (err) => logger.warn({ err }, 'database connection failed while in use'));
+  });
   const db = drizzlePg({ client: pool, schema });
 
   const lockClient = await pool.connect();

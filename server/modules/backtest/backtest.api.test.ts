@@ -64,11 +64,13 @@ describe('test on history through the API, on a hand-worked series', () => {
   beforeAll(async () => {
     exchanges = await startFakeExchanges();
     exchanges.setSeries('BTC', SERIES);
-    // The scripted series ends at the current minute: frozen, it stays on the same candle times
-    // however long the tests take, so the cache holds what the exchange serves.
-    exchanges.freeze('binance', Date.now());
     t = await createTestApp({ env: { ...exchanges.env, MARKET_DATA: 'live', ADMIN_EMAILS: 'owner@example.com,other@example.com', BACKTEST_RATE_LIMIT: '100' } });
     cookie = await t.signIn('owner@example.com', 'Owner');
+    // The scripted series ends at the current minute: frozen, it stays on the same candle times
+    // however long the tests take, so the cache holds what the exchange serves. Frozen once the
+    // app is up: a start slower than a few minutes (a loaded machine) would leave the latest
+    // candle stale, and a stale candle is read by no rule, live or on history.
+    exchanges.freeze('binance', Date.now());
   });
   afterAll(async () => {
     await t?.close();
