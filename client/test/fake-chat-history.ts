@@ -1,4 +1,4 @@
-import type { TConversation, TConversationList, TSaveConversation, TStoredMessage } from '../../contracts/chat-history.ts';
+import type { TConversation, TConversationList, TConversationMessage, TSaveConversation } from '../../contracts/chat-history.ts';
 import type { TChatProvider } from '../../contracts/chat.ts';
 import { jsonResponse, type StubRequest } from './fetch-stub.ts';
 
@@ -86,7 +86,7 @@ export function fakeChatHistory() {
   }
 
   /** A chat as another device saved it. */
-  function seed(chat: Partial<TConversation> & { id: string; messages: TStoredMessage[] }): TConversation {
+  function seed(chat: Partial<TConversation> & { id: string; messages: TConversationMessage[] }): TConversation {
     const title = chat.title ?? chat.messages.find((m) => m.role === 'user')?.content ?? 'New Chat';
     const full: TConversation = {
       provider: 'openai',
