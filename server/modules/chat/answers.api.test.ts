@@ -1,10 +1,13 @@
+import http from 'node:http';
+import pg from 'pg';
+import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TConversation, TConversationList } from '../../../contracts/chat-history.ts';
 import type { TAnswerTarget, TChatStreamEvent } from '../../../contracts/chat.ts';
 import { startFakeAiProviders, type FakeAiProviders } from '../../../tests/fakes/ai-providers.ts';
 import { chat, chatBody, conversationBody, newTestChatId, parseEvents, usageRows } from '../../test/chat-helpers.ts';
 import { listenLocally, openEventStream, type EventStreamClient } from '../../test/event-stream-client.ts';
-import { createTestApp, type TestApp } from '../../test/test-app.ts';
+import { createTestApp, TEST_ORIGIN, type TestApp } from '../../test/test-app.ts';
 import { until } from '../../test/until.ts';
 
 const onPostgres = process.env.TEST_DATABASE === 'postgres';
@@ -302,5 +305,61 @@ describe.runIf(onPostgres)('answers across two processes on PostgreSQL (docs/dec
     expect(await asked.next((e) => e.event !== 'delta', 5_000)).toMatchObject({ event: 'error', data: { stopped: true } });
     await fake.waitForAborted(1);
     asked.close();
+  });
+});
+
+describe.runIf(onPostgres)('a browser that leaves before its answer begins (Stop at once)', () => {
+  let fake: FakeAiProviders;
+  let t: TestApp;
+  let base: string;
+  let owner: string;
+  const logged: string[] = [];
+
+  beforeAll(async () => {
+    fake = await startFakeAiProviders();
+    const logger = pino({ level: 'info' }, { write: (line: string) => void logged.push(line) });
+    t = await createTestApp({ env: { ...fake.env, ADMIN_EMAILS: 'owner@example.com', CHAT_RATE_LIMIT: '1000' }, logger });
+    base = await listenLocally(t.app);
+    owner = await t.signIn('owner@example.com', 'Owner');
+  });
+  afterAll(async () => {
+    await t?.close();
+    await fake?.close();
+  });
+
+  it('starts nothing and gives the budget back', async () => {
+    const { url } = t.config.database as { url: string };
+    const locker = new pg.Client({ connectionString: url });
+    await locker.connect();
+    try {
+      // The budget's table locked: the request waits there, its body read, its answer not begun.
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE chat_reservations IN ACCESS EXCLUSIVE MODE');
+      const serverSocketClosed = new Promise<void>((resolve) => t.app.server.once('connection', (socket) => socket.once('close', () => resolve())));
+      const chatId = newTestChatId();
+      const body = JSON.stringify(keptBody(chatId));
+      const request = http.request(`${base}/api/openai/chat`, {
+        method: 'POST',
+        agent: false,
+        headers: { cookie: owner, accept: 'text/event-stream', origin: TEST_ORIGIN, 'content-type': 'application/json' },
+      });
+      request.on('error', () => {});
+      request.end(body);
+      await until(
+        async () => (await locker.query<{ waiting: number }>("SELECT count(*)::int AS waiting FROM pg_locks WHERE NOT granted AND relation = 'chat_reservations'::regclass")).rows[0]!.waiting,
+        (waiting) => waiting > 0,
+      );
+      request.destroy(); // the browser leaves (Stop before the first words)
+      await serverSocketClosed;
+      await locker.query('COMMIT');
+
+      await until(async () => logged.some((line) => line.includes('chat answer not started')), Boolean);
+      expect(fake.requests()).toEqual([]); // no provider was called
+      expect((await t.request({ url: `/api/chat/conversations/${chatId}`, cookie: owner })).statusCode).toBe(404); // nothing stored
+      expect((await locker.query<{ n: number }>('SELECT count(*)::int AS n FROM chat_reservations')).rows[0]!.n).toBe(0); // the budget given back
+      expect((await t.request({ method: 'POST', url: `/api/chat/conversations/${chatId}/stop`, cookie: owner, payload: { answer: 'a1' } })).statusCode).toBe(404);
+    } finally {
+      await locker.end();
+    }
   });
 });

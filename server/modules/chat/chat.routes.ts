@@ -18,6 +18,13 @@ export async function chatRoutes(app: FastifyInstance, { chat }: { chat: ChatSer
       const streams = /\btext\/event-stream\b/.test(request.headers.accept ?? '');
       // An answer kept in the user's chat goes on when this request goes away (docs/decisions/0056).
       if (input.answer && !plan.missingKey) {
+        // The browser left before the answer began (Stop pressed at once): nothing is started, and
+        // the budget held for it is given back. A reload in that moment loses the question too.
+        if (signal.aborted) {
+          await chat.release(plan);
+          request.log.info({ provider, answerId: input.answer.id }, 'chat answer not started: the browser left before it began');
+          return reply.status(204).send();
+        }
         const answer = await chat.startAnswer(plan, input.answer);
         if (!streams) return chat.answerJson(plan, answer);
         return followInStream(reply, (send) => chat.follow(answer, send, signal));

@@ -326,11 +326,7 @@ export function createChatService({ db, config, images, conversations, now = () 
     const answer = live.open(plan.user.id, target.chatId, target.id);
     const fail = async (err: unknown): Promise<never> => {
       if (answer) await live.publish(answer, { event: 'error', data: { message: 'not started', partial: false } });
-      if (plan.reservation) {
-        const left = plan.reservation;
-        plan.reservation = null;
-        await budget.release(left).catch((releaseErr: unknown) => plan.log.error({ err: releaseErr }, 'could not release a chat budget reservation'));
-      }
+      await release(plan);
       throw err;
     };
     if (!answer) return fail(new AppError('CONFLICT', 'Invalid request', [{ path: 'answer.id', message: 'is an answer being written already' }]));
@@ -492,6 +488,13 @@ export function createChatService({ db, config, images, conversations, now = () 
     await conversations.askToStop(conversation.id, answerId);
   }
 
+  /** Gives back the budget a prepared call holds, when it will not be made. */
+  async function release(plan: ChatPlan): Promise<void> {
+    const left = plan.reservation;
+    plan.reservation = null;
+    if (left) await budget.release(left).catch((err: unknown) => plan.log.error({ err }, 'could not release a chat budget reservation'));
+  }
+
   /** Ends every answer this process writes (it is closing), each stored as far as it got. */
   function close(): Promise<void> {
     return live.closeAll();
@@ -582,7 +585,7 @@ export function createChatService({ db, config, images, conversations, now = () 
     return { days, since: since.toISOString(), rows, totals: { ...totals, costUsd: roundCents(totals.costUsd) } };
   }
 
-  return { providersFor, authorize, prepare, respondJson, respondStream, startAnswer, follow, answerJson, join, stopAnswer, close, usageReport };
+  return { providersFor, authorize, prepare, release, respondJson, respondStream, startAnswer, follow, answerJson, join, stopAnswer, close, usageReport };
 }
 
 /** To a hundredth of a cent: small calls still show a cost, and float noise is gone. */
