@@ -47,7 +47,7 @@ test.describe('chat: images and answers that survive a reload', () => {
     expect(res.status()).toBe(200);
   };
 
-  test('attach an image: it is uploaded, shown, and sent to the provider with the question', async ({ page }, testInfo) => {
+  test('attach images (pick, drop, paste): uploaded, shown, and sent to the provider with the question', async ({ page }, testInfo) => {
     test.slow();
     await signIn(page);
     await page.goto(`${server.url}/chat-console`);
@@ -66,6 +66,18 @@ test.describe('chat: images and answers that survive a reload', () => {
     }, SAMPLE_IMAGES.jpeg);
     await page.locator('form').filter({ has: page.getByLabel('Message GPT') }).dispatchEvent('drop', { dataTransfer: dropped });
     await expect(attached.getByRole('img', { name: 'Image 2: photo.jpg' })).toBeVisible();
+    // A third one pasted into the message field.
+    await page.getByLabel('Message GPT').evaluate((field, base64) => {
+      // In the page; the server tsconfig has no DOM lib (support/browser-types.ts).
+      const browser = globalThis as unknown as {
+        DataTransfer: new () => { items: { add(file: File): void } };
+        ClipboardEvent: new (type: string, init: { clipboardData: unknown; bubbles: boolean; cancelable: boolean }) => unknown;
+      };
+      const transfer = new browser.DataTransfer();
+      transfer.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], 'pasted.gif', { type: 'image/gif' }));
+      (field as { dispatchEvent(event: unknown): boolean }).dispatchEvent(new browser.ClipboardEvent('paste', { clipboardData: transfer, bubbles: true, cancelable: true }));
+    }, SAMPLE_IMAGES.gif);
+    await expect(attached.getByRole('img', { name: 'Image 3: pasted.gif' })).toBeVisible();
     await expect(attached.getByText('Uploading')).toHaveCount(0);
     await expectNoSeriousViolations(page, testInfo, 'chat composer with an attached image', 'form');
 
@@ -81,10 +93,11 @@ test.describe('chat: images and answers that survive a reload', () => {
     expect(sent.images).toEqual([
       { part: 'input_image', mediaType: 'image/png', bytes: sampleImage('png').length },
       { part: 'input_image', mediaType: 'image/jpeg', bytes: sampleImage('jpeg').length },
+      { part: 'input_image', mediaType: 'image/gif', bytes: sampleImage('gif').length },
     ]);
     // The question shows them, served by our server to their owner.
-    await expect(messages(page).getByRole('img', { name: 'Image 2 of 2 with this question' })).toBeVisible();
-    const shown = messages(page).getByRole('img', { name: 'Image 1 of 2 with this question' });
+    for (const n of [2, 3]) await expect(messages(page).getByRole('img', { name: `Image ${n} of 3 with this question` })).toBeVisible();
+    const shown = messages(page).getByRole('img', { name: 'Image 1 of 3 with this question' });
     await expect(shown).toBeVisible();
     await expect.poll(() => shown.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(1);
     expect(await shown.getAttribute('src')).toMatch(/^\/api\/chat\/images\/[0-9a-f-]{36}$/);
