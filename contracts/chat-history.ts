@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { CHAT_LIMITS, CHAT_PROVIDER_INFO, CHAT_PROVIDERS, type TChatProvider } from './chat.ts';
+import { CHAT_LIMITS, CHAT_PROVIDER_INFO, CHAT_PROVIDERS, ZChatId, ZMessageId, ZMessageImages, type TChatProvider } from './chat.ts';
+
+export { ZChatId, ZMessageId } from './chat.ts';
 
 /**
  * Chat history on the server (docs/decisions/0046): each user's conversations with every
@@ -30,13 +32,7 @@ export const CHAT_HISTORY_LIMITS = {
   maxSearchChars: 200,
 } as const;
 
-const CHAT_ID = /^chat-\d{1,16}-[a-z0-9]{1,20}$/;
-const CHAT_ID_RULE = "must be a chat id: 'chat-', the time in milliseconds, '-' and letters or digits";
-export const ZChatId = z.string().regex(CHAT_ID, CHAT_ID_RULE);
 export const ZConversationParams = z.object({ id: ZChatId }).strict();
-
-const MESSAGE_ID_RULE = 'must be 1 to 64 letters, digits, _ or -';
-export const ZMessageId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, MESSAGE_ID_RULE);
 
 const ZTimestamp = z.iso.datetime({ offset: true, error: 'must be an ISO date and time, such as 2025-05-01T10:00:00.000Z' });
 
@@ -65,11 +61,16 @@ export const ZStoredMessage = z
     note: z.string().max(500, 'note must be at most 500 characters').optional(),
     /** Our own error message ('Sorry, I encountered an error: ...'), never sent to a model. */
     failed: z.boolean().optional(),
-    /** Generated images the saved chat does not keep (they stay in the browser that made them). */
+    /** Generated images the saved chat does not keep (made before images were stored on the server). */
     imagesNotKept: z.number().int().min(0).max(100).optional(),
+    /** Stored images (docs/decisions/0055): a question's uploads, an answer's generated images. */
+    images: ZMessageImages.optional(),
   })
   .strict();
 export type TStoredMessage = z.infer<typeof ZStoredMessage>;
+/** A message as the server answers it: `streaming` while the answer is still being written
+ * (docs/decisions/0056), its text so far. */
+export type TConversationMessage = TStoredMessage & { streaming?: true };
 
 /**
  * POST /api/chat/conversations: saves a conversation, creating it or adding to it. Messages
@@ -154,6 +155,8 @@ export type TConversationSummary = {
   model: string;
   createdAt: string;
   updatedAt: string;
+  /** An answer of this chat is being written now (docs/decisions/0056). */
+  answering: boolean;
 };
 export type TConversationList = { conversations: TConversationSummary[]; next: string | null };
 
@@ -166,7 +169,12 @@ export type TConversationInfo = TConversationSummary & {
   temperature: number | null;
 };
 /** One conversation with every message (every version). */
-export type TConversation = TConversationInfo & { messages: TStoredMessage[] };
+export type TConversation = TConversationInfo & { messages: TConversationMessage[] };
+
+/** GET /api/chat/conversations/:id/stream?answer=: the answer's events, joined again
+ * (docs/decisions/0056); POST /api/chat/conversations/:id/stop {answer}: Stop. */
+export const ZAnswerQuery = z.object({ answer: ZMessageId }).strict();
+export const ZStopAnswer = z.object({ answer: ZMessageId }).strict();
 /** POST /api/chat/conversations: 201 when it was created, 200 when it was added to. */
 export type TSaveResult = { conversation: TConversationSummary; created: boolean };
 
@@ -269,6 +277,8 @@ export function conversationMarkdown(conversation: TConversation): string {
     const who = message.role === 'user' ? 'You' : `${assistant}${message.model ? ` (${message.model})` : ''}`;
     const version = versions.length > 1 ? ` — version ${index + 1} of ${versions.length}` : '';
     lines.push('', `## ${who}${version}`, '', message.content || '_(no text)_');
+    const images = message.images?.length ?? 0;
+    if (images > 0) lines.push('', `_${images === 1 ? 'One image' : `${images} images`} (kept in the chat on the server)._`);
     if (message.imagesNotKept) lines.push('', `_${message.imagesNotKept === 1 ? 'A generated image was' : `${message.imagesNotKept} generated images were`} not kept._`);
     if (message.note) lines.push('', `_${message.note}_`);
   }

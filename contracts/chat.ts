@@ -5,11 +5,45 @@ import { z } from 'zod';
 export const CHAT_PROVIDERS = ['openai', 'anthropic', 'gemini', 'grok', 'deepseek', 'llama'] as const;
 export type TChatProvider = (typeof CHAT_PROVIDERS)[number];
 
+/** The image types a question may carry (docs/decisions/0055): what every vision model here
+ * takes at least some of. SVG and anything else are refused. */
+export const CHAT_IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'] as const;
+export type TChatImageType = (typeof CHAT_IMAGE_TYPES)[number];
+/** Each type's name as users know it. */
+export const CHAT_IMAGE_TYPE_NAMES: Record<TChatImageType, string> = { 'image/png': 'PNG', 'image/jpeg': 'JPEG', 'image/webp': 'WebP', 'image/gif': 'GIF' };
+
+/** OpenAI and Anthropic take PNG, JPEG, WebP and GIF; Gemini PNG, JPEG and WebP; xAI and Ollama PNG and JPEG. */
+const ANY_IMAGE: readonly TChatImageType[] = CHAT_IMAGE_TYPES;
+const NO_GIF: readonly TChatImageType[] = ['image/png', 'image/jpeg', 'image/webp'];
+const PNG_JPEG: readonly TChatImageType[] = ['image/png', 'image/jpeg'];
+
+/**
+ * Ollama models that see images, by name before any ':' tag (llama3.2-vision:11b). OLLAMA_MODELS
+ * names what the server offers; OLLAMA_VISION_MODELS adds names to this list.
+ */
+export const OLLAMA_VISION_MODELS = ['llama3.2-vision', 'llama4', 'llava', 'gemma3', 'qwen2.5vl', 'minicpm-v'] as const;
+export const OLLAMA_VISION_TYPES = PNG_JPEG;
+
+/**
+ * What a chat may hold of images (docs/decisions/0055): the size of one, how many a question
+ * carries and a request sends, and how long an uploaded image waits to be sent before it is
+ * deleted. Each user's stored total is CHAT_IMAGE_STORAGE_MB (the server's configuration).
+ */
+export const CHAT_IMAGE_LIMITS = {
+  maxBytes: 5 * 1024 * 1024,
+  maxPerMessage: 4,
+  maxPerRequest: 16,
+  unsentHours: 24,
+} as const;
+
 export type TChatModel = {
   id: string;
   label: string;
   note?: string;
+  /** Image generation (grok-2-image-1212): it draws from the last question. */
   image?: boolean;
+  /** The image types the model takes in a question; unset: it reads text only. */
+  vision?: readonly TChatImageType[];
   /** The most output tokens the provider accepts for this model: a larger CHAT_MAX_OUTPUT_TOKENS
    * is lowered to it, so the request is not refused. Unset: no smaller limit is known. */
   maxOutputTokens?: number;
@@ -56,10 +90,10 @@ export const CHAT_PROVIDER_INFO: Record<TChatProvider, TChatProviderInfo> = {
     keyVariable: 'OPENAI_API_KEY',
     missingKeyMessage: 'OpenAI API key is not configured. Please contact the administrator.',
     models: [
-      { id: 'gpt-4o', label: 'GPT-4o', maxOutputTokens: 16_384 },
-      { id: 'gpt-4.1', label: 'GPT-4.1', note: 'Chat', maxOutputTokens: 32_768 },
-      { id: 'o4-mini', label: 'o4-mini', note: 'Reasoning', maxOutputTokens: 100_000, temperature: false },
-      { id: 'o3', label: 'o3', note: 'Reasoning', maxOutputTokens: 100_000, temperature: false },
+      { id: 'gpt-4o', label: 'GPT-4o', maxOutputTokens: 16_384, vision: ANY_IMAGE },
+      { id: 'gpt-4.1', label: 'GPT-4.1', note: 'Chat', maxOutputTokens: 32_768, vision: ANY_IMAGE },
+      { id: 'o4-mini', label: 'o4-mini', note: 'Reasoning', maxOutputTokens: 100_000, temperature: false, vision: ANY_IMAGE },
+      { id: 'o3', label: 'o3', note: 'Reasoning', maxOutputTokens: 100_000, temperature: false, vision: ANY_IMAGE },
     ],
     defaultModel: 'gpt-4o',
     variant: 'standard',
@@ -77,9 +111,9 @@ export const CHAT_PROVIDER_INFO: Record<TChatProvider, TChatProviderInfo> = {
     missingKeyMessage: 'Anthropic API key is not configured. Please contact the administrator.',
     // SPEC leaves Claude's list open: current models, the newest capable one first.
     models: [
-      { id: 'claude-sonnet-4-5', label: 'Claude Sonnet 4.5', maxOutputTokens: 64_000 },
-      { id: 'claude-opus-4-1', label: 'Claude Opus 4.1', note: 'Most capable', maxOutputTokens: 32_000 },
-      { id: 'claude-haiku-4-5', label: 'Claude Haiku 4.5', note: 'Fast', maxOutputTokens: 64_000 },
+      { id: 'claude-sonnet-4-5', label: 'Claude Sonnet 4.5', maxOutputTokens: 64_000, vision: ANY_IMAGE },
+      { id: 'claude-opus-4-1', label: 'Claude Opus 4.1', note: 'Most capable', maxOutputTokens: 32_000, vision: ANY_IMAGE },
+      { id: 'claude-haiku-4-5', label: 'Claude Haiku 4.5', note: 'Fast', maxOutputTokens: 64_000, vision: ANY_IMAGE },
     ],
     defaultModel: 'claude-sonnet-4-5',
     variant: 'standard',
@@ -96,9 +130,9 @@ export const CHAT_PROVIDER_INFO: Record<TChatProvider, TChatProviderInfo> = {
     keyVariable: 'GOOGLE_GENERATIVE_AI_API_KEY',
     missingKeyMessage: 'Google AI API key is not configured. Please contact the administrator.',
     models: [
-      { id: 'gemini-2.5-pro', label: 'Gemini 2.5 Pro', note: 'Advanced', maxOutputTokens: 65_536 },
-      { id: 'gemini-2.5-flash', label: 'Gemini 2.5 Flash', note: 'Fast', maxOutputTokens: 65_536 },
-      { id: 'gemini-2.0-flash', label: 'Gemini 2.0 Flash', note: 'Legacy', maxOutputTokens: 8_192 },
+      { id: 'gemini-2.5-pro', label: 'Gemini 2.5 Pro', note: 'Advanced', maxOutputTokens: 65_536, vision: NO_GIF },
+      { id: 'gemini-2.5-flash', label: 'Gemini 2.5 Flash', note: 'Fast', maxOutputTokens: 65_536, vision: NO_GIF },
+      { id: 'gemini-2.0-flash', label: 'Gemini 2.0 Flash', note: 'Legacy', maxOutputTokens: 8_192, vision: NO_GIF },
     ],
     defaultModel: 'gemini-2.5-pro',
     variant: 'standard',
@@ -115,7 +149,8 @@ export const CHAT_PROVIDER_INFO: Record<TChatProvider, TChatProviderInfo> = {
     keyVariable: 'XAI_API_KEY',
     missingKeyMessage: 'xAI API key is not configured. Please contact the administrator.',
     models: [
-      { id: 'grok-4', label: 'Grok 4' },
+      { id: 'grok-4', label: 'Grok 4', vision: PNG_JPEG },
+      // Grok 3 and Grok 3 Mini read text only.
       { id: 'grok-3', label: 'Grok 3' },
       { id: 'grok-3-mini', label: 'Grok 3 Mini' },
       { id: 'grok-2-image-1212', label: 'Grok 2 Image', note: 'Image generation', image: true, temperature: false },
@@ -134,6 +169,7 @@ export const CHAT_PROVIDER_INFO: Record<TChatProvider, TChatProviderInfo> = {
     defaultAccess: 'signedIn',
     keyVariable: 'DEEPSEEK_API_KEY',
     missingKeyMessage: 'DeepSeek API key is not configured. Please contact the administrator.',
+    // DeepSeek's API reads text only.
     models: [
       { id: 'deepseek-chat', label: 'DeepSeek V3', maxOutputTokens: 8_192 },
       { id: 'deepseek-reasoner', label: 'DeepSeek R1', note: 'Reasoning', maxOutputTokens: 65_536, temperature: false },
@@ -171,12 +207,48 @@ export const DEFAULT_CHAT_POLICY = Object.fromEntries(CHAT_PROVIDERS.map((p) => 
  * (docs/decisions/0047); each provider's own temperature range is `temperatureMax`. */
 export const CHAT_LIMITS = { maxMessages: 100, maxMessageChars: 32_000, maxSystemPromptChars: 8_000, maxTemperature: 2 } as const;
 
-export const ZChatMessage = z.object({
-  role: z.enum(['user', 'assistant'], 'role must be user or assistant'),
-  content: z.string().min(1, 'content must not be empty').max(CHAT_LIMITS.maxMessageChars, 'content must be at most 32,000 characters'),
-  /** Grok's client sends it (SPEC); the server ignores it. */
-  timestamp: z.union([z.string(), z.number()]).optional(),
-});
+const CHAT_ID = /^chat-\d{1,16}-[a-z0-9]{1,20}$/;
+const CHAT_ID_RULE = "must be a chat id: 'chat-', the time in milliseconds, '-' and letters or digits";
+/** SPEC's chat id ('chat-' + millisecond time + a random suffix): the key of a saved chat. */
+export const ZChatId = z.string().regex(CHAT_ID, CHAT_ID_RULE);
+const MESSAGE_ID_RULE = 'must be 1 to 64 letters, digits, _ or -';
+/** A message's id, made by the browser, unique within its chat. */
+export const ZMessageId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, MESSAGE_ID_RULE);
+/** A stored image's id (POST /api/chat/images answers it). */
+export const ZImageId = z.uuid('must be an image id');
+const MAX_IMAGES_RULE = `a message carries at most ${CHAT_IMAGE_LIMITS.maxPerMessage} images`;
+export const ZMessageImages = z.array(ZImageId).max(CHAT_IMAGE_LIMITS.maxPerMessage, MAX_IMAGES_RULE);
+
+export const ZChatMessage = z
+  .object({
+    role: z.enum(['user', 'assistant'], 'role must be user or assistant'),
+    content: z.string().min(1, 'content must not be empty').max(CHAT_LIMITS.maxMessageChars, 'content must be at most 32,000 characters'),
+    /** Grok's client sends it (SPEC); the server ignores it. */
+    timestamp: z.union([z.string(), z.number()]).optional(),
+    /** Images the question shows the model (ids of the user's uploads; docs/decisions/0055). */
+    images: ZMessageImages.optional(),
+  })
+  .refine((m) => m.role === 'user' || !m.images?.length, { path: ['images'], message: 'only a question (role user) carries images' });
+
+/**
+ * The answer a streamed request writes into the user's saved chat (docs/decisions/0056): the chat,
+ * the answer's id (the browser's), and the question it answers, which the server stores too when
+ * it lacks it (the last message of `messages`, after `questionParentId`). The answer goes on when
+ * the browser goes away, and can be joined again (GET /api/chat/conversations/:id/stream) or
+ * stopped (POST .../stop) until it ends.
+ */
+export const ZAnswerTarget = z
+  .object({
+    chatId: ZChatId,
+    id: ZMessageId,
+    questionId: ZMessageId,
+    questionParentId: ZMessageId.nullable(),
+    /** The chat's title, for a chat the server does not hold yet (SPEC: its first question). */
+    title: z.string().max(200, 'title must be at most 200 characters'),
+  })
+  .strict()
+  .refine((a) => a.id !== a.questionId, { path: ['id'], message: 'must differ from questionId' });
+export type TAnswerTarget = z.input<typeof ZAnswerTarget>;
 
 /** POST /api/{provider}/chat. The model must be on the provider's allowlist (checked by the
  * server, which knows the configured list). */
@@ -193,7 +265,14 @@ export const ZChatRequest = z.object({
     .optional(),
   /** The chat's temperature; each provider's own range applies (its `temperatureMax`). */
   temperature: z.number('temperature must be a number').min(0, 'temperature must be from 0 to 2').max(CHAT_LIMITS.maxTemperature, 'temperature must be from 0 to 2').optional(),
-});
+  /** Where the answer is kept (docs/decisions/0056); without it the answer is only sent back. */
+  answer: ZAnswerTarget.optional(),
+})
+  .refine((r) => r.messages.reduce((n, m) => n + (m.images?.length ?? 0), 0) <= CHAT_IMAGE_LIMITS.maxPerRequest, {
+    path: ['messages'],
+    message: `send at most ${CHAT_IMAGE_LIMITS.maxPerRequest} images in one request`,
+  })
+  .refine((r) => !r.answer || r.messages.at(-1)?.role === 'user', { path: ['answer'], message: 'the last message must be the question it answers' });
 export type TChatRequest = z.input<typeof ZChatRequest>;
 
 export type TChatUsage = { inputTokens: number; outputTokens: number };
@@ -205,19 +284,55 @@ export type TChatResponse = {
   choices: Array<{ message: { role: 'assistant'; content: string } }>;
   model: string;
   usage?: TChatUsage;
-  /** grok-2-image-1212: generated images as data: URLs or https URLs. */
+  /** grok-2-image-1212: the generated images, stored for the user and served from
+   * `/api/chat/images/:id` (docs/decisions/0055). */
   images?: string[];
 };
 
 /**
  * The event stream with `Accept: text/event-stream`: `event: delta` {text}, then exactly one of
  * `event: done` {model, usage, images?} or `event: error` {message, partial: true when text
- * was already sent}.
+ * was already sent, stopped: true when the user pressed Stop}. A stream joined again
+ * (docs/decisions/0056) starts with one delta of all the text so far.
  */
 export type TChatStreamEvent =
   | { event: 'delta'; data: { text: string } }
   | { event: 'done'; data: { model: string; usage?: TChatUsage; images?: string[] } }
-  | { event: 'error'; data: { message: string; partial: boolean } };
+  | { event: 'error'; data: { message: string; partial: boolean; stopped?: true } };
+
+/** The note under an answer the user stopped (the browser and the server write the same). */
+export const STOPPED_NOTE = '(stopped)';
+/** The note under an answer a failure cut short, after some text. */
+export const cutShortNote = (message: string) => `The answer was cut short: ${message}`;
+
+// --- images (docs/decisions/0055) -----------------------------------------------------------
+
+/** Base64 of CHAT_IMAGE_LIMITS.maxBytes bytes: at most this many characters. */
+const MAX_IMAGE_BASE64 = Math.ceil(CHAT_IMAGE_LIMITS.maxBytes / 3) * 4;
+const MAX_IMAGE_MB = CHAT_IMAGE_LIMITS.maxBytes / (1024 * 1024);
+
+/** POST /api/chat/images: one image, its bytes in base64 (the API takes JSON only), and the type
+ * it is said to be; the server reads the type from the bytes and refuses a mismatch. */
+export const ZUploadImage = z
+  .object({
+    type: z.enum(CHAT_IMAGE_TYPES, `type must be one of: ${CHAT_IMAGE_TYPES.join(', ')}`),
+    data: z
+      .string()
+      .min(1, 'data must not be empty')
+      .max(MAX_IMAGE_BASE64, `an image may be at most ${MAX_IMAGE_MB} MB`)
+      .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'data must be the image in base64'),
+  })
+  .strict();
+export type TUploadImage = z.input<typeof ZUploadImage>;
+export const ZImageIdParams = z.object({ id: ZImageId }).strict();
+
+/** A stored image: what an upload answers. `url` serves it to its owner alone. */
+export type TChatImage = { id: string; type: TChatImageType; bytes: number; width: number; height: number; url: string };
+export const chatImageUrl = (id: string) => `/api/chat/images/${id}`;
+/** The id in one of our image URLs, or null. */
+export function chatImageId(url: string): string | null {
+  return /^\/api\/chat\/images\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i.exec(url)?.[1] ?? null;
+}
 
 /**
  * Public list prices in USD per million tokens, for the admin's cost estimate (not billing).

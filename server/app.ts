@@ -36,6 +36,8 @@ import { chatRoutes } from './modules/chat/chat.routes.ts';
 import { createChatService } from './modules/chat/chat.service.ts';
 import { conversationsRoutes } from './modules/chat/conversations.routes.ts';
 import { createConversationsService } from './modules/chat/conversations.service.ts';
+import { imagesRoutes } from './modules/chat/images.routes.ts';
+import { createImagesService } from './modules/chat/images.service.ts';
 import { googleAuthRoutes } from './modules/auth/google.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { createHealthService, type ReadinessCheck } from './modules/health/health.service.ts';
@@ -196,8 +198,14 @@ export async function buildApp({
   const marketData = sharedMarketData ?? createMarketData(config.market, { logger, now, db });
   if (!sharedMarketData) app.addHook('onClose', async () => marketData.close());
   await app.register(backtestRoutes, { backtests: createBacktestService({ agents, marketData, logger, now, limits: config.backtest }) });
-  await app.register(chatRoutes, { chat: createChatService({ db, config: config.chat, now }) });
-  await app.register(conversationsRoutes, { conversations: createConversationsService({ db, now }) });
+  const images = createImagesService({ db, storageBytes: config.chat.imageStorageBytes, now });
+  const conversations = createConversationsService({ db, now, images });
+  const chat = createChatService({ db, config: config.chat, images, conversations, now });
+  // Answers still being written end first, stored as far as they got (docs/decisions/0056).
+  app.addHook('preClose', async () => chat.close());
+  await app.register(imagesRoutes, { images });
+  await app.register(chatRoutes, { chat });
+  await app.register(conversationsRoutes, { conversations });
   const notifications = createNotificationsService({
     db,
     mailer: createMailer(config.email, logger),
@@ -220,6 +228,7 @@ export async function buildApp({
 
   const purge = setInterval(() => {
     auth.purgeExpiredSessions().catch((err: unknown) => app.log.warn({ err }, 'session purge failed'));
+    images.purgeUnsent().catch((err: unknown) => app.log.warn({ err }, 'purge of unsent chat images failed'));
   }, SESSION_PURGE_INTERVAL_MS);
   purge.unref();
   app.addHook('onClose', async () => clearInterval(purge));

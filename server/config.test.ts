@@ -163,7 +163,10 @@ describe('loadConfig', () => {
       dailyImageBudget: 10,
       maxOutputTokens: 8_192,
       timeoutMs: 30_000,
+      answerMaxMs: 600_000,
+      imageStorageBytes: 200 * 1024 * 1024,
     });
+    expect(chat.ollamaVisionModels).toContain('llama3.2-vision');
     expect(chat.access).toEqual({ openai: 'admin', anthropic: 'admin', gemini: 'admin', grok: 'admin', deepseek: 'signedIn', llama: 'signedIn' });
   });
 
@@ -189,7 +192,14 @@ describe('loadConfig', () => {
       CHAT_DAILY_IMAGE_BUDGET: '3',
       CHAT_MAX_OUTPUT_TOKENS: '1024',
       CHAT_POLICY: 'deepseek=admin, openai=signedIn',
+      OLLAMA_VISION_MODELS: 'my-vision, llava',
+      CHAT_IMAGE_STORAGE_MB: '50',
+      CHAT_ANSWER_MAX_SECONDS: '120',
     });
+    expect(chat.ollamaVisionModels).toEqual(expect.arrayContaining(['llava', 'llama3.2-vision', 'my-vision']));
+    expect(new Set(chat.ollamaVisionModels).size).toBe(chat.ollamaVisionModels.length);
+    expect(chat.imageStorageBytes).toBe(50 * 1024 * 1024);
+    expect(chat.answerMaxMs).toBe(120_000);
     expect(chat.providers.openai).toEqual({ apiKey: 'sk-x', baseUrl: 'http://proxy.local/v1' });
     expect(chat.providers.llama.baseUrl).toBe('http://gpu-box:11434');
     expect(chat.ollamaModels).toEqual(['llama3.1', 'qwen2.5']);

@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { ZEmail, type TPublicConfig } from '../contracts/auth.ts';
-import { CHAT_PROVIDERS, DEFAULT_CHAT_POLICY, type TChatPolicy, type TChatProvider } from '../contracts/chat.ts';
+import { CHAT_PROVIDERS, DEFAULT_CHAT_POLICY, OLLAMA_VISION_MODELS, type TChatPolicy, type TChatProvider } from '../contracts/chat.ts';
 
 const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
 const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
@@ -176,6 +176,19 @@ const ZEnv = z.object({
   // OpenAI refuses fewer than 16; a shorter answer is of no use either.
   CHAT_MAX_OUTPUT_TOKENS: positiveInt(8_192, 16),
   CHAT_TIMEOUT_MS: positiveInt(30_000, 100),
+  /** The longest an answer may run in all (docs/decisions/0056): one nobody watches still ends. */
+  CHAT_ANSWER_MAX_SECONDS: positiveInt(600, 10),
+  /** Each user's chat images, uploaded and generated, in MB (docs/decisions/0055). */
+  CHAT_IMAGE_STORAGE_MB: positiveInt(200),
+  /** Ollama models that see images besides the known ones (names before any ':' tag). */
+  OLLAMA_VISION_MODELS: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .default('')
+      .transform((list) => list.split(',').map((m) => m.trim()).filter(Boolean))
+      .pipe(z.array(z.string().max(100))),
+  ),
   CHAT_POLICY: ZChatPolicy,
   /** "Explain alerts" (docs/decisions/0044): how long an alert's email and channels wait for its
    * brief, and how long the assistant has to write it. */
@@ -368,6 +381,8 @@ export type ChatConfig = {
   providers: Record<TChatProvider, AiProviderSettings>;
   /** Model ids Ollama serves (OLLAMA_MODELS); replaces the contract's Llama list. */
   ollamaModels: string[];
+  /** Ollama model names that see images: the contract's and OLLAMA_VISION_MODELS. */
+  ollamaVisionModels: string[];
   /** Who may use each assistant: the contract's default with CHAT_POLICY applied. */
   access: TChatPolicy;
   rateLimitPerMinute: number;
@@ -378,6 +393,10 @@ export type ChatConfig = {
   /** The most output tokens asked of a provider per answer (lowered to what the budget leaves). */
   maxOutputTokens: number;
   timeoutMs: number;
+  /** The longest an answer may run in all, in ms (CHAT_ANSWER_MAX_SECONDS). */
+  answerMaxMs: number;
+  /** Each user's stored chat images, in bytes (CHAT_IMAGE_STORAGE_MB). */
+  imageStorageBytes: number;
 };
 
 /** Several browsers behind one address (an office) stay well under it; one client cannot hold
@@ -477,12 +496,15 @@ export function loadConfig(
         llama: { apiKey: null, baseUrl: e.OLLAMA_BASE_URL.replace(/\/+$/, '') },
       },
       ollamaModels: e.OLLAMA_MODELS,
+      ollamaVisionModels: [...new Set([...OLLAMA_VISION_MODELS, ...e.OLLAMA_VISION_MODELS])],
       access: { ...DEFAULT_CHAT_POLICY, ...e.CHAT_POLICY },
       rateLimitPerMinute: e.CHAT_RATE_LIMIT,
       dailyTokenBudget: e.CHAT_DAILY_TOKEN_BUDGET,
       dailyImageBudget: e.CHAT_DAILY_IMAGE_BUDGET,
       maxOutputTokens: e.CHAT_MAX_OUTPUT_TOKENS,
       timeoutMs: e.CHAT_TIMEOUT_MS,
+      answerMaxMs: e.CHAT_ANSWER_MAX_SECONDS * 1000,
+      imageStorageBytes: e.CHAT_IMAGE_STORAGE_MB * 1024 * 1024,
     },
     alertBriefs: { waitSeconds: e.ALERT_BRIEF_WAIT_SECONDS, timeoutSeconds: e.ALERT_BRIEF_TIMEOUT_SECONDS },
     market: {

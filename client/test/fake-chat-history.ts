@@ -1,4 +1,4 @@
-import type { TConversation, TConversationList, TSaveConversation, TStoredMessage } from '../../contracts/chat-history.ts';
+import type { TConversation, TConversationList, TConversationMessage, TSaveConversation } from '../../contracts/chat-history.ts';
 import type { TChatProvider } from '../../contracts/chat.ts';
 import { jsonResponse, type StubRequest } from './fetch-stub.ts';
 
@@ -13,7 +13,7 @@ export function fakeChatHistory() {
   let clock = Date.parse('2025-06-01T10:00:00.000Z');
   const tick = () => new Date((clock += 1000)).toISOString();
 
-  const summaryOf = (c: TConversation) => ({ id: c.id, provider: c.provider, title: c.title, renamed: c.renamed, model: c.model, createdAt: c.createdAt, updatedAt: c.updatedAt });
+  const summaryOf = (c: TConversation) => ({ id: c.id, provider: c.provider, title: c.title, renamed: c.renamed, model: c.model, createdAt: c.createdAt, updatedAt: c.updatedAt, answering: c.answering });
 
   function put(body: TSaveConversation, importing: boolean): boolean {
     const existing = chats.get(body.id);
@@ -26,6 +26,7 @@ export function fakeChatHistory() {
       model: body.model,
       createdAt: body.createdAt ?? tick(),
       updatedAt: body.updatedAt,
+      answering: false,
       leafId: null,
       systemPrompt: body.systemPrompt ?? '',
       temperature: body.temperature ?? null,
@@ -85,13 +86,14 @@ export function fakeChatHistory() {
   }
 
   /** A chat as another device saved it. */
-  function seed(chat: Partial<TConversation> & { id: string; messages: TStoredMessage[] }): TConversation {
+  function seed(chat: Partial<TConversation> & { id: string; messages: TConversationMessage[] }): TConversation {
     const title = chat.title ?? chat.messages.find((m) => m.role === 'user')?.content ?? 'New Chat';
     const full: TConversation = {
       provider: 'openai',
       title,
       autoTitle: title,
       renamed: false,
+      answering: false,
       model: 'gpt-4o',
       createdAt: tick(),
       updatedAt: tick(),

@@ -1,13 +1,19 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, check, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, customType, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { NOTIFICATION_KINDS, type TNotificationKind } from '../../contracts/agent-health.ts';
 import type { TAgentConfig, TAgentRun, TAgentStatus } from '../../contracts/agents.ts';
 import type { TRunAlert } from '../../contracts/market.ts';
 import type { TChannelKind, TDeliveryEvent, TDeliveryStatus } from '../../contracts/channels.ts';
-import type { TChatProvider } from '../../contracts/chat.ts';
+import type { TChatImageType, TChatProvider } from '../../contracts/chat.ts';
 import type { TBriefStatus } from '../../contracts/notifications.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+
+/** Bytes (PostgreSQL bytea): node-postgres reads a Buffer, PGlite a Uint8Array; both become a Buffer. */
+const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
+  dataType: () => 'bytea',
+  fromDriver: (value) => (Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength)),
+});
 
 export const users = pgTable(
   'users',
@@ -180,13 +186,53 @@ export const chatMessages = pgTable(
     note: text('note'),
     failed: boolean('failed').notNull().default(false),
     imagesNotKept: integer('images_not_kept').notNull().default(0),
+    /** Its images, in order (`chat_images` ids of the same conversation; docs/decisions/0055). */
+    imageIds: jsonb('image_ids').$type<string[]>().notNull().default([]),
+    /** Set while the server is still writing this answer (docs/decisions/0056): the text so far
+     * is saved every second and this lease renewed; past it, the writing process is gone. Null
+     * once the answer has ended, and from then on the row never changes. */
+    streamingUntil: timestamp('streaming_until', { withTimezone: true }),
+    /** Stop was pressed in a process that is not writing the answer: the writer reads it. */
+    stopRequested: boolean('stop_requested').notNull().default(false),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [
     primaryKey({ columns: [t.conversationId, t.id] }),
     index('chat_messages_conversation_seq_idx').on(t.conversationId, t.seq),
     index('chat_messages_content_search_idx').using('gin', sql`to_tsvector('english', ${t.content})`),
+    index('chat_messages_streaming_idx').on(t.conversationId).where(sql`${t.streamingUntil} is not null`),
     check('chat_messages_role_check', sql`${t.role} in ('user', 'assistant')`),
+  ],
+);
+
+/**
+ * An image of a user's chats (docs/decisions/0055): one they uploaded to ask about, or one an
+ * assistant generated. Kept in the database (every web process serves it; backups hold it) and
+ * served only to its owner. `conversation_id` is set once a saved message of that chat refers to
+ * it, and the chat's deletion deletes it; an upload never sent is deleted after a day.
+ * `media_type`, `width` and `height` are read from the bytes, never taken from the client.
+ */
+export const chatImages = pgTable(
+  'chat_images',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    conversationId: uuid('conversation_id').references(() => chatConversations.id, { onDelete: 'cascade' }),
+    origin: text('origin', { enum: ['upload', 'generated'] }).notNull(),
+    mediaType: text('media_type').$type<TChatImageType>().notNull(),
+    bytes: integer('bytes').notNull(),
+    width: integer('width').notNull(),
+    height: integer('height').notNull(),
+    data: bytea('data').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('chat_images_user_created_idx').on(t.userId, t.createdAt),
+    index('chat_images_conversation_idx').on(t.conversationId),
+    check('chat_images_origin_check', sql`${t.origin} in ('upload', 'generated')`),
+    check('chat_images_media_type_check', sql`${t.mediaType} in ('image/png', 'image/jpeg', 'image/webp', 'image/gif')`),
   ],
 );
 

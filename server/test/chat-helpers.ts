@@ -1,6 +1,7 @@
 import { asc } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
-import type { TChatProvider, TChatStreamEvent } from '../../contracts/chat.ts';
+import type { TChatImageType, TChatProvider, TChatStreamEvent } from '../../contracts/chat.ts';
+import { SAMPLE_IMAGES } from '../../tests/fakes/sample-images.ts';
 import { chatUsage } from '../db/schema.ts';
 import type { TestApp } from './test-app.ts';
 
@@ -69,6 +70,19 @@ export function conversationBody(id = newTestChatId()) {
       { id: 'a1', parentId: 'q1', role: 'assistant', content: 'Reply to: Hello there', timestamp: '2025-05-01T10:01:00.000Z', model: 'gpt-4o' },
     ] as Array<Record<string, string | null>>,
   };
+}
+
+/** A valid image upload: a real 1x1 PNG. */
+export const imageBody = (kind: keyof typeof SAMPLE_IMAGES = 'png', type: TChatImageType = `image/${kind === 'webpLossless' || kind === 'webpAlpha' ? 'webp' : kind}` as TChatImageType) => ({
+  type,
+  data: SAMPLE_IMAGES[kind],
+});
+
+/** Uploads an image as the user; its id. */
+export async function uploadImage(t: TestApp, cookie: string, body: object = imageBody()): Promise<string> {
+  const res = await t.request({ method: 'POST', url: '/api/chat/images', cookie, payload: body });
+  if (res.statusCode !== 201) throw new Error(`upload: ${res.statusCode} ${res.body}`);
+  return res.json<{ id: string }>().id;
 }
 
 let presets = 0;

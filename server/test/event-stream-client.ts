@@ -27,8 +27,15 @@ export async function listenLocally(app: FastifyInstance): Promise<string> {
 
 /** GET /api/events as a browser's EventSource would, parsing the stream as it arrives. */
 export function openEvents(base: string, cookie: string, lastEventId?: string): Promise<EventStreamClient> {
+  return openEventStream(base, EVENTS_PATH, cookie, { headers: lastEventId ? { 'last-event-id': lastEventId } : {} });
+}
+
+/** Any event stream of ours (a chat answer POSTed, or joined again with GET), parsed as it arrives. */
+export function openEventStream(base: string, path: string, cookie: string, options: { method?: 'GET' | 'POST'; body?: unknown; headers?: Record<string, string> } = {}): Promise<EventStreamClient> {
   return new Promise((resolve, reject) => {
-    const request = http.get(`${base}${EVENTS_PATH}`, { headers: { cookie, accept: 'text/event-stream', origin: TEST_ORIGIN, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) } }, (res) => {
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const headers = { cookie, accept: 'text/event-stream', origin: TEST_ORIGIN, ...(body ? { 'content-type': 'application/json' } : {}), ...options.headers };
+    const request = http.request(`${base}${path}`, { method: options.method ?? 'GET', headers }, (res) => {
       const events: ReceivedEvent[] = [];
       const waiters = new Set<() => void>();
       let buffer = '';
@@ -79,5 +86,6 @@ export function openEvents(base: string, cookie: string, lastEventId?: string): 
       if (res.statusCode !== 200) res.resume();
     });
     request.on('error', reject);
+    request.end(body);
   });
 }

@@ -87,7 +87,7 @@ describe('hostile input', () => {
   /** Sends one request (the valid sample where a part is not given) with the snapshot from just before it. */
   async function send(endpoint: Endpoint, parts: { segment?: string; search?: string; body?: BodyCase }) {
     const path = endpoint.param ? endpoint.route.replace(`:${endpoint.param.name}`, parts.segment ?? encodeURIComponent(await realParam(endpoint))) : endpoint.route;
-    const url = `${path}${parts.search ?? ''}`;
+    const url = `${path}${parts.search ?? endpoint.sampleQuery ?? ''}`;
     const body = parts.body ?? validBody(endpoint);
     if (endpoint.actor === 'own session') known = null; // signing in writes a session
     const cookie = endpoint.actor === 'admin' ? fx.admin : endpoint.actor === 'own session' ? await fx.throwawaySession() : undefined;
@@ -112,13 +112,17 @@ describe('hostile input', () => {
     let body: unknown = undefined;
     if (res.statusCode !== 204) {
       // JSON, a stream of JSON lines (Test on history's answer), server-sent events with JSON
-      // data (the live console) or a Markdown file (a chat's export); their refusals are JSON.
+      // data (the live console, a chat answer joined again), a Markdown file (a chat's export) or
+      // a chat image; their refusals are JSON.
       const type = String(res.headers['content-type']);
       const ndjson = /^application\/x-ndjson/.test(type);
       const sse = /^text\/event-stream/.test(type);
       const markdown = /^text\/markdown/.test(type);
-      expect(type, where).toMatch((ndjson || sse || markdown) && res.statusCode < 300 ? /^(application\/x-ndjson|text\/event-stream|text\/markdown)/ : /^application\/json/);
-      body = markdown
+      const image = /^image\/(png|jpeg|webp|gif)$/.test(type);
+      expect(type, where).toMatch(
+        (ndjson || sse || markdown || image) && res.statusCode < 300 ? /^(application\/x-ndjson|text\/event-stream|text\/markdown|image\/)/ : /^application\/json/,
+      );
+      body = markdown || image
         ? res.body
         : ndjson
           ? res.body.split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown)
@@ -184,9 +188,9 @@ describe('hostile input', () => {
         'body: mutated, broken, oversize or not JSON',
         async () => {
           await fc.assert(
-            fc.asyncProperty(bodyCases(sample), async (body) => {
+            fc.asyncProperty(bodyCases(sample, endpoint.bodyLimit), async (body) => {
               const { url, res, before } = await send(endpoint, { body });
-              await checkAnswer(body.label, expectedForBody(body, contract), res, before, url);
+              await checkAnswer(body.label, expectedForBody(body, contract, endpoint.bodyLimit), res, before, url);
             }),
             options(endpoint, 'body', unstorableTextBodies(sample)),
           );

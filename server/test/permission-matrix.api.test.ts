@@ -3,7 +3,7 @@ import { defaultAgentConfig, findTemplate } from '../../contracts/agents.ts';
 import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS } from '../../contracts/chat.ts';
 import { createTestApp, type TestApp } from './test-app.ts';
 import { inAppAlert } from './agent-fixtures.ts';
-import { conversationBody, presetBody } from './chat-helpers.ts';
+import { conversationBody, imageBody, presetBody } from './chat-helpers.ts';
 
 const ACTORS = ['signed out', 'guest', 'owner', 'another admin'] as const;
 type Actor = (typeof ACTORS)[number];
@@ -28,7 +28,8 @@ describe('permission matrix', () => {
 
   beforeAll(async () => {
     // The live console's stream ends on its own soon, so inject() gets its whole answer.
-    t = await createTestApp({ env: { ADMIN_EMAILS: `${OWNER},${OTHER}`, MARKET_DATA: 'simulated', EVENT_STREAM_MAX_MS: '50' } });
+    // Every row makes its objects as the owner: more writes a minute than the default limit (write-limit.api.test.ts checks that limit).
+    t = await createTestApp({ env: { ADMIN_EMAILS: `${OWNER},${OTHER}`, MARKET_DATA: 'simulated', EVENT_STREAM_MAX_MS: '50', WRITE_RATE_LIMIT: '1000' } });
     cookies.owner = await t.signIn(OWNER, 'Owner');
     cookies['another admin'] = await t.signIn(OTHER, 'Other');
     cookies.guest = await t.signIn('guest@example.com', 'Guest');
@@ -61,6 +62,7 @@ describe('permission matrix', () => {
   const at = (path: string, payload?: unknown) => async (): Promise<Call> => ({ path, payload });
   const newConversation = async (): Promise<string> => (await asOwner('POST', '/api/chat/conversations', conversationBody())).conversation.id;
   const newPreset = async (): Promise<string> => (await asOwner('POST', '/api/chat/presets', presetBody())).id;
+  const newImage = async (): Promise<string> => (await asOwner('POST', '/api/chat/images', imageBody())).id;
 
   const chatRows: Row[] = CHAT_PROVIDERS.map((provider) => ({
     method: 'POST',
@@ -109,6 +111,13 @@ describe('permission matrix', () => {
     { method: 'PATCH', url: '/api/chat/conversations/:id', call: async () => ({ path: `/api/chat/conversations/${await newConversation()}`, payload: { customTitle: 'Renamed' } }), expected: [401, 404, 200, 404] },
     { method: 'DELETE', url: '/api/chat/conversations/:id', call: async () => ({ path: `/api/chat/conversations/${await newConversation()}` }), expected: [401, 404, 204, 404] },
     { method: 'GET', url: '/api/chat/conversations/:id/export', call: async () => ({ path: `/api/chat/conversations/${await newConversation()}/export?format=md` }), expected: [401, 404, 200, 404] },
+    // An answer of the owner's chat (conversationBody's 'a1', ended): joined again and stopped by its owner alone.
+    { method: 'GET', url: '/api/chat/conversations/:id/stream', call: async () => ({ path: `/api/chat/conversations/${await newConversation()}/stream?answer=a1` }), expected: [401, 404, 200, 404] },
+    { method: 'POST', url: '/api/chat/conversations/:id/stop', call: async () => ({ path: `/api/chat/conversations/${await newConversation()}/stop`, payload: { answer: 'a1' } }), expected: [401, 404, 204, 404] },
+    // Chat images are each user's own (docs/decisions/0055).
+    { method: 'POST', url: '/api/chat/images', call: async () => ({ path: '/api/chat/images', payload: imageBody() }), expected: [401, 201, 201, 201] },
+    { method: 'GET', url: '/api/chat/images/:id', call: async () => ({ path: `/api/chat/images/${await newImage()}` }), expected: [401, 404, 200, 404] },
+    { method: 'DELETE', url: '/api/chat/images/:id', call: async () => ({ path: `/api/chat/images/${await newImage()}` }), expected: [401, 404, 204, 404] },
     { method: 'GET', url: '/api/chat/presets', call: at('/api/chat/presets'), expected: [401, 200, 200, 200] },
     { method: 'POST', url: '/api/chat/presets', call: async () => ({ path: '/api/chat/presets', payload: presetBody() }), expected: [401, 201, 201, 201] },
     { method: 'PATCH', url: '/api/chat/presets/:id', call: async () => ({ path: `/api/chat/presets/${await newPreset()}`, payload: { temperature: 1 } }), expected: [401, 404, 200, 404] },

@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAgentConfig, findTemplate } from '../../contracts/agents.ts';
 import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS } from '../../contracts/chat.ts';
-import { chatBody, conversationBody, presetBody } from './chat-helpers.ts';
+import { chatBody, conversationBody, imageBody, presetBody } from './chat-helpers.ts';
 import { createTestApp, TEST_ORIGIN, type TestApp } from './test-app.ts';
 import { inAppAlert } from './agent-fixtures.ts';
 
@@ -72,6 +72,7 @@ describe('request guard on every state-changing route', () => {
   const newChannelId = async (): Promise<string> => (await asAdmin('POST', '/api/channels', { kind: 'telegram', name: 'Desk', botToken: '123456789:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', chatId: '42' })).id;
   const newConversationId = async (): Promise<string> => (await asAdmin('POST', '/api/chat/conversations', conversationBody())).conversation.id;
   const newPresetId = async (): Promise<string> => (await asAdmin('POST', '/api/chat/presets', presetBody())).id;
+  const newImageId = async (): Promise<string> => (await asAdmin('POST', '/api/chat/images', imageBody())).id;
   const newArticleId = async (): Promise<string> => (await asAdmin('POST', '/api/articles', { ...article(), published: true })).id;
   const newUserId = async (): Promise<string> => {
     const email = `user-${++n}@example.com`;
@@ -114,6 +115,9 @@ describe('request guard on every state-changing route', () => {
     'POST /api/chat/presets': async () => ({ path: '/api/chat/presets', payload: presetBody() }),
     'PATCH /api/chat/presets/:id': async () => ({ path: `/api/chat/presets/${await newPresetId()}`, payload: { name: `Renamed preset ${++n}` } }),
     'DELETE /api/chat/presets/:id': async () => ({ path: `/api/chat/presets/${await newPresetId()}`, payload: {} }),
+    'POST /api/chat/conversations/:id/stop': async () => ({ path: `/api/chat/conversations/${await newConversationId()}/stop`, payload: { answer: 'a1' } }),
+    'POST /api/chat/images': async () => ({ path: '/api/chat/images', payload: imageBody() }),
+    'DELETE /api/chat/images/:id': async () => ({ path: `/api/chat/images/${await newImageId()}`, payload: {} }),
     ...Object.fromEntries(
       CHAT_PROVIDERS.map((p) => [`POST ${CHAT_PROVIDER_INFO[p].endpoint}`, async (): Promise<Call> => ({ path: CHAT_PROVIDER_INFO[p].endpoint, payload: chatBody(p) })]),
     ),

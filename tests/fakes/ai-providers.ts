@@ -25,7 +25,11 @@
  * developer input item, or `instructions`; chat completions: a system message; Anthropic: the
  * top-level `system`; Gemini: `systemInstruction` and `generationConfig.temperature`), and
  * refused where the provider refuses them: a temperature to OpenAI's reasoning models (o3,
- * o4-mini), or above 1 to Anthropic, above 2 to the others.
+ * o4-mini), or above 1 to Anthropic, above 2 to the others. Images in a question are recorded
+ * in each API's own shape (OpenAI and xAI Responses `input_image` with a data URL, chat
+ * completions `image_url`, Anthropic an `image` block with a base64 `source`, Gemini
+ * `inlineData`) with their type and size, and refused where the provider refuses them: bytes that
+ * are not the type they are sent as, and any image to DeepSeek, which reads text only.
  *
  * Faults per provider, set at runtime, answer what that provider really sends (its status and
  * error JSON): '401' a rejected key (Gemini and xAI say so with a 400), '429' rate limited,
@@ -62,8 +66,12 @@ export type FakeAiRequest = {
   temperature: number | undefined;
   /** The last user message's text. */
   prompt: string;
+  /** The images the request carries, in order: the API's part name, the type sent and the bytes' size. */
+  images: FakeAiImage[];
   body: Record<string, unknown>;
 };
+
+export type FakeAiImage = { part: 'input_image' | 'image_url' | 'image' | 'inlineData'; mediaType: string; bytes: number };
 
 export type FakeAiProviders = {
   /** Each provider's base URL, as its SDK expects it. */
@@ -232,12 +240,13 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   const model = api === 'gemini' ? decodeURIComponent(/models\/([^:]+):/.exec(url.pathname)?.[1] ?? '') : String(body.model ?? '');
   const maxOutputTokens = outputLimit(api, body);
   const temperature = temperatureOf(api, body);
-  state.requests.push({ provider, path: url.pathname, model, stream, maxOutputTokens, system: systemPrompt(api, body), temperature, prompt: lastUserText(api, body), body });
+  const images = imagesOf(api, body);
+  state.requests.push({ provider, path: url.pathname, model, stream, maxOutputTokens, system: systemPrompt(api, body), temperature, prompt: lastUserText(api, body), images: images.map(({ part, mediaType, bytes }) => ({ part, mediaType, bytes })), body });
   if (state.latencyMs > 0) await sleep(state.latencyMs);
   if (res.destroyed) return;
 
   if (provider !== 'llama' && !hasKey(provider, state.keys[provider], req)) return sendError(res, provider, '401', model);
-  const invalid = invalidLimit(api, maxOutputTokens) ?? invalidTemperature(api, model, temperature);
+  const invalid = invalidLimit(api, maxOutputTokens) ?? invalidTemperature(api, model, temperature) ?? invalidImages(provider, api, images);
   if (invalid) return sendJson(res, 400, invalid);
   const { fault, message } = state.faults.get(provider) ?? { fault: 'none' as const };
   if (fault === '401' || fault === '429' || fault === 'quota' || fault === '404' || fault === '500') return sendError(res, provider, fault, model, message);
@@ -366,6 +375,63 @@ function invalidTemperature(api: Api, model: string, temperature: number | undef
     };
   }
   return null;
+}
+
+/**
+ * The images of a request, read where each API carries them (as data URLs or base64, as the SDKs
+ * send our uploads): OpenAI and xAI Responses `{type: 'input_image', image_url: 'data:...'}`,
+ * chat completions `{type: 'image_url', image_url: {url: 'data:...'}}`, Anthropic
+ * `{type: 'image', source: {type: 'base64', media_type, data}}`, Gemini `{inlineData: {mimeType, data}}`.
+ */
+function imagesOf(api: Api, body: Record<string, unknown>): Array<FakeAiImage & { data: Buffer }> {
+  const found: Array<FakeAiImage & { data: Buffer }> = [];
+  const fromDataUrl = (part: FakeAiImage['part'], url: unknown) => {
+    const match = typeof url === 'string' ? /^data:([^;,]+);base64,(.*)$/s.exec(url) : null;
+    if (match) found.push({ part, mediaType: match[1]!, bytes: Buffer.from(match[2]!, 'base64').length, data: Buffer.from(match[2]!, 'base64') });
+  };
+  const parts = (content: unknown): Array<Record<string, unknown>> => (Array.isArray(content) ? content.filter((p): p is Record<string, unknown> => !!p && typeof p === 'object') : []);
+  if (api === 'gemini') {
+    for (const c of (body.contents ?? []) as Array<{ parts?: unknown }>) {
+      for (const p of parts(c.parts)) {
+        const inline = p.inlineData as { mimeType?: string; data?: string } | undefined;
+        if (inline?.data) found.push({ part: 'inlineData', mediaType: String(inline.mimeType), bytes: Buffer.from(inline.data, 'base64').length, data: Buffer.from(inline.data, 'base64') });
+      }
+    }
+  } else if (api === 'responses' || api === 'chat' || api === 'anthropic') {
+    for (const m of ((api === 'responses' ? body.input : body.messages) ?? []) as Array<{ content?: unknown }>) {
+      for (const p of parts(m.content)) {
+        if (api === 'responses' && p.type === 'input_image') fromDataUrl('input_image', p.image_url);
+        if (api === 'chat' && p.type === 'image_url') fromDataUrl('image_url', (p.image_url as { url?: unknown } | undefined)?.url);
+        const source = p.source as { type?: string; media_type?: string; data?: string } | undefined;
+        if (api === 'anthropic' && p.type === 'image' && source?.type === 'base64' && source.data) {
+          found.push({ part: 'image', mediaType: String(source.media_type), bytes: Buffer.from(source.data, 'base64').length, data: Buffer.from(source.data, 'base64') });
+        }
+      }
+    }
+  }
+  return found;
+}
+
+/** The type an image's bytes are, by their signature (what the providers check too). */
+function imageTypeOf(bytes: Buffer): string | null {
+  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
+  if (/^GIF8[79]a/.test(bytes.subarray(0, 6).toString('latin1'))) return 'image/gif';
+  if (bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
+  return null;
+}
+
+/** What the providers answer to images they cannot take: DeepSeek takes none; the others refuse bytes that are not the type sent. */
+function invalidImages(provider: TChatProvider, api: Api, images: Array<FakeAiImage & { data: Buffer }>): unknown {
+  if (images.length === 0) return null;
+  if (provider === 'deepseek') {
+    return { error: { message: 'Failed to deserialize the JSON body into the target type: messages[0]: unknown variant `image_url`, expected `text`', type: 'invalid_request_error', param: null, code: 'invalid_request_error' } };
+  }
+  const bad = images.find((image) => imageTypeOf(image.data) !== image.mediaType);
+  if (!bad) return null;
+  if (api === 'anthropic') return { type: 'error', error: { type: 'invalid_request_error', message: `Image does not match the provided media type ${bad.mediaType}` }, request_id: 'req_fake' };
+  if (api === 'gemini') return { error: { code: 400, message: 'Provided image is not valid.', status: 'INVALID_ARGUMENT' } };
+  return { error: { message: "You uploaded an unsupported image. Please make sure your image is valid and of one of the following formats: ['png', 'jpeg', 'gif', 'webp'].", type: 'invalid_request_error', param: null, code: 'invalid_image_format' } };
 }
 
 /** What the providers answer to a bad limit: Anthropic requires one, OpenAI's Responses refuses < 16. */

@@ -6,7 +6,10 @@ import { createChatModel, createImageModel, type ProviderUsage } from './models.
 
 export { AiCallError, displayUrl, type AiFailureKind } from './errors.ts';
 
-export type AiChatMessage = { role: 'user' | 'assistant'; content: string };
+/** An image a question shows the model: its bytes and type (read from the bytes). */
+export type AiImage = { mediaType: string; data: Uint8Array };
+/** One message of a chat; a question may carry images (docs/decisions/0055). */
+export type AiChatMessage = { role: 'user' | 'assistant'; content: string; images?: readonly AiImage[] };
 
 export type AiCall = {
   provider: TChatProvider;
@@ -27,7 +30,23 @@ export type AiCall = {
   temperature?: number;
 };
 
-export type AiAnswer = { text: string; usage: TChatUsage | null; images?: string[] };
+/** A generated image, as the provider sent it. */
+export type AiGeneratedImage = { mediaType: string; data: Uint8Array };
+export type AiAnswer = { text: string; usage: TChatUsage | null; images?: AiGeneratedImage[] };
+
+/** A message in the AI SDK's prompt: each image a file part before the text, in the order given
+ * (each SDK sends it in its API's own shape: OpenAI and xAI Responses `input_image`, chat
+ * completions `image_url`, Anthropic an `image` block with a base64 source, Gemini `inlineData`). */
+function promptMessage(message: AiChatMessage) {
+  if (message.role === 'assistant' || !message.images?.length) return { role: message.role, content: [{ type: 'text' as const, text: message.content }] };
+  return {
+    role: 'user' as const,
+    content: [
+      ...message.images.map((image) => ({ type: 'file' as const, data: { type: 'data' as const, data: image.data }, mediaType: image.mediaType })),
+      { type: 'text' as const, text: message.content },
+    ],
+  };
+}
 
 /**
  * The SDK retries 429 and 5xx twice with backoff by default: up to ~6 s of a 30 s budget spent
@@ -110,7 +129,7 @@ export async function generateChat(call: AiCall): Promise<AiAnswer> {
     const result = await generateText({
       model: createChatModel(call.provider, call.settings, call.model),
       ...(call.system ? { system: call.system } : {}),
-      messages: call.messages as ModelMessage[],
+      messages: call.messages.map(promptMessage) as ModelMessage[],
       maxOutputTokens: call.maxOutputTokens,
       temperature: call.temperature,
       abortSignal: clock.signal,
@@ -142,7 +161,7 @@ export async function streamChat(call: AiCall, onText: (text: string) => void | 
     const { stream } = await createChatModel(call.provider, call.settings, call.model).doStream({
       prompt: [
         ...(call.system ? [{ role: 'system' as const, content: call.system }] : []),
-        ...call.messages.map(({ role, content }) => ({ role, content: [{ type: 'text' as const, text: content }] })),
+        ...call.messages.map(promptMessage),
       ],
       maxOutputTokens: call.maxOutputTokens,
       temperature: call.temperature,
@@ -173,7 +192,7 @@ export async function streamChat(call: AiCall, onText: (text: string) => void | 
   return { text, usage };
 }
 
-/** grok-2-image-1212: one image for the last user message, as a data: URL. */
+/** grok-2-image-1212: one image for the last user message, as the provider's bytes. */
 export async function generateChatImage(call: AiCall): Promise<AiAnswer> {
   const prompt = [...call.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
   const clock = deadline(call.signal, call.timeoutMs);
@@ -185,7 +204,7 @@ export async function generateChatImage(call: AiCall): Promise<AiAnswer> {
       abortSignal: clock.signal,
       maxRetries: MAX_RETRIES,
     });
-    const images = result.images.map((image) => `data:${image.mediaType};base64,${image.base64}`);
+    const images = result.images.map((image) => ({ mediaType: image.mediaType, data: image.uint8Array }));
     return { text: images.length === 1 ? 'Here is the generated image.' : `Here are ${images.length} generated images.`, usage: null, images };
   } catch (err) {
     throw toFailure(call, err, clock.stoppedKind());

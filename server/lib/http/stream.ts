@@ -56,11 +56,14 @@ export function openStream(reply: FastifyReply, contentType: string, { gzip = fa
   return { write, end };
 }
 
-/** An AbortSignal that fires when the client goes away before the answer is complete. */
+/** An AbortSignal that fires when the client goes away before the answer is complete; aborted
+ * at once when it went away already (while the handler was waiting for the database, say). */
 export function clientGone(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
-  reply.raw.once('close', () => {
+  const gone = () => {
     if (!reply.raw.writableFinished) controller.abort(new Error('client disconnected'));
-  });
+  };
+  if (reply.raw.destroyed) gone();
+  else reply.raw.once('close', gone);
   return controller.signal;
 }

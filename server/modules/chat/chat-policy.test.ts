@@ -30,3 +30,22 @@ describe("an agent's Explain alerts choice", () => {
     expect(modelsOf(config, 'openai').map((m) => m.id)).toContain('gpt-4o');
   });
 });
+
+describe('which models see images (docs/decisions/0055)', () => {
+  it('marks the Ollama models named as seeing images, by name before the tag', () => {
+    const models = modelsOf({ ollamaModels: ['llama3.1', 'llama3.2-vision:11b', 'mine'], ollamaVisionModels: ['llama3.2-vision', 'mine'] }, 'llama');
+    expect(models.map((m) => [m.id, m.vision ?? null])).toEqual([
+      ['llama3.1', null],
+      ['llama3.2-vision:11b', ['image/png', 'image/jpeg']],
+      ['mine', ['image/png', 'image/jpeg']],
+    ]);
+  });
+
+  it("keeps each provider's own list as the contract states it", () => {
+    const vision = (provider: Parameters<typeof modelsOf>[1]) => Object.fromEntries(modelsOf(config, provider).map((m) => [m.id, m.vision ?? null]));
+    expect(vision('openai')['gpt-4o']).toEqual(['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
+    expect(vision('gemini')['gemini-2.5-pro']).toEqual(['image/png', 'image/jpeg', 'image/webp']);
+    expect(vision('grok')).toMatchObject({ 'grok-4': ['image/png', 'image/jpeg'], 'grok-3': null, 'grok-2-image-1212': null });
+    expect(Object.values(vision('deepseek'))).toEqual([null, null]);
+  });
+});

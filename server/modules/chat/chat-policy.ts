@@ -1,5 +1,5 @@
 import { BRIEF_MODEL_RULE, BRIEF_PROVIDER_RULE, type TAlertBriefChoice } from '../../../contracts/agents.ts';
-import { CHAT_PROVIDER_INFO, type TChatModel, type TChatProvider } from '../../../contracts/chat.ts';
+import { CHAT_PROVIDER_INFO, OLLAMA_VISION_TYPES, type TChatModel, type TChatProvider } from '../../../contracts/chat.ts';
 import type { TRole } from '../../../contracts/users.ts';
 import type { ChatConfig } from '../../config.ts';
 import type { ErrorDetail } from '../../lib/errors.ts';
@@ -10,10 +10,15 @@ import type { ErrorDetail } from '../../lib/errors.ts';
  * same budget with the same assistants.
  */
 
-/** The models the server accepts for a provider: the contract's list, Llama's from OLLAMA_MODELS. */
-export function modelsOf(config: Pick<ChatConfig, 'ollamaModels'>, provider: TChatProvider): TChatModel[] {
+/** The models the server accepts for a provider: the contract's list, Llama's from OLLAMA_MODELS
+ * (those named in OLLAMA_VISION_MODELS or the contract's list of them see images). */
+export function modelsOf(config: Pick<ChatConfig, 'ollamaModels'> & Partial<Pick<ChatConfig, 'ollamaVisionModels'>>, provider: TChatProvider): TChatModel[] {
   if (provider !== 'llama') return [...CHAT_PROVIDER_INFO[provider].models];
-  return config.ollamaModels.map((id) => CHAT_PROVIDER_INFO.llama.models.find((m) => m.id === id) ?? { id, label: id });
+  const vision = new Set(config.ollamaVisionModels ?? []);
+  return config.ollamaModels.map((id) => {
+    const model = CHAT_PROVIDER_INFO.llama.models.find((m) => m.id === id) ?? { id, label: id };
+    return vision.has(id.split(':')[0]!) ? { ...model, vision: OLLAMA_VISION_TYPES } : model;
+  });
 }
 
 /** The role policy (CHAT_POLICY over the defaults); admins pass every check. */

@@ -65,15 +65,21 @@ describe('chat API against the fake providers', () => {
     expect((await usageRows(t)).at(-1)).toMatchObject({ provider, outcome: 'ok', inputTokens: 5, outputTokens: 7 });
   });
 
-  it('generates an image with grok-2-image-1212, as JSON and as a stream', async () => {
+  it('generates an image with grok-2-image-1212, as JSON and as a stream, stored for the user and served to them alone', async () => {
     const body = chatBody('grok', 'a red fox', 'grok-2-image-1212');
     const json = (await send(t, admin, 'grok', { body })).json();
-    expect(json).toMatchObject({ error: false, model: 'grok-2-image-1212', images: [`data:image/png;base64,${TINY_PNG_BASE64}`] });
+    expect(json).toMatchObject({ error: false, model: 'grok-2-image-1212', images: [expect.stringMatching(/^\/api\/chat\/images\/[0-9a-f-]{36}$/)] });
     expect(json.choices[0].message.content).toBe('Here is the generated image.');
     expect(fake.requests().at(-1)).toMatchObject({ path: '/xai/v1/images/generations', model: 'grok-2-image-1212' });
+    // Served from our server with the type read from its bytes, to its owner only.
+    const image = await t.request({ url: json.images[0], cookie: admin });
+    expect(image.statusCode).toBe(200);
+    expect(image.headers['content-type']).toBe('image/png');
+    expect(image.rawPayload.equals(Buffer.from(TINY_PNG_BASE64, 'base64'))).toBe(true);
+    expect((await t.request({ url: json.images[0], cookie: guest })).statusCode).toBe(404);
 
     const events = parseEvents((await send(t, admin, 'grok', { body, stream: true })).body);
-    expect(events.at(-1)).toMatchObject({ event: 'done', data: { model: 'grok-2-image-1212', images: [`data:image/png;base64,${TINY_PNG_BASE64}`] } });
+    expect(events.at(-1)).toMatchObject({ event: 'done', data: { model: 'grok-2-image-1212', images: [expect.stringMatching(/^\/api\/chat\/images\//)] } });
   });
 
   describe('policy', () => {

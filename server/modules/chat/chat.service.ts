@@ -1,7 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
 import {
+  CHAT_IMAGE_TYPE_NAMES,
   CHAT_PROVIDER_INFO,
   CHAT_PROVIDERS,
+  STOPPED_NOTE,
+  chatImageUrl,
+  cutShortNote,
   estimateCostUsd,
   usageTotals,
   type TChatModel,
@@ -12,7 +16,9 @@ import {
   type TChatStreamEvent,
   type TChatUsage,
   type TChatUsageReport,
+  type ZAnswerTarget,
 } from '../../../contracts/chat.ts';
+import type { z } from 'zod';
 import type { ChatConfig } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
 import {
@@ -25,6 +31,7 @@ import {
   type AiAnswer,
   type AiCall,
   type AiChatMessage,
+  type AiGeneratedImage,
 } from '../../integrations/ai/index.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
@@ -32,9 +39,24 @@ import { mayUse as mayUseConfig, modelsOf as modelsOfConfig } from './chat-polic
 import { createChatBudget, refusalMessage, type BudgetAsk, type BudgetRefusal, type Reservation } from './budget.ts';
 import { usageByUserAndModel } from './chat.repo.ts';
 import { createRateWindow } from '../../lib/rate-window.ts';
-import { estimateInputTokens, estimateTextTokens } from './token-estimate.ts';
+import { estimateImageTokens, estimateInputTokens, estimateTextTokens } from './token-estimate.ts';
+import type { ConversationsService } from './conversations.service.ts';
+import type { ImagesService, RequestImage } from './images.service.ts';
+import { createLiveAnswers, type AnswerListener, type LiveAnswer } from './live-answers.ts';
 
-export type ChatServiceDeps = { db: Db; config: ChatConfig; now?: () => Date };
+export type ChatServiceDeps = { db: Db; config: ChatConfig; images: ImagesService; conversations: ConversationsService; now?: () => Date };
+
+type AnswerTarget = z.output<typeof ZAnswerTarget>;
+
+/** How often an answer being written is saved, and how long its lease lasts without a renewal. */
+export const ANSWER_SAVE_EVERY_MS = 1_000;
+export const ANSWER_LEASE_MS = 15_000;
+/** How often a browser following an answer written by another process is sent what was saved. */
+export const ANSWER_TAIL_EVERY_MS = 500;
+/** How long an answer waits for its question's parent to be saved before it is kept unsaved. */
+const BEGIN_RETRIES = 10;
+const SHUTDOWN_MESSAGE = 'The server restarted before the answer was complete. Please try again.';
+const STOPPED_MESSAGE = 'Stopped';
 
 /** A request that passed every check; `respond*` carries it out. */
 export type ChatPlan = {
@@ -42,6 +64,12 @@ export type ChatPlan = {
   model: string;
   image: boolean;
   messages: AiChatMessage[];
+  /** The images the messages carry, each counted once per message that shows it. */
+  imageInputs: RequestImage[];
+  /** Each message's image ids, in order. */
+  imageIds: string[][];
+  /** The chat a kept answer goes in (its generated images go there too); null when the answer is only sent back. */
+  conversationId: string | null;
   user: SessionUser;
   /** The provider's key is missing: answer SPEC's 'API key not configured' text instead. */
   missingKey: boolean;
@@ -60,7 +88,8 @@ export type ChatEventSink = (event: TChatStreamEvent) => Promise<void>;
 
 type Outcome = 'ok' | 'error' | 'aborted' | 'rejected';
 
-export function createChatService({ db, config, now = () => new Date() }: ChatServiceDeps) {
+export function createChatService({ db, config, images, conversations, now = () => new Date() }: ChatServiceDeps) {
+  const live = createLiveAnswers();
   const rateWindow = createRateWindow(config.rateLimitPerMinute);
   const budget = createChatBudget({ db, limits: { tokens: config.dailyTokenBudget, images: config.dailyImageBudget }, now });
 
@@ -109,6 +138,12 @@ export function createChatService({ db, config, now = () => new Date() }: ChatSe
     if (input.temperature !== undefined && input.temperature > info.temperatureMax) {
       throw new AppError('BAD_REQUEST', 'Invalid request', [{ path: 'temperature', message: `${info.label} takes a temperature from 0 to ${info.temperatureMax}` }]);
     }
+    const withImages = input.messages.flatMap((m, i) => (m.images?.length ? [i] : []));
+    if (withImages.length > 0 && !model.vision) {
+      throw new AppError('BAD_REQUEST', 'Invalid request', [
+        { path: `messages.${withImages[0]}.images`, message: `${model.label} reads text only: choose a model that takes images, or send the question without them` },
+      ]);
+    }
 
     const at = now();
     const slot = rateWindow.take(user.id, at.getTime());
@@ -121,11 +156,29 @@ export function createChatService({ db, config, now = () => new Date() }: ChatSe
       );
     }
 
+    const stored = withImages.length > 0 ? await images.forRequest(user.id, input.messages) : new Map<string, RequestImage>();
+    const typeProblems = input.messages.flatMap((m, i) =>
+      (m.images ?? []).flatMap((id, j) => {
+        const type = stored.get(id)!.mediaType;
+        return model.vision!.includes(type)
+          ? []
+          : [{ path: `messages.${i}.images.${j}`, message: `${model.label} takes ${model.vision!.map((t) => CHAT_IMAGE_TYPE_NAMES[t]).join(' and ')} images; this one is ${CHAT_IMAGE_TYPE_NAMES[type]}` }];
+      }),
+    );
+    if (typeProblems.length > 0) throw new AppError('BAD_REQUEST', 'Invalid request', typeProblems);
+
     const plan: ChatPlan = {
       provider,
       model: model.id,
       image: model.image === true,
-      messages: input.messages.map(({ role, content }) => ({ role, content })),
+      messages: input.messages.map(({ role, content, images: ids }) => ({
+        role,
+        content,
+        ...(ids?.length ? { images: ids.map((id) => ({ mediaType: stored.get(id)!.mediaType, data: stored.get(id)!.data })) } : {}),
+      })),
+      imageInputs: input.messages.flatMap((m) => (m.images ?? []).map((id) => stored.get(id)!)),
+      imageIds: input.messages.map((m) => m.images ?? []),
+      conversationId: null,
       user,
       missingKey: !isConfigured(provider),
       reservation: null,
@@ -137,6 +190,7 @@ export function createChatService({ db, config, now = () => new Date() }: ChatSe
       log,
     };
     if (plan.missingKey) return plan;
+    if (plan.image) await images.assertRoomForGenerated(user.id);
 
     const ask: BudgetAsk = plan.image
       ? { kind: 'image' }
@@ -204,12 +258,13 @@ export function createChatService({ db, config, now = () => new Date() }: ChatSe
         return { error: true, message, choices: [], model: plan.model };
       }
       const usage = await recordSuccess(plan, answer, started);
+      const urls = answer.images ? await keepImages(plan, answer.images) : [];
       return {
         error: false,
         choices: [{ message: { role: 'assistant', content: answer.text } }],
         model: plan.model,
         usage,
-        ...(answer.images ? { images: answer.images } : {}),
+        ...(answer.images ? { images: urls } : {}),
       };
     });
   }
@@ -246,8 +301,203 @@ export function createChatService({ db, config, now = () => new Date() }: ChatSe
         return send({ event: 'error', data: { message, partial: partial.length > 0 } });
       }
       const usage = await recordSuccess(plan, answer, started);
-      await send({ event: 'done', data: { model: plan.model, usage, ...(answer.images ? { images: answer.images } : {}) } });
+      const urls = answer.images ? await keepImages(plan, answer.images) : [];
+      await send({ event: 'done', data: { model: plan.model, usage, ...(answer.images ? { images: urls } : {}) } });
     });
+  }
+
+  /** Stores generated images for the user (in the chat the answer goes in) and gives their URLs. */
+  async function keepImages(plan: ChatPlan, generated: AiGeneratedImage[]): Promise<string[]> {
+    const { stored, dropped } = await images.storeGenerated(plan.user.id, plan.conversationId, generated);
+    if (dropped > 0) plan.log.warn({ provider: plan.provider, model: plan.model, dropped }, 'a generated image was not a PNG, JPEG, WebP or GIF: not kept');
+    return stored.map((image) => image.url);
+  }
+
+  // --- answers kept on the server (docs/decisions/0056) ---------------------------------------------
+
+  /**
+   * Starts an answer the server writes into the user's chat whoever is listening: stored as it
+   * goes (every second), ended there before its last event is sent, joined again by the owner's
+   * other requests, stopped only by Stop, the process closing, its own limits (silence timeout,
+   * output tokens) or CHAT_ANSWER_MAX_SECONDS. Resolves once it is stored and running; the caller
+   * follows it.
+   */
+  async function startAnswer(plan: ChatPlan, target: AnswerTarget): Promise<LiveAnswer> {
+    const answer = live.open(plan.user.id, target.chatId, target.id);
+    const fail = async (err: unknown): Promise<never> => {
+      if (answer) await live.publish(answer, { event: 'error', data: { message: 'not started', partial: false } });
+      await release(plan);
+      throw err;
+    };
+    if (!answer) return fail(new AppError('CONFLICT', 'Invalid request', [{ path: 'answer.id', message: 'is an answer being written already' }]));
+    const question = plan.messages.at(-1)!;
+    const lastQuestionImages = plan.imageIds.at(-1) ?? [];
+    const begin = () =>
+      conversations.beginAnswer(
+        plan.user.id,
+        {
+          target,
+          provider: plan.provider,
+          model: plan.model,
+          question: { content: question.content, images: lastQuestionImages },
+          systemPrompt: plan.system ?? '',
+          temperature: plan.temperature ?? null,
+        },
+        new Date(now().getTime() + ANSWER_LEASE_MS),
+      );
+    let begun: { conversationId: string; stored: boolean };
+    try {
+      begun = await begin();
+    } catch (err) {
+      return fail(err);
+    }
+    plan.conversationId = begun.stored ? begun.conversationId : null;
+    void run(plan, answer, target, begun, begin);
+    return answer;
+  }
+
+  /** Writes the answer: the provider's events go to the answer's followers and, every second and at the end, to the chat. */
+  async function run(
+    plan: ChatPlan,
+    answer: LiveAnswer,
+    target: AnswerTarget,
+    begun: { conversationId: string; stored: boolean },
+    begin: () => Promise<{ conversationId: string; stored: boolean }>,
+  ): Promise<void> {
+    let stored = begun.stored;
+    let tries = 0;
+    let saving: Promise<void> | null = null;
+    const saveNow = async () => {
+      if (!stored) {
+        if (++tries > BEGIN_RETRIES) return;
+        const again = await begin();
+        stored = again.stored;
+        if (stored) plan.conversationId = again.conversationId;
+        return;
+      }
+      const saved = await conversations.saveAnswerProgress(begun.conversationId, target.id, answer.text, new Date(now().getTime() + ANSWER_LEASE_MS));
+      if (!saved) stored = false; // the chat or the answer was deleted meanwhile: it is only sent now
+      else if (saved.stopRequested) live.stop(answer, 'stop');
+    };
+    const timer = setInterval(() => {
+      if (saving) return;
+      saving = saveNow()
+        .catch((err: unknown) => plan.log.warn({ err }, 'could not save an answer in progress'))
+        .finally(() => (saving = null));
+    }, ANSWER_SAVE_EVERY_MS);
+    const limit = setTimeout(() => live.stop(answer, 'limit'), config.answerMaxMs);
+
+    const send: ChatEventSink = async (event) => {
+      if (event.event === 'delta') return live.publish(answer, event);
+      clearInterval(timer);
+      clearTimeout(limit);
+      await saving;
+      const last = finalEvent(answer, event);
+      if (stored && plan.conversationId) {
+        await conversations
+          .endAnswer(plan.conversationId, { id: target.id, questionId: target.questionId }, endFields(plan, answer, last))
+          .catch((err: unknown) => plan.log.error({ err }, 'could not store the end of an answer'));
+      }
+      await live.publish(answer, last);
+    };
+    try {
+      await respondStream(plan, answer.controller.signal, send);
+    } catch (err) {
+      plan.log.error({ err }, 'chat answer failed');
+      await send({ event: 'error', data: { message: 'The answer could not be completed. Please try again.', partial: answer.text.length > 0 } });
+    } finally {
+      clearInterval(timer);
+      clearTimeout(limit);
+    }
+  }
+
+  /** The last event as followers see it: Stop says so; the process closing or the time limit says why. */
+  function finalEvent(answer: LiveAnswer, event: TChatStreamEvent): TChatStreamEvent {
+    if (event.event !== 'error' || !answer.stopReason) return event;
+    const partial = answer.text.length > 0;
+    if (answer.stopReason === 'stop') return { event: 'error', data: { message: STOPPED_MESSAGE, partial, stopped: true } };
+    const message = answer.stopReason === 'shutdown' ? SHUTDOWN_MESSAGE : `The answer ran for the longest time an answer may take (${Math.round(config.answerMaxMs / 60_000)} min).`;
+    return { event: 'error', data: { message, partial } };
+  }
+
+  /** What the chat keeps of an ended answer; nothing when it ended before any text. */
+  function endFields(plan: ChatPlan, answer: LiveAnswer, last: TChatStreamEvent) {
+    const imageIds = last.event === 'done' ? (last.data.images ?? []).map((url) => url.split('/').at(-1)!) : [];
+    if (last.event === 'error' && answer.text.length === 0 && !last.data.stopped) return 'drop' as const;
+    const note = last.event === 'error' ? (last.data.stopped ? STOPPED_NOTE : cutShortNote(last.data.message)) : null;
+    return { content: answer.text, note, images: imageIds, model: plan.model };
+  }
+
+  /** Follows an answer this process writes until it ends or the browser leaves. */
+  function follow(answer: LiveAnswer, listener: AnswerListener, gone: AbortSignal): Promise<void> {
+    return live.follow(answer, listener, gone);
+  }
+
+  /** SPEC's JSON answer for a kept answer: once it has ended. */
+  async function answerJson(plan: ChatPlan, answer: LiveAnswer): Promise<TChatResponse> {
+    await answer.ended;
+    const end = answer.end;
+    if (end?.event === 'done') {
+      return { error: false, choices: [{ message: { role: 'assistant', content: answer.text } }], model: plan.model, ...(end.data.usage ? { usage: end.data.usage } : {}), ...(end.data.images ? { images: end.data.images } : {}) };
+    }
+    return { error: true, message: end?.event === 'error' ? end.data.message : 'The answer could not be completed. Please try again.', choices: [], model: plan.model };
+  }
+
+  /**
+   * Joins an answer again (a reload, another tab): 404 unless it is the user's. One this process
+   * writes is followed as it goes; one another process writes is read from the chat as it is saved
+   * (every second) until it ends; one that has ended is sent whole, with its end. (An answer is
+   * registered here before its row exists, so one not found here is written elsewhere or ended.)
+   */
+  async function join(user: SessionUser, chatId: string, answerId: string, open: () => AnswerListener, gone: AbortSignal): Promise<void> {
+    const here = live.find(user.id, chatId, answerId);
+    if (here) return follow(here, open(), gone);
+    const { conversation, message } = await conversations.findAnswer(user.id, chatId, answerId);
+    const send = open();
+    let sent = 0;
+    for (let row: typeof message | undefined = message; ; ) {
+      if (!row) return send({ event: 'error', data: { message: 'The answer could not be completed. Please try again.', partial: sent > 0 } });
+      if (row.content.length > sent) {
+        await send({ event: 'delta', data: { text: row.content.slice(sent) } });
+        sent = row.content.length;
+      }
+      if (row.streamingUntil === null) return send(storedEnd(row));
+      if (row.streamingUntil.getTime() <= now().getTime()) {
+        return send({ event: 'error', data: { message: 'the server stopped before the answer was complete. Please try again.', partial: sent > 0 } });
+      }
+      if (gone.aborted) return;
+      await new Promise((resolve) => setTimeout(resolve, ANSWER_TAIL_EVERY_MS));
+      if (gone.aborted) return;
+      row = await conversations.answerNow(conversation.id, answerId);
+    }
+  }
+
+  /** The end of an answer as the chat stored it. */
+  function storedEnd(row: { note: string | null; model: string | null; imageIds: string[]; content: string }): TChatStreamEvent {
+    if (row.note === STOPPED_NOTE) return { event: 'error', data: { message: STOPPED_MESSAGE, partial: row.content.length > 0, stopped: true } };
+    const cut = cutShortNote('');
+    if (row.note?.startsWith(cut)) return { event: 'error', data: { message: row.note.slice(cut.length), partial: row.content.length > 0 } };
+    return { event: 'done', data: { model: row.model ?? '', ...(row.imageIds.length > 0 ? { images: row.imageIds.map(chatImageUrl) } : {}) } };
+  }
+
+  /** Stop: the answer ends as far as it got, wherever it is being written. 404 unless it is the user's. */
+  async function stopAnswer(user: SessionUser, chatId: string, answerId: string): Promise<void> {
+    const here = live.find(user.id, chatId, answerId);
+    if (here) return live.stop(here, 'stop');
+    const { conversation } = await conversations.findAnswer(user.id, chatId, answerId);
+    await conversations.askToStop(conversation.id, answerId);
+  }
+
+  /** Gives back the budget a prepared call holds, when it will not be made. */
+  async function release(plan: ChatPlan): Promise<void> {
+    const left = plan.reservation;
+    plan.reservation = null;
+    if (left) await budget.release(left).catch((err: unknown) => plan.log.error({ err }, 'could not release a chat budget reservation'));
+  }
+
+  /** Ends every answer this process writes (it is closing), each stored as far as it got. */
+  function close(): Promise<void> {
+    return live.closeAll();
   }
 
   async function recordSuccess(plan: ChatPlan, answer: AiAnswer, started: number): Promise<TChatUsage> {
@@ -335,7 +585,7 @@ export function createChatService({ db, config, now = () => new Date() }: ChatSe
     return { days, since: since.toISOString(), rows, totals: { ...totals, costUsd: roundCents(totals.costUsd) } };
   }
 
-  return { providersFor, authorize, prepare, respondJson, respondStream, usageReport };
+  return { providersFor, authorize, prepare, release, respondJson, respondStream, startAnswer, follow, answerJson, join, stopAnswer, close, usageReport };
 }
 
 /** To a hundredth of a cent: small calls still show a cost, and float noise is gone. */
@@ -343,9 +593,10 @@ function roundCents(usd: number): number {
   return Math.round(usd * 10_000) / 10_000;
 }
 
-/** The estimated input of a call: its messages and its system prompt, which providers bill as input. */
+/** The estimated input of a call: its messages, their images and its system prompt, which providers bill as input. */
 function promptTokens(plan: ChatPlan): number {
-  return estimateInputTokens(plan.system ? [{ content: plan.system }, ...plan.messages] : plan.messages);
+  const text = estimateInputTokens(plan.system ? [{ content: plan.system }, ...plan.messages] : plan.messages);
+  return text + plan.imageInputs.reduce((sum, image) => sum + estimateImageTokens(plan.provider, image.width, image.height), 0);
 }
 
 export type ChatService = ReturnType<typeof createChatService>;

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
 import type { TChatProvider } from '../../../contracts/chat.ts';
 import type { Db } from '../../db/client.ts';
 import { chatConversations, chatMessages, chatPresets } from '../../db/schema.ts';
@@ -7,6 +7,8 @@ import { chatConversations, chatMessages, chatPresets } from '../../db/schema.ts
 type Tx = Pick<Db, 'select' | 'insert' | 'update' | 'delete' | 'execute'>;
 
 export type ConversationRow = typeof chatConversations.$inferSelect;
+/** A conversation with whether an answer of it is being written now (docs/decisions/0056). */
+export type ListedConversation = ConversationRow & { answering: boolean };
 export type MessageRow = typeof chatMessages.$inferSelect;
 export type NewMessage = Omit<typeof chatMessages.$inferInsert, 'seq'>;
 export type PresetRow = typeof chatPresets.$inferSelect;
@@ -58,7 +60,7 @@ export type ListOptions = { provider?: TChatProvider; q?: string; before?: { upd
  * message through their text-search indexes, and as plain text within the title, so a word
  * still being typed finds the chats named with it.
  */
-export async function listConversations(db: Tx, userId: string, { provider, q, before, limit }: ListOptions): Promise<ConversationRow[]> {
+export async function listConversations(db: Tx, userId: string, { provider, q, before, limit }: ListOptions, now: Date): Promise<ListedConversation[]> {
   const conditions = [eq(chatConversations.userId, userId)];
   if (provider) conditions.push(eq(chatConversations.provider, provider));
   if (before) {
@@ -78,7 +80,11 @@ export async function listConversations(db: Tx, userId: string, { provider, q, b
     );
   }
   return db
-    .select()
+    .select({
+      ...getTableColumns(chatConversations),
+      // Qualified by hand: in a select list drizzle names a column without its table.
+      answering: sql<boolean>`exists (select 1 from "chat_messages" m where m."conversation_id" = "chat_conversations"."id" and m."streaming_until" > ${now.toISOString()}::timestamptz)`,
+    })
     .from(chatConversations)
     .where(and(...conditions))
     .orderBy(desc(chatConversations.updatedAt), desc(chatConversations.chatId))
@@ -114,6 +120,72 @@ export async function insertMessages(db: Tx, rows: NewMessage[]): Promise<number
   if (rows.length === 0) return 0;
   const inserted = await db.insert(chatMessages).values(rows).onConflictDoNothing().returning({ id: chatMessages.id });
   return inserted.length;
+}
+
+// --- answers being written (docs/decisions/0056) ------------------------------------------------
+
+/** One message of a conversation, or none. */
+export async function findMessage(db: Tx, conversationId: string, id: string): Promise<MessageRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(chatMessages)
+    .where(and(eq(chatMessages.conversationId, conversationId), eq(chatMessages.id, id)));
+  return row;
+}
+
+/** The newest answer being written under `parentId`, if any. */
+export async function streamingChildOf(db: Tx, conversationId: string, parentId: string): Promise<string | undefined> {
+  const [row] = await db
+    .select({ id: chatMessages.id })
+    .from(chatMessages)
+    .where(and(eq(chatMessages.conversationId, conversationId), eq(chatMessages.parentId, parentId), isNotNull(chatMessages.streamingUntil)))
+    .orderBy(desc(chatMessages.seq))
+    .limit(1);
+  return row?.id;
+}
+
+/** Saves the text so far of an answer still being written and renews its lease; says whether Stop
+ * was asked for it elsewhere, or that it is not being written (deleted, or ended). */
+export async function saveAnswerText(db: Tx, conversationId: string, id: string, content: string, streamingUntil: Date): Promise<{ stopRequested: boolean } | undefined> {
+  const [row] = await db
+    .update(chatMessages)
+    .set({ content, streamingUntil })
+    .where(and(eq(chatMessages.conversationId, conversationId), eq(chatMessages.id, id), isNotNull(chatMessages.streamingUntil)))
+    .returning({ stopRequested: chatMessages.stopRequested });
+  return row;
+}
+
+/** Ends an answer being written: its last text and note; from then on the row never changes. */
+export async function endAnswer(db: Tx, conversationId: string, id: string, fields: Pick<MessageRow, 'content' | 'note' | 'imageIds' | 'model'>): Promise<boolean> {
+  const rows = await db
+    .update(chatMessages)
+    .set({ ...fields, streamingUntil: null, stopRequested: false })
+    .where(and(eq(chatMessages.conversationId, conversationId), eq(chatMessages.id, id), isNotNull(chatMessages.streamingUntil)))
+    .returning({ id: chatMessages.id });
+  return rows.length > 0;
+}
+
+/** Removes an answer that ended before any text (the browser keeps its own failure message). */
+export async function dropAnswer(db: Tx, conversationId: string, id: string): Promise<void> {
+  await db.delete(chatMessages).where(and(eq(chatMessages.conversationId, conversationId), eq(chatMessages.id, id), isNotNull(chatMessages.streamingUntil)));
+}
+
+/** The branch in view ends at `to` instead of `from` (when it ended at `from`). */
+export async function moveLeaf(db: Tx, conversationId: string, from: string, to: string | null): Promise<void> {
+  await db
+    .update(chatConversations)
+    .set({ leafId: to })
+    .where(and(eq(chatConversations.id, conversationId), eq(chatConversations.leafId, from)));
+}
+
+/** Asks the process writing an answer to stop it; false when the answer is not being written. */
+export async function requestAnswerStop(db: Tx, conversationId: string, id: string): Promise<boolean> {
+  const rows = await db
+    .update(chatMessages)
+    .set({ stopRequested: true })
+    .where(and(eq(chatMessages.conversationId, conversationId), eq(chatMessages.id, id), isNotNull(chatMessages.streamingUntil)))
+    .returning({ id: chatMessages.id });
+  return rows.length > 0;
 }
 
 // --- presets -----------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 import {
   CHAT_HISTORY_LIMITS,
   MAX_PRESETS,
+  type TConversationMessage,
   conversationMarkdown,
   exportFileName,
   type TConversation,
@@ -10,7 +11,6 @@ import {
   type TImportResult,
   type TPreset,
   type TSaveResult,
-  type TStoredMessage,
 } from '../../../contracts/chat-history.ts';
 import type { z } from 'zod';
 import type {
@@ -21,7 +21,7 @@ import type {
   ZUpdateConversation,
   ZUpdatePreset,
 } from '../../../contracts/chat-history.ts';
-import { CHAT_PROVIDER_INFO, type TChatProvider } from '../../../contracts/chat.ts';
+import { CHAT_PROVIDER_INFO, cutShortNote, type TChatProvider, type ZAnswerTarget } from '../../../contracts/chat.ts';
 import type { Db } from '../../db/client.ts';
 import { sqlState } from '../../lib/db-errors.ts';
 import { AppError, type ErrorDetail } from '../../lib/errors.ts';
@@ -30,7 +30,10 @@ import {
   countPresets,
   deleteConversation,
   deletePreset,
+  dropAnswer,
+  endAnswer,
   existingMessageIds,
+  findMessage,
   findConversation,
   findPreset,
   insertConversation,
@@ -40,24 +43,30 @@ import {
   listMessages,
   listPresets,
   messageTotals,
+  moveLeaf,
   presetNamed,
+  requestAnswerStop,
+  saveAnswerText,
+  streamingChildOf,
   updateConversation,
   updatePreset,
   type ConversationRow,
   type MessageRow,
+  type NewMessage,
   type PresetRow,
 } from './conversations.repo.ts';
+import type { ImagesService } from './images.service.ts';
 
 type SaveInput = z.output<typeof ZSaveConversation>;
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
-export type ConversationsServiceDeps = { db: Db; now?: () => Date };
+export type ConversationsServiceDeps = { db: Db; images: ImagesService; now?: () => Date };
 
 const NOT_FOUND = 'Chat not found';
 const UNIQUE_VIOLATION = '23505';
 const PRESET_NOT_FOUND = 'Preset not found';
 
-function summary(row: ConversationRow): TConversationSummary {
+function summary(row: ConversationRow, answering = false): TConversationSummary {
   return {
     id: row.chatId,
     provider: row.provider,
@@ -66,10 +75,20 @@ function summary(row: ConversationRow): TConversationSummary {
     model: row.model,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
+    answering,
   };
 }
 
-function storedMessage(row: MessageRow): TStoredMessage {
+/** The note of an answer whose writer went away (a process that stopped mid-answer). */
+export const WRITER_GONE_NOTE = cutShortNote('the server stopped before the answer was complete. Please try again.');
+
+/** Whether an answer is still being written at `at`: its writer renewed its lease lately. */
+export const isStreaming = (row: Pick<MessageRow, 'streamingUntil'>, at: Date) => row.streamingUntil !== null && row.streamingUntil.getTime() > at.getTime();
+
+function storedMessage(row: MessageRow, at: Date): TConversationMessage {
+  // An answer whose writer's lease ran out ended where it got to.
+  const gone = row.streamingUntil !== null && !isStreaming(row, at);
+  const note = gone ? WRITER_GONE_NOTE : row.note;
   return {
     id: row.id,
     parentId: row.parentId,
@@ -77,9 +96,11 @@ function storedMessage(row: MessageRow): TStoredMessage {
     content: row.content,
     timestamp: row.createdAt.toISOString(),
     ...(row.model ? { model: row.model } : {}),
-    ...(row.note ? { note: row.note } : {}),
+    ...(note ? { note } : {}),
     ...(row.failed ? { failed: true } : {}),
     ...(row.imagesNotKept ? { imagesNotKept: row.imagesNotKept } : {}),
+    ...(row.imageIds.length > 0 ? { images: row.imageIds } : {}),
+    ...(isStreaming(row, at) ? { streaming: true as const } : {}),
   };
 }
 
@@ -102,7 +123,7 @@ function checkTemperature(provider: TChatProvider, temperature: number | null | 
  * (0047). Every read and write is scoped to the signed-in user: another user's chat id is not
  * found (404), never forbidden, so ids do not leak.
  */
-export function createConversationsService({ db, now = () => new Date() }: ConversationsServiceDeps) {
+export function createConversationsService({ db, images, now = () => new Date() }: ConversationsServiceDeps) {
   /** A client's clock may run ahead; nothing is stored as happening later than now. */
   const notAfterNow = (iso: string | undefined, at: Date): Date => {
     const date = iso ? new Date(iso) : at;
@@ -115,13 +136,13 @@ export function createConversationsService({ db, now = () => new Date() }: Conve
       const [time, chatId] = query.before.split('~') as [string, string];
       before = { updatedAt: new Date(time), chatId };
     }
-    const rows = await listConversations(db, userId, { provider: query.provider, q: query.q || undefined, before, limit: query.limit });
+    const rows = await listConversations(db, userId, { provider: query.provider, q: query.q || undefined, before, limit: query.limit }, now());
     const last = rows.at(-1);
-    return { conversations: rows.map(summary), next: rows.length === query.limit && last ? `${last.updatedAt.toISOString()}~${last.chatId}` : null };
+    return { conversations: rows.map((r) => summary(r, r.answering)), next: rows.length === query.limit && last ? `${last.updatedAt.toISOString()}~${last.chatId}` : null };
   }
 
-  const info = (row: ConversationRow): TConversationInfo => ({
-    ...summary(row),
+  const info = (row: ConversationRow, answering = false): TConversationInfo => ({
+    ...summary(row, answering),
     autoTitle: row.title,
     leafId: row.leafId,
     systemPrompt: row.systemPrompt,
@@ -129,7 +150,9 @@ export function createConversationsService({ db, now = () => new Date() }: Conve
   });
 
   async function conversation(row: ConversationRow): Promise<TConversation> {
-    return { ...info(row), messages: (await listMessages(db, row.id)).map(storedMessage) };
+    const at = now();
+    const messages = (await listMessages(db, row.id)).map((m) => storedMessage(m, at));
+    return { ...info(row, messages.some((m) => m.streaming)), messages };
   }
 
   async function get(userId: string, chatId: string): Promise<TConversation> {
@@ -144,7 +167,15 @@ export function createConversationsService({ db, now = () => new Date() }: Conve
    * is left as it is (messages never change once saved). `path` prefixes each field named in a
    * refusal (an import names its conversation).
    */
-  async function addMessages(tx: Tx, row: ConversationRow, input: SaveInput, at: Date, path: string, checkLeaf: boolean): Promise<void> {
+  async function addMessages(
+    tx: Tx,
+    row: ConversationRow,
+    input: Pick<SaveInput, 'messages' | 'leafId'>,
+    at: Date,
+    path: string,
+    checkLeaf: boolean,
+    extra: (message: SaveInput['messages'][number]) => Partial<NewMessage> = () => ({}),
+  ): Promise<void> {
     const details: ErrorDetail[] = [];
     const seen = new Map<string, number>();
     input.messages.forEach((m, i) => {
@@ -167,6 +198,9 @@ export function createConversationsService({ db, now = () => new Date() }: Conve
     if (details.length > 0) throw invalid(details);
     if (fresh.length === 0) return;
 
+    const imageRefs = input.messages.flatMap((m, i) => (stored.has(m.id) ? [] : (m.images ?? []).map((id, j) => ({ id, path: `${path}messages.${i}.images.${j}` }))));
+    await images.attach(tx, row.userId, row.id, imageRefs);
+
     const totals = await messageTotals(tx, row.id);
     if (totals.messages + fresh.length > CHAT_HISTORY_LIMITS.maxMessages) {
       throw new AppError('CONFLICT', `A chat keeps at most ${CHAT_HISTORY_LIMITS.maxMessages.toLocaleString('en-US')} messages, every version counted. Start a new chat to go on.`);
@@ -186,7 +220,9 @@ export function createConversationsService({ db, now = () => new Date() }: Conve
         note: m.note ?? null,
         failed: m.failed ?? false,
         imagesNotKept: m.imagesNotKept ?? 0,
+        imageIds: m.images ?? [],
         createdAt: notAfterNow(m.timestamp, at),
+        ...extra(m),
       })),
     );
   }
@@ -229,10 +265,13 @@ export function createConversationsService({ db, now = () => new Date() }: Conve
       const at = now();
       const { row, created } = await findOrCreate(tx, userId, input, at);
       await addMessages(tx, row, input, at, '', true);
+      // A browser shows an answer still arriving from its question: the branch stays on the answer
+      // the server is writing (docs/decisions/0056), so a reload finds it.
+      const leafId = input.leafId === null ? null : ((await streamingChildOf(tx, row.id, input.leafId)) ?? input.leafId);
       const saved = await updateConversation(tx, row.id, {
         title: input.title,
         model: input.model,
-        leafId: input.leafId,
+        leafId,
         ...(input.systemPrompt !== undefined ? { systemPrompt: input.systemPrompt } : {}),
         ...(input.temperature !== undefined ? { temperature: input.temperature } : {}),
         updatedAt: created ? row.updatedAt : at,
@@ -293,6 +332,94 @@ export function createConversationsService({ db, now = () => new Date() }: Conve
       : { fileName: exportFileName(whole.title, 'md'), contentType: 'text/markdown; charset=utf-8', body: conversationMarkdown(whole) };
   }
 
+  // --- answers the server writes (docs/decisions/0056) ----------------------------------------------
+
+  /**
+   * Stores where a streamed answer goes before its provider is called: the user's chat (made when
+   * missing, with the request's title, model and settings), the question when the chat lacks it,
+   * and the answer, empty and marked as being written until `leaseUntil`; the chat's branch in
+   * view ends at it. `stored` is false when the question's parent is not saved yet (the browser
+   * saves its messages a second after each change): the caller tries again a little later.
+   */
+  async function beginAnswer(
+    userId: string,
+    input: {
+      target: z.output<typeof ZAnswerTarget>;
+      provider: TChatProvider;
+      model: string;
+      question: { content: string; images: string[] };
+      systemPrompt: string;
+      temperature: number | null;
+    },
+    leaseUntil: Date,
+  ): Promise<{ conversationId: string; stored: boolean }> {
+    const { target, provider, model, question } = input;
+    return db.transaction(async (tx) => {
+      const at = now();
+      const created = await findOrCreate(
+        tx,
+        userId,
+        { id: target.chatId, provider, title: target.title, model, leafId: null, systemPrompt: input.systemPrompt, temperature: input.temperature, updatedAt: at.toISOString(), messages: [] },
+        at,
+      );
+      const row = created.row;
+      if (row.provider !== provider) {
+        throw invalid([{ path: 'answer.chatId', message: `must be a chat with ${CHAT_PROVIDER_INFO[provider].label}: this one is with ${CHAT_PROVIDER_INFO[row.provider]?.label ?? row.provider}` }]);
+      }
+      const known = await existingMessageIds(tx, row.id, [target.id, target.questionId, ...(target.questionParentId ? [target.questionParentId] : [])]);
+      if (known.has(target.id)) throw new AppError('CONFLICT', 'Invalid request', [{ path: 'answer.id', message: 'is an answer this chat holds already: ask again for a new one' }]);
+      if (!known.has(target.questionId) && target.questionParentId !== null && !known.has(target.questionParentId)) return { conversationId: row.id, stored: false };
+      const messages = [
+        ...(known.has(target.questionId)
+          ? []
+          : [{ id: target.questionId, parentId: target.questionParentId, role: 'user' as const, content: question.content, timestamp: at.toISOString(), images: question.images.length > 0 ? question.images : undefined }]),
+        { id: target.id, parentId: target.questionId, role: 'assistant' as const, content: '', timestamp: at.toISOString(), model },
+      ];
+      await addMessages(tx, row, { messages, leafId: null }, at, 'answer.', false, (m) => (m.id === target.id ? { streamingUntil: leaseUntil } : {}));
+      await updateConversation(tx, row.id, { leafId: target.id, updatedAt: at });
+      return { conversationId: row.id, stored: true };
+    });
+  }
+
+  /** Saves the text so far of an answer being written (and renews its lease). */
+  async function saveAnswerProgress(conversationId: string, answerId: string, content: string, leaseUntil: Date) {
+    return saveAnswerText(db, conversationId, answerId, content.slice(0, CHAT_HISTORY_LIMITS.maxStoredMessageChars), leaseUntil);
+  }
+
+  /**
+   * Ends an answer: its text and note ('(stopped)', or why it was cut short) and generated images,
+   * never to change again; or, when it ended before any text, removes it and shows its question
+   * again (the browser keeps its own failure message, as before).
+   */
+  async function endAnswerWith(conversationId: string, answer: { id: string; questionId: string }, end: { content: string; note: string | null; images: string[]; model: string } | 'drop') {
+    if (end === 'drop') {
+      await db.transaction(async (tx) => {
+        await dropAnswer(tx, conversationId, answer.id);
+        await moveLeaf(tx, conversationId, answer.id, answer.questionId);
+      });
+      return;
+    }
+    await endAnswer(db, conversationId, answer.id, { content: end.content.slice(0, CHAT_HISTORY_LIMITS.maxStoredMessageChars), note: end.note, imageIds: end.images, model: end.model });
+  }
+
+  /** The user's answer with this id in their chat (404 for anyone else's, or none). */
+  async function findAnswer(userId: string, chatId: string, answerId: string): Promise<{ conversation: ConversationRow; message: MessageRow }> {
+    const row = await findConversation(db, userId, chatId);
+    const message = row ? await findMessage(db, row.id, answerId) : undefined;
+    if (!row || !message || message.role !== 'assistant') throw new AppError('NOT_FOUND', 'Answer not found');
+    return { conversation: row, message };
+  }
+
+  /** The answer as stored now (another process may be writing it). */
+  async function answerNow(conversationId: string, answerId: string): Promise<MessageRow | undefined> {
+    return findMessage(db, conversationId, answerId);
+  }
+
+  /** Asks whichever process writes the answer to stop it: 'asked', or 'ended' when it is not being written. */
+  async function askToStop(conversationId: string, answerId: string): Promise<'asked' | 'ended'> {
+    return (await requestAnswerStop(db, conversationId, answerId)) ? 'asked' : 'ended';
+  }
+
   // --- presets -----------------------------------------------------------------------------------
 
   const nameTaken = (name: string) => new AppError('CONFLICT', 'Invalid request', [{ path: 'name', message: `You already have a preset named ${name}` }]);
@@ -329,7 +456,25 @@ export function createConversationsService({ db, now = () => new Date() }: Conve
     if (!(await deletePreset(db, userId, id))) throw new AppError('NOT_FOUND', PRESET_NOT_FOUND);
   }
 
-  return { list, get, save, importMany, update, remove, exportFile, presets, createPreset, updatePreset: updatePresetFor, removePreset };
+  return {
+    list,
+    get,
+    save,
+    importMany,
+    update,
+    remove,
+    exportFile,
+    presets,
+    createPreset,
+    updatePreset: updatePresetFor,
+    removePreset,
+    beginAnswer,
+    saveAnswerProgress,
+    endAnswer: endAnswerWith,
+    findAnswer,
+    answerNow,
+    askToStop,
+  };
 }
 
 export type ConversationsService = ReturnType<typeof createConversationsService>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { estimateInputTokens, estimateTextTokens, MESSAGE_OVERHEAD_TOKENS } from './token-estimate.ts';
+import { estimateImageTokens, estimateInputTokens, estimateTextTokens, MESSAGE_OVERHEAD_TOKENS } from './token-estimate.ts';
 
 describe('token estimates', () => {
   it('counts ASCII text at 4 characters a token: a 1 MB message is ~262k tokens', () => {
@@ -23,5 +23,21 @@ describe('token estimates', () => {
 
   it('adds the role and separators of each message', () => {
     expect(estimateInputTokens([{ content: 'abcd' }, { content: 'efgh' }])).toBe(2 + 2 * MESSAGE_OVERHEAD_TOKENS);
+  });
+});
+
+describe('image token estimates (docs/decisions/0055)', () => {
+  it("follows each provider's published rule", () => {
+    // OpenAI's own examples: 1024 x 1024 is 765 tokens, 2048 x 4096 is 1105.
+    expect(estimateImageTokens('openai', 1024, 1024)).toBe(765);
+    expect(estimateImageTokens('openai', 2048, 4096)).toBe(1105);
+    expect(estimateImageTokens('openai', 1, 1)).toBe(255);
+    // Anthropic: 1092 x 1092 is ~1590; a huge image is scaled down first.
+    expect(estimateImageTokens('anthropic', 1092, 1092)).toBe(1590);
+    expect(estimateImageTokens('anthropic', 8000, 8000)).toBeLessThanOrEqual(1600);
+    expect(estimateImageTokens('gemini', 384, 384)).toBe(258);
+    expect(estimateImageTokens('gemini', 1000, 700)).toBe(516);
+    expect(estimateImageTokens('grok', 10, 10)).toBe(1800);
+    expect(estimateImageTokens('llama', 10, 10)).toBe(1601);
   });
 });

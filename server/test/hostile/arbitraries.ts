@@ -320,19 +320,19 @@ function wrongContentTypes(sample: Json): fc.Arbitrary<BodyCase> {
   return fc.constantFrom(...cases.map(labelled));
 }
 
-/** Just over the 1 MB body limit, in a field or as a huge array. */
-function oversizeBodies(sample: Json): fc.Arbitrary<BodyCase> {
-  return fc.integer({ min: 1024 * 1024 + 1, max: 2 * 1024 * 1024 }).map((bytes) =>
+/** Just over the body limit (the app's 1 MB, or the route's own), in a field or as a huge array. */
+function oversizeBodies(sample: Json, limit: number): fc.Arbitrary<BodyCase> {
+  return fc.integer({ min: limit + 1, max: 2 * limit }).map((bytes) =>
     labelled({ label: `${bytes} bytes`, contentType: 'application/json', payload: JSON.stringify({ ...(isObject(sample) ? sample : { sample }), filler: 'x'.repeat(bytes) }) }),
   );
 }
 
-export function bodyCases(sample: Json): fc.Arbitrary<BodyCase> {
+export function bodyCases(sample: Json, limit = 1024 * 1024): fc.Arbitrary<BodyCase> {
   return fc.oneof(
     { weight: 12, arbitrary: mutatedBodies(sample) },
     { weight: 3, arbitrary: brokenBodies(sample) },
     { weight: 3, arbitrary: wrongContentTypes(sample) },
-    { weight: 1, arbitrary: oversizeBodies(sample) },
+    { weight: 1, arbitrary: oversizeBodies(sample, limit) },
   );
 }
 

@@ -3,11 +3,12 @@ import { ZAgentBacktestRequest, ZBacktestRequest } from '../../../contracts/back
 import { ZArticleIdParams, ZArticleListQuery, ZArticleSlugParams, ZCreateArticle, ZUpdateArticle } from '../../../contracts/articles.ts';
 import { ZLocalLogin, ZSyncUser } from '../../../contracts/auth.ts';
 import { ZUpdateUserRole, ZUserIdParams } from '../../../contracts/users.ts';
-import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS, ZChatRequest, ZChatUsageQuery } from '../../../contracts/chat.ts';
+import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS, ZChatRequest, ZChatUsageQuery, ZImageIdParams, ZUploadImage } from '../../../contracts/chat.ts';
 import { ZNotificationIdParams, ZNotificationsQuery } from '../../../contracts/notifications.ts';
 import { ZUpdateSettings } from '../../../contracts/settings.ts';
 import { ZChannelIdParams, ZCreateChannel } from '../../../contracts/channels.ts';
 import {
+  ZAnswerQuery,
   ZConversationListQuery,
   ZConversationParams,
   ZCreatePreset,
@@ -15,10 +16,12 @@ import {
   ZImportConversations,
   ZPresetIdParams,
   ZSaveConversation,
+  ZStopAnswer,
   ZUpdateConversation,
   ZUpdatePreset,
 } from '../../../contracts/chat-history.ts';
-import { TEST_MODELS, conversationBody } from '../chat-helpers.ts';
+import { IMAGE_UPLOAD_BODY_LIMIT } from '../../modules/chat/images.routes.ts';
+import { TEST_MODELS, conversationBody, imageBody } from '../chat-helpers.ts';
 import type { Json } from './arbitraries.ts';
 import { VALID_AGENT, VALID_ARTICLE, VALID_CHANNEL, type Fixtures } from './fixtures.ts';
 import type { Contract } from './oracle.ts';
@@ -39,7 +42,11 @@ export type Endpoint = {
   actor: Actor;
   param?: { name: string; contract: Contract; real: (fx: Fixtures) => Promise<string>; freshEachRequest?: boolean };
   query?: Contract;
+  /** The query of the valid sample (a route whose query has a required field); '' when none. */
+  sampleQuery?: string;
   body?: { contract: Contract | null; sample: Json };
+  /** The route's own body limit, when it is not the app's 1 MB. */
+  bodyLimit?: number;
   /** At most this many cases per input kind: fewer for the six chat routes, which share one
    * service, and for routes that take no input at all. */
   runs?: number;
@@ -51,6 +58,7 @@ const IGNORED_BODY = { contract: null, sample: {} };
 const channelId = { name: 'id', contract: { schema: ZChannelIdParams }, real: (fx: Fixtures) => fx.channel() };
 const conversationId = { name: 'id', contract: { schema: ZConversationParams }, real: (fx: Fixtures) => fx.conversation() };
 const presetId = { name: 'id', contract: { schema: ZPresetIdParams }, real: (fx: Fixtures) => fx.preset() };
+const imageId = { name: 'id', contract: { schema: ZImageIdParams }, real: (fx: Fixtures) => fx.image() };
 
 const chatEndpoints: Endpoint[] = CHAT_PROVIDERS.map((provider) => ({
   method: 'POST',
@@ -120,6 +128,13 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'PATCH', route: '/api/chat/conversations/:id', actor: 'admin', param: conversationId, body: { contract: { schema: ZUpdateConversation }, sample: { customTitle: 'Renamed chat', systemPrompt: 'Be brief.', temperature: 0.3 } } },
   { method: 'DELETE', route: '/api/chat/conversations/:id', actor: 'admin', param: { ...conversationId, freshEachRequest: true } },
   { method: 'GET', route: '/api/chat/conversations/:id/export', actor: 'admin', param: conversationId, query: { schema: ZExportQuery } },
+  // An ended answer of the chat (conversationBody's 'a1'): joined again (its text and its end) and stopped (nothing to stop).
+  { method: 'GET', route: '/api/chat/conversations/:id/stream', actor: 'admin', param: conversationId, query: { schema: ZAnswerQuery }, sampleQuery: '?answer=a1' },
+  { method: 'POST', route: '/api/chat/conversations/:id/stop', actor: 'admin', param: conversationId, body: { contract: { schema: ZStopAnswer }, sample: { answer: 'a1' } } },
+  // Images: base64 in JSON, under a body limit of their own (docs/decisions/0055).
+  { method: 'POST', route: '/api/chat/images', actor: 'admin', body: { contract: { schema: ZUploadImage }, sample: imageBody() }, bodyLimit: IMAGE_UPLOAD_BODY_LIMIT },
+  { method: 'GET', route: '/api/chat/images/:id', actor: 'admin', param: imageId },
+  { method: 'DELETE', route: '/api/chat/images/:id', actor: 'admin', param: { ...imageId, freshEachRequest: true } },
   { method: 'GET', route: '/api/chat/presets', actor: 'admin', runs: 10 },
   { method: 'POST', route: '/api/chat/presets', actor: 'admin', body: { contract: { schema: ZCreatePreset }, sample: { name: 'Hostile preset', systemPrompt: 'Answer briefly.', temperature: 0.5 } } },
   { method: 'PATCH', route: '/api/chat/presets/:id', actor: 'admin', param: presetId, body: { contract: { schema: ZUpdatePreset }, sample: { name: 'Edited preset', temperature: 1 } } },

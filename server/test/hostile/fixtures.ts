@@ -1,7 +1,7 @@
 import { defaultAgentConfig, findTemplate, type TAgentConfig } from '../../../contracts/agents.ts';
 import { MAX_CHANNELS } from '../../../contracts/channels.ts';
 import { MAX_PRESETS } from '../../../contracts/chat-history.ts';
-import { conversationBody } from '../chat-helpers.ts';
+import { conversationBody, imageBody } from '../chat-helpers.ts';
 import { inAppAlert } from '../agent-fixtures.ts';
 import type { TestApp } from '../test-app.ts';
 
@@ -18,6 +18,8 @@ export type Fixtures = {
   /** A saved chat's id. */
   conversation(): Promise<string>;
   preset(): Promise<string>;
+  /** An uploaded chat image's id. */
+  image(): Promise<string>;
   guestUserId(): Promise<string>;
   /** A session of its own, for routes that end the caller's session. */
   throwawaySession(): Promise<string>;
@@ -74,6 +76,7 @@ export async function createFixtures(t: TestApp): Promise<Fixtures> {
       if (presets.length >= MAX_PRESETS) await t.request({ method: 'DELETE', url: `/api/chat/presets/${presets.at(-1)!.id}`, cookie: admin });
       return (await asAdmin<{ id: string }>('POST', '/api/chat/presets', { name: `Fixture preset ${++n}` })).id;
     },
+    image: async () => (await asAdmin<{ id: string }>('POST', '/api/chat/images', imageBody())).id,
     async guestUserId() {
       const email = `hostile-guest-${++n}@example.com`;
       await t.signIn(email, 'Guest');

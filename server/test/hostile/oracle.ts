@@ -35,10 +35,10 @@ export function contractVerdict(contract: Contract, raw: unknown): Expected {
   };
 }
 
-export function expectedForBody(c: BodyCase, contract: Contract | null): Expected {
+export function expectedForBody(c: BodyCase, contract: Contract | null, bodyLimit = BODY_LIMIT_BYTES): Expected {
   const bytes = Buffer.isBuffer(c.payload) ? c.payload : Buffer.from(c.payload);
   if (!JSON_CONTENT_TYPE.test(c.contentType ?? '')) return { status: 415, why: 'the body is not sent as JSON' };
-  if (bytes.length > BODY_LIMIT_BYTES) return { status: 413, why: 'the body is over 1 MB' };
+  if (bytes.length > bodyLimit) return { status: 413, why: `the body is over the route's limit of ${bodyLimit} bytes` };
   let parsed: unknown;
   try {
     // The server decodes the bytes as UTF-8 too: invalid sequences become U+FFFD.

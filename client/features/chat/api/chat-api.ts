@@ -12,7 +12,7 @@ import type {
   TUpdateConversation,
   TUpdatePreset,
 } from '../../../../contracts/chat-history.ts';
-import type { TChatProvider, TChatRequest, TChatResponse } from '../../../../contracts/chat.ts';
+import { chatImageId, type TChatImage, type TChatImageType, type TChatProvider, type TChatRequest, type TChatResponse } from '../../../../contracts/chat.ts';
 import { ApiError, apiFetch, apiRequest, errorMessage } from '../../../lib/api-client.ts';
 import { readSse } from '../../../lib/sse.ts';
 
@@ -21,20 +21,26 @@ export const NO_RESPONSE_MESSAGE = 'Failed to get response from AI';
 export const MISSING_KEY_TEXT = 'API key not configured';
 
 /** The server refused or failed the request (flagged response, HTTP error, stream error event,
- * timeout): shown in the chat. Anything else that goes wrong is unexpected (a toast). */
+ * timeout): shown in the chat. Anything else that goes wrong is unexpected (a toast). `stopped`:
+ * the answer ended because Stop was pressed (docs/decisions/0056); `status`: the HTTP status of a
+ * refused request. */
 export class ChatRequestError extends Error {
-  constructor(message: string) {
+  readonly stopped: boolean;
+  readonly status: number | undefined;
+  constructor(message: string, options: { stopped?: boolean; status?: number } = {}) {
     super(message);
     this.name = 'ChatRequestError';
+    this.stopped = options.stopped ?? false;
+    this.status = options.status;
   }
 }
 
 export type ChatResult = { content: string; model: string; images: string[] };
 
-/** Generated images we show: data:image/ or https URLs only. */
+/** Images we show: our own (`/api/chat/images/<id>`), data:image/ or https URLs only. */
 export function safeImages(images: unknown): string[] {
   if (!Array.isArray(images)) return [];
-  return images.filter((src): src is string => typeof src === 'string' && (/^data:image\//i.test(src) || /^https:\/\//i.test(src)));
+  return images.filter((src): src is string => typeof src === 'string' && (chatImageId(src) !== null || /^data:image\//i.test(src) || /^https:\/\//i.test(src)));
 }
 
 function parseData<T>(data: string): T {
@@ -52,21 +58,41 @@ function parseData<T>(data: string): T {
  * error when something unexpected breaks.
  */
 export async function sendChat(endpoint: string, body: TChatRequest, { signal, onDelta }: { signal: AbortSignal; onDelta(text: string): void }): Promise<ChatResult> {
-  let res: Response;
+  const res = await requestAnswer(() => apiFetch('POST', endpoint, body, { signal, headers: { accept: 'text/event-stream' } }));
+  return readAnswer(res, body.model, { signal, onDelta });
+}
+
+/**
+ * Joins an answer the server is writing (docs/decisions/0056): a reload, another tab. The first
+ * delta is all the text so far; then the rest, as sendChat reads it. 404 when the answer is not
+ * the user's or is gone.
+ */
+export async function joinAnswer(chatId: string, answerId: string, model: string, { signal, onDelta }: { signal: AbortSignal; onDelta(text: string): void }): Promise<ChatResult> {
+  const url = `${CONVERSATIONS_URL}/${encodeURIComponent(chatId)}/stream?answer=${encodeURIComponent(answerId)}`;
+  const res = await requestAnswer(() => apiFetch('GET', url, undefined, { signal, headers: { accept: 'text/event-stream' } }));
+  return readAnswer(res, model, { signal, onDelta });
+}
+
+/** Stop: the server ends the answer wherever it is being written (its stream then ends, stopped). */
+export const stopAnswer = (chatId: string, answerId: string) => apiRequest<void>('POST', `${CONVERSATIONS_URL}/${encodeURIComponent(chatId)}/stop`, { answer: answerId });
+
+async function requestAnswer(request: () => Promise<Response>): Promise<Response> {
   try {
-    res = await apiFetch('POST', endpoint, body, { signal, headers: { accept: 'text/event-stream' } });
+    return await request();
   } catch (err) {
-    if (err instanceof ApiError) throw new ChatRequestError(errorMessage(err)); // the server's own words ('Your daily AI budget ...')
+    if (err instanceof ApiError) throw new ChatRequestError(errorMessage(err), { status: err.status }); // the server's own words ('Your daily AI budget ...')
     if (err instanceof Error && err.message.startsWith('Request timeout')) throw new ChatRequestError(err.message);
     throw err;
   }
+}
 
+async function readAnswer(res: Response, model: string, { signal, onDelta }: { signal: AbortSignal; onDelta(text: string): void }): Promise<ChatResult> {
   if (!(res.headers.get('content-type') ?? '').includes('text/event-stream')) {
     const data = (await res.json()) as Partial<TChatResponse> | null;
     if (!data || data.error) throw new ChatRequestError(data?.message || NO_RESPONSE_MESSAGE);
     const content = data.choices?.[0]?.message?.content ?? '';
     if (content) onDelta(content);
-    return { content, model: data.model ?? body.model, images: safeImages(data.images) };
+    return { content, model: data.model ?? model, images: safeImages(data.images) };
   }
   if (!res.body) throw new ChatRequestError(NO_RESPONSE_MESSAGE);
 
@@ -80,10 +106,10 @@ export async function sendChat(endpoint: string, body: TChatRequest, { signal, o
       }
     } else if (event.event === 'done') {
       const done = parseData<{ model?: unknown; images?: unknown }>(event.data);
-      return { content, model: typeof done.model === 'string' ? done.model : body.model, images: safeImages(done.images) };
+      return { content, model: typeof done.model === 'string' ? done.model : model, images: safeImages(done.images) };
     } else if (event.event === 'error') {
-      const { message } = parseData<{ message?: unknown }>(event.data);
-      throw new ChatRequestError(typeof message === 'string' && message ? message : NO_RESPONSE_MESSAGE);
+      const { message, stopped } = parseData<{ message?: unknown; stopped?: unknown }>(event.data);
+      throw new ChatRequestError(typeof message === 'string' && message ? message : NO_RESPONSE_MESSAGE, { stopped: stopped === true });
     }
   }
   throw new ChatRequestError('The connection closed before the answer was complete');
@@ -125,3 +151,26 @@ export const listPresets = (signal?: AbortSignal) => apiRequest<TPresetList>('GE
 export const createPreset = (body: TCreatePreset) => apiRequest<TPreset>('POST', PRESETS_URL, body);
 export const updatePreset = (id: string, body: TUpdatePreset) => apiRequest<TPreset>('PATCH', `${PRESETS_URL}/${encodeURIComponent(id)}`, body);
 export const deletePreset = (id: string) => apiRequest<void>('DELETE', `${PRESETS_URL}/${encodeURIComponent(id)}`);
+
+// --- images (docs/decisions/0055) -------------------------------------------------------------
+
+/** An upload of up to 5 MB may take a while on a slow line. */
+const UPLOAD_TIMEOUT_MS = 120_000;
+
+/** The file as a data: URL (a preview, and its bytes in base64 after the comma). */
+export function readAsDataUrl(file: Blob): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result));
+    reader.onerror = () => reject(reader.error ?? new Error('The file could not be read'));
+    reader.readAsDataURL(file);
+  });
+}
+
+/** Uploads an image for a question (its data: URL); the server reads its type from its bytes. */
+export function uploadImage(type: TChatImageType, dataUrl: string, signal?: AbortSignal): Promise<TChatImage> {
+  return apiRequest<TChatImage>('POST', '/api/chat/images', { type, data: dataUrl.replace(/^data:[^,]*,/, '') }, { signal, timeoutMs: UPLOAD_TIMEOUT_MS });
+}
+
+/** Deletes an upload not sent (a thumbnail removed before Send). */
+export const deleteImage = (id: string) => apiRequest<void>('DELETE', `/api/chat/images/${encodeURIComponent(id)}`);

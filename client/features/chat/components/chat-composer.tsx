@@ -1,29 +1,43 @@
-import { Send, Square } from 'lucide-react';
-import { memo, useEffect, useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
-import { CHAT_LIMITS } from '../../../../contracts/chat.ts';
+import { ImagePlus, Send, Square } from 'lucide-react';
+import { memo, useEffect, useId, useLayoutEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from 'react';
+import { CHAT_LIMITS, type TChatModel } from '../../../../contracts/chat.ts';
 import { Button } from '../../../components/ui/button.tsx';
+import { noVisionReason, useAttachments } from '../hooks/use-attachments.ts';
 import type { ChatVariant } from '../lib/chat-variant.ts';
+import { ImageAttachments } from './image-attachments.tsx';
 
 type Props = {
   label: string;
   variant: ChatVariant;
+  /** The model the question goes to: whether (and which) images it takes. */
+  model: TChatModel | undefined;
   pending: boolean;
   /** Grok's 'Error: {message}' under the input. */
   inlineError: string | null;
-  /** Sends the text; false when it was not sent (the input keeps it). */
-  onSend(text: string): boolean;
+  /** Sends the text and the attached images (our URLs); false when it was not sent (the input keeps it). */
+  onSend(text: string, images: readonly string[]): boolean;
   onStop(): void;
 };
 
+const imagesOf = (files: FileList | null | undefined): File[] => [...(files ?? [])].filter((f) => f.type.startsWith('image/') || f.type === '');
+
 /**
- * The input, Send and (while an answer is pending) Stop. It holds what is being typed, so a
- * keystroke re-renders only this. The input has focus when the screen opens; Stop takes it while
- * an answer is pending, and the input gets it back afterwards.
+ * The input, images (pick, paste, drop; docs/decisions/0055), Send and (while an answer is
+ * pending) Stop. It holds what is being typed, so a keystroke re-renders only this. The input has
+ * focus when the screen opens; Stop takes it while an answer is pending, and the input gets it
+ * back afterwards.
  */
-export const ChatComposer = memo(function ChatComposer({ label, variant, pending, inlineError, onSend, onStop }: Props) {
+export const ChatComposer = memo(function ChatComposer({ label, variant, model, pending, inlineError, onSend, onStop }: Props) {
   const [input, setInput] = useState('');
   const inputId = useId();
   const errorId = useId();
+  const hintId = useId();
+  const fileRef = useRef<HTMLInputElement>(null);
+  const attachments = useAttachments(model);
+  const [dragging, setDragging] = useState(false);
+  const [refusal, setRefusal] = useState<string | null>(null);
+  const vision = model?.vision;
+  const visionReason = noVisionReason(model);
   const inputRef = useRef<HTMLTextAreaElement & HTMLInputElement>(null);
   const stopRef = useRef<HTMLButtonElement>(null);
 
@@ -43,8 +57,42 @@ export const ChatComposer = memo(function ChatComposer({ label, variant, pending
   }, [pending]);
 
   const send = () => {
-    if (onSend(input)) setInput('');
+    if (attachments.uploading || attachments.blocked) return;
+    if (onSend(input, attachments.urls())) {
+      setInput('');
+      attachments.clear();
+      setRefusal(null);
+    }
   };
+
+  const attach = (files: File[]) => {
+    setRefusal(null);
+    attachments.add(files);
+  };
+  const pick = () => {
+    if (visionReason) return setRefusal(visionReason);
+    fileRef.current?.click();
+  };
+  const onPaste = (event: ClipboardEvent<HTMLElement>) => {
+    const files = imagesOf(event.clipboardData.files);
+    if (files.length === 0) return;
+    event.preventDefault();
+    attach(files);
+  };
+  const carriesFiles = (event: DragEvent) => [...event.dataTransfer.types].includes('Files');
+  const onDragOver = (event: DragEvent<HTMLFormElement>) => {
+    if (!carriesFiles(event) || pending) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = 'copy';
+    setDragging(true);
+  };
+  const onDrop = (event: DragEvent<HTMLFormElement>) => {
+    setDragging(false);
+    if (!carriesFiles(event) || pending) return;
+    event.preventDefault();
+    attach(imagesOf(event.dataTransfer.files));
+  };
+  const note = refusal ?? attachments.problem ?? attachments.blocked;
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
@@ -53,18 +101,47 @@ export const ChatComposer = memo(function ChatComposer({ label, variant, pending
     }
   };
 
-  const canSend = !pending && input.trim() !== '';
+  const canSend = !pending && input.trim() !== '' && !attachments.uploading && !attachments.blocked;
+  const describedBy = [inlineError ? errorId : null, note ? hintId : null].filter(Boolean).join(' ') || undefined;
   const fieldClasses = 'min-w-0 flex-1 rounded-lg border border-slate-300 text-slate-900 placeholder:text-slate-500 focus-visible:outline-2 focus-visible:outline-brand-600 disabled:bg-slate-50 disabled:opacity-60';
 
   return (
     <form
-      className="border-t border-slate-200 bg-white px-3 py-3 sm:px-6"
+      className={`border-t border-slate-200 bg-white px-3 py-3 sm:px-6 ${dragging ? 'outline-2 -outline-offset-4 outline-brand-600 outline-dashed' : ''}`}
       onSubmit={(event) => {
         event.preventDefault();
         send();
       }}
+      onDragOver={onDragOver}
+      onDragLeave={() => setDragging(false)}
+      onDrop={onDrop}
     >
+      <ImageAttachments items={attachments.items} onRemove={attachments.remove} disabled={pending} />
       <div className="mx-auto flex max-w-3xl items-end gap-2">
+        <input
+          ref={fileRef}
+          type="file"
+          hidden
+          multiple
+          accept={(vision ?? []).join(',')}
+          onChange={(event) => {
+            attach([...(event.target.files ?? [])]);
+            event.target.value = '';
+          }}
+        />
+        <Button
+          variant="ghost"
+          size="icon"
+          onClick={pick}
+          disabled={pending}
+          aria-disabled={visionReason ? true : undefined}
+          aria-label="Attach images"
+          aria-describedby={visionReason ? hintId : undefined}
+          title={visionReason ?? 'Attach images (or paste or drop them here)'}
+          className={`h-11 ${visionReason ? 'opacity-60' : ''}`}
+        >
+          <ImagePlus aria-hidden="true" className="size-5" />
+        </Button>
         <label htmlFor={inputId} className="sr-only">
           Message {label}
         </label>
@@ -75,11 +152,12 @@ export const ChatComposer = memo(function ChatComposer({ label, variant, pending
             type="text"
             value={input}
             onChange={(event) => setInput(event.target.value)}
+            onPaste={onPaste}
             disabled={pending}
             maxLength={CHAT_LIMITS.maxMessageChars}
             placeholder={variant.placeholder(label)}
             autoComplete="off"
-            aria-describedby={inlineError ? errorId : undefined}
+            aria-describedby={describedBy}
             className={`h-11 px-3 ${fieldClasses}`}
           />
         ) : (
@@ -90,10 +168,11 @@ export const ChatComposer = memo(function ChatComposer({ label, variant, pending
             value={input}
             onChange={(event) => setInput(event.target.value)}
             onKeyDown={onKeyDown}
+            onPaste={onPaste}
             disabled={pending}
             maxLength={CHAT_LIMITS.maxMessageChars}
             placeholder={variant.placeholder(label)}
-            aria-describedby={inlineError ? errorId : undefined}
+            aria-describedby={describedBy}
             className={`field-sizing-content max-h-48 min-h-11 resize-none px-3 py-2.5 ${fieldClasses}`}
           />
         )}
@@ -112,6 +191,9 @@ export const ChatComposer = memo(function ChatComposer({ label, variant, pending
           Error: {inlineError}
         </p>
       )}
+      <p id={hintId} aria-live="polite" className="mx-auto mt-1 max-w-3xl text-sm text-slate-700 empty:hidden">
+        {note ?? (attachments.uploading ? 'Uploading images…' : '')}
+      </p>
     </form>
   );
 });

@@ -44,6 +44,15 @@ const streamed = (texts: string[], done: Record<string, unknown> = { model: 'gpt
 
 const PROVIDERS = { 'GET /api/chat/providers': { body: { providers: [] } } };
 
+/** The answer's place in the open chat, as each chat request names it (docs/decisions/0056). */
+function keptIn(body: unknown) {
+  const { answer, messages } = body as { answer: { questionId: string }; messages: Array<{ content: string }> };
+  expect(answer).toEqual({ chatId: expect.stringMatching(/^chat-\d+-[a-z0-9]+$/), id: expect.stringMatching(/^m-/), questionId: expect.stringMatching(/^m-/), questionParentId: expect.toSatisfy((v: unknown) => v === null || typeof v === 'string'), title: expect.any(String) });
+  expect(answer.questionId).not.toBe((answer as unknown as { id: string }).id);
+  expect(messages.length).toBeGreaterThan(0);
+  return answer;
+}
+
 function renderChat(provider: TChatProvider = 'openai') {
   return renderWithProviders(<ChatScreen provider={provider} />, { auth: signedInAs('admin'), path: '/chat-console' });
 }
@@ -89,7 +98,8 @@ describe('ChatScreen: sending', () => {
     await within(log()).findByText('Hi there');
     const posts = requests.filter((r) => r.method === 'POST');
     expect(posts).toHaveLength(1);
-    expect(posts[0]!.body).toEqual({ messages: [{ role: 'user', content: 'Hello\nworld' }], model: 'gpt-4o' });
+    // SPEC's {messages, model}, and where the server keeps the answer (docs/decisions/0056).
+    expect(posts[0]!.body).toEqual({ messages: [{ role: 'user', content: 'Hello\nworld' }], model: 'gpt-4o', answer: keptIn(posts[0]!.body) });
     const init = fetchMock.mock.calls.find(([url]) => url === '/api/openai/chat')![1]!;
     expect(init.headers).toMatchObject({ accept: 'text/event-stream' });
     expect(messageBox()).toHaveValue('');
@@ -242,12 +252,14 @@ describe('ChatScreen: errors', () => {
     await within(log()).findByText('Sorry, I encountered an error: Failed to get response from AI. Please try again later.');
     await user.type(messageBox(), 'Two{Enter}');
     await within(log()).findByText('ok');
-    expect(requests.filter((r) => r.method === 'POST')[1]!.body).toEqual({
+    const second = requests.filter((r) => r.method === 'POST')[1]!.body;
+    expect(second).toEqual({
       messages: [
         { role: 'user', content: 'One' },
         { role: 'user', content: 'Two' },
       ],
       model: 'gpt-4o',
+      answer: keptIn(second),
     });
   });
 

@@ -1,5 +1,5 @@
 import '../../../lib/zod-csp.ts';
-import { useCallback, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { CHAT_PROVIDER_INFO, type TChatProvider } from '../../../../contracts/chat.ts';
 import { usePageTitle } from '../../../components/ui/use-page-title.ts';
 import { exportUrl } from '../api/chat-api.ts';
@@ -32,11 +32,35 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
   usePageTitle(`Chat with ${info.label}`);
   const { models, defaultModel } = useModels(info);
   const session = useChatSession(info, models, defaultModel);
-  const sender = useChatSend({ info, variant, branch: session.branch, model: session.model, settings: session.settings, update: session.update });
+  const sender = useChatSend({
+    info,
+    variant,
+    chatId: session.chatId,
+    branch: session.branch,
+    model: session.model,
+    models,
+    settings: session.settings,
+    update: session.update,
+  });
   const [search, setSearch] = useState('');
   const [settingsOpen, setSettingsOpen] = useState(false);
   const openSettings = useCallback(() => setSettingsOpen(true), []);
   const history = useChatHistory(info, session.history, search);
+
+  // Answers survive a reload (docs/decisions/0056). The screen opens on a new chat (SPEC); when
+  // the user's newest chat here has an answer being written (this tab was reloaded mid-answer, or
+  // another tab is asking), it opens that chat instead, once, before anything else happens.
+  const firstList = useRef(true);
+  useEffect(() => {
+    if (!firstList.current || !history.settled) return;
+    firstList.current = false;
+    if (history.answering && session.tree.messages.length === 0 && !sender.pending) session.open(history.answering);
+  }, [history.settled, history.answering, session, sender.pending]);
+  // A chat opened with an answer still being written joins it: what came so far, then the rest.
+  const writing = session.loading ? undefined : session.branch.find((b) => b.message.streaming && b.message.role === 'assistant')?.message.id;
+  useEffect(() => {
+    if (writing && !sender.pending) sender.attach(writing);
+  }, [writing, sender]);
 
   const sidebarId = useId();
   const toggleRef = useRef<HTMLButtonElement>(null);
@@ -141,7 +165,15 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
           />
           </PendingContext.Provider>
         </ChatActionsContext.Provider>
-        <ChatComposer label={info.label} variant={variant} pending={sender.pending} inlineError={sender.inlineError} onSend={sender.send} onStop={sender.stop} />
+        <ChatComposer
+          label={info.label}
+          variant={variant}
+          model={models.find((m) => m.id === session.model)}
+          pending={sender.pending}
+          inlineError={sender.inlineError}
+          onSend={sender.send}
+          onStop={sender.stop}
+        />
       </section>
       <ChatSettingsDialog
         open={settingsOpen}

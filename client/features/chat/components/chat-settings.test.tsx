@@ -60,6 +60,7 @@ describe('ChatScreen: settings and presets', () => {
       model: 'claude-sonnet-4-5',
       system: 'Answer in French.',
       temperature: 0.2,
+      answer: expect.objectContaining({ title: 'Bonjour', questionParentId: null }),
     });
   });
 

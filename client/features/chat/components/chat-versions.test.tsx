@@ -167,9 +167,9 @@ describe('ChatScreen: versions', () => {
 });
 
 describe('ChatScreen: leaving an answer mid-stream', () => {
-  it('keeps it in its chat as far as it got, marked stopped', async () => {
+  it('keeps it in its chat as far as it got, marked as going on: the server writes the rest (no Stop is sent)', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
-    stubFetch({
+    const { requests } = stubFetch({
       ...PROVIDERS,
       'POST /api/openai/chat': () =>
         new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode('event: delta\ndata: {"text":"Half of it"}\n\n')) }), {
@@ -185,7 +185,8 @@ describe('ChatScreen: leaving an answer mid-stream', () => {
     const [entry] = loadHistory('openai');
     expect(loadSession('openai', entry!.id)!.messages.map((m) => [m.content, m.note])).toEqual([
       ['Tell me everything', undefined],
-      ['Half of it', '(stopped)'],
+      ['Half of it', '(still being written when you left this chat: open it again to see all of it)'],
     ]);
+    expect(requests.filter((r) => r.url.endsWith('/stop'))).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { Bot, User } from 'lucide-react';
 import { memo } from 'react';
 import type { ChatMessage } from '../lib/chat-storage.ts';
-import { STOPPED_NOTE } from '../lib/chat-text.ts';
+import { LEFT_NOTE, STOPPED_NOTE } from '../lib/chat-text.ts';
 import { ChatMarkdown } from './chat-markdown.tsx';
 import { LiveAnswerText } from './live-answer-text.tsx';
 import { CopyButton } from './copy-button.tsx';
@@ -27,10 +27,22 @@ type Props = {
  */
 export const MessageView = memo(function MessageView({ message, assistantLabel, modelLabel, index, count, last }: Props) {
   if (message.role === 'user') {
+    const shown = message.images ?? [];
     return (
       <EditableQuestion messageId={message.id} content={message.content}>
         {(editButton) => (
           <div className="flex flex-col items-end gap-1">
+            {shown.length > 0 && (
+              <ul aria-label="Images of this question" className="mr-7 flex max-w-[85%] flex-wrap justify-end gap-2">
+                {shown.map((src, i) => (
+                  <li key={src}>
+                    <a href={src} target="_blank" rel="noopener noreferrer" className="block rounded-lg focus-visible:outline-2 focus-visible:outline-brand-600">
+                      <img src={src} alt={`Image ${i + 1} of ${shown.length} with this question`} className="size-24 rounded-lg border border-slate-200 object-cover sm:size-32" loading="lazy" />
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            )}
             <div className="flex w-full justify-end">
               {/* A pasted URL or file name breaks at the bubble's edge instead of widening the chat. */}
               <div className="max-w-[85%] min-w-0 rounded-2xl rounded-br-sm bg-brand-600 px-4 py-2.5 whitespace-pre-wrap wrap-anywhere text-white">
@@ -75,7 +87,7 @@ export const MessageView = memo(function MessageView({ message, assistantLabel, 
             {message.imagesNotKept === 1 ? 'A generated image was' : `${message.imagesNotKept} generated images were`} not kept in the saved chat.
           </p>
         ) : null}
-        {message.note && <p className={`mt-2 text-sm italic ${message.note === STOPPED_NOTE ? 'text-slate-600' : 'text-red-700'}`}>{message.note}</p>}
+        {message.note && <p className={`mt-2 text-sm italic ${message.note === STOPPED_NOTE || message.note === LEFT_NOTE ? 'text-slate-600' : 'text-red-700'}`}>{message.note}</p>}
         {!streaming && (
           <div className="mt-1 flex flex-wrap items-center gap-x-2 text-xs text-slate-600">
             {!message.failed && <span className="mr-auto">{modelLabel}</span>}

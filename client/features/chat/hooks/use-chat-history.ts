@@ -18,7 +18,11 @@ export type ChatHistoryList = {
   hasMore: boolean;
   loadingMore: boolean;
   loadMore(): void;
-};
+  /** The newest chat with an answer being written now (docs/decisions/0056), once the server's list is here. */
+  answering: string | null;
+  /** The server's list has come (or failed). */
+  settled: boolean;
+}
 
 /**
  * The sidebar's chats (docs/decisions/0046): the user's history on the server for this
@@ -47,7 +51,17 @@ export function useChatHistory(info: TChatProviderInfo, local: ChatHistoryEntry[
   const matches = (entry: ChatHistoryEntry) => !q || entry.title.toLowerCase().includes(q.toLowerCase());
   if (!query.data) {
     // Until the server answers (or when it cannot), this browser's copy.
-    return { entries: local.filter(matches), offline: query.isError, loading: query.isPending, searching: q !== '', hasMore: false, loadingMore: false, loadMore: () => {} };
+    return {
+      entries: local.filter(matches),
+      offline: query.isError,
+      loading: query.isPending,
+      searching: q !== '',
+      hasMore: false,
+      loadingMore: false,
+      loadMore: () => {},
+      answering: null,
+      settled: query.isError,
+    };
   }
   const server = query.data.pages.flatMap((page) =>
     page.conversations.map((c): ChatHistoryEntry => ({ id: c.id, title: c.title, timestamp: c.updatedAt, model: c.model, aiService: info.storageService })),
@@ -62,5 +76,7 @@ export function useChatHistory(info: TChatProviderInfo, local: ChatHistoryEntry[
     hasMore: query.hasNextPage,
     loadingMore: query.isFetchingNextPage,
     loadMore: () => void query.fetchNextPage(),
+    answering: q ? null : (query.data.pages[0]?.conversations.find((c) => c.answering)?.id ?? null),
+    settled: true,
   };
 }

@@ -22,7 +22,7 @@ import {
   type ChatSettings,
 } from '../lib/chat-storage.ts';
 import { mergeSessions, normalizeMessages, saveFields, saveRequests, sessionFromServer } from '../lib/chat-sync.ts';
-import { STOPPED_NOTE } from '../lib/chat-text.ts';
+import { LEFT_NOTE } from '../lib/chat-text.ts';
 import type { LiveAnswer } from '../lib/live-answer.ts';
 
 /** Every message of the open chat (every version) and the last one of the branch in view. */
@@ -51,7 +51,7 @@ export type ChatSession = {
   update(change: (tree: ChatTree) => ChatTree): void;
   /** Shows another version of a message's turn (-1: the one before, 1: the one after). */
   switchVersion(messageId: string, step: -1 | 1): void;
-  /** `unfinished`: the answer the open chat was still streaming, kept as far as it got. */
+  /** `unfinished`: the answer the open chat was still streaming, kept here as far as it got (the server goes on with it). */
   newChat(unfinished?: LiveAnswer | null): void;
   /** Opens a chat (this browser's copy at once, then the server's); false when it cannot. */
   open(id: string, unfinished?: LiveAnswer | null): boolean;
@@ -64,11 +64,12 @@ export type ChatSession = {
 
 const EMPTY_TREE: ChatTree = { messages: [], leafId: null };
 
-/** The tree with an answer that was still streaming ended where it got to, marked stopped. */
-function stoppedAt(tree: ChatTree, answer: LiveAnswer): ChatTree {
+/** The tree with an answer that was still streaming kept as far as it got here, marked so: the
+ * server goes on writing it (docs/decisions/0056), and opening the chat again shows all of it. */
+function leftAt(tree: ChatTree, answer: LiveAnswer): ChatTree {
   const at = tree.messages.findLastIndex((m) => m.id === answer.id);
   if (at < 0) return tree;
-  return { ...tree, messages: tree.messages.with(at, { ...tree.messages[at]!, content: answer.content, note: STOPPED_NOTE, streaming: undefined }) };
+  return { ...tree, messages: tree.messages.with(at, { ...tree.messages[at]!, content: answer.content, note: LEFT_NOTE, streaming: undefined }) };
 }
 
 /**
@@ -214,11 +215,11 @@ export function useChatSession(info: TChatProviderInfo, models: readonly TChatMo
 
   /**
    * Shows another chat. The open one is saved first; an answer it was still streaming is kept as
-   * far as it got (`unfinished`), marked stopped.
+   * far as it got here (`unfinished`), marked as going on on the server.
    */
   const load = (next: StoredSession | { id: string }, options: { loading?: boolean; unfinished?: LiveAnswer | null } = {}) => {
     const unfinished = options.unfinished;
-    void pendingSave.current?.(unfinished ? (t) => stoppedAt(t, unfinished) : undefined);
+    void pendingSave.current?.(unfinished ? (t) => leftAt(t, unfinished) : undefined);
     dirty.current = false;
     opening.current++;
     const session = 'messages' in next ? next : null;

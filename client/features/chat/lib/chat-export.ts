@@ -36,6 +36,7 @@ export function exportLocally(chat: OpenChat, format: 'md' | 'json'): void {
     model: chat.model,
     createdAt: messages[0]?.timestamp ?? now,
     updatedAt: now,
+    answering: false,
     leafId: chat.leafId,
     systemPrompt: chat.settings.systemPrompt,
     temperature: chat.settings.temperature,

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage, ChatSession } from './chat-storage.ts';
-import { mergeSessions, normalizeMessages, saveFields, saveRequests } from './chat-sync.ts';
+import { requestMessages } from '../hooks/use-chat-send.ts';
+import { CHAT_VARIANTS } from './chat-variant.ts';
+import { mergeSessions, normalizeMessages, saveFields, saveRequests, sessionFromServer, storedMessage } from './chat-sync.ts';
 
 const at = '2025-06-01T10:00:00.000Z';
 const msg = (id: string, parentId: string | null | undefined, extra: Partial<ChatMessage> = {}): ChatMessage => ({
@@ -84,5 +86,57 @@ describe('mergeSessions', () => {
     expect(mergeSessions(server, { ...local, unsynced: true })).toMatchObject({ title: 'Local', leafId: 'x', unsynced: true });
     expect(mergeSessions(server, session([msg('q', null)]))).toMatchObject({ unsynced: false });
     expect(mergeSessions(server, null)).toBe(server);
+  });
+});
+
+describe('images and answers being written (docs/decisions/0055, 0056)', () => {
+  const id = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
+  it('saves our stored images by id and counts the others as not kept', () => {
+    const message = msg('q', null, { images: [`/api/chat/images/${id(1)}`, 'data:image/png;base64,AAAA', `/api/chat/images/${id(2)}`] });
+    expect(storedMessage(message, at)).toMatchObject({ id: 'q', images: [id(1), id(2)], imagesNotKept: 1 });
+    expect(storedMessage(msg('p', null), at)).not.toHaveProperty('images');
+  });
+
+  it("reads the server's images as our URLs, and an answer still being written as streaming", () => {
+    const conversation = {
+      id: 'chat-1-a',
+      provider: 'openai' as const,
+      title: 'T',
+      autoTitle: 'T',
+      renamed: false,
+      answering: true,
+      model: 'gpt-4o',
+      createdAt: at,
+      updatedAt: at,
+      leafId: 'a',
+      systemPrompt: '',
+      temperature: null,
+      messages: [
+        { id: 'q', parentId: null, role: 'user' as const, content: 'Look', timestamp: at, images: [id(1)] },
+        { id: 'a', parentId: 'q', role: 'assistant' as const, content: 'So f', timestamp: at, model: 'gpt-4o', streaming: true as const },
+      ],
+    };
+    expect(sessionFromServer(conversation, undefined).messages).toMatchObject([
+      { id: 'q', images: [`/api/chat/images/${id(1)}`] },
+      { id: 'a', streaming: true },
+    ]);
+  });
+});
+
+describe('requestMessages: the images a model is sent', () => {
+  const variant = CHAT_VARIANTS.standard;
+  const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+  const question = (name: string, images: number[]) => msg(name, null, { images: images.map((n) => `/api/chat/images/${id(n)}`) });
+
+  it('sends the questions’ stored images, the newest first, at most 16 in all', () => {
+    const conversation = [question('old', [1, 2, 3, 4]), question('older', [5, 6, 7, 8]), question('mid', [9, 10, 11, 12]), question('new', [13, 14, 15, 16]), question('last', [17])];
+    const sent = requestMessages(conversation, variant);
+    expect(sent.map((m) => m.images?.length ?? 0)).toEqual([3, 4, 4, 4, 1]);
+    expect(sent[0]!.images).toEqual([id(1), id(2), id(3)]);
+  });
+
+  it('sends none to a model that reads text only, and none of an answer', () => {
+    expect(requestMessages([question('q', [1])], variant, false)).toEqual([{ role: 'user', content: 'q' }]);
+    expect(requestMessages([msg('a', null, { role: 'assistant', images: [`/api/chat/images/${id(1)}`] })], variant)).toEqual([{ role: 'assistant', content: 'a' }]);
   });
 });

@@ -1,5 +1,5 @@
 import { CHAT_HISTORY_LIMITS, type TConversation, type TSaveConversation, type TStoredMessage } from '../../../../contracts/chat-history.ts';
-import type { TChatProvider } from '../../../../contracts/chat.ts';
+import { CHAT_IMAGE_LIMITS, chatImageId, chatImageUrl, type TChatProvider } from '../../../../contracts/chat.ts';
 import type { ChatMessage, ChatSession } from './chat-storage.ts';
 
 /**
@@ -39,12 +39,14 @@ export function normalizeMessages(messages: readonly ChatMessage[]): ChatMessage
   });
 }
 
-/** A message as the server stores it: generated images are not kept there (nor their count lost). */
+/** A message as the server stores it: its stored images by id (docs/decisions/0055); images
+ * made before images were stored on the server are not kept there (nor their count lost). */
 export function storedMessage(message: ChatMessage, fallbackTime: string): TStoredMessage {
   const max = CHAT_HISTORY_LIMITS.maxStoredMessageChars;
   const long = message.content.length > max;
   const note = long ? (message.note ? `${message.note} ${SHORTENED_NOTE}` : SHORTENED_NOTE) : message.note;
-  const images = (message.images?.length ?? 0) + (message.imagesNotKept ?? 0);
+  const stored = (message.images ?? []).flatMap((src) => chatImageId(src) ?? []).slice(0, CHAT_IMAGE_LIMITS.maxPerMessage);
+  const images = (message.images?.length ?? 0) - stored.length + (message.imagesNotKept ?? 0);
   return {
     id: message.id,
     parentId: message.parentId ?? null,
@@ -55,6 +57,7 @@ export function storedMessage(message: ChatMessage, fallbackTime: string): TStor
     ...(note ? { note: note.slice(0, 500) } : {}),
     ...(message.failed ? { failed: true } : {}),
     ...(images > 0 ? { imagesNotKept: Math.min(images, 100) } : {}),
+    ...(stored.length > 0 ? { images: stored } : {}),
   };
 }
 
@@ -116,6 +119,9 @@ export function sessionFromServer(conversation: TConversation, userId: string | 
       ...(m.note ? { note: m.note } : {}),
       ...(m.failed ? { failed: true } : {}),
       ...(m.imagesNotKept ? { imagesNotKept: m.imagesNotKept } : {}),
+      ...(m.images?.length ? { images: m.images.map(chatImageUrl) } : {}),
+      // Still being written by the server (docs/decisions/0056): the screen joins it.
+      ...(m.streaming ? { streaming: true } : {}),
     })),
     title: conversation.autoTitle,
     model: conversation.model,

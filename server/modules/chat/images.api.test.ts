@@ -1,0 +1,272 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CHAT_IMAGE_LIMITS, type TChatImage, type TChatProvider } from '../../../contracts/chat.ts';
+import { startFakeAiProviders, type FakeAiProviders } from '../../../tests/fakes/ai-providers.ts';
+import { LYING_FILES, SAMPLE_IMAGES, pngHeader, sampleImage } from '../../../tests/fakes/sample-images.ts';
+import { chatImages } from '../../db/schema.ts';
+import { chat, chatBody, conversationBody, imageBody, newTestChatId, parseEvents, uploadImage } from '../../test/chat-helpers.ts';
+import { createTestApp, type TestApp } from '../../test/test-app.ts';
+
+const upload = (t: TestApp, cookie: string, payload: object) => t.request({ method: 'POST', url: '/api/chat/images', cookie, payload });
+
+describe('chat images: upload, type by content, owner only (docs/decisions/0055)', () => {
+  let t: TestApp;
+  let owner: string;
+  let other: string;
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { CHAT_IMAGE_STORAGE_MB: '12' } });
+    owner = await t.signIn('owner@example.com', 'Owner');
+    other = await t.signIn('other@example.com', 'Other');
+  });
+  afterAll(async () => t?.close());
+  beforeEach(async () => {
+    await t.database.db.delete(chatImages);
+  });
+
+  it.each([
+    ['png', 'image/png'],
+    ['jpeg', 'image/jpeg'],
+    ['gif', 'image/gif'],
+    ['webp', 'image/webp'],
+    ['webpLossless', 'image/webp'],
+  ] as const)('stores a %s and serves it to its owner with the type read from its bytes', async (kind, type) => {
+    const res = await upload(t, owner, imageBody(kind));
+    expect(res.statusCode, res.body).toBe(201);
+    const image = res.json<TChatImage>();
+    expect(image).toEqual({ id: expect.any(String), type, bytes: sampleImage(kind).length, width: 1, height: 1, url: `/api/chat/images/${image.id}` });
+
+    const served = await t.request({ url: image.url, cookie: owner });
+    expect(served.statusCode).toBe(200);
+    expect(served.rawPayload.equals(sampleImage(kind))).toBe(true);
+    expect(served.headers).toMatchObject({
+      'content-type': type,
+      'x-content-type-options': 'nosniff',
+      'content-disposition': expect.stringMatching(/^inline; filename="image-[0-9a-f-]+\.(png|jpg|gif|webp)"$/),
+      'cache-control': 'private, max-age=86400',
+      'content-security-policy': "default-src 'none'; sandbox",
+    });
+  });
+
+  it.each(Object.entries(LYING_FILES))('refuses %s sent as a PNG, on the field, storing nothing', async (_name, bytes) => {
+    const res = await upload(t, owner, { type: 'image/png', data: bytes.toString('base64') });
+    expect(res.statusCode).toBe(400);
+    // An empty file is refused by the contract; the rest by their bytes.
+    expect(res.json().details).toEqual([{ path: 'data', message: bytes.length === 0 ? 'data must not be empty' : 'must be a PNG, JPEG, WebP or GIF image (SVG and other files are refused)' }]);
+    expect(await t.database.db.select().from(chatImages)).toEqual([]);
+  });
+
+  it('refuses an image whose bytes are another type than the one declared, and types it cannot take', async () => {
+    const lying = await upload(t, owner, { type: 'image/jpeg', data: SAMPLE_IMAGES.png });
+    expect(lying.statusCode).toBe(400);
+    expect(lying.json().details).toEqual([{ path: 'type', message: 'the file is a PNG image, not JPEG' }]);
+    const gifAsWebp = await upload(t, owner, { type: 'image/webp', data: SAMPLE_IMAGES.gif });
+    expect(gifAsWebp.json().details).toEqual([{ path: 'type', message: 'the file is a GIF image, not WebP' }]);
+    const svg = await upload(t, owner, { type: 'image/svg+xml', data: LYING_FILES['an SVG with a script']!.toString('base64') });
+    expect(svg.statusCode).toBe(400);
+    expect(svg.json().details).toEqual([{ path: 'type', message: 'type must be one of: image/png, image/jpeg, image/webp, image/gif' }]);
+    const notBase64 = await upload(t, owner, { type: 'image/png', data: '<svg onload=alert(1)>' });
+    expect(notBase64.json().details).toEqual([{ path: 'data', message: 'data must be the image in base64' }]);
+    expect(await t.database.db.select().from(chatImages)).toEqual([]);
+  });
+
+  it('takes an image of 5 MB and refuses one byte more', async () => {
+    const padded = (bytes: number) => Buffer.concat([pngHeader(4000, 3000), Buffer.alloc(bytes - pngHeader(1, 1).length)]);
+    const atLimit = await upload(t, owner, { type: 'image/png', data: padded(CHAT_IMAGE_LIMITS.maxBytes).toString('base64') });
+    expect(atLimit.statusCode, atLimit.body).toBe(201);
+    expect(atLimit.json()).toMatchObject({ bytes: CHAT_IMAGE_LIMITS.maxBytes, width: 4000, height: 3000 });
+    const over = await upload(t, owner, { type: 'image/png', data: padded(CHAT_IMAGE_LIMITS.maxBytes + 1).toString('base64') });
+    expect(over.statusCode).toBe(400);
+    expect(over.json().details).toEqual([{ path: 'data', message: 'an image may be at most 5 MB' }]);
+  });
+
+  it("keeps each user within CHAT_IMAGE_STORAGE_MB (12 here), counting only their own images", async () => {
+    const fourMb = { type: 'image/png', data: Buffer.concat([pngHeader(10, 10), Buffer.alloc(4 * 1024 * 1024)]).toString('base64') };
+    for (let i = 0; i < 2; i++) expect((await upload(t, owner, fourMb)).statusCode).toBe(201);
+    const full = await upload(t, owner, fourMb);
+    expect(full.statusCode).toBe(409);
+    expect(full.json().message).toBe('Your chat images take 8 MB of the 12 MB you may keep. Delete chats with images to make room.');
+    expect(await t.database.db.select({ id: chatImages.id }).from(chatImages)).toHaveLength(2);
+    // Another user's room is their own.
+    expect((await upload(t, other, fourMb)).statusCode).toBe(201);
+  });
+
+  it('serves and deletes an image for its owner only: anyone else gets 404, as for an unknown id', async () => {
+    const id = await uploadImage(t, owner);
+    const stranger = await t.signIn('stranger@example.com');
+    for (const cookie of [other, stranger]) {
+      expect((await t.request({ url: `/api/chat/images/${id}`, cookie })).statusCode).toBe(404);
+      expect((await t.request({ method: 'DELETE', url: `/api/chat/images/${id}`, cookie })).statusCode).toBe(404);
+    }
+    expect((await t.request({ url: `/api/chat/images/${id}` })).statusCode).toBe(401);
+    expect((await t.request({ url: '/api/chat/images/00000000-0000-4000-8000-000000000000', cookie: owner })).json()).toEqual({ error: 'Not Found', message: 'Image not found' });
+    expect((await t.request({ method: 'DELETE', url: `/api/chat/images/${id}`, cookie: owner })).statusCode).toBe(204);
+    expect((await t.request({ url: `/api/chat/images/${id}`, cookie: owner })).statusCode).toBe(404);
+  });
+
+  it('keeps an image with the saved chat that shows it: attached on save, deleted with the chat, not on its own', async () => {
+    const id = await uploadImage(t, owner);
+    const body = conversationBody();
+    body.messages[0]!.images = [id] as never;
+    expect((await t.request({ method: 'POST', url: '/api/chat/conversations', cookie: owner, payload: body })).statusCode).toBe(201);
+    const saved = (await t.request({ url: `/api/chat/conversations/${body.id}`, cookie: owner })).json();
+    expect(saved.messages[0]).toMatchObject({ id: 'q1', images: [id] });
+    expect((await t.request({ method: 'DELETE', url: `/api/chat/images/${id}`, cookie: owner })).json()).toMatchObject({ error: 'Conflict' });
+
+    expect((await t.request({ method: 'DELETE', url: `/api/chat/conversations/${body.id}`, cookie: owner })).statusCode).toBe(204);
+    expect((await t.request({ url: `/api/chat/images/${id}`, cookie: owner })).statusCode).toBe(404);
+    expect(await t.database.db.select().from(chatImages).where(eq(chatImages.id, id))).toEqual([]);
+  });
+
+  it("refuses a saved message that names another user's image, or one of another chat, on its field", async () => {
+    const theirs = await uploadImage(t, other);
+    const body = conversationBody();
+    body.messages[0]!.images = [theirs] as never;
+    const refused = await t.request({ method: 'POST', url: '/api/chat/conversations', cookie: owner, payload: body });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().details).toEqual([{ path: 'messages.0.images.0', message: 'must be an image you uploaded, not one of another chat' }]);
+    expect((await t.request({ url: `/api/chat/conversations/${body.id}`, cookie: owner })).statusCode).toBe(404);
+
+    const mine = await uploadImage(t, owner);
+    const first = conversationBody();
+    first.messages[0]!.images = [mine] as never;
+    expect((await t.request({ method: 'POST', url: '/api/chat/conversations', cookie: owner, payload: first })).statusCode).toBe(201);
+    const second = conversationBody();
+    second.messages[0]!.images = [mine] as never;
+    expect((await t.request({ method: 'POST', url: '/api/chat/conversations', cookie: owner, payload: second })).json().details).toEqual([
+      { path: 'messages.0.images.0', message: 'must be an image you uploaded, not one of another chat' },
+    ]);
+    const five = conversationBody();
+    five.messages[0]!.images = [mine, mine, mine, mine, mine] as never;
+    expect((await t.request({ method: 'POST', url: '/api/chat/conversations', cookie: owner, payload: five })).json().details).toEqual([
+      { path: 'messages.0.images', message: 'a message carries at most 4 images' },
+    ]);
+  });
+
+  it('deletes an upload never sent in a saved chat after a day', async () => {
+    const unsent = await uploadImage(t, owner);
+    const sent = await uploadImage(t, owner);
+    const body = conversationBody();
+    body.messages[0]!.images = [sent] as never;
+    await t.request({ method: 'POST', url: '/api/chat/conversations', cookie: owner, payload: body });
+    t.advanceTime(CHAT_IMAGE_LIMITS.unsentHours * 3_600_000 + 60_000);
+    await uploadImage(t, owner); // the owner's next upload makes room first
+    expect((await t.request({ url: `/api/chat/images/${unsent}`, cookie: owner })).statusCode).toBe(404);
+    expect((await t.request({ url: `/api/chat/images/${sent}`, cookie: owner })).statusCode).toBe(200);
+  });
+});
+
+describe('chat images sent to the providers (docs/decisions/0055)', () => {
+  let fake: FakeAiProviders;
+  let t: TestApp;
+  let admin: string;
+  let guest: string;
+
+  beforeAll(async () => {
+    fake = await startFakeAiProviders();
+    t = await createTestApp({ env: { ...fake.env, ADMIN_EMAILS: 'admin@example.com', OLLAMA_MODELS: 'llama3.1,llama3.2-vision:11b', CHAT_RATE_LIMIT: '1000' } });
+    admin = await t.signIn('admin@example.com', 'Ada Admin');
+    guest = await t.signIn('guest@example.com', 'Gus Guest');
+  });
+  afterAll(async () => {
+    await t?.close();
+    await fake?.close();
+  });
+  beforeEach(() => fake.reset());
+
+  const withImages = (provider: TChatProvider, model: string, ids: string[], text = 'What is in this picture?') => ({
+    model,
+    messages: [{ role: 'user', content: text, images: ids }],
+  });
+
+  it.each([
+    ['openai', 'gpt-4o', 'input_image'],
+    ['anthropic', 'claude-sonnet-4-5', 'image'],
+    ['gemini', 'gemini-2.5-flash', 'inlineData'],
+    ['grok', 'grok-4', 'input_image'],
+    ['llama', 'llama3.2-vision:11b', 'image_url'],
+  ] as const)("%s: the question's images reach the provider in its API's own shape, streamed and as JSON", async (provider, model, part) => {
+    const png = await uploadImage(t, admin);
+    const jpeg = await uploadImage(t, admin, imageBody('jpeg'));
+    for (const stream of [true, false]) {
+      const res = await chat(t, admin, provider, { stream, body: withImages(provider, model, [png, jpeg]) });
+      expect(res.statusCode, res.body).toBe(200);
+      if (stream) expect(parseEvents(res.body).at(-1)).toMatchObject({ event: 'done' });
+      else expect(res.json()).toMatchObject({ error: false, choices: [{ message: { content: 'Reply to: What is in this picture?' } }] });
+    }
+    expect(fake.requests().map((r) => [r.stream, r.prompt, r.images])).toEqual(
+      [true, false].map((stream) => [
+        stream,
+        'What is in this picture?',
+        [
+          { part, mediaType: 'image/png', bytes: sampleImage('png').length },
+          { part, mediaType: 'image/jpeg', bytes: sampleImage('jpeg').length },
+        ],
+      ]),
+    );
+  });
+
+  it('refuses images for a model that reads text only, or of a type it does not take, before calling anyone', async () => {
+    const png = await uploadImage(t, guest);
+    const deepseek = await chat(t, guest, 'deepseek', { body: withImages('deepseek', 'deepseek-chat', [png]) });
+    expect(deepseek.statusCode).toBe(400);
+    expect(deepseek.json().details).toEqual([{ path: 'messages.0.images', message: 'DeepSeek V3 reads text only: choose a model that takes images, or send the question without them' }]);
+    const grok3 = await chat(t, admin, 'grok', { body: withImages('grok', 'grok-3', [await uploadImage(t, admin)]) });
+    expect(grok3.json().details).toEqual([{ path: 'messages.0.images', message: 'Grok 3 reads text only: choose a model that takes images, or send the question without them' }]);
+    const gif = await uploadImage(t, admin, imageBody('gif'));
+    const gemini = await chat(t, admin, 'gemini', { body: withImages('gemini', 'gemini-2.5-pro', [await uploadImage(t, admin), gif]) });
+    expect(gemini.json().details).toEqual([{ path: 'messages.0.images.1', message: 'Gemini 2.5 Pro takes PNG and JPEG and WebP images; this one is GIF' }]);
+    expect(fake.requests()).toEqual([]);
+  });
+
+  it("refuses another user's image (as an unknown one), images on an answer, and more than the limits, before calling anyone", async () => {
+    const theirs = await uploadImage(t, guest);
+    const res = await chat(t, admin, 'openai', { body: withImages('openai', 'gpt-4o', [theirs]) });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().details).toEqual([{ path: 'messages.0.images.0', message: 'must be an image you uploaded' }]);
+    const unknown = await chat(t, admin, 'openai', { body: withImages('openai', 'gpt-4o', ['00000000-0000-4000-8000-000000000000']) });
+    expect(unknown.json().details).toEqual(res.json().details);
+
+    const mine = await uploadImage(t, admin);
+    const onAnswer = await chat(t, admin, 'openai', { body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b', images: [mine] }, { role: 'user', content: 'c' }] } });
+    expect(onAnswer.json().details).toEqual([{ path: 'messages.1.images', message: 'only a question (role user) carries images' }]);
+    const five = await chat(t, admin, 'openai', { body: withImages('openai', 'gpt-4o', [mine, mine, mine, mine, mine]) });
+    expect(five.json().details).toEqual([{ path: 'messages.0.images', message: 'a message carries at most 4 images' }]);
+    const seventeen = { model: 'gpt-4o', messages: Array.from({ length: 5 }, (_, i) => ({ role: 'user', content: `q${i}`, images: [mine, mine, mine, mine].slice(0, i === 4 ? 1 : 4) })) };
+    expect((await chat(t, admin, 'openai', { body: seventeen })).json().details).toEqual([{ path: 'messages', message: 'send at most 16 images in one request' }]);
+    expect(fake.requests()).toEqual([]);
+  });
+
+  it('counts each image in the budget reserved before the call (an image of GPT-4o costs 255 tokens and more)', async () => {
+    const budgeted = await createTestApp({ env: { ...fake.env, ADMIN_EMAILS: 'admin@example.com', CHAT_DAILY_TOKEN_BUDGET: '270' } });
+    try {
+      const cookie = await budgeted.signIn('admin@example.com');
+      const image = await uploadImage(budgeted, cookie);
+      // Text alone fits; with the image the input alone leaves less than an answer needs.
+      expect((await chat(budgeted, cookie, 'openai', { body: chatBody('openai', 'hi') })).json().error).toBe(false);
+      const refused = await chat(budgeted, cookie, 'openai', { body: withImages('openai', 'gpt-4o', [image], 'hi') });
+      expect(refused.statusCode).toBe(429);
+      // 'hi' is 1 token and 4 for the message; the 1 x 1 image 255 (85 + one 512-pixel tile of 170).
+      expect(refused.json().message).toMatch(/^This conversation needs about 260 tokens/);
+      expect(fake.requests()).toHaveLength(1);
+    } finally {
+      await budgeted.close();
+    }
+  });
+
+  it('a kept answer stores its question with the images, which then belong to the chat', async () => {
+    const image = await uploadImage(t, admin);
+    const chatId = newTestChatId();
+    const res = await chat(t, admin, 'openai', {
+      stream: true,
+      body: { ...withImages('openai', 'gpt-4o', [image]), answer: { chatId, id: 'a1', questionId: 'q1', questionParentId: null, title: 'What is in this picture?' } },
+    });
+    expect(parseEvents(res.body).at(-1)).toMatchObject({ event: 'done' });
+    const saved = (await t.request({ url: `/api/chat/conversations/${chatId}`, cookie: admin })).json();
+    expect(saved.messages).toMatchObject([
+      { id: 'q1', role: 'user', content: 'What is in this picture?', images: [image] },
+      { id: 'a1', role: 'assistant', content: 'Reply to: What is in this picture?' },
+    ]);
+    expect((await t.request({ method: 'DELETE', url: `/api/chat/images/${image}`, cookie: admin })).statusCode).toBe(409);
+  });
+});

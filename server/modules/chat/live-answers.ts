@@ -1,0 +1,119 @@
+import type { TChatStreamEvent } from '../../../contracts/chat.ts';
+
+/** Writes one event to one browser; resolves when it may take more (or at once when it is gone). */
+export type AnswerListener = (event: TChatStreamEvent) => Promise<void>;
+
+/** Why an answer was stopped by us rather than ended by its provider. */
+export type StopReason = 'stop' | 'shutdown' | 'limit';
+
+/**
+ * An answer this process is writing (docs/decisions/0056): the text so far, the browsers
+ * following it, and the means to stop it. Keyed by its owner, chat and id: only the owner's
+ * requests can find it.
+ */
+export type LiveAnswer = {
+  readonly userId: string;
+  readonly chatId: string;
+  readonly answerId: string;
+  /** The text so far. */
+  text: string;
+  /** The last event (done or error) once the answer has ended. */
+  end: TChatStreamEvent | null;
+  /** Aborts the provider call. */
+  readonly controller: AbortController;
+  stopReason: StopReason | null;
+  /** Resolves once the answer has ended and every follower has been told. */
+  readonly ended: Promise<void>;
+};
+
+type Entry = LiveAnswer & { listeners: Set<AnswerListener>; resolveEnded(): void };
+
+/**
+ * The answers this process is writing, each with its followers: the browser that asked, and any
+ * that joined later (a reload, a second tab). A follower that goes away leaves the answer running;
+ * only Stop, the process closing or the answer's own limits end it early.
+ */
+export function createLiveAnswers() {
+  const answers = new Map<string, Entry>();
+  const keyOf = (userId: string, chatId: string, answerId: string) => `${userId}\u0000${chatId}\u0000${answerId}`;
+
+  /** A new answer, or null when one with this key is being written already. */
+  function open(userId: string, chatId: string, answerId: string): LiveAnswer | null {
+    const key = keyOf(userId, chatId, answerId);
+    if (answers.has(key)) return null;
+    let resolveEnded!: () => void;
+    const ended = new Promise<void>((resolve) => (resolveEnded = resolve));
+    const entry: Entry = { userId, chatId, answerId, text: '', end: null, controller: new AbortController(), stopReason: null, ended, listeners: new Set(), resolveEnded };
+    answers.set(key, entry);
+    return entry;
+  }
+
+  function find(userId: string, chatId: string, answerId: string): LiveAnswer | undefined {
+    return answers.get(keyOf(userId, chatId, answerId));
+  }
+
+  const entryOf = (answer: LiveAnswer) => answers.get(keyOf(answer.userId, answer.chatId, answer.answerId));
+
+  /** Hands an event to every follower (a failing one is dropped); `done` or `error` ends the answer. */
+  async function publish(answer: LiveAnswer, event: TChatStreamEvent): Promise<void> {
+    const entry = entryOf(answer);
+    if (!entry || entry.end) return;
+    if (event.event === 'delta') entry.text += event.data.text;
+    else {
+      entry.end = event;
+      answers.delete(keyOf(answer.userId, answer.chatId, answer.answerId));
+    }
+    await Promise.all(
+      [...entry.listeners].map((listener) =>
+        listener(event).catch(() => {
+          entry.listeners.delete(listener);
+        }),
+      ),
+    );
+    if (entry.end) {
+      entry.listeners.clear();
+      entry.resolveEnded();
+    }
+  }
+
+  /**
+   * Follows an answer: first everything so far as one delta (in the same tick as joining, so no
+   * word is lost or sent twice), then each event as it comes. Resolves when the answer has ended,
+   * or when `gone` fires (the browser left; the answer goes on).
+   */
+  async function follow(answer: LiveAnswer, listener: AnswerListener, gone: AbortSignal): Promise<void> {
+    const entry = answer as Entry;
+    if (entry.end) {
+      if (entry.text) await listener({ event: 'delta', data: { text: entry.text } });
+      return listener(entry.end);
+    }
+    entry.listeners.add(listener);
+    const first = entry.text ? listener({ event: 'delta', data: { text: entry.text } }) : Promise.resolve();
+    const left = new Promise<void>((resolve) => {
+      if (gone.aborted) resolve();
+      else gone.addEventListener('abort', () => resolve(), { once: true });
+    });
+    await first;
+    await Promise.race([entry.ended, left]);
+    entry.listeners.delete(listener);
+  }
+
+  /** Stops an answer (its provider call is aborted; the answer ends as far as it got). */
+  function stop(answer: LiveAnswer, reason: StopReason): void {
+    const entry = entryOf(answer);
+    if (!entry || entry.end || entry.controller.signal.aborted) return;
+    entry.stopReason = reason;
+    entry.controller.abort(new Error(reason));
+  }
+
+  /** Stops every answer (the process is closing) and waits until each has ended and been stored. */
+  async function closeAll(): Promise<void> {
+    const all = [...answers.values()];
+    for (const answer of all) stop(answer, 'shutdown');
+    await Promise.all(all.map((a) => a.ended));
+  }
+
+  return { open, find, publish, follow, stop, closeAll, size: () => answers.size };
+}
+
+export type LiveAnswers = ReturnType<typeof createLiveAnswers>;
