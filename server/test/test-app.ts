@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import type { FastifyBaseLogger, FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import pg from 'pg';
 import pino from 'pino';
+import { inject } from 'vitest';
 import { buildApp } from '../app.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/client.ts';
 import type { ReadinessCheck } from '../modules/health/health.service.ts';
 import { startJobQueue, type JobQueue } from '../modules/runtime/job-queue.ts';
+import { adminQuery, buildPgliteTemplate, databaseUrl, dropPostgresDatabase } from './database-templates.ts';
 
 export const TEST_ORIGIN = 'http://localhost:3000';
 
@@ -123,37 +125,46 @@ export async function createTestApp(
 
 let template: Promise<Blob> | undefined;
 
-/** One migrated PGlite per test worker, dumped once; each test app starts from a copy. */
+/**
+ * The migrated PGlite each test app starts from a copy of: the run's, made once by the global
+ * setup (server/test/global-setup.ts), or made here once per test file when there is none.
+ */
 function migratedTemplate(): Promise<Blob> {
   template ??= (async () => {
-    const logger = pino({ level: 'silent' });
-    const database = await openDatabase({ kind: 'pglite', dataDir: null }, logger);
-    // pg-boss's schema too, so each test app starts with its tables in place.
-    await (await startJobQueue(database, { logger, email: { retries: 0, retryDelaySeconds: 1 }, supervise: false })).stop();
-    const dump = await database.dumpTemplate!();
-    await database.close();
-    return dump;
+    const provided = inject('pgliteTemplate');
+    if (!provided) return buildPgliteTemplate();
+    return new Blob([await readFile(provided.file)], { type: provided.type });
   })();
   return template;
 }
 
+/** A new database on the test server: a copy of the run's migrated one when there is one. */
 async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const adminUrl = process.env.TEST_POSTGRES_URL;
   if (!adminUrl) throw new Error('TEST_DATABASE=postgres needs TEST_POSTGRES_URL');
   const name = `test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
+  const from = inject('postgresTemplate');
+  await createDatabase(adminUrl, name, from);
   return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    },
+    url: databaseUrl(adminUrl, name),
+    drop: () => dropPostgresDatabase(adminUrl, name),
   };
+}
+
+/**
+ * `create database … template` refuses while another session is copying the same template
+ * (PostgreSQL: "source database is being accessed by other users"): test files run in parallel, so
+ * it is tried again.
+ */
+async function createDatabase(adminUrl: string, name: string, template: string | undefined): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await adminQuery(adminUrl, template ? `create database ${name} template ${template}` : `create database ${name}`);
+      return;
+    } catch (err) {
+      const inUse = (err as { code?: string }).code === '55006';
+      if (!inUse || attempt >= 50) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+    }
+  }
 }
