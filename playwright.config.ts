@@ -53,7 +53,8 @@ export default defineConfig({
   globalSetup: './tests/e2e/global-setup.ts',
   fullyParallel: false,
   forbidOnly: ci,
-  workers: ci ? 1 : 2,
+  // Two in CI too: the journeys share one server and wait on the browser more than they compute.
+  workers: 2,
   retries: 0,
   timeout: 30_000,
   expect: { timeout: 7_000 },

@@ -1,4 +1,5 @@
 import react from '@vitejs/plugin-react';
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 const serverTests = ['server/**/*.test.ts', 'contracts/**/*.test.ts', 'tests/fakes/**/*.test.ts', 'tests/process/**/*.test.ts', 'script/**/*.test.ts'];
@@ -8,6 +9,10 @@ const postgresUrl = process.env.TEST_POSTGRES_URL;
 
 export default defineConfig({
   test: {
+    // Vitest's default is one worker fewer than the cores: one on the 2-core CI machine. Most
+    // server files wait more than they compute (fake servers, timers, PostgreSQL in its own
+    // process), so one more worker than cores keeps both cores busy.
+    maxWorkers: availableParallelism() + 1,
     projects: [
       {
         plugins: [react()],
