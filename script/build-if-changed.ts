@@ -32,6 +32,7 @@ export const BUILD_INPUTS = {
     // The new data directory's starting point (dist/pglite): its script and what it calls.
     'script/pglite-template.ts',
     'server/db/pglite-template.ts',
+    'server/lib/v8-memory.ts',
     // The rule itself: a change to what counts as an input rebuilds once.
     'script/build-if-changed.ts',
   ],

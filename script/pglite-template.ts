@@ -8,6 +8,10 @@
 //   node script/pglite-template.ts      (npm run build runs it)
 import path from 'node:path';
 import { PGLITE_TEMPLATE, writePgliteTemplate } from '../server/db/pglite-template.ts';
+import { setV8Flags, v8FlagsFor } from '../server/lib/v8-memory.ts';
+
+// As the server on PGlite: Liftoff only (the build's peak ~1.1 GB with TurboFan).
+setV8Flags(v8FlagsFor('pglite'));
 
 const { bytes, version } = await writePgliteTemplate();
 console.log(`pglite-template: ${path.relative(process.cwd(), PGLITE_TEMPLATE.file)} (${(bytes / 1024 / 1024).toFixed(1)} MB, PGlite ${version})`);
