@@ -8,7 +8,7 @@ const newSpaceBytes = () => getHeapSpaceStatistics().find((space) => space.space
 describe('V8 memory settings for the embedded database (docs/decisions/0054)', () => {
   it('sets flags only with PGlite', () => {
     expect(v8FlagsFor('postgres')).toEqual([]);
-    expect(v8FlagsFor('pglite')).toEqual(expect.arrayContaining(['--liftoff-only', '--no-wasm-tier-up']));
+    expect(v8FlagsFor('pglite')).toEqual(expect.arrayContaining(['--liftoff-only', '--no-wasm-tier-up', '--heap-growing-percent=100']));
   });
 
   it('returns a grown young generation to the system', () => {
