@@ -125,10 +125,10 @@ export default defineConfig(({ isSsrBuild }) => ({
               groups: [
                 {
                   name: SHELL_CHUNK,
-                  test: /client[\\/](app[\\/](layout|header|app-root|error-boundary)\.tsx|features[\\/]auth[\\/](components[\\/]auth-provider|lib[\\/]post-login-path|api[\\/]auth-api)\.tsx?|components[\\/](article-card|ui[\\/](avatar|badge|button|card|load-failed|skeleton|spinner|stroke-icon|toast-host|use-page-title))\.tsx?|lib[\\/](navigation|api-client|app-config|notify|auth-context)\.ts)$/,
+                  test: /client[\\/](app[\\/](layout|header|app-root|error-boundary)\.tsx|app[\\/]preloadable\.ts|features[\\/]auth[\\/](components[\\/]auth-provider|lib[\\/]post-login-path|api[\\/]auth-api)\.tsx?|components[\\/](article-card|ui[\\/](avatar|badge|button|card|load-failed|skeleton|spinner|stroke-icon|toast-host|use-page-title))\.tsx?|lib[\\/](navigation|api-client|app-config|notify|auth-context)\.ts)$/,
                 },
                 // The public pages themselves: the app loads them only when it shows one.
-                { name: PUBLIC_PAGES_CHUNK, test: /client[\\/]features[\\/](landing[\\/]|articles[\\/]components[\\/]insights-view\.tsx)/ },
+                { name: PUBLIC_PAGES_CHUNK, test: /client[\\/]features[\\/](landing[\\/]|articles[\\/]components[\\/](insights|article)-view\.tsx)/ },
               ],
             },
           },

@@ -85,14 +85,15 @@ function shortfalls(report: Report): string[] {
 }
 
 /**
- * Lighthouse (mobile) on `/` and `/insights`: the four category scores and LCP, TBT and CLS.
+ * Lighthouse (mobile) on `/`, `/insights` and an article's page: the four category scores and
+ * LCP, TBT and CLS.
  * The reference is Lighthouse on the same prerendered landing HTML without its scripts, served
  * with the built CSS and images by a plain static server: the best this machine and the
  * throttling allow for that page.
  */
 const bench: Benchmark = {
   name: 'lighthouse',
-  description: 'Lighthouse mobile on / and /insights (production build, our server): scores, LCP, TBT, CLS',
+  description: 'Lighthouse mobile on /, /insights and an article page (production build, our server): scores, LCP, TBT, CLS',
   async run({ quick, log }) {
     log('starting our server with published articles (PGlite)...');
     const server = await startAppServer();
@@ -114,10 +115,13 @@ const bench: Benchmark = {
         log(`reference (static landing HTML, no JavaScript): LCP ${referenceLcp.toFixed(0)} ms`);
       }
 
-      // The quick run (a smoke check) audits `/` only.
-      for (const page of quick ? ['/'] : ['/', '/insights']) {
-        log(`Lighthouse (mobile) on ${page}...`);
-        const report = await audit(`${server.url}${page}`);
+      const [first] = (await (await fetch(`${server.url}/api/articles?limit=1`)).json()) as Array<{ slug: string }>;
+      const article = `/insights/${first!.slug}`;
+      // The quick run (a smoke check) audits `/` and an article's page.
+      for (const url of quick ? ['/', article] : ['/', '/insights', article]) {
+        const page = url === article ? '/insights/:slug' : url;
+        log(`Lighthouse (mobile) on ${url}...`);
+        const report = await audit(`${server.url}${url}`);
         for (const category of CATEGORIES) {
           const score = Math.round((report.categories[category].score ?? 0) * 100);
           results.push({ name: `lighthouse ${page} ${category}`, unit: 'score', ours: score, reference: null, ratio: null, target: `>= ${TARGETS[category]}`, met: score >= TARGETS[category] });

@@ -8,9 +8,9 @@ const PEAK_TARGET_MB = 600;
 /**
  * Resident memory of `node server/index.ts` on a fresh PGlite directory 10 s after /api/health
  * first answers, next to a bare Fastify hello-world measured the same way; the peak during
- * start-up is printed too. Why 10 s: PGlite runs initdb in a WASM instance of its own and V8
- * releases that heap a few seconds after start (RSS drops by ~150 MB in one step), so an
- * earlier sample measures start-up, not the server's footprint.
+ * start-up is printed too. Why 10 s: the server returns start-up's heap to the system with one
+ * collection after it is ready (docs/decisions/0054), and an earlier sample may measure
+ * start-up, not the server's footprint.
  */
 const SETTLE_MS = 10_000;
 

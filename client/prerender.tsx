@@ -1,6 +1,6 @@
 import { renderToString } from 'react-dom/server';
 import { AppRoot } from './app/app-root.tsx';
-import { SiteRoot, type SitePage } from './app/site-root.tsx';
+import { preloadSitePage, SiteRoot, type SitePage } from './app/site-root.tsx';
 import { primeAppConfig, type TClientConfig } from './lib/app-config.ts';
 
 export type { SitePage };
@@ -15,10 +15,15 @@ const neverLoaded = () => Promise.reject(new Error('a rendered page never opens 
  * The HTML of a public page as a signed-out visitor first sees it: the same tree the browser
  * hydrates (client/site-main.tsx), with the session still loading. Built for Node by
  * `vite build --ssr`: script/prerender.ts renders `/` with it at build time, and the server
- * renders `/insights` with it per request.
+ * renders `/insights` and the article pages with it per request. `pageUrl` is the page's public
+ * address (an article's links are told apart by it: another site's open in a new tab).
  */
-export function renderSitePage(location: string, page: SitePage, config: TClientConfig, year: string): string {
+export async function renderSitePage(location: string, page: SitePage, config: TClientConfig, year: string, pageUrl = 'http://localhost/'): Promise<string> {
+  await preloadSitePage(page);
+  // Loaded lazily, as site-root.tsx loads it: a static import here would fold it into this file.
+  const { setServerPageUrl } = await import('./components/markdown.tsx');
   primeAppConfig(config, year);
+  setServerPageUrl(pageUrl);
   return renderToString(
     <AppRoot>
       <SiteRoot location={location} page={page} loadApp={neverLoaded} />
@@ -27,6 +32,6 @@ export function renderSitePage(location: string, page: SitePage, config: TClient
 }
 
 /** `/` at build time, with the placeholders in place of the runtime config. */
-export function renderLanding(): string {
+export function renderLanding(): Promise<string> {
   return renderSitePage('/', { kind: 'landing' }, { siteName: PLACEHOLDERS.siteName, contactEmail: PLACEHOLDERS.contactEmail, authProvider: 'local' }, PLACEHOLDERS.year);
 }

@@ -1,7 +1,7 @@
-import type { TArticleSummary } from './articles.ts';
+import type { TArticleSummary, TPublicArticle } from './articles.ts';
 
 /** Where a public page's HTML goes in client/site.html: script/prerender.ts puts `/` there at
- * build time, the server `/insights` per request. */
+ * build time, the server `/insights` and each article's page per request. */
 export const SITE_PAGE_MARKER = '<!--site-page-->';
 
 /** Articles a page of /insights shows, rendered by the server and by the app alike. Here, not
@@ -10,12 +10,13 @@ export const INSIGHTS_PAGE_SIZE = 12;
 
 /**
  * A public page the site's own small page renders (client/app/site-root.tsx): `/`, prerendered
- * at build time, or `/insights`, rendered by the server with its articles. The server sends it
- * along as JSON so the browser hydrates exactly what it rendered.
+ * at build time, or `/insights` and `/insights/:slug`, rendered by the server with their
+ * articles. The server sends it along as JSON so the browser hydrates exactly what it rendered.
  */
 export type TSitePage =
   | { kind: 'landing' }
-  | { kind: 'insights'; page: number; list: { items: TArticleSummary[]; total: number } };
+  | { kind: 'insights'; page: number; list: { items: TArticleSummary[]; total: number } }
+  | { kind: 'article'; article: TPublicArticle };
 
 /** `/insights?page=N`: N, or 1 when absent or not a positive whole number (the server renders
  * and the browser hydrates the same page). */

@@ -15,8 +15,9 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * What `npm run build` reads: the client and the contracts it imports, the build's own
- * configuration and scripts, and the dependencies (the lock file). The server is not among
- * them: vite.config.ts imports none of it (script/dev-client.ts adds the dev page's config).
+ * configuration and scripts, and the dependencies (the lock file, which pins PGlite). The server
+ * is not among them, but for the module that writes PGlite's template: vite.config.ts imports
+ * none of it (script/dev-client.ts adds the dev page's config).
  */
 export const BUILD_INPUTS = {
   dirs: ['client', 'contracts'],
@@ -28,13 +29,18 @@ export const BUILD_INPUTS = {
     'tsconfig.base.json',
     'tsconfig.client.json',
     'script/prerender.ts',
+    // The new data directory's starting point (dist/pglite): its script and what it calls.
+    'script/pglite-template.ts',
+    'server/db/pglite-template.ts',
+    'server/lib/v8-memory.ts',
     // The rule itself: a change to what counts as an input rebuilds once.
     'script/build-if-changed.ts',
   ],
 } as const;
 
-/** What the server needs from a build: the app's page, the prerendered `/`, the /insights renderer. */
-export const BUILD_OUTPUTS = ['dist/client/index.html', 'dist/client/landing.html', 'dist/prerender/prerender.js'] as const;
+/** What the server needs from a build: the app's page, the prerendered `/`, the public pages'
+ * renderer, and a new PGlite data directory's starting point. */
+export const BUILD_OUTPUTS = ['dist/client/index.html', 'dist/client/landing.html', 'dist/prerender/prerender.js', 'dist/pglite/initdb.tar.gz', 'dist/pglite/initdb.version'] as const;
 
 export const STAMP = 'dist/.build-inputs';
 

@@ -1,5 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import pino from 'pino';
 import { buildApp } from './app.ts';
 import { loadConfigOrExit } from './config.ts';
@@ -9,6 +7,7 @@ import { startWorkers, type Workers } from './modules/runtime/workers.ts';
 import { createMarketData } from './modules/market/market-data.ts';
 import { loggerOptions } from './lib/logger.ts';
 import { PRIVATE_UMASK } from './lib/private-files.ts';
+import { capYoungGeneration, collectGarbageAndShrink, setV8Flags, v8FlagsFor } from './lib/v8-memory.ts';
 
 const SHUTDOWN_DEADLINE_MS = 10_000;
 
@@ -19,6 +18,9 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = pino(loggerOptions(config.logLevel));
   for (const message of config.deprecations) logger.warn(message);
+  // Before PGlite compiles: V8 reads them when it compiles (docs/decisions/0054).
+  setV8Flags(v8FlagsFor(config.database.kind));
+  if (config.database.kind === 'pglite') capYoungGeneration();
   const database = await openDatabase(config.database, logger);
   const jobs = await startJobQueue(database, { logger, email: config.email, channels: config.channels, briefs: config.alertBriefs, supervise: config.runtime.runWorkers });
   // One per process: live runs and Test on history share each provider's rate budget through it.
@@ -67,19 +69,12 @@ async function main(): Promise<void> {
 
   await app.listen({ port: config.port, host: config.host });
   logger.info({ url: config.publicUrl, auth: config.auth.provider, database: database.kind }, 'server ready');
-  if (database.kind === 'pglite') collectStartupGarbage();
-}
-
-/**
- * PGlite runs initdb in a WASM instance of its own and drops it; its heap (several hundred MB)
- * stays resident until V8's next full collection, which an idle server may not run for a long
- * time. One collection right after start returns it to the system.
- */
-function collectStartupGarbage(): void {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
-  // On the next turn: the dropped instance is only unreachable once start-up's promises settle.
-  setTimeout(gc, 100).unref();
+  // Start-up (migrations, unpacking the data directory, PGlite's compile) grows V8's young
+  // generation to its largest (~128 MB committed for ~10 MB live) and the old one with garbage;
+  // an idle server may keep both for a long time. One memory-reducing collection right after
+  // start returns them to the system (~140 MB, docs/decisions/0054). On a later turn: start-up's
+  // last promises have settled by then.
+  if (database.kind === 'pglite') setTimeout(collectGarbageAndShrink, 100).unref();
 }
 
 main().catch((err: unknown) => {

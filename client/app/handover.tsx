@@ -2,11 +2,11 @@ import type { ReactElement } from 'react';
 import type { TMe } from '../../contracts/auth.ts';
 import type { TUser } from '../../contracts/users.ts';
 import type { TSitePage } from '../../contracts/site.ts';
-import { articlesPageUrl } from '../features/articles/api/articles-api.ts';
+import { articleKey, articlesPageUrl } from '../features/articles/api/articles-api.ts';
 import { ME_QUERY_KEY } from '../features/auth/api/auth-api.ts';
 import { createQueryClient } from '../lib/query-client.ts';
 import { App } from './app.tsx';
-import { InsightsPage, LandingPage } from './router.tsx';
+import { ArticlePage, InsightsPage, LandingPage } from './router.tsx';
 
 /**
  * The whole app, as a public page hands over to it (client/site-main.tsx; only that page loads
@@ -18,6 +18,7 @@ export async function appForSitePage(user: TUser | undefined, screen: TSitePage 
   const queryClient = createQueryClient();
   if (user) queryClient.setQueryData<TMe>(ME_QUERY_KEY, { user });
   if (screen?.kind === 'insights') queryClient.setQueryData([articlesPageUrl(screen.page)], screen.list);
-  if (screen) await (screen.kind === 'landing' ? LandingPage : InsightsPage).preload();
+  if (screen?.kind === 'article') queryClient.setQueryData(articleKey(screen.article.slug), screen.article);
+  if (screen) await { landing: LandingPage, insights: InsightsPage, article: ArticlePage }[screen.kind].preload();
   return <App queryClient={queryClient} />;
 }

@@ -10,8 +10,9 @@ import { RequireAuth } from './require-auth.tsx';
 // Signed-in screens are separate chunks: the landing page loads none of their code.
 // (Declarative routes with React.lazy rather than the data router: the data router alone adds
 // ~17 KB gzipped to the landing page's budget.)
-// `/` and `/insights` are served their own page (site-root.tsx); the app shows them when someone
-// comes back from another screen, or when that page hands over to the app (then preloaded).
+// `/`, `/insights` and the article pages are served their own page (site-root.tsx); the app shows
+// them when someone comes back from another screen, or when that page hands over to the app
+// (then preloaded).
 export const LandingPage = preloadable(() => import('../features/landing/components/landing-page.tsx').then((m) => ({ default: m.LandingPage })));
 export const InsightsPage = preloadable(() => import('../features/articles/components/insights-page.tsx'));
 const LoginPage = lazy(() => import('../features/auth/components/login-page.tsx'));
@@ -26,8 +27,8 @@ const AgentsConsolePage = lazy(() => import('../features/agents/components/agent
 const CreateArticlePage = lazy(() => import('../features/articles/components/create-article-page.tsx'));
 const EditArticlePage = lazy(() => import('../features/articles/components/edit-article-page.tsx'));
 const AdminArticlesPage = lazy(() => import('../features/articles/components/admin-articles-page.tsx'));
-// The only chunk with react-markdown.
-const ArticlePage = lazy(() => import('../features/articles/components/article-page.tsx'));
+// With react-markdown (the server-rendered article page loads it on its own; see site-root.tsx).
+export const ArticlePage = preloadable(() => import('../features/articles/components/article-page.tsx'));
 // Lazy too: the landing page's JavaScript budget has no room for a screen it never shows.
 const NotFoundPage = lazy(() => import('../components/not-found.tsx').then((m) => ({ default: m.NotFoundPage })));
 

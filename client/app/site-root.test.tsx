@@ -1,9 +1,12 @@
-import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { hydrateRoot } from 'react-dom/client';
+import { renderToString } from 'react-dom/server';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { TSitePage } from '../../contracts/site.ts';
 import { makeUser } from '../test/render.tsx';
 import { never, stubFetch } from '../test/fetch-stub.ts';
-import { SiteRoot, type LoadApp } from './site-root.tsx';
+import { preloadSitePage, SiteRoot, type LoadApp } from './site-root.tsx';
 
 // The landing page's own root: the prerendered tree the browser hydrates, and the hand-over to
 // the whole app (here a stand-in element, which is what loadApp returns).
@@ -71,5 +74,63 @@ describe('SiteRoot', () => {
     // link still leads on, to /login in the app's own page (which sends a signed-in user on).
     expect(screen.queryByRole('button', { name: 'Logout' })).not.toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Login' })).toHaveAttribute('href', '/login?next=%2F');
+  });
+
+  describe('an article page', () => {
+    const page: TSitePage = {
+      kind: 'article',
+      article: {
+        id: '00000000-0000-4000-8000-0000000000a1',
+        slug: 'why-automate',
+        title: 'Why automate now',
+        category: 'Automation',
+        excerpt: 'Reasons to automate this quarter.',
+        content: '## Costs\n\nManual entry costs **hours**. See [the method](https://example.org/method) and [the others](/insights).\n\n| Step | Time |\n| --- | --- |\n| Entry | 10 min |\n',
+        createdAt: '2025-05-01T10:00:00.000Z',
+        readTime: '6 min read',
+      },
+    };
+    const site = (loadApp: LoadApp) => <SiteRoot location="/insights/why-automate" page={page} loadApp={loadApp} />;
+
+    afterEach(() => document.body.replaceChildren());
+
+    it("hydrates the server's HTML without a mismatch, adopting the body as it is", async () => {
+      window.history.replaceState(null, '', '/insights/why-automate');
+      stubFetch({ 'GET /api/auth/me': { body: { user: null } } });
+      const loadApp = vi.fn<LoadApp>(() => app('the app'));
+      // What the server sends (client/prerender.tsx renders the same way).
+      await preloadSitePage(page);
+      const container = document.createElement('div');
+      container.innerHTML = renderToString(site(loadApp));
+      document.body.append(container);
+      const body = container.querySelector('[data-article-body]')!;
+      const nodes = [container.querySelector('h1'), body.querySelector('h2'), body.querySelector('table'), body.querySelector('a[href="/insights"]')];
+      expect(nodes).not.toContain(null);
+      expect(body.querySelector('a[href="https://example.org/method"]')).toHaveAttribute('rel', 'noopener noreferrer');
+      expect(container.querySelector('time')).toHaveTextContent('2025-05-01');
+
+      // Development React reports any difference (text, attributes, inner HTML) on the console.
+      const consoleError = vi.spyOn(console, 'error');
+      const recoverable: unknown[] = [];
+      const root = await act(async () => hydrateRoot(container, site(loadApp), { onRecoverableError: (error) => recoverable.push(error) }));
+      await waitFor(() => expect(container.querySelector('time')).toHaveTextContent(new Date('2025-05-01T10:00:00.000Z').toLocaleDateString()));
+      expect(recoverable).toEqual([]);
+      expect(consoleError).not.toHaveBeenCalled();
+      // The same nodes, hydrated, not rendered again.
+      expect([container.querySelector('h1'), body.querySelector('h2'), body.querySelector('table'), body.querySelector('a[href="/insights"]')]).toEqual(nodes);
+      expect(container.querySelector('[data-article-body]')).toBe(body);
+      expect(loadApp).not.toHaveBeenCalled();
+      act(() => root.unmount());
+    });
+
+    it('rendered in the browser without server HTML, loads the Markdown renderer for its body', async () => {
+      stubFetch({ 'GET /api/auth/me': { body: { user: null } } });
+      render(site(vi.fn<LoadApp>(() => app('the app'))));
+      expect(screen.getByRole('heading', { level: 1, name: 'Why automate now' })).toBeInTheDocument();
+      const article = screen.getByRole('article');
+      expect(await within(article).findByRole('heading', { level: 2, name: 'Costs' })).toBeInTheDocument();
+      expect(within(article).getByRole('table')).toBeInTheDocument();
+      expect(screen.getByRole('link', { name: 'All insights' })).toHaveAttribute('href', '/insights');
+    });
   });
 });

@@ -1,19 +1,64 @@
-import { useCallback, useRef, useState, type ReactElement } from 'react';
+import { Suspense, useCallback, useRef, useState, type ReactElement } from 'react';
 import type { TUser } from '../../contracts/users.ts';
 import type { TSitePage } from '../../contracts/site.ts';
+import { Skeleton } from '../components/ui/skeleton.tsx';
 import { LandingAuthProvider } from '../features/auth/components/landing-auth-provider.tsx';
+import { ArticleView } from '../features/articles/components/article-view.tsx';
 import { InsightsView } from '../features/articles/components/insights-view.tsx';
 import { LandingPage } from '../features/landing/components/landing-page.tsx';
 import { DocumentNavigation } from './document-navigation.tsx';
 import { PageLayout } from './layout.tsx';
+import { preloadable } from './preloadable.ts';
 
 /** Loads the whole app, for the session's user when the landing page already knows it. */
 export type LoadApp = (user?: TUser) => Promise<ReactElement>;
 
 export type SitePage = TSitePage;
 
+// The Markdown renderer is the heaviest part of an article page, and the page needs it only on
+// the server: the article's body is static HTML (plain links, no handlers). The server renders
+// it into the page; the browser adopts that HTML as it is instead of rendering it again.
+const LazyArticleMarkdown = preloadable<{ content: string }>(() => import('../components/markdown.tsx').then((m) => ({ default: m.ArticleMarkdownBody })));
+
+/** The body's HTML as the server sent it, read before hydration; null on the server, or when
+ * this page was not rendered by the server. */
+function serverRenderedBody(): string | null {
+  return typeof document === 'undefined' ? null : (document.querySelector('[data-article-body]')?.innerHTML ?? null);
+}
+
+/**
+ * The article's body on the server-rendered page: on the server, the Markdown rendered (loaded
+ * before the render: preloadSitePage); in the browser, the same element with the HTML it already
+ * holds, so hydration leaves it untouched and the renderer is never fetched. Rendered without
+ * the server's HTML (never on the site's own page), it loads the renderer.
+ */
+function SiteArticleBody({ content }: { content: string }) {
+  const [html] = useState(serverRenderedBody);
+  if (html !== null) return <div data-article-body="" dangerouslySetInnerHTML={{ __html: html }} />;
+  return (
+    <div data-article-body="">
+      <Suspense fallback={<Skeleton className="mt-6 h-64" />}>
+        <LazyArticleMarkdown content={content} />
+      </Suspense>
+    </div>
+  );
+}
+
+/** What rendering `page` on the server needs loaded first (the server renders in one pass and
+ * cannot wait for a lazy part). */
+export async function preloadSitePage(page: SitePage): Promise<void> {
+  if (page.kind === 'article') await LazyArticleMarkdown.preload();
+}
+
 function SitePageView({ page }: { page: SitePage }) {
-  return page.kind === 'landing' ? <LandingPage /> : <InsightsView page={page.page} list={{ status: 'success', data: page.list }} />;
+  switch (page.kind) {
+    case 'landing':
+      return <LandingPage />;
+    case 'insights':
+      return <InsightsView page={page.page} list={{ status: 'success', data: page.list }} />;
+    case 'article':
+      return <ArticleView shown={{ status: 'success', article: page.article }} Body={SiteArticleBody} />;
+  }
 }
 
 /**

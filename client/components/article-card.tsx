@@ -1,5 +1,5 @@
 import type { TArticleSummary } from '../../contracts/articles.ts';
-import { useInBrowser } from '../lib/in-browser.ts';
+import { useLocalDate } from '../lib/in-browser.ts';
 import { useNavigation } from '../lib/navigation.ts';
 import { Badge } from './ui/badge.tsx';
 import { Card } from './ui/card.tsx';
@@ -7,16 +7,6 @@ import { Skeleton } from './ui/skeleton.tsx';
 
 /** The path of an article's public page. */
 export const articlePath = (slug: string): string => `/insights/${encodeURIComponent(slug)}`;
-
-/**
- * The date in the visitor's locale. A page the server rendered shows the locale-free ISO date
- * until it has hydrated (the server cannot know the visitor's locale or time zone, and the
- * browser must first render exactly what the server sent); anything rendered in the browser
- * shows the local date at once.
- */
-function useLocalDate(iso: string): string {
-  return useInBrowser() ? new Date(iso).toLocaleDateString() : iso.slice(0, 10);
-}
 
 /** An article as a card in a list (the landing's insights, /insights): category badge, title
  * (2 lines) linking to its page, excerpt (3 lines), local date and read time. The whole card is

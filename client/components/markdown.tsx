@@ -19,9 +19,20 @@ export function safeUrl(url: string): string {
   }
 }
 
+/** The page's own address on the server, which renders an article page for the browser to
+ * hydrate (client/prerender.tsx sets it before each render): links and images resolve against
+ * it as they will against the page in the browser. */
+let serverPageUrl = 'http://localhost/';
+
+export function setServerPageUrl(url: string): void {
+  serverPageUrl = url;
+}
+
+const pageUrl = () => (typeof window === 'undefined' ? serverPageUrl : window.location.href);
+
 const resolve = (url: string): URL | null => {
   try {
-    return new URL(url, window.location.href);
+    return new URL(url, pageUrl());
   } catch {
     return null;
   }
@@ -30,7 +41,7 @@ const resolve = (url: string): URL | null => {
 /** http(s) and on another origin: opened in a new tab without giving it this window. */
 function isExternal(href: string): boolean {
   const url = resolve(href);
-  return url !== null && (url.protocol === 'http:' || url.protocol === 'https:') && url.origin !== window.location.origin;
+  return url !== null && (url.protocol === 'http:' || url.protocol === 'https:') && url.origin !== new URL(pageUrl()).origin;
 }
 
 /** The elements in our typography (article scale); a caller may override some. */
@@ -106,4 +117,9 @@ export function SafeMarkdown({ children, components, className }: SafeMarkdownPr
 /** Article Markdown at reading size. */
 export function ArticleMarkdown({ children }: { children: string }) {
   return <SafeMarkdown className="text-base text-slate-700 sm:text-lg">{children}</SafeMarkdown>;
+}
+
+/** An article's body: its Markdown at reading size (the article page's part that loads apart). */
+export function ArticleMarkdownBody({ content }: { content: string }) {
+  return <ArticleMarkdown>{content}</ArticleMarkdown>;
 }

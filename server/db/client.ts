@@ -11,6 +11,7 @@ import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { Config } from '../config.ts';
 import { createFairQueue, type FairQueue } from '../lib/fair-queue.ts';
 import { makePrivate } from '../lib/private-files.ts';
+import { dataDirStart, PGLITE_TEMPLATE, type TemplateFiles } from './pglite-template.ts';
 import * as schema from './schema.ts';
 
 /** One type for both drivers: services and repos never know which database they run on. */
@@ -59,6 +60,8 @@ const MIGRATION_LOCK_KEY = 7_240_310_001;
 export type OpenOptions = {
   /** A dump of an already-migrated PGlite data dir to start from (tests: ~10x faster than initdb). */
   pgliteTemplate?: Blob;
+  /** Where a new data directory's starting point is (the build's, by default). */
+  dataDirTemplate?: TemplateFiles;
 };
 
 export async function openDatabase(database: Config['database'] | { kind: 'pglite'; dataDir: string | null; maxWaitMs?: number }, logger: Logger, options: OpenOptions = {}): Promise<Database> {
@@ -66,8 +69,11 @@ export async function openDatabase(database: Config['database'] | { kind: 'pglit
     // Private before PGlite writes a byte (SECURITY.md: only the server's user reads DATA_DIR),
     // and again once it has unpacked a new cluster, whose files it makes 0666 itself.
     if (database.dataDir) makePrivate(database.dataDir);
+    // A new data directory starts from the build's initdb output when there is one (decision 0054).
+    const start = database.dataDir ? await dataDirStart(database.dataDir, options.dataDirTemplate ?? PGLITE_TEMPLATE) : null;
+    if (start?.from === 'initdb') logger.info({ why: start.why }, 'new PGlite data directory: running initdb');
     const client = database.dataDir
-      ? new PGlite(database.dataDir, { postgresqlconf: PGLITE_CONF })
+      ? new PGlite(database.dataDir, { postgresqlconf: PGLITE_CONF, ...(start?.from === 'template' ? { loadDataDir: start.template } : {}) })
       : new PGlite({ postgresqlconf: PGLITE_CONF, ...(options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {}) });
     await client.waitReady;
     if (database.dataDir) makePrivate(database.dataDir);

@@ -40,6 +40,25 @@ describe('fair queue in front of PGlite (docs/decisions/0050)', () => {
     expect(order).toEqual(['flood1', 'quiet1', 'background1', 'flood2', 'flood3', 'flood4']);
   });
 
+  it('runs work back to back for its slice, then lets the event loop take in what has arrived', async () => {
+    let clock = 0;
+    const q = createFairQueue({ concurrency: 1, maxWaitMs: 10_000, sliceMs: 5, now: () => clock });
+    const order: string[] = [];
+    const held = gate();
+    const holding = q.run(held.work);
+    const work = (name: string) => async () => {
+      order.push(name);
+      clock += 3;
+      // Stands for I/O that became ready while this piece ran (a request, a connection).
+      if (name === 'first') setImmediate(() => order.push('arrived'));
+    };
+    const pieces = ['first', 'second', 'third'].map((name) => q.run(work(name)));
+    held.open();
+    await Promise.all([holding, ...pieces]);
+    // 'second' still fits the slice that began at 0; after it (6 ms) the loop gets its turn.
+    expect(order).toEqual(['first', 'second', 'arrived', 'third']);
+  });
+
   it('refuses a request at once when the queue ahead would take longer than its bound, with the wait in seconds', async () => {
     let clock = 0;
     const q = createFairQueue({ concurrency: 1, maxWaitMs: 1_000, now: () => clock });

@@ -36,10 +36,24 @@ export type FairQueue = {
  * maxWaitMs: refused at once when the queue ahead of it would take longer (from the average time
  * a piece of work holds its slot), or when it has waited that long.
  */
-export function createFairQueue({ concurrency, maxWaitMs, now = () => performance.now() }: { concurrency: number; maxWaitMs: number; now?: () => number }): FairQueue {
+export function createFairQueue({
+  concurrency,
+  maxWaitMs,
+  sliceMs = 5,
+  now = () => performance.now(),
+}: {
+  concurrency: number;
+  maxWaitMs: number;
+  /** How long work may run back to back before the event loop gets a turn. */
+  sliceMs?: number;
+  now?: () => number;
+}): FairQueue {
+  const SLICE_MS = sliceMs;
   let active = 0;
   let waiting = 0;
   let averageMs = 1;
+  let nextScheduled = false;
+  let sliceStart = now();
   const queues = new Map<string, Waiter[]>();
   /** Parties with work waiting, in the order they are served next. */
   const turn: string[] = [];
@@ -58,6 +72,25 @@ export function createFairQueue({ concurrency, maxWaitMs, now = () => performanc
       active++; // taken now on the waiter's behalf, before it resumes
       waiter.start();
     }
+  }
+
+  /**
+   * PGlite's work runs synchronously: starting each waiter as the one before it finished ran the
+   * whole queue in one go, and meanwhile the process read no request and accepted no connection
+   * (under load, connections waited seconds to be accepted, and their requests timed out unseen).
+   * So work runs back to back for at most SLICE_MS, then the event loop takes in what has arrived
+   * (which joins the queue in turn) before the next waiter starts.
+   */
+  function startNextSoon(): void {
+    if (waiting === 0) return;
+    if (now() - sliceStart < SLICE_MS) return next();
+    if (nextScheduled) return;
+    nextScheduled = true;
+    setImmediate(() => {
+      nextScheduled = false;
+      sliceStart = now();
+      next();
+    });
   }
 
   function remove(party: string, waiter: Waiter): void {
@@ -103,7 +136,7 @@ export function createFairQueue({ concurrency, maxWaitMs, now = () => performanc
     } finally {
       averageMs = averageMs * 0.9 + (now() - started) * 0.1;
       active--;
-      next();
+      startNextSoon();
     }
   }
 

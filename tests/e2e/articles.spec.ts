@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Locator, Page } from '@playwright/test';
 import { expect, test, toasts } from './fixtures.ts';
+import { expectNoSeriousViolations } from './support/axe.ts';
 
 // Issue 3: an admin writes, publishes, edits and removes an article from the browser; visitors
 // read it on the landing page, at /insights and on its own page; nothing unpublished leaks.
@@ -32,6 +33,12 @@ async function fillArticleForm(page: Page, fields: { title: string; category: st
 async function articlesLoaded(scope: Locator): Promise<void> {
   await expect(scope.locator('li h2, li h3').first().or(scope.getByText('No articles published yet.'))).toBeVisible();
 }
+
+/** What the server-rendered article's journey reads in the page (tests have no DOM types). */
+type ArticleWindow = {
+  fromServer?: unknown[];
+  document: { readyState: string; addEventListener(type: 'readystatechange', listener: () => void): void; querySelector(selector: string): unknown; contains(node: unknown): boolean };
+};
 
 /** The admin list's row for an article. */
 const row = (page: Page, title: string) => page.getByRole('row').filter({ hasText: title });
@@ -169,5 +176,79 @@ test.describe('articles', () => {
     await expect(
       page.locator('main a[href^="javascript:" i], main a[href^="data:" i], main a[href^="vbscript:" i], main img[src^="javascript:" i], main img[src^="data:" i]'),
     ).toHaveCount(0);
+  });
+
+  test("an article's page is rendered by the server: read without JavaScript, hydrated in place without the Markdown renderer, axe-clean", async ({
+    login,
+    admin,
+    baseURL,
+    openPage,
+  }, testInfo) => {
+    test.slow(); // three browser contexts and axe
+    const title = `Server rendered article ${randomUUID().slice(0, 6)}`;
+    const author = await openPage();
+    await login(author, admin);
+    const created = await author.request.post('/api/articles', {
+      headers: { origin: new URL(baseURL!).origin },
+      data: { title, category: 'Automation', excerpt: 'Readable before any script runs.', content: CONTENT, readTime: '4 min read', published: true },
+    });
+    expect(created.status()).toBe(201);
+    const { slug, createdAt } = (await created.json()) as { slug: string; createdAt: string };
+
+    // The HTML alone: the article, its Markdown rendered, the locale-free date the server knows.
+    const noScript = await openPage({ javaScriptEnabled: false });
+    const res = await noScript.goto(`/insights/${slug}`);
+    expect(res?.status()).toBe(200);
+    await expect(noScript).toHaveTitle(new RegExp(`^${title} · `));
+    const article = noScript.getByRole('article');
+    await expect(article.getByRole('heading', { level: 1, name: title })).toBeVisible();
+    await expect(article.getByRole('heading', { name: 'Why automate invoices' })).toBeVisible();
+    await expect(article.getByRole('table')).toBeVisible();
+    await expect(article.getByRole('link', { name: 'our method' })).toHaveAttribute('rel', /noopener/);
+    await expect(article.locator('time')).toHaveText(createdAt.slice(0, 10));
+    const html = await res!.text();
+    expect(html, 'the page loads no Markdown renderer up front').not.toMatch(/assets\/markdown-/);
+
+    // With JavaScript: the nodes the server sent are the ones hydrated (a mismatch would make React
+    // replace them, and report an error, which fails the test); the article's body is adopted as
+    // the server rendered it, so the Markdown renderer is never fetched.
+    const visitor = await openPage();
+    const errors: string[] = [];
+    visitor.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    const scripts: string[] = [];
+    visitor.on('request', (request) => {
+      if (request.resourceType() === 'script') scripts.push(new URL(request.url()).pathname);
+    });
+    await visitor.addInitScript(() => {
+      const win = globalThis as unknown as ArticleWindow;
+      // Parsed, before any module script runs.
+      win.document.addEventListener('readystatechange', () => {
+        if (win.document.readyState === 'interactive') win.fromServer = ['article h1', 'article h2', 'article table'].map((s) => win.document.querySelector(s));
+      });
+    });
+    await visitor.goto(`/insights/${slug}`);
+    // Hydrated: the date turns local.
+    await expect(visitor.getByRole('article').locator('time')).toHaveText(new Date(createdAt).toLocaleDateString('en-US'));
+    const kept = () =>
+      visitor.evaluate(() => {
+        const { fromServer = [], document: doc } = globalThis as unknown as ArticleWindow;
+        return fromServer.length === 3 && fromServer.every((node) => node !== null && doc.contains(node));
+      });
+    expect(await kept(), "the server's nodes are still in the page").toBe(true);
+    await expect(visitor.getByRole('link', { name: 'our method' })).toHaveAttribute('target', '_blank');
+    await expectNoSeriousViolations(visitor, testInfo, 'article-page');
+    expect(errors, 'console errors (a hydration mismatch is one)').toEqual([]);
+    expect(scripts.length, 'scripts loaded').toBeGreaterThan(0);
+    expect(scripts.filter((script) => /\/markdown-/.test(script))).toEqual([]);
+
+    // Hydrated: its links hand over to the app in place.
+    await visitor.evaluate(() => ((globalThis as unknown as { landed?: boolean }).landed = true));
+    await visitor.getByRole('link', { name: 'All insights' }).click();
+    await expect(visitor).toHaveURL(/\/insights$/);
+    await expect(visitor.getByRole('heading', { level: 1, name: 'Insights' })).toBeVisible();
+    expect(await visitor.evaluate(() => (globalThis as unknown as { landed?: boolean }).landed)).toBe(true);
+    expect(await kept()).toBe(false);
   });
 });

@@ -159,6 +159,17 @@ test.describe('rendering safety: an XSS corpus in every user-controlled text', (
       await expect(page.getByLabel('Excerpt')).toHaveValue(publishedInput.excerpt);
       await expect(page.getByLabel('Content')).toHaveValue(publishedInput.content);
       await expectNoXss(page, xss, 'the article editor');
+
+      // Signed out, the article's page is the one the server renders, Markdown and all, and the
+      // browser adopts as it is (the app does not render it again).
+      await page.context().clearCookies();
+      await page.goto(`/insights/${published.slug}`);
+      const served = page.getByRole('article');
+      await expect(served.getByRole('heading', { level: 1 })).toHaveText(publishedInput.title);
+      await expect(page.getByRole('banner').getByRole('link', { name: 'Login' })).toBeVisible();
+      await expectShown(served, [publishedInput.category, publishedInput.readTime, ...content.map(markdownShows)]);
+      await expectNoXss(page, xss, '/insights/:slug (signed out, rendered by the server)');
+      await login(page, admin);
     } finally {
       // Published articles show on every visitor's landing page: leave none behind.
       for (const article of created) await page.request.delete(`/api/articles/${article.id}`, { headers });

@@ -52,6 +52,15 @@ describe('httpFetch', () => {
     expect(lastRequest).toMatchObject({ method: 'POST', body: '{"a":1}', headers: { authorization: 'Bearer k', 'content-length': '7' } });
   });
 
+  it('sends headers given as a plain object (any case, undefined left out), a Headers or pairs alike', async () => {
+    const plain = { 'X-Api-Key': 'k1', 'Content-Type': 'application/json', 'x-skipped': undefined } as unknown as Record<string, string>;
+    for (const headers of [plain, new Headers({ 'X-Api-Key': 'k1', 'Content-Type': 'application/json' }), [['X-Api-Key', 'k1'], ['Content-Type', 'application/json']] as [string, string][]]) {
+      await httpFetch(`${base}/json`, { method: 'POST', headers, body: '{}' });
+      expect(lastRequest!.headers).toMatchObject({ 'x-api-key': 'k1', 'content-type': 'application/json', 'content-length': '2' });
+      expect(lastRequest!.headers).not.toHaveProperty('x-skipped');
+    }
+  });
+
   it('streams the body as it arrives', async () => {
     const res = await httpFetch(`${base}/stream`, { method: 'POST', body: '' });
     const reader = res.body!.getReader();

@@ -70,14 +70,14 @@ export async function registerClientApp(
   };
   const siteFile = path.join(clientDir, 'site.html');
   const siteTemplate = existsSync(siteFile) ? readFileSync(siteFile, 'utf8') : null;
-  /** A public page the server renders (its articles in the HTML), or null to send the app's
-   * page instead, which renders it in the browser. */
+  /** A public page the server renders (/insights with its articles, an article's page), or null
+   * to send the app's page instead, which renders it in the browser. */
   const renderSitePage = async (url: string, page: ResolvedPage & { site: TSitePage }): Promise<string | null> => {
     const render = siteTemplate ? await siteRenderer() : null;
     if (!siteTemplate || !render) return null;
     const year = now().getFullYear();
     try {
-      const body = render(url, page.site, config, String(year));
+      const body = await render(url, page.site, config, String(year), page.meta.url);
       const data = `<script type="application/json" id="site-page">${jsonForScript(page.site)}</script>`;
       const filled = siteTemplate.replace(SITE_PAGE_MARKER, () => body).replace('</body>', () => `${data}\n  </body>`);
       return renderIndexHtml(filled, config, page.meta, year);

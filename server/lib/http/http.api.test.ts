@@ -19,7 +19,8 @@ function fakeClientDir(): string {
   mkdirSync(path.join(build, 'prerender'));
   writeFileSync(
     path.join(build, 'prerender', 'prerender.js'),
-    `export function renderSitePage(location, page, config, year) {
+    `export async function renderSitePage(location, page, config, year, pageUrl) {
+      if (page.kind === 'article') return '<article data-url="' + pageUrl + '"><h1>' + page.article.slug + '</h1></article>';
       if (page.page === 13) throw new Error('renderer broke');
       return '<main data-location="' + location + '" data-year="' + year + '" data-site="' + config.siteName.length + '">' + page.list.items.map((a) => '<h2>' + a.slug + '</h2>').join('') + '</main>';
     }`,
@@ -111,6 +112,37 @@ describe('HTTP conventions', () => {
     expect(fallback.statusCode).toBe(200);
     expect(fallback.body).not.toContain('site-page');
     expect(fallback.body).toContain('<div id="root"></div>');
+  });
+
+  it("renders an article's page on the server at its public address, and sends the article's public fields for hydration", async () => {
+    const admin = await t.signIn('admin@example.com');
+    const created = await t.request({
+      method: 'POST',
+      url: '/api/articles',
+      cookie: admin,
+      payload: { title: 'Rendered article', category: 'Automation', excerpt: 'An excerpt long enough.', content: 'Content long enough to pass the article rules, surely by now.', published: true },
+    });
+    expect(created.statusCode).toBe(201);
+    const { slug, authorId } = created.json() as { slug: string; authorId: string };
+
+    const res = await t.request({ url: `/insights/${slug}` });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('<title>Rendered article · Acme &#60;Automation&#62;</title>');
+    expect(res.body).toContain(`<div id="root"><article data-url="http://localhost:3000/insights/${slug}"><h1>${slug}</h1></article></div>`);
+    const json = /<script type="application\/json" id="site-page">(.*?)<\/script>/.exec(res.body)![1]!;
+    const site = JSON.parse(json) as { kind: string; article: Record<string, unknown> };
+    expect(site.kind).toBe('article');
+    expect(Object.keys(site.article).sort()).toEqual(['content', 'createdAt', 'excerpt', 'id', 'readTime', 'slug', 'title', 'category'].sort());
+    expect(res.body).not.toContain(authorId);
+
+    // Unknown, or a draft: 404 with the app's page, which says the article is not found.
+    await t.request({ method: 'PATCH', url: `/api/articles/${created.json().id}`, cookie: admin, payload: { published: false } });
+    for (const url of [`/insights/${slug}`, '/insights/no-such-article']) {
+      const missing = await t.request({ url });
+      expect(missing.statusCode, url).toBe(404);
+      expect(missing.body, url).not.toContain('site-page');
+      expect(missing.body, url).toContain('<div id="root"></div>');
+    }
   });
 
   it('answers an unknown page 404 with the app (which shows its 404 screen), and a missing asset 404', async () => {

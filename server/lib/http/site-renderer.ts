@@ -4,8 +4,8 @@ import type { TPublicConfig } from '../../../contracts/auth.ts';
 import type { TSitePage } from '../../../contracts/site.ts';
 
 /** client/prerender.tsx's renderSitePage: a public page's HTML, from the same React tree the
- * browser hydrates. */
-export type SiteRenderer = (location: string, page: TSitePage, config: TPublicConfig, year: string) => string;
+ * browser hydrates; `pageUrl` is the page's public address. */
+export type SiteRenderer = (location: string, page: TSitePage, config: TPublicConfig, year: string, pageUrl: string) => string | Promise<string>;
 
 /**
  * The renderer from the build (`vite build --ssr` writes dist/prerender/prerender.js), imported

@@ -1,14 +1,15 @@
 import type { TArticle } from '../../../contracts/articles.ts';
-import { INSIGHTS_PAGE_SIZE, insightsPageFrom } from '../../../contracts/site.ts';
+import { INSIGHTS_PAGE_SIZE, insightsPageFrom, type TSitePage } from '../../../contracts/site.ts';
 import type { PageMeta, PageResolver } from '../../lib/http/page-meta.ts';
-import type { ArticlesService } from './articles.service.ts';
+import { toPublicArticle, type ArticlesService } from './articles.service.ts';
 
 const ARTICLE_PATH = /^\/insights\/([^/]+)\/?$/;
 
 /**
- * Server-side meta for the article pages, so link previews (which run no JavaScript) show the
- * article, and the articles of an /insights page, which the server renders. An unknown or
- * unpublished slug answers 404; the app then says the article is not found.
+ * The public article pages the server renders: an /insights page with its articles, and an
+ * article's page with the article (its public fields only), each with its meta tags, so readers
+ * without JavaScript and link previews see the page. An unknown or unpublished slug answers 404;
+ * the app then says the article is not found.
  */
 export function articlePageResolver(articles: ArticlesService, publicUrl: string, siteName: string): PageResolver {
   const insights: PageMeta = {
@@ -17,12 +18,12 @@ export function articlePageResolver(articles: ArticlesService, publicUrl: string
     url: `${publicUrl}/insights`,
     type: 'website',
   };
-  // One meta object per cached article version, so the rendered page can be reused.
-  const metaOf = new WeakMap<TArticle, PageMeta>();
-  const articleMeta = (article: TArticle): PageMeta => {
-    let meta = metaOf.get(article);
-    if (!meta) {
-      meta = {
+  // One page per cached article version.
+  const pageOf = new WeakMap<TArticle, { meta: PageMeta; site: TSitePage }>();
+  const articlePage = (article: TArticle) => {
+    let page = pageOf.get(article);
+    if (!page) {
+      const meta: PageMeta = {
         title: `${article.title} · ${siteName}`,
         description: article.excerpt,
         url: `${publicUrl}/insights/${encodeURIComponent(article.slug)}`,
@@ -31,9 +32,10 @@ export function articlePageResolver(articles: ArticlesService, publicUrl: string
         modifiedTime: article.updatedAt,
         section: article.category,
       };
-      metaOf.set(article, meta);
+      page = { meta, site: { kind: 'article', article: toPublicArticle(article) } };
+      pageOf.set(article, page);
     }
-    return meta;
+    return page;
   };
 
   return async (pathname, query) => {
@@ -52,7 +54,7 @@ export function articlePageResolver(articles: ArticlesService, publicUrl: string
     }
     const article = await articles.publishedBySlug(slug);
     if (!article) return notFound(publicUrl, pathname, siteName);
-    return { status: 200, meta: articleMeta(article) };
+    return { status: 200, ...articlePage(article) };
   };
 }
 

@@ -42,7 +42,7 @@ function toApiArticle(row: ArticleRow): TArticle {
 }
 
 /** What a visitor's read carries: the page's fields, never the author's id or the draft state. */
-function toPublicArticle({ id, slug, title, category, excerpt, content, createdAt, readTime }: TArticle): TPublicArticle {
+export function toPublicArticle({ id, slug, title, category, excerpt, content, createdAt, readTime }: TArticle): TPublicArticle {
   return { id, slug, title, category, excerpt, content, createdAt, readTime };
 }
 

@@ -1,8 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import http from 'node:http';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CHAT_PROVIDERS, type TChatProvider } from '../../../contracts/chat.ts';
 import { startFakeAiProviders, TINY_PNG_BASE64, type FakeAiProviders } from '../../../tests/fakes/ai-providers.ts';
 import { chat, chatBody, parseEvents, TEST_MODELS, usageRows } from '../../test/chat-helpers.ts';
-import { createTestApp, type TestApp } from '../../test/test-app.ts';
+import { listenLocally } from '../../test/event-stream-client.ts';
+import { createTestApp, TEST_ORIGIN, type TestApp } from '../../test/test-app.ts';
 
 const ADMIN_ONLY: TChatProvider[] = ['openai', 'anthropic', 'gemini', 'grok'];
 const LABEL: Record<TChatProvider, string> = { openai: 'GPT', anthropic: 'Claude', gemini: 'Gemini', grok: 'Grok', deepseek: 'DeepSeek', llama: 'Llama' };
@@ -159,6 +161,23 @@ describe('chat API against the fake providers', () => {
       fake.setFault('anthropic', '429');
       const events = parseEvents((await send(t, admin, 'anthropic', { stream: true })).body);
       expect(events).toEqual([{ event: 'error', data: { message: 'Claude is rate limiting requests; try again shortly', partial: false } }]);
+    });
+
+    it("sends a stream's headers while the provider is still working, and stops the provider when the client leaves", async () => {
+      fake.setFault('openai', 'hang');
+      const base = await listenLocally(t.app);
+      const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+        const req = http.request(`${base}/api/openai/chat`, { method: 'POST', headers: { cookie: admin, origin: TEST_ORIGIN, 'content-type': 'application/json', accept: 'text/event-stream' } }, resolve);
+        req.on('error', reject);
+        req.end(JSON.stringify(chatBody('openai', 'Never answered')));
+      });
+      // The provider never answers: these arrived without it.
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
+      await vi.waitFor(() => expect(fake.requests()).toMatchObject([{ provider: 'openai', prompt: 'Never answered', stream: true }]));
+      res.destroy();
+      await fake.waitForAborted(1);
+      await vi.waitFor(async () => expect((await usageRows(t)).at(-1)).toMatchObject({ provider: 'openai', outcome: 'aborted' }));
     });
 
     it.each(['openai', 'anthropic', 'gemini', 'deepseek'] as const)('%s: a stream cut mid-way keeps the partial text and ends with error partial: true', async (provider) => {

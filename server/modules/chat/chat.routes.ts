@@ -31,15 +31,21 @@ export async function chatRoutes(app: FastifyInstance, { chat }: { chat: ChatSer
       }
       if (!streams) return chat.respondJson(plan, signal);
 
-      const stream = openEventStream(reply);
+      // Our response's headers go out once the provider's request is on its way (the service
+      // sends it within this turn of the event loop), while the provider works on it: not in
+      // front of it, where they added to the time to the first token (bench/chat.ts).
+      let stream: ReturnType<typeof openEventStream> | null = null;
+      const open = () => (stream ??= openEventStream(reply));
+      const opening = setImmediate(open);
       try {
-        await chat.respondStream(plan, signal, ({ event, data }) => stream.send(event, data));
+        await chat.respondStream(plan, signal, ({ event, data }) => open().send(event, data));
       } catch (err) {
         // The reply is hijacked, so Fastify's error handler cannot answer; close the stream cleanly.
         request.log.error({ err }, 'chat stream failed');
-        await stream.send('error', { message: 'The answer could not be completed. Please try again.', partial: false });
+        await open().send('error', { message: 'The answer could not be completed. Please try again.', partial: false });
       } finally {
-        stream.end();
+        clearImmediate(opening);
+        open().end();
       }
     });
   }
