@@ -135,6 +135,9 @@ test.describe('chat history and versions', () => {
     const topic = `Quarterly report ${randomUUID().slice(0, 6)}`;
     await send(page, 'Claude', topic);
     await expect(messages(page).getByText(`Reply to: ${topic}`)).toBeVisible();
+    // An export holds finished messages only: the answer's last words can show before the server
+    // has ended it (docs/decisions/0056), so wait until it is no longer being written.
+    await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0);
 
     await page.getByRole('button', { name: 'Chat options' }).click();
     const markdown = page.waitForEvent('download');
