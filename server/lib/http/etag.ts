@@ -37,7 +37,8 @@ export function ifNoneMatchHits(header: string | undefined, tag: string): boolea
 }
 
 /**
- * ETags on the reads whose routes ask for them (`config: { etag: true }`): a 200 answer gets a
+ * ETags on the reads whose routes ask for them (`config: { etag: true }`) and on the public pages
+ * the public cache keeps (/insights, an article's page): a 200 answer gets a
  * weak tag of its body, and a request that already holds that tag gets 304 with no body, so a
  * browser revalidating the article list downloads nothing when nothing changed. Registered
  * before compression, so it sees the body as the route sent it.
@@ -45,7 +46,9 @@ export function ifNoneMatchHits(header: string | undefined, tag: string): boolea
 export function registerEtags(app: FastifyInstance): void {
   // Callback style: every answer passes through here, and most only need the first check.
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (!reply.routeOptions.config.etag || reply.statusCode !== 200 || (request.method !== 'GET' && request.method !== 'HEAD')) {
+    // A public page the public cache keeps (public-cache.ts) needs a tag too: it keeps only tagged answers.
+    const tagged = reply.routeOptions.config.etag || (request.publicVersion ?? null) !== null;
+    if (!tagged || reply.statusCode !== 200 || (request.method !== 'GET' && request.method !== 'HEAD')) {
       return done(null, payload);
     }
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);

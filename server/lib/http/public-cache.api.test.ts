@@ -67,6 +67,21 @@ describe('public reads answered from memory (docs/decisions/0051)', () => {
     expect(titles(await t.request({ url }))).not.toContain('Article seven, edited');
   });
 
+  it('keeps an article page served on a real socket: tagged, so kept, and 304 while unchanged', async () => {
+    const created = (await t.request({ method: 'POST', url: '/api/articles', payload: article('Socket page'), cookie: admin })).json() as { id: string; slug: string };
+    const url = `${await listenLocally(t.app)}/insights/${created.slug}`;
+    const first = await fetch(url);
+    expect(first.status).toBe(200);
+    const body = await first.text();
+    // The cache keeps tagged answers only: a page without an ETag was rendered on every request.
+    const etag = first.headers.get('etag');
+    expect(etag).toMatch(/^W\/"/);
+    const kept = await fetch(url);
+    expect(kept.headers.get('etag')).toBe(etag);
+    expect(await kept.text()).toBe(body);
+    expect((await fetch(url, { headers: { 'if-none-match': etag! } })).status).toBe(304);
+  });
+
   it('keeps an article page and drops it when the article changes', async () => {
     const created = (await t.request({ method: 'POST', url: '/api/articles', payload: article('Article page'), cookie: admin })).json() as { id: string; slug: string };
     const first = await t.request({ url: `/insights/${created.slug}` });
