@@ -27,6 +27,18 @@ type Report = {
  * and a 4x slower CPU, on the production build served by our own server.
  */
 async function audit(url: string): Promise<Report> {
+  try {
+    return await auditOnce(url);
+  } catch (err) {
+    // Lighthouse's own advice for a trace it could not record ("Please run Lighthouse again"):
+    // one more try in a fresh browser; any other failure stands.
+    if (!(err instanceof Error && /NO_NAVSTART|NO_FCP|NO_LCP/.test(err.message))) throw err;
+    console.log(`  ${err.message.split('\n')[0]}; running it again`);
+    return auditOnce(url);
+  }
+}
+
+async function auditOnce(url: string): Promise<Report> {
   const userDataDir = mkdtempSync(path.join(tmpdir(), 'lighthouse-chromium-'));
   const chrome = await chromeLauncher.launch({
     chromePath: CHROMIUM_PATH,
