@@ -73,6 +73,10 @@ describe('chat limits: timeout, rate, budget, disconnect', () => {
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = t.app.server.address() as AddressInfo;
     const body = JSON.stringify(chatBody('anthropic', 'tell me a long story'));
+    // The rest of the answer waits until the test lets it go: the browser leaves while the
+    // provider call is still going, however loaded the machine (else the whole answer can be
+    // in before the disconnect is noticed, and there is nothing left to cancel).
+    const held = fake.holdAfterFirstChunk();
     const firstDelta = await new Promise<string>((resolve, reject) => {
       const req = httpRequest(
         {
@@ -100,7 +104,7 @@ describe('chat limits: timeout, rate, budget, disconnect', () => {
       req.end(body);
     });
     expect(firstDelta).toContain('event: delta');
-    await fake.waitForAborted(1);
+    await fake.waitForAborted(1).finally(() => held.release());
     let row;
     for (let i = 0; i < 100 && row?.outcome !== 'aborted'; i++) {
       await new Promise((r) => setTimeout(r, 20));
