@@ -11,8 +11,9 @@ export default defineConfig({
   test: {
     // Vitest's default is one worker fewer than the cores: one on the 2-core CI machine. Most
     // server files wait more than they compute (fake servers, timers, PostgreSQL in its own
-    // process), so one more worker than cores keeps both cores busy.
-    maxWorkers: availableParallelism() + 1,
+    // process), so one more worker than cores keeps both cores busy. At most 8: each PostgreSQL
+    // test app holds up to 15 connections and script/test's cluster allows 200.
+    maxWorkers: Math.min(availableParallelism() + 1, 8),
     projects: [
       {
         plugins: [react()],
