@@ -10,6 +10,7 @@ import type { Database } from './db/client.ts';
 import { registerClientApp } from './lib/http/client-app.ts';
 import { limitConnections, timeoutOptions } from './lib/http/connection-limits.ts';
 import { drainConnectionsOnClose } from './lib/http/drain.ts';
+import { createFrontDoor } from './lib/http/front-door.ts';
 import { registerDbParties } from './lib/http/db-parties.ts';
 import { registerEtags } from './lib/http/etag.ts';
 import { registerPublicCache } from './lib/http/public-cache.ts';
@@ -123,7 +124,10 @@ export async function buildApp({
   marketData: sharedMarketData,
   readinessChecks = [],
 }: AppDeps): Promise<FastifyInstance> {
+  // Public reads kept in memory are answered here, before Fastify (docs/decisions/0057).
+  const frontDoor = createFrontDoor(logger);
   const app = Fastify({
+    serverFactory: frontDoor.serverFactory,
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: fastifyTrustProxy(config.trustProxy),
@@ -139,8 +143,11 @@ export async function buildApp({
   const { invalidations } = bus;
   app.decorate('invalidations', invalidations);
   const articles = createArticlesService({ db, invalidations });
-  // First of all hooks: a kept public answer needs none of the others (docs/decisions/0051).
+  // Its hooks come first: they keep the answers of public reads (docs/decisions/0051).
   const publicCache = registerPublicCache(app, articles);
+  frontDoor.use(publicCache.answer);
+  // Fastify answers 503 from here on; kept answers too stop at the door.
+  app.addHook('preClose', async () => frontDoor.close());
   if (database.queue) registerDbParties(app);
   limitConnections(app.server, config.http, app.log);
   drainConnectionsOnClose(app);

@@ -1,4 +1,5 @@
-import type { LightMyRequestResponse } from 'fastify';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { articles } from '../../db/schema.ts';
 import { listenLocally } from '../../test/event-stream-client.ts';
@@ -7,23 +8,41 @@ import { createTestApp, type TestApp } from '../../test/test-app.ts';
 const onPostgres = process.env.TEST_DATABASE === 'postgres';
 /** The connection's own headers, and the length, which a compressed stream does not send. */
 const PER_CONNECTION = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);
-const headersOf = (res: LightMyRequestResponse) => Object.fromEntries(Object.entries(res.headers).filter(([name]) => !PER_CONNECTION.has(name)));
+type Raw = { statusCode: number; headers: IncomingHttpHeaders; body: Buffer };
+const headersOf = (res: Raw) => Object.fromEntries(Object.entries(res.headers).filter(([name]) => !PER_CONNECTION.has(name)));
+
+/** A GET on a real socket, its body as the bytes that came (nothing decoded). Kept answers are
+ * served by the server's front door, which `inject` never meets (docs/decisions/0057). */
+function get(url: string, headers: Record<string, string> = {}): Promise<Raw> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ statusCode: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 const article = (title: string, published = true) => ({ title, category: 'AI', excerpt: `An excerpt long enough to make the list worth compressing: ${'more words '.repeat(12)}`, content: `# ${title}\n\n${'Words. '.repeat(400)}`, published });
 
-describe('public reads answered from memory (docs/decisions/0051)', () => {
+describe('public reads answered from memory (docs/decisions/0051, 0057)', () => {
   let t: TestApp;
   let admin: string;
+  let base: string;
   beforeAll(async () => {
     t = await createTestApp();
     admin = await t.signIn('admin@example.com', 'Admin');
     for (const title of ['Article one', 'Article two', 'Article three', 'Article four', 'Article five', 'Article six']) await t.request({ method: 'POST', url: '/api/articles', payload: article(title), cookie: admin });
+    base = await listenLocally(t.app);
   });
   afterAll(async () => t.close());
 
   /** A row written past the app: only a kept answer does not show it. */
   const sneakIn = (slug: string) => t.database.db.insert(articles).values({ slug, title: slug, category: 'AI', excerpt: 'e', content: 'c'.repeat(60), published: true });
-  const titles = (res: LightMyRequestResponse) => (res.json() as Array<{ title: string }>).map((a) => a.title);
+  const titles = (res: Raw) => (JSON.parse(res.body.toString()) as Array<{ title: string }>).map((a) => a.title);
 
   for (const [label, headers] of [
     ['uncompressed', {}],
@@ -31,23 +50,24 @@ describe('public reads answered from memory (docs/decisions/0051)', () => {
     ['gzip', { 'accept-encoding': 'gzip' }],
   ] as const) {
     it(`sends the same status, headers and body as the normal path (${label}), and 304 the same way`, async () => {
-      const url = `/api/articles?limit=20&k=${label}`;
-      const normal = await t.request({ url, headers });
+      const url = `${base}/api/articles?limit=20&k=${label}`;
+      const normal = await get(url, headers);
       await sneakIn(`sneaked-${label}`);
-      const kept = await t.request({ url, headers });
+      const kept = await get(url, headers);
       expect(kept.statusCode).toBe(200);
       if (label === 'uncompressed') expect(Number(normal.headers['content-length'])).toBeGreaterThan(1024); // past compression's threshold
       expect(headersOf(kept)).toEqual(headersOf(normal));
-      expect(kept.body).toBe(normal.body); // light-my-request decodes neither: equal bytes
+      expect(kept.body.equals(normal.body)).toBe(true); // nothing decoded: equal bytes
+      expect(kept.headers['content-length']).toBe(String(kept.body.length));
       expect(normal.headers['content-security-policy']).toContain("frame-ancestors 'none'");
       if (label !== 'uncompressed') expect(kept.headers['content-encoding']).toBe(label === 'brotli' ? 'br' : 'gzip');
       const etag = normal.headers.etag as string;
       // 304 on the normal path: a URL not kept yet; on the kept one: the same headers.
-      const fresh = await t.request({ url: `${url}&n=1`, headers: { ...headers, 'if-none-match': 'W/"other"' } });
-      const normal304 = await t.request({ url: `${url}&n=2`, headers: { ...headers, 'if-none-match': etag.replace(/\.\d+"$/, `.${fresh.headers['x-total-count']}"`) } });
-      const kept304 = await t.request({ url, headers: { ...headers, 'if-none-match': etag } });
+      const fresh = await get(`${url}&n=1`, { ...headers, 'if-none-match': 'W/"other"' });
+      const normal304 = await get(`${url}&n=2`, { ...headers, 'if-none-match': etag.replace(/\.\d+"$/, `.${String(fresh.headers['x-total-count'])}"`) });
+      const kept304 = await get(url, { ...headers, 'if-none-match': etag });
       expect(kept304.statusCode).toBe(304);
-      expect(kept304.body).toBe('');
+      expect(kept304.body.length).toBe(0);
       if (normal304.statusCode === 304) expect(Object.keys(headersOf(kept304)).sort()).toEqual(Object.keys(headersOf(normal304)).sort());
       // Published through the app: the kept answers are dropped.
       await t.request({ method: 'PATCH', url: `/api/articles/${(await t.request({ url: '/api/admin/articles', cookie: admin })).json()[0].id}`, payload: { excerpt: 'Edited excerpt' }, cookie: admin });
@@ -55,47 +75,68 @@ describe('public reads answered from memory (docs/decisions/0051)', () => {
   }
 
   it('is dropped on publish, edit and delete through the app', async () => {
-    const url = '/api/articles';
-    await t.request({ url });
+    const url = `${base}/api/articles`;
+    await get(url);
     await sneakIn('sneaked-list');
-    expect(titles(await t.request({ url }))).not.toContain('sneaked-list');
+    expect(titles(await get(url))).not.toContain('sneaked-list');
     const created = (await t.request({ method: 'POST', url: '/api/articles', payload: article('Article seven'), cookie: admin })).json() as { id: string; slug: string };
-    expect(titles(await t.request({ url }))).toEqual(expect.arrayContaining(['Article seven', 'sneaked-list']));
+    expect(titles(await get(url))).toEqual(expect.arrayContaining(['Article seven', 'sneaked-list']));
     await t.request({ method: 'PATCH', url: `/api/articles/${created.id}`, payload: { title: 'Article seven, edited' }, cookie: admin });
-    expect(titles(await t.request({ url }))).toContain('Article seven, edited');
+    expect(titles(await get(url))).toContain('Article seven, edited');
     await t.request({ method: 'DELETE', url: `/api/articles/${created.id}`, cookie: admin });
-    expect(titles(await t.request({ url }))).not.toContain('Article seven, edited');
+    expect(titles(await get(url))).not.toContain('Article seven, edited');
   });
 
-  it('keeps an article page served on a real socket: tagged, so kept, and 304 while unchanged', async () => {
+  it('keeps an article page: tagged, so kept, and 304 while unchanged', async () => {
     const created = (await t.request({ method: 'POST', url: '/api/articles', payload: article('Socket page'), cookie: admin })).json() as { id: string; slug: string };
-    const url = `${await listenLocally(t.app)}/insights/${created.slug}`;
-    const first = await fetch(url);
-    expect(first.status).toBe(200);
-    const body = await first.text();
+    const url = `${base}/insights/${created.slug}`;
+    const first = await get(url);
+    expect(first.statusCode).toBe(200);
     // The cache keeps tagged answers only: a page without an ETag was rendered on every request.
-    const etag = first.headers.get('etag');
+    const etag = first.headers.etag;
     expect(etag).toMatch(/^W\/"/);
-    const kept = await fetch(url);
-    expect(kept.headers.get('etag')).toBe(etag);
-    expect(await kept.text()).toBe(body);
-    expect((await fetch(url, { headers: { 'if-none-match': etag! } })).status).toBe(304);
+    await t.database.db.update(articles).set({ title: 'Changed past the app' });
+    const kept = await get(url);
+    expect(kept.headers.etag).toBe(etag);
+    expect(kept.body.equals(first.body)).toBe(true);
+    expect(kept.body.toString()).not.toContain('Changed past the app');
+    expect((await get(url, { 'if-none-match': etag! })).statusCode).toBe(304);
   });
 
   it('keeps an article page and drops it when the article changes', async () => {
     const created = (await t.request({ method: 'POST', url: '/api/articles', payload: article('Article page'), cookie: admin })).json() as { id: string; slug: string };
-    const first = await t.request({ url: `/insights/${created.slug}` });
+    const url = `${base}/insights/${created.slug}`;
+    const first = await get(url);
     expect(first.statusCode).toBe(200);
-    expect((await t.request({ url: `/insights/${created.slug}` })).body).toBe(first.body);
+    expect((await get(url)).body.equals(first.body)).toBe(true);
     await t.request({ method: 'PATCH', url: `/api/articles/${created.id}`, payload: { title: 'Article page, renamed' }, cookie: admin });
-    expect((await t.request({ url: `/insights/${created.slug}` })).body).toContain('Article page, renamed');
+    expect((await get(url)).body.toString()).toContain('Article page, renamed');
     await t.request({ method: 'PATCH', url: `/api/articles/${created.id}`, payload: { published: false }, cookie: admin });
-    expect((await t.request({ url: `/insights/${created.slug}` })).statusCode).toBe(404);
+    expect((await get(url)).statusCode).toBe(404);
+  });
+
+  it('answers a kept read at the door: it never reaches Fastify, and is logged as answered from memory', async () => {
+    const lines: Array<{ msg: string; req?: { url?: string }; res?: { statusCode?: number } }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const logged = await createTestApp({ logger });
+    try {
+      const url = `${await listenLocally(logged.app)}/api/articles?door=1`;
+      const seen = (msg: string) => lines.filter((l) => l.msg === msg && l.req?.url === '/api/articles?door=1').length;
+      const first = await get(url);
+      expect(seen('incoming request')).toBe(1);
+      const kept = await get(url);
+      expect(kept.body.equals(first.body)).toBe(true);
+      expect(seen('incoming request')).toBe(1); // Fastify saw the first only
+      expect(seen('request answered from memory')).toBe(1);
+      expect(lines.find((l) => l.msg === 'request answered from memory')?.res?.statusCode).toBe(200);
+    } finally {
+      await logged.close();
+    }
   });
 
   it('answers a request with a session cookie on the normal path (an unknown one is cleared)', async () => {
-    await t.request({ url: '/api/articles' });
-    const res = await t.request({ url: '/api/articles', headers: { cookie: 'sid=unknown' } });
+    await get(`${base}/api/articles`);
+    const res = await get(`${base}/api/articles`, { cookie: 'sid=unknown' });
     expect(res.statusCode).toBe(200);
     expect(String(res.headers['set-cookie'])).toContain('sid=;');
   });

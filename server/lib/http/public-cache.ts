@@ -2,6 +2,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ifNoneMatchHits } from './etag.ts';
+import type { FrontAnswer } from './front-door.ts';
 
 /** What the public answers are made from: the published articles (docs/decisions/0051). */
 export type PublicSource = {
@@ -19,14 +20,17 @@ const COMPRESS_MIN_BYTES = 1024;
 /** A request with a session cookie takes the normal path (an unknown one is cleared there). */
 const SESSION_COOKIE = /(?:^|;\s*)(?:__Host-)?sid=/;
 
-type Entry = {
-  body: Buffer;
-  /** The headers the normal path sent with this body uncompressed (security headers, type,
+type Encoded = { body: Buffer; headers: OutgoingHttpHeaders };
+
+type Entry = Encoded & {
+  /** `headers`: those the normal path sent with this body uncompressed (security headers, type,
    * cache-control, ETag, ...), without the connection's own (date, keep-alive). */
-  headers: OutgoingHttpHeaders;
   etag: string;
-  br?: Buffer;
-  gzip?: Buffer;
+  /** The same without content-length, for a 304. */
+  notModifiedHeaders: OutgoingHttpHeaders;
+  /** Made on first demand, once. */
+  br?: Encoded;
+  gzip?: Encoded;
 };
 
 declare module 'fastify' {
@@ -47,39 +51,38 @@ const CONNECTION_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfe
  * whole way (routing, hooks, the handler, ETag, compression) and, when its route asked for it
  * (keepPublicAnswer), its body and final headers are kept; later requests for that URL without a
  * session cookie get the same bytes and headers, 304 on a matching If-None-Match, brotli or gzip
- * made once, before any other hook runs. Every entry is dropped when the source changes, and an
- * answer computed before a change is never kept.
+ * made once, from `answer`, which the server's front door calls before Fastify sees the request
+ * (docs/decisions/0057). Every entry is dropped when the source changes, and an answer computed
+ * before a change is never kept.
  */
-export function registerPublicCache(app: FastifyInstance, source: PublicSource): { registerAfterCompression(app: FastifyInstance): void } {
+export function registerPublicCache(app: FastifyInstance, source: PublicSource): { answer: FrontAnswer; registerAfterCompression(app: FastifyInstance): void } {
   const entries = new Map<string, Entry>();
   source.onChange(() => entries.clear());
   app.decorateRequest('publicVersion', null);
   app.decorateRequest('publicBody', null);
   app.decorateRequest('publicHeaders', null);
 
-  app.addHook('onRequest', (request, reply, done) => {
-    if (request.method !== 'GET' || entries.size === 0) return done();
-    const entry = entries.get(request.url);
-    if (!entry || SESSION_COOKIE.test(request.headers.cookie ?? '') || !source.cacheable()) return done();
-    reply.hijack();
-    const res = reply.raw;
+  /** The door in front of Fastify (front-door.ts) calls this with every request. */
+  const answer: FrontAnswer = (request, res) => {
+    if (request.method !== 'GET' || entries.size === 0) return false;
+    const entry = entries.get(request.url ?? '');
+    if (!entry || SESSION_COOKIE.test(request.headers.cookie ?? '') || !source.cacheable()) return false;
     if (ifNoneMatchHits(request.headers['if-none-match'], entry.etag)) {
-      const { 'content-length': _length, ...headers } = entry.headers;
-      res.writeHead(304, headers);
+      res.writeHead(304, entry.notModifiedHeaders);
       res.end();
-      return done();
+      return true;
     }
     const encoding = entry.body.length < COMPRESS_MIN_BYTES ? null : pickEncoding(request.headers['accept-encoding']);
     if (encoding === null) {
       res.writeHead(200, entry.headers);
       res.end(entry.body);
-      return done();
+      return true;
     }
-    const body = encoding === 'br' ? (entry.br ??= brotliCompressSync(entry.body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } })) : (entry.gzip ??= gzipSync(entry.body));
-    res.writeHead(200, { ...entry.headers, 'content-encoding': encoding, vary: 'accept-encoding', 'content-length': body.length });
-    res.end(body);
-    done();
-  });
+    const compressed = encoding === 'br' ? (entry.br ??= compressedEntry(entry, 'br')) : (entry.gzip ??= compressedEntry(entry, 'gzip'));
+    res.writeHead(200, compressed.headers);
+    res.end(compressed.body);
+    return true;
+  };
 
   // Before the ETag hook and compression (app.ts): the body as the route sent it.
   app.addHook('onSend', (request, reply, payload, done) => {
@@ -109,11 +112,13 @@ export function registerPublicCache(app: FastifyInstance, source: PublicSource):
     }
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;
     headers['content-length'] = bytes.length;
-    entries.set(request.url, { body: bytes, headers, etag: sent.etag });
+    const { 'content-length': _length, ...notModifiedHeaders } = headers;
+    entries.set(request.url, { body: bytes, headers, notModifiedHeaders, etag: sent.etag });
     done();
   });
 
   return {
+    answer,
     /** The last onSend hook: registered after compression, it sees the headers as they go out. */
     registerAfterCompression(later) {
       later.addHook('onSend', (request, reply, payload, done) => {
@@ -128,6 +133,11 @@ export function registerPublicCache(app: FastifyInstance, source: PublicSource):
  * every visitor). */
 export function keepPublicAnswer(request: FastifyRequest, source: PublicSource): void {
   if (request.method === 'GET' && source.cacheable()) request.publicVersion ??= source.version();
+}
+
+function compressedEntry(entry: Entry, encoding: 'br' | 'gzip'): Encoded {
+  const body = encoding === 'br' ? brotliCompressSync(entry.body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } }) : gzipSync(entry.body);
+  return { body, headers: { ...entry.headers, 'content-encoding': encoding, vary: 'accept-encoding', 'content-length': body.length } };
 }
 
 /** As @fastify/compress chooses among ours (br first): br, gzip, or none. */
