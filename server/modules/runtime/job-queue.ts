@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import { sql } from 'drizzle-orm';
-import { PgBoss, fromDrizzle, fromPglite, type DrizzleTransactionLike, type QueueOptions } from 'pg-boss';
+import { PgBoss, fromDrizzle, fromPglite, type DrizzleTransactionLike, type Queue } from 'pg-boss';
 import type { Database, Db } from '../../db/client.ts';
 import type { BriefFacts } from '../notifications/alert-brief.ts';
 
@@ -25,6 +25,8 @@ export type ReleaseJob = { notificationId: string };
 /** How long pg-boss keeps a run's job active before giving up on its worker. Our own lease
  * (agent_runs.lease_expires_at) finds dead workers much sooner; this only bounds the job table. */
 const RUN_JOB_EXPIRE_SECONDS = 15 * 60;
+/** pg-boss compares a job's start with the database's clock: a wake this much later finds it due. */
+const WAKE_MARGIN_MS = 20;
 
 /**
  * pg-boss on our database: PGlite shares the process's one instance (pg-boss's PGlite backend),
@@ -33,6 +35,14 @@ const RUN_JOB_EXPIRE_SECONDS = 15 * 60;
  */
 export type JobQueue = {
   boss: PgBoss;
+  /** PGlite: one process, so every job is created where its workers run. */
+  singleProcess: boolean;
+  /**
+   * Registers a worker of this process (an id `boss.work` returned) to be woken when a job of its
+   * queue created here with a later start falls due (docs/decisions/0060). A job due at once
+   * wakes the queue's workers in every process through pg-boss's NOTIFY.
+   */
+  wakeable(queue: string, workerId: string): void;
   /**
    * Queues run jobs in the caller's transaction (`tx`), or on their own when tx is the plain db.
    * A run with `startAfter` (its slot, dispatched ahead) is not handed to a worker before then.
@@ -72,26 +82,49 @@ export type JobQueueOptions = {
 };
 
 export async function startJobQueue(database: Database, { logger, email, channels = email, briefs = { timeoutSeconds: 20 }, supervise }: JobQueueOptions): Promise<JobQueue> {
+  // LISTEN/NOTIFY wakes idle workers when a job is created (docs/decisions/0060), so they need
+  // only a slow poll: on PGlite every poll holds its one connection.
   const boss =
     database.kind === 'pglite'
-      ? new PgBoss({ db: fromPglite(database.pglite!), backend: 'pglite', supervise, schedule: false })
-      : new PgBoss({ connectionString: database.url!, max: 4, supervise, schedule: false, application_name: 'pg-boss' });
+      ? new PgBoss({ db: fromPglite(database.pglite!), backend: 'pglite', supervise, schedule: false, useListenNotify: true })
+      : new PgBoss({ connectionString: database.url!, max: 4, supervise, schedule: false, application_name: 'pg-boss', useListenNotify: true });
   boss.on('error', (err: unknown) => logger.error({ err }, 'job queue error'));
   await boss.start();
-  await ensureQueue(boss, RUN_QUEUE, { retryLimit: 0, expireInSeconds: RUN_JOB_EXPIRE_SECONDS, deleteAfterSeconds: 3600 });
-  await ensureQueue(boss, EMAIL_QUEUE, { retryLimit: email.retries, retryDelay: email.retryDelaySeconds, retryBackoff: true, retryDelayMax: 600, expireInSeconds: 120 });
-  await ensureQueue(boss, DELIVERY_QUEUE, { retryLimit: channels.retries, retryDelay: channels.retryDelaySeconds, retryBackoff: true, retryDelayMax: 600, expireInSeconds: 120 });
+  await ensureQueue(boss, RUN_QUEUE, { notify: true, retryLimit: 0, expireInSeconds: RUN_JOB_EXPIRE_SECONDS, deleteAfterSeconds: 3600 });
+  await ensureQueue(boss, EMAIL_QUEUE, { notify: true, retryLimit: email.retries, retryDelay: email.retryDelaySeconds, retryBackoff: true, retryDelayMax: 600, expireInSeconds: 120 });
+  await ensureQueue(boss, DELIVERY_QUEUE, { notify: true, retryLimit: channels.retries, retryDelay: channels.retryDelaySeconds, retryBackoff: true, retryDelayMax: 600, expireInSeconds: 120 });
   let stopped = false;
   // One call per brief: a retry only runs after its worker died (expired) or crashed, and then
   // records the brief as interrupted instead of calling (and paying) again.
-  await ensureQueue(boss, BRIEF_QUEUE, { retryLimit: 1, retryDelay: 1, expireInSeconds: briefs.timeoutSeconds + 60, deleteAfterSeconds: 3600 });
+  await ensureQueue(boss, BRIEF_QUEUE, { notify: true, retryLimit: 1, retryDelay: 1, expireInSeconds: briefs.timeoutSeconds + 60, deleteAfterSeconds: 3600 });
   // Database work only; retried while the database is away.
-  await ensureQueue(boss, RELEASE_QUEUE, { retryLimit: 5, retryDelay: 2, retryBackoff: true, retryDelayMax: 60, expireInSeconds: 60, deleteAfterSeconds: 3600 });
+  await ensureQueue(boss, RELEASE_QUEUE, { notify: true, retryLimit: 5, retryDelay: 2, retryBackoff: true, retryDelayMax: 60, expireInSeconds: 60, deleteAfterSeconds: 3600 });
+
+  const workers = new Map<string, string[]>();
+  const wakes = new Map<string, NodeJS.Timeout>();
+  /** A job created here to start at `at`: its queue's workers here fetch then, not at their next poll. */
+  const wakeAt = (queue: string, at: Date | undefined) => {
+    const delay = at === undefined ? 0 : at.getTime() - Date.now();
+    if (delay <= 0 || stopped) return; // due at once: the insert's NOTIFY wakes them
+    const key = `${queue}@${at!.getTime()}`; // a slot's batches share their start: one wake
+    if (wakes.has(key)) return;
+    const timer = setTimeout(() => {
+      wakes.delete(key);
+      for (const id of workers.get(queue) ?? []) boss.notifyWorker(id);
+    }, delay + WAKE_MARGIN_MS);
+    timer.unref();
+    wakes.set(key, timer);
+  };
 
   return {
     boss,
+    singleProcess: database.kind === 'pglite',
+    wakeable(queue, workerId) {
+      workers.set(queue, [...(workers.get(queue) ?? []), workerId]);
+    },
     async enqueueRuns(tx, runs) {
       if (runs.length === 0) return;
+      for (const run of runs) wakeAt(RUN_QUEUE, run.startAfter);
       await boss.insert(
         RUN_QUEUE,
         runs.map((run) => ({ data: { runId: run.id } satisfies RunJob, ...(run.startAfter ? { startAfter: run.startAfter } : {}) })),
@@ -101,6 +134,7 @@ export async function startJobQueue(database: Database, { logger, email, channel
     },
     async enqueueRunBatches(tx, batches) {
       if (batches.length === 0) return;
+      for (const batch of batches) wakeAt(RUN_QUEUE, batch.startAfter);
       await boss.insert(
         RUN_QUEUE,
         batches.map((batch) => ({ data: { runIds: batch.runIds } satisfies RunJob, ...(batch.startAfter ? { startAfter: batch.startAfter } : {}) })),
@@ -122,19 +156,22 @@ export async function startJobQueue(database: Database, { logger, email, channel
     },
     async enqueueRelease(notificationId, at) {
       await boss.send(RELEASE_QUEUE, { notificationId } satisfies ReleaseJob, { startAfter: at });
+      wakeAt(RELEASE_QUEUE, at);
     },
     async enqueueBriefEmail(notificationId) {
       await boss.send(EMAIL_QUEUE, { notificationId, brief: true } satisfies EmailJob);
     },
     stop: () => {
       stopped = true;
+      for (const timer of wakes.values()) clearTimeout(timer);
+      wakes.clear();
       return boss.stop({ graceful: true, timeout: 10_000 });
     },
   };
 }
 
 /** Creates the queue, or applies changed settings to one an earlier start created. */
-async function ensureQueue(boss: PgBoss, name: string, options: QueueOptions): Promise<void> {
+async function ensureQueue(boss: PgBoss, name: string, options: Omit<Queue, 'name'>): Promise<void> {
   if (await boss.getQueue(name)) await boss.updateQueue(name, options);
   else await boss.createQueue(name, options);
 }

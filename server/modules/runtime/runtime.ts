@@ -49,6 +49,15 @@ export type Runtime = {
 };
 
 const RUN_FETCH_LOOPS = 4;
+/**
+ * How often an idle worker looks for jobs while NOTIFY wakes it (docs/decisions/0060). Each look
+ * is a query, and on PGlite it holds the one connection: 18 looks a second while idle before.
+ * Emails and deliveries can still miss a retry falling due (pg-boss's backoff), so that comes up
+ * to RETRY_POLL_SECONDS late; the other queues' jobs are woken when created or when due, and their
+ * look only catches a job whose waking process died.
+ */
+const RETRY_POLL_SECONDS = 2;
+const BACKSTOP_POLL_SECONDS = 10;
 /** A dispatch tick may take a while with a large backlog; this much silence is more than that. */
 const MIN_STALE_DISPATCH_MS = 30_000;
 const STALE_DISPATCH_TICKS = 5;
@@ -85,26 +94,36 @@ export async function startRuntime({ db, jobs, executor, deliverEmail, deliverTo
   // Several fetch loops, each taking a few jobs (batches of runs, or run-now runs) and fetching
   // again at once while they come back full: one slow batch holds only its own loop, and a
   // backlog drains without waiting out the polling interval between fetches. The runs of one
-  // fetch execute as one batch (docs/decisions/0052).
+  // fetch execute as one batch (docs/decisions/0052). A loop is woken by NOTIFY when a run is
+  // queued, or here when a dispatched slot falls due (0060); on PostgreSQL another process's
+  // dispatch is due unseen, so the loops there look every half second.
   const loops = Math.min(RUN_FETCH_LOOPS, config.concurrency);
-  await jobs.boss.work<RunJob>(
-    RUN_QUEUE,
-    { batchSize: Math.ceil(config.concurrency / loops), localConcurrency: loops, burstWhenBatchFull: true, pollingIntervalSeconds: 0.5 },
-    async (fetched) => {
+  const runPoll = { pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: jobs.singleProcess ? BACKSTOP_POLL_SECONDS : 0.5 };
+  for (let i = 0; i < loops; i++) {
+    const id = await jobs.boss.work<RunJob>(RUN_QUEUE, { batchSize: Math.ceil(config.concurrency / loops), burstWhenBatchFull: true, ...runPoll }, async (fetched) => {
       const runIds = fetched.flatMap((job) => runIdsOf(job.data));
       // Each run records its own failure; one agent's error never fails its neighbours' jobs.
       await executor.executeBatch(runIds).catch((err: unknown) => {
         logger.error({ err, runs: runIds }, 'agent runs crashed');
       });
+    });
+    jobs.wakeable(RUN_QUEUE, id);
+  }
+  await jobs.boss.work<EmailJob, void, { batchSize: 1; pollingIntervalSeconds: 1; notifyPollingIntervalSeconds: number; includeMetadata: true }>(
+    EMAIL_QUEUE,
+    { batchSize: 1, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: RETRY_POLL_SECONDS, includeMetadata: true },
+    async ([job]) => {
+      const deliver = job!.data.brief ? (briefs?.deliverBriefEmail ?? (async () => {})) : deliverEmail;
+      await deliver(job!.data.notificationId, { number: job!.retryCount + 1, last: job!.retryCount >= job!.retryLimit });
     },
   );
-  await jobs.boss.work<EmailJob, void, { batchSize: 1; pollingIntervalSeconds: 1; includeMetadata: true }>(EMAIL_QUEUE, { batchSize: 1, pollingIntervalSeconds: 1, includeMetadata: true }, async ([job]) => {
-    const deliver = job!.data.brief ? (briefs?.deliverBriefEmail ?? (async () => {})) : deliverEmail;
-    await deliver(job!.data.notificationId, { number: job!.retryCount + 1, last: job!.retryCount >= job!.retryLimit });
-  });
-  await jobs.boss.work<DeliveryJob, void, { batchSize: 1; pollingIntervalSeconds: 1; includeMetadata: true }>(DELIVERY_QUEUE, { batchSize: 1, pollingIntervalSeconds: 1, includeMetadata: true }, async ([job]) => {
-    await deliverToChannel(job!.data.deliveryId, { number: job!.retryCount + 1, last: job!.retryCount >= job!.retryLimit });
-  });
+  await jobs.boss.work<DeliveryJob, void, { batchSize: 1; pollingIntervalSeconds: 1; notifyPollingIntervalSeconds: number; includeMetadata: true }>(
+    DELIVERY_QUEUE,
+    { batchSize: 1, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: RETRY_POLL_SECONDS, includeMetadata: true },
+    async ([job]) => {
+      await deliverToChannel(job!.data.deliveryId, { number: job!.retryCount + 1, last: job!.retryCount >= job!.retryLimit });
+    },
+  );
   if (briefs) await startBriefWorkers(jobs, briefs);
   loop();
   logger.info({ concurrency: config.concurrency }, 'agent workers started');
@@ -134,14 +153,20 @@ export async function startRuntime({ db, jobs, executor, deliverEmail, deliverTo
 /** Briefs wait on a provider for up to their timeout: a few at once, so one slow assistant holds
  * one slot, not the queue. A release is quick database work. */
 async function startBriefWorkers(jobs: JobQueue, briefs: NonNullable<RuntimeDeps['briefs']>): Promise<void> {
-  await jobs.boss.work<BriefJob, void, { batchSize: 1; pollingIntervalSeconds: 0.5; includeMetadata: true; localConcurrency: number }>(
+  await jobs.boss.work<BriefJob, void, { batchSize: 1; pollingIntervalSeconds: 0.5; notifyPollingIntervalSeconds: number; includeMetadata: true; localConcurrency: number }>(
     BRIEF_QUEUE,
-    { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true, localConcurrency: 4 },
+    { batchSize: 1, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: BACKSTOP_POLL_SECONDS, includeMetadata: true, localConcurrency: 4 },
     async ([job]) => {
       await briefs.writeBrief(job!.data.notificationId, job!.data.facts, { number: job!.retryCount + 1 });
     },
   );
-  await jobs.boss.work<ReleaseJob, void, { batchSize: 1; pollingIntervalSeconds: 0.5 }>(RELEASE_QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
-    await briefs.releaseDeliveries(job!.data.notificationId);
-  });
+  // A release always starts later: this process's queue wakes its worker then (0060).
+  const release = await jobs.boss.work<ReleaseJob, void, { batchSize: 1; pollingIntervalSeconds: 0.5; notifyPollingIntervalSeconds: number }>(
+    RELEASE_QUEUE,
+    { batchSize: 1, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: BACKSTOP_POLL_SECONDS },
+    async ([job]) => {
+      await briefs.releaseDeliveries(job!.data.notificationId);
+    },
+  );
+  jobs.wakeable(RELEASE_QUEUE, release);
 }
