@@ -28,6 +28,9 @@ type Entry = Encoded & {
   etag: string;
   /** The same without content-length, for a 304. */
   notModifiedHeaders: OutgoingHttpHeaders;
+  /** The body as the route sent it, when text: Node writes it in one piece with the headers,
+   * where a Buffer goes out as a second piece of a writev (a profile showed that call dearer). */
+  text?: string;
   /** Made on first demand, once. */
   br?: Encoded;
   gzip?: Encoded;
@@ -75,7 +78,7 @@ export function registerPublicCache(app: FastifyInstance, source: PublicSource):
     const encoding = entry.body.length < COMPRESS_MIN_BYTES ? null : pickEncoding(request.headers['accept-encoding']);
     if (encoding === null) {
       res.writeHead(200, entry.headers);
-      res.end(entry.body);
+      res.end(entry.text ?? entry.body);
       return true;
     }
     const compressed = encoding === 'br' ? (entry.br ??= compressedEntry(entry, 'br')) : (entry.gzip ??= compressedEntry(entry, 'gzip'));
@@ -113,7 +116,7 @@ export function registerPublicCache(app: FastifyInstance, source: PublicSource):
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;
     headers['content-length'] = bytes.length;
     const { 'content-length': _length, ...notModifiedHeaders } = headers;
-    entries.set(request.url, { body: bytes, headers, notModifiedHeaders, etag: sent.etag });
+    entries.set(request.url, { body: bytes, ...(typeof body === 'string' ? { text: body } : {}), headers, notModifiedHeaders, etag: sent.etag });
     done();
   });
 
