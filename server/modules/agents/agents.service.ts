@@ -19,7 +19,7 @@ import {
   dropQueuedSlots,
   findAgent,
   insertAgent,
-  listAgents,
+  listAgentsWithHealth,
   listRuns,
   queueRunNow,
   updateAgent,
@@ -152,10 +152,10 @@ export function createAgentsService({ db, jobs, foreignChannels, briefProblems, 
     return rows.map((row) => toApiAgent(row, toHealth(health.get(row.id))));
   }
 
-  /** The caller's agents, newest first. */
+  /** The caller's agents, newest first, with their health: one statement. */
   async function list(caller: Caller): Promise<TAgent[]> {
     assertOwnGoogleId(caller);
-    return present(await listAgents(db, caller.user.id));
+    return (await listAgentsWithHealth(db, caller.user.id)).map(({ agent, health }) => toApiAgent(agent, toHealth(health)));
   }
 
   async function get(caller: Caller, id: string): Promise<TAgent> {

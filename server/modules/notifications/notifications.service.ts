@@ -22,14 +22,13 @@ import {
   startAlerts,
   insertNotifications,
   updateStormNotice,
-  countUnread,
   findEmailTarget,
   findNotification,
   recordBriefEmailOutcome,
   releaseDeliveries,
   settleBrief,
   insertNotification,
-  listNotifications,
+  listNotificationsWithUnread,
   markAllNotificationsRead,
   markNotificationRead,
   recordEmailOutcome,
@@ -677,7 +676,7 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
 
   /** The user's latest notifications, newest first, and how many of all theirs are unread. */
   async function list(userId: string, limit: number): Promise<TNotificationList> {
-    const [rows, unread] = await Promise.all([listNotifications(db, userId, limit), countUnread(db, userId)]);
+    const { rows, unread } = await listNotificationsWithUnread(db, userId, limit);
     return { notifications: await present(rows), unread };
   }
 
