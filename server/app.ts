@@ -200,6 +200,7 @@ export async function buildApp({
     briefProblems: (user, choice) => briefChoiceProblems(config.chat, user.role, choice),
     now,
     events,
+    invalidations,
   });
   await app.register(agentsRoutes, { agents });
   const marketData = sharedMarketData ?? createMarketData(config.market, { logger, now, db });
@@ -222,6 +223,7 @@ export async function buildApp({
     channels,
     now,
     events,
+    invalidations,
     briefs: {
       writer: createAlertBriefWriter({ db, config: config.chat, briefs: config.alertBriefs, logger, now }),
       waitSeconds: config.alertBriefs.waitSeconds,

@@ -47,12 +47,18 @@ function queueInFront(client: PGlite, queue: FairQueue): void {
   client.transaction = (...args) => queue.run(() => transaction(...args));
 }
 
+/** The setting under which migration 0015's triggers announce owners' changes. */
+export const OWNER_CHANGE_NOTICES = 'app.owner_change_notices';
+
 const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url));
 /**
  * The embedded database serves one process and a modest data set: PostgreSQL's default 128 MB
  * of shared buffers would be most of the server's memory (RSS ~330 MB vs ~205 MB at 16 MB).
+ * `app.owner_change_notices`: the database announces every change to an owner's agents and
+ * notifications (migration 0015), which this process's caches of those lists rely on
+ * (docs/decisions/0059). Set for the server, not per session; the bus checks it at start.
  */
-const PGLITE_CONF = ['shared_buffers=16MB', 'work_mem=4MB', 'maintenance_work_mem=16MB'];
+const PGLITE_CONF = ['shared_buffers=16MB', 'work_mem=4MB', 'maintenance_work_mem=16MB', `${OWNER_CHANGE_NOTICES}=on`];
 
 /** Any constant shared by all processes: serialises migrations when several start at once. */
 const MIGRATION_LOCK_KEY = 7_240_310_001;

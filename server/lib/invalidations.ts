@@ -1,7 +1,14 @@
 import type { SQL } from 'drizzle-orm';
 
-/** What a cache in one process holds that a write in any process can make stale. */
-export type InvalidationTopic = 'session' | 'user' | 'articles';
+/**
+ * What a cache in one process holds that a write in any process can make stale. `session`,
+ * `user` and `articles` are sent by the writers (notify); `agents` and `notifications` (an
+ * owner's lists, keyed by the owner's id, '*' for every owner) are announced by the database
+ * itself where it is set to (migration 0015, docs/decisions/0059).
+ */
+export type InvalidationTopic = 'session' | 'user' | 'articles' | OwnerTopic;
+/** An owner's data whose every change the database announces (migration 0015). */
+export type OwnerTopic = 'agents' | 'notifications';
 
 /** Any connection or transaction the write runs on (drizzle's execute). */
 export type SqlExecutor = { execute(query: SQL): PromiseLike<unknown> };
@@ -26,6 +33,13 @@ export type Invalidations = {
   reliable(): boolean;
   /** Runs when reliability is lost and when it comes back: caches drop everything. */
   onReset(handler: () => void): void;
+  /**
+   * Whether every change to this owner data reaches this process's handlers at the writer's
+   * commit, before any other work here runs: true on PGlite (one process, the database's own
+   * notices, delivered in-process), false on PostgreSQL, where no writer waits for other
+   * processes to hear a change the database announced, so no process may cache that data.
+   */
+  announced(topic: OwnerTopic): boolean;
 };
 
 /** For code with nothing to tell and nobody to hear (unit tests of one service): every cache
@@ -35,4 +49,5 @@ export const NO_CACHE: Invalidations = {
   on() {},
   reliable: () => false,
   onReset() {},
+  announced: () => false,
 };

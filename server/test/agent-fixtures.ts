@@ -2,7 +2,7 @@ import type { TestApp } from './test-app.ts';
 
 /** An in-app alert on `runId` of the user's agent, stored through the app's own alerts service
  * (what a run that crossed a threshold does); returns the notification's id. */
-export async function inAppAlert(t: TestApp, alert: { userId: string; agentId: string; agentName: string; runId: number }): Promise<string> {
+export async function inAppAlert(t: TestApp, alert: { userId: string; agentId: string; agentName: string; runId: number | null }): Promise<string> {
   const { created } = await t.app.notifications.applyAlerts({
     ...alert,
     emailEnabled: false,

@@ -10,8 +10,30 @@ export type AgentPatch = Partial<Pick<AgentRow, 'name' | 'status' | 'config' | '
 // Every query is scoped by owner: another user's agent is indistinguishable from a missing one.
 const owned = (id: string, ownerId: string) => and(eq(agents.id, id), eq(agents.ownerId, ownerId));
 
-export async function listAgents(db: Db, ownerId: string): Promise<AgentRow[]> {
-  return db.select().from(agents).where(eq(agents.ownerId, ownerId)).orderBy(desc(agents.createdAt), desc(agents.id));
+/** The latest finished run's status and error, as row_to_json gives it (parsed or not, per driver). */
+type LatestRun = { status: 'success' | 'failure'; error: string | null } | null;
+const parsedJson = (value: unknown): LatestRun => (typeof value === 'string' ? (JSON.parse(value) as LatestRun) : (value as LatestRun));
+
+/**
+ * The owner's agents, newest first, each with what its health is derived from (as agentHealth):
+ * one statement, where the list and its health were two (on PGlite each statement waits its turn
+ * for the one connection, docs/decisions/0059). `agents.id` in the subqueries is the outer row's.
+ */
+export async function listAgentsWithHealth(db: Db, ownerId: string): Promise<Array<{ agent: AgentRow; health: HealthRow }>> {
+  const rows = await db
+    .select({
+      agent: agents,
+      latest: sql`(select row_to_json(l) from (
+        select r.status, r.error from ${agentRuns} r where r.agent_id = agents.id and r.status in ('success', 'failure') order by r.id desc limit 1) l)`.mapWith(parsedJson),
+      lastSuccessAt: sql`(select r.end_time from ${agentRuns} r where r.agent_id = agents.id and r.status = 'success' order by r.id desc limit 1)`.mapWith(agentRuns.endTime),
+    })
+    .from(agents)
+    .where(eq(agents.ownerId, ownerId))
+    .orderBy(desc(agents.createdAt), desc(agents.id));
+  return rows.map(({ agent, latest, lastSuccessAt }) => ({
+    agent,
+    health: { agentId: agent.id, latestStatus: latest?.status ?? null, latestError: latest?.error ?? null, lastSuccessAt: (lastSuccessAt as Date | null) ?? null },
+  }));
 }
 
 export async function findAgent(db: Db, id: string, ownerId: string): Promise<AgentRow | undefined> {

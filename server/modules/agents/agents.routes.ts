@@ -24,9 +24,9 @@ export async function agentsRoutes(app: FastifyInstance, { agents }: { agents: A
   app.get('/api/agent-templates', { config: { access: 'signedIn' } }, async () => AGENT_TEMPLATES);
 
   // SPEC: the agents console is admin-only (AGENT_OWNER_ROLE); every agent is further scoped to its owner.
-  app.get('/api/agents', { config: { access: AGENT_OWNER_ROLE } }, async (request) => {
+  app.get('/api/agents', { config: { access: AGENT_OWNER_ROLE } }, async (request, reply) => {
     const query = parseInput(ZAgentQuery, request.query);
-    return agents.list(caller(request, query.googleId));
+    return reply.type('application/json; charset=utf-8').send(await agents.listJson(caller(request, query.googleId)));
   });
 
   app.get('/api/agents/:id', { config: { access: AGENT_OWNER_ROLE } }, async (request) => {

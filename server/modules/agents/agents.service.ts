@@ -19,7 +19,7 @@ import {
   dropQueuedSlots,
   findAgent,
   insertAgent,
-  listAgents,
+  listAgentsWithHealth,
   listRuns,
   queueRunNow,
   updateAgent,
@@ -32,6 +32,8 @@ import { failureReason, NO_HEALTH, type TAgentHealth } from '../../../contracts/
 import { computeNextRunAt } from './schedule.ts';
 import { validateAgentConfig } from './validate-config.ts';
 import { NO_EVENTS, type EventPublisher } from '../../lib/live-events.ts';
+import { NO_CACHE, type Invalidations } from '../../lib/invalidations.ts';
+import { createOwnerCache } from '../../lib/owner-cache.ts';
 
 /** Queues run jobs inside the caller's transaction (the runtime's job queue). */
 export type RunEnqueuer = { enqueueRuns(tx: Db, runs: ReadonlyArray<{ id: number }>): Promise<void> };
@@ -45,11 +47,16 @@ export type AgentsServiceDeps = {
   briefProblems?: (user: Pick<SessionUser, 'role'>, choice: TAlertBriefChoice | undefined) => ErrorDetail[];
   now?: () => Date;
   events?: EventPublisher;
+  /** Where the database announces owners' changes (PGlite), each owner's list is kept in memory
+   * until their next change (docs/decisions/0059); absent: read every time. */
+  invalidations?: Invalidations;
 };
 /** Who is asking: the session's user, and SPEC's optional `googleId`s from the query and body. */
 export type Caller = { user: Pick<SessionUser, 'id' | 'provider' | 'subject' | 'role'>; googleIds: ReadonlyArray<string | undefined> };
 
 const NOT_FOUND = 'Agent not found';
+/** The agents lists kept in memory, in characters of JSON (a list of 10 is ~8,000). */
+const LIST_CACHE_CHARS = 4_000_000;
 const RUN_IN_PROGRESS = 'A run is already in progress';
 
 /** Failing when the latest finished run failed; its time of success stays known either way. */
@@ -120,7 +127,11 @@ const withFollowedMessages = (config: TAgentConfig): TAgentConfig => ({
   notifications: { ...config.notifications, thresholds: config.notifications.thresholds.map(followDefaultMessage) },
 });
 
-export function createAgentsService({ db, jobs, foreignChannels, briefProblems, now = () => new Date(), events = NO_EVENTS }: AgentsServiceDeps) {
+export function createAgentsService({ db, jobs, foreignChannels, briefProblems, now = () => new Date(), events = NO_EVENTS, invalidations = NO_CACHE }: AgentsServiceDeps) {
+  // Every change to an agent or its runs, by any module (the runtime's too), drops its owner's
+  // list (migration 0015).
+  const lists = createOwnerCache({ invalidations, topic: 'agents', maxChars: LIST_CACHE_CHARS });
+
   /** The owner's other tabs show the change live (docs/decisions/0042). */
   const changed = (ownerId: string, agentId: string) => events.publish(ownerId, { type: 'agent', agentId });
 
@@ -152,10 +163,15 @@ export function createAgentsService({ db, jobs, foreignChannels, briefProblems, 
     return rows.map((row) => toApiAgent(row, toHealth(health.get(row.id))));
   }
 
-  /** The caller's agents, newest first. */
-  async function list(caller: Caller): Promise<TAgent[]> {
+  /** The caller's agents, newest first, with their health, as the API's JSON: the console reads
+   * it again at every change. */
+  async function listJson(caller: Caller): Promise<string> {
     assertOwnGoogleId(caller);
-    return present(await listAgents(db, caller.user.id));
+    const ownerId = caller.user.id;
+    return lists.get(ownerId, 'all', async () => {
+      const agents: TAgent[] = (await listAgentsWithHealth(db, ownerId)).map(({ agent, health }) => toApiAgent(agent, toHealth(health)));
+      return JSON.stringify(agents);
+    });
   }
 
   async function get(caller: Caller, id: string): Promise<TAgent> {
@@ -232,7 +248,7 @@ export function createAgentsService({ db, jobs, foreignChannels, briefProblems, 
     return { runId: run.id };
   }
 
-  return { list, get, runs, create, update, remove, runNow };
+  return { listJson, get, runs, create, update, remove, runNow };
 }
 
 export type AgentsService = ReturnType<typeof createAgentsService>;

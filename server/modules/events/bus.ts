@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger as Logger } from 'fastify';
-import type { Database } from '../../db/client.ts';
+import { OWNER_CHANGE_NOTICES, type Database } from '../../db/client.ts';
 import type { InvalidationTopic, Invalidations, Sent } from '../../lib/invalidations.ts';
 import { EVENTS_CHANNEL, type ChannelMessage } from './event-publisher.ts';
 import { listen, type Listener } from './pg-listener.ts';
@@ -21,10 +21,11 @@ const TRUSTED_FOR_MS = 1_500;
 const DELIVERY_WAIT_MS = 2_000;
 /** A process whose heartbeat has not been heard for this long is no longer waited for. */
 const PEER_GONE_MS = 3_000;
-const TOPICS: ReadonlySet<string> = new Set<InvalidationTopic>(['session', 'user', 'articles']);
+const TOPICS: ReadonlySet<string> = new Set<InvalidationTopic>(['session', 'user', 'articles', 'agents', 'notifications']);
 
-/** An invalidation on the channel: topic, key, and the sender's id for its echo and acknowledgements. */
-type InvalidationMessage = { c: InvalidationTopic; k: string; i: string };
+/** An invalidation on the channel: topic, key, and the sender's id for its echo and
+ * acknowledgements (none when the database announced it: migration 0015's triggers). */
+type InvalidationMessage = { c: InvalidationTopic; k: string; i?: string };
 /** A process's heartbeat: its boot id and the heartbeat's number. */
 type HeartbeatMessage = { h: string; n: number };
 /** A process (`p`, its boot id) has applied invalidation `a`. */
@@ -101,6 +102,8 @@ export async function createBus({ database, logger }: { database: Database; logg
           logger.error({ err, topic: message.c }, 'bus: an invalidation handler failed');
         }
       }
+      // The database's own notices (owner data) have no sender to answer.
+      if (typeof message.i !== 'string') return;
       const waiting = awaiting.get(message.i);
       if (waiting) {
         // Back here: everything committed before it has been heard, so every process that was
@@ -139,6 +142,8 @@ export async function createBus({ database, logger }: { database: Database; logg
 
   let listener: Listener | null = null;
   let unlisten: (() => Promise<void>) | null = null;
+  /** PGlite with migration 0015's notices on: every owner's change is heard here at its commit. */
+  let ownerChangesAnnounced = false;
   let heartbeat: NodeJS.Timeout | undefined;
   if (database.kind === 'postgres' && database.url) {
     listener = await listen(database.url, EVENTS_CHANNEL, logger, receive, () => {
@@ -161,6 +166,8 @@ export async function createBus({ database, logger }: { database: Database; logg
   } else if (database.pglite) {
     // Delivered at the writer's commit, before its query resolves.
     unlisten = await database.pglite.listen(EVENTS_CHANNEL, receive);
+    ownerChangesAnnounced = (await database.pglite.query<{ value: string | null }>(`select current_setting('${OWNER_CHANGE_NOTICES}', true) as value`)).rows[0]?.value === 'on';
+    if (!ownerChangesAnnounced) logger.warn(`bus: PGlite does not announce owners' changes (${OWNER_CHANGE_NOTICES}): agents and notifications are read from the database each time`);
   }
 
   const invalidations: Invalidations = {
@@ -194,6 +201,9 @@ export async function createBus({ database, logger }: { database: Database; logg
     onReset(handler) {
       resetHandlers.push(handler);
     },
+    // In-process only: on PostgreSQL the notices would reach other processes later than the
+    // writer's commit, with nobody waiting for them (and the triggers are off there).
+    announced: () => ownerChangesAnnounced && unlisten !== null,
   };
 
   return {

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, getTableColumns, gt, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { agents, alertStates, notifications, users } from '../../db/schema.ts';
 
@@ -215,23 +215,23 @@ function rowsOf<T>(result: unknown): T[] {
   return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 }
 
-/** The user's latest notifications, newest first (the (user_id, created_at desc) index). */
-export async function listNotifications(db: Tx, userId: string, limit: number): Promise<NotificationRow[]> {
-  return db
-    .select()
+/**
+ * The user's newest notifications, newest first (the (user_id, created_at desc) index), and how many of all theirs are unread, in one statement (two
+ * were two turns for PGlite's one connection, docs/decisions/0059). The count is computed once
+ * (an uncorrelated subquery, on the partial unread index) and carried on every row; a user
+ * without rows has no notifications, so none unread.
+ */
+export async function listNotificationsWithUnread(db: Tx, userId: string, limit: number): Promise<{ rows: NotificationRow[]; unread: number }> {
+  const rows = await db
+    .select({
+      notification: notifications,
+      unread: sql`(select count(*) from ${notifications} u where u.user_id = ${userId} and u.read_at is null)`.mapWith(Number),
+    })
     .from(notifications)
     .where(eq(notifications.userId, userId))
     .orderBy(desc(notifications.createdAt), desc(notifications.id))
     .limit(limit);
-}
-
-/** Unread notifications of the user, all of them (the partial unread index). */
-export async function countUnread(db: Tx, userId: string): Promise<number> {
-  const [row] = await db
-    .select({ n: count() })
-    .from(notifications)
-    .where(and(eq(notifications.userId, userId), isNull(notifications.readAt)));
-  return row?.n ?? 0;
+  return { rows: rows.map((r) => r.notification), unread: rows[0]?.unread ?? 0 };
 }
 
 /** Marks one notification read, keeping the first read time; undefined when it is not the user's. */

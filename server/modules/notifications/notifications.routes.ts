@@ -9,9 +9,9 @@ export async function notificationsRoutes(app: FastifyInstance, { notifications 
     reply.header('cache-control', 'no-store');
   });
 
-  app.get('/api/notifications', { config: { access: 'signedIn' } }, async (request) => {
+  app.get('/api/notifications', { config: { access: 'signedIn' } }, async (request, reply) => {
     const { limit } = parseInput(ZNotificationsQuery, request.query);
-    return notifications.list(request.user!.id, limit);
+    return reply.type('application/json; charset=utf-8').send(await notifications.listJson(request.user!.id, limit));
   });
 
   app.post('/api/notifications/read-all', { config: { access: 'signedIn' } }, async (request, reply) => {

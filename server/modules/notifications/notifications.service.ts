@@ -22,14 +22,13 @@ import {
   startAlerts,
   insertNotifications,
   updateStormNotice,
-  countUnread,
   findEmailTarget,
   findNotification,
   recordBriefEmailOutcome,
   releaseDeliveries,
   settleBrief,
   insertNotification,
-  listNotifications,
+  listNotificationsWithUnread,
   markAllNotificationsRead,
   markNotificationRead,
   recordEmailOutcome,
@@ -41,6 +40,8 @@ import {
 import { FAILING_AFTER_RUNS, failingTitle, recoveredTitle } from '../../../contracts/agent-health.ts';
 import { FOREIGN_KEY_VIOLATION, sqlState } from '../../lib/db-errors.ts';
 import { NO_EVENTS, type EventPublisher } from '../../lib/live-events.ts';
+import { NO_CACHE, type Invalidations } from '../../lib/invalidations.ts';
+import { createOwnerCache } from '../../lib/owner-cache.ts';
 
 /** One threshold the run evaluated for one market; `message` already holds its numbers. */
 export type AlertCondition = { market: string; thresholdType: string; firing: boolean; value: number; limit: number; message: string };
@@ -91,6 +92,9 @@ export type NotificationsServiceDeps = {
   events?: EventPublisher;
   /** Briefs of alerts; without it (a test's own service), agents' brief choices are ignored. */
   briefs?: AlertBriefs;
+  /** Where the database announces owners' changes (PGlite), each user's list is kept in memory
+   * until their next change (docs/decisions/0059); absent: read every time. */
+  invalidations?: Invalidations;
 };
 
 export type ChannelDeliveries = {
@@ -126,6 +130,8 @@ export type AlertBriefs = {
 const isAlerting = (input: Channels) => input.emailEnabled || input.inAppEnabled || (input.channelIds?.length ?? 0) > 0;
 
 const NOT_FOUND = 'Notification not found';
+/** The notification lists kept in memory, in characters of JSON (a page of 20 is ~10,000). */
+const LIST_CACHE_CHARS = 4_000_000;
 const MAX_ERROR_CHARS = 500;
 
 /**
@@ -209,7 +215,11 @@ function byKey(sorted: readonly AlertCondition[]): AlertCondition[][] {
   return groups;
 }
 
-export function createNotificationsService({ db, mailer, enqueueEmail, logger, publicUrl, channels, now = () => new Date(), events = NO_EVENTS, briefs }: NotificationsServiceDeps) {
+export function createNotificationsService({ db, mailer, enqueueEmail, logger, publicUrl, channels, now = () => new Date(), events = NO_EVENTS, briefs, invalidations = NO_CACHE }: NotificationsServiceDeps) {
+  // Every change to a notification or its deliveries, by any module (the workers' too), drops
+  // its owner's lists (migration 0015).
+  const lists = createOwnerCache({ invalidations, topic: 'notifications', maxChars: LIST_CACHE_CHARS });
+
   /**
    * Turns one run's evaluated conditions into at most one notification listing every alert that
    * started firing (docs/decisions/0029). Each (agent, market, threshold) alerts once until it
@@ -675,10 +685,14 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
     }
   }
 
-  /** The user's latest notifications, newest first, and how many of all theirs are unread. */
-  async function list(userId: string, limit: number): Promise<TNotificationList> {
-    const [rows, unread] = await Promise.all([listNotifications(db, userId, limit), countUnread(db, userId)]);
-    return { notifications: await present(rows), unread };
+  /** The user's latest notifications, newest first, and how many of all theirs are unread, as the
+   * API's JSON: the bell reads it again at every live event. */
+  async function listJson(userId: string, limit: number): Promise<string> {
+    return lists.get(userId, String(limit), async () => {
+      const { rows, unread } = await listNotificationsWithUnread(db, userId, limit);
+      const list: TNotificationList = { notifications: await present(rows), unread };
+      return JSON.stringify(list);
+    });
   }
 
   /** Marks the user's notification read (again is fine); another user's is 404 like a missing one. */
@@ -694,7 +708,7 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
     events.publish(userId, { type: 'notification', action: 'read', notificationId: null, agentId: null });
   }
 
-  return { applyAlerts, applyAlertsMany, applyHealth, deliverEmail, deliverBriefEmail, writeBrief, releaseDeliveries: releaseHeld, list, markRead, markAllRead };
+  return { applyAlerts, applyAlertsMany, applyHealth, deliverEmail, deliverBriefEmail, writeBrief, releaseDeliveries: releaseHeld, listJson, markRead, markAllRead };
 }
 
 export type NotificationsService = ReturnType<typeof createNotificationsService>;
