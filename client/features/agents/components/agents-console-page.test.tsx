@@ -13,6 +13,23 @@ beforeEach(() => vi.clearAllMocks());
 afterEach(() => vi.useRealTimers());
 
 const renderPage = () => renderWithProviders(<AgentsConsolePage />, { path: '/agents-console', auth: signedInAs('admin') });
+/** When (on the fake clock) the agents list was asked for. */
+let listedAt: number[] = [];
+const listRecordingTimes = (agents = [STOCK_AGENT, CRYPTO_AGENT]) => {
+  listedAt = [];
+  return {
+    'GET /api/agents': () => {
+      listedAt.push(Date.now());
+      return jsonResponse(agents);
+    },
+  };
+};
+/** When (on the fake clock) a mocked toast was last shown. */
+const recordTimeOf = (show: ReturnType<typeof vi.mocked<typeof notify.error>>) => {
+  let at = NaN;
+  show.mockImplementation(() => void (at = Date.now()));
+  return () => at;
+};
 const baseRoutes = (agents = [STOCK_AGENT, CRYPTO_AGENT]) => ({ 'GET /api/agent-templates': { body: AGENT_TEMPLATES }, 'GET /api/agents': { body: agents } });
 
 async function openNameDialog(template = 'Crypto Market Monitor') {
@@ -308,6 +325,7 @@ describe('AgentsConsolePage', () => {
     let answer!: (r: Response) => void;
     const { requests } = stubFetch({
       ...baseRoutes(),
+      ...listRecordingTimes(),
       [`PATCH /api/agents/${STOCK_AGENT.id}`]: () => new Promise<Response>((resolve) => (answer = resolve)),
     });
     renderPage();
@@ -319,18 +337,22 @@ describe('AgentsConsolePage', () => {
 
     const listCalls = () => requests.filter((r) => r.method === 'GET' && r.url === '/api/agents').length;
     expect(listCalls()).toBe(1);
+    // The fake clock also runs with real time (shouldAdvanceTime): on a loaded machine a count taken
+    // "400 ms later" could come late, so the refresh's delay is read from the fake clock itself.
+    const toastAt = recordTimeOf(vi.mocked(notify.success));
     await act(async () => answer(jsonResponse({ ...STOCK_AGENT, status: 'paused' })));
     await vi.waitFor(() => expect(notify.success).toHaveBeenCalledWith('Agent paused', 'Tech watch has been paused successfully.'));
-    await act(async () => vi.advanceTimersByTime(400));
-    expect(listCalls()).toBe(1);
-    await act(async () => vi.advanceTimersByTime(150));
+    await act(async () => vi.advanceTimersByTime(600));
     await vi.waitFor(() => expect(listCalls()).toBe(2));
+    expect(listedAt.at(-1)! - toastAt()).toBeGreaterThanOrEqual(500);
   });
 
   it("a failed resume: the server's details in the toast, a refresh after 1000 ms", async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
+    const toastAt = recordTimeOf(vi.mocked(notify.error));
     const { requests } = stubFetch({
       ...baseRoutes(),
+      ...listRecordingTimes(),
       [`PATCH /api/agents/${CRYPTO_AGENT.id}`]: { status: 400, body: { error: 'Invalid request', details: [{ path: 'status', message: 'bad status' }, { path: 'x', message: 'other' }] } },
     });
     renderPage();
@@ -342,10 +364,9 @@ describe('AgentsConsolePage', () => {
       expect(notify.error).toHaveBeenCalledWith('Failed to update agent', 'There was a problem updating your agent: bad status, other. Please try again.'),
     );
     const listCalls = () => requests.filter((r) => r.method === 'GET' && r.url === '/api/agents').length;
-    await act(async () => vi.advanceTimersByTime(900));
-    expect(listCalls()).toBe(1);
-    await act(async () => vi.advanceTimersByTime(150));
+    await act(async () => vi.advanceTimersByTime(1100));
     await vi.waitFor(() => expect(listCalls()).toBe(2));
+    expect(listedAt.at(-1)! - toastAt()).toBeGreaterThanOrEqual(1000);
   });
 
   it('shows placeholders while the agents load', () => {
