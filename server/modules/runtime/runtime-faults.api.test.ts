@@ -39,8 +39,11 @@ describe('agents runtime against failing exchanges', () => {
   beforeAll(async () => {
     exchanges = await startFakeExchanges();
     smtp = await startSmtpCatcher();
+    // This process's runs hold 6 s leases, extended every 2 s: the retried runs take a few seconds,
+    // and on a loaded machine a 2 s lease lapsed between extensions (the run read 'interrupted').
+    // The killed worker below takes its runs with 2 s leases of its own.
     t = await createTestApp({
-      env: { ...exchanges.env, SMTP_URL: smtp.url, EMAIL_RETRIES: '3', EMAIL_RETRY_DELAY_SECONDS: '1', ADMIN_EMAILS: 'admin@example.com', MARKET_DATA: 'live', MARKET_RETRIES: '2', MARKET_TIMEOUT_MS: '400', DISPATCH_INTERVAL_MS: '50', RUN_LEASE_SECONDS: '2', DISPATCH_LOOKAHEAD_MS: '0' },
+      env: { ...exchanges.env, SMTP_URL: smtp.url, EMAIL_RETRIES: '3', EMAIL_RETRY_DELAY_SECONDS: '1', ADMIN_EMAILS: 'admin@example.com', MARKET_DATA: 'live', MARKET_RETRIES: '2', MARKET_TIMEOUT_MS: '400', DISPATCH_INTERVAL_MS: '50', RUN_LEASE_SECONDS: '6', DISPATCH_LOOKAHEAD_MS: '0' },
     });
     admin = await t.signIn('admin@example.com', 'Admin');
   });
