@@ -35,6 +35,14 @@ describe('the front door before Fastify', () => {
     expect(await text('/kept')).toBe('from fastify');
   });
 
+  it('an answer that throws before sending leaves the request to Fastify, and the process up', async () => {
+    const { door, base } = await start();
+    door.use(() => {
+      throw new Error('broken answer');
+    });
+    expect(await (await fetch(`${base}/kept`)).text()).toBe('from fastify');
+  });
+
   it('gives its server the timeouts Fastify gives the servers it makes', async () => {
     await start({ keepAliveTimeout: 7_000, requestTimeout: 9_000, connectionTimeout: 11_000, maxRequestsPerSocket: 50 });
     const server = app!.server as Server;

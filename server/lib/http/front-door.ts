@@ -21,7 +21,7 @@ export function createFrontDoor(log: FastifyBaseLogger): { serverFactory: Fastif
 
   const serverFactory: FastifyServerFactory = (handler, options) => {
     const server: Server = createServer((options.http ?? {}) as ServerOptions, (request, response) => {
-      if (answer !== null && !closing && answer(request, response)) {
+      if (answer !== null && !closing && answeredSafely(answer, request, response)) {
         if (LOGS_INFO.has(log.level)) {
           log.info({ req: { method: request.method, url: request.url, remoteAddress: request.socket.remoteAddress }, res: { statusCode: response.statusCode } }, 'request answered from memory');
         }
@@ -37,6 +37,19 @@ export function createFrontDoor(log: FastifyBaseLogger): { serverFactory: Fastif
     if (typeof maxRequestsPerSocket === 'number' && maxRequestsPerSocket > 0) server.maxRequestsPerSocket = maxRequestsPerSocket;
     return server;
   };
+
+  /** An answer that throws must not take the process down: before anything was sent Fastify
+   * answers instead; after, the connection is cut (the client sees a broken answer, not a wrong one). */
+  function answeredSafely(front: FrontAnswer, request: IncomingMessage, response: ServerResponse): boolean {
+    try {
+      return front(request, response);
+    } catch (err) {
+      log.error({ err, url: request.url }, 'answering from memory failed');
+      if (!response.headersSent) return false;
+      response.destroy();
+      return true;
+    }
+  }
 
   return {
     serverFactory,
