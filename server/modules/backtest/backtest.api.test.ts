@@ -1,14 +1,13 @@
 import { gunzipSync } from 'node:zlib';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAgentConfig, findTemplate, type TAgent, type TAgentConfig, type TAgentRun } from '../../../contracts/agents.ts';
 import { ZBacktestEvent, ZBacktestResult, type TBacktestEvent, type TBacktestResult } from '../../../contracts/backtest.ts';
 import { startFakeExchanges, type FakeExchanges, type ScriptedCandle } from '../../../tests/fakes/exchanges.ts';
 import { createTestApp, TEST_ORIGIN, type TestApp } from '../../test/test-app.ts';
+import { startTestWorkers } from '../../test/test-workers.ts';
 import { until } from '../../test/until.ts';
-import { startWorkers, type Workers } from '../runtime/workers.ts';
+import type { Workers } from '../runtime/workers.ts';
 
-const silent = pino({ level: 'silent' });
 const MARKET = 'BTC/USDT on binance';
 
 /**
@@ -162,7 +161,7 @@ describe('the same evaluation as live', () => {
     exchanges = await startFakeExchanges();
     exchanges.setSeries('BTC', SERIES);
     t = await createTestApp({ env: { ...exchanges.env, MARKET_DATA: 'live', DISPATCH_INTERVAL_MS: '50', DISPATCH_LOOKAHEAD_MS: '0' } });
-    workers = await startWorkers({ config: t.config, database: t.database, jobs: t.jobs, logger: silent, now: t.now });
+    workers = await startTestWorkers(t);
   });
   afterAll(async () => {
     await workers?.stop();
