@@ -86,7 +86,11 @@ export default defineConfig({
           name: 'client',
           include: ['client/**/*.test.{ts,tsx}'],
           environment: 'happy-dom',
-          setupFiles: ['client/test/setup.ts'],
+          // Each file still runs in a context of its own, but in a worker thread kept for the next
+          // file: two thirds less CPU than a new process per file importing React and setting up
+          // happy-dom again (the client's files mock modules, so they do not share modules).
+          pool: 'vmThreads',
+          setupFiles: ['tests/support/broadcast-channel.ts', 'client/test/setup.ts'],
         },
       },
       {
