@@ -68,7 +68,12 @@ describe('test on history through the API, on a hand-worked series', () => {
     // The scripted series ends at the current minute: frozen, it stays on the same candle times
     // however long the tests take, so the cache holds what the exchange serves. Frozen once the
     // app is up: a start slower than a few minutes (a loaded machine) would leave the latest
-    // candle stale, and a stale candle is read by no rule, live or on history.
+    // candle stale, and a stale candle is read by no rule, live or on history. The tests below
+    // take a few seconds and read the latest candle as the current one: frozen in the last
+    // seconds of a minute, they would run into the next one, where it is no longer current, so
+    // the freeze waits for the next minute then.
+    const leftInMinute = 60_000 - (Date.now() % 60_000);
+    if (leftInMinute < 15_000) await new Promise((resolve) => setTimeout(resolve, leftInMinute + 100));
     exchanges.freeze('binance', Date.now());
   });
   afterAll(async () => {
