@@ -10,44 +10,42 @@ const serverTests = ['server/**/*.test.ts', 'contracts/**/*.test.ts', 'tests/fak
 const postgresUrl = process.env.TEST_POSTGRES_URL;
 
 /**
- * The files that take longest, in seconds on a loaded 2-core machine (a JSON report of a whole
- * run: `npx vitest run --reporter=json --outputFile=...`, each file's end minus its start). They
+ * The files that take longest, in seconds on a 2-core machine (the default reporter of a whole
+ * run prints each file's; with --reporter=json, each file's end minus its start). They
  * go first, so the workers finish together instead of one of them running a long file alone at
  * the end. A file not listed goes after them, in vitest's own order (its cache of the last run's
  * durations when there is one, else the largest files first); a stale entry only costs time.
  */
 const LONG_FILES: Record<string, Record<string, number>> = {
   server: {
-    'server/test/hostile-input.api.test.ts': 87,
-    'server/modules/auth/google.api.test.ts': 67,
-    'server/modules/runtime/runtime.api.test.ts': 57,
-    'server/modules/auth/auth.api.test.ts': 49,
-    'server/modules/notifications/alert-briefs.api.test.ts': 37,
-    'tests/process/production-path.process.test.ts': 34,
-    'server/modules/chat/images.api.test.ts': 31,
-    'tests/process/server-entry.process.test.ts': 26,
-    'tests/process/slow-clients.process.test.ts': 24,
-    'tests/process/shutdown-under-load.process.test.ts': 23,
-    'server/db/pglite-template.test.ts': 21,
-    'tests/process/database-outage.process.test.ts': 20,
-    'server/modules/runtime/runtime-faults.api.test.ts': 17,
-    'server/modules/channels/channel-deliveries.api.test.ts': 14,
-    'server/modules/health/health.api.test.ts': 13,
-    'server/modules/runtime/runtime-health.api.test.ts': 13,
-    'server/modules/users/users.api.test.ts': 12,
-    'server/modules/chat/chat.budget.api.test.ts': 11,
-    'server/modules/notifications/notification-caps.api.test.ts': 11,
-    'server/test/permission-matrix.api.test.ts': 11,
+    'server/test/hostile-input.api.test.ts': 38,
+    'server/modules/notifications/alert-briefs.api.test.ts': 33,
+    'server/modules/auth/google.api.test.ts': 32,
+    'server/modules/runtime/runtime.api.test.ts': 31,
+    'tests/process/production-path.process.test.ts': 23,
+    'tests/process/slow-clients.process.test.ts': 22,
+    'server/modules/auth/auth.api.test.ts': 21,
+    'tests/process/shutdown-under-load.process.test.ts': 21,
+    'tests/process/server-entry.process.test.ts': 20,
+    'server/modules/runtime/runtime-faults.api.test.ts': 16,
+    'server/db/pglite-template.test.ts': 12,
+    'server/modules/chat/images.api.test.ts': 11,
+    'server/modules/channels/channel-deliveries.api.test.ts': 11,
+    'tests/process/database-outage.process.test.ts': 10,
+    'server/modules/runtime/runtime-health.api.test.ts': 9,
+    'server/modules/users/users.api.test.ts': 9,
+    'server/modules/chat/conversations.api.test.ts': 9,
   },
   'server-postgres': {
-    'server/modules/notifications/alert-briefs.api.test.ts': 26,
-    'server/test/hostile-input.api.test.ts': 25,
-    'server/modules/runtime/runtime.api.test.ts': 22,
-    'server/modules/runtime/runtime-faults.api.test.ts': 20,
-    'server/modules/auth/auth.api.test.ts': 14,
-    'server/modules/channels/channel-deliveries.api.test.ts': 13,
-    'server/modules/auth/google.api.test.ts': 8,
-    'server/modules/chat/answers.api.test.ts': 7,
+    'server/modules/notifications/alert-briefs.api.test.ts': 28,
+    'server/modules/runtime/runtime-faults.api.test.ts': 21,
+    'server/test/hostile-input.api.test.ts': 20,
+    'server/modules/runtime/runtime.api.test.ts': 18,
+    'server/modules/auth/google.api.test.ts': 13,
+    'server/modules/channels/channel-deliveries.api.test.ts': 12,
+    'server/modules/auth/auth.api.test.ts': 11,
+    'server/modules/runtime/runtime-health.api.test.ts': 8,
+    'server/modules/backtest/backtest.api.test.ts': 7,
   },
 };
 /** Server files first (the long ones of both databases, then the rest), the client's short ones
