@@ -32,3 +32,25 @@ export function stubFetch(routes: Record<string, Reply>, fallback?: (request: St
   vi.stubGlobal('fetch', fetchMock);
   return { fetchMock, requests };
 }
+
+/** An event-stream response whose events the test sends one by one; `state.cancelled` once the
+ * reader gives up on it. */
+export function sseStream() {
+  const encoder = new TextEncoder();
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const state = { cancelled: false };
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+    },
+    cancel() {
+      state.cancelled = true;
+    },
+  });
+  return {
+    state,
+    response: new Response(body, { headers: { 'content-type': 'text/event-stream' } }),
+    send: (event: string, data: unknown) => controller.enqueue(encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)),
+    close: () => controller.close(),
+  };
+}

@@ -1,9 +1,10 @@
 import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { EVENTS_PATH } from '../../contracts/events.ts';
+import { eventWaiter, sseParser, type SseEvent } from './sse-reader.ts';
 import { TEST_ORIGIN } from './test-app.ts';
 
-export type ReceivedEvent = { id: string | null; event: string; data: unknown };
+export type ReceivedEvent = SseEvent;
 
 export type EventStreamClient = {
   status: number;
@@ -37,26 +38,12 @@ export function openEventStream(base: string, path: string, cookie: string, opti
     const headers = { cookie, accept: 'text/event-stream', origin: TEST_ORIGIN, ...(body ? { 'content-type': 'application/json' } : {}), ...options.headers };
     const request = http.request(`${base}${path}`, { method: options.method ?? 'GET', headers }, (res) => {
       const events: ReceivedEvent[] = [];
-      const waiters = new Set<() => void>();
-      let buffer = '';
+      const waiter = eventWaiter(events);
+      const parser = sseParser((event) => events.push(event));
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          let id: string | null = null;
-          let event = 'message';
-          const data: string[] = [];
-          for (const line of block.split('\n')) {
-            if (line.startsWith('id: ')) id = line.slice(4);
-            else if (line.startsWith('event: ')) event = line.slice(7);
-            else if (line.startsWith('data: ')) data.push(line.slice(6));
-          }
-          if (data.length > 0) events.push({ id, event, data: JSON.parse(data.join('\n')) as unknown });
-        }
-        for (const w of waiters) w();
+        parser.push(chunk);
+        waiter.changed();
       });
       const closed = new Promise<void>((done) => res.once('close', () => done()));
       resolve({
@@ -65,23 +52,7 @@ export function openEventStream(base: string, path: string, cookie: string, opti
         events,
         closed,
         close: () => request.destroy(),
-        next(match, timeoutMs = 10_000) {
-          return new Promise((found, fail) => {
-            const look = () => {
-              const hit = events.find(match);
-              if (!hit) return false;
-              waiters.delete(look);
-              clearTimeout(timer);
-              found(hit);
-              return true;
-            };
-            const timer = setTimeout(() => {
-              waiters.delete(look);
-              fail(new Error(`no matching event within ${timeoutMs} ms; got ${JSON.stringify(events)}`));
-            }, timeoutMs);
-            if (!look()) waiters.add(look);
-          });
-        },
+        next: (match, timeoutMs = 10_000) => waiter.next(match, timeoutMs),
       });
       if (res.statusCode !== 200) res.resume();
     });

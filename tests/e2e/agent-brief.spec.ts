@@ -1,17 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Page } from '@playwright/test';
 import { expect, test, toasts } from './fixtures.ts';
-import { openWizardFromTemplates } from './support/agents.ts';
+import { alertOnAnyMove, eventStreamOpened, openWizardFromTemplates, runNowAndClose, unreadCount, watchForReload } from './support/agents.ts';
 import { expectNoSeriousViolations } from './support/axe.ts';
 
 // Issue 17 item 5: "Explain alerts". An agent explains its alerts with a chat assistant (the
 // fake AI provider here, answering 'Reply to: <prompt>'); when a run raises an alert, the bell
 // shows it and then its brief, attributed, through the live stream: no reload.
-
-const unreadCount = async (page: Page): Promise<number> => {
-  const name = (await page.getByRole('button', { name: /Notifications/ }).getAttribute('aria-label')) ?? '';
-  return Number(/(\d+) unread/.exec(name)?.[1] ?? 0);
-};
 
 test.describe('explain alerts', () => {
   test('an agent that explains its alerts: the bell shows the alert, then its brief by the chosen assistant', async ({ page, login, admin }, testInfo) => {
@@ -19,13 +13,11 @@ test.describe('explain alerts', () => {
     const name = `Brief coins ${randomUUID().slice(0, 6)}`;
     await login(page, admin);
     await page.goto('/agents-console');
-    const streamOpened = page.waitForResponse((res) => new URL(res.url()).pathname === '/api/events' && res.status() === 200);
+    const streamOpened = eventStreamOpened(page);
 
     // A Crypto Market Monitor whose price change alert fires on any move (limit 0 %), explained by DeepSeek.
     const wizard = await openWizardFromTemplates(page, 'Crypto Market Monitor', name);
-    await wizard.getByRole('tab', { name: 'Notifications' }).click();
-    await wizard.getByLabel('Threshold 1 value (%)').fill('0');
-    await wizard.getByLabel('Threshold 1 message').fill('Price moved');
+    await alertOnAnyMove(wizard);
     const explain = wizard.getByRole('checkbox', { name: 'Explain alerts' });
     await expect(explain).toHaveAccessibleDescription(/counts against your daily AI budget/);
     await explain.check();
@@ -43,10 +35,7 @@ test.describe('explain alerts', () => {
 
     const card = page.getByRole('tabpanel').getByRole('listitem', { name });
     const before = await unreadCount(page);
-    let reloaded = false;
-    page.on('framenavigated', (frame) => {
-      if (frame === page.mainFrame()) reloaded = true;
-    });
+    const reloaded = watchForReload(page);
 
     // Its Settings say who explains its alerts; then run it now.
     await card.getByRole('button', { name: 'View Details' }).click();
@@ -54,10 +43,7 @@ test.describe('explain alerts', () => {
     await details.getByRole('tab', { name: 'Settings' }).click();
     await expect(details.getByRole('tabpanel')).toContainText('Explain alertsOn: DeepSeek (DeepSeek V3)');
     await details.getByRole('tab', { name: 'Overview' }).click();
-    await details.getByRole('button', { name: 'Run now' }).click();
-    await expect(toasts(page).getByText('Run queued').last()).toBeVisible();
-    await page.keyboard.press('Escape');
-    await expect(details).toBeHidden();
+    await runNowAndClose(page, details);
 
     // The alert reaches the bell, then its brief, each by the stream's events.
     await expect.poll(() => unreadCount(page), { timeout: 20_000 }).toBeGreaterThan(before);
@@ -69,7 +55,7 @@ test.describe('explain alerts', () => {
     const brief = item.getByRole('group', { name: 'Brief' });
     await expect(brief).toContainText('Brief by DeepSeek (DeepSeek V3)');
     await expect(brief).toContainText(`Reply to: The alert of the agent "${name}"`, { timeout: 20_000 });
-    expect(reloaded).toBe(false);
+    expect(reloaded()).toBe(false);
     await expectNoSeriousViolations(page, testInfo, 'bell-brief', '[role="dialog"]');
   });
 });

@@ -1,17 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Page } from '@playwright/test';
 import { expect, test, toasts } from './fixtures.ts';
-import { openWizardFromTemplates } from './support/agents.ts';
+import { alertOnAnyMove, eventStreamOpened, openWizardFromTemplates, runNowAndClose, unreadCount, watchForReload } from './support/agents.ts';
 import { expectNoSeriousViolations } from './support/axe.ts';
 
 // Issue 17 item 3: the console updates by itself. A run's alert reaches the bell and the run
 // reaches its card through the tab's event stream (GET /api/events), with no reload and no
 // polling (the bell polls only while the stream is closed, every 30 s: longer than we wait).
-
-const unreadCount = async (page: Page): Promise<number> => {
-  const name = (await page.getByRole('button', { name: /Notifications/ }).getAttribute('aria-label')) ?? '';
-  return Number(/(\d+) unread/.exec(name)?.[1] ?? 0);
-};
 
 test.describe('live console', () => {
   test('a run now fires an alert: the bell count and the card change without reload', async ({ page, login, admin }, testInfo) => {
@@ -19,13 +13,11 @@ test.describe('live console', () => {
     const name = `Live coins ${randomUUID().slice(0, 6)}`;
     await login(page, admin);
     await page.goto('/agents-console');
-    const streamOpened = page.waitForResponse((res) => new URL(res.url()).pathname === '/api/events' && res.status() === 200);
+    const streamOpened = eventStreamOpened(page);
 
     // A Crypto Market Monitor whose price-change alert fires on any move (limit 0 %).
     const wizard = await openWizardFromTemplates(page, 'Crypto Market Monitor', name);
-    await wizard.getByRole('tab', { name: 'Notifications' }).click();
-    await wizard.getByLabel('Threshold 1 value (%)').fill('0');
-    await wizard.getByLabel('Threshold 1 message').fill('Price moved');
+    await alertOnAnyMove(wizard);
     await wizard.getByRole('tab', { name: 'Review' }).click();
     await wizard.getByRole('button', { name: 'Create Agent' }).click();
     await expect(toasts(page).getByText('Agent created successfully').last()).toBeVisible();
@@ -34,23 +26,16 @@ test.describe('live console', () => {
     const card = page.getByRole('tabpanel').getByRole('listitem', { name });
     await expect(card.getByRole('definition').first()).toHaveText('Never');
     const before = await unreadCount(page);
-    let reloaded = false;
-    page.on('framenavigated', (frame) => {
-      if (frame === page.mainFrame()) reloaded = true;
-    });
+    const reloaded = watchForReload(page);
 
     // Run it now from its details, and close them at once: no Run History is open to poll.
     await card.getByRole('button', { name: 'View Details' }).click();
-    const details = page.getByRole('dialog', { name });
-    await details.getByRole('button', { name: 'Run now' }).click();
-    await expect(toasts(page).getByText('Run queued').last()).toBeVisible();
-    await page.keyboard.press('Escape');
-    await expect(details).toBeHidden();
+    await runNowAndClose(page, page.getByRole('dialog', { name }));
 
     // The stream's events: the card shows its last run, the bell counts the alert.
     await expect(card.getByRole('definition').first()).not.toHaveText('Never', { timeout: 20_000 });
     await expect.poll(() => unreadCount(page), { timeout: 20_000 }).toBeGreaterThan(before);
-    expect(reloaded).toBe(false);
+    expect(reloaded()).toBe(false);
     await page.getByRole('button', { name: /Notifications/ }).click();
     await expect(page.getByRole('dialog', { name: 'Notifications' }).getByText(`${name}: `, { exact: false }).first()).toBeVisible();
     await expectNoSeriousViolations(page, testInfo, 'live-bell', '[role="dialog"]');

@@ -1,5 +1,6 @@
 import { Agent, request as httpsRequest } from 'node:https';
 import { connect as http2Connect } from 'node:http2';
+import { eventWaiter, sseParser, type SseEvent } from '../../server/test/sse-reader.ts';
 
 /**
  * A browser's view of the site through nginx: https to 127.0.0.1 with the server name in SNI and
@@ -11,7 +12,7 @@ export type ProxyClient = ReturnType<typeof proxyClient>;
 export type Answer = { status: number | 'no answer'; headers: Record<string, string | string[] | undefined>; body: string; raw: Buffer; error?: string };
 
 /** One event of a server-sent event stream, and which read of the socket brought it. */
-export type StreamEvent = { id: string | null; event: string; data: unknown; read: number };
+export type StreamEvent = SseEvent & { read: number };
 
 export function proxyClient({ port, serverName, ca, origin }: { port: number; serverName: string; ca: string; origin: string }) {
   const agents = new Map<string, Agent>();
@@ -58,10 +59,11 @@ export function proxyClient({ port, serverName, ca, origin }: { port: number; se
    */
   function stream(path: string, init: { method?: string; headers?: Record<string, string>; from?: string; body?: string } = {}) {
     const events: StreamEvent[] = [];
-    const waiters = new Set<() => void>();
     let status = 0;
     let ended = false;
     let reads = 0;
+    const waiter = eventWaiter(events, () => ended);
+    const parser = sseParser((event) => events.push({ ...event, read: reads }));
     let request!: ReturnType<typeof httpsRequest>;
     let opened!: (status: number) => void;
     const response = new Promise<number>((resolve) => (opened = resolve));
@@ -69,30 +71,15 @@ export function proxyClient({ port, serverName, ca, origin }: { port: number; se
       request = httpsRequest(options(path, { ...init, headers: { accept: 'text/event-stream', ...init.headers } }), (res) => {
         status = res.statusCode ?? 0;
         opened(status);
-        let buffer = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => {
           reads++;
-          buffer += chunk;
-          let end: number;
-          while ((end = buffer.indexOf('\n\n')) >= 0) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            let id: string | null = null;
-            let event = 'message';
-            const data: string[] = [];
-            for (const line of block.split('\n')) {
-              if (line.startsWith('id: ')) id = line.slice(4);
-              else if (line.startsWith('event: ')) event = line.slice(7);
-              else if (line.startsWith('data: ')) data.push(line.slice(6));
-            }
-            if (data.length > 0) events.push({ id, event, data: JSON.parse(data.join('\n')) as unknown, read: reads });
-          }
-          for (const w of waiters) w();
+          parser.push(chunk);
+          waiter.changed();
         });
         res.on('end', () => {
           ended = true;
-          for (const w of waiters) w();
+          waiter.changed();
           resolve();
         });
         res.on('error', reject);
@@ -113,25 +100,8 @@ export function proxyClient({ port, serverName, ca, origin }: { port: number; se
         return ended;
       },
       close: () => request.destroy(),
-      /** The first event (seen already or to come) that `match` accepts; fails after `timeoutMs`. */
-      next(match: (e: StreamEvent) => boolean, timeoutMs = 15_000): Promise<StreamEvent> {
-        return new Promise((found, fail) => {
-          const look = () => {
-            const hit = events.find(match);
-            if (!hit && !ended) return;
-            waiters.delete(look);
-            clearTimeout(timer);
-            if (hit) found(hit);
-            else fail(new Error(`the stream ended without a matching event; got ${JSON.stringify(events)}`));
-          };
-          const timer = setTimeout(() => {
-            waiters.delete(look);
-            fail(new Error(`no matching event within ${timeoutMs} ms; got ${JSON.stringify(events)}`));
-          }, timeoutMs);
-          waiters.add(look);
-          look();
-        });
-      },
+      /** The first event (seen already or to come) that `match` accepts; fails after `timeoutMs`, or when the stream ends without one. */
+      next: (match: (e: StreamEvent) => boolean, timeoutMs = 15_000): Promise<StreamEvent> => waiter.next(match, timeoutMs),
     };
   }
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { articles } from '../../db/schema.ts';
 import { listenLocally } from '../../test/event-stream-client.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
+import { startTwoProcesses, type TwoProcesses } from '../../test/two-processes.ts';
 
 const onPostgres = process.env.TEST_DATABASE === 'postgres';
 /** The connection's own headers, and the length, which a compressed stream does not send. */
@@ -143,20 +144,14 @@ describe('public reads answered from memory (docs/decisions/0051, 0057)', () => 
 });
 
 describe.runIf(onPostgres)('public reads across two processes on PostgreSQL', () => {
+  let processes: TwoProcesses;
   let a: TestApp;
-  let b: TestApp;
   let bUrl: string;
   let admin: string;
   beforeAll(async () => {
-    a = await createTestApp();
-    b = await createTestApp({ sameDatabaseAs: a });
-    bUrl = await listenLocally(b.app);
-    admin = await a.signIn('admin@example.com', 'Admin');
+    ({ a, bUrl, admin } = processes = await startTwoProcesses());
   });
-  afterAll(async () => {
-    await b.close();
-    await a.close();
-  });
+  afterAll(() => processes?.close());
   const titlesInB = async () => ((await (await fetch(`${bUrl}/api/articles`)).json()) as Array<{ title: string }>).map((x) => x.title);
 
   it('publish, edit and delete in one process show at the next read in the other', async () => {

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessions, users } from '../../db/schema.ts';
 import { createBus, type Bus } from '../events/bus.ts';
 import { LISTENER_APPLICATION_NAME } from '../events/pg-listener.ts';
-import { listenLocally } from '../../test/event-stream-client.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
+import { startTwoProcesses, type TwoProcesses } from '../../test/two-processes.ts';
 import { until } from '../../test/until.ts';
 import { createAuthService, TOUCH_INTERVAL_MS } from './auth.service.ts';
 
@@ -98,22 +98,16 @@ describe('session cache (docs/decisions/0049)', () => {
 });
 
 describe.runIf(onPostgres)('session cache across two processes on PostgreSQL', () => {
+  let processes: TwoProcesses;
   let a: TestApp;
   let b: TestApp;
   let admin: string;
-  /** b as a browser reaches another process: over HTTP, after a's answer has arrived. */
   let bUrl: string;
   const fromB = async (path: string, cookie: string) => (await fetch(`${bUrl}${path}`, { headers: { cookie } })).status;
   beforeAll(async () => {
-    a = await createTestApp();
-    b = await createTestApp({ sameDatabaseAs: a });
-    bUrl = await listenLocally(b.app);
-    admin = await a.signIn('admin@example.com', 'Admin');
+    ({ a, b, bUrl, admin } = processes = await startTwoProcesses());
   });
-  afterAll(async () => {
-    await b.close();
-    await a.close();
-  });
+  afterAll(() => processes?.close());
 
   const idOf = async (email: string) => (await a.database.db.select().from(users).where(eq(users.email, email)))[0]!.id;
 

@@ -1,14 +1,13 @@
 import { gunzipSync } from 'node:zlib';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAgentConfig, findTemplate, type TAgent, type TAgentConfig, type TAgentRun } from '../../../contracts/agents.ts';
 import { ZBacktestEvent, ZBacktestResult, type TBacktestEvent, type TBacktestResult } from '../../../contracts/backtest.ts';
 import { startFakeExchanges, type FakeExchanges, type ScriptedCandle } from '../../../tests/fakes/exchanges.ts';
 import { createTestApp, TEST_ORIGIN, type TestApp } from '../../test/test-app.ts';
+import { startTestWorkers } from '../../test/test-workers.ts';
 import { until } from '../../test/until.ts';
-import { startWorkers, type Workers } from '../runtime/workers.ts';
+import type { Workers } from '../runtime/workers.ts';
 
-const silent = pino({ level: 'silent' });
 const MARKET = 'BTC/USDT on binance';
 
 /**
@@ -69,7 +68,12 @@ describe('test on history through the API, on a hand-worked series', () => {
     // The scripted series ends at the current minute: frozen, it stays on the same candle times
     // however long the tests take, so the cache holds what the exchange serves. Frozen once the
     // app is up: a start slower than a few minutes (a loaded machine) would leave the latest
-    // candle stale, and a stale candle is read by no rule, live or on history.
+    // candle stale, and a stale candle is read by no rule, live or on history. The tests below
+    // take a few seconds and read the latest candle as the current one: frozen in the last
+    // seconds of a minute, they would run into the next one, where it is no longer current, so
+    // the freeze waits for the next minute then.
+    const leftInMinute = 60_000 - (Date.now() % 60_000);
+    if (leftInMinute < 15_000) await new Promise((resolve) => setTimeout(resolve, leftInMinute + 100));
     exchanges.freeze('binance', Date.now());
   });
   afterAll(async () => {
@@ -162,7 +166,7 @@ describe('the same evaluation as live', () => {
     exchanges = await startFakeExchanges();
     exchanges.setSeries('BTC', SERIES);
     t = await createTestApp({ env: { ...exchanges.env, MARKET_DATA: 'live', DISPATCH_INTERVAL_MS: '50', DISPATCH_LOOKAHEAD_MS: '0' } });
-    workers = await startWorkers({ config: t.config, database: t.database, jobs: t.jobs, logger: silent, now: t.now });
+    workers = await startTestWorkers(t);
   });
   afterAll(async () => {
     await workers?.stop();

@@ -1,10 +1,11 @@
 import http from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CHAT_PROVIDERS, type TChatProvider } from '../../../contracts/chat.ts';
-import { startFakeAiProviders, TINY_PNG_BASE64, type FakeAiProviders } from '../../../tests/fakes/ai-providers.ts';
+import { TINY_PNG_BASE64, type FakeAiProviders } from '../../../tests/fakes/ai-providers.ts';
+import { startChatApp, type ChatApp } from '../../test/chat-app.ts';
 import { chat, chatBody, parseEvents, TEST_MODELS, usageRows } from '../../test/chat-helpers.ts';
 import { listenLocally } from '../../test/event-stream-client.ts';
-import { createTestApp, TEST_ORIGIN, type TestApp } from '../../test/test-app.ts';
+import { TEST_ORIGIN, type TestApp } from '../../test/test-app.ts';
 
 const ADMIN_ONLY: TChatProvider[] = ['openai', 'anthropic', 'gemini', 'grok'];
 const LABEL: Record<TChatProvider, string> = { openai: 'GPT', anthropic: 'Claude', gemini: 'Gemini', grok: 'Grok', deepseek: 'DeepSeek', llama: 'Llama' };
@@ -22,16 +23,12 @@ describe('chat API against the fake providers', () => {
     return res;
   };
 
+  let app: ChatApp;
+
   beforeAll(async () => {
-    fake = await startFakeAiProviders();
-    t = await createTestApp({ env: { ...fake.env, ADMIN_EMAILS: 'admin@example.com', OLLAMA_MODELS: 'llama3.1,qwen2.5', CHAT_RATE_LIMIT: '10000' } });
-    admin = await t.signIn('admin@example.com', 'Ada Admin');
-    guest = await t.signIn('guest@example.com', 'Gus Guest');
+    ({ fake, t, admin, guest } = app = await startChatApp({ OLLAMA_MODELS: 'llama3.1,qwen2.5', CHAT_RATE_LIMIT: '10000' }));
   });
-  afterAll(async () => {
-    await t?.close();
-    await fake?.close();
-  });
+  afterAll(() => app?.close());
   beforeEach(() => fake.reset());
 
   it.each(CHAT_PROVIDERS)('%s: answers JSON in the SPEC shape and records usage', async (provider) => {

@@ -1,9 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHAT_IMAGE_LIMITS, type TChatImage, type TChatProvider } from '../../../contracts/chat.ts';
-import { startFakeAiProviders, type FakeAiProviders } from '../../../tests/fakes/ai-providers.ts';
+import type { FakeAiProviders } from '../../../tests/fakes/ai-providers.ts';
 import { LYING_FILES, SAMPLE_IMAGES, pngHeader, sampleImage } from '../../../tests/fakes/sample-images.ts';
 import { chatImages } from '../../db/schema.ts';
+import { startChatApp, type ChatApp } from '../../test/chat-app.ts';
 import { chat, chatBody, conversationBody, imageBody, newTestChatId, parseEvents, uploadImage } from '../../test/chat-helpers.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 
@@ -162,16 +163,12 @@ describe('chat images sent to the providers (docs/decisions/0055)', () => {
   let admin: string;
   let guest: string;
 
+  let app: ChatApp;
+
   beforeAll(async () => {
-    fake = await startFakeAiProviders();
-    t = await createTestApp({ env: { ...fake.env, ADMIN_EMAILS: 'admin@example.com', OLLAMA_MODELS: 'llama3.1,llama3.2-vision:11b', CHAT_RATE_LIMIT: '1000' } });
-    admin = await t.signIn('admin@example.com', 'Ada Admin');
-    guest = await t.signIn('guest@example.com', 'Gus Guest');
+    ({ fake, t, admin, guest } = app = await startChatApp({ OLLAMA_MODELS: 'llama3.1,llama3.2-vision:11b', CHAT_RATE_LIMIT: '1000' }));
   });
-  afterAll(async () => {
-    await t?.close();
-    await fake?.close();
-  });
+  afterAll(() => app?.close());
   beforeEach(() => fake.reset());
 
   const withImages = (provider: TChatProvider, model: string, ids: string[], text = 'What is in this picture?') => ({

@@ -1,4 +1,3 @@
-import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BRIEF_MODEL_RULE, BRIEF_PROVIDER_RULE, defaultAgentConfig, findTemplate, type TAgent, type TAgentConfig, type TAgentRun, type TAlertBriefChoice } from '../../../contracts/agents.ts';
 import type { TChannelDelivery, TCreatedChannel } from '../../../contracts/channels.ts';
@@ -12,8 +11,9 @@ import { startSmtpCatcher, type SmtpCatcher } from '../../../tests/fakes/smtp-ca
 import { notifications } from '../../db/schema.ts';
 import { listenLocally, openEvents, type ReceivedEvent } from '../../test/event-stream-client.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
+import { startTestWorkers } from '../../test/test-workers.ts';
 import { until } from '../../test/until.ts';
-import { startWorkers, type Workers } from '../runtime/workers.ts';
+import type { Workers } from '../runtime/workers.ts';
 import { BRIEF_SYSTEM_PROMPT, type BriefFacts } from './alert-brief.ts';
 
 /**
@@ -22,7 +22,6 @@ import { BRIEF_SYSTEM_PROMPT, type BriefFacts } from './alert-brief.ts';
  * counted against the owner's chat budget, never delaying or failing the alert.
  */
 
-const silent = pino({ level: 'silent' });
 const OWNER = 'brief-owner@example.com';
 const OTHER_ADMIN = 'brief-other@example.com';
 const crypto = findTemplate('crypto-market-monitor')!;
@@ -92,7 +91,7 @@ describe('a run that raises an alert, with Explain alerts on', () => {
       },
     });
     // The worker's own services, on the job queue: the brief, the release and the deliveries are pg-boss jobs.
-    workers = await startWorkers({ config: t.config, database: t.database, jobs: t.jobs, logger: silent, now: t.now });
+    workers = await startTestWorkers(t);
   });
   afterAll(async () => {
     await workers?.stop();

@@ -1,4 +1,3 @@
-import pino from 'pino';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAgentConfig, findTemplate, type TAgent, type TAgentConfig, type TAgentRun } from '../../../contracts/agents.ts';
@@ -6,8 +5,9 @@ import type { TNotification, TNotificationList } from '../../../contracts/notifi
 import { startFakeExchanges, type FakeExchanges, type ScriptedCandle } from '../../../tests/fakes/exchanges.ts';
 import { agents, alertStates, notifications } from '../../db/schema.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
+import { startTestWorkers } from '../../test/test-workers.ts';
 import { until } from '../../test/until.ts';
-import { startWorkers, type Workers } from '../runtime/workers.ts';
+import type { Workers } from '../runtime/workers.ts';
 import type { AlertCondition, ApplyAlertsInput } from './notifications.service.ts';
 
 const HOUR = 60 * 60 * 1000;
@@ -217,7 +217,7 @@ describe('a run held back by the cap', () => {
     exchanges = await startFakeExchanges();
     exchanges.setSeries('BTC', [...Array.from({ length: 20 }, () => QUIET), { close: 101, high: 101.2, low: 100.4, volume: 1000 }]);
     t = await createTestApp({ env: { ...exchanges.env, MARKET_DATA: 'live', DISPATCH_INTERVAL_MS: '50', DISPATCH_LOOKAHEAD_MS: '0' } });
-    workers = await startWorkers({ config: t.config, database: t.database, jobs: t.jobs, logger: pino({ level: 'silent' }), now: t.now });
+    workers = await startTestWorkers(t);
   });
   afterAll(async () => {
     await workers?.stop();

@@ -1,20 +1,19 @@
 import { spawn } from 'node:child_process';
 import { eq } from 'drizzle-orm';
-import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAgentConfig, findTemplate, type TAgent, type TAgentConfig, type TAgentRun } from '../../../contracts/agents.ts';
 import { MARKET_FAILURES, type TRunResult } from '../../../contracts/market.ts';
 import type { TNotificationList } from '../../../contracts/notifications.ts';
 import { agentRuns, notifications } from '../../db/schema.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
+import { startTestWorkers } from '../../test/test-workers.ts';
 import { until } from '../../test/until.ts';
 import { startFakeExchanges, type FakeExchanges } from '../../../tests/fakes/exchanges.ts';
 import { startSmtpCatcher, type SmtpCatcher } from '../../../tests/fakes/smtp-catcher.ts';
 import { ROOT_DIR, stopChild } from '../../../tests/e2e/support/app-server.ts';
-import { startWorkers, type Workers } from './workers.ts';
+import type { Workers } from './workers.ts';
 
 const CRYPTO = 'crypto-market-monitor';
-const silent = pino({ level: 'silent' });
 const onPostgres = process.env.TEST_DATABASE === 'postgres';
 
 function cryptoConfig(exchanges: string[], alerts: Partial<TAgentConfig['notifications']> = {}): TAgentConfig {
@@ -39,11 +38,11 @@ describe('agents runtime against failing exchanges', () => {
   beforeAll(async () => {
     exchanges = await startFakeExchanges();
     smtp = await startSmtpCatcher();
-    // This process's runs hold 6 s leases, extended every 2 s: the retried runs take a few seconds,
-    // and on a loaded machine a 2 s lease lapsed between extensions (the run read 'interrupted').
-    // The killed worker below takes its runs with 2 s leases of its own.
+    // This process's workers keep the default lease: a 2 s one can lapse on a loaded machine while
+    // a run waits its turn for the database, and the run is failed as interrupted. The worker
+    // process killed below holds a 2 s lease of its own.
     t = await createTestApp({
-      env: { ...exchanges.env, SMTP_URL: smtp.url, EMAIL_RETRIES: '3', EMAIL_RETRY_DELAY_SECONDS: '1', ADMIN_EMAILS: 'admin@example.com', MARKET_DATA: 'live', MARKET_RETRIES: '2', MARKET_TIMEOUT_MS: '400', DISPATCH_INTERVAL_MS: '50', RUN_LEASE_SECONDS: '6', DISPATCH_LOOKAHEAD_MS: '0' },
+      env: { ...exchanges.env, SMTP_URL: smtp.url, EMAIL_RETRIES: '3', EMAIL_RETRY_DELAY_SECONDS: '1', ADMIN_EMAILS: 'admin@example.com', MARKET_DATA: 'live', MARKET_RETRIES: '2', MARKET_TIMEOUT_MS: '400', DISPATCH_INTERVAL_MS: '50', DISPATCH_LOOKAHEAD_MS: '0' },
     });
     admin = await t.signIn('admin@example.com', 'Admin');
   });
@@ -69,7 +68,7 @@ describe('agents runtime against failing exchanges', () => {
 
   it('retries an exchange that answers 429, then records a failed run with a clear error', async () => {
     const agent = await create(cryptoConfig(['Binance']));
-    workers = await startWorkers({ config: t.config, database: t.database, jobs: t.jobs, logger: silent, now: t.now });
+    workers = await startTestWorkers(t);
     exchanges.setFault('binance', '429');
     expect((await runNow(agent.id)).statusCode).toBe(202);
     const [run] = await until(() => runsOf(agent.id), (runs) => runs[0]?.status === 'failure');
@@ -82,7 +81,7 @@ describe('agents runtime against failing exchanges', () => {
 
   it('a hanging exchange times out; the other exchange still answers, so the run succeeds with the failure reported', async () => {
     const agent = await create(cryptoConfig(['Binance', 'Kraken']));
-    workers = await startWorkers({ config: t.config, database: t.database, jobs: t.jobs, logger: silent, now: t.now });
+    workers = await startTestWorkers(t);
     exchanges.setFault('kraken', 'hang');
     await runNow(agent.id);
     const [run] = await until(() => runsOf(agent.id), (runs) => runs[0]?.status === 'success' || runs[0]?.status === 'failure');
@@ -96,7 +95,7 @@ describe('agents runtime against failing exchanges', () => {
 
   it('recovers from a few 429s within the retries: the run succeeds', async () => {
     const agent = await create(cryptoConfig(['Binance']));
-    workers = await startWorkers({ config: t.config, database: t.database, jobs: t.jobs, logger: silent, now: t.now });
+    workers = await startTestWorkers(t);
     exchanges.failNext('binance', 2, '429');
     await runNow(agent.id);
     const [run] = await until(() => runsOf(agent.id), (runs) => runs[0]?.status === 'success' || runs[0]?.status === 'failure');
@@ -109,7 +108,7 @@ describe('agents runtime against failing exchanges', () => {
 
   it('emails an alert through the job queue to the SMTP server', async () => {
     const agent = await create(cryptoConfig(['Binance'], alertOnAnyMove));
-    workers = await startWorkers({ config: t.config, database: t.database, jobs: t.jobs, logger: silent, now: t.now });
+    workers = await startTestWorkers(t);
     await runNow(agent.id);
     const [message] = await smtp.waitForMessages(1, 15_000);
     expect(message!.to).toEqual(['admin@example.com']);
@@ -123,7 +122,7 @@ describe('agents runtime against failing exchanges', () => {
   it('an SMTP server that refuses leaves the alert in-app and the email retried until it goes through', async () => {
     smtp.setMode('refuse');
     const agent = await create(cryptoConfig(['Binance'], alertOnAnyMove));
-    workers = await startWorkers({ config: t.config, database: t.database, jobs: t.jobs, logger: silent, now: t.now });
+    workers = await startTestWorkers(t);
     await runNow(agent.id);
     const [run] = await until(() => runsOf(agent.id), (runs) => runs[0]?.status === 'success' || runs[0]?.status === 'failure');
     expect(run!.status).toBe('success'); // a failing email never fails the run
@@ -174,7 +173,7 @@ describe('agents runtime against failing exchanges', () => {
 
       // The surviving side (this process's workers) notices the lapsed lease, and runs the next one.
       exchanges.setFault('binance', 'none');
-      workers = await startWorkers({ config: t.config, database: t.database, jobs: t.jobs, logger: silent, now: t.now });
+      workers = await startTestWorkers(t);
       await until(async () => (await t.database.db.select().from(agentRuns).where(eq(agentRuns.id, running!.id)))[0]!, (row) => row.status === 'failure');
       const [interrupted] = await t.database.db.select().from(agentRuns).where(eq(agentRuns.id, running!.id));
       expect(interrupted).toMatchObject({ status: 'failure', error: 'interrupted' });

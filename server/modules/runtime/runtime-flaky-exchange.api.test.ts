@@ -1,18 +1,17 @@
 import { asc, inArray } from 'drizzle-orm';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAgentConfig, findTemplate, type TAgent, type TAgentConfig } from '../../../contracts/agents.ts';
 import { MARKET_FAILURES } from '../../../contracts/market.ts';
 import { agentRuns } from '../../db/schema.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
+import { startTestWorkers } from '../../test/test-workers.ts';
 import { until } from '../../test/until.ts';
 import { FAKE_EXCHANGES, startFakeExchanges, type FakeExchanges } from '../../../tests/fakes/exchanges.ts';
-import { startWorkers, type Workers } from './workers.ts';
+import type { Workers } from './workers.ts';
 
 const MINUTE = 60_000;
 /** Minutes of schedule walked through: every agent is due once in each. */
 const SLOTS = 5;
-const silent = pino({ level: 'silent' });
 
 /** Each agent's exchanges and coin; the last one reads three exchanges at once. */
 const WATCHES: Array<{ exchanges: string[]; token: string }> = [
@@ -83,7 +82,7 @@ describe('agents on a schedule against flaky exchanges', () => {
     /** An agent's slots due by `at` (agents resumed across a minute boundary start a minute later). */
     const slotsDue = (agent: TAgent, at: number) => Array.from({ length: SLOTS }, (_, k) => Date.parse(agent.nextRunAt!) + k * MINUTE).filter((slot) => slot <= at);
     const runs = () => t.database.db.select().from(agentRuns).where(inArray(agentRuns.agentId, ids)).orderBy(asc(agentRuns.id));
-    workers = await startWorkers({ config: t.config, database: t.database, jobs: t.jobs, logger: silent, now: t.now });
+    workers = await startTestWorkers(t);
 
     for (let k = 0; k < SLOTS; k++) {
       const at = firstSlot + k * MINUTE + 1_000;

@@ -1,4 +1,3 @@
-import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { failingTitle, recoveredTitle } from '../../../contracts/agent-health.ts';
 import { defaultAgentConfig, findTemplate, type TAgent, type TAgentConfig, type TAgentRun } from '../../../contracts/agents.ts';
@@ -6,13 +5,13 @@ import { MARKET_FAILURES, type TMarketResult } from '../../../contracts/market.t
 import type { TNotificationList } from '../../../contracts/notifications.ts';
 import { startFakeExchanges, type FakeExchanges } from '../../../tests/fakes/exchanges.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
+import { startTestWorkers } from '../../test/test-workers.ts';
 import { until } from '../../test/until.ts';
-import { startWorkers, type Workers } from './workers.ts';
+import type { Workers } from './workers.ts';
 
 const CRYPTO = 'crypto-market-monitor';
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-const silent = pino({ level: 'silent' });
 const KRAKEN_DOWN = `BTC/USD (kraken): ${MARKET_FAILURES.unavailable}`;
 
 /** A crypto agent on hourly candles, in-app alerts only; a price-change alert at 0% fires on any fresh candle. */
@@ -44,7 +43,7 @@ describe('agent health', () => {
       env: { ...exchanges.env, ADMIN_EMAILS: 'admin@example.com', MARKET_DATA: 'live', MARKET_RETRIES: '1', MARKET_TIMEOUT_MS: '5000', DISPATCH_INTERVAL_MS: '50' },
     });
     admin = await t.signIn('admin@example.com', 'Admin');
-    workers = await startWorkers({ config: t.config, database: t.database, jobs: t.jobs, logger: silent, now: t.now });
+    workers = await startTestWorkers(t);
   });
   afterEach(() => exchanges.reset());
   afterAll(async () => {

@@ -8,8 +8,9 @@ import { startFakeYahoo, type FakeYahoo } from '../../../tests/fakes/yahoo.ts';
 import { agentRuns } from '../../db/schema.ts';
 import { capturingLogger } from '../../test/secret-scan.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
+import { startTestWorkers } from '../../test/test-workers.ts';
 import { until } from '../../test/until.ts';
-import { startWorkers, type Workers } from './workers.ts';
+import type { Workers } from './workers.ts';
 
 /**
  * Issue 13: a market provider's own words (an error body, a library's message quoting it) never
@@ -134,7 +135,7 @@ describe('a provider’s words never reach a user, and are in the log with the r
       },
     });
     admin = await t.signIn('admin@example.com', 'Admin');
-    workers = await startWorkers({ config: t.config, database: t.database, jobs: t.jobs, logger, now: t.now });
+    workers = await startTestWorkers(t, { logger });
   });
   afterEach(() => {
     // Runs of one minute share their fetches (a failure too): each case gets a minute of its own.

@@ -1,13 +1,12 @@
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAgentConfig, findTemplate, type TAgent, type TAgentConfig, type TAgentRun, type TThreshold } from '../../../contracts/agents.ts';
 import type { TNotificationList } from '../../../contracts/notifications.ts';
 import { startFakeExchanges, type FakeExchanges, type ScriptedCandle } from '../../../tests/fakes/exchanges.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
+import { startTestWorkers } from '../../test/test-workers.ts';
 import { until } from '../../test/until.ts';
-import { startWorkers, type Workers } from './workers.ts';
+import type { Workers } from './workers.ts';
 
-const silent = pino({ level: 'silent' });
 const MARKET = 'BTC/USDT on binance';
 
 /**
@@ -47,7 +46,7 @@ describe('alerts measured on a hand-worked series', () => {
     exchanges = await startFakeExchanges();
     exchanges.setSeries('BTC', SERIES);
     t = await createTestApp({ env: { ...exchanges.env, MARKET_DATA: 'live', DISPATCH_INTERVAL_MS: '50', DISPATCH_LOOKAHEAD_MS: '0' } });
-    workers = await startWorkers({ config: t.config, database: t.database, jobs: t.jobs, logger: silent, now: t.now });
+    workers = await startTestWorkers(t);
   });
   afterAll(async () => {
     await workers?.stop();

@@ -2,7 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fakeChatHistory } from '../../../test/fake-chat-history.ts';
-import { stubFetch } from '../../../test/fetch-stub.ts';
+import { sseStream, stubFetch } from '../../../test/fetch-stub.ts';
 import { renderWithProviders, signedInAs } from '../../../test/render.tsx';
 import ChatScreen from './chat-screen.tsx';
 
@@ -12,27 +12,6 @@ import ChatScreen from './chat-screen.tsx';
 const USER_ID = '00000000-0000-4000-8000-000000000001';
 const PROVIDERS = { 'GET /api/chat/providers': { body: { providers: [] } } };
 const at = (minute: number) => new Date(Date.UTC(2025, 5, 1, 9, minute)).toISOString();
-
-/** An event-stream response whose events the test sends one by one. */
-function sseStream() {
-  const encoder = new TextEncoder();
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  const state = { cancelled: false };
-  const body = new ReadableStream<Uint8Array>({
-    start(c) {
-      controller = c;
-    },
-    cancel() {
-      state.cancelled = true;
-    },
-  });
-  return {
-    state,
-    response: new Response(body, { headers: { 'content-type': 'text/event-stream' } }),
-    send: (event: string, data: unknown) => controller.enqueue(encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)),
-    close: () => controller.close(),
-  };
-}
 
 const renderChat = () => renderWithProviders(<ChatScreen provider="openai" />, { auth: signedInAs('admin', { id: USER_ID }), path: '/chat-console' });
 const log = () => screen.getByRole('log', { name: 'Messages' });

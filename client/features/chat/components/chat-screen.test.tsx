@@ -2,38 +2,13 @@ import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CHAT_PROVIDERS, type TChatProvider } from '../../../../contracts/chat.ts';
-import { jsonResponse, never, stubFetch, type StubRequest } from '../../../test/fetch-stub.ts';
+import { jsonResponse, never, sseStream, stubFetch, type StubRequest } from '../../../test/fetch-stub.ts';
 import { renderWithProviders, signedInAs } from '../../../test/render.tsx';
 import ChatScreen from './chat-screen.tsx';
 import { historyKey, loadHistory, loadSession, saveSession, sessionsKey } from '../lib/chat-storage.ts';
 import { notify } from '../../../lib/notify.ts';
 
 const notifyError = vi.mocked(notify.error);
-
-/** An event-stream response whose events the test sends one by one. */
-function sseStream() {
-  const encoder = new TextEncoder();
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  const state = { cancelled: false };
-  const body = new ReadableStream<Uint8Array>({
-    start(c) {
-      controller = c;
-    },
-    cancel() {
-      state.cancelled = true;
-    },
-  });
-  return {
-    state,
-    response: new Response(body, { headers: { 'content-type': 'text/event-stream' } }),
-    send(event: string, data: unknown) {
-      controller.enqueue(encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`));
-    },
-    close() {
-      controller.close();
-    },
-  };
-}
 
 /** A whole stream at once: deltas, then done. */
 const streamed = (texts: string[], done: Record<string, unknown> = { model: 'gpt-4o' }) =>
