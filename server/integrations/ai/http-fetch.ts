@@ -18,6 +18,11 @@ const agents = {
   'https:': new HttpsAgent({ keepAlive: true }),
 };
 
+/** The kept-alive agent for a protocol, shared by every call to the providers from this process. */
+export function keepAliveAgent(protocol: 'http:' | 'https:'): HttpAgent {
+  return agents[protocol];
+}
+
 export const httpFetch: typeof fetch = (input, init) =>
   new Promise<Response>((resolve, reject) => {
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
@@ -97,7 +102,7 @@ function headersOf(init: RequestInit['headers']): Record<string, string> {
 }
 
 /** What fetch rejects with on abort: the signal's reason, or an AbortError without one. */
-function abortReason(signal: AbortSignal): Error {
+export function abortReason(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
   if (reason instanceof Error) return reason;
   return Object.assign(new Error('This operation was aborted'), { name: 'AbortError' });

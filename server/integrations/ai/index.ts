@@ -3,6 +3,7 @@ import { CHAT_PROVIDER_INFO, type TChatProvider, type TChatUsage } from '../../.
 import type { AiProviderSettings } from '../../config.ts';
 import { AiCallError, classifyProviderError, userMessage, type AiFailureKind } from './errors.ts';
 import { createChatModel, createImageModel, type ProviderUsage } from './models.ts';
+import { streamResponses, type ChatStreamPart } from './openai-responses.ts';
 
 export { AiCallError, displayUrl, type AiFailureKind } from './errors.ts';
 
@@ -58,22 +59,19 @@ const MAX_RETRIES = 0;
 function deadline(signal: AbortSignal, timeoutMs: number) {
   const controller = new AbortController();
   let timedOut = false;
-  let timer: NodeJS.Timeout | undefined;
-  const arm = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new Error('timeout'));
-    }, timeoutMs);
-  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error('timeout'));
+  }, timeoutMs);
   const onAbort = () => controller.abort(new Error('client went away'));
   if (signal.aborted) onAbort();
   else signal.addEventListener('abort', onAbort, { once: true });
-  arm();
   return {
     signal: controller.signal,
-    /** Restarts the clock: a stream that keeps talking is not cut off. */
-    rearm: arm,
+    /** Restarts the clock (the same timer, rescheduled): a stream that keeps talking is not cut off. */
+    rearm() {
+      if (!timedOut) timer.refresh();
+    },
     stop() {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
@@ -148,9 +146,11 @@ export async function generateChat(call: AiCall): Promise<AiAnswer> {
  * read from the provider instead of buffering without bound). Throws AiStreamError carrying the
  * text already delivered.
  *
- * This reads the provider model's own stream (`doStream`, the AI SDK's provider interface)
- * rather than `streamText`: a chat turn needs no tools, steps or telemetry, and skipping that
- * machinery took ~1 ms off every answer's first token (docs/decisions/0006).
+ * OpenAI's answers are read from its Responses API directly (openai-responses.ts,
+ * docs/decisions/0058); the other providers' through the provider model's own stream
+ * (`doStream`, the AI SDK's provider interface) rather than `streamText`: a chat turn needs no
+ * tools, steps or telemetry, and skipping that machinery took ~1 ms off every answer's first
+ * token (docs/decisions/0006).
  */
 export async function streamChat(call: AiCall, onText: (text: string) => void | Promise<void>): Promise<AiAnswer> {
   const clock = deadline(call.signal, call.timeoutMs);
@@ -158,24 +158,30 @@ export async function streamChat(call: AiCall, onText: (text: string) => void | 
   let usage: TChatUsage | null = null;
   let streamError: unknown = null;
   try {
-    const { stream } = await createChatModel(call.provider, call.settings, call.model).doStream({
-      prompt: [
-        ...(call.system ? [{ role: 'system' as const, content: call.system }] : []),
-        ...call.messages.map(promptMessage),
-      ],
-      maxOutputTokens: call.maxOutputTokens,
-      temperature: call.temperature,
-      abortSignal: clock.signal,
-    });
-    for await (const part of stream) {
+    const parts =
+      call.provider === 'openai'
+        ? streamResponses(
+            {
+              apiKey: call.settings.apiKey ?? '',
+              baseUrl: call.settings.baseUrl,
+              model: call.model,
+              system: call.system,
+              messages: call.messages,
+              maxOutputTokens: call.maxOutputTokens,
+              temperature: call.temperature,
+            },
+            clock.signal,
+          )
+        : sdkStream(call, clock.signal);
+    for await (const part of parts) {
       clock.rearm();
-      if (part.type === 'text-delta') {
-        if (part.delta.length === 0) continue;
-        text += part.delta;
-        await onText(part.delta);
+      if (part.type === 'text') {
+        if (part.text.length === 0) continue;
+        text += part.text;
+        await onText(part.text);
       } else if (part.type === 'finish') {
-        usage = fromProviderUsage(part.usage);
-      } else if (part.type === 'error') {
+        usage = part.usage;
+      } else {
         streamError = part.error;
         break;
       }
@@ -190,6 +196,21 @@ export async function streamChat(call: AiCall, onText: (text: string) => void | 
     throw new AiStreamError(toFailure(call, streamError, stopped), text, usage);
   }
   return { text, usage };
+}
+
+/** An AI SDK provider model's stream (`doStream`), in the pieces streamChat reads. */
+async function* sdkStream(call: AiCall, signal: AbortSignal): AsyncGenerator<ChatStreamPart, void, undefined> {
+  const { stream } = await createChatModel(call.provider, call.settings, call.model).doStream({
+    prompt: [...(call.system ? [{ role: 'system' as const, content: call.system }] : []), ...call.messages.map(promptMessage)],
+    maxOutputTokens: call.maxOutputTokens,
+    temperature: call.temperature,
+    abortSignal: signal,
+  });
+  for await (const part of stream) {
+    if (part.type === 'text-delta') yield { type: 'text', text: part.delta };
+    else if (part.type === 'finish') yield { type: 'finish', usage: fromProviderUsage(part.usage) };
+    else if (part.type === 'error') yield { type: 'error', error: part.error };
+  }
 }
 
 /** grok-2-image-1212: one image for the last user message, as the provider's bytes. */
