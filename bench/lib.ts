@@ -10,12 +10,13 @@ export { freePort, startAppServer, stopChild, type AppServer } from '../tests/e2
 export type BareServer = { url: string; pid: number; child: ChildProcess; stop(): Promise<void> };
 
 /** Starts bench/bare-server.ts as a child process and waits until it answers. */
-export async function startBareServer(options: { route?: string; bodyFile?: string; contentType?: string } = {}): Promise<BareServer> {
+export async function startBareServer(options: { route?: string; bodyFile?: string; contentType?: string; headersFile?: string } = {}): Promise<BareServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const args = ['bench/bare-server.ts', '--port', String(port)];
   if (options.route && options.bodyFile) {
     args.push('--route', options.route, '--body-file', options.bodyFile, '--content-type', options.contentType ?? 'application/json');
+    if (options.headersFile) args.push('--headers-file', options.headersFile);
   }
   const child = spawn(process.execPath, args, { cwd: ROOT_DIR, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';

@@ -37,6 +37,11 @@ export function seedList(): SeedArticle[] {
  * server's throughput drifts by a quarter from one 10 s run to the next, so ten seconds of one
  * followed by ten of the other measured the drift as much as the servers. Each side's figure
  * is its requests over its own rounds' time; the log shows each round's ratio.
+ *
+ * A second bare server sends our answer's own headers too (security headers, ETag, cache
+ * policy: ~840 bytes against bare Fastify's ~150), loaded in the same rounds: the row against it
+ * is printed, and tells what those headers cost (to the server that writes them and to the
+ * client that reads them) from what the rest of our server costs.
  */
 export function readVsBare(spec: {
   name: string;
@@ -71,34 +76,56 @@ export function readVsBare(spec: {
         const bodyFile = path.join(work, 'body');
         writeFileSync(bodyFile, body);
 
-        log('starting bare Fastify with the same bytes...');
-        const bare = await startBareServer({ route: url.split('?')[0]!, bodyFile, contentType });
-        stops.push(() => bare.stop());
+        // The headers autocannon's requests get: no compression asked for.
+        const plain = await fetch(`${ours.url}${url}`, { headers: { 'accept-encoding': 'identity' } });
+        await plain.arrayBuffer();
+        const headers = ownHeaders(plain.headers);
+        if ('content-encoding' in headers) throw new Error(`GET ${url} came compressed without being asked to`);
+        const headersFile = path.join(work, 'headers.json');
+        writeFileSync(headersFile, JSON.stringify(headers));
 
-        log(`  GET ${url}: ${body.length} bytes per response; ${rounds} round(s) of ${roundSeconds} s each, ours then bare...`);
+        log('starting bare Fastify with the same bytes, and another with our headers too...');
+        const route = url.split('?')[0]!;
+        const bare = await startBareServer({ route, bodyFile, contentType });
+        stops.push(() => bare.stop());
+        const bareWithHeaders = await startBareServer({ route, bodyFile, contentType, headersFile });
+        stops.push(() => bareWithHeaders.stop());
+
+        log(`  GET ${url}: ${body.length} bytes per response; ${rounds} round(s) of ${roundSeconds} s each: ours, bare, bare with our headers...`);
         const settings = { connections: CONNECTIONS, seconds: roundSeconds, warmupSeconds: 0 };
         const warmup = { ...settings, seconds: quick ? 0.5 : WARMUP_SECONDS };
         await load(`${ours.url}${url}`, warmup);
         await load(`${bare.url}${url}`, warmup);
+        await load(`${bareWithHeaders.url}${url}`, warmup);
         const oursRounds: LoadResult[] = [];
         const bareRounds: LoadResult[] = [];
+        const headersRounds: LoadResult[] = [];
         for (let round = 0; round < rounds; round++) {
           const o = await load(`${ours.url}${url}`, settings);
           const b = await load(`${bare.url}${url}`, settings);
+          const h = await load(`${bareWithHeaders.url}${url}`, settings);
           oursRounds.push(o);
           bareRounds.push(b);
-          log(`  round ${round + 1}: ours ${o.requestsPerSecond.toFixed(0)} req/s, bare ${b.requestsPerSecond.toFixed(0)} req/s, ratio ${(o.requestsPerSecond / b.requestsPerSecond).toFixed(2)}`);
+          headersRounds.push(h);
+          log(
+            `  round ${round + 1}: ours ${o.requestsPerSecond.toFixed(0)} req/s, bare ${b.requestsPerSecond.toFixed(0)} req/s (ratio ${(o.requestsPerSecond / b.requestsPerSecond).toFixed(2)}), ` +
+              `bare with our headers ${h.requestsPerSecond.toFixed(0)} req/s (ratio ${(o.requestsPerSecond / h.requestsPerSecond).toFixed(2)})`,
+          );
         }
         const oursResult = combined(oursRounds);
         const bareResult = combined(bareRounds);
+        const headersResult = combined(headersRounds);
         log(`  ours: ${oursResult.requestsPerSecond.toFixed(0)} req/s (p99 ${oursResult.latencyP99Ms} ms)`);
         log(`  bare: ${bareResult.requestsPerSecond.toFixed(0)} req/s (p99 ${bareResult.latencyP99Ms} ms)`);
+        log(`  bare with our headers: ${headersResult.requestsPerSecond.toFixed(0)} req/s (p99 ${headersResult.latencyP99Ms} ms)`);
 
         const ratio = oursResult.requestsPerSecond / bareResult.requestsPerSecond;
         const problems = [
           oursResult.errors + oursResult.non2xx > 0 ? `ours: ${oursResult.errors} errors, ${oursResult.non2xx} non-2xx` : '',
           bareResult.errors + bareResult.non2xx > 0 ? `bare: ${bareResult.errors} errors, ${bareResult.non2xx} non-2xx` : '',
+          headersResult.errors + headersResult.non2xx > 0 ? `bare with our headers: ${headersResult.errors} errors, ${headersResult.non2xx} non-2xx` : '',
         ].filter(Boolean);
+        const roundRatios = (reference: LoadResult[]) => oursRounds.map((o, i) => (o.requestsPerSecond / reference[i]!.requestsPerSecond).toFixed(2)).join(', ');
         return [
           {
             name: spec.name,
@@ -108,7 +135,17 @@ export function readVsBare(spec: {
             ratio,
             target: `ratio >= ${spec.targetRatio}`,
             met: ratio >= spec.targetRatio && problems.length === 0,
-            note: [`${rounds} alternating rounds of ${roundSeconds} s, ratios ${oursRounds.map((o, i) => (o.requestsPerSecond / bareRounds[i]!.requestsPerSecond).toFixed(2)).join(', ')}`, ...problems].join('; '),
+            note: [`${rounds} alternating rounds of ${roundSeconds} s, ratios ${roundRatios(bareRounds)}`, ...problems].join('; '),
+          },
+          {
+            name: `${spec.name} vs bare with our headers`,
+            unit: 'req/s',
+            ours: oursResult.requestsPerSecond,
+            reference: headersResult.requestsPerSecond,
+            ratio: oursResult.requestsPerSecond / headersResult.requestsPerSecond,
+            target: 'printed',
+            met: problems.length === 0,
+            note: [`bare Fastify sending our answer's ${Object.keys(headers).length} other headers; round ratios ${roundRatios(headersRounds)}`, ...problems].join('; '),
           },
         ];
       } finally {
@@ -117,6 +154,16 @@ export function readVsBare(spec: {
       }
     },
   };
+}
+
+/** What our answer says besides the body's type and the connection's own headers (bare Fastify
+ * sets those itself). */
+function ownHeaders(headers: Headers): Record<string, string> {
+  const own: Record<string, string> = {};
+  for (const [name, value] of headers) {
+    if (!['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name)) own[name] = value;
+  }
+  return own;
 }
 
 /** One side's rounds as one figure: the mean of equal-length rounds' rates (their requests over
