@@ -111,17 +111,23 @@ test.describe('creating and editing agents', () => {
     await agentCard(page, name).getByRole('button', { name: 'View Details' }).click();
     const details = page.getByRole('dialog', { name });
 
-    // The schedule: a new frequency moves the next run.
+    // The schedule: a new frequency and start move the next run. Daily and weekly both run at the
+    // start, so from Friday's start to Monday's both fall on Monday at the same time: the start is
+    // changed too, and the new next run is read for both rules (the browser is on UTC).
     const schedule = details.getByRole('region', { name: 'Schedule' });
     const nextRun = schedule.getByText('Next run').locator('xpath=following-sibling::dd');
-    await expect(nextRun).toHaveText(/^[A-Z][a-z]{2} \d{1,2}, \d{4} \d{2}:\d{2} \S+$/);
-    const before = await nextRun.textContent();
+    await expect(nextRun).toHaveText(/^[A-Z][a-z]{2} \d{1,2}, \d{4} \d{2}:\d{2} UTC$/);
+    const before = (await nextRun.textContent())!;
+    expect(before).not.toContain('10:15');
     await schedule.getByRole('button', { name: 'Edit schedule' }).click();
     await schedule.getByLabel('Frequency').selectOption({ label: 'Weekly' });
+    await schedule.getByLabel('Start').fill('10:15');
     await schedule.getByRole('button', { name: 'Save' }).click();
     await expect(toasts(page).getByText('Agent updated successfully').last()).toBeVisible();
     await expect(schedule.getByText('Weekly')).toBeVisible();
-    await expect(nextRun).not.toHaveText(before!);
+    await expect(nextRun).toHaveText(/ 10:15 UTC$/);
+    // Weekly: on the first active day of the week (the template's are Monday to Friday).
+    expect(new Date((await nextRun.textContent())!).getUTCDay()).toBe(1);
 
     // Parameters: a blank required field is refused by the server and marked.
     const parameters = details.getByRole('region', { name: 'Parameters' });
