@@ -111,9 +111,10 @@ test.describe('creating and editing agents', () => {
     await agentCard(page, name).getByRole('button', { name: 'View Details' }).click();
     const details = page.getByRole('dialog', { name });
 
-    // The schedule: a new frequency and start move the next run. Daily and weekly both run at the
-    // start, so from Friday's start to Monday's both fall on Monday at the same time: the start is
-    // changed too, and the new next run is read for both rules (the browser is on UTC).
+    // The schedule: a new frequency and start move the next run. The template runs hourly from
+    // 09:30 to 16:00, Monday to Friday, and weekly runs at the start on Monday: from Friday's last
+    // hourly run until Monday 09:30 both next runs are Monday 09:30. So the start is changed too,
+    // and the new next run is read for both changes (the browser is on UTC).
     const schedule = details.getByRole('region', { name: 'Schedule' });
     const nextRun = schedule.getByText('Next run').locator('xpath=following-sibling::dd');
     await expect(nextRun).toHaveText(/^[A-Z][a-z]{2} \d{1,2}, \d{4} \d{2}:\d{2} UTC$/);
