@@ -5,7 +5,7 @@ import pg from 'pg';
 import { defaultAgentConfig, findTemplate, type TAgentConfig } from '../contracts/agents.ts';
 import { ADMIN_EMAIL } from '../tests/e2e/support/constants.ts';
 import { ROOT_DIR, stopChild } from '../tests/e2e/support/app-server.ts';
-import { benchPostgres, sleep, startAppServer } from './lib.ts';
+import { benchPostgres, cpuMs, sleep, startAppServer } from './lib.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
 const AGENTS = 10_000;
@@ -30,21 +30,6 @@ export function everyMinuteOnBinance(): TAgentConfig {
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-
-/** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ: 100 on Linux). */
-const USER_HZ = 100;
-
-/** CPU time a process has used so far, in ms (with `children`: the reaped children's too). */
-function cpuMs(pid: number, children = false): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    // After the ')': state ppid ... utime (index 11) stime (12) cutime (13) cstime (14).
-    const ticks = Number(fields[11]) + Number(fields[12]) + (children ? Number(fields[13]) + Number(fields[14]) : 0);
-    return (ticks * 1000) / USER_HZ;
-  } catch {
-    return 0; // gone meanwhile
-  }
-}
 
 /** CPU time of the whole PostgreSQL cluster so far: the postmaster, its live children and the reaped ones. */
 function postgresCpuMs(postmaster: number): number {

@@ -1,5 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { startPostgresCluster, type PostgresCluster } from '../tests/support/postgres-cluster.ts';
@@ -40,6 +41,45 @@ export function procMemoryMb(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): n
 }
 
 export const rssMb = (pid: number) => procMemoryMb(pid, 'VmRSS');
+
+/** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ: 100 on Linux). */
+const USER_HZ = 100;
+
+/** CPU time a process has used so far, in ms (with `children`: the reaped children's too). */
+export function cpuMs(pid: number, children = false): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // After the ')': state ppid ... utime (index 11) stime (12) cutime (13) cstime (14).
+    const ticks = Number(fields[11]) + Number(fields[12]) + (children ? Number(fields[13]) + Number(fields[14]) : 0);
+    return (ticks * 1000) / USER_HZ;
+  } catch {
+    return 0; // gone meanwhile
+  }
+}
+
+/**
+ * Where a throughput benchmark's processes run: the servers under test on the last CPU, the
+ * load generator (this process: autocannon runs in it) on the others, so that neither takes
+ * the other's core and the scheduler moving them about does not add to the noise. `null`
+ * without at least two CPUs or without `taskset` (util-linux): then nothing is pinned.
+ */
+export type CpuPlacement = { servers: string; loadGenerator: string; all: string };
+
+export function cpuPlacement(): CpuPlacement | null {
+  const cpus = availableParallelism();
+  if (cpus < 2) return null;
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+  } catch {
+    return null;
+  }
+  return { servers: String(cpus - 1), loadGenerator: cpus === 2 ? '0' : `0-${cpus - 2}`, all: `0-${cpus - 1}` };
+}
+
+/** Pins every thread of a process (and the threads it starts later) to a CPU list. */
+export function pinProcess(pid: number, cpuList: string): void {
+  execFileSync('taskset', ['--all-tasks', '--pid', '--cpu-list', cpuList, String(pid)], { stdio: 'ignore' });
+}
 
 export type LoadResult = { requestsPerSecond: number; latencyP99Ms: number; errors: number; non2xx: number; total: number };
 

@@ -2,12 +2,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { SeedArticle } from '../tests/e2e/support/seed-articles.ts';
-import { load, startAppServer, startBareServer, type LoadResult } from './lib.ts';
+import { cpuMs, cpuPlacement, load, pinProcess, startAppServer, startBareServer, type LoadResult } from './lib.ts';
 import { publishThroughApi } from './signed-in-load.ts';
 import type { Benchmark } from './types.ts';
 
 const CONNECTIONS = 50;
-const ROUNDS = 5;
+/** A multiple of the three servers: each is loaded first, second and third equally often. */
+const ROUNDS = 6;
 const ROUND_SECONDS = 2;
 const WARMUP_SECONDS = 2;
 export const PUBLISHED = 20;
@@ -32,11 +33,14 @@ export function seedList(): SeedArticle[] {
 /**
  * A public read on our real server (child process, PGlite, 20 published articles) against bare
  * Fastify answering the same bytes from memory on the same path, with autocannon at 50
- * connections. Both servers are up for the whole measurement and are loaded in turn, one at a
- * time (the machine has two cores), in alternating rounds: on this shared machine the same
- * server's throughput drifts by a quarter from one 10 s run to the next, so ten seconds of one
- * followed by ten of the other measured the drift as much as the servers. Each side's figure
- * is its requests over its own rounds' time; the log shows each round's ratio.
+ * connections. The servers are all up for the whole measurement and are loaded one at a time, in
+ * rounds, each round starting with the next of them: on this shared machine the same server's
+ * throughput drifts by a quarter from one 10 s run to the next, so ten seconds of one followed
+ * by ten of the other measured the drift as much as the servers. Each side's figure is its
+ * requests over its own rounds' time; the log shows each round's ratio. The servers run on one
+ * CPU and the load generator (autocannon, in this process) on the others (`cpuPlacement`), so
+ * that they do not take each other's core; the CPU time each server process used per answered
+ * request is printed too, as it is what the server itself costs whatever the client costs.
  *
  * A second bare server sends our answer's own headers too (security headers, ETag, cache
  * policy: ~840 bytes against bare Fastify's ~150), loaded in the same rounds: the row against it
@@ -89,33 +93,45 @@ export function readVsBare(spec: {
         const bareWithHeaders = await startBareServer({ route, bodyFile, contentType, headersFile });
         stops.push(() => bareWithHeaders.stop());
 
-        log(`  GET ${url}: ${body.length} bytes per response; ${rounds} round(s) of ${roundSeconds} s each: ours, bare, bare with our headers...`);
+        const placement = cpuPlacement();
+        if (placement) {
+          for (const pid of [ours.pid, bare.pid, bareWithHeaders.pid]) pinProcess(pid, placement.servers);
+          pinProcess(process.pid, placement.loadGenerator);
+          stops.push(async () => pinProcess(process.pid, placement.all));
+          log(`  the servers on CPU ${placement.servers}, the load generator (this process) on CPU ${placement.loadGenerator}`);
+        } else {
+          log('  no CPU pinning (one CPU, or no taskset): the servers and the load generator share the CPUs');
+        }
+
+        log(`  GET ${url}: ${body.length} bytes per response; ${rounds} round(s) of ${roundSeconds} s each, the three servers in turn...`);
         const settings = { connections: CONNECTIONS, seconds: roundSeconds, warmupSeconds: 0 };
         const warmup = { ...settings, seconds: quick ? 0.5 : WARMUP_SECONDS };
-        await load(`${ours.url}${url}`, warmup);
-        await load(`${bare.url}${url}`, warmup);
-        await load(`${bareWithHeaders.url}${url}`, warmup);
-        const oursRounds: LoadResult[] = [];
-        const bareRounds: LoadResult[] = [];
-        const headersRounds: LoadResult[] = [];
+        const sides: Side[] = [
+          { label: 'ours', url: `${ours.url}${url}`, pid: ours.pid, rounds: [], cpuMs: 0 },
+          { label: 'bare', url: `${bare.url}${url}`, pid: bare.pid, rounds: [], cpuMs: 0 },
+          { label: 'bare with our headers', url: `${bareWithHeaders.url}${url}`, pid: bareWithHeaders.pid, rounds: [], cpuMs: 0 },
+        ];
+        for (const side of sides) await load(side.url, warmup);
         for (let round = 0; round < rounds; round++) {
-          const o = await load(`${ours.url}${url}`, settings);
-          const b = await load(`${bare.url}${url}`, settings);
-          const h = await load(`${bareWithHeaders.url}${url}`, settings);
-          oursRounds.push(o);
-          bareRounds.push(b);
-          headersRounds.push(h);
+          // Each round starts with the next server, so none is always first (or last) after a pause.
+          for (let i = 0; i < sides.length; i++) {
+            const side = sides[(round + i) % sides.length]!;
+            const cpuBefore = cpuMs(side.pid);
+            side.rounds.push(await load(side.url, settings));
+            side.cpuMs += cpuMs(side.pid) - cpuBefore;
+          }
+          const [o, b, h] = sides.map((side) => side.rounds[round]!.requestsPerSecond) as [number, number, number];
           log(
-            `  round ${round + 1}: ours ${o.requestsPerSecond.toFixed(0)} req/s, bare ${b.requestsPerSecond.toFixed(0)} req/s (ratio ${(o.requestsPerSecond / b.requestsPerSecond).toFixed(2)}), ` +
-              `bare with our headers ${h.requestsPerSecond.toFixed(0)} req/s (ratio ${(o.requestsPerSecond / h.requestsPerSecond).toFixed(2)})`,
+            `  round ${round + 1}: ours ${o.toFixed(0)} req/s, bare ${b.toFixed(0)} req/s (ratio ${(o / b).toFixed(2)}), ` +
+              `bare with our headers ${h.toFixed(0)} req/s (ratio ${(o / h).toFixed(2)})`,
           );
         }
-        const oursResult = combined(oursRounds);
-        const bareResult = combined(bareRounds);
-        const headersResult = combined(headersRounds);
-        log(`  ours: ${oursResult.requestsPerSecond.toFixed(0)} req/s (p99 ${oursResult.latencyP99Ms} ms)`);
-        log(`  bare: ${bareResult.requestsPerSecond.toFixed(0)} req/s (p99 ${bareResult.latencyP99Ms} ms)`);
-        log(`  bare with our headers: ${headersResult.requestsPerSecond.toFixed(0)} req/s (p99 ${headersResult.latencyP99Ms} ms)`);
+        const [oursResult, bareResult, headersResult] = sides.map((side) => combined(side.rounds)) as [LoadResult, LoadResult, LoadResult];
+        const [oursRounds, bareRounds, headersRounds] = sides.map((side) => side.rounds) as [LoadResult[], LoadResult[], LoadResult[]];
+        for (const [side, result] of [[sides[0]!, oursResult], [sides[1]!, bareResult], [sides[2]!, headersResult]] as const) {
+          log(`  ${side.label}: ${result.requestsPerSecond.toFixed(0)} req/s (p99 ${result.latencyP99Ms} ms), server CPU ${cpuPerRequest(side, result)} per request`);
+        }
+        const cpuNote = `server CPU per request: ours ${cpuPerRequest(sides[0]!, oursResult)}, bare ${cpuPerRequest(sides[1]!, bareResult)}, bare with our headers ${cpuPerRequest(sides[2]!, headersResult)}`;
 
         const ratio = oursResult.requestsPerSecond / bareResult.requestsPerSecond;
         const problems = [
@@ -133,7 +149,7 @@ export function readVsBare(spec: {
             ratio,
             target: `ratio >= ${spec.targetRatio}`,
             met: ratio >= spec.targetRatio && problems.length === 0,
-            note: [`${rounds} alternating rounds of ${roundSeconds} s, ratios ${roundRatios(bareRounds)}`, ...problems].join('; '),
+            note: [`${rounds} rounds of ${roundSeconds} s in turn, ratios ${roundRatios(bareRounds)}`, cpuNote, ...problems].join('; '),
           },
           {
             name: `${spec.name} vs bare with our headers`,
@@ -162,6 +178,15 @@ function ownHeaders(headers: Headers): Record<string, string> {
     if (!['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name)) own[name] = value;
   }
   return own;
+}
+
+/** One server under load: its rounds and the CPU time its process used in them. */
+type Side = { label: string; url: string; pid: number; rounds: LoadResult[]; cpuMs: number };
+
+/** The server process's CPU time per answered request over its rounds, e.g. "46 µs": what the
+ * server itself spends, whoever else (the load generator) shares the machine. */
+function cpuPerRequest(side: Side, result: LoadResult): string {
+  return result.total > 0 ? `${Math.round((side.cpuMs * 1000) / result.total)} µs` : 'n/a';
 }
 
 /** One side's rounds as one figure: the mean of equal-length rounds' rates (their requests over
