@@ -1,6 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { startPostgresCluster, type PostgresCluster } from '../tests/support/postgres-cluster.ts';
@@ -58,22 +57,30 @@ export function cpuMs(pid: number, children = false): number {
 }
 
 /**
- * Where a throughput benchmark's processes run: the servers under test on the last CPU, the
- * load generator (this process: autocannon runs in it) on the others, so that neither takes
- * the other's core and the scheduler moving them about does not add to the noise. `null`
- * without at least two CPUs or without `taskset` (util-linux): then nothing is pinned.
+ * Where a throughput benchmark's processes run, among the CPUs this process may use: the servers
+ * under test on the last one, the load generator (this process: autocannon runs in it) on the
+ * others, so that neither takes the other's core and the scheduler moving them about does not
+ * add to the noise. `null` without at least two CPUs or without `taskset` (util-linux): then
+ * nothing is pinned. `all` is the list to restore.
  */
 export type CpuPlacement = { servers: string; loadGenerator: string; all: string };
 
 export function cpuPlacement(): CpuPlacement | null {
-  const cpus = availableParallelism();
-  if (cpus < 2) return null;
+  let output: string;
   try {
-    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+    // "pid 123's current affinity list: 0,1" (or "0-3", "2,5-7"): the CPUs this process may use,
+    // which in a container need not start at 0.
+    output = execFileSync('taskset', ['--cpu-list', '--pid', String(process.pid)], { encoding: 'utf8' });
   } catch {
     return null;
   }
-  return { servers: String(cpus - 1), loadGenerator: cpus === 2 ? '0' : `0-${cpus - 2}`, all: `0-${cpus - 1}` };
+  const all = output.split(':').pop()!.trim();
+  const cpus = all.split(',').flatMap((part) => {
+    const [first = Number.NaN, last = first] = part.split('-').map(Number);
+    return Array.from({ length: Math.max(0, last - first + 1) }, (_, i) => first + i);
+  });
+  if (cpus.length < 2 || cpus.some((cpu) => !Number.isInteger(cpu))) return null;
+  return { servers: String(cpus.at(-1)), loadGenerator: cpus.slice(0, -1).join(','), all };
 }
 
 /** Pins every thread of a process (and the threads it starts later) to a CPU list. */
