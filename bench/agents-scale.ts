@@ -46,6 +46,27 @@ function postgresCpuMs(postmaster: number): number {
   return total;
 }
 
+/** PostgreSQL's SQLSTATE for a transaction aborted to break a deadlock. */
+const DEADLOCK_DETECTED = '40P01';
+
+/**
+ * Pauses the bench's agents whose names start with `prefix`. One statement over thousands of
+ * agents can deadlock with the runtime's batch that stamps their last runs (each locks many
+ * agents' rows, in no common order), and PostgreSQL then aborts one of the two (seen once in a
+ * full run): the bench's statement is the one that tries again.
+ */
+async function pauseAgents(client: pg.Client, prefix: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await client.query(`update agents set status = 'paused' where name like $1`, [`${prefix}%`]);
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== DEADLOCK_DETECTED || attempt >= 5) throw err;
+      await sleep(200 * attempt);
+    }
+  }
+}
+
 type Worker = { child: ChildProcess; pid: number; output(): string };
 
 /** `npm run worker` as a child process, resolved once it has logged that it is ready. */
@@ -169,7 +190,7 @@ const benchmark: Benchmark = {
       // Until every run of the window has ended, or a minute after its last slot.
       while (Date.now() < endSlot + 60_000 && (Date.now() < endSlot || (await finishedBetween(firstSlot, endSlot, 'scale ')) < expected)) await sleep(1_000);
       const latencyCpu = cpuSplit(latencyCpuFrom, cpuNow(), expected);
-      await client.query(`update agents set status = 'paused' where name like 'scale %'`);
+      await pauseAgents(client, 'scale ');
 
       const { rows } = await client.query<{ slot: Date; lag: number | null; queued_late: number; done_in: number | null; status: string }>(
         `select scheduled_for as slot, extract(epoch from start_time - scheduled_for)::float8 as lag,
@@ -226,7 +247,7 @@ const benchmark: Benchmark = {
             [new Date(slot).toISOString(), `${name}%`],
           )
         ).rows;
-        await client.query(`update agents set status = 'paused' where name like $1`, [`${name}%`]);
+        await pauseAgents(client, name);
         // From the first run taken (the fetch loops poll every 0.5 s while idle) to the last one recorded.
         const busy = span!.last_end !== null && span!.first_start !== null ? span!.last_end - span!.first_start : 0;
         const rate = busy > 0 ? span!.done / busy : 0;
