@@ -126,12 +126,13 @@ export function readVsBare(spec: {
               `bare with our headers ${h.toFixed(0)} req/s (ratio ${(o / h).toFixed(2)})`,
           );
         }
-        const [oursResult, bareResult, headersResult] = sides.map((side) => combined(side.rounds)) as [LoadResult, LoadResult, LoadResult];
+        const results = sides.map((side) => combined(side.rounds));
+        sides.forEach((side, i) => {
+          log(`  ${side.label}: ${results[i]!.requestsPerSecond.toFixed(0)} req/s (p99 ${results[i]!.latencyP99Ms} ms), server CPU ${cpuPerRequest(side, results[i]!)} per request`);
+        });
+        const cpuNote = `server CPU per request: ${sides.map((side, i) => `${side.label} ${cpuPerRequest(side, results[i]!)}`).join(', ')}`;
+        const [oursResult, bareResult, headersResult] = results as [LoadResult, LoadResult, LoadResult];
         const [oursRounds, bareRounds, headersRounds] = sides.map((side) => side.rounds) as [LoadResult[], LoadResult[], LoadResult[]];
-        for (const [side, result] of [[sides[0]!, oursResult], [sides[1]!, bareResult], [sides[2]!, headersResult]] as const) {
-          log(`  ${side.label}: ${result.requestsPerSecond.toFixed(0)} req/s (p99 ${result.latencyP99Ms} ms), server CPU ${cpuPerRequest(side, result)} per request`);
-        }
-        const cpuNote = `server CPU per request: ours ${cpuPerRequest(sides[0]!, oursResult)}, bare ${cpuPerRequest(sides[1]!, bareResult)}, bare with our headers ${cpuPerRequest(sides[2]!, headersResult)}`;
 
         const ratio = oursResult.requestsPerSecond / bareResult.requestsPerSecond;
         const problems = [
