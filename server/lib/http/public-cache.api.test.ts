@@ -5,6 +5,7 @@ import { articles } from '../../db/schema.ts';
 import { listenLocally } from '../../test/event-stream-client.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 import { startTwoProcesses, type TwoProcesses } from '../../test/two-processes.ts';
+import { until } from '../../test/until.ts';
 
 const onPostgres = process.env.TEST_DATABASE === 'postgres';
 /** The connection's own headers, and the length, which a compressed stream does not send. */
@@ -122,6 +123,9 @@ describe('public reads answered from memory (docs/decisions/0051, 0057)', () => 
     const logged = await createTestApp({ logger });
     try {
       const url = `${await listenLocally(logged.app)}/api/articles?door=1`;
+      // On PostgreSQL nothing is kept until the new app's LISTEN connection has heard its own
+      // first heartbeat back (bus.ts); under a loaded suite that can come after the first read.
+      await until(async () => logged.app.invalidations.reliable(), (up) => up);
       const seen = (msg: string) => lines.filter((l) => l.msg === msg && l.req?.url === '/api/articles?door=1').length;
       const first = await get(url);
       expect(seen('incoming request')).toBe(1);
