@@ -263,8 +263,9 @@ export type Config = {
   siteName: string;
   contactEmail: string;
   logLevel: string;
-  /** Settings given under an old name, one sentence each for the log at start. */
-  deprecations: string[];
+  /** One sentence each for the log at start (warn): settings given under an old name, and
+   * test-only settings that weaken a rule (refused in production, said aloud elsewhere). */
+  startWarnings: string[];
   chat: ChatConfig;
   alertBriefs: AlertBriefsConfig;
   market: MarketConfig;
@@ -485,7 +486,7 @@ export function loadConfig(
     siteName: e.SITE_NAME,
     contactEmail: e.CONTACT_EMAIL,
     logLevel: e.LOG_LEVEL,
-    deprecations: deprecations(e),
+    startWarnings: [...deprecations(e), ...testOnlySettings(e)],
     chat: {
       providers: {
         openai: { apiKey: e.OPENAI_API_KEY ?? null, baseUrl: e.OPENAI_BASE_URL },
@@ -568,6 +569,20 @@ function deprecations(e: Pick<z.infer<typeof ZEnv>, 'MAIL_FROM' | 'SMTP_FROM'>):
     e.MAIL_FROM === undefined
       ? 'SMTP_FROM is deprecated and will stop working: rename it to MAIL_FROM'
       : 'SMTP_FROM is ignored because MAIL_FROM is set: remove SMTP_FROM (its old name)',
+  ];
+}
+
+/** Test-only settings that are on, and what each one weakens. */
+function testOnlySettings(e: Pick<z.infer<typeof ZEnv>, 'OUTBOUND_ALLOW_LOOPBACK' | 'OUTBOUND_CA_FILE'>): string[] {
+  return [
+    ...(e.OUTBOUND_ALLOW_LOOPBACK
+      ? [
+          'OUTBOUND_ALLOW_LOOPBACK is on: webhooks and chat channels may point at 127.0.0.0/8 and ::1, over plain http too, so anyone who adds a channel can make this server call services on its own host. It is for tests: turn it off anywhere else',
+        ]
+      : []),
+    ...(e.OUTBOUND_CA_FILE
+      ? [`OUTBOUND_CA_FILE is set: webhooks and chat channels trust the certificates in ${e.OUTBOUND_CA_FILE} instead of the system's. It is for tests: unset it anywhere else`]
+      : []),
   ];
 }
 

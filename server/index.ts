@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   process.umask(PRIVATE_UMASK);
   const config = loadConfigOrExit();
   const logger = pino(loggerOptions(config.logLevel));
-  for (const message of config.deprecations) logger.warn(message);
+  for (const message of config.startWarnings) logger.warn(message);
   // Before PGlite compiles: V8 reads them when it compiles (docs/decisions/0054).
   setV8Flags(v8FlagsFor(config.database.kind));
   if (config.database.kind === 'pglite') capYoungGeneration();

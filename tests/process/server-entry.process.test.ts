@@ -88,12 +88,12 @@ describe('server process', () => {
 
   // One process serves both: one reads what it logged at start, the other talks to it, then
   // stops it (each start costs seconds of CPU on a loaded machine).
-  describe('started with a setting under its old name', () => {
+  describe('started with a setting under its old name and a test-only one', () => {
     let port: number;
     let server: ReturnType<typeof start>;
     beforeAll(async () => {
       port = await freePort();
-      server = start({ PORT: String(port), SMTP_FROM: 'alerts@example.com' });
+      server = start({ PORT: String(port), SMTP_FROM: 'alerts@example.com', OUTBOUND_ALLOW_LOOPBACK: 'true' });
       await waitForHealth(`http://127.0.0.1:${port}/api/health`);
     }, 90_000);
     afterAll(() => {
@@ -105,6 +105,13 @@ describe('server process', () => {
       const output = await until(async () => server.output(), (text) => text.includes('SMTP_FROM'));
       const warning = output.split('\n').find((line) => line.includes('SMTP_FROM'));
       expect(JSON.parse(warning!)).toMatchObject({ level: 40, msg: 'SMTP_FROM is deprecated and will stop working: rename it to MAIL_FROM' });
+    });
+
+    it('warns once at start that OUTBOUND_ALLOW_LOOPBACK is on, and what it lets users reach', async () => {
+      const output = await until(async () => server.output(), (text) => text.includes('OUTBOUND_ALLOW_LOOPBACK'));
+      const warnings = output.split('\n').filter((line) => line.includes('OUTBOUND_ALLOW_LOOPBACK'));
+      expect(warnings).toHaveLength(1);
+      expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 40, msg: expect.stringMatching(/^OUTBOUND_ALLOW_LOOPBACK is on: .* 127\.0\.0\.0\/8 and ::1/) });
     });
 
     it('serves on PGlite, then on SIGTERM stops accepting, closes the database and exits 0 within 10 s', async () => {
