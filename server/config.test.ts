@@ -45,6 +45,12 @@ describe('loadConfig', () => {
     });
   });
 
+  it('refuses a DATA_DIR too long for the embedded database\'s control socket, unless the database is PostgreSQL', () => {
+    const long = `/tmp/${'d'.repeat(100)}`;
+    expect(() => loadConfig({ DATA_DIR: long })).toThrow(/DATA_DIR: at most \d+ characters as an absolute path/);
+    expect(loadConfig({ DATA_DIR: long, DATABASE_URL: 'postgres://u@127.0.0.1:5432/db', SESSION_SECRET: 'x'.repeat(32) }).dataDir).toBe(long);
+  });
+
   it('says at start that a test-only setting is on, naming it and what it weakens', () => {
     expect(load({ OUTBOUND_ALLOW_LOOPBACK: 'false' }).startWarnings).toEqual([]);
     const [loopback] = load({ OUTBOUND_ALLOW_LOOPBACK: 'true' }).startWarnings;
