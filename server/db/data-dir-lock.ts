@@ -105,7 +105,7 @@ export const HOLD_MAX_MS = 10 * 60_000;
  * `released`. Requests meanwhile wait their turn at the database as usual (a long hold answers
  * them 503 with Retry-After). `holdStill` is null until the database is ready.
  */
-export function holdHandler(holdStill: () => HoldStill | null, log: { info(obj: object, msg: string): void }): ControlHandler {
+export function holdHandler(holdStill: () => HoldStill | null, log: { info(obj: object, msg: string): void }, maxMs = HOLD_MAX_MS): ControlHandler {
   const releases = new WeakMap<Socket, () => void>();
   return (command, socket) => {
     if (command === 'release') return releases.get(socket)?.();
@@ -117,7 +117,11 @@ export function holdHandler(holdStill: () => HoldStill | null, log: { info(obj: 
     const released = new Promise<void>((resolve) => (release = resolve));
     releases.set(socket, release);
     socket.once('close', release);
-    const timer = setTimeout(release, HOLD_MAX_MS);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      release();
+    }, maxMs);
     hold(async () => {
       const since = performance.now();
       log.info({}, 'database held still for a copy of DATA_DIR (npm run backup)');
@@ -125,7 +129,7 @@ export function holdHandler(holdStill: () => HoldStill | null, log: { info(obj: 
       await released;
       log.info({ ms: Math.round(performance.now() - since) }, 'database released after the copy of DATA_DIR');
     })
-      .then(() => socket.end('released\n'))
+      .then(() => socket.end(timedOut ? `error: held for the longest allowed, ${maxMs / 1000} s\n` : 'released\n'))
       .catch((err: unknown) => socket.end(`error: ${err instanceof Error ? err.message : String(err)}\n`))
       .finally(() => clearTimeout(timer));
   };

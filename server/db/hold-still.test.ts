@@ -56,6 +56,21 @@ describe('the embedded database held still for a backup (docs/decisions/0067)', 
     expect(backup.said).toEqual(['held', 'released']);
   });
 
+  it('lets go after the longest hold allowed, and tells the client its copy is not consistent', async () => {
+    const other = mkdtempSync(path.join(tmpdir(), 'hold-'));
+    const short = await claimDataDir(other, holdHandler(() => database.holdStill!, pino({ level: 'silent' }), 50));
+    try {
+      const said: string[] = [];
+      const socket = connect(controlSocketPath(other), () => socket.write('hold\n'));
+      socket.on('data', (chunk: Buffer) => said.push(...chunk.toString().split('\n').filter(Boolean)));
+      await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      expect(said).toEqual(['held', 'error: held for the longest allowed, 0.05 s']);
+      await database.db.execute(sql`select 1`);
+    } finally {
+      await short.release();
+    }
+  });
+
   it('lets go when the client goes away without releasing (a backup that died)', async () => {
     const backup = controlClient();
     backup.send('hold');

@@ -38,7 +38,10 @@ export type BackupReport = { bytes: number; serverRunning: boolean; heldMs: numb
 
 export async function backupDataDir(dataDir: string, file: string): Promise<BackupReport> {
   if (!existsSync(path.join(dataDir, PG_VERSION))) throw new BackupError(`DATA_DIR ${dataDir} holds no embedded database to back up`);
-  const held = await holdRunningServer(dataDir);
+  const inside = path.relative(dataDir, file);
+  if (!inside.startsWith('..') && !path.isAbsolute(inside)) throw new BackupError(`write the backup outside DATA_DIR (${file} is in it)`);
+  let held = await holdRunningServer(dataDir);
+  const serverRunning = held !== null;
   const claim = held
     ? null
     : await claimDataDir(dataDir, busyHandler('npm run backup')).catch((err: unknown) => {
@@ -50,9 +53,17 @@ export async function backupDataDir(dataDir: string, file: string): Promise<Back
     // The fastest compression: the time it takes is the time a running server holds its database still.
     await createArchive({ gzip: { level: 1 }, cwd: dataDir, file: partial, portable: true, filter: copied }, ['.']);
     const heldMs = held ? Math.round(performance.now() - since) : null;
+    if (held) {
+      // Still held all along, or the copy is not one moment's database.
+      const answer = await held.release();
+      held = null;
+      if (answer !== 'released') {
+        throw new BackupError(answer ? `the server let its database go before the copy was done (${answer.replace(/^error: /, '')}): run the backup again` : 'the server went away during the copy: run the backup again');
+      }
+    }
     chmodSync(partial, 0o600);
     renameSync(partial, file);
-    return { bytes: statSync(file).size, serverRunning: held !== null, heldMs, keyFile: existsSync(path.join(dataDir, SESSION_SECRET_FILE)) };
+    return { bytes: statSync(file).size, serverRunning, heldMs, keyFile: existsSync(path.join(dataDir, SESSION_SECRET_FILE)) };
   } catch (err) {
     rmSync(partial, { force: true });
     throw err;
@@ -90,7 +101,7 @@ export async function restoreDataDir(dataDir: string, file: string): Promise<Res
 }
 
 /** Asks the server running on `dataDir` to hold its database still; null when none runs. */
-async function holdRunningServer(dataDir: string): Promise<{ release(): Promise<void> } | null> {
+async function holdRunningServer(dataDir: string): Promise<{ release(): Promise<string> } | null> {
   const socket = await new Promise<Socket | null>((resolve) => {
     const s = connect(controlSocketPath(dataDir));
     s.once('connect', () => resolve(s));
@@ -106,10 +117,12 @@ async function holdRunningServer(dataDir: string): Promise<{ release(): Promise<
     throw new BackupError(answer.startsWith('error: ') ? `the server on DATA_DIR ${dataDir} refused: ${answer.slice('error: '.length)}` : `the server on DATA_DIR ${dataDir} did not answer`);
   }
   return {
+    /** Lets the database go; answers the server's last word ('released', an error, or '' when it went away). */
     async release() {
       socket.write('release\n');
-      await lines.next();
+      const answer = await lines.next();
       socket.destroy();
+      return answer;
     },
   };
 }

@@ -172,10 +172,14 @@ describe('npm run backup and npm run restore (the embedded database)', () => {
     expect(existsSync(path.join(elsewhere, 'server.sock'))).toBe(false);
   }, 120_000);
 
-  it('says what to use for PostgreSQL, and refuses a file that is not a backup', async () => {
+  it('says what to use for PostgreSQL, and refuses a backup inside DATA_DIR and a file that is not a backup', async () => {
     const postgres = await backupCommand('backup', path.join(work, 'pg.tar.gz'), { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
     expect(postgres.code).toBe(1);
     expect(postgres.output).toContain('the database is PostgreSQL, which pg_dump backs up and pg_restore restores');
+    const inside = await backupCommand('backup', path.join(original, 'in-here.tar.gz'), { DATA_DIR: original });
+    expect(inside.code).toBe(1);
+    expect(inside.output).toContain('write the backup outside DATA_DIR');
+    expect(existsSync(path.join(original, 'in-here.tar.gz'))).toBe(false);
     const notBackup = await backupCommand('restore', path.join(original, 'PG_VERSION'), { DATA_DIR: path.join(work, 'nothing') });
     expect(notBackup.code).toBe(1);
     expect(notBackup.output).toContain('is not a backup made by npm run backup');
