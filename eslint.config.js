@@ -1,8 +1,10 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import ts from 'typescript';
 
 const ROOT = import.meta.dirname;
 /** A path as the tables below name it: relative to the repository, with forward slashes. */
@@ -107,7 +109,75 @@ const featureBoundaries = {
   },
 };
 
-const local = { rules: { layers, 'feature-boundaries': featureBoundaries } };
+/** The file a relative import names: as written (our imports name their extension), else with one. */
+function resolveImport(fromFile, source) {
+  const base = path.resolve(path.dirname(fromFile), source);
+  return [base, `${base}.ts`, `${base}.tsx`, path.join(base, 'index.ts')].find((candidate) => existsSync(candidate) && statSync(candidate).isFile()) ?? null;
+}
+
+/** Each file's relative imports (type-only, re-exports and import() too), read from disk once per
+ * version of the file: one lint run reads each file once whatever the number that reach it. */
+const importsCache = new Map();
+function importsOf(file) {
+  const version = statSync(file).mtimeMs;
+  const cached = importsCache.get(file);
+  if (cached?.version === version) return cached.targets;
+  const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+  const targets = importedFiles.filter(({ fileName }) => fileName.startsWith('.')).flatMap(({ fileName }) => resolveImport(file, fileName) ?? []);
+  importsCache.set(file, { version, targets });
+  return targets;
+}
+
+/**
+ * Reports an import that leads back to its own file through our imports (a circle: two files
+ * that each need the other, even for types only, belong apart from what they share). One walk
+ * per file over what its imports reach, each file visited once.
+ */
+const noCycle = {
+  meta: { type: 'problem', schema: [] },
+  create(context) {
+    const self = context.filename;
+    const visited = new Set();
+    /** The chain of files from `start` back to `self`, or null when `start` does not lead back. */
+    const pathBack = (start) => {
+      const cameFrom = new Map([[start, null]]);
+      const stack = [start];
+      while (stack.length > 0) {
+        const file = stack.pop();
+        if (file === self) {
+          const chain = [];
+          for (let at = file; at !== null; at = cameFrom.get(at)) chain.unshift(at);
+          return chain;
+        }
+        if (visited.has(file)) continue;
+        visited.add(file);
+        for (const next of importsOf(file)) {
+          if (next === self || !visited.has(next)) {
+            if (!cameFrom.has(next)) cameFrom.set(next, file);
+            stack.push(next);
+          }
+        }
+      }
+      return null;
+    };
+    const check = (node) => {
+      const source = node.source?.value;
+      if (typeof source !== 'string' || !source.startsWith('.')) return;
+      const target = resolveImport(self, source);
+      if (!target || target === self) return;
+      const chain = pathBack(target);
+      if (chain) {
+        context.report({
+          node,
+          message: `Import circle: ${[self, ...chain].map(fromRoot).join(' -> ')}. Move what they share to a file each can import (imports flow one way).`,
+        });
+      }
+    };
+    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+  },
+};
+
+const local = { rules: { layers, 'feature-boundaries': featureBoundaries, 'no-cycle': noCycle } };
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.tools/**', '.tmp/**', 'data/**', 'test-results/**', 'playwright-report/**', 'server/db/migrations/**'] },
@@ -137,7 +207,7 @@ export default tseslint.config(
   {
     files: ['**/*.{js,ts,tsx}'],
     plugins: { local },
-    rules: { 'local/layers': 'error' },
+    rules: { 'local/layers': 'error', 'local/no-cycle': 'error' },
   },
   {
     // Every browser journey fails on uncaught page errors and CSP violations only through the

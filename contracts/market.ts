@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { TCryptoMonitorParameters, TStockScannerParameters } from './agents.ts';
 
 /**
  * Market data and what an agent's run records (issue 6). The server writes a TRunResult into
@@ -23,34 +22,9 @@ export const TIMEFRAME_MS: Record<TCandleTimeframe, number> = {
   '1w': 604_800_000,
 };
 
-/** The templates' timeframe parameter values (stock: 'hourly', crypto: '1h', ...) as candle sizes:
- * every option of both templates, so a new option cannot go unmapped. */
-export const TEMPLATE_TIMEFRAMES: Record<TStockScannerParameters['timeframe'] | TCryptoMonitorParameters['timeframe'], TCandleTimeframe> = {
-  '1min': '1m',
-  '5min': '5m',
-  '15min': '15m',
-  '30min': '30m',
-  hourly: '1h',
-  '1h': '1h',
-  '4h': '4h',
-  daily: '1d',
-  '1d': '1d',
-  weekly: '1w',
-};
-
 /** Where candles come from: stocks from Yahoo, crypto from one ccxt exchange, or simulated. */
 export const MARKET_SOURCES = ['yahoo', 'binance', 'coinbase', 'kraken', 'kucoin', 'htx', 'simulated'] as const;
 export type TMarketSource = (typeof MARKET_SOURCES)[number];
-
-/** The crypto template's exchange option names as ccxt ids (Huobi is ccxt's htx; FTX is closed). */
-export const EXCHANGE_SOURCES: Record<TCryptoMonitorParameters['exchanges'][number], TMarketSource | null> = {
-  Binance: 'binance',
-  Coinbase: 'coinbase',
-  Kraken: 'kraken',
-  KuCoin: 'kucoin',
-  Huobi: 'htx',
-  FTX: null,
-};
 
 /**
  * Why a provider of market or on-chain data could not be read. Each kind has one sentence, the

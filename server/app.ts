@@ -16,6 +16,7 @@ import { registerEtags } from './lib/http/etag.ts';
 import { registerPublicCache } from './lib/http/public-cache.ts';
 import { answerFrameworkError, registerErrorHandler } from './lib/http/error-handler.ts';
 import { registerRequestGuard } from './lib/http/request-guard.ts';
+import { OneLineRequestLog } from './lib/http/request-log.ts';
 import { registerSecurityHeaders } from './lib/http/security-headers.ts';
 import { fastifyTrustProxy } from './lib/http/trust-proxy.ts';
 import { registerWriteLimit } from './lib/http/write-limit.ts';
@@ -129,6 +130,8 @@ export async function buildApp({
   const app = Fastify({
     serverFactory: frontDoor.serverFactory,
     loggerInstance: logger,
+    // One line per request, when it ends (request-log.ts).
+    logController: new OneLineRequestLog(),
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: fastifyTrustProxy(config.trustProxy),
     routerOptions: { ignoreTrailingSlash: true },

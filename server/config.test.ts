@@ -33,16 +33,30 @@ describe('loadConfig', () => {
 
   it('takes the alert emails\' sender from MAIL_FROM, and from its old name SMTP_FROM with a deprecation', () => {
     expect(load({}).email.from).toBe('alerts@localhost');
-    expect(load({}).deprecations).toEqual([]);
-    expect(load({ MAIL_FROM: 'ops@example.com' })).toMatchObject({ email: { from: 'ops@example.com' }, deprecations: [] });
+    expect(load({}).startWarnings).toEqual([]);
+    expect(load({ MAIL_FROM: 'ops@example.com' })).toMatchObject({ email: { from: 'ops@example.com' }, startWarnings: [] });
     expect(load({ SMTP_FROM: 'old@example.com' })).toMatchObject({
       email: { from: 'old@example.com' },
-      deprecations: ['SMTP_FROM is deprecated and will stop working: rename it to MAIL_FROM'],
+      startWarnings: ['SMTP_FROM is deprecated and will stop working: rename it to MAIL_FROM'],
     });
     expect(load({ MAIL_FROM: 'ops@example.com', SMTP_FROM: 'old@example.com' })).toMatchObject({
       email: { from: 'ops@example.com' },
-      deprecations: ['SMTP_FROM is ignored because MAIL_FROM is set: remove SMTP_FROM (its old name)'],
+      startWarnings: ['SMTP_FROM is ignored because MAIL_FROM is set: remove SMTP_FROM (its old name)'],
     });
+  });
+
+  it('refuses a DATA_DIR too long for the embedded database\'s control socket, unless the database is PostgreSQL', () => {
+    const long = `/tmp/${'d'.repeat(100)}`;
+    expect(() => loadConfig({ DATA_DIR: long })).toThrow(/DATA_DIR: at most \d+ characters as an absolute path/);
+    expect(loadConfig({ DATA_DIR: long, DATABASE_URL: 'postgres://u@127.0.0.1:5432/db', SESSION_SECRET: 'x'.repeat(32) }).dataDir).toBe(long);
+  });
+
+  it('says at start that a test-only setting is on, naming it and what it weakens', () => {
+    expect(load({ OUTBOUND_ALLOW_LOOPBACK: 'false' }).startWarnings).toEqual([]);
+    const [loopback] = load({ OUTBOUND_ALLOW_LOOPBACK: 'true' }).startWarnings;
+    expect(loopback).toMatch(/^OUTBOUND_ALLOW_LOOPBACK is on: webhooks and chat channels may point at 127\.0\.0\.0\/8 and ::1, over plain http too/);
+    expect(loopback).toContain('It is for tests');
+    expect(load({ OUTBOUND_CA_FILE: '/etc/hostname' }).startWarnings).toEqual([expect.stringMatching(/^OUTBOUND_CA_FILE is set: .*\/etc\/hostname instead of the system's/)]);
   });
 
   it.each([

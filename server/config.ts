@@ -5,6 +5,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { ZEmail, type TPublicConfig } from '../contracts/auth.ts';
 import { CHAT_PROVIDERS, DEFAULT_CHAT_POLICY, OLLAMA_VISION_MODELS, type TChatPolicy, type TChatProvider } from '../contracts/chat.ts';
+import { MAX_DATA_DIR_CHARS } from './db/data-dir-lock.ts';
 
 const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
 const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
@@ -263,8 +264,9 @@ export type Config = {
   siteName: string;
   contactEmail: string;
   logLevel: string;
-  /** Settings given under an old name, one sentence each for the log at start. */
-  deprecations: string[];
+  /** One sentence each for the log at start (warn): settings given under an old name, and
+   * test-only settings that weaken a rule (refused in production, said aloud elsewhere). */
+  startWarnings: string[];
   chat: ChatConfig;
   alertBriefs: AlertBriefsConfig;
   market: MarketConfig;
@@ -444,6 +446,9 @@ export function loadConfig(
   }
   if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) problems.push('HEADERS_TIMEOUT_MS: must not be longer than REQUEST_TIMEOUT_MS, which includes the headers');
   if (e.IDLE_TIMEOUT_MS <= e.CHAT_TIMEOUT_MS) problems.push('IDLE_TIMEOUT_MS: must be longer than CHAT_TIMEOUT_MS, or a chat answer waiting for its provider would be cut');
+  if (!e.DATABASE_URL && !overrides.inMemoryDatabase && path.resolve(e.DATA_DIR).length > MAX_DATA_DIR_CHARS) {
+    problems.push(`DATA_DIR: at most ${MAX_DATA_DIR_CHARS} characters as an absolute path (the embedded database's control socket lives in it, and a socket's path is short)`);
+  }
   if (!e.RUN_WORKERS && !e.DATABASE_URL) {
     problems.push('RUN_WORKERS: false needs DATABASE_URL; the embedded database runs its agents in the web process');
   }
@@ -485,7 +490,7 @@ export function loadConfig(
     siteName: e.SITE_NAME,
     contactEmail: e.CONTACT_EMAIL,
     logLevel: e.LOG_LEVEL,
-    deprecations: deprecations(e),
+    startWarnings: [...deprecations(e), ...testOnlySettings(e)],
     chat: {
       providers: {
         openai: { apiKey: e.OPENAI_API_KEY ?? null, baseUrl: e.OPENAI_BASE_URL },
@@ -569,6 +574,31 @@ function deprecations(e: Pick<z.infer<typeof ZEnv>, 'MAIL_FROM' | 'SMTP_FROM'>):
       ? 'SMTP_FROM is deprecated and will stop working: rename it to MAIL_FROM'
       : 'SMTP_FROM is ignored because MAIL_FROM is set: remove SMTP_FROM (its old name)',
   ];
+}
+
+/** Test-only settings that are on, and what each one weakens. */
+function testOnlySettings(e: Pick<z.infer<typeof ZEnv>, 'OUTBOUND_ALLOW_LOOPBACK' | 'OUTBOUND_CA_FILE'>): string[] {
+  return [
+    ...(e.OUTBOUND_ALLOW_LOOPBACK
+      ? [
+          'OUTBOUND_ALLOW_LOOPBACK is on: webhooks and chat channels may point at 127.0.0.0/8 and ::1, over plain http too, so anyone who adds a channel can make this server call services on its own host. It is for tests: turn it off anywhere else',
+        ]
+      : []),
+    ...(e.OUTBOUND_CA_FILE
+      ? [`OUTBOUND_CA_FILE is set: webhooks and chat channels trust the certificates in ${e.OUTBOUND_CA_FILE} instead of the system's. It is for tests: unset it anywhere else`]
+      : []),
+  ];
+}
+
+/**
+ * What `npm run backup` and `npm run restore` work on: the embedded database's DATA_DIR, or
+ * PostgreSQL (pg_dump's) when DATABASE_URL is set. Only those two are read: nothing is written
+ * (loadConfig would create DATA_DIR/session-secret in a directory about to be restored).
+ */
+export function backupTarget(env: NodeJS.ProcessEnv = process.env): { kind: 'pglite'; dataDir: string } | { kind: 'postgres' } {
+  const parsed = ZEnv.pick({ DATA_DIR: true, DATABASE_URL: true }).safeParse(env);
+  if (!parsed.success) throw new ConfigError(`Invalid configuration:\n${parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`);
+  return parsed.data.DATABASE_URL ? { kind: 'postgres' } : { kind: 'pglite', dataDir: path.resolve(parsed.data.DATA_DIR) };
 }
 
 /**

@@ -2,6 +2,7 @@ import pino from 'pino';
 import { buildApp } from './app.ts';
 import { loadConfigOrExit } from './config.ts';
 import { openDatabase } from './db/client.ts';
+import { DataDirInUseError } from './db/data-dir-lock.ts';
 import { startJobQueue } from './modules/runtime/job-queue.ts';
 import { startWorkers, type Workers } from './modules/runtime/workers.ts';
 import { createMarketData } from './modules/market/market-data.ts';
@@ -17,7 +18,7 @@ async function main(): Promise<void> {
   process.umask(PRIVATE_UMASK);
   const config = loadConfigOrExit();
   const logger = pino(loggerOptions(config.logLevel));
-  for (const message of config.deprecations) logger.warn(message);
+  for (const message of config.startWarnings) logger.warn(message);
   // Before PGlite compiles: V8 reads them when it compiles (docs/decisions/0054).
   setV8Flags(v8FlagsFor(config.database.kind));
   if (config.database.kind === 'pglite') capYoungGeneration();
@@ -78,6 +79,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error('Server failed to start:', err);
+  // Another process on the same DATA_DIR is a situation, not a bug: its sentence says what to do.
+  if (err instanceof DataDirInUseError) console.error(`Server failed to start: ${err.message}`);
+  else console.error('Server failed to start:', err);
   process.exit(1);
 });

@@ -20,7 +20,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const logger = pino(loggerOptions(config.logLevel));
-  for (const message of config.deprecations) logger.warn(message);
+  for (const message of config.startWarnings) logger.warn(message);
   const database = await openDatabase(config.database, logger);
   const jobs = await startJobQueue(database, { logger, email: config.email, channels: config.channels, briefs: config.alertBriefs, supervise: true });
   const workers = await startWorkers({ config, database, jobs, logger });

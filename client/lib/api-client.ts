@@ -42,7 +42,8 @@ async function toApiError(res: Response): Promise<ApiError> {
 /**
  * The one way the client calls the API: JSON bodies, credentials always included, a timeout
  * (30 s unless told) that aborts with 'Request timeout after {ms}ms', a non-OK answer turned
- * into an ApiError, failures logged and rethrown. Returns the OK response for the caller to read.
+ * into an ApiError, failures logged and rethrown; a request its caller aborts (`signal`) is
+ * rethrown unlogged. Returns the OK response for the caller to read.
  */
 export async function apiFetch(method: string, url: string, body?: unknown, options: RequestOptions = {}): Promise<Response> {
   const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
@@ -52,8 +53,10 @@ export async function apiFetch(method: string, url: string, body?: unknown, opti
     timedOut = true;
     controller.abort();
   }, timeoutMs);
-  const onOuterAbort = () => controller.abort();
-  options.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  // The caller's reason travels on (TanStack Query's cancellation, a screen left).
+  const onOuterAbort = () => controller.abort(options.signal?.reason);
+  if (options.signal?.aborted) onOuterAbort();
+  else options.signal?.addEventListener('abort', onOuterAbort, { once: true });
   try {
     const res = await fetch(url, {
       method,
@@ -65,6 +68,8 @@ export async function apiFetch(method: string, url: string, body?: unknown, opti
     if (!res.ok) throw await toApiError(res);
     return res;
   } catch (err) {
+    // The caller gave the request up (a query cancelled, a screen left): nothing failed.
+    if (!timedOut && options.signal?.aborted) throw err;
     const error = timedOut ? new Error(`Request timeout after ${timeoutMs}ms`) : err;
     console.error(`${method} ${url} failed:`, error instanceof Error ? error.message : error);
     throw error;

@@ -11,6 +11,7 @@ import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { Config } from '../config.ts';
 import { createFairQueue, type FairQueue } from '../lib/fair-queue.ts';
 import { makePrivate } from '../lib/private-files.ts';
+import { claimDataDir, holdHandler, type HoldStill } from './data-dir-lock.ts';
 import { dataDirStart, PGLITE_TEMPLATE, type TemplateFiles } from './pglite-template.ts';
 import * as schema from './schema.ts';
 
@@ -31,6 +32,9 @@ export type Database = {
   url?: string;
   /** PGlite only: the queue in front of its one connection (docs/decisions/0050). */
   queue?: FairQueue;
+  /** PGlite only: runs `work` after a CHECKPOINT with no statement running until it ends, so the
+   * data directory's files are a consistent copy meanwhile (npm run backup; docs/decisions/0067). */
+  holdStill?: HoldStill;
 };
 
 /**
@@ -38,13 +42,23 @@ export type Database = {
  * request waits, instead of in PGlite's own lock without order among clients or limit. A
  * transaction holds its slot from BEGIN to COMMIT (its statements go through its own handle).
  */
-function queueInFront(client: PGlite, queue: FairQueue): void {
+function queueInFront(client: PGlite, queue: FairQueue): HoldStill {
   const query = client.query.bind(client);
   const exec = client.exec.bind(client);
   const transaction = client.transaction.bind(client);
   client.query = ((...args: Parameters<typeof query>) => queue.run(() => query(...args))) as typeof client.query;
   client.exec = (...args) => queue.run(() => exec(...args));
   client.transaction = (...args) => queue.run(() => transaction(...args));
+  // One turn of the queue: nothing else runs, and a transaction is never caught half done. Its
+  // length says nothing of the next statements', so it stays out of the queue's average.
+  return (work) =>
+    queue.run(
+      async () => {
+        await exec('checkpoint');
+        return work();
+      },
+      { timed: false },
+    );
 }
 
 /** The setting under which migration 0015's triggers announce owners' changes. */
@@ -75,28 +89,23 @@ export async function openDatabase(database: Config['database'] | { kind: 'pglit
     // Private before PGlite writes a byte (SECURITY.md: only the server's user reads DATA_DIR),
     // and again once it has unpacked a new cluster, whose files it makes 0666 itself.
     if (database.dataDir) makePrivate(database.dataDir);
-    // A new data directory starts from the build's initdb output when there is one (decision 0054).
-    const start = database.dataDir ? await dataDirStart(database.dataDir, options.dataDirTemplate ?? PGLITE_TEMPLATE) : null;
-    if (start?.from === 'initdb') logger.info({ why: start.why }, 'new PGlite data directory: running initdb');
-    const client = database.dataDir
-      ? new PGlite(database.dataDir, { postgresqlconf: PGLITE_CONF, ...(start?.from === 'template' ? { loadDataDir: start.template } : {}) })
-      : new PGlite({ postgresqlconf: PGLITE_CONF, ...(options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {}) });
-    await client.waitReady;
-    if (database.dataDir) makePrivate(database.dataDir);
-    const queue = createFairQueue({ concurrency: 1, maxWaitMs: database.maxWaitMs ?? 2_000 });
-    queueInFront(client, queue);
-    const db = drizzlePglite({ client, schema });
-    await migratePglite(db, { migrationsFolder });
-    logger.info({ dataDir: database.dataDir ?? 'memory' }, 'database ready (PGlite)');
-    return {
-      db: db as unknown as Db, // PGlite's driver is a PgDatabase with its own result HKT.
-      kind: 'pglite',
-      ping: async () => void (await client.query('select 1')),
-      close: () => client.close(),
-      dumpTemplate: () => client.dumpDataDir('none'),
-      pglite: client,
-      queue,
-    };
+    // Ours alone from here on; `npm run backup` asks for the database held still through it.
+    let holdStill: HoldStill | null = null;
+    const claim = database.dataDir ? await claimDataDir(database.dataDir, holdHandler(() => holdStill, logger)) : null;
+    try {
+      const opened = await openPglite(database.dataDir, database.maxWaitMs, logger, options);
+      holdStill = opened.holdStill ?? null;
+      return {
+        ...opened,
+        close: async () => {
+          await claim?.release();
+          await opened.close();
+        },
+      };
+    } catch (err) {
+      await claim?.release();
+      throw err;
+    }
   }
 
   const pool = new pg.Pool({
@@ -130,5 +139,32 @@ export async function openDatabase(database: Config['database'] | { kind: 'pglit
     ping: async () => void (await db.execute(sql`select 1`)),
     close: () => pool.end(),
     url: database.url,
+  };
+}
+
+/** PGlite on `dataDir` (null: in memory), migrated, behind its fair queue. */
+async function openPglite(dataDir: string | null, maxWaitMs: number | undefined, logger: Logger, options: OpenOptions): Promise<Database> {
+  // A new data directory starts from the build's initdb output when there is one (decision 0054).
+  const start = dataDir ? await dataDirStart(dataDir, options.dataDirTemplate ?? PGLITE_TEMPLATE) : null;
+  if (start?.from === 'initdb') logger.info({ why: start.why }, 'new PGlite data directory: running initdb');
+  const client = dataDir
+    ? new PGlite(dataDir, { postgresqlconf: PGLITE_CONF, ...(start?.from === 'template' ? { loadDataDir: start.template } : {}) })
+    : new PGlite({ postgresqlconf: PGLITE_CONF, ...(options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {}) });
+  await client.waitReady;
+  if (dataDir) makePrivate(dataDir);
+  const queue = createFairQueue({ concurrency: 1, maxWaitMs: maxWaitMs ?? 2_000 });
+  const holdStill = queueInFront(client, queue);
+  const db = drizzlePglite({ client, schema });
+  await migratePglite(db, { migrationsFolder });
+  logger.info({ dataDir: dataDir ?? 'memory' }, 'database ready (PGlite)');
+  return {
+    db: db as unknown as Db, // PGlite's driver is a PgDatabase with its own result HKT.
+    kind: 'pglite',
+    ping: async () => void (await client.query('select 1')),
+    close: () => client.close(),
+    dumpTemplate: () => client.dumpDataDir('none'),
+    pglite: client,
+    queue,
+    holdStill,
   };
 }

@@ -94,6 +94,29 @@ describe('fair queue in front of PGlite (docs/decisions/0050)', () => {
     expect(await asParty('a', () => q.run(async () => 'after'))).toBe('after');
   });
 
+  it('leaves untimed work (a backup holding the database still) out of the average it predicts waits from', async () => {
+    let clock = 0;
+    const q = createFairQueue({ concurrency: 1, maxWaitMs: 1_000, now: () => clock });
+    await q.run(async () => {
+      clock += 1;
+    });
+    const before = q.stats().averageMs;
+    await q.run(
+      async () => {
+        clock += 5_000;
+      },
+      { timed: false },
+    );
+    expect(q.stats().averageMs).toBe(before);
+    // So requests after it are not refused for a wait it predicted from the hold.
+    const held = gate();
+    const holding = q.run(held.work);
+    const waiting = Array.from({ length: 20 }, (_, i) => asParty(`p${i}`, () => q.run(async () => i)));
+    held.open();
+    await holding;
+    expect(await Promise.all(waiting)).toHaveLength(20);
+  });
+
   it('frees the slot of work that fails', async () => {
     const q = createFairQueue({ concurrency: 1, maxWaitMs: 1_000 });
     await expect(q.run(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');

@@ -24,8 +24,10 @@ type Waiter = { start: () => void; fail: (err: Error) => void; timer?: NodeJS.Ti
 
 export type FairQueue = {
   /** Runs `fn` once a slot is free, in turn among the parties waiting; a request's work that
-   * would wait (or has waited) longer than maxWaitMs is refused with QueueFullError. */
-  run<T>(fn: () => Promise<T>): Promise<T>;
+   * would wait (or has waited) longer than maxWaitMs is refused with QueueFullError. `timed:
+   * false`: work of no usual length (the database held still for a backup), left out of the
+   * average the queue predicts waits from. */
+  run<T>(fn: () => Promise<T>, options?: { timed?: boolean }): Promise<T>;
   stats(): { active: number; waiting: number; averageMs: number };
 };
 
@@ -105,7 +107,7 @@ export function createFairQueue({
     }
   }
 
-  async function run<T>(fn: () => Promise<T>): Promise<T> {
+  async function run<T>(fn: () => Promise<T>, { timed = true }: { timed?: boolean } = {}): Promise<T> {
     const party = parties.getStore() ?? BACKGROUND;
     const fromRequest = party !== BACKGROUND;
     if (active >= concurrency || waiting > 0) {
@@ -134,7 +136,7 @@ export function createFairQueue({
     try {
       return await fn();
     } finally {
-      averageMs = averageMs * 0.9 + (now() - started) * 0.1;
+      if (timed) averageMs = averageMs * 0.9 + (now() - started) * 0.1;
       active--;
       startNextSoon();
     }

@@ -1,4 +1,5 @@
 import pino, { type LoggerOptions } from 'pino';
+import { requestForLog } from './http/request-log.ts';
 
 /** Paths that may hold secrets; pino replaces them before a line is written. */
 const REDACTED_PATHS = [
@@ -50,6 +51,8 @@ export function loggerOptions(level: string): LoggerOptions {
   return {
     level,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-    serializers: { err: serializeError },
+    // `req`: Fastify's own serializer, minus the Host header and the port, with secret-looking
+    // query values hidden (request-log.ts).
+    serializers: { err: serializeError, req: requestForLog },
   };
 }

@@ -155,7 +155,6 @@ describe('secrets never reach a log line or a response (local sign-in)', () => {
     expect((await send({ url: '/api/agents', ...withHeaders })).statusCode).toBe(503);
 
     expectLogged(lines, [
-      'incoming request',
       'request completed',
       'chat provider call failed',
       'on-chain source failed',

@@ -1,46 +1,10 @@
-import { spawn } from 'node:child_process';
 import { chmodSync, lstatSync, mkdtempSync, readdirSync } from 'node:fs';
 import { Agent, get as httpGet } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../server/test/until.ts';
-
-const entry = path.resolve(import.meta.dirname, '../../server/index.ts');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function start(env: Record<string, string>) {
-  const child = spawn(process.execPath, [entry], {
-    env: { PATH: process.env.PATH, LOG_LEVEL: 'info', DATA_DIR: mkdtempSync(path.join(tmpdir(), 'srv-')), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, output: () => output };
-}
-
-async function waitForHealth(url: string, deadline = Date.now() + 60_000): Promise<void> {
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`no answer from ${url}`);
-}
+import { freePort, startServer, waitForHealth } from './server-process.ts';
 
 /** A GET over `agent`: its status, whether it reused a kept-alive connection, and the
  * server's Connection header. */
@@ -81,19 +45,19 @@ function countEntries(dir: string): { dirs: number; files: number } {
 
 describe('server process', () => {
   it('stops at start with a message naming a bad variable', async () => {
-    const server = start({ PORT: 'eighty' });
+    const server = startServer({ PORT: 'eighty' });
     expect(await server.exited).toBe(1);
     expect(server.output()).toMatch(/Invalid configuration:\s+PORT:/);
   });
 
   // One process serves both: one reads what it logged at start, the other talks to it, then
   // stops it (each start costs seconds of CPU on a loaded machine).
-  describe('started with a setting under its old name', () => {
+  describe('started with a setting under its old name and a test-only one', () => {
     let port: number;
-    let server: ReturnType<typeof start>;
+    let server: ReturnType<typeof startServer>;
     beforeAll(async () => {
       port = await freePort();
-      server = start({ PORT: String(port), SMTP_FROM: 'alerts@example.com' });
+      server = startServer({ PORT: String(port), SMTP_FROM: 'alerts@example.com', OUTBOUND_ALLOW_LOOPBACK: 'true' });
       await waitForHealth(`http://127.0.0.1:${port}/api/health`);
     }, 90_000);
     afterAll(() => {
@@ -105,6 +69,13 @@ describe('server process', () => {
       const output = await until(async () => server.output(), (text) => text.includes('SMTP_FROM'));
       const warning = output.split('\n').find((line) => line.includes('SMTP_FROM'));
       expect(JSON.parse(warning!)).toMatchObject({ level: 40, msg: 'SMTP_FROM is deprecated and will stop working: rename it to MAIL_FROM' });
+    });
+
+    it('warns once at start that OUTBOUND_ALLOW_LOOPBACK is on, and what it lets users reach', async () => {
+      const output = await until(async () => server.output(), (text) => text.includes('OUTBOUND_ALLOW_LOOPBACK'));
+      const warnings = output.split('\n').filter((line) => line.includes('OUTBOUND_ALLOW_LOOPBACK'));
+      expect(warnings).toHaveLength(1);
+      expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 40, msg: expect.stringMatching(/^OUTBOUND_ALLOW_LOOPBACK is on: .* 127\.0\.0\.0\/8 and ::1/) });
     });
 
     it('serves on PGlite, then on SIGTERM stops accepting, closes the database and exits 0 within 10 s', async () => {
@@ -132,7 +103,7 @@ describe('server process', () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const env = { PORT: String(port), DATA_DIR: dataDir, PUBLIC_URL: url, ADMIN_EMAILS: 'admin@example.com' };
-    const first = start(env);
+    const first = startServer(env);
     await waitForHealth(`${url}/api/health`);
     // Writes: a user (the write-ahead log then holds an email), a session and an article.
     const login = await fetch(`${url}/api/auth/local/login`, {
@@ -165,7 +136,7 @@ describe('server process', () => {
     };
     loosen(dataDir);
     expect(looseModes(dataDir).length).toBe(entries.dirs + entries.files);
-    const second = start(env);
+    const second = startServer(env);
     await waitForHealth(`${url}/api/health`);
     expect(looseModes(dataDir)).toEqual([]);
     second.child.kill('SIGTERM');

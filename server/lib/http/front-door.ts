@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, FastifyServerFactory } from 'fastify';
+import { requestForLog } from './request-log.ts';
 
 /** The levels at which info lines are written. */
 const LOGS_INFO = new Set(['trace', 'debug', 'info']);
@@ -13,7 +14,7 @@ export type FrontAnswer = (request: IncomingMessage, response: ServerResponse) =
  * Fastify builds its request, reply and logger for it; every other request, and every request
  * once closing has begun (Fastify answers those 503), goes to Fastify as it would have.
  * `app.inject()` calls Fastify's handler directly and so never meets the door. An answered request
- * is logged at info, one line, as Fastify logs the requests it answers.
+ * is logged at info, one line, as the requests Fastify answers are (request-log.ts).
  */
 export function createFrontDoor(log: FastifyBaseLogger): { serverFactory: FastifyServerFactory; use(answer: FrontAnswer): void; close(): void } {
   let answer: FrontAnswer | null = null;
@@ -23,7 +24,7 @@ export function createFrontDoor(log: FastifyBaseLogger): { serverFactory: Fastif
     const server: Server = createServer((options.http ?? {}) as ServerOptions, (request, response) => {
       if (answer !== null && !closing && answeredSafely(answer, request, response)) {
         if (LOGS_INFO.has(log.level)) {
-          log.info({ req: { method: request.method, url: request.url, remoteAddress: request.socket.remoteAddress }, res: { statusCode: response.statusCode } }, 'request answered from memory');
+          log.info({ req: requestForLog(request), res: { statusCode: response.statusCode } }, 'request answered from memory');
         }
         return;
       }

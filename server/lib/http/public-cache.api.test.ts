@@ -128,10 +128,10 @@ describe('public reads answered from memory (docs/decisions/0051, 0057)', () => 
       await until(async () => logged.app.invalidations.reliable(), (up) => up);
       const seen = (msg: string) => lines.filter((l) => l.msg === msg && l.req?.url === '/api/articles?door=1').length;
       const first = await get(url);
-      expect(seen('incoming request')).toBe(1);
+      await until(async () => seen('request completed'), (n) => n === 1);
       const kept = await get(url);
       expect(kept.body.equals(first.body)).toBe(true);
-      expect(seen('incoming request')).toBe(1); // Fastify saw the first only
+      expect(seen('request completed')).toBe(1); // Fastify saw the first only
       expect(seen('request answered from memory')).toBe(1);
       expect(lines.find((l) => l.msg === 'request answered from memory')?.res?.statusCode).toBe(200);
     } finally {

@@ -3,6 +3,7 @@ import { ZGoogleStartQuery } from '../../../contracts/auth.ts';
 import type { Config } from '../../config.ts';
 import { createGoogleOidc } from '../../integrations/google-oidc.ts';
 import { parseInput } from '../../lib/validate.ts';
+import { requestForLog } from '../../lib/http/request-log.ts';
 import type { Clock } from './auth.service.ts';
 import { signInRateLimit, startSession, type AuthRouteDeps } from './auth.routes.ts';
 import { resultPageRenderer } from './google-result-page.ts';
@@ -62,7 +63,7 @@ export async function googleAuthRoutes(app: FastifyInstance, deps: GoogleAuthRou
   );
 }
 
-/** Fastify's default request serializer minus the query string. */
+/** The request log's usual fields (request-log.ts) minus the whole query string. */
 function requestWithoutQuery(req: FastifyRequest) {
-  return { method: req.method, url: req.url.split('?')[0], host: req.host, remoteAddress: req.ip };
+  return { ...requestForLog(req), url: req.url.split('?')[0] };
 }

@@ -1,4 +1,5 @@
-import { EXCHANGE_SOURCES, TIMEFRAME_MS, type TCandleTimeframe, type TMarketSource } from '../../../contracts/market.ts';
+import { EXCHANGE_SOURCES } from '../../../contracts/agent-markets.ts';
+import { TIMEFRAME_MS, type TCandleTimeframe, type TMarketSource } from '../../../contracts/market.ts';
 
 /**
  * When a market's latest candle still counts as current (issue 15, docs/decisions/0028). A feed

@@ -1,9 +1,8 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { TAlertBriefChoice, TCryptoMonitorParameters } from '../../../contracts/agents.ts';
+import { EXCHANGE_SOURCES, TEMPLATE_TIMEFRAMES } from '../../../contracts/agent-markets.ts';
 import {
-  EXCHANGE_SOURCES,
   MARKET_FAILURES,
-  TEMPLATE_TIMEFRAMES,
   type TCandleTimeframe,
   type TCandle,
   type TMarketFailure,

@@ -143,6 +143,44 @@ describe('agents runtime against failing exchanges', () => {
     expect(smtp.messages()).toHaveLength(1);
   }, 60_000);
 
+  // A worker process stopped as systemd, Ctrl-C or `kill` stop it: only PostgreSQL can be shared
+  // between processes. Its runs are not interrupted: they finish, and are recorded as they end.
+  it.runIf(onPostgres)('SIGTERM to a worker mid-run: it finishes the run, recorded as it ended (not interrupted), then exits 0', async () => {
+    const agent = await create(cryptoConfig(['Binance']));
+    // The run's first request to the exchange hangs until its timeout; the retry answers.
+    exchanges.failNext('binance', 1, 'hang');
+    const worker = spawn(process.execPath, ['server/worker.ts'], {
+      cwd: ROOT_DIR,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: {
+        ...process.env,
+        ...exchanges.env,
+        DATABASE_URL: t.config.database.kind === 'postgres' ? t.config.database.url : '',
+        MARKET_DATA: 'live',
+        MARKET_TIMEOUT_MS: '3000',
+        MARKET_RETRIES: '1',
+        DISPATCH_INTERVAL_MS: '100',
+        LOG_LEVEL: 'info',
+      },
+    });
+    let stderr = '';
+    worker.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
+    try {
+      expect((await runNow(agent.id)).statusCode).toBe(202);
+      const [running] = await until(() => runsOf(agent.id), (runs) => runs[0]?.status === 'running', 20_000).catch((err: unknown) => {
+        throw new Error(`${String(err)}\nworker stderr:\n${stderr}`);
+      });
+      worker.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      const [row] = await t.database.db.select().from(agentRuns).where(eq(agentRuns.id, running!.id));
+      expect(row).toMatchObject({ status: 'success', error: null });
+      expect(row!.endTime).not.toBeNull();
+    } finally {
+      await stopChild(worker, 1_000);
+    }
+  }, 60_000);
+
   // A worker process killed with SIGKILL mid-run: only PostgreSQL can be shared between processes.
   it.runIf(onPostgres)('kill -9 of a worker mid-run leaves an interrupted run, and the next run goes ahead', async () => {
     const agent = await create(cryptoConfig(['Binance']));
