@@ -47,7 +47,7 @@ describe('loadConfig', () => {
 
   it('refuses a DATA_DIR too long for the embedded database\'s control socket, unless the database is PostgreSQL', () => {
     const long = `/tmp/${'d'.repeat(100)}`;
-    expect(() => loadConfig({ DATA_DIR: long })).toThrow(/DATA_DIR: at most \d+ characters as an absolute path/);
+    expect(() => loadConfig({ DATA_DIR: long })).toThrow(/DATA_DIR: its path, absolute or relative to the working directory, must be at most \d+ characters/);
     expect(loadConfig({ DATA_DIR: long, DATABASE_URL: 'postgres://u@127.0.0.1:5432/db', SESSION_SECRET: 'x'.repeat(32) }).dataDir).toBe(long);
   });
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { ZEmail, type TPublicConfig } from '../contracts/auth.ts';
 import { CHAT_PROVIDERS, DEFAULT_CHAT_POLICY, OLLAMA_VISION_MODELS, type TChatPolicy, type TChatProvider } from '../contracts/chat.ts';
-import { MAX_DATA_DIR_CHARS } from './db/data-dir-lock.ts';
+import { controlSocketPath, DATA_DIR_TOO_DEEP } from './db/data-dir-lock.ts';
 
 const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
 const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
@@ -446,9 +446,7 @@ export function loadConfig(
   }
   if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) problems.push('HEADERS_TIMEOUT_MS: must not be longer than REQUEST_TIMEOUT_MS, which includes the headers');
   if (e.IDLE_TIMEOUT_MS <= e.CHAT_TIMEOUT_MS) problems.push('IDLE_TIMEOUT_MS: must be longer than CHAT_TIMEOUT_MS, or a chat answer waiting for its provider would be cut');
-  if (!e.DATABASE_URL && !overrides.inMemoryDatabase && path.resolve(e.DATA_DIR).length > MAX_DATA_DIR_CHARS) {
-    problems.push(`DATA_DIR: at most ${MAX_DATA_DIR_CHARS} characters as an absolute path (the embedded database's control socket lives in it, and a socket's path is short)`);
-  }
+  if (!e.DATABASE_URL && !overrides.inMemoryDatabase && controlSocketPath(e.DATA_DIR) === null) problems.push(DATA_DIR_TOO_DEEP);
   if (!e.RUN_WORKERS && !e.DATABASE_URL) {
     problems.push('RUN_WORKERS: false needs DATABASE_URL; the embedded database runs its agents in the web process');
   }

@@ -14,7 +14,7 @@ import path from 'node:path';
 export const CONTROL_SOCKET = 'server.sock';
 
 /** A Unix socket's path must fit its address (107 bytes on Linux, 103 on macOS). */
-export const MAX_DATA_DIR_CHARS = 103 - 1 - CONTROL_SOCKET.length;
+const MAX_SOCKET_PATH_CHARS = 103;
 
 export class DataDirInUseError extends Error {
   constructor(dataDir: string) {
@@ -30,7 +30,27 @@ export type ControlHandler = (command: string, socket: Socket) => void;
 
 export type DataDirClaim = { release(): Promise<void> };
 
-export const controlSocketPath = (dataDir: string) => path.join(dataDir, CONTROL_SOCKET);
+/**
+ * The control socket's path: absolute, or, when that is too long for a socket's address, relative
+ * to this process's working directory (the kernel resolves it from there, for the server and for
+ * `npm run backup` alike), so a deep DATA_DIR under the app's folder still works. Null when
+ * neither fits.
+ */
+export function controlSocketPath(dataDir: string): string | null {
+  const absolute = path.resolve(dataDir, CONTROL_SOCKET);
+  if (absolute.length <= MAX_SOCKET_PATH_CHARS) return absolute;
+  const relative = path.relative(process.cwd(), absolute);
+  return relative.length <= MAX_SOCKET_PATH_CHARS ? relative : null;
+}
+
+/** The socket's path, or an error that says why a DATA_DIR this deep cannot be used. */
+export function requireControlSocketPath(dataDir: string): string {
+  const socketPath = controlSocketPath(dataDir);
+  if (socketPath === null) throw new Error(DATA_DIR_TOO_DEEP);
+  return socketPath;
+}
+
+export const DATA_DIR_TOO_DEEP = `DATA_DIR: its path, absolute or relative to the working directory, must be at most ${MAX_SOCKET_PATH_CHARS - 1 - CONTROL_SOCKET.length} characters (the embedded database's control socket lives in it, and a socket's path is short)`;
 
 /** Whether a process answers on `socketPath`; a file left by a process that died answers nothing. */
 function answers(socketPath: string): Promise<boolean> {
@@ -50,7 +70,7 @@ function answers(socketPath: string): Promise<boolean> {
  * moment cannot both win: binding a path that exists fails.
  */
 export async function claimDataDir(dataDir: string, handle: ControlHandler): Promise<DataDirClaim> {
-  const socketPath = controlSocketPath(dataDir);
+  const socketPath = requireControlSocketPath(dataDir);
   if (await answers(socketPath)) throw new DataDirInUseError(dataDir);
   try {
     unlinkSync(socketPath);

@@ -7,7 +7,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../test/until.ts';
 import { openDatabase, type Database } from './client.ts';
-import { claimDataDir, controlSocketPath, holdHandler, type DataDirClaim } from './data-dir-lock.ts';
+import { claimDataDir, requireControlSocketPath, holdHandler, type DataDirClaim } from './data-dir-lock.ts';
 
 describe('the embedded database held still for a backup (docs/decisions/0067)', () => {
   let database: Database;
@@ -27,7 +27,7 @@ describe('the embedded database held still for a backup (docs/decisions/0067)', 
   /** A client of the control socket: what it has been told so far, and a way to send a line. */
   function controlClient() {
     const said: string[] = [];
-    const socket = connect(controlSocketPath(dataDir));
+    const socket = connect(requireControlSocketPath(dataDir));
     socket.on('data', (chunk: Buffer) => said.push(...chunk.toString().split('\n').filter(Boolean)));
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     return { said, send: (line: string) => socket.write(`${line}\n`), closed, destroy: () => socket.destroy() };
@@ -61,7 +61,7 @@ describe('the embedded database held still for a backup (docs/decisions/0067)', 
     const short = await claimDataDir(other, holdHandler(() => database.holdStill!, pino({ level: 'silent' }), 50));
     try {
       const said: string[] = [];
-      const socket = connect(controlSocketPath(other), () => socket.write('hold\n'));
+      const socket = connect(requireControlSocketPath(other), () => socket.write('hold\n'));
       socket.on('data', (chunk: Buffer) => said.push(...chunk.toString().split('\n').filter(Boolean)));
       await new Promise<void>((resolve) => socket.once('close', () => resolve()));
       expect(said).toEqual(['held', 'error: held for the longest allowed, 0.05 s']);

@@ -3,7 +3,7 @@ import { connect, type Socket } from 'node:net';
 import path from 'node:path';
 import { create as createArchive, extract as extractArchive, list as listArchive, type ReadEntry } from 'tar';
 import { makePrivate } from '../lib/private-files.ts';
-import { busyHandler, claimDataDir, CONTROL_SOCKET, controlSocketPath, DataDirInUseError } from './data-dir-lock.ts';
+import { busyHandler, claimDataDir, CONTROL_SOCKET, DataDirInUseError, requireControlSocketPath } from './data-dir-lock.ts';
 
 /**
  * A copy of the embedded database's DATA_DIR as one .tar.gz, and back (docs/decisions/0067).
@@ -103,7 +103,7 @@ export async function restoreDataDir(dataDir: string, file: string): Promise<Res
 /** Asks the server running on `dataDir` to hold its database still; null when none runs. */
 async function holdRunningServer(dataDir: string): Promise<{ release(): Promise<string> } | null> {
   const socket = await new Promise<Socket | null>((resolve) => {
-    const s = connect(controlSocketPath(dataDir));
+    const s = connect(requireControlSocketPath(dataDir));
     s.once('connect', () => resolve(s));
     s.once('error', () => resolve(null));
   });
