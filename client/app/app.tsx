@@ -2,6 +2,7 @@ import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { BrowserRouter } from 'react-router';
 import { AppAuthProvider } from '../features/auth/components/app-auth-provider.tsx';
+import { TimeZoneSync } from '../features/settings/components/time-zone-sync.tsx';
 import { createQueryClient } from '../lib/query-client.ts';
 import { AppRoutes } from './router.tsx';
 import { RouterNavigation } from './router-navigation.tsx';
@@ -17,6 +18,7 @@ export function App({ queryClient: given }: { queryClient?: QueryClient }) {
       <BrowserRouter>
         <RouterNavigation>
           <AppAuthProvider>
+            <TimeZoneSync />
             <AppRoutes />
           </AppAuthProvider>
         </RouterNavigation>
