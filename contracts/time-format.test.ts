@@ -9,11 +9,10 @@ import {
   formatInZone,
   formatSince,
   formatTime,
-  isTimeZone,
   RUN_TIME,
   zoneLabel,
-  zoneOr,
 } from './time-format.ts';
+import { formatDate, isTimeZone, zoneOr } from './time-zone.ts';
 
 // Every expectation is worked out by hand from the instant (UTC) and the zone's offset, so none
 // depends on the machine's zone or today's date.
@@ -86,6 +85,18 @@ describe('zones', () => {
     expect(zoneOr(null)).toBe('UTC');
     expect(zoneOr('Mars/Olympus_Mons')).toBe('UTC');
     expect(zoneOr(undefined, 'America/New_York')).toBe('America/New_York');
+  });
+});
+
+describe("formatDate (the page shell's date, without the patterns)", () => {
+  it("writes SPEC's 'MMM d, yyyy' exactly as the patterns do, on the zone's calendar", () => {
+    const zones = ['UTC', 'America/New_York', 'Asia/Tokyo', 'Pacific/Kiritimati', 'Pacific/Pago_Pago'];
+    // Every month, at an hour that falls on another day in some zone.
+    const instants = Array.from({ length: 12 }, (_, month) => Date.UTC(2025, month, month + 1, month * 2));
+    for (const zone of zones) for (const at of instants) expect(formatDate(at, zone)).toBe(formatTime(at, DATE, zone));
+    expect(formatDate('2025-11-27T03:30:00.000Z', 'America/New_York')).toBe('Nov 26, 2025');
+    expect(formatDate('2025-11-27T03:30:00.000Z', 'Asia/Tokyo')).toBe('Nov 27, 2025');
+    expect(formatDate('not a date', 'UTC', '2025-11-27')).toBe('2025-11-27');
   });
 });
 

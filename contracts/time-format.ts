@@ -20,9 +20,6 @@ export const DAY_TIME = 'MMM d, HH:mm';
 /** A time of day: 24-hour, as every time the product shows. */
 export const CLOCK = 'HH:mm';
 
-/** Where no one has chosen a zone and no browser is there to ask (emails, channels, the server). */
-export const DEFAULT_TIME_ZONE = 'UTC';
-
 type Parts = { year: string; month: string; day: string; hour: string; minute: string; second: string; timeZoneName: string };
 
 const readers = new Map<string, Intl.DateTimeFormat>();
@@ -51,19 +48,6 @@ function partsOf(at: Date, zone: string): Parts {
   for (const part of reader(zone).formatToParts(at)) if (part.type in parts) parts[part.type as keyof Parts] = part.value;
   return parts;
 }
-
-/** The zone is one this runtime knows (an IANA name such as Europe/Paris, or UTC). */
-export function isTimeZone(zone: string): boolean {
-  try {
-    reader(zone);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** `zone` when it is set and known here (a zone saved by a newer runtime may not be), else `fallback`. */
-export const zoneOr = (zone: string | null | undefined, fallback: string = DEFAULT_TIME_ZONE): string => (zone && isTimeZone(zone) ? zone : fallback);
 
 /** The instant as a Date, or null when there is none or it is not a time. */
 function toDate(at: TInstant | null | undefined): Date | null {

@@ -6,7 +6,7 @@ import type { TSettings } from '../../contracts/settings.ts';
 import { AgentCard } from '../features/agents/components/agent-card.tsx';
 import { STOCK_AGENT } from '../features/agents/lib/agents-test-data.ts';
 import { SETTINGS_QUERY_KEY } from '../features/settings/api/settings-api.ts';
-import { TimeZoneSync } from '../features/settings/components/time-zone-sync.tsx';
+import TimeZoneSync from '../features/settings/components/time-zone-sync.tsx';
 import { AuthContext } from '../lib/auth-context.ts';
 import { stubFetch } from '../test/fetch-stub.ts';
 import { makeAuth, renderWithProviders, signedInAs } from '../test/render.tsx';
@@ -69,6 +69,15 @@ describe('the zone times are shown in', () => {
     const card = screen.getByRole('listitem', { name: 'Tech watch' });
     await vi.waitFor(() => expect(termOf(card, 'Next run')).toHaveTextContent(/^Mar 4, 2025 06:00 EST$/));
     expect(termOf(card, 'Last run')).toHaveTextContent(/^Mar 4, 2025 05:05 EST$/);
+  });
+
+  it("is the browser's when Settings holds a zone this browser does not know", async () => {
+    browserIn('America/New_York');
+    stubFetch({ 'GET /api/settings': { body: { ...SETTINGS, timeZone: 'Mars/Olympus_Mons' } } });
+    const { queryClient } = renderWithProviders(ui, { auth: signedInAs('admin') });
+    // Once the settings are here, the card still reads (a zone Intl does not know would throw).
+    await vi.waitFor(() => expect(queryClient.getQueryData(SETTINGS_QUERY_KEY)).toBeDefined());
+    expect(termOf(screen.getByRole('listitem', { name: 'Tech watch' }), 'Next run')).toHaveTextContent(/^Mar 4, 2025 06:00 EST$/);
   });
 
   it("is the browser's for someone signed out, who has no settings to ask for", () => {

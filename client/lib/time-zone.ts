@@ -1,27 +1,27 @@
-import { useMemo, useSyncExternalStore } from 'react';
-import { DEFAULT_TIME_ZONE, formatTime, zoneOr, type TInstant } from '../../contracts/time-format.ts';
+import { useSyncExternalStore } from 'react';
+import { DEFAULT_TIME_ZONE, formatDate } from '../../contracts/time-zone.ts';
 
 /**
  * The one zone every time on screen is shown in (docs/decisions/0066): the signed-in user's
  * from Settings when they chose one, else this browser's. The app hands the Settings zone over
  * once it has it (features/settings: TimeZoneSync); public pages and signed-out visitors use the
- * browser's. Kept here, not in a query, so the public pages read it without the query library.
+ * browser's. Kept here, not in a query, so the public pages read it without the query library;
+ * times are formatted by client/lib/times.ts, loaded by the screens that show them.
  */
 
 let settingsZone: string | null = null;
 const listeners = new Set<() => void>();
 
-export const browserTimeZone = (): string => zoneOr(Intl.DateTimeFormat().resolvedOptions().timeZone, DEFAULT_TIME_ZONE);
+export const browserTimeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;
 
-/** The Settings zone (null: none chosen, or signed out). */
+/** The Settings zone (null: none chosen, or signed out), one this browser knows. */
 export function setSettingsTimeZone(zone: string | null): void {
-  if (zone === settingsZone) return;
   settingsZone = zone;
   for (const listener of listeners) listener();
 }
 
-/** The zone times are shown in now, outside React. */
-export const currentTimeZone = (): string => zoneOr(settingsZone, browserTimeZone());
+/** The zone times are shown in now. */
+const currentTimeZone = (): string => settingsZone ?? browserTimeZone();
 
 const subscribe = (listener: () => void) => {
   listeners.add(listener);
@@ -35,16 +35,12 @@ const subscribe = (listener: () => void) => {
  */
 export const useTimeZone = (): string => useSyncExternalStore(subscribe, currentTimeZone, () => DEFAULT_TIME_ZONE);
 
-/** Times in one zone: `format` writes an instant by a pattern (contracts/time-format.ts), the zone named after a time of day. */
-export type Times = {
-  zone: string;
-  format(at: TInstant | null | undefined, pattern: string, fallback: string): string;
-};
-
-export const timesIn = (zone: string): Times => ({ zone, format: (at, pattern, fallback) => formatTime(at, pattern, zone, fallback) });
-
-/** Times in the zone the reader sees every time in. */
-export function useTimes(): Times {
-  const zone = useTimeZone();
-  return useMemo(() => timesIn(zone), [zone]);
+/**
+ * A date as every page shows it, SPEC's 'MMM d, yyyy', on the calendar of the zone every time is
+ * shown in (an article's, a user's). A page the server rendered shows the UTC date until it has
+ * hydrated (the server cannot know the reader's zone, and the browser must first render exactly
+ * what the server sent); anything rendered in the browser shows the reader's date at once.
+ */
+export function useLocalDate(iso: string): string {
+  return formatDate(iso, useTimeZone(), iso.slice(0, 10));
 }

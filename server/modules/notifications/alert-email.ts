@@ -1,4 +1,5 @@
-import { DATE_TIME, DEFAULT_TIME_ZONE, formatTime, zoneOr } from '../../../contracts/time-format.ts';
+import { DATE_TIME, formatTime } from '../../../contracts/time-format.ts';
+import { DEFAULT_TIME_ZONE, zoneOr } from '../../../contracts/time-zone.ts';
 import type { MailMessage } from '../../integrations/email/mailer.ts';
 
 export type AlertEmailInput = {

@@ -1,6 +1,7 @@
 import { thresholdLabel } from '../../../contracts/alert-thresholds.ts';
 import type { TRunAlert } from '../../../contracts/market.ts';
-import { CLOCK, formatTime, zoneOr } from '../../../contracts/time-format.ts';
+import { CLOCK, formatTime } from '../../../contracts/time-format.ts';
+import { zoneOr } from '../../../contracts/time-zone.ts';
 
 /** The sliding window the per-hour cap counts an agent's alert notifications in. */
 export const CAP_WINDOW_MS = 60 * 60 * 1000;

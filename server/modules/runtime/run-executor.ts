@@ -31,7 +31,7 @@ import {
 import { planRun, RunNotPossible, type RunPlan } from './run-plan.ts';
 import { extendLeases, failedRunsInARow, finishRun, finishRuns, startRuns, type RunAgent, type RunOutcome, type StartedRun } from './runtime.repo.ts';
 import { isStale, staleSentence } from './freshness.ts';
-import { zoneOr } from '../../../contracts/time-format.ts';
+import { zoneOr } from '../../../contracts/time-zone.ts';
 import { NO_EVENTS, type EventPublisher } from '../../lib/live-events.ts';
 import { FAILING_AFTER_RUNS, FAILING_CONDITION, failureReason } from '../../../contracts/agent-health.ts';
 

@@ -6,7 +6,7 @@ import { Button } from '../../../components/ui/button.tsx';
 import { Card } from '../../../components/ui/card.tsx';
 import { notify } from '../../../lib/notify.ts';
 import { DATE_TIME } from '../../../../contracts/time-format.ts';
-import { useTimes } from '../../../lib/time-zone.ts';
+import { useTimes } from '../../../lib/times.ts';
 import { FailingNotice, PerformanceValue } from './agent-health.tsx';
 import { AGENTS_QUERY_KEY, REFRESH_AFTER_FAILURE_MS, REFRESH_AFTER_SUCCESS_MS, changeStatus, statusErrorDetails } from '../api/agents-api.ts';
 

@@ -10,7 +10,7 @@ import { ApiError, errorMessage } from '../../../lib/api-client.ts';
 import { notify } from '../../../lib/notify.ts';
 import { THRESHOLD_DEFINITIONS, thresholdValueText } from '../../../../contracts/alert-thresholds.ts';
 import { DATE, DATE_TIME } from '../../../../contracts/time-format.ts';
-import { useTimes } from '../../../lib/time-zone.ts';
+import { useTimes } from '../../../lib/times.ts';
 import { activeHoursText, formatValue, frequencyLabel } from '../lib/agent-format.ts';
 import { SignalsList } from './signals-list.tsx';
 import { backtestAgent, deleteAgent, invalidateAgents, runAgent, useAgent, useAgentRuns } from '../api/agents-api.ts';

@@ -1,7 +1,7 @@
 import { CircleAlert } from 'lucide-react';
 import type { TAgent } from '../../../../contracts/agents.ts';
 import { DATE_TIME } from '../../../../contracts/time-format.ts';
-import { useTimes, type Times } from '../../../lib/time-zone.ts';
+import { useTimes, type Times } from '../../../lib/times.ts';
 import { performanceClass } from '../lib/agent-format.ts';
 
 /**

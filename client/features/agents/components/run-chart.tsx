@@ -7,7 +7,7 @@ import { Button } from '../../../components/ui/button.tsx';
 import { Dialog } from '../../../components/ui/dialog.tsx';
 import { Spinner } from '../../../components/ui/spinner.tsx';
 import { DATE, DATE_TIME, DAY_TIME, RUN_TIME, formatInZone, formatTime } from '../../../../contracts/time-format.ts';
-import { useTimes } from '../../../lib/time-zone.ts';
+import { useTimes } from '../../../lib/times.ts';
 import { CONTROL } from './form-controls.tsx';
 import { formatNumber } from '../../../../contracts/number-format.ts';
 import type { TOkMarket } from './run-result.tsx';

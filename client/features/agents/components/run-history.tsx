@@ -3,7 +3,7 @@ import type { TAgentRun, TRunHistoryEntry } from '../../../../contracts/agents.t
 import { Badge, type BadgeVariant } from '../../../components/ui/badge.tsx';
 import { Spinner } from '../../../components/ui/spinner.tsx';
 import { RUN_TIME } from '../../../../contracts/time-format.ts';
-import { useTimes, type Times } from '../../../lib/time-zone.ts';
+import { useTimes, type Times } from '../../../lib/times.ts';
 import { formatDuration } from '../lib/agent-format.ts';
 import { RunResult, resultHeadline } from './run-result.tsx';
 

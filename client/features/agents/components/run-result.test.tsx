@@ -1,7 +1,7 @@
 import { screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { MARKET_FAILURES, ZRunResult, type TRuleOutcome } from '../../../../contracts/market.ts';
-import { timesIn } from '../../../lib/time-zone.ts';
+import { timesIn } from '../../../lib/times.ts';
 import { renderWithProviders } from '../../../test/render.tsx';
 import { RunResult, failureText, recentText, ruleState } from './run-result.tsx';
 

@@ -4,7 +4,7 @@ import { Badge, type BadgeVariant } from '../../../components/ui/badge.tsx';
 import { thresholdLabel } from '../../../../contracts/alert-thresholds.ts';
 import { formatCompact, formatNumber, formatPercent, formatPrice, pricePrecision } from '../../../../contracts/number-format.ts';
 import { DATE_TIME } from '../../../../contracts/time-format.ts';
-import { useTimes, type Times } from '../../../lib/time-zone.ts';
+import { useTimes, type Times } from '../../../lib/times.ts';
 import { performanceClass } from '../lib/agent-format.ts';
 
 export type TOkMarket = Extract<TMarketResult, { ok: true }>;

@@ -12,7 +12,7 @@ import { usePageTitle } from '../../../components/ui/use-page-title.ts';
 import { LoadFailed } from '../../../components/ui/load-failed.tsx';
 import { apiRequest, errorMessage } from '../../../lib/api-client.ts';
 import { notify } from '../../../lib/notify.ts';
-import { useLocalDate } from '../../../lib/in-browser.ts';
+import { useLocalDate } from '../../../lib/time-zone.ts';
 import { ADMIN_ARTICLES_KEY, invalidateArticles } from '../api/articles-api.ts';
 
 const HEAD = 'px-4 py-3 font-semibold';

@@ -6,7 +6,7 @@ import { Link } from 'react-router';
 import { briefAttribution, type TAlertBrief, type TNotification } from '../../../../contracts/notifications.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { useLive } from '../../../lib/live-status.ts';
-import { useTimes } from '../../../lib/time-zone.ts';
+import { useTimes } from '../../../lib/times.ts';
 import { DATE_TIME } from '../../../../contracts/time-format.ts';
 import { useLiveEvents } from '../hooks/use-live-events.ts';
 import { useMarkAllRead, useMarkRead, useNotifications } from '../api/notifications-api.ts';

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import type { TSettings } from '../../../../contracts/settings.ts';
+import { isTimeZone } from '../../../../contracts/time-zone.ts';
 import { useAuth } from '../../../lib/auth-context.ts';
 import { setSettingsTimeZone } from '../../../lib/time-zone.ts';
 import { SETTINGS_QUERY_KEY } from '../api/settings-api.ts';
@@ -9,7 +10,7 @@ import { SETTINGS_QUERY_KEY } from '../api/settings-api.ts';
  * Hands the signed-in user's Settings zone to every time on screen (client/lib/time-zone.ts,
  * docs/decisions/0066), and takes it back at sign-out. Renders nothing.
  */
-export function TimeZoneSync() {
+export default function TimeZoneSync() {
   const { user } = useAuth();
   // Signed out, nothing observes the settings, so the sign-out forgets them with the user's
   // other answers (app-auth-provider.tsx).
@@ -18,7 +19,9 @@ export function TimeZoneSync() {
 
 /** The same query as the Settings page, so a saved zone applies at once. */
 function SettingsTimeZone() {
-  const zone = useQuery<TSettings>({ queryKey: SETTINGS_QUERY_KEY }).data?.timeZone ?? null;
+  const saved = useQuery<TSettings>({ queryKey: SETTINGS_QUERY_KEY }).data?.timeZone ?? null;
+  // A zone saved from a browser that knows more zones than this one: this browser's, rather than none.
+  const zone = saved && isTimeZone(saved) ? saved : null;
   useEffect(() => {
     setSettingsTimeZone(zone);
     return () => setSettingsTimeZone(null);

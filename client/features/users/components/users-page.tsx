@@ -8,7 +8,7 @@ import { usePageTitle } from '../../../components/ui/use-page-title.ts';
 import { LoadFailed } from '../../../components/ui/load-failed.tsx';
 import { apiRequest, errorMessage } from '../../../lib/api-client.ts';
 import { notify } from '../../../lib/notify.ts';
-import { useLocalDate } from '../../../lib/in-browser.ts';
+import { useLocalDate } from '../../../lib/time-zone.ts';
 import { currentChatPolicy, roleSummary } from '../lib/role-summary.ts';
 
 export const USERS_QUERY_KEY = ['/api/users'] as const;
