@@ -7,6 +7,7 @@ import type { TSitePage } from '../../contracts/site.ts';
 import { makeUser } from '../test/render.tsx';
 import { never, stubFetch } from '../test/fetch-stub.ts';
 import { preloadSitePage, SiteRoot, type LoadApp } from './site-root.tsx';
+import { setSettingsTimeZone } from '../lib/time-zone.ts';
 
 // The landing page's own root: the prerendered tree the browser hydrates, and the hand-over to
 // the whole app (here a stand-in element, which is what loadApp returns).
@@ -107,13 +108,16 @@ describe('SiteRoot', () => {
       const nodes = [container.querySelector('h1'), body.querySelector('h2'), body.querySelector('table'), body.querySelector('a[href="/insights"]')];
       expect(nodes).not.toContain(null);
       expect(body.querySelector('a[href="https://example.org/method"]')).toHaveAttribute('rel', 'noopener noreferrer');
-      expect(container.querySelector('time')).toHaveTextContent('2025-05-01');
+      // The server knows no reader's zone: the date on UTC's calendar, in the format of every article date.
+      expect(container.querySelector('time')).toHaveTextContent('May 1, 2025');
+      // A reader on UTC+14, where 10:00 UTC is already the next day.
+      setSettingsTimeZone('Pacific/Kiritimati');
 
       // Development React reports any difference (text, attributes, inner HTML) on the console.
       const consoleError = vi.spyOn(console, 'error');
       const recoverable: unknown[] = [];
       const root = await act(async () => hydrateRoot(container, site(loadApp), { onRecoverableError: (error) => recoverable.push(error) }));
-      await waitFor(() => expect(container.querySelector('time')).toHaveTextContent(new Date('2025-05-01T10:00:00.000Z').toLocaleDateString()));
+      await waitFor(() => expect(container.querySelector('time')).toHaveTextContent('May 2, 2025'));
       expect(recoverable).toEqual([]);
       expect(consoleError).not.toHaveBeenCalled();
       // The same nodes, hydrated, not rendered again.

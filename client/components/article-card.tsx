@@ -1,5 +1,5 @@
 import type { TArticleSummary } from '../../contracts/articles.ts';
-import { useLocalDate } from '../lib/in-browser.ts';
+import { useLocalDate } from '../lib/time-zone.ts';
 import { useNavigation } from '../lib/navigation.ts';
 import { Badge } from './ui/badge.tsx';
 import { Card } from './ui/card.tsx';

@@ -9,12 +9,3 @@ const noSubscription = () => () => {};
  */
 export const useInBrowser = (): boolean => useSyncExternalStore(noSubscription, () => true, () => false);
 
-/**
- * A date (ISO) in the visitor's locale. A page the server rendered shows the locale-free ISO
- * date until it has hydrated (the server cannot know the visitor's locale or time zone, and the
- * browser must first render exactly what the server sent); anything rendered in the browser
- * shows the local date at once.
- */
-export function useLocalDate(iso: string): string {
-  return useInBrowser() ? new Date(iso).toLocaleDateString() : iso.slice(0, 10);
-}

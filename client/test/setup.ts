@@ -2,6 +2,7 @@ import '@testing-library/jest-dom/vitest';
 import { cleanup } from '@testing-library/react';
 import { afterEach, beforeEach, vi } from 'vitest';
 import { notify } from '../lib/notify.ts';
+import { setSettingsTimeZone } from '../lib/time-zone.ts';
 
 // Toasts are a browser-facing edge (sonner loads on the first one): in every client test notify
 // is a set of spies, cleared before each test, that a test asserts on through its own import.
@@ -13,5 +14,7 @@ beforeEach(() => {
 
 afterEach(() => {
   cleanup();
+  // A test that sets the zone times are shown in (as the Settings page does) sets it for itself only.
+  setSettingsTimeZone(null);
   vi.unstubAllGlobals();
 });

@@ -195,7 +195,8 @@ test.describe('articles', () => {
     expect(created.status()).toBe(201);
     const { slug, createdAt } = (await created.json()) as { slug: string; createdAt: string };
 
-    // The HTML alone: the article, its Markdown rendered, the locale-free date the server knows.
+    // The HTML alone: the article, its Markdown rendered, its date on UTC's calendar (the server knows
+    // no reader's zone), in the one format of every date: SPEC's 'MMM d, yyyy' (docs/decisions/0066).
     const noScript = await openPage({ javaScriptEnabled: false });
     const res = await noScript.goto(`/insights/${slug}`);
     expect(res?.status()).toBe(200);
@@ -205,7 +206,8 @@ test.describe('articles', () => {
     await expect(article.getByRole('heading', { name: 'Why automate invoices' })).toBeVisible();
     await expect(article.getByRole('table')).toBeVisible();
     await expect(article.getByRole('link', { name: 'our method' })).toHaveAttribute('rel', /noopener/);
-    await expect(article.locator('time')).toHaveText(createdAt.slice(0, 10));
+    const shownDate = new Date(createdAt).toLocaleDateString('en-US', { month: 'short', day: 'numeric', year: 'numeric', timeZone: 'UTC' }); // the e2e browser is on UTC
+    await expect(article.locator('time')).toHaveText(shownDate);
     const html = await res!.text();
     expect(html, 'the page loads no Markdown renderer up front').not.toMatch(/assets\/markdown-/);
 
@@ -229,8 +231,8 @@ test.describe('articles', () => {
       });
     });
     await visitor.goto(`/insights/${slug}`);
-    // Hydrated: the date turns local.
-    await expect(visitor.getByRole('article').locator('time')).toHaveText(new Date(createdAt).toLocaleDateString('en-US'));
+    // Hydrated: the reader's date, in the same format.
+    await expect(visitor.getByRole('article').locator('time')).toHaveText(shownDate);
     const kept = () =>
       visitor.evaluate(() => {
         const { fromServer = [], document: doc } = globalThis as unknown as ArticleWindow;

@@ -152,8 +152,8 @@ test.describe('every screen on a phone', () => {
     for (const action of ['Edit', 'Publish', 'Delete']) {
       await expect(row.first().getByRole(action === 'Edit' ? 'link' : 'button', { name: new RegExp(`^${action} `) })).toBeInViewport();
     }
-    // The date it was created, as the page shows it (the e2e browser: en-US, UTC).
-    await expect(row.first().getByText(new Date(draft.createdAt).toLocaleDateString('en-US', { timeZone: 'UTC' }))).toBeInViewport();
+    // The date it was created, as every page shows it: 'MMM d, yyyy' (the e2e browser is on UTC).
+    await expect(row.first().getByText(new Date(draft.createdAt).toLocaleDateString('en-US', { month: 'short', day: 'numeric', year: 'numeric', timeZone: 'UTC' }))).toBeInViewport();
     await visit(page, `/admin/articles/${draft.id}/edit`, heading(/Edit Article/i), 'edit article');
     await visit(page, '/create-article', heading('Create Article'), 'create article');
     await page.getByRole('button', { name: 'Create Article' }).click();

@@ -1,3 +1,5 @@
+import { DATE_TIME, formatTime } from '../../../contracts/time-format.ts';
+import { DEFAULT_TIME_ZONE, zoneOr } from '../../../contracts/time-zone.ts';
 import type { MailMessage } from '../../integrations/email/mailer.ts';
 
 export type AlertEmailInput = {
@@ -33,7 +35,7 @@ export function alertEmail(input: AlertEmailInput): Omit<MailMessage, 'html'> {
     '',
     `Agent:  ${input.agentName}`,
     ...(input.market ? [`Market: ${input.market}`] : []),
-    `Time:   ${formatTime(input.createdAt, input.timeZone)}`,
+    `Time:   ${formatEmailTime(input.createdAt, input.timeZone)}`,
     '',
     input.message,
     ...(input.brief ? ['', ...briefParagraph(input.brief)] : []),
@@ -58,7 +60,7 @@ export function briefEmail(input: Omit<AlertEmailInput, 'message' | 'brief'> & {
     '',
     `Agent:  ${input.agentName}`,
     ...(input.market ? [`Market: ${input.market}`] : []),
-    `Time:   ${formatTime(input.createdAt, input.timeZone)}`,
+    `Time:   ${formatEmailTime(input.createdAt, input.timeZone)}`,
     '',
     ...briefParagraph(input.brief),
     '',
@@ -70,25 +72,9 @@ export function briefEmail(input: Omit<AlertEmailInput, 'message' | 'brief'> & {
   return { to: input.to, subject: `Brief: ${input.title}`, text };
 }
 
-/** 'Mar 4, 2026, 10:15 AM GMT+1 (Europe/Paris)' in the user's zone; UTC when they have none
- * or it is unknown. The zone's name is spelled out: 'GMT+1' alone does not say which zone. */
-function formatTime(at: Date, timeZone: string | null): string {
-  const format = (zone: string) =>
-    new Intl.DateTimeFormat('en-US', {
-      year: 'numeric',
-      month: 'short',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: '2-digit',
-      timeZone: zone,
-      timeZoneName: 'short',
-    }).format(at) + (zone === 'UTC' ? '' : ` (${zone})`);
-  if (timeZone) {
-    try {
-      return format(timeZone);
-    } catch {
-      // A zone this runtime does not know (stored by a newer one): UTC is still right.
-    }
-  }
-  return format('UTC');
+/** 'Mar 4, 2026 10:15 GMT+1 (Europe/Paris)' in the user's zone; UTC when they have none or it is
+ * unknown. The zone's name is spelled out: 'GMT+1' alone does not say which zone. */
+function formatEmailTime(at: Date, timeZone: string | null): string {
+  const zone = zoneOr(timeZone);
+  return formatTime(at, DATE_TIME, zone) + (zone === DEFAULT_TIME_ZONE ? '' : ` (${zone})`);
 }

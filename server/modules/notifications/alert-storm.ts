@@ -1,5 +1,7 @@
 import { thresholdLabel } from '../../../contracts/alert-thresholds.ts';
 import type { TRunAlert } from '../../../contracts/market.ts';
+import { CLOCK, formatTime } from '../../../contracts/time-format.ts';
+import { zoneOr } from '../../../contracts/time-zone.ts';
 
 /** The sliding window the per-hour cap counts an agent's alert notifications in. */
 export const CAP_WINDOW_MS = 60 * 60 * 1000;
@@ -16,18 +18,9 @@ export function resumesAt(times: readonly number[], maxPerHour: number, windowSt
   return times[times.length - maxPerHour]! + CAP_WINDOW_MS;
 }
 
-/** '14:05' in the user's zone, '14:05 UTC' when they have none (or it is unknown here). */
-export function clockTime(at: Date, timeZone: string | null): string {
-  const format = (zone: string) => new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: zone }).format(at);
-  if (timeZone) {
-    try {
-      return format(timeZone);
-    } catch {
-      // A zone this runtime does not know (stored by a newer one): UTC, said so.
-    }
-  }
-  return `${format('UTC')} UTC`;
-}
+/** '14:05 GMT+9' in the user's zone, '14:05 UTC' when they have none (or it is unknown here):
+ * the notice is stored and sent as written, so its times carry their zone (docs/decisions/0066). */
+export const clockTime = (at: Date, timeZone: string | null): string => formatTime(at, CLOCK, zoneOr(timeZone));
 
 export type StormSummary = {
   agentName: string;
@@ -39,7 +32,7 @@ export type StormSummary = {
   timeZone: string | null;
 };
 
-/** '{agent}: alert storm, notifications paused until 14:05': the bell's line and the email's subject. */
+/** '{agent}: alert storm, notifications paused until 14:05 UTC': the bell's line and the email's subject. */
 export const stormTitle = (s: Pick<StormSummary, 'agentName' | 'resumes' | 'timeZone'>) =>
   `${s.agentName}: alert storm, notifications paused until ${clockTime(s.resumes, s.timeZone)}`;
 

@@ -124,7 +124,9 @@ describe('notifications per hour per agent', () => {
       const [storm] = await alert(agent, 'C');
       const first = (await ofKind('alerts')).at(-1)!;
       const kolkata = (at: number) => new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'Asia/Kolkata' }).format(at);
-      expect(storm).toMatchObject({ kind: 'alert-storm', title: `BTC watch: alert storm, notifications paused until ${kolkata(new Date(first.createdAt).getTime() + HOUR)}` });
+      // In the owner's zone, named: the notice is stored, emailed and sent as written (docs/decisions/0066).
+      expect(storm).toMatchObject({ kind: 'alert-storm', title: `BTC watch: alert storm, notifications paused until ${kolkata(new Date(first.createdAt).getTime() + HOUR)} GMT+5:30` });
+      expect(storm!.message).toContain(`Notifications resume at ${kolkata(new Date(first.createdAt).getTime() + HOUR)} GMT+5:30.`);
       expect(storm!.message).toContain('limit of 2 notifications per hour');
 
       t.advanceTime(HOUR);

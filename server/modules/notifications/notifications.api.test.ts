@@ -361,7 +361,7 @@ describe('alert emails', () => {
       // The jobs deliver in any order.
       const email = messages.find((m) => m.subject === storm!.title);
       expect(email).toMatchObject({ to: ['ada@example.com'] });
-      expect(storm!.title).toMatch(/^BTC watcher: alert storm, notifications paused until \d{2}:\d{2}/);
+      expect(storm!.title).toMatch(/^BTC watcher: alert storm, notifications paused until \d{2}:\d{2} (UTC|GMT[+-][\d:]+)$/);
       expect(email!.text).toContain('This agent reached its limit of 1 notification per hour.');
       expect(email!.text).toMatch(/Held back since .*: 1 alert on ETH\/USDT on binance \(rsi_overbought\)\./);
       expect(email!.text).toContain('Run History records every firing.');
@@ -380,7 +380,8 @@ describe('alert emails', () => {
     expect(message!.text).toContain('Agent:  BTC watcher');
     expect(message!.text).toContain('Market: BTC/USDT on binance');
     expect(message!.text).toContain('RSI 78.2 on BTC/USDT on binance is above 70.');
-    expect(message!.text).toMatch(/Time: +\w{3} \d{1,2}, \d{4}, \d{1,2}:\d{2} [AP]M GMT\+[12] \(Europe\/Paris\)/);
+    // SPEC's 'MMM d, yyyy HH:mm' (24-hour, as every time the product shows), the zone named.
+    expect(message!.text).toMatch(/Time: +\w{3} \d{1,2}, \d{4} \d{2}:\d{2} GMT\+[12] \(Europe\/Paris\)\n/);
     expect(message!.text).toContain(`${t.config.publicUrl}/agents-console`);
 
     const settled = await settledEmail(t, ada.cookie, created[0]!.id);
@@ -398,7 +399,7 @@ describe('alert emails', () => {
     await withEmail([rsi(true)]);
     const [message] = await catcher.waitForMessages(1);
     expect(message!.to).toEqual(['desk@example.com']);
-    expect(message!.text).toMatch(/Time: .* UTC\n/);
+    expect(message!.text).toMatch(/Time: +\w{3} \d{1,2}, \d{4} \d{2}:\d{2} UTC\n/);
   });
 
   it('records a failed attempt and rethrows so the queue retries; the last attempt records failed and resolves', async () => {

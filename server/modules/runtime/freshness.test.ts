@@ -24,13 +24,15 @@ describe('isStale', () => {
 describe('staleSentence', () => {
   const now = new Date('2026-03-04T15:20:00Z');
 
-  it("names the exchange and the latest candle's time in the agent's zone", () => {
-    expect(staleSentence('kraken', Date.parse('2026-03-04T15:00:00Z'), now, 'UTC')).toBe('no fresh data from Kraken since 15:00');
-    expect(staleSentence('htx', Date.parse('2026-03-04T09:00:00Z'), now, 'Europe/Paris')).toBe('no fresh data from Huobi since 10:00');
+  it("names the exchange and the latest candle's time in the zone given, with the zone", () => {
+    expect(staleSentence('kraken', Date.parse('2026-03-04T15:00:00Z'), now, 'UTC')).toBe('no fresh data from Kraken since 15:00 UTC');
+    expect(staleSentence('htx', Date.parse('2026-03-04T09:00:00Z'), now, 'Europe/Paris')).toBe('no fresh data from Huobi since 10:00 GMT+1');
+    // 15:20 UTC is 00:20 the next day in Tokyo: 09:00 UTC there is yesterday, so the day is said.
+    expect(staleSentence('kraken', Date.parse('2026-03-04T09:00:00Z'), now, 'Asia/Tokyo')).toBe('no fresh data from Kraken since Mar 4, 18:00 GMT+9');
   });
 
   it('adds the day when it is not today, and the year when it is not this year', () => {
-    expect(staleSentence('binance', Date.parse('2026-03-01T08:00:00Z'), now, 'UTC')).toBe('no fresh data from Binance since Mar 1, 08:00');
-    expect(staleSentence('yahoo', Date.parse('2024-11-20T14:30:00Z'), now, 'UTC')).toBe('no fresh data from Yahoo Finance since Nov 20, 2024, 14:30');
+    expect(staleSentence('binance', Date.parse('2026-03-01T08:00:00Z'), now, 'UTC')).toBe('no fresh data from Binance since Mar 1, 08:00 UTC');
+    expect(staleSentence('yahoo', Date.parse('2024-11-20T14:30:00Z'), now, 'UTC')).toBe('no fresh data from Yahoo Finance since Nov 20, 2024 14:30 UTC');
   });
 });

@@ -1,5 +1,6 @@
 import { EXCHANGE_SOURCES } from '../../../contracts/agent-markets.ts';
 import { TIMEFRAME_MS, type TCandleTimeframe, type TMarketSource } from '../../../contracts/market.ts';
+import { formatSince } from '../../../contracts/time-format.ts';
 
 /**
  * When a market's latest candle still counts as current (issue 15, docs/decisions/0028). A feed
@@ -30,14 +31,10 @@ const SOURCE_NAMES: Partial<Record<TMarketSource, string>> = {
 };
 
 /**
- * 'no fresh data from Kraken since 15:00' (issue 15): the latest candle any stale market of the
- * source had, in the agent's time zone; the day too when it is not the run's day.
+ * 'no fresh data from Kraken since 15:00 UTC' (issue 15): the latest candle any stale market of
+ * the source had, in `timeZone` (the owner's, else UTC) and named, with the day when it is not
+ * the run's day there (docs/decisions/0066).
  */
 export function staleSentence(source: TMarketSource, latest: number, now: Date, timeZone: string): string {
-  const day = (at: number | Date, options: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat('en-US', { timeZone, ...options }).format(at);
-  const time = day(latest, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
-  const sameDay = day(latest, { dateStyle: 'short' }) === day(now, { dateStyle: 'short' });
-  const sameYear = day(latest, { year: 'numeric' }) === day(now, { year: 'numeric' });
-  const date = sameDay ? '' : `${day(latest, sameYear ? { month: 'short', day: 'numeric' } : { month: 'short', day: 'numeric', year: 'numeric' })}, `;
-  return `no fresh data from ${SOURCE_NAMES[source] ?? source} since ${date}${time}`;
+  return `no fresh data from ${SOURCE_NAMES[source] ?? source} since ${formatSince(latest, now, timeZone)}`;
 }

@@ -30,6 +30,7 @@ import {
 import { planRun, RunNotPossible, type RunPlan } from './run-plan.ts';
 import { extendLeases, failedRunsInARow, finishRun, finishRuns, startRuns, type RunAgent, type RunOutcome, type StartedRun } from './runtime.repo.ts';
 import { isStale, staleSentence } from './freshness.ts';
+import { zoneOr } from '../../../contracts/time-zone.ts';
 import { NO_EVENTS, type EventPublisher } from '../../lib/live-events.ts';
 import { FAILING_AFTER_RUNS, FAILING_CONDITION, failureReason } from '../../../contracts/agent-health.ts';
 
@@ -250,12 +251,13 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
     };
     const allFailed = results.every((r) => !r.ok);
     const recorded = markets.map((m, i) => ({ market: m.label, result: results[i]! }));
-    return { result, prices, conditions, recorded, failures, allFailed, error: allFailed ? runError(results, agent.config.schedule.timeZone) : null };
+    return { result, prices, conditions, recorded, failures, allFailed, error: allFailed ? runError(results, zoneOr(agent.ownerTimeZone)) : null };
   }
 
   /**
    * Why a run with no market read failed: stale markets as 'no fresh data from Kraken since
-   * 15:00' (one sentence per source), the others as '{symbol} ({source}): {sentence}'.
+   * 15:00 UTC' (one sentence per source, the time in the owner's zone, named: the sentence is
+   * stored and shown, emailed and sent as it is), the others as '{symbol} ({source}): {sentence}'.
    */
   function runError(results: readonly TMarketResult[], timeZone: string): string {
     const staleSince = new Map<TMarketSource, number>();

@@ -154,15 +154,21 @@ describe('agent health', () => {
   }, 30_000);
 
   it('marks a frozen market stale: no rules, no alerts, and the run fails when every market is stale', async () => {
-    const agent = await create(configOf(['Kraken']), 'Frozen watcher');
+    // The owner reads times in Tokyo (Settings); the schedule was set in New York. The sentence is
+    // stored and shown as it is, so its time is the owner's, named (docs/decisions/0066).
+    expect((await t.request({ method: 'PUT', url: '/api/settings', cookie: admin, payload: { alertEmail: null, timeZone: 'Asia/Tokyo' } })).statusCode).toBe(200);
+    const config = configOf(['Kraken']);
+    const agent = await create({ ...config, schedule: { ...config.schedule, timeZone: 'America/New_York' } }, 'Frozen watcher');
     const frozenAt = t.now().getTime() - 5 * HOUR;
     exchanges.freeze('kraken', frozenAt);
-    const run = await runOnce(agent.id);
+    const run = await runOnce(agent.id).finally(() => t.request({ method: 'PUT', url: '/api/settings', cookie: admin, payload: { alertEmail: null, timeZone: null } }));
     const latestCandle = Math.floor(frozenAt / HOUR) * HOUR;
-    const since = new Date(latestCandle).toISOString().slice(11, 16);
-    const sameDay = new Date(latestCandle).toISOString().slice(0, 10) === t.now().toISOString().slice(0, 10);
+    // Tokyo is UTC+9 all year: its reading is the UTC one nine hours on.
+    const inTokyo = (ms: number) => new Date(ms + 9 * HOUR).toISOString();
+    const since = inTokyo(latestCandle).slice(11, 16);
+    const sameDay = inTokyo(latestCandle).slice(0, 10) === inTokyo(t.now().getTime()).slice(0, 10);
     expect(run.status).toBe('failure');
-    expect(run.error).toMatch(new RegExp(`^no fresh data from Kraken since ${sameDay ? '' : '\\w{3} \\d{1,2}, '}${since}$`));
+    expect(run.error).toMatch(new RegExp(`^no fresh data from Kraken since ${sameDay ? '' : '\\w{3} \\d{1,2}, '}${since} GMT\\+9$`));
     const [market] = run.result!.markets as TMarketResult[];
     expect(market).toEqual({ ok: false, symbol: 'BTC/USD', source: 'kraken', simulated: false, failure: 'stale', error: MARKET_FAILURES.stale, candleTime: new Date(latestCandle).toISOString() });
     expect(run.result!.alerts).toEqual([]);

@@ -49,7 +49,16 @@ export async function setNextRuns(tx: Db, updates: ReadonlyArray<{ id: string; n
     where ${agents.id} = v.id and ${agents.status} = 'running'`);
 }
 
-export type RunAgent = { id: string; ownerId: string; name: string; templateId: string; config: TAgentConfig; ownerEmail: string };
+export type RunAgent = {
+  id: string;
+  ownerId: string;
+  name: string;
+  templateId: string;
+  config: TAgentConfig;
+  ownerEmail: string;
+  /** The owner's zone from Settings (null: none chosen): the run's sentences write times in it (docs/decisions/0066). */
+  ownerTimeZone: string | null;
+};
 export type StartedRun = {
   id: number;
   agentId: string;
@@ -72,6 +81,7 @@ type StartedRow = {
   template_id: string | null;
   config: TAgentConfig | null;
   email: string | null;
+  time_zone: string | null;
   previous: Record<string, number> | null;
   alerts: string[] | null;
 };
@@ -94,7 +104,7 @@ export async function startRuns(db: Db, runIds: readonly number[], now: Date, le
         where ${inArray(agentRuns.id, [...runIds])} and ${agentRuns.status} = 'queued'
         returning id, agent_id, scheduled_for, start_time
       )
-      select started.*, a.owner_id, a.name, a.template_id, a.config, u.email,
+      select started.*, a.owner_id, a.name, a.template_id, a.config, u.email, u.time_zone,
         (select coalesce(p.prices, (
                   select coalesce(jsonb_object_agg((m->>'source') || ':' || (m->>'symbol'), (m->>'price')::float8) filter (where (m->>'ok')::boolean), '{}'::jsonb)
                   from jsonb_array_elements(p.result->'markets') m))
@@ -122,7 +132,7 @@ function toStartedRun(row: StartedRow): StartedRun {
     agent:
       row.owner_id === null
         ? null
-        : { id: row.agent_id, ownerId: row.owner_id, name: row.name!, templateId: row.template_id!, config: row.config!, ownerEmail: row.email! },
+        : { id: row.agent_id, ownerId: row.owner_id, name: row.name!, templateId: row.template_id!, config: row.config!, ownerEmail: row.email!, ownerTimeZone: row.time_zone },
     previousPrices: new Map(Object.entries(row.previous ?? {}).map(([market, price]) => [market, Number(price)])),
     activeAlerts: new Set(row.alerts ?? []),
   };

@@ -88,9 +88,6 @@ export function statusErrorDetails(err: unknown): string {
   return err instanceof Error && err.message ? err.message : 'Unknown error';
 }
 
-/** The browser's IANA time zone: active hours are entered in local time. */
-export const browserTimeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
-
 /** What a running test reports while history loads: one market's `loaded` of `total` candles. */
 export type TBacktestProgress = { market: string; loaded: number; total: number };
 export type TBacktestOptions = { signal: AbortSignal; onProgress?(progress: TBacktestProgress): void };

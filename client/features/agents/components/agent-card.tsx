@@ -5,7 +5,8 @@ import { Badge } from '../../../components/ui/badge.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { Card } from '../../../components/ui/card.tsx';
 import { notify } from '../../../lib/notify.ts';
-import { DATE_TIME, formatDate, formatZonedDateTime } from '../lib/agent-format.ts';
+import { DATE_TIME } from '../../../../contracts/time-format.ts';
+import { useTimes } from '../../../lib/times.ts';
 import { FailingNotice, PerformanceValue } from './agent-health.tsx';
 import { AGENTS_QUERY_KEY, REFRESH_AFTER_FAILURE_MS, REFRESH_AFTER_SUCCESS_MS, changeStatus, statusErrorDetails } from '../api/agents-api.ts';
 
@@ -16,6 +17,7 @@ export function AgentCard({ agent, templateName, onViewDetails }: Props) {
   const id = useId();
   const queryClient = useQueryClient();
   const running = agent.status === 'running';
+  const times = useTimes();
   // SPEC: the list refreshes a moment after the change, 500 ms after success and 1 s after failure.
   const refreshIn = (ms: number) => setTimeout(() => void queryClient.invalidateQueries({ queryKey: AGENTS_QUERY_KEY }), ms);
   const toggle = useMutation({
@@ -45,12 +47,12 @@ export function AgentCard({ agent, templateName, onViewDetails }: Props) {
       <dl className="mt-4 grow space-y-1 text-sm">
         <div className="flex justify-between gap-3">
           <dt className="text-slate-600">{running ? 'Last run' : 'Last active'}</dt>
-          <dd className="text-slate-900">{formatDate(agent.lastRun, DATE_TIME)}</dd>
+          <dd className="text-slate-900">{times.format(agent.lastRun, DATE_TIME, 'Never')}</dd>
         </div>
         {running && agent.nextRunAt && (
           <div className="flex justify-between gap-3">
             <dt className="text-slate-600">Next run</dt>
-            <dd className="text-slate-900">{formatZonedDateTime(agent.nextRunAt)}</dd>
+            <dd className="text-slate-900">{times.format(agent.nextRunAt, DATE_TIME, 'Not scheduled')}</dd>
           </div>
         )}
         <div className="flex justify-between gap-3">

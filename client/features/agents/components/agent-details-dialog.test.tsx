@@ -11,6 +11,7 @@ import { RUN_POLL_MS } from '../api/agents-api.ts';
 import { CRYPTO_AGENT, RUNS, STOCK_AGENT, backtestResult, ndjson } from '../lib/agents-test-data.ts';
 import { BACKTEST_CONTENT_TYPE } from '../../../../contracts/backtest.ts';
 import { notify } from '../../../lib/notify.ts';
+import { setSettingsTimeZone } from '../../../lib/time-zone.ts';
 
 beforeEach(() => vi.clearAllMocks());
 
@@ -48,14 +49,22 @@ async function open() {
 
 describe('AgentDetailsDialog', () => {
   it('shows the overview, and every opening starts on Overview with edits closed', async () => {
+    // Settings' zone is Tokyo; the schedule was set in UTC (docs/decisions/0066).
+    setSettingsTimeZone('Asia/Tokyo');
     stubAgent(STOCK_AGENT);
     renderWithProviders(<Harness agent={STOCK_AGENT} />);
     let d = await open();
     expect(d.getByRole('tab', { name: 'Overview' })).toHaveAttribute('aria-selected', 'true');
-    expect(d.getByText('Status').nextSibling).toHaveTextContent('Active');
-    expect(d.getByText('Last Run').nextSibling).toHaveTextContent(/^[A-Z][a-z]{2} \d{1,2}, \d{4} \d{2}:\d{2}$/);
-    expect(d.getByText('Performance').nextSibling).toHaveTextContent('+2.5%');
-    expect(d.getByText('Trading hours').nextSibling).toHaveTextContent('09:30 – 16:00');
+    // One word for the status, the card's and SPEC's 'Running Agents'.
+    expect(d.getByText('Status').nextSibling).toHaveTextContent(/^Running$/);
+    // Every time in the one zone, named: 10:05 UTC is 19:05 in Tokyo.
+    expect(d.getByText('Last Run').nextSibling).toHaveTextContent(/^Mar 4, 2025 19:05 GMT\+9$/);
+    expect(d.getByText('Created').nextSibling).toHaveTextContent(/^Mar 1, 2025$/);
+    expect(d.getByText('Next run').nextSibling).toHaveTextContent(/^Mar 4, 2025 20:00 GMT\+9$/);
+    expect(d.getByText('Performance').nextSibling).toHaveTextContent('+2.5% at Mar 4, 2025 19:05 GMT+9');
+    // The hours stay in the zone they were set in, named; 'Active hours' as the wizard says, on every agent.
+    expect(d.queryByText('Trading hours')).not.toBeInTheDocument();
+    expect(d.getByText('Active hours').nextSibling).toHaveTextContent(/^09:30 – 16:00 \(UTC\)$/);
 
     await userEvent.click(d.getByRole('button', { name: 'Edit schedule' }));
     expect(d.getByRole('combobox', { name: 'Frequency' })).toBeInTheDocument();
@@ -70,8 +79,11 @@ describe('AgentDetailsDialog', () => {
   });
 
   it('edits the schedule: Save disabled without a frequency, Cancel discards, Save PATCHes the whole config', async () => {
-    const { requests } = stubAgent(STOCK_AGENT);
-    renderWithProviders(<Harness agent={STOCK_AGENT} />);
+    // Hours set in New York, read by someone whose times are in Tokyo: an edit keeps them New York's.
+    setSettingsTimeZone('Asia/Tokyo');
+    const agent = { ...STOCK_AGENT, config: { ...STOCK_AGENT.config, schedule: { ...STOCK_AGENT.config.schedule, timeZone: 'America/New_York' } } };
+    const { requests } = stubAgent(agent);
+    renderWithProviders(<Harness agent={agent} />);
     const d = await open();
     await userEvent.click(d.getByRole('button', { name: 'Edit schedule' }));
     const frequency = d.getByRole('combobox', { name: 'Frequency' });
@@ -81,12 +93,16 @@ describe('AgentDetailsDialog', () => {
     expect(d.getByText('Frequency').nextSibling).toHaveTextContent('Hourly');
 
     await userEvent.click(d.getByRole('button', { name: 'Edit schedule' }));
+    expect(d.getByRole('group', { name: 'Active hours (America/New_York)' })).toBeInTheDocument();
+    // 24-hour 'HH:mm', as every time is written, whatever the browser's clock.
+    expect(d.getByRole('textbox', { name: 'Start' })).toHaveValue('09:30');
+    expect(d.getByRole('textbox', { name: 'Start' })).toHaveAccessibleDescription('24-hour clock, HH:mm: 00:00 is midnight.');
     await userEvent.selectOptions(d.getByRole('combobox', { name: 'Frequency' }), 'daily');
     await userEvent.click(d.getByRole('button', { name: 'Save' }));
     await vi.waitFor(() => expect(notify.success).toHaveBeenCalledWith('Agent updated successfully', 'The changes have been saved.'));
     const patch = requests.find((r) => r.method === 'PATCH');
     expect(patch?.body).toEqual({
-      config: { ...STOCK_AGENT.config, schedule: { ...STOCK_AGENT.config.schedule, frequency: 'daily', timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone } },
+      config: { ...agent.config, schedule: { ...agent.config.schedule, frequency: 'daily', timeZone: 'America/New_York' } },
     });
   });
 

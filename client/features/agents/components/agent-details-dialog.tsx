@@ -9,9 +9,11 @@ import { Dialog } from '../../../components/ui/dialog.tsx';
 import { ApiError, errorMessage } from '../../../lib/api-client.ts';
 import { notify } from '../../../lib/notify.ts';
 import { THRESHOLD_DEFINITIONS, thresholdValueText } from '../../../../contracts/alert-thresholds.ts';
-import { DATE, DATE_TIME, formatDate, formatValue, formatZonedDateTime, frequencyLabel } from '../lib/agent-format.ts';
+import { DATE, DATE_TIME } from '../../../../contracts/time-format.ts';
+import { useTimes } from '../../../lib/times.ts';
+import { activeHoursText, formatValue, frequencyLabel } from '../lib/agent-format.ts';
 import { SignalsList } from './signals-list.tsx';
-import { backtestAgent, browserTimeZone, deleteAgent, invalidateAgents, runAgent, useAgent, useAgentRuns } from '../api/agents-api.ts';
+import { backtestAgent, deleteAgent, invalidateAgents, runAgent, useAgent, useAgentRuns } from '../api/agents-api.ts';
 import { explainAlertsText } from './explain-alerts-field.tsx';
 import { NotificationsFields, ParametersFields, perHourText, ScheduleEditor } from './config-fields.tsx';
 import { AgentNameField } from './agent-name-field.tsx';
@@ -131,6 +133,7 @@ const noEdits = () => NO_EDITS;
 
 function Overview({ agent, template, onDeleted }: { agent: TAgent; template: TAgentTemplate | undefined; onDeleted(): void }) {
   const queryClient = useQueryClient();
+  const times = useTimes();
   const [confirmDelete, setConfirmDelete] = useState(false);
   const run = useMutation({
     mutationFn: () => runAgent(agent.id),
@@ -159,9 +162,10 @@ function Overview({ agent, template, onDeleted }: { agent: TAgent; template: TAg
     <div className="space-y-4">
       <FailingNotice agent={agent} />
       <dl className={`${SECTION} grid gap-x-6 sm:grid-cols-2`}>
-        <Row term="Status">{agent.status === 'running' ? 'Active' : 'Paused'}</Row>
-        <Row term="Last Run">{formatDate(agent.lastRun, DATE_TIME)}</Row>
-        <Row term="Created">{formatDate(agent.createdAt, DATE, 'Unknown')}</Row>
+        {/* One word for a status everywhere: the card's badge and SPEC's 'Running Agents' (docs/decisions/0066). */}
+        <Row term="Status">{agent.status === 'running' ? 'Running' : 'Paused'}</Row>
+        <Row term="Last Run">{times.format(agent.lastRun, DATE_TIME, 'Never')}</Row>
+        <Row term="Created">{times.format(agent.createdAt, DATE, 'Unknown')}</Row>
         <Row term="Performance">
           <PerformanceValue agent={agent} />
         </Row>
@@ -217,7 +221,10 @@ function NameSection({ agent }: { agent: TAgent }) {
 
 function ScheduleSection({ agent }: { agent: TAgent }) {
   const { schedule } = agent.config;
-  const zone = browserTimeZone();
+  // The hours stay in the zone they were set in, named: an edit never moves them to another
+  // zone unseen (docs/decisions/0066).
+  const zone = schedule.timeZone;
+  const times = useTimes();
   return (
     <EditableSection<TScheduleDraft>
       title="Schedule"
@@ -233,14 +240,11 @@ function ScheduleSection({ agent }: { agent: TAgent }) {
         <dl className="mt-2">
           <Row term="Frequency">{frequencyLabel(schedule.frequency)}</Row>
           <Row term="Active days">{schedule.daysActive.length ? schedule.daysActive.join(', ') : 'None'}</Row>
-          <Row term="Trading hours">
-            {schedule.activeHours ? `${schedule.activeHours.start} – ${schedule.activeHours.end}` : 'All day'}
-            {schedule.activeHours && schedule.timeZone && schedule.timeZone !== zone ? ` (${schedule.timeZone})` : ' (local time)'}
-          </Row>
-          <Row term="Next run">{agent.status === 'running' ? formatZonedDateTime(agent.nextRunAt) : 'None while paused'}</Row>
+          <Row term="Active hours">{activeHoursText(schedule)}</Row>
+          <Row term="Next run">{agent.status === 'running' ? times.format(agent.nextRunAt, DATE_TIME, 'Not scheduled') : 'None while paused'}</Row>
         </dl>
       }
-      editor={(draft, onChange, errors) => <ScheduleEditor value={draft} onChange={onChange} errors={errors} allowUnset />}
+      editor={(draft, onChange, errors) => <ScheduleEditor value={draft} onChange={onChange} errors={errors} allowUnset timeZone={zone} />}
     />
   );
 }

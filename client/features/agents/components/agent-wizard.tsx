@@ -5,8 +5,9 @@ import { defaultAgentConfig, type TAgentConfig, type TAgentTemplate, type TNotif
 import { Button } from '../../../components/ui/button.tsx';
 import { Dialog } from '../../../components/ui/dialog.tsx';
 import { thresholdLabel, thresholdValueText } from '../../../../contracts/alert-thresholds.ts';
-import { formatValue, frequencyLabel } from '../lib/agent-format.ts';
-import { backtestDraft, browserTimeZone } from '../api/agents-api.ts';
+import { activeHoursText, formatValue, frequencyLabel } from '../lib/agent-format.ts';
+import { backtestDraft } from '../api/agents-api.ts';
+import { useTimeZone } from '../../../lib/time-zone.ts';
 import { clearChanged, fieldErrors, NO_FIELD_ERRORS, wizardStepOf, type TFieldErrors } from '../lib/field-errors.ts';
 import { explainAlertsText } from './explain-alerts-field.tsx';
 import { FieldErrorList, FIRST_INVALID, NotificationsFields, ParametersFields, perHourText, ScheduleEditor } from './config-fields.tsx';
@@ -25,11 +26,11 @@ export const WIZARD_STEPS = [
 ] as const;
 type TStep = (typeof WIZARD_STEPS)[number]['value'];
 
-/** The configuration the wizard submits: the schedule carries the browser's time zone, since
- * active hours are entered in local time. */
-export function buildConfig(schedule: TScheduleDraft, notifications: TNotifications, parameters: Record<string, TParameterValue>): TAgentConfig {
+/** The configuration the wizard submits: the schedule carries `timeZone`, the zone its active
+ * hours are entered in (the one every time is shown in: docs/decisions/0066). */
+export function buildConfig(schedule: TScheduleDraft, notifications: TNotifications, parameters: Record<string, TParameterValue>, timeZone: string): TAgentConfig {
   return {
-    schedule: { frequency: schedule.frequency || 'hourly', daysActive: schedule.daysActive, activeHours: schedule.activeHours, timeZone: browserTimeZone() },
+    schedule: { frequency: schedule.frequency || 'hourly', daysActive: schedule.daysActive, activeHours: schedule.activeHours, timeZone },
     notifications,
     parameters,
   };
@@ -112,7 +113,8 @@ function WizardBody({
   // A refusal: mark its fields, open the tab of the first, and move focus to it. Any other
   // failure is the caller's to report (its toast).
   // The configuration as it stands: what Create sends and what Test on history tests.
-  const config = buildConfig(schedule, notifications, parameters);
+  const zone = useTimeZone();
+  const config = buildConfig(schedule, notifications, parameters, zone);
   const create = () =>
     onCreate(config).catch((err: unknown) => {
       const refused = fieldErrors(err);
@@ -146,7 +148,7 @@ function WizardBody({
     <Tabs.Root ref={body} value={step} onValueChange={(value) => setStep(value as TStep)} className="mt-4">
       <TabList label="Configuration steps" tabs={WIZARD_STEPS.map((s) => ({ ...s, label: <StepLabel label={s.label} invalid={Object.keys(errors).some((p) => wizardStepOf(p) === s.value)} /> }))} />
       <TabPanel value="schedule">
-        <ScheduleEditor value={schedule} onChange={editSchedule} errors={errors} />
+        <ScheduleEditor value={schedule} onChange={editSchedule} errors={errors} timeZone={zone} />
       </TabPanel>
       <TabPanel value="parameters">
         <div className="space-y-5">
@@ -172,9 +174,7 @@ function WizardBody({
             <dl className="divide-y divide-slate-100">
               <Row term="Frequency">{schedule.frequency ? frequencyLabel(schedule.frequency) : 'Not set'}</Row>
               <Row term="Active days">{schedule.daysActive.length ? schedule.daysActive.join(', ') : 'None'}</Row>
-              <Row term="Active hours">
-                {schedule.activeHours.start} – {schedule.activeHours.end} (local time)
-              </Row>
+              <Row term="Active hours">{activeHoursText({ activeHours: schedule.activeHours, timeZone: zone })}</Row>
             </dl>
           </section>
           <section aria-labelledby="review-parameters">

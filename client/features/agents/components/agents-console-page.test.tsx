@@ -8,6 +8,7 @@ import AgentsConsolePage from './agents-console-page.tsx';
 import { CRYPTO_AGENT, RUNS, STOCK_AGENT, backtestResult, failingAgent, ndjson } from '../lib/agents-test-data.ts';
 import { BACKTEST_CONTENT_TYPE } from '../../../../contracts/backtest.ts';
 import { notify } from '../../../lib/notify.ts';
+import { setSettingsTimeZone } from '../../../lib/time-zone.ts';
 
 beforeEach(() => vi.clearAllMocks());
 afterEach(() => vi.useRealTimers());
@@ -149,6 +150,8 @@ describe('AgentsConsolePage', () => {
   });
 
   it('walks the wizard in order and creates the agent from the template defaults with the time zone', async () => {
+    // The hours are entered in the zone every time is shown in: Settings', when there is one.
+    setSettingsTimeZone('Asia/Tokyo');
     const { requests } = stubFetch({
       ...baseRoutes([]),
       'POST /api/agents': (request) => jsonResponse({ ...CRYPTO_AGENT, name: (request.body as { name: string }).name }, 201),
@@ -169,7 +172,10 @@ describe('AgentsConsolePage', () => {
     expect(within(frequency).getAllByRole('option').map((o) => o.textContent)).toEqual(['Real-time', 'Every 5 minutes', 'Every 15 minutes', 'Every 30 minutes', 'Hourly', 'Daily', 'Weekly']);
     expect(frequency).toHaveValue('5min');
     expect(w.getAllByRole('checkbox')).toHaveLength(7);
-    expect(w.getByLabelText('Start')).toHaveAttribute('type', 'time');
+    // 24-hour 'HH:mm' as every time is written: a time input would show the browser's '12:00 AM'.
+    expect(w.getByRole('group', { name: 'Active hours (Asia/Tokyo)' })).toBeInTheDocument();
+    expect(w.getByRole('textbox', { name: 'Start' })).toHaveValue('00:00');
+    expect(w.getByRole('textbox', { name: 'End' })).toHaveValue('23:59');
 
     await userEvent.click(w.getByRole('button', { name: 'Next' }));
     expect(w.getByRole('tab', { name: 'Parameters' })).toHaveAttribute('aria-selected', 'true');
@@ -196,6 +202,7 @@ describe('AgentsConsolePage', () => {
     await userEvent.click(w.getByRole('button', { name: 'Next' }));
     expect(buttons()).toEqual(['Previous', 'Create Agent']);
     expect(w.getByRole('tabpanel')).toHaveTextContent('My coins');
+    expect(w.getByText('Active hours').nextSibling).toHaveTextContent(/^00:00 – 23:59 \(Asia\/Tokyo\)$/);
     await userEvent.click(w.getByRole('button', { name: 'Create Agent' }));
 
     await vi.waitFor(() =>
@@ -205,7 +212,7 @@ describe('AgentsConsolePage', () => {
     expect(requests.find((r) => r.method === 'POST')?.body).toEqual({
       templateId: 'crypto-market-monitor',
       name: 'My coins',
-      config: defaultAgentConfig(crypto, Intl.DateTimeFormat().resolvedOptions().timeZone),
+      config: defaultAgentConfig(crypto, 'Asia/Tokyo'),
     });
     expect(screen.getByRole('tab', { name: 'Paused Agents' })).toHaveAttribute('aria-selected', 'true');
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();

@@ -1,6 +1,7 @@
 import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
+import { setSettingsTimeZone } from '../../../lib/time-zone.ts';
 import { backtestMarket, backtestResult, backtestRow } from '../lib/agents-test-data.ts';
 import { BacktestResultView, shortHistoryText } from './backtest-result.tsx';
 
@@ -8,10 +9,15 @@ const term = (name: string) => screen.getByText(name, { selector: 'dt' }).nextEl
 
 describe('BacktestResultView', () => {
   it('labels the result with its data source, timeframe, period and candles, and marks nothing simulated when real', () => {
+    setSettingsTimeZone('Asia/Tokyo');
     render(<BacktestResultView result={backtestResult()} />);
     expect(term('Data')).toHaveTextContent('Yahoo Finance');
     expect(term('Timeframe')).toHaveTextContent('1h');
-    expect(term('Period')).toHaveTextContent(/^Jan 6, 2025 \d{2}:00 – Jan 10, 2025 \d{2}:00$/);
+    // Hourly candles from 00:00 UTC on Jan 6 to 03:00 UTC on Jan 10, in the one zone, named.
+    expect(term('Period')).toHaveTextContent(/^Jan 6, 2025 09:00 GMT\+9 – Jan 10, 2025 12:00 GMT\+9$/);
+    expect(screen.getByText(/^100 1h candles from Jan 6, 2025 09:00 GMT\+9 to Jan 10, 2025 12:00 GMT\+9, Yahoo Finance/)).toBeInTheDocument();
+    // The chart's own summary says the same times, within the year.
+    expect(screen.getByText(/^100 1h candles of AAPL from Jan 6, 09:00 GMT\+9 to Jan 10, 12:00 GMT\+9;/)).toBeInTheDocument();
     expect(term('Candles')).toHaveTextContent('100 candles per market (100 asked)');
     expect(screen.queryByText('Simulated data')).not.toBeInTheDocument();
   });
@@ -26,11 +32,20 @@ describe('BacktestResultView', () => {
     render(<BacktestResultView result={backtestResult()} />);
     expect(term('Total')).toHaveTextContent('2');
     expect(term('Per day on average')).toHaveTextContent('0.4 over 5 days');
-    expect(term('Worst day')).toHaveTextContent('Jan 6, 2025: 1');
+    expect(term('Worst day')).toHaveTextContent(/^Jan 6, 2025: 1$/);
     expect(screen.queryByText(/^Warning:/)).not.toBeInTheDocument();
     expect(screen.queryByText(/would tell nobody/)).not.toBeInTheDocument();
     // How to read the counts: the live once-per-event rule, and a run per candle (decision 0034).
     expect(screen.getByText(/notifies once when its condition starts/)).toHaveTextContent(/assume a run at the close of every candle/);
+  });
+
+  it("names the zone days were counted in when it is not the reader's, and a daily candle by its own day", () => {
+    setSettingsTimeZone('America/New_York');
+    const daily = backtestMarket({ timeframe: '1d', from: '2025-01-06T00:00:00.000Z', to: '2025-01-10T00:00:00.000Z' });
+    render(<BacktestResultView result={backtestResult({ timeZone: 'Asia/Kolkata', markets: [daily] })} />);
+    expect(term('Worst day')).toHaveTextContent(/^Jan 6, 2025: 1 \(days in Asia\/Kolkata\)$/);
+    // 00:00 UTC on Jan 6 is Jan 5 in New York; a daily candle is Jan 6's all the same.
+    expect(term('Period')).toHaveTextContent(/^Jan 6, 2025 – Jan 10, 2025$/);
   });
 
   it('warns when the configuration would flood its owner, and says when nobody would be told', () => {
@@ -109,6 +124,7 @@ describe('BacktestResultView', () => {
   });
 
   it('lists the firings in a folded table, each with its time, row, price, direction, notified and what followed', async () => {
+    setSettingsTimeZone('Asia/Tokyo');
     render(<BacktestResultView result={backtestResult({ markets: [backtestMarket({ firingsOmitted: 40 })] })} />);
     const summary = screen.getByText('Firings on AAPL (42)');
     expect(screen.getByRole('table', { name: /^Firings on AAPL/, hidden: true })).not.toBeVisible();
@@ -116,7 +132,7 @@ describe('BacktestResultView', () => {
     const table = screen.getByRole('table', { name: 'Firings on AAPL, oldest first' });
     expect(screen.getByText(/The latest 2 are listed; 40 earlier ones are not/)).toBeInTheDocument();
     const [rsi, alert] = within(table).getAllByRole('row').slice(1);
-    expect(within(rsi!).getByRole('rowheader')).toHaveTextContent(/^Jan 6, 2025 \d{2}:00$/);
+    expect(within(rsi!).getByRole('rowheader')).toHaveTextContent(/^Jan 6, 2025 19:00 GMT\+9$/);
     expect(within(rsi!).getAllByRole('cell').map((c) => c.textContent)).toEqual(['RSI extreme', '111.00', 'Down', '—', '-1.5%', '+2%', '—', 'RSI 74.2 > 70']);
     expect(within(alert!).getAllByRole('cell').map((c) => c.textContent)).toEqual(['Price change > 5%', '121.00', 'Up', 'Yes', '+0.25%', '-3%', '+4.5%', 'Big move (AAPL: 5.2% > 5%)']);
   });

@@ -1,13 +1,14 @@
-import { parseISO, format } from 'date-fns';
 import { useMemo } from 'react';
 import { FLOOD_NOTIFICATIONS_PER_DAY, FORWARD_HORIZONS, type TBacktestFiring, type TBacktestMarket, type TBacktestResult, type TBacktestRow } from '../../../../contracts/backtest.ts';
 import { MARKET_FAILURES, type TCandleTimeframe, type TMarketSource } from '../../../../contracts/market.ts';
 import { formatNumber, formatPercent, formatPrice, pricePrecision } from '../../../../contracts/number-format.ts';
 import { Badge } from '../../../components/ui/badge.tsx';
-import { DATE, DATE_TIME, formatDate, formatSignedPercent } from '../lib/agent-format.ts';
+import { DATE, DATE_TIME, formatTime, type TInstant } from '../../../../contracts/time-format.ts';
+import { useTimeZone } from '../../../lib/time-zone.ts';
+import { formatSignedPercent } from '../lib/agent-format.ts';
 import { SECTION } from './editable-section.tsx';
 import { Row } from './form-controls.tsx';
-import { ChartFigure, toChartSeries } from './run-chart.tsx';
+import { ChartFigure, candleZone, toChartSeries } from './run-chart.tsx';
 
 type TOkBacktestMarket = Extract<TBacktestMarket, { ok: true }>;
 
@@ -24,6 +25,12 @@ const DAILY: ReadonlySet<TCandleTimeframe> = new Set(['1d', '1w']);
 const plural = (n: number, one: string, many = `${one}s`) => `${formatNumber(n, 0)} ${n === 1 ? one : many}`;
 const unique = <T,>(values: readonly T[]) => [...new Set(values)];
 
+/** A candle's time as the chart reads it: intraday in the reader's zone, named; a daily candle by its day. */
+function useCandleTime(daily: boolean): (at: TInstant) => string {
+  const zone = candleZone(!daily, useTimeZone());
+  return (at) => formatTime(at, daily ? DATE : DATE_TIME, zone, '—');
+}
+
 /** Why a market's history is shorter than asked, or null when all of it arrived. */
 export function shortHistoryText(market: TOkBacktestMarket): string | null {
   const { short, received, requested } = market.history;
@@ -39,7 +46,8 @@ export function BacktestResultView({ result }: { result: TBacktestResult }) {
   const ok = result.markets.filter((m): m is TOkBacktestMarket => m.ok);
   const failed = result.markets.filter((m) => !m.ok);
   const timeframes = unique(ok.map((m) => m.timeframe));
-  const pattern = timeframes.every((t) => DAILY.has(t)) ? DATE : DATE_TIME;
+  const candleTime = useCandleTime(timeframes.every((t) => DAILY.has(t)));
+  const zone = useTimeZone();
   const from = ok.map((m) => m.from).sort()[0];
   const to = ok.map((m) => m.to).sort().at(-1);
   const evaluated = unique(ok.map((m) => m.evaluated));
@@ -56,7 +64,7 @@ export function BacktestResultView({ result }: { result: TBacktestResult }) {
         <dl>
           <Row term="Data">{unique(result.markets.map((m) => SOURCE_NAMES[m.source])).join(', ')}</Row>
           <Row term="Timeframe">{timeframes.length ? timeframes.join(', ') : '—'}</Row>
-          <Row term="Period">{from && to ? `${formatDate(from, pattern)} – ${formatDate(to, pattern)}` : '—'}</Row>
+          <Row term="Period">{from && to ? `${candleTime(from)} – ${candleTime(to)}` : '—'}</Row>
           <Row term="Candles">
             {evaluated.length === 1 ? `${plural(evaluated[0]!, 'candle')} per market` : ok.map((m) => `${m.label} ${formatNumber(m.evaluated, 0)}`).join(', ') || 'None'}
             {` (${formatNumber(result.candles, 0)} asked)`}
@@ -80,7 +88,9 @@ export function BacktestResultView({ result }: { result: TBacktestResult }) {
           <Row term="Total">{formatNumber(notifications.total, 0)}</Row>
           <Row term="Per day on average">{`${formatNumber(notifications.perDay)} over ${plural(notifications.days, 'day')}`}</Row>
           <Row term="Worst day">
-            {notifications.worstDay ? `${format(parseISO(notifications.worstDay.date), DATE)}: ${formatNumber(notifications.worstDay.count, 0)}` : 'None'}
+            {notifications.worstDay ? `${formatTime(`${notifications.worstDay.date}T00:00:00Z`, DATE, 'UTC')}: ${formatNumber(notifications.worstDay.count, 0)}` : 'None'}
+            {/* Days are counted in the schedule's zone; said when it is not the one times are shown in. */}
+            {notifications.worstDay && result.timeZone !== zone && ` (days in ${result.timeZone})`}
           </Row>
           {notifications.held > 0 && (
             <Row term="Held back">
@@ -210,14 +220,14 @@ const ForwardCells = ({ average, median, share: value }: { average: number | nul
 function MarketSection({ market, showRows }: { market: TOkBacktestMarket; showRows: boolean }) {
   const alertLabels = useMemo(() => new Set(market.rows.filter((r) => r.kind === 'alert').map((r) => r.label)), [market]);
   const series = useMemo(() => toChartSeries(market.chart, [], alertLabels), [market, alertLabels]);
-  const pattern = DAILY.has(market.timeframe) ? DATE : DATE_TIME;
+  const candleTime = useCandleTime(DAILY.has(market.timeframe));
   const short = shortHistoryText(market);
   return (
     <section className={`${SECTION} space-y-3`} aria-label={`Market ${market.label}`}>
       <div>
         <h3 className="text-sm font-semibold text-slate-900">{market.label}</h3>
         <p className="text-sm text-slate-600">
-          {plural(market.evaluated, `${market.timeframe} candle`)} from {formatDate(market.from, pattern)} to {formatDate(market.to, pattern)}, {SOURCE_NAMES[market.source]}
+          {plural(market.evaluated, `${market.timeframe} candle`)} from {candleTime(market.from)} to {candleTime(market.to)}, {SOURCE_NAMES[market.source]}
           {market.simulated && ' (simulated data)'}
           {market.history.cached > 0 && `; ${formatNumber(market.history.cached, 0)} read from the cache`}.
         </p>
@@ -236,7 +246,7 @@ const DIRECTIONS = { up: 'Up', down: 'Down' } as const;
 function FiringsList({ market }: { market: TOkBacktestMarket }) {
   const labels = new Map(market.rows.map((r) => [r.key, r] as const));
   const decimals = useMemo(() => pricePrecision(market.chart.candles.map((c) => c.close)), [market]);
-  const pattern = DAILY.has(market.timeframe) ? DATE : DATE_TIME;
+  const candleTime = useCandleTime(DAILY.has(market.timeframe));
   const total = market.firings.length + market.firingsOmitted;
   if (total === 0) return <p className="text-sm text-slate-600">Nothing fired on {market.label} in this period.</p>;
   const notifiedText = (f: TBacktestFiring) => (labels.get(f.key)?.kind === 'alert' ? (f.notified ? 'Yes' : 'No, already active') : '—');
@@ -284,7 +294,7 @@ function FiringsList({ market }: { market: TOkBacktestMarket }) {
             {market.firings.map((f, i) => (
               <tr key={`${f.time}:${f.key}:${i}`}>
                 <th scope="row" className={`${TH} font-normal whitespace-nowrap text-slate-900`}>
-                  {formatDate(new Date(f.time).toISOString(), pattern)}
+                  {candleTime(f.time)}
                 </th>
                 <td className="px-2 py-1.5 text-slate-900">{labels.get(f.key)?.label ?? f.key}</td>
                 <td className={TD}>{formatPrice(f.price, decimals)}</td>

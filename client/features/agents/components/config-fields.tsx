@@ -46,15 +46,18 @@ export function ScheduleEditor({
   onChange,
   errors,
   allowUnset,
+  timeZone,
 }: {
   value: TScheduleDraft;
   onChange(next: TScheduleDraft): void;
   errors: TFieldErrors;
   allowUnset?: boolean;
+  /** The zone the active hours are in. */
+  timeZone: string;
 }) {
   return (
     <div>
-      <ScheduleFields value={value} onChange={onChange} allowUnset={allowUnset} />
+      <ScheduleFields value={value} onChange={onChange} allowUnset={allowUnset} timeZone={timeZone} />
       <p className="mt-3 text-sm text-slate-600">Choose at least one day. The start of the active hours must be before their end.</p>
       <FieldErrorList label="Schedule problems" errors={errorsUnder(errors, 'schedule')} />
     </div>

@@ -1,4 +1,3 @@
-import { format } from 'date-fns';
 import type { CandlestickData, HistogramData, IChartApi, LineData, SeriesMarker, Time, UTCTimestamp, WhitespaceData } from 'lightweight-charts';
 import { Maximize2 } from 'lucide-react';
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
@@ -7,7 +6,8 @@ import type { TCandleTimeframe, TChartData, TRunAlert, TRunResult } from '../../
 import { Button } from '../../../components/ui/button.tsx';
 import { Dialog } from '../../../components/ui/dialog.tsx';
 import { Spinner } from '../../../components/ui/spinner.tsx';
-import { RUN_TIME, formatDate } from '../lib/agent-format.ts';
+import { DATE, DATE_TIME, DAY_TIME, RUN_TIME, formatInZone, formatTime } from '../../../../contracts/time-format.ts';
+import { useTimes } from '../../../lib/times.ts';
 import { CONTROL } from './form-controls.tsx';
 import { formatNumber } from '../../../../contracts/number-format.ts';
 import type { TOkMarket } from './run-result.tsx';
@@ -127,6 +127,14 @@ const marketKey = (m: TOkMarket) => `${m.source}:${m.symbol}`;
 const marketName = (m: TOkMarket) => (m.source === 'simulated' || m.source === 'yahoo' ? m.symbol : `${m.symbol} on ${m.source}`);
 const INTRADAY: ReadonlySet<TCandleTimeframe> = new Set(['1m', '5m', '15m', '30m', '1h', '4h']);
 
+/**
+ * The zone a chart's candles are read in: intraday ones in the reader's, like every time; a daily
+ * or weekly candle is named by its day, which is its UTC day (crypto days open at 00:00 UTC;
+ * Yahoo's daily candles of American and European markets open within their UTC day), so read in
+ * a zone west of UTC it would name the day before (docs/decisions/0066).
+ */
+export const candleZone = (intraday: boolean, readerZone: string): string => (intraday ? readerZone : 'UTC');
+
 /** The Chart tab: the latest successful run's prices, or how to get one. */
 export function RunChartPanel({ runs, loading }: { runs: TAgentRun[] | undefined; loading: boolean }) {
   const latest = useMemo(() => latestChartRun(runs), [runs]);
@@ -157,12 +165,13 @@ export function RunChart({ run, result, large = false, initialMarket }: RunChart
   );
   const [selected, setSelected] = useState<string | null>(initialMarket ?? null);
   const [enlarged, setEnlarged] = useState(false);
+  const times = useTimes();
   const current = drawable.find(({ market }) => marketKey(market) === selected) ?? drawable[0];
   if (!current) return null;
   const { market, series } = current;
   const markets = drawable.map((d) => d.market);
 
-  const from = `From run #${run.id}, ${formatDate(run.endTime ?? run.startTime, RUN_TIME, 'unknown time')}`;
+  const from = `From run #${run.id}, ${times.format(run.endTime ?? run.startTime, RUN_TIME, 'unknown time')}`;
 
   return (
     <div className="space-y-3">
@@ -222,9 +231,10 @@ type ChartFigureProps = {
 export function ChartFigure({ series, name, timeframe, large = false, alerts }: ChartFigureProps) {
   const summaryId = useId();
   const intraday = INTRADAY.has(timeframe);
+  const zone = candleZone(intraday, useTimes().zone);
   const first = series.candles[0];
   const last = series.candles.at(-1);
-  const when = (time: number | undefined) => (time === undefined ? 'unknown' : format(new Date(time * 1000), intraday ? 'MMM d, HH:mm' : 'MMM d, yyyy'));
+  const when = (time: number | undefined) => (time === undefined ? 'unknown' : formatTime(time * 1000, intraday ? DAY_TIME : DATE, zone));
   const total = (items: ReadonlyArray<{ count: number }>) => items.reduce((sum, item) => sum + item.count, 0);
   const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
   const label =
@@ -242,7 +252,7 @@ export function ChartFigure({ series, name, timeframe, large = false, alerts }: 
     <>
       <Legend series={series} />
       {/* Keyed by market: a new market is a new chart, and the old one is disposed. */}
-      <PriceChart key={`${name}:${timeframe}`} series={series} label={label} describedBy={summaryId} intraday={intraday} large={large} />
+      <PriceChart key={`${name}:${timeframe}`} series={series} label={label} describedBy={summaryId} intraday={intraday} large={large} zone={zone} />
       <p id={summaryId} className="text-sm text-slate-600">
         {series.candles.length} {timeframe} candles of {name} from {when(first?.time)} to {when(last?.time)}; last close {formatNumber(last?.close)}
         {series.volumes.length > 0 && `, volume ${formatNumber(series.volumes.at(-1)?.value)}`}.{' '}
@@ -321,7 +331,7 @@ function canDrawCanvas(): boolean {
  * so it is its own chunk: neither the landing page nor the agents page loads it until a chart
  * is shown.
  */
-function PriceChart({ series, label, describedBy, intraday, large }: { series: TChartSeries; label: string; describedBy: string; intraday: boolean; large: boolean }) {
+function PriceChart({ series, label, describedBy, intraday, large, zone }: { series: TChartSeries; label: string; describedBy: string; intraday: boolean; large: boolean; zone: string }) {
   const container = useRef<HTMLDivElement>(null);
   const [supported] = useState(canDrawCanvas);
   const [state, setState] = useState<'loading' | 'ready' | 'failed'>('loading');
@@ -333,7 +343,10 @@ function PriceChart({ series, label, describedBy, intraday, large }: { series: T
     import('lightweight-charts')
       .then((lib) => {
         if (disposed || !container.current) return;
-        const timeText = (time: Time, pattern: string) => (typeof time === 'number' ? format(new Date(time * 1000), pattern) : String(time));
+        // The axis in the zone of every other time (the library would show UTC); the crosshair's
+        // time names it, the ticks do not repeat it.
+        const timeText = (time: Time, pattern: string) => (typeof time === 'number' ? formatInZone(time * 1000, pattern, zone) : String(time));
+        const crosshairText = (time: Time, pattern: string) => (typeof time === 'number' ? formatTime(time * 1000, pattern, zone) : String(time));
         chart = lib.createChart(container.current, {
           autoSize: true,
           // Attribution is a link under the chart: a link inside role="img" would be hidden from
@@ -344,8 +357,7 @@ function PriceChart({ series, label, describedBy, intraday, large }: { series: T
           // The dialog scrolls with the wheel; zoom and pan stay on drag, pinch and the axes.
           handleScroll: { mouseWheel: false },
           handleScale: { mouseWheel: false },
-          // Local time, like every other time in the dialog (the library would show UTC).
-          localization: { timeFormatter: (time: Time) => timeText(time, intraday ? 'MMM d, yyyy HH:mm' : 'MMM d, yyyy') },
+          localization: { timeFormatter: (time: Time) => crosshairText(time, intraday ? DATE_TIME : DATE) },
           timeScale: {
             borderColor: '#cbd5e1',
             timeVisible: intraday,
@@ -391,7 +403,7 @@ function PriceChart({ series, label, describedBy, intraday, large }: { series: T
       disposed = true;
       chart?.remove();
     };
-  }, [series, intraday, supported]);
+  }, [series, intraday, supported, zone]);
 
   if (!supported) return <p className="text-sm text-slate-600">This browser cannot draw the chart; the summary below gives its figures.</p>;
   if (state === 'failed') return <p className="text-sm text-red-700">The chart could not be loaded. Check your connection and open the tab again.</p>;

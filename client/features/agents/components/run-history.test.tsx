@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { ZRunHistory, type TAgentRun, type TRunHistoryAnswer, type TRunHistoryEntry } from '../../../../contracts/agents.ts';
 import { MARKET_FAILURES, type TRunResult } from '../../../../contracts/market.ts';
+import { setSettingsTimeZone } from '../../../lib/time-zone.ts';
 import { renderWithProviders } from '../../../test/render.tsx';
 import { RunHistory } from './run-history.tsx';
 
@@ -56,6 +57,7 @@ const runItems = () => Array.from(screen.getByRole('heading', { name: /^Last \d+
 
 describe('RunHistory', () => {
   it('reads a success result: simulated badge, performance, alerts, indicators, rules in words, failed markets, raw JSON on request', async () => {
+    setSettingsTimeZone('Asia/Tokyo');
     renderWithProviders(<RunHistory runs={[SUCCESS]} loading={false} />);
     expect(screen.getByRole('heading', { name: 'Last 1 executions' })).toBeInTheDocument();
     const [item] = runItems();
@@ -63,7 +65,8 @@ describe('RunHistory', () => {
     expect(item).toHaveTextContent('Success');
     expect(item).toHaveTextContent('Run #9');
     expect(item).toHaveTextContent('Run now');
-    expect(item).toHaveTextContent(/Started [A-Z][a-z]{2} \d{1,2}, \d{2}:\d{2}:\d{2} · Ended/);
+    // Every time in the one zone, named: 10:05 UTC is 19:05 in Tokyo.
+    expect(item).toHaveTextContent('Started Mar 4, 19:05:00 GMT+9 · Ended Mar 4, 19:05:02 GMT+9');
     expect(item).toHaveTextContent('Duration: 2.3s');
     expect(r.getByText('Simulated data')).toBeInTheDocument();
     expect(item).toHaveTextContent('Performance since the previous run: +1.2%');
@@ -71,7 +74,7 @@ describe('RunHistory', () => {
     expect(within(r.getByRole('region', { name: 'Alerts' })).getByRole('listitem')).toHaveTextContent('Price change: Price moved (BTC/USDT on binance: 1.49% > 0.00%)');
 
     const market = within(r.getByRole('region', { name: 'BTC/USDT · binance · 15m' }));
-    expect(market.getByText((_, el) => el?.tagName === 'P' && /^Price \d/.test(el.textContent ?? ''))).toHaveTextContent('Price 65,432.10 at the candle of');
+    expect(market.getByText((_, el) => el?.tagName === 'P' && /^Price \d/.test(el.textContent ?? ''))).toHaveTextContent('Price 65,432.10 at the candle of Mar 4, 2025 19:00 GMT+9');
     const table = market.getByRole('table', { name: 'Indicators of BTC/USDT · binance · 15m' });
     expect(within(table).getByRole('rowheader', { name: 'RSI 14' }).nextSibling).toHaveTextContent('61.23');
     expect(within(table).getByRole('rowheader', { name: 'SMA 20' }).nextSibling).toHaveTextContent('—');
@@ -93,6 +96,7 @@ describe('RunHistory', () => {
   });
 
   it('shows a failure with its error, an interrupted run in words, a queued and a running run, and a scheduled slot', () => {
+    setSettingsTimeZone('America/New_York');
     renderWithProviders(
       <RunHistory
         runs={[
@@ -107,10 +111,11 @@ describe('RunHistory', () => {
     const [queued, running, failure, interrupted] = runItems();
     expect(queued).toHaveTextContent('Queued');
     expect(queued).toHaveTextContent('Run #12');
-    expect(queued).toHaveTextContent(/Queued at .*, waiting for a worker/);
+    expect(queued).toHaveTextContent('Queued at Mar 4, 05:05:00 EST, waiting for a worker');
     expect(queued).not.toHaveTextContent('Duration');
     expect(running).toHaveTextContent('Running');
-    expect(running).toHaveTextContent(/Scheduled for [A-Z][a-z]{2} \d{1,2}, \d{2}:\d{2}:\d{2}/);
+    expect(running).toHaveTextContent('Scheduled for Mar 4, 05:00:00 EST');
+    expect(running).toHaveTextContent('Started Mar 4, 05:00:01 EST, still running');
     expect(running).toHaveTextContent('still running');
     expect(failure).toHaveTextContent('Failure');
     expect(failure).toHaveTextContent('No market to watch: check the symbols or exchanges.');

@@ -2,7 +2,9 @@ import { useEffect, useRef, useState } from 'react';
 import type { TAgentRun, TRunHistoryEntry } from '../../../../contracts/agents.ts';
 import { Badge, type BadgeVariant } from '../../../components/ui/badge.tsx';
 import { Spinner } from '../../../components/ui/spinner.tsx';
-import { RUN_TIME, formatDate, formatDuration } from '../lib/agent-format.ts';
+import { RUN_TIME } from '../../../../contracts/time-format.ts';
+import { useTimes, type Times } from '../../../lib/times.ts';
+import { formatDuration } from '../lib/agent-format.ts';
 import { RunResult, resultHeadline } from './run-result.tsx';
 
 /** The error the runtime records when the worker running a run stopped before it finished. */
@@ -47,6 +49,7 @@ const hasResult = (run: TRunHistoryEntry) => run.result !== null || (run.unreada
 
 function RunItem({ run, expanded, focused }: { run: TRunHistoryEntry; expanded: boolean; focused: boolean }) {
   const badge = runBadge(run.status);
+  const times = useTimes();
   const duration = formatDuration(run.startTime, run.endTime);
   const item = useRef<HTMLLIElement>(null);
   useEffect(() => {
@@ -66,10 +69,10 @@ function RunItem({ run, expanded, focused }: { run: TRunHistoryEntry; expanded: 
         </Badge>
         <span className="font-medium text-slate-900">Run #{run.id}</span>
         {focused && <span className="text-xs text-brand-700">From your notification</span>}
-        <span className="text-slate-600">{run.scheduledFor ? `Scheduled for ${formatDate(run.scheduledFor, RUN_TIME)}` : 'Run now'}</span>
+        <span className="text-slate-600">{run.scheduledFor ? `Scheduled for ${times.format(run.scheduledFor, RUN_TIME, 'unknown')}` : 'Run now'}</span>
         {duration && <span className="ml-auto text-slate-600">Duration: {duration}</span>}
       </div>
-      <p className="mt-1 text-slate-600">{timesText(run)}</p>
+      <p className="mt-1 text-slate-600">{timesText(run, times)}</p>
       {run.error && <p className="mt-2 text-red-700">{runErrorText(run.error)}</p>}
       {hasResult(run) &&
         (expanded ? (
@@ -94,8 +97,8 @@ function FoldedResult({ run }: { run: TRunHistoryEntry }) {
   );
 }
 
-function timesText(run: TAgentRun): string {
-  const at = (iso: string | null) => formatDate(iso, RUN_TIME, 'unknown');
+function timesText(run: TAgentRun, times: Times): string {
+  const at = (iso: string | null) => times.format(iso, RUN_TIME, 'unknown');
   if (run.status === 'queued') return `Queued at ${at(run.createdAt)}, waiting for a worker`;
   if (!run.startTime) return `Queued at ${at(run.createdAt)}, never started`;
   if (run.status === 'running') return `Started ${at(run.startTime)}, still running`;

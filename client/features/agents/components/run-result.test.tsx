@@ -1,6 +1,7 @@
 import { screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { ZRunResult, type TRuleOutcome } from '../../../../contracts/market.ts';
+import { MARKET_FAILURES, ZRunResult, type TRuleOutcome } from '../../../../contracts/market.ts';
+import { timesIn } from '../../../lib/times.ts';
 import { renderWithProviders } from '../../../test/render.tsx';
 import { RunResult, failureText, recentText, ruleState } from './run-result.tsx';
 
@@ -27,15 +28,22 @@ describe('ruleState', () => {
 
 describe('failureText', () => {
   const failed = { ok: false, symbol: 'AAPL', source: 'yahoo', simulated: false } as const;
+  const tokyo = timesIn('Asia/Tokyo');
   it("says a failure's kind in its sentence, whatever text the run stored with it", () => {
-    expect(failureText({ ...failed, failure: 'rate-limited', error: 'Yahoo Finance is rate limiting requests (429, 3 retries)' })).toBe(
+    expect(failureText({ ...failed, failure: 'rate-limited', error: 'Yahoo Finance is rate limiting requests (429, 3 retries)' }, tokyo)).toBe(
       'The data provider is limiting our requests. Later runs will try again.',
     );
-    expect(failureText({ ...failed, failure: 'unknown-symbol', error: '' })).toBe('The data provider does not list this symbol.');
+    expect(failureText({ ...failed, failure: 'unknown-symbol', error: '' }, tokyo)).toBe('The data provider does not list this symbol.');
   });
 
   it('keeps the stored text of a run recorded before failures had kinds', () => {
-    expect(failureText({ ...failed, error: 'Yahoo Finance did not answer in 10 s (3 retries)' })).toBe('Yahoo Finance did not answer in 10 s (3 retries)');
+    expect(failureText({ ...failed, error: 'Yahoo Finance did not answer in 10 s (3 retries)' }, tokyo)).toBe('Yahoo Finance did not answer in 10 s (3 retries)');
+  });
+
+  it("gives a stale market's latest candle in the reader's zone, named", () => {
+    expect(failureText({ ...failed, failure: 'stale', error: '', candleTime: '2024-01-05T09:00:00.000Z' }, tokyo)).toBe(
+      `${MARKET_FAILURES.stale} Latest candle: Jan 5, 2024 18:00 GMT+9.`,
+    );
   });
 });
 

@@ -3,7 +3,9 @@ import { MARKET_FAILURES, type TMarketResult, type TRuleOutcome, type TRunResult
 import { Badge, type BadgeVariant } from '../../../components/ui/badge.tsx';
 import { thresholdLabel } from '../../../../contracts/alert-thresholds.ts';
 import { formatCompact, formatNumber, formatPercent, formatPrice, pricePrecision } from '../../../../contracts/number-format.ts';
-import { DATE_TIME, formatDate, performanceClass } from '../lib/agent-format.ts';
+import { DATE_TIME } from '../../../../contracts/time-format.ts';
+import { useTimes, type Times } from '../../../lib/times.ts';
+import { performanceClass } from '../lib/agent-format.ts';
 
 export type TOkMarket = Extract<TMarketResult, { ok: true }>;
 
@@ -19,10 +21,10 @@ export function ruleState(rule: TRuleOutcome): { label: string; variant: BadgeVa
 
 /** Why a market failed: its kind's sentence (the current wording, for old runs too); a run
  * recorded before kinds existed keeps its stored text. */
-export function failureText(market: Extract<TMarketResult, { ok: false }>): string {
+export function failureText(market: Extract<TMarketResult, { ok: false }>, times: Times): string {
   // These two carry our own numbers (candles that arrived, the latest candle's time).
   if (market.failure === 'too-few-candles') return market.error;
-  if (market.failure === 'stale' && market.candleTime) return `${MARKET_FAILURES.stale} Latest candle: ${formatDate(market.candleTime, DATE_TIME)}.`;
+  if (market.failure === 'stale' && market.candleTime) return `${MARKET_FAILURES.stale} Latest candle: ${times.format(market.candleTime, DATE_TIME, 'unknown')}.`;
   return market.failure ? MARKET_FAILURES[market.failure] : market.error;
 }
 
@@ -124,11 +126,12 @@ function Alerts({ alerts }: { alerts: TRunResult['alerts'] }) {
 
 function MarketResult({ market }: { market: TMarketResult }) {
   const label = marketLabel(market);
+  const times = useTimes();
   if (!market.ok) {
     return (
       <section aria-label={label} className="rounded-md border border-red-200 bg-red-50 p-3 text-sm">
         <h4 className="font-semibold text-slate-900">{label}</h4>
-        <p className="mt-1 text-red-800">Could not read this market: {failureText(market)}</p>
+        <p className="mt-1 text-red-800">Could not read this market: {failureText(market, times)}</p>
       </section>
     );
   }
@@ -137,7 +140,7 @@ function MarketResult({ market }: { market: TMarketResult }) {
     <section aria-label={label} className="rounded-md border border-slate-200 p-3 text-sm">
       <h4 className="font-semibold text-slate-900">{label}</h4>
       <p className="mt-1 text-slate-700">
-        Price <span className="font-medium text-slate-900">{formatPrice(market.price, pricePrecision(market.chart.candles.map((c) => c.close)))}</span> at the candle of {formatDate(market.candleTime, DATE_TIME, 'an unknown time')}
+        Price <span className="font-medium text-slate-900">{formatPrice(market.price, pricePrecision(market.chart.candles.map((c) => c.close)))}</span> at the candle of {times.format(market.candleTime, DATE_TIME, 'an unknown time')}
       </p>
       {market.recent && <p className="mt-1 text-slate-700">{recentText(market.recent)}</p>}
       <div className="mt-3 grid gap-4 sm:grid-cols-[minmax(0,14rem)_1fr]">

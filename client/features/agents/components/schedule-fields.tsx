@@ -3,15 +3,25 @@ import { FREQUENCIES, WEEKDAYS, type TFrequency, type TSchedule, type TWeekday }
 import { CONTROL } from './form-controls.tsx';
 import { frequencyLabel } from '../lib/agent-format.ts';
 
-/** A schedule being edited: the frequency may be unset (details edit), hours are local time. */
+/** A schedule being edited: the frequency may be unset (details edit); hours are 'HH:mm' in the schedule's zone. */
 export type TScheduleDraft = { frequency: TFrequency | ''; daysActive: TWeekday[]; activeHours: { start: string; end: string } };
 
 export function toDraft(schedule: Omit<TSchedule, 'timeZone'>): TScheduleDraft {
   return { frequency: schedule.frequency, daysActive: [...schedule.daysActive], activeHours: schedule.activeHours ?? { start: '00:00', end: '23:59' } };
 }
 
-/** Frequency, active days and active hours; shared by the wizard and the details dialog. */
-export function ScheduleFields({ value, onChange, allowUnset = false }: { value: TScheduleDraft; onChange(next: TScheduleDraft): void; allowUnset?: boolean }) {
+/** Frequency, active days and active hours (in `timeZone`, named); shared by the wizard and the details dialog. */
+export function ScheduleFields({
+  value,
+  onChange,
+  allowUnset = false,
+  timeZone,
+}: {
+  value: TScheduleDraft;
+  onChange(next: TScheduleDraft): void;
+  allowUnset?: boolean;
+  timeZone: string;
+}) {
   const id = useId();
   const toggleDay = (day: TWeekday, on: boolean) =>
     onChange({ ...value, daysActive: WEEKDAYS.filter((d) => (d === day ? on : value.daysActive.includes(d))) });
@@ -53,34 +63,43 @@ export function ScheduleFields({ value, onChange, allowUnset = false }: { value:
         </div>
       </fieldset>
       <fieldset>
-        <legend className="text-sm font-medium text-slate-900">Active hours (your local time)</legend>
+        <legend className="text-sm font-medium text-slate-900">Active hours ({timeZone})</legend>
+        <p id={`${id}-hours-hint`} className="mt-1 text-sm text-slate-600">
+          24-hour clock, HH:mm: 00:00 is midnight.
+        </p>
         <div className="mt-2 grid grid-cols-2 gap-3">
-          <div>
-            <label htmlFor={`${id}-start`} className="block text-sm text-slate-700">
-              Start
-            </label>
-            <input
-              id={`${id}-start`}
-              type="time"
-              value={value.activeHours.start}
-              onChange={(event) => onChange({ ...value, activeHours: { ...value.activeHours, start: event.target.value } })}
-              className={`${CONTROL} mt-1`}
-            />
-          </div>
-          <div>
-            <label htmlFor={`${id}-end`} className="block text-sm text-slate-700">
-              End
-            </label>
-            <input
-              id={`${id}-end`}
-              type="time"
-              value={value.activeHours.end}
-              onChange={(event) => onChange({ ...value, activeHours: { ...value.activeHours, end: event.target.value } })}
-              className={`${CONTROL} mt-1`}
-            />
-          </div>
+          <HourField id={`${id}-start`} label="Start" hintId={`${id}-hours-hint`} value={value.activeHours.start} onChange={(start) => onChange({ ...value, activeHours: { ...value.activeHours, start } })} />
+          <HourField id={`${id}-end`} label="End" hintId={`${id}-hours-hint`} value={value.activeHours.end} onChange={(end) => onChange({ ...value, activeHours: { ...value.activeHours, end } })} />
         </div>
       </fieldset>
+    </div>
+  );
+}
+
+/**
+ * A time of day as every time in the product is written, 24-hour 'HH:mm'. A text field, not
+ * `type="time"`: the browser shows that one in its locale's clock ('12:00 AM' in en-US), beside
+ * schedules written '00:00' (docs/decisions/0066). The server checks the form ('must be a time HH:mm').
+ */
+function HourField({ id, label, hintId, value, onChange }: { id: string; label: string; hintId: string; value: string; onChange(next: string): void }) {
+  return (
+    <div>
+      <label htmlFor={id} className="block text-sm text-slate-700">
+        {label}
+      </label>
+      <input
+        id={id}
+        type="text"
+        inputMode="numeric"
+        autoComplete="off"
+        spellCheck={false}
+        placeholder="HH:mm"
+        maxLength={5}
+        aria-describedby={hintId}
+        value={value}
+        onChange={(event) => onChange(event.target.value.trim())}
+        className={`${CONTROL} mt-1 tabular-nums`}
+      />
     </div>
   );
 }

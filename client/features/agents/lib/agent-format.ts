@@ -1,29 +1,5 @@
-import { format } from 'date-fns';
 import { FREQUENCY_LABELS, currentFrequency } from '../../../../contracts/agents.ts';
 import { formatPercent } from '../../../../contracts/number-format.ts';
-
-export const DATE_TIME = 'MMM d, yyyy HH:mm';
-export const DATE = 'MMM d, yyyy';
-export const RUN_TIME = 'MMM d, HH:mm:ss';
-
-/** A date from the API in one of SPEC's formats; `fallback` when there is none or it is invalid. */
-export function formatDate(iso: string | null | undefined, pattern: string, fallback = 'Never'): string {
-  if (!iso) return fallback;
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? fallback : format(date, pattern);
-}
-
-/**
- * A time in this browser's time zone, in SPEC's 'MMM d, yyyy HH:mm' with the zone named after
- * it ('Mar 15, 2027 09:30 EDT'), so a time the server scheduled in another zone is never read
- * as the wrong hour.
- */
-export function formatZonedDateTime(iso: string | null | undefined, fallback = 'Not scheduled'): string {
-  const text = formatDate(iso, DATE_TIME, '');
-  if (!text) return fallback;
-  const zone = new Intl.DateTimeFormat('en-US', { timeZoneName: 'short' }).formatToParts(new Date(iso!)).find((part) => part.type === 'timeZoneName');
-  return zone ? `${text} ${zone.value}` : text;
-}
 
 /** Seconds with one decimal ('2.5s'), or null without both ends. */
 export function formatDuration(start: string | null, end: string | null): string | null {
@@ -51,3 +27,14 @@ export function formatValue(value: unknown): string {
 
 /** A change in % with its sign, as a move reads: '+1.25%', '-0.5%', '0%'; '—' without one. */
 export const formatSignedPercent = (value: number | null | undefined): string => (value !== null && value !== undefined && value > 0 ? `+${formatPercent(value)}` : formatPercent(value));
+
+/**
+ * Active hours as wall-clock times in the zone they were set in, that zone named by its IANA
+ * name (its abbreviation changes with daylight saving, the hours do not): '09:30 – 16:00
+ * (America/New_York)'; 'All day' without hours. A template's hours have no zone yet.
+ */
+export function activeHoursText(schedule: { activeHours?: { start: string; end: string }; timeZone?: string }): string {
+  if (!schedule.activeHours) return 'All day';
+  const hours = `${schedule.activeHours.start} – ${schedule.activeHours.end}`;
+  return schedule.timeZone ? `${hours} (${schedule.timeZone})` : hours;
+}

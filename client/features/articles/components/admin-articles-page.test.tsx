@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { TArticle } from '../../../../contracts/articles.ts';
 import { jsonResponse, stubFetch, type StubRequest } from '../../../test/fetch-stub.ts';
 import { renderWithProviders, signedInAs } from '../../../test/render.tsx';
+import { setSettingsTimeZone } from '../../../lib/time-zone.ts';
 import AdminArticlesPage from './admin-articles-page.tsx';
 import { notify } from '../../../lib/notify.ts';
 
@@ -48,6 +49,8 @@ const table = async () => within(await screen.findByRole('table', { name: 'All a
 
 describe('AdminArticlesPage', () => {
   it('lists every article with its status, a link to its page and its actions', async () => {
+    // Dates are read in a named zone, never the machine's (docs/decisions/0066).
+    setSettingsTimeZone('Asia/Tokyo');
     stubArticlesApi([article(2, { published: false }), article(1)]);
     renderPage();
     const table = await screen.findByRole('table', { name: 'All articles' });
@@ -55,7 +58,7 @@ describe('AdminArticlesPage', () => {
     expect(within(draft!).getByRole('link', { name: 'Article 2' })).toHaveAttribute('href', '/insights/article-2');
     expect(draft).toHaveTextContent('Category 2');
     expect(draft).toHaveTextContent('Draft');
-    expect(draft).toHaveTextContent(new Date('2025-02-15T12:00:00.000Z').toLocaleDateString());
+    expect(draft).toHaveTextContent('Feb 15, 2025'); // as every article date (docs/decisions/0066)
     expect(within(draft!).getByRole('button', { name: 'Publish Article 2' })).toBeInTheDocument();
     expect(within(draft!).getByRole('link', { name: 'Edit Article 2' })).toHaveAttribute('href', `/admin/articles/${article(2).id}/edit`);
     expect(live).toHaveTextContent('Published');
@@ -63,12 +66,14 @@ describe('AdminArticlesPage', () => {
   });
 
   it('gives a phone one block per article with the same facts and actions', async () => {
+    // Dates are read in a named zone, never the machine's (docs/decisions/0066).
+    setSettingsTimeZone('Asia/Tokyo');
     stubArticlesApi([article(2, { published: false })]);
     renderPage();
     const list = within(await screen.findByRole('list', { name: 'All articles' }));
     const [item] = list.getAllByRole('listitem');
     expect(within(item!).getByRole('link', { name: 'Article 2' })).toHaveAttribute('href', '/insights/article-2');
-    expect(item).toHaveTextContent(`Category 2·Draft·${new Date('2025-02-15T12:00:00.000Z').toLocaleDateString()}`);
+    expect(item).toHaveTextContent('Category 2·Draft·Feb 15, 2025');
     expect(within(item!).getByRole('link', { name: 'Edit Article 2' })).toHaveAttribute('href', `/admin/articles/${article(2).id}/edit`);
     expect(within(item!).getByRole('button', { name: 'Publish Article 2' })).toBeInTheDocument();
     expect(within(item!).getByRole('button', { name: 'Delete Article 2' })).toBeInTheDocument();

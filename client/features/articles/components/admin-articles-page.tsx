@@ -12,6 +12,7 @@ import { usePageTitle } from '../../../components/ui/use-page-title.ts';
 import { LoadFailed } from '../../../components/ui/load-failed.tsx';
 import { apiRequest, errorMessage } from '../../../lib/api-client.ts';
 import { notify } from '../../../lib/notify.ts';
+import { useLocalDate } from '../../../lib/time-zone.ts';
 import { ADMIN_ARTICLES_KEY, invalidateArticles } from '../api/articles-api.ts';
 
 const HEAD = 'px-4 py-3 font-semibold';
@@ -173,7 +174,8 @@ function Status({ article }: { article: TArticle }) {
 }
 
 function Created({ article }: { article: TArticle }) {
-  return <time dateTime={article.createdAt}>{new Date(article.createdAt).toLocaleDateString()}</time>;
+  // The article's date as every page shows it (docs/decisions/0066).
+  return <time dateTime={article.createdAt}>{useLocalDate(article.createdAt)}</time>;
 }
 
 /** Edit, publish or unpublish, delete: the same in the phone's list and in the table. */

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { TArticle } from '../../../../contracts/articles.ts';
 import { stubFetch } from '../../../test/fetch-stub.ts';
 import { renderWithProviders } from '../../../test/render.tsx';
+import { setSettingsTimeZone } from '../../../lib/time-zone.ts';
 import ArticlePage from './article-page.tsx';
 import { safeUrl } from '../../../components/markdown.tsx';
 
@@ -59,6 +60,8 @@ afterEach(() => {
 
 describe('ArticlePage', () => {
   it('shows the title, category, local date and read time, and sets the page title and description', async () => {
+    // Dates are read in a named zone, never the machine's (docs/decisions/0066).
+    setSettingsTimeZone('Asia/Tokyo');
     const meta = document.createElement('meta');
     meta.name = 'description';
     meta.content = 'Site description';
@@ -70,7 +73,7 @@ describe('ArticlePage', () => {
     expect(requests[0]!.url).toBe('/api/articles/why-automate');
     const article = screen.getByRole('article');
     expect(within(article).getByText('Automation')).toBeInTheDocument();
-    expect(within(article).getByText(new Date(ARTICLE.createdAt).toLocaleDateString()).tagName).toBe('TIME');
+    expect(within(article).getByText('May 1, 2025').tagName).toBe('TIME');
     expect(within(article).getByText('6 min read')).toBeInTheDocument();
     expect(document.title).toMatch(/^Why automate now · /);
     expect(meta.content).toBe('Reasons to automate this quarter.');

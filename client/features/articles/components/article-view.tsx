@@ -4,7 +4,7 @@ import { Badge } from '../../../components/ui/badge.tsx';
 import { LoadFailed } from '../../../components/ui/load-failed.tsx';
 import { Skeleton } from '../../../components/ui/skeleton.tsx';
 import { StrokeIcon } from '../../../components/ui/stroke-icon.tsx';
-import { useLocalDate } from '../../../lib/in-browser.ts';
+import { useLocalDate } from '../../../lib/time-zone.ts';
 import { useNavigation } from '../../../lib/navigation.ts';
 
 export type ShownArticle =

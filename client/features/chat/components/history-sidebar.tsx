@@ -4,6 +4,7 @@ import { CHAT_HISTORY_LIMITS } from '../../../../contracts/chat-history.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import type { ChatHistoryList } from '../hooks/use-chat-history.ts';
 import { relativeDateLabel, type ChatHistoryEntry } from '../lib/chat-storage.ts';
+import { useTimeZone } from '../../../lib/time-zone.ts';
 
 type Props = {
   id: string;
@@ -41,6 +42,7 @@ export function HistorySidebar({ id, list, search, onSearch, currentId, drawerOp
   }, [drawerOpen]);
 
   const now = new Date();
+  const zone = useTimeZone();
   const { entries } = list;
   return (
     <>
@@ -115,7 +117,7 @@ export function HistorySidebar({ id, list, search, onSearch, currentId, drawerOp
                   >
                     <span className="block truncate text-sm font-medium">{entry.title}</span>
                     <time dateTime={entry.timestamp} className="block text-xs text-slate-600">
-                      {relativeDateLabel(entry.timestamp, now)}
+                      {relativeDateLabel(entry.timestamp, now, zone)}
                     </time>
                   </button>
                   <div className="absolute top-1/2 right-1 flex -translate-y-1/2 opacity-0 group-focus-within:opacity-100 group-hover:opacity-100 [@media(hover:none)]:opacity-100">

@@ -55,20 +55,20 @@ describe('titles', () => {
 });
 
 describe('relativeDateLabel', () => {
-  const now = new Date(2025, 5, 10, 15, 30);
-  it('shows the time of day today', () => {
-    const today = new Date(2025, 5, 10, 9, 5);
-    expect(relativeDateLabel(today.toISOString(), now)).toBe(today.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }));
+  // Instants in UTC and days read in a named zone: nothing depends on the machine's zone.
+  const now = new Date('2025-06-10T06:30:00.000Z'); // Jun 10, 15:30 in Tokyo; Jun 10, 02:30 in New York
+  it('shows the time of day today, 24-hour and named', () => {
+    expect(relativeDateLabel('2025-06-10T00:05:00.000Z', now, 'Asia/Tokyo')).toBe('09:05 GMT+9');
+    expect(relativeDateLabel('2025-06-10T00:05:00.000Z', now, 'America/New_York')).toBe('Yesterday');
   });
-  it("says 'Yesterday' for the previous calendar day, even under 24 hours ago", () => {
-    expect(relativeDateLabel(new Date(2025, 5, 9, 23, 59).toISOString(), now)).toBe('Yesterday');
-    expect(relativeDateLabel(new Date(2025, 5, 9, 1, 0).toISOString(), now)).toBe('Yesterday');
+  it("says 'Yesterday' for the previous calendar day of the zone, even under 24 hours ago", () => {
+    expect(relativeDateLabel('2025-06-09T14:59:00.000Z', now, 'Asia/Tokyo')).toBe('Yesterday'); // Jun 9, 23:59 there
+    expect(relativeDateLabel('2025-06-08T16:00:00.000Z', now, 'Asia/Tokyo')).toBe('Yesterday'); // Jun 9, 01:00 there
   });
-  it("says '{n} days ago' under a week, then the full date", () => {
-    expect(relativeDateLabel(new Date(2025, 5, 8, 12).toISOString(), now)).toBe('2 days ago');
-    expect(relativeDateLabel(new Date(2025, 5, 4, 12).toISOString(), now)).toBe('6 days ago');
-    const weekAgo = new Date(2025, 5, 3, 12);
-    expect(relativeDateLabel(weekAgo.toISOString(), now)).toBe(weekAgo.toLocaleDateString());
+  it("says '{n} days ago' under a week, then SPEC's full date", () => {
+    expect(relativeDateLabel('2025-06-08T03:00:00.000Z', now, 'Asia/Tokyo')).toBe('2 days ago');
+    expect(relativeDateLabel('2025-06-04T03:00:00.000Z', now, 'Asia/Tokyo')).toBe('6 days ago');
+    expect(relativeDateLabel('2025-06-03T03:00:00.000Z', now, 'Asia/Tokyo')).toBe('Jun 3, 2025');
   });
 });
 

@@ -1,4 +1,4 @@
-import { differenceInCalendarDays } from 'date-fns';
+import { CLOCK, DATE, calendarDaysBetween, formatTime } from '../../../../contracts/time-format.ts';
 
 /** SPEC section 3: a chat message; id, images, the notes and its place among versions are ours. */
 export type ChatMessage = {
@@ -76,15 +76,16 @@ export function sessionTitle(messages: readonly ChatMessage[]): string {
 
 export const historyTitle = (title: string): string => title.slice(0, HISTORY_TITLE_MAX);
 
-/** Time of day today, 'Yesterday', '{n} days ago' under a week, else the full date. */
-export function relativeDateLabel(timestamp: string | number | Date, now: Date = new Date()): string {
+/** SPEC's sidebar date: the time of day if today, 'Yesterday', '{n} days ago' under a week, else
+ * the full date; days and times in `zone` (the one every time is shown in), a time named. */
+export function relativeDateLabel(timestamp: string | number | Date, now: Date, zone: string): string {
   const date = new Date(timestamp);
   if (Number.isNaN(date.getTime())) return '';
-  const days = differenceInCalendarDays(now, date);
-  if (days <= 0) return date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  const days = calendarDaysBetween(now, date, zone);
+  if (days <= 0) return formatTime(date, CLOCK, zone);
   if (days === 1) return 'Yesterday';
   if (days < 7) return `${days} days ago`;
-  return date.toLocaleDateString();
+  return formatTime(date, DATE, zone);
 }
 
 // Storage failures (disabled storage, quota, a corrupt value) are logged, never thrown (SPEC 8).

@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { TArticleSummary } from '../../../../contracts/articles.ts';
 import { never, stubFetch } from '../../../test/fetch-stub.ts';
 import { renderWithProviders } from '../../../test/render.tsx';
+import { setSettingsTimeZone } from '../../../lib/time-zone.ts';
 import { InsightsSection } from './insights-section.tsx';
 
 const article = (n: number, overrides: Partial<TArticleSummary> = {}): TArticleSummary => ({
@@ -30,6 +31,8 @@ describe('InsightsSection', () => {
   });
 
   it('shows each article as a card: category badge, clamped title and excerpt, local date, read time', async () => {
+    // Dates are read in a named zone, never the machine's (docs/decisions/0066).
+    setSettingsTimeZone('Asia/Tokyo');
     const articles = [article(1), article(2), article(3)];
     stubFetch({ 'GET /api/articles?limit=3': { body: articles } });
     renderWithProviders(<InsightsSection />);
@@ -41,7 +44,7 @@ describe('InsightsSection', () => {
       expect(within(card).getByText(item.category)).toBeInTheDocument();
       expect(within(card).getByRole('heading', { name: item.title })).toHaveClass('line-clamp-2');
       expect(within(card).getByText(item.excerpt)).toHaveClass('line-clamp-3');
-      const date = within(card).getByText(new Date(item.createdAt).toLocaleDateString());
+      const date = within(card).getByText(`${['Jan', 'Feb', 'Mar'][index]} 15, 2025`);
       expect(date.tagName).toBe('TIME');
       expect(date).toHaveAttribute('datetime', item.createdAt);
       expect(within(card).getByText(item.readTime)).toBeInTheDocument();

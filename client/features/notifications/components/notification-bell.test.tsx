@@ -7,6 +7,7 @@ import { jsonResponse, stubFetch } from '../../../test/fetch-stub.ts';
 import { renderWithProviders } from '../../../test/render.tsx';
 import NotificationBell, { relativeTime } from './notification-bell.tsx';
 import { notify } from '../../../lib/notify.ts';
+import { setSettingsTimeZone } from '../../../lib/time-zone.ts';
 
 
 const LIST_URL = 'GET /api/notifications?limit=20';
@@ -104,7 +105,7 @@ describe('NotificationBell', () => {
       ],
       emailStatus: 'sent',
     });
-    const failing = notification({ id: '00000000-0000-4000-8000-000000000009', kind: 'failing', title: 'BTC watcher is failing: no fresh data from Kraken since 15:00', market: null, thresholdType: null, message: 'Its last 3 runs failed.', runId: 42 });
+    const failing = notification({ id: '00000000-0000-4000-8000-000000000009', kind: 'failing', title: 'BTC watcher is failing: no fresh data from Kraken since 15:00 UTC', market: null, thresholdType: null, message: 'Its last 3 runs failed.', runId: 42 });
     const { requests } = stubNotificationsApi([run, failing]);
     renderWithProviders(<NotificationBell />);
     await vi.waitFor(() => expect(bell()).toHaveAccessibleName('Notifications, 2 unread'));
@@ -125,13 +126,17 @@ describe('NotificationBell', () => {
     expect(screen.queryByRole('dialog', { name: 'Notifications' })).not.toBeInTheDocument();
   });
 
-  it('shows an alert storm notice by its summary, not the list of held alerts', async () => {
+  it('shows an alert storm notice by its summary, not the list of held alerts, its times and its own in one zone, named', async () => {
+    // The server writes the notice's times in the owner's Settings zone, named (docs/decisions/0066);
+    // the bell's time of the notice is in the same zone.
+    setSettingsTimeZone('Asia/Tokyo');
     const storm = notification({
       kind: 'alert-storm',
-      title: 'BTC watcher: alert storm, notifications paused until 14:05',
+      title: 'BTC watcher: alert storm, notifications paused until 23:05 GMT+9',
       market: null,
       thresholdType: null,
-      message: 'This agent reached its limit of 12 notifications per hour.\nHeld back since 13:20: 2 alerts on BTC/USDT on binance, BTC/USD on kraken (Price change).\nNotifications resume at 14:05. Run History records every firing.',
+      message: 'This agent reached its limit of 12 notifications per hour.\nHeld back since 22:20 GMT+9: 2 alerts on BTC/USDT on binance, BTC/USD on kraken (Price change).\nNotifications resume at 23:05 GMT+9. Run History records every firing.',
+      createdAt: '2026-11-25T13:20:00.000Z',
       alerts: [
         { market: 'BTC/USDT on binance', threshold: 'priceChange', value: 3.1, limit: 3, message: 'Price moved (BTC/USDT on binance: 3.10% > 3.00%)' },
         { market: 'BTC/USD on kraken', threshold: 'priceChange', value: 3.2, limit: 3, message: 'Price moved (BTC/USD on kraken: 3.20% > 3.00%)' },
@@ -144,8 +149,9 @@ describe('NotificationBell', () => {
     await userEvent.click(bell());
 
     expect(within(panel()).getByRole('link', { name: storm.title })).toHaveAttribute('href', `/agents-console?agent=${storm.agentId}&run=41`);
-    expect(within(panel()).getByText(/Held back since 13:20: 2 alerts on BTC\/USDT on binance, BTC\/USD on kraken/)).toBeInTheDocument();
-    expect(within(panel()).getByText(/Notifications resume at 14:05/)).toBeInTheDocument();
+    expect(within(panel()).getByText(/Held back since 22:20 GMT\+9: 2 alerts on BTC\/USDT on binance, BTC\/USD on kraken/)).toBeInTheDocument();
+    expect(within(panel()).getByText(/Notifications resume at 23:05 GMT\+9/)).toBeInTheDocument();
+    expect(within(panel()).getByText((_, el) => el?.tagName === 'TIME')).toHaveAttribute('title', 'Nov 25, 2026 22:20 GMT+9');
     expect(within(panel()).queryByRole('list', { name: 'Alerts' })).not.toBeInTheDocument();
   });
 

@@ -6,6 +6,8 @@ import { Link } from 'react-router';
 import { briefAttribution, type TAlertBrief, type TNotification } from '../../../../contracts/notifications.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { useLive } from '../../../lib/live-status.ts';
+import { useTimes } from '../../../lib/times.ts';
+import { DATE_TIME } from '../../../../contracts/time-format.ts';
 import { useLiveEvents } from '../hooks/use-live-events.ts';
 import { useMarkAllRead, useMarkRead, useNotifications } from '../api/notifications-api.ts';
 import { Button, buttonClasses } from '../../../components/ui/button.tsx';
@@ -183,6 +185,7 @@ function NotificationItem({ notification, onOpen, onMarkRead }: { notification: 
   // The storm notice's message is its summary (how many held back, where, since and until when);
   // its list of held alerts could be long, so the message stands for it.
   const storm = notification.kind === 'alert-storm';
+  const times = useTimes();
   return (
     <li className={`flex gap-3 px-4 py-3 ${unread ? 'bg-brand-50/60' : ''}`}>
       <span aria-hidden="true" className={`mt-1.5 size-2 shrink-0 rounded-full ${unread ? 'bg-brand-600' : 'bg-transparent'}`} />
@@ -210,7 +213,7 @@ function NotificationItem({ notification, onOpen, onMarkRead }: { notification: 
         <p className="mt-1 flex flex-wrap items-center text-xs whitespace-pre-wrap text-slate-600">
           <span>{[notification.agentName, notification.market].filter(Boolean).join(' · ')}</span>
           <span aria-hidden="true"> · </span>
-          <time dateTime={notification.createdAt} title={new Date(notification.createdAt).toLocaleString()}>
+          <time dateTime={notification.createdAt} title={times.format(notification.createdAt, DATE_TIME, '')}>
             {relativeTime(notification.createdAt)}
           </time>
           {email && (

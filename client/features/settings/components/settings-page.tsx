@@ -15,9 +15,9 @@ import { usePageTitle } from '../../../components/ui/use-page-title.ts';
 import { ApiError, apiRequest, errorMessage } from '../../../lib/api-client.ts';
 import { useAuth } from '../../../lib/auth-context.ts';
 import { notify } from '../../../lib/notify.ts';
+import { browserTimeZone } from '../../../lib/time-zone.ts';
+import { SETTINGS_QUERY_KEY } from '../api/settings-api.ts';
 import { ChannelsSection } from './channels-section.tsx';
-
-export const SETTINGS_QUERY_KEY = ['/api/settings'] as const;
 
 type FormValues = z.input<typeof ZUpdateSettings>;
 type FieldName = keyof FormValues;
@@ -25,8 +25,6 @@ type FieldName = keyof FormValues;
 const CONTROL =
   'mt-1.5 block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-slate-900 shadow-sm placeholder:text-slate-500 ' +
   'focus:border-brand-600 focus:outline-2 focus:outline-brand-600/30 aria-[invalid=true]:border-red-600';
-
-const browserTimeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
 
 /** Every zone the browser knows, plus the browser's own and the saved one when the list lacks
  * them (Chrome lists no 'UTC'; a zone saved elsewhere may be an alias). */
@@ -45,7 +43,7 @@ export default function SettingsPage() {
       <h1 className="text-3xl font-bold text-slate-900">Settings</h1>
       {canOwnAgents(role) ? (
         <>
-          <p className="mt-2 text-slate-600">Where your agents’ alerts are emailed, and the time zone their times are shown in.</p>
+          <p className="mt-2 text-slate-600">Where your agents’ alerts are emailed, and the time zone every time is shown in.</p>
           <AlertSettings />
         </>
       ) : (
@@ -125,7 +123,7 @@ function SettingsForm({ settings }: { settings: TSettings }) {
       </Field>
       <Field
         label="Time zone"
-        hint={`Times in alert emails are shown in this zone.${deviceZone ? ` This browser is set to ${deviceZone}.` : ''}`}
+        hint={`Times on every screen, in alert emails and in channel messages are shown in this zone, with its name.${deviceZone ? ` This browser is set to ${deviceZone}.` : ''}`}
         error={errors.timeZone}
       >
         {(props) => (

@@ -6,6 +6,7 @@ import { jsonResponse, stubFetch, type StubRequest } from '../../../test/fetch-s
 import { makeUser, renderWithProviders } from '../../../test/render.tsx';
 import UsersPage from './users-page.tsx';
 import { notify } from '../../../lib/notify.ts';
+import { setSettingsTimeZone } from '../../../lib/time-zone.ts';
 
 
 const ADA = makeUser({ id: '00000000-0000-4000-8000-00000000000a', name: 'Ada', email: 'ada@example.com', role: 'admin' });
@@ -45,6 +46,8 @@ function stubUsersApi(refuse?: (request: StubRequest) => Response | undefined) {
 
 describe('UsersPage', () => {
   it('lists the users with their email, role and creation date', async () => {
+    // Dates are read in a named zone, never the machine's (docs/decisions/0066).
+    setSettingsTimeZone('Asia/Tokyo');
     stubUsersApi();
     renderWithProviders(<UsersPage />, { path: '/admin/users' });
     expect(screen.getByRole('heading', { level: 1, name: 'Users' })).toBeInTheDocument();
@@ -54,7 +57,7 @@ describe('UsersPage', () => {
     expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Name', 'Email', 'Role', 'Created']);
     const grace = within(table).getByRole('row', { name: /Grace/ });
     expect(grace).toHaveTextContent('grace@example.com');
-    expect(grace).toHaveTextContent(new Date(GRACE.createdAt).toLocaleDateString());
+    expect(grace).toHaveTextContent('Mar 4, 2025'); // SPEC's 'MMM d, yyyy', as every date
     expect(within(grace).getByRole('combobox', { name: 'Role for Grace' })).toHaveValue('guest');
     expect(screen.getByRole('combobox', { name: 'Role for Ada' })).toHaveValue('admin');
   });

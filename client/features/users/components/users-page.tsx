@@ -8,6 +8,7 @@ import { usePageTitle } from '../../../components/ui/use-page-title.ts';
 import { LoadFailed } from '../../../components/ui/load-failed.tsx';
 import { apiRequest, errorMessage } from '../../../lib/api-client.ts';
 import { notify } from '../../../lib/notify.ts';
+import { useLocalDate } from '../../../lib/time-zone.ts';
 import { currentChatPolicy, roleSummary } from '../lib/role-summary.ts';
 
 export const USERS_QUERY_KEY = ['/api/users'] as const;
@@ -114,5 +115,5 @@ export default function UsersPage() {
 }
 
 function Created({ user }: { user: TUser }) {
-  return <time dateTime={user.createdAt}>{new Date(user.createdAt).toLocaleDateString()}</time>;
+  return <time dateTime={user.createdAt}>{useLocalDate(user.createdAt)}</time>;
 }
