@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHAT_IMAGE_LIMITS, type TChatImage, type TChatProvider } from '../../../contracts/chat.ts';
@@ -69,6 +70,22 @@ describe('chat images: upload, type by content, owner only (docs/decisions/0055)
     // An empty file is refused by the contract; the rest by their bytes.
     expect(res.json().details).toEqual([{ path: 'data', message: bytes.length === 0 ? 'data must not be empty' : 'must be a PNG, JPEG, WebP or GIF image (SVG and other files are refused)' }]);
     expect(await t.database.db.select().from(chatImages)).toEqual([]);
+  });
+
+  it("takes exactly the upload body the README documents, and refuses a field it does not (issue 29: it documented a 'name' it refused)", async () => {
+    const readme = await readFile(new URL('../../../README.md', import.meta.url), 'utf8');
+    const documented = /`POST \/api\/chat\/images` \(`\{ ([^}]*) \}`/.exec(readme)?.[1];
+    expect(documented, 'README documents the upload body').toBeDefined();
+    const fields = documented!.split(',').map((field) => field.trim());
+    const body: Record<string, string> = { type: 'image/png', data: SAMPLE_IMAGES.png };
+    // Every field the README names, optional ones (name?) included, is sent and taken.
+    const sent = Object.fromEntries(fields.map((field) => [field.replace(/\?$/, ''), body[field.replace(/\?$/, '')] ?? 'cat.png']));
+    const res = await upload(t, owner, sent);
+    expect(res.statusCode, res.body).toBe(201);
+    // A field it does not name is refused, saying which.
+    const extra = await upload(t, owner, { ...body, caption: 'a cat' });
+    expect(extra.statusCode).toBe(400);
+    expect(JSON.stringify(extra.json().details)).toContain('caption');
   });
 
   it('refuses an image whose bytes are another type than the one declared, and types it cannot take', async () => {
