@@ -19,8 +19,34 @@ async function show(kind: Kind, title: string, description?: string): Promise<vo
   }
 }
 
+/** How an Undo toast (docs/decisions/0070) ends: Undo pressed, or it went otherwise (its time ran out, it was closed or replaced). */
+export type UndoToastEvents = { onUndo(): void; onGone(): void };
+
+/**
+ * A toast with **Undo** for the toast's time (sonner pauses it while the pointer is on it or the
+ * toasts have keyboard focus: Alt+T). Resolves with a function that closes it early (a close
+ * counts as gone), or null when no toast could be shown: then nobody can press Undo.
+ */
+async function undoable(title: string, description: string | undefined, events: UndoToastEvents): Promise<(() => void) | null> {
+  if (!mountToaster) return null;
+  try {
+    const [{ toast }] = await Promise.all([import('sonner'), mountToaster()]);
+    const id = toast(title, {
+      ...(description ? { description } : {}),
+      action: { label: 'Undo', onClick: events.onUndo },
+      onAutoClose: events.onGone,
+      onDismiss: events.onGone,
+    });
+    return () => void toast.dismiss(id);
+  } catch (err) {
+    console.error('Could not show a notification:', title, err);
+    return null;
+  }
+}
+
 export const notify = {
   success: (title: string, description?: string) => void show('success', title, description),
   error: (title: string, description?: string) => void show('error', title, description),
   info: (title: string, description?: string) => void show('info', title, description),
+  undoable,
 };
