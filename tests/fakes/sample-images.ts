@@ -59,8 +59,9 @@ export function makePng(width: number, height: number, { colors = 'rgb', before 
 
 /** The bomb: a file of 70 bytes whose header claims 16384 x 16384 pixels, with no image data for them. */
 export const pngBomb = (): Buffer => pngHeader(16_384, 16_384);
-/** A whole 16384 x 16384 PNG (268 million pixels, a gigabyte decoded) in about 33 KB. */
-export const compressedPngBomb = (): Buffer => makePng(16_384, 16_384, { colors: 'bw' });
+let bomb: Buffer | undefined;
+/** A whole 16384 x 16384 PNG (268 million pixels, a gigabyte decoded) in about 33 KB (made once: compressing it takes a second). */
+export const compressedPngBomb = (): Buffer => (bomb ??= makePng(16_384, 16_384, { colors: 'bw' }));
 /** A real 64 x 64 PNG cut off halfway through its image data, as an interrupted upload leaves it. */
 export function truncatedPng(): Buffer {
   const whole = makePng(64, 64);
