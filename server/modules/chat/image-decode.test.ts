@@ -2,7 +2,7 @@ import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { TChatImageType } from '../../../contracts/chat.ts';
 import { PHOTOS, SAMPLE_IMAGES, animatedGif, makePng, photo, pngChunk, sampleImage, truncatedPng } from '../../../tests/fakes/sample-images.ts';
-import { decodeImage } from './image-decode.ts';
+import { decodeImage, decodersNeedFreshStart } from './image-decode.ts';
 
 // Every pixel decoded to prove the data is all there (docs/decisions/0064). Run here on the test's
 // thread; the server runs the same function in its image worker (image-decoder.test.ts).
@@ -70,10 +70,13 @@ describe('decodeImage: data cut short or damaged is refused', () => {
     expect(await decodeImage('image/jpeg', cut)).toEqual(DAMAGED);
   });
 
-  it('a JPEG whose scan data is garbled', async () => {
+  it('a JPEG whose scan data is garbled (libjpeg gives up: its worker is then due to start afresh)', async () => {
     const jpeg = Buffer.from(photo('jpegBaseline'));
     for (let at = 700; at < jpeg.length - 2; at += 23) jpeg[at] = jpeg[at]! ^ 0x5a;
     expect(await decodeImage('image/jpeg', jpeg)).toEqual(DAMAGED);
+    expect(decodersNeedFreshStart()).toBe(true);
+    // The decoder still answers for this image's thread meanwhile.
+    expect(await decodeImage('image/jpeg', photo('jpegBaseline'))).toEqual({ ok: true });
   });
 
   it("a GIF whose frame's compressed data stops before its last pixel, but whose blocks are whole", async () => {

@@ -57,9 +57,16 @@ export async function decodeImage(type: TChatImageType, bytes: Uint8Array): Prom
         return gif(bytes);
     }
   } catch {
+    // A decoder that gave up half way may have left its memory behind (libjpeg's exit skips its
+    // clean-up) or be unusable (a WebAssembly trap): the worker starts afresh after this image.
+    dirty = true;
     return DAMAGED;
   }
 }
+
+let dirty = false;
+/** True once a decoder has thrown in this thread: its worker should end and a new one take over. */
+export const decodersNeedFreshStart = (): boolean => dirty;
 
 /** A fresh ArrayBuffer holding exactly these bytes (the codecs take ArrayBuffers; a Buffer's
  * `.buffer` may be a pool shared with other Buffers, and Buffer#slice does not copy). */

@@ -35,6 +35,15 @@ describe('createImageDecoder', () => {
     expect(png.equals(sampleImage('png'))).toBe(true);
   });
 
+  it('goes on decoding after an image a decoder gave up on (in a fresh worker)', async () => {
+    decoder = createImageDecoder({ logger });
+    const garbled = Buffer.from(photo('jpegBaseline'));
+    for (let at = 700; at < garbled.length - 2; at += 23) garbled[at] = garbled[at]! ^ 0x5a;
+    expect(await decoder.decode('image/jpeg', garbled)).toEqual({ ok: false, problem: 'damaged' });
+    expect(await decoder.decode('image/jpeg', photo('jpegBaseline'))).toEqual({ ok: true });
+    expect(logged()).toEqual([]);
+  });
+
   it('turns away images beyond its queue at once with a 503 to try again', async () => {
     decoder = createImageDecoder({ logger, maxQueued: 1, workerUrl: workers('hang') });
     const first = decoder.decode('image/png', sampleImage('png')); // taken by the worker

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { TChatImageType } from '../../../contracts/chat.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { DecodeOutcome } from './image-decode.ts';
-import type { DecodeRequest } from './image-decode-worker.ts';
+import type { DecodeAnswer, DecodeRequest } from './image-decode-worker.ts';
 
 export type ImageDecoder = {
   /** Decodes the image off the event loop; 503 when the worker is busy past its queue, too slow or fails. */
@@ -34,7 +34,8 @@ const retryLater = (message: string) => new AppError('UNAVAILABLE', message, und
  * process's event loop, it would stall every stream and request meanwhile. One worker thread per
  * process decodes one image at a time, so a burst of uploads takes at most one core and one
  * image's memory; the rest wait in a short queue. The worker starts on the first image and ends
- * when idle (the WebAssembly codecs keep the memory of the largest image they decoded).
+ * when idle (the WebAssembly codecs keep the memory of the largest image they decoded), or after
+ * an image a decoder threw on (it may have left memory behind).
  */
 export function createImageDecoder({ logger, timeoutMs = 20_000, idleMs = 30_000, maxQueued = 16, workerUrl = WORKER_URL }: ImageDecoderOptions): ImageDecoder {
   const queue: Job[] = [];
@@ -47,8 +48,13 @@ export function createImageDecoder({ logger, timeoutMs = 20_000, idleMs = 30_000
   function start(): Worker {
     const thread = new Worker(workerUrl);
     thread.unref(); // never what keeps the process alive
-    thread.on('message', ({ id, outcome }: { id: number; outcome: DecodeOutcome }) => {
+    thread.on('message', ({ id, outcome, retire }: DecodeAnswer) => {
       if (current?.job.id !== id) return;
+      if (retire) {
+        // A decoder threw in it: the next image gets a fresh worker.
+        if (worker === thread) worker = null;
+        void thread.terminate();
+      }
       finish()?.resolve(outcome);
     });
     thread.on('error', (err) => {
