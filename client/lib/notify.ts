@@ -1,3 +1,5 @@
+import type { toast as SonnerToast } from 'sonner';
+
 /**
  * Toasts without putting the toast library on the landing page's critical path: sonner and
  * its Toaster load on the first toast. The ToastHost registers how to mount the Toaster.
@@ -19,34 +21,15 @@ async function show(kind: Kind, title: string, description?: string): Promise<vo
   }
 }
 
-/** How an Undo toast (docs/decisions/0070) ends: Undo pressed, or it went otherwise (its time ran out, it was closed or replaced). */
-export type UndoToastEvents = { onUndo(): void; onGone(): void };
-
-/**
- * A toast with **Undo** for the toast's time (sonner pauses it while the pointer is on it or the
- * toasts have keyboard focus: Alt+T). Resolves with a function that closes it early (a close
- * counts as gone), or null when no toast could be shown: then nobody can press Undo.
- */
-async function undoable(title: string, description: string | undefined, events: UndoToastEvents): Promise<(() => void) | null> {
+/** Sonner's `toast` once the Toaster listens, for toasts of their own (Undo: docs/decisions/0070); null without a ToastHost. */
+export async function loadToaster(): Promise<typeof SonnerToast | null> {
   if (!mountToaster) return null;
-  try {
-    const [{ toast }] = await Promise.all([import('sonner'), mountToaster()]);
-    const id = toast(title, {
-      ...(description ? { description } : {}),
-      action: { label: 'Undo', onClick: events.onUndo },
-      onAutoClose: events.onGone,
-      onDismiss: events.onGone,
-    });
-    return () => void toast.dismiss(id);
-  } catch (err) {
-    console.error('Could not show a notification:', title, err);
-    return null;
-  }
+  const [{ toast }] = await Promise.all([import('sonner'), mountToaster()]);
+  return toast;
 }
 
 export const notify = {
   success: (title: string, description?: string) => void show('success', title, description),
   error: (title: string, description?: string) => void show('error', title, description),
   info: (title: string, description?: string) => void show('info', title, description),
-  undoable,
 };

@@ -1,5 +1,5 @@
 import { useSyncExternalStore } from 'react';
-import { notify } from './notify.ts';
+import { loadToaster } from './notify.ts';
 
 /** A delete that waits for Undo (docs/decisions/0070). */
 export type UndoableDelete = {
@@ -49,16 +49,37 @@ export function deleteWithUndo(request: UndoableDelete): void {
   const pending: Pending = { ...request, state: 'waiting', close: null };
   waiting.add(pending);
   setHidden(pending.key, true);
-  void notify
-    .undoable(request.title, request.description, {
-      onUndo: () => undo(pending),
-      onGone: () => finish(pending, false),
-    })
-    .then((close) => {
-      if (!close) return finish(pending, false);
-      if (pending.state === 'waiting') pending.close = close;
-      else close();
+  void showUndo(request.title, request.description, {
+    onUndo: () => undo(pending),
+    onGone: () => finish(pending, false),
+  }).then((close) => {
+    if (!close) return finish(pending, false);
+    if (pending.state === 'waiting') pending.close = close;
+    else close();
+  });
+}
+
+/**
+ * A toast with **Undo** for the toast's time (sonner pauses it while the pointer is on it or the
+ * toasts have keyboard focus: Alt+T). `onGone` when it goes otherwise (its time ran out, it was
+ * closed or replaced). Resolves with a function that closes it early, or null when no toast could
+ * be shown: then nobody can press Undo.
+ */
+async function showUndo(title: string, description: string | undefined, events: { onUndo(): void; onGone(): void }): Promise<(() => void) | null> {
+  try {
+    const toast = await loadToaster();
+    if (!toast) return null;
+    const id = toast(title, {
+      ...(description ? { description } : {}),
+      action: { label: 'Undo', onClick: events.onUndo },
+      onAutoClose: events.onGone,
+      onDismiss: events.onGone,
     });
+    return () => void toast.dismiss(id);
+  } catch (err) {
+    console.error('Could not show a notification:', title, err);
+    return null;
+  }
 }
 
 function undo(pending: Pending): void {
