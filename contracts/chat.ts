@@ -28,9 +28,14 @@ export const OLLAMA_VISION_TYPES = PNG_JPEG;
  * What a chat may hold of images (docs/decisions/0055): the size of one, how many a question
  * carries and a request sends, and how long an uploaded image waits to be sent before it is
  * deleted. Each user's stored total is CHAT_IMAGE_STORAGE_MB (the server's configuration).
+ * Pixels (docs/decisions/0064): Anthropic refuses a side over 8,000 pixels, the strictest of the
+ * providers; 25 megapixels in all (a 24-megapixel camera's 6000 x 4000) bounds what the server
+ * decodes to check an image.
  */
 export const CHAT_IMAGE_LIMITS = {
   maxBytes: 5 * 1024 * 1024,
+  maxSide: 8_000,
+  maxPixels: 25_000_000,
   maxPerMessage: 4,
   maxPerRequest: 16,
   unsentHours: 24,

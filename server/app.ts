@@ -39,6 +39,7 @@ import { createChatService } from './modules/chat/chat.service.ts';
 import { conversationsRoutes } from './modules/chat/conversations.routes.ts';
 import { createConversationsService } from './modules/chat/conversations.service.ts';
 import { imagesRoutes } from './modules/chat/images.routes.ts';
+import { createImageDecoder } from './modules/chat/image-decoder.ts';
 import { createImagesService } from './modules/chat/images.service.ts';
 import { googleAuthRoutes } from './modules/auth/google.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
@@ -209,7 +210,9 @@ export async function buildApp({
   const marketData = sharedMarketData ?? createMarketData(config.market, { logger, now, db });
   if (!sharedMarketData) app.addHook('onClose', async () => marketData.close());
   await app.register(backtestRoutes, { backtests: createBacktestService({ agents, marketData, logger, now, limits: config.backtest }) });
-  const images = createImagesService({ db, storageBytes: config.chat.imageStorageBytes, now });
+  const imageDecoder = createImageDecoder({ logger });
+  app.addHook('onClose', async () => imageDecoder.close());
+  const images = createImagesService({ db, storageBytes: config.chat.imageStorageBytes, decoder: imageDecoder, now });
   const conversations = createConversationsService({ db, now, images });
   const chat = createChatService({ db, config: config.chat, images, conversations, now });
   // Answers still being written end first, stored as far as they got (docs/decisions/0056).

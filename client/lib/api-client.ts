@@ -13,7 +13,13 @@ export class ApiError extends Error {
   }
 }
 
-export type RequestOptions = { timeoutMs?: number; signal?: AbortSignal; headers?: Record<string, string> };
+export type RequestOptions = {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+  /** Sent even if the page is closing (a delete made final as the tab closes: docs/decisions/0070). */
+  keepalive?: boolean;
+};
 
 function formatDetails(details: unknown): string {
   if (Array.isArray(details)) {
@@ -64,6 +70,7 @@ export async function apiFetch(method: string, url: string, body?: unknown, opti
       headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), accept: 'application/json', ...options.headers },
       body: body !== undefined ? JSON.stringify(body) : undefined,
       signal: controller.signal,
+      ...(options.keepalive ? { keepalive: true } : {}),
     });
     if (!res.ok) throw await toApiError(res);
     return res;

@@ -1,3 +1,5 @@
+import type { toast as SonnerToast } from 'sonner';
+
 /**
  * Toasts without putting the toast library on the landing page's critical path: sonner and
  * its Toaster load on the first toast. The ToastHost registers how to mount the Toaster.
@@ -17,6 +19,13 @@ async function show(kind: Kind, title: string, description?: string): Promise<vo
   } catch (err) {
     console.error('Could not show a notification:', title, err);
   }
+}
+
+/** Sonner's `toast` once the Toaster listens, for toasts of their own (Undo: docs/decisions/0070); null without a ToastHost. */
+export async function loadToaster(): Promise<typeof SonnerToast | null> {
+  if (!mountToaster) return null;
+  const [{ toast }] = await Promise.all([import('sonner'), mountToaster()]);
+  return toast;
 }
 
 export const notify = {

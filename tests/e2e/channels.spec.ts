@@ -50,4 +50,42 @@ test.describe('channels', () => {
       await fake.close();
     }
   });
+
+  // Issue 29: Remove offers Undo for a few seconds (docs/decisions/0070).
+  test('Remove offers Undo: Undo brings the channel back; left to go, it is removed for good', async ({ page, login, owner }) => {
+    const fake = await startChannelReceivers({ tls: false });
+    try {
+      await login(page, owner);
+      await page.goto('/settings');
+      const form = page.getByRole('form', { name: 'Add a channel' });
+      const name = `Undo me ${Date.now()}`;
+      await form.getByRole('combobox', { name: 'Kind' }).selectOption('slack');
+      await form.getByRole('textbox', { name: 'Name' }).fill(name);
+      await form.getByRole('textbox', { name: 'Web address' }).fill(`${fake.origin}/slack/undo`);
+      await form.getByRole('button', { name: 'Add channel' }).click();
+      const list = page.getByRole('list', { name: 'Your channels' });
+      await expect(list).toContainText(name);
+
+      const toast = page.locator('[data-sonner-toast]').filter({ hasText: 'Channel removed' });
+      await list.getByRole('button', { name: `Remove ${name}` }).click();
+      await expect(list.getByRole('button', { name: `Remove ${name}` })).toHaveCount(0);
+      await expect(toast).toContainText(name);
+      await toast.getByRole('button', { name: 'Undo' }).click();
+      await expect(list.getByRole('button', { name: `Remove ${name}` })).toBeVisible();
+      await page.reload();
+      await expect(list.getByRole('button', { name: `Remove ${name}` })).toBeVisible();
+
+      // Removed again and left alone: the toast goes, then a reload shows it is gone.
+      await list.getByRole('button', { name: `Remove ${name}` }).click();
+      await expect(toast).toBeVisible();
+      await expect(toast).toHaveCount(0, { timeout: 15_000 });
+      const listed = page.waitForResponse((res) => new URL(res.url()).pathname === '/api/channels' && res.request().method() === 'GET' && res.ok());
+      await page.reload();
+      await listed;
+      await expect(page.getByRole('form', { name: 'Add a channel' })).toBeVisible();
+      await expect(page.getByRole('button', { name: `Remove ${name}` })).toHaveCount(0);
+    } finally {
+      await fake.close();
+    }
+  });
 });

@@ -129,6 +129,39 @@ test.describe('chat history and versions', () => {
     await expect((await history(other)).getByRole('button', { name: new RegExp(`^${legacyTitle}`) })).toBeVisible();
   });
 
+  // Issue 29: Delete offers Undo for a few seconds (docs/decisions/0070).
+  test('Delete offers Undo: Undo brings the chat back; left to go, it is deleted for good', async ({ page, login, owner }) => {
+    await login(page, owner);
+    await page.goto('/chat-console');
+    const question = `Undo me ${randomUUID().slice(0, 6)}`;
+    const saved = savedOnServer(page);
+    await send(page, 'GPT', question);
+    await expect(messages(page).getByText(`Reply to: ${question}`)).toBeVisible();
+    await saved;
+    await page.reload();
+    const sidebar = await history(page);
+    const entry = sidebar.getByRole('button', { name: new RegExp(`^${question}`) });
+    await expect(entry).toBeVisible();
+
+    const toast = page.locator('[data-sonner-toast]').filter({ hasText: 'Chat deleted' });
+    await sidebar.getByRole('button', { name: `Delete chat: ${question}` }).click();
+    await expect(entry).toHaveCount(0);
+    await expect(toast).toContainText(question);
+    await toast.getByRole('button', { name: 'Undo' }).click();
+    await expect(entry).toBeVisible();
+    await page.reload();
+    await expect((await history(page)).getByRole('button', { name: new RegExp(`^${question}`) })).toBeVisible();
+
+    // Deleted again and left alone: the toast goes, then a reload shows it is gone.
+    await (await history(page)).getByRole('button', { name: `Delete chat: ${question}` }).click();
+    await expect(toast).toBeVisible();
+    await expect(toast).toHaveCount(0, { timeout: 15_000 });
+    const listed = page.waitForResponse((res) => new URL(res.url()).pathname === '/api/chat/conversations' && res.request().method() === 'GET' && res.ok());
+    await page.reload();
+    await listed;
+    await expect((await history(page)).getByRole('button', { name: new RegExp(`^${question}`) })).toHaveCount(0);
+  });
+
   test('export a conversation as Markdown and as JSON', async ({ page, login, owner }) => {
     await login(page, owner);
     await page.goto('/claude-chat');

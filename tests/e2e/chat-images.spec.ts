@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { startFakeAiProviders, type FakeAiProviders } from '../fakes/ai-providers.ts';
-import { SAMPLE_IMAGES, sampleImage } from '../fakes/sample-images.ts';
+import { SAMPLE_IMAGES, pngBomb, sampleImage, truncatedPng } from '../fakes/sample-images.ts';
 import { expect, test } from './fixtures.ts';
 import { startAppServer, type AppServer } from './support/app-server.ts';
 import { expectNoSeriousViolations } from './support/axe.ts';
@@ -107,6 +107,37 @@ test.describe('chat: images and answers that survive a reload', () => {
     const src = `${server.url}${await shown.getAttribute('src')}`;
     expect((await fetch(src)).status).toBe(401);
     expect((await fetch(src, { headers: { cookie: await otherUser() } })).status).toBe(404);
+  });
+
+  // Issue 29 item 4 (docs/decisions/0064): the server decodes what it keeps, and a refusal says why.
+  test('a bomb PNG and a PNG cut short are refused, and the person sees the reason on each attachment', async ({ page }, testInfo) => {
+    await signIn(page);
+    await page.goto(`${server.url}/chat-console`);
+    const requestsBefore = fake.requests().length;
+    await page.locator('input[type="file"]').setInputFiles([
+      { name: 'bomb.png', mimeType: 'image/png', buffer: pngBomb() },
+      { name: 'cut.png', mimeType: 'image/png', buffer: truncatedPng() },
+    ]);
+    const attached = page.getByRole('list', { name: 'Images for this question' });
+    const refusals = attached.getByRole('alert');
+    await expect(refusals).toHaveCount(2);
+    await expect(refusals.nth(0)).toHaveText('Not uploaded: bomb.pngThe image is 16384 x 16384 pixels; the largest accepted is 8000 pixels on a side and 25 megapixels in all');
+    await expect(refusals.nth(1)).toHaveText('Not uploaded: cut.pngThe image data is incomplete or damaged');
+    // No thumbnail the browser cannot draw: only the reasons, each with Remove.
+    await expect(attached.getByRole('img')).toHaveCount(0);
+    await expect(page.getByText('Remove the images that could not be uploaded, or attach them again.')).toBeVisible();
+    await page.getByLabel('Message GPT').fill('What is in these?');
+    await expect(page.getByRole('button', { name: 'Send message' })).toBeDisabled();
+    await expectNoSeriousViolations(page, testInfo, 'refused image attachments', 'form');
+
+    // Removed by keyboard, one after the other; nothing reached the provider.
+    await attached.getByRole('button', { name: 'Remove image 1: bomb.png' }).focus();
+    await page.keyboard.press('Enter');
+    await attached.getByRole('button', { name: 'Remove image 1: cut.png' }).focus();
+    await page.keyboard.press('Enter');
+    await expect(attached).toHaveCount(0);
+    await expect(page.getByRole('button', { name: 'Send message' })).toBeEnabled();
+    expect(fake.requests()).toHaveLength(requestsBefore);
   });
 
   test('on a model that reads text only, Attach images says why', async ({ page }, testInfo) => {

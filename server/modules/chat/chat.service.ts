@@ -308,8 +308,8 @@ export function createChatService({ db, config, images, conversations, now = () 
 
   /** Stores generated images for the user (in the chat the answer goes in) and gives their URLs. */
   async function keepImages(plan: ChatPlan, generated: AiGeneratedImage[]): Promise<string[]> {
-    const { stored, dropped } = await images.storeGenerated(plan.user.id, plan.conversationId, generated);
-    if (dropped > 0) plan.log.warn({ provider: plan.provider, model: plan.model, dropped }, 'a generated image was not a PNG, JPEG, WebP or GIF: not kept');
+    const { stored, dropped, reasons } = await images.storeGenerated(plan.user.id, plan.conversationId, generated);
+    if (dropped > 0) plan.log.warn({ provider: plan.provider, model: plan.model, dropped, reasons }, 'a generated image could not be kept');
     return stored.map((image) => image.url);
   }
 

@@ -3,19 +3,17 @@ import type { TChatImageType } from '../../../contracts/chat.ts';
 /** What the bytes of an image say it is: its type and its size in pixels. */
 export type SniffedImage = { type: TChatImageType; width: number; height: number };
 
-/** Larger sides than any provider takes (they scale down well before this). */
-const MAX_SIDE = 16_384;
-
 /**
  * Reads an image's type and size from its bytes, never from a name or a declared type
  * (docs/decisions/0055): PNG, JPEG, WebP and GIF by their signatures and headers. Anything else
- * (SVG, which can carry script, HTML, PDF, a truncated or malformed header, a zero or absurd size)
- * is null. The image is not decoded: the provider decodes it; we only refuse what is not one.
+ * (SVG, which can carry script, HTML, PDF, a truncated or malformed header, a zero size) is null.
+ * Only the header is read: the size it claims is checked against the bound, and the image
+ * decoded, by the images service (docs/decisions/0064).
  */
 export function sniffImage(bytes: Uint8Array): SniffedImage | null {
   const found = png(bytes) ?? jpeg(bytes) ?? gif(bytes) ?? webp(bytes);
   if (!found) return null;
-  const ok = (n: number) => Number.isInteger(n) && n >= 1 && n <= MAX_SIDE;
+  const ok = (n: number) => Number.isInteger(n) && n >= 1;
   return ok(found.width) && ok(found.height) ? found : null;
 }
 
@@ -36,6 +34,16 @@ function png(b: Uint8Array): SniffedImage | null {
 
 /** JPEG: SOI (FF D8 FF), then markers up to a start-of-frame, which holds height and width. */
 function jpeg(b: Uint8Array): SniffedImage | null {
+  const frame = jpegStartOfFrame(b);
+  if (!frame || frame.at + 9 > b.length) return null;
+  return { type: 'image/jpeg', width: u16be(b, frame.at + 7), height: u16be(b, frame.at + 5) };
+}
+
+/**
+ * Where a JPEG's start-of-frame marker is and which it is (C0 baseline, C2 progressive, ...):
+ * walks the markers from SOI, or null when there is none before the scan data or the end.
+ */
+export function jpegStartOfFrame(b: Uint8Array): { marker: number; at: number } | null {
   if (b.length < 4 || b[0] !== 0xff || b[1] !== 0xd8 || b[2] !== 0xff) return null;
   let at = 2;
   while (at + 4 <= b.length) {
@@ -54,10 +62,7 @@ function jpeg(b: Uint8Array): SniffedImage | null {
     const length = u16be(b, at + 2);
     if (length < 2) return null;
     // SOF0-SOF15 except DHT (C4), JPG (C8) and DAC (CC).
-    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
-      if (at + 9 > b.length) return null;
-      return { type: 'image/jpeg', width: u16be(b, at + 7), height: u16be(b, at + 5) };
-    }
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) return { marker, at };
     at += 2 + length;
   }
   return null;

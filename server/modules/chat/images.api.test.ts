@@ -1,12 +1,27 @@
+import { readFile } from 'node:fs/promises';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHAT_IMAGE_LIMITS, type TChatImage, type TChatProvider } from '../../../contracts/chat.ts';
 import type { FakeAiProviders } from '../../../tests/fakes/ai-providers.ts';
-import { LYING_FILES, SAMPLE_IMAGES, pngHeader, sampleImage } from '../../../tests/fakes/sample-images.ts';
-import { chatImages } from '../../db/schema.ts';
+import {
+  LYING_FILES,
+  SAMPLE_IMAGES,
+  animatedGif,
+  compressedPngBomb,
+  makePng,
+  photo,
+  pngBomb,
+  pngHeader,
+  pngOfSize,
+  sampleImage,
+  truncatedPng,
+} from '../../../tests/fakes/sample-images.ts';
+import { chatImages, users } from '../../db/schema.ts';
 import { startChatApp, type ChatApp } from '../../test/chat-app.ts';
 import { chat, chatBody, conversationBody, imageBody, newTestChatId, parseEvents, uploadImage } from '../../test/chat-helpers.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
+import { createImageDecoder } from './image-decoder.ts';
+import { createImagesService } from './images.service.ts';
 
 const upload = (t: TestApp, cookie: string, payload: object) => t.request({ method: 'POST', url: '/api/chat/images', cookie, payload });
 
@@ -57,6 +72,22 @@ describe('chat images: upload, type by content, owner only (docs/decisions/0055)
     expect(await t.database.db.select().from(chatImages)).toEqual([]);
   });
 
+  it("takes exactly the upload body the README documents, and refuses a field it does not (issue 29: it documented a 'name' it refused)", async () => {
+    const readme = await readFile(new URL('../../../README.md', import.meta.url), 'utf8');
+    const documented = /`POST \/api\/chat\/images` \(`\{ ([^}]*) \}`/.exec(readme)?.[1];
+    expect(documented, 'README documents the upload body').toBeDefined();
+    const fields = documented!.split(',').map((field) => field.trim());
+    const body: Record<string, string> = { type: 'image/png', data: SAMPLE_IMAGES.png };
+    // Every field the README names, optional ones (name?) included, is sent and taken.
+    const sent = Object.fromEntries(fields.map((field) => [field.replace(/\?$/, ''), body[field.replace(/\?$/, '')] ?? 'cat.png']));
+    const res = await upload(t, owner, sent);
+    expect(res.statusCode, res.body).toBe(201);
+    // A field it does not name is refused, saying which.
+    const extra = await upload(t, owner, { ...body, caption: 'a cat' });
+    expect(extra.statusCode).toBe(400);
+    expect(JSON.stringify(extra.json().details)).toContain('caption');
+  });
+
   it('refuses an image whose bytes are another type than the one declared, and types it cannot take', async () => {
     const lying = await upload(t, owner, { type: 'image/jpeg', data: SAMPLE_IMAGES.png });
     expect(lying.statusCode).toBe(400);
@@ -72,7 +103,8 @@ describe('chat images: upload, type by content, owner only (docs/decisions/0055)
   });
 
   it('takes an image of 5 MB and refuses one byte more', async () => {
-    const padded = (bytes: number) => Buffer.concat([pngHeader(4000, 3000), Buffer.alloc(bytes - pngHeader(1, 1).length)]);
+    // Whole PNGs of 4000 x 3000 pixels, padded to the size with a chunk decoders skip.
+    const padded = (bytes: number) => pngOfSize(bytes, 4000, 3000);
     const atLimit = await upload(t, owner, { type: 'image/png', data: padded(CHAT_IMAGE_LIMITS.maxBytes).toString('base64') });
     expect(atLimit.statusCode, atLimit.body).toBe(201);
     expect(atLimit.json()).toMatchObject({ bytes: CHAT_IMAGE_LIMITS.maxBytes, width: 4000, height: 3000 });
@@ -82,7 +114,8 @@ describe('chat images: upload, type by content, owner only (docs/decisions/0055)
   });
 
   it("keeps each user within CHAT_IMAGE_STORAGE_MB (12 here), counting only their own images", async () => {
-    const fourMb = { type: 'image/png', data: Buffer.concat([pngHeader(10, 10), Buffer.alloc(4 * 1024 * 1024)]).toString('base64') };
+    // A little over 4 MB each: two fit in 12 MB, a third does not.
+    const fourMb = { type: 'image/png', data: pngOfSize(4 * 1024 * 1024 + 1).toString('base64') };
     for (let i = 0; i < 2; i++) expect((await upload(t, owner, fourMb)).statusCode).toBe(201);
     const full = await upload(t, owner, fourMb);
     expect(full.statusCode).toBe(409);
@@ -90,6 +123,60 @@ describe('chat images: upload, type by content, owner only (docs/decisions/0055)
     expect(await t.database.db.select({ id: chatImages.id }).from(chatImages)).toHaveLength(2);
     // Another user's room is their own.
     expect((await upload(t, other, fourMb)).statusCode).toBe(201);
+  });
+
+  describe('decoded before it is kept: pixels within the bound, all the data there, one frame (docs/decisions/0064)', () => {
+    const refusedWith = async (bytes: Buffer, type: string, message: string) => {
+      const res = await upload(t, owner, { type, data: bytes.toString('base64') });
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().details).toEqual([{ path: 'data', message }]);
+      expect(await t.database.db.select().from(chatImages)).toEqual([]);
+    };
+    const tooLarge = (size: string) => `The image is ${size} pixels; the largest accepted is 8000 pixels on a side and 25 megapixels in all`;
+
+    it("refuses the issue's bombs at once, from the size the header claims: a 70-byte header of 16384 x 16384, and a whole one of 33 KB", async () => {
+      expect(pngBomb().length).toBe(70);
+      await refusedWith(pngBomb(), 'image/png', tooLarge('16384 x 16384'));
+      expect(compressedPngBomb().length).toBeLessThan(40_000);
+      await refusedWith(compressedPngBomb(), 'image/png', tooLarge('16384 x 16384'));
+      await refusedWith(pngHeader(100_000, 1), 'image/png', tooLarge('100000 x 1'));
+    });
+
+    it('takes 8000 pixels on a side and 25 megapixels, and not one pixel more of either', async () => {
+      await refusedWith(makePng(8001, 1, { colors: 'bw' }), 'image/png', tooLarge('8001 x 1'));
+      await refusedWith(makePng(1, 8001, { colors: 'bw' }), 'image/png', tooLarge('1 x 8001'));
+      await refusedWith(makePng(5000, 5001, { colors: 'bw' }), 'image/png', tooLarge('5000 x 5001'));
+      const atBound = await upload(t, owner, { type: 'image/png', data: makePng(8000, 3125, { colors: 'bw' }).toString('base64') });
+      expect(atBound.statusCode, atBound.body).toBe(201);
+      expect(atBound.json()).toMatchObject({ width: 8000, height: 3125 });
+    });
+
+    it.each([
+      ['a PNG', 'image/png', truncatedPng()],
+      ['a JPEG', 'image/jpeg', photo('jpegBaseline').subarray(0, 600)],
+      ['a progressive JPEG', 'image/jpeg', photo('jpegProgressive').subarray(0, 400)],
+      ['a WebP', 'image/webp', photo('webp').subarray(0, 200)],
+    ] as const)('refuses %s cut short: its data is incomplete', async (_name, type, bytes) => {
+      await refusedWith(bytes, type, 'The image data is incomplete or damaged');
+    });
+
+    it('refuses an animated GIF, saying how many frames it has', async () => {
+      await refusedWith(animatedGif(3), 'image/gif', 'The image is animated (3 frames); only still images are accepted');
+    });
+
+    it('keeps only the generated images that pass the same checks, giving the reason for each one dropped', async () => {
+      const decoder = createImageDecoder({ logger: { warn: () => {}, error: () => {} } });
+      try {
+        const images = createImagesService({ db: t.database.db, storageBytes: 12 * 1024 * 1024, decoder });
+        const [{ id: userId }] = (await t.database.db.select({ id: users.id }).from(users).where(eq(users.email, 'owner@example.com'))) as [{ id: string }];
+        const result = await images.storeGenerated(userId, null, [{ data: photo('jpegBaseline') }, { data: truncatedPng() }, { data: pngBomb() }, { data: Buffer.from('<svg/>') }]);
+        expect(result.stored).toEqual([expect.objectContaining({ type: 'image/jpeg', width: 48, height: 32 })]);
+        expect(result.dropped).toBe(3);
+        expect(result.reasons).toEqual(['The image data is incomplete or damaged', tooLarge('16384 x 16384'), 'not a PNG, JPEG, WebP or GIF image']);
+      } finally {
+        await decoder.close();
+      }
+    });
   });
 
   it('serves and deletes an image for its owner only: anyone else gets 404, as for an unknown id', async () => {

@@ -7,7 +7,9 @@ import {
 } from '../../../contracts/chat.ts';
 import type { Db } from '../../db/client.ts';
 import { AppError, type ErrorDetail } from '../../lib/errors.ts';
-import { sniffImage } from './image-sniff.ts';
+import type { DecodeOutcome } from './image-decode.ts';
+import type { ImageDecoder } from './image-decoder.ts';
+import { sniffImage, type SniffedImage } from './image-sniff.ts';
 import {
   attachImages,
   deleteUnsentImage,
@@ -23,18 +25,39 @@ import {
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
-export type ImagesServiceDeps = { db: Db; storageBytes: number; now?: () => Date };
+export type ImagesServiceDeps = { db: Db; storageBytes: number; decoder: Pick<ImageDecoder, 'decode'>; now?: () => Date };
 
 /** An image a chat call shows the model: its type and size as read from its bytes. */
 export type RequestImage = { id: string; mediaType: TChatImageType; width: number; height: number; data: Uint8Array; conversationId: string | null };
 
 const NOT_FOUND = 'Image not found';
 const NOT_AN_IMAGE = 'must be a PNG, JPEG, WebP or GIF image (SVG and other files are refused)';
+const DAMAGED = 'The image data is incomplete or damaged';
+const LARGEST = `the largest accepted is ${CHAT_IMAGE_LIMITS.maxSide} pixels on a side and ${CHAT_IMAGE_LIMITS.maxPixels / 1_000_000} megapixels in all`;
 /** What room an image generation asks for before the provider is called (its images are ~1-2 MB). */
 export const GENERATED_IMAGE_ROOM_BYTES = 2 * 1024 * 1024;
 
 const megabytes = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, '')} MB`;
 const invalid = (details: ErrorDetail[]) => new AppError('BAD_REQUEST', 'Invalid request', details);
+
+/**
+ * Why an image whose header was read cannot be kept, or null (docs/decisions/0064). The size its
+ * header claims is checked first, so a file claiming a huge picture is refused before anything
+ * is decoded; then every pixel is decoded off the event loop, which proves the data is all there.
+ */
+async function problemOf(decoder: Pick<ImageDecoder, 'decode'>, sniffed: SniffedImage, bytes: Uint8Array): Promise<string | null> {
+  const { width, height } = sniffed;
+  if (width > CHAT_IMAGE_LIMITS.maxSide || height > CHAT_IMAGE_LIMITS.maxSide || width * height > CHAT_IMAGE_LIMITS.maxPixels) {
+    return `The image is ${width} x ${height} pixels; ${LARGEST}`;
+  }
+  return refusal(await decoder.decode(sniffed.type, bytes));
+}
+
+function refusal(outcome: DecodeOutcome): string | null {
+  if (outcome.ok) return null;
+  if (outcome.problem === 'animated') return `The image is animated (${outcome.frames} frames); only still images are accepted`;
+  return DAMAGED;
+}
 
 function imageOf(row: ImageMeta): TChatImage {
   return { id: row.id, type: row.mediaType, bytes: row.bytes, width: row.width, height: row.height, url: chatImageUrl(row.id) };
@@ -46,7 +69,7 @@ function imageOf(row: ImageMeta): TChatImage {
  * read from the bytes; a file whose bytes are not the image it says it is is refused. Each user
  * keeps at most `storageBytes`; an upload never sent in a saved chat goes after a day.
  */
-export function createImagesService({ db, storageBytes, now = () => new Date() }: ImagesServiceDeps) {
+export function createImagesService({ db, storageBytes, decoder, now = () => new Date() }: ImagesServiceDeps) {
   const unsentBefore = () => new Date(now().getTime() - CHAT_IMAGE_LIMITS.unsentHours * 3_600_000);
 
   /** Under the user's lock: their stale unsent uploads go, then the new bytes must fit. */
@@ -71,6 +94,8 @@ export function createImagesService({ db, storageBytes, now = () => new Date() }
     if (sniffed.type !== input.type) {
       throw invalid([{ path: 'type', message: `the file is a ${CHAT_IMAGE_TYPE_NAMES[sniffed.type]} image, not ${CHAT_IMAGE_TYPE_NAMES[input.type]}` }]);
     }
+    const problem = await problemOf(decoder, sniffed, bytes);
+    if (problem) throw invalid([{ path: 'data', message: problem }]);
     return db.transaction(async (tx) => {
       await makeRoom(tx, userId, bytes.length);
       const row = await insertImage(tx, { userId, origin: 'upload', mediaType: sniffed.type, bytes: bytes.length, width: sniffed.width, height: sniffed.height, data: bytes, createdAt: now() });
@@ -117,13 +142,22 @@ export function createImagesService({ db, storageBytes, now = () => new Date() }
 
   /**
    * Stores images a model generated for the user, in their chat when there is one. The bytes are
-   * read like an upload's: what is not an image we take is dropped (and logged by the caller).
+   * checked like an upload's (type, pixels, every pixel decoded): what fails is dropped, and each
+   * reason given to the caller to log.
    */
-  async function storeGenerated(userId: string, conversationId: string | null, images: ReadonlyArray<{ data: Uint8Array }>): Promise<{ stored: TChatImage[]; dropped: number }> {
-    const readable = images.flatMap((image) => {
+  async function storeGenerated(
+    userId: string,
+    conversationId: string | null,
+    images: ReadonlyArray<{ data: Uint8Array }>,
+  ): Promise<{ stored: TChatImage[]; dropped: number; reasons: string[] }> {
+    const reasons: string[] = [];
+    const readable: Array<{ sniffed: SniffedImage; data: Buffer }> = [];
+    for (const image of images) {
       const sniffed = sniffImage(image.data);
-      return sniffed ? [{ sniffed, data: Buffer.from(image.data) }] : [];
-    });
+      const problem = sniffed ? await problemOf(decoder, sniffed, image.data) : 'not a PNG, JPEG, WebP or GIF image';
+      if (sniffed && !problem) readable.push({ sniffed, data: Buffer.from(image.data) });
+      else reasons.push(problem ?? DAMAGED);
+    }
     const stored = await db.transaction(async (tx) => {
       await lockUserImages(tx, userId);
       const rows: TChatImage[] = [];
@@ -136,7 +170,7 @@ export function createImagesService({ db, storageBytes, now = () => new Date() }
       }
       return rows;
     });
-    return { stored, dropped: images.length - readable.length };
+    return { stored, dropped: images.length - readable.length, reasons };
   }
 
   /**

@@ -142,7 +142,7 @@ export const importConversations = (body: TImportConversations) => apiRequest<TI
 
 export const updateConversation = (id: string, body: TUpdateConversation) => apiRequest<TConversationInfo>('PATCH', `${CONVERSATIONS_URL}/${encodeURIComponent(id)}`, body);
 
-export const deleteConversation = (id: string) => apiRequest<void>('DELETE', `${CONVERSATIONS_URL}/${encodeURIComponent(id)}`);
+export const deleteConversation = (id: string, options: { keepalive?: boolean } = {}) => apiRequest<void>('DELETE', `${CONVERSATIONS_URL}/${encodeURIComponent(id)}`, undefined, options);
 
 /** Where the browser downloads a chat as a file (the server names it and says so). */
 export const exportUrl = (id: string, format: 'md' | 'json') => `${CONVERSATIONS_URL}/${encodeURIComponent(id)}/export?format=${format}`;

@@ -118,12 +118,44 @@ describe('ChatScreen: images in a question', () => {
     const user = userEvent.setup();
     await user.type(messageBox(), 'Look');
     await user.upload(fileInput(), file('broken.png'));
-    expect(await screen.findByText('Not uploaded')).toBeInTheDocument();
+    expect(await screen.findByRole('alert')).toHaveTextContent('Not uploaded: broken.pngMust be a PNG, JPEG, WebP or GIF image (SVG and other files are refused)');
     expect(screen.getByText('Remove the images that could not be uploaded, or attach them again.')).toBeInTheDocument();
     expect(sendButton()).toBeDisabled();
     await user.click(screen.getByRole('button', { name: 'Remove image 1: broken.png' }));
     expect(sendButton()).toBeEnabled();
     fail = false;
+  });
+
+  it.each([
+    ['a bomb (a header claiming 16384 x 16384 pixels)', 'bomb.png', 'The image is 16384 x 16384 pixels; the largest accepted is 8000 pixels on a side and 25 megapixels in all'],
+    ['a PNG cut short', 'cut.png', 'The image data is incomplete or damaged'],
+  ])("%s refused by the server shows the server's reason on the attachment, read out, with no thumbnail; Remove takes it off by keyboard", async (_name, name, reason) => {
+    const { requests } = stubFetch({ ...PROVIDERS, 'POST /api/chat/images': () => jsonResponse({ error: 'Invalid request', details: [{ path: 'data', message: reason }] }, 400) });
+    renderChat();
+    const user = userEvent.setup();
+    await user.upload(fileInput(), file(name));
+    const refused = await within(attached()!).findByRole('alert');
+    expect(refused).toHaveTextContent(`Not uploaded: ${name}${reason}`);
+    // Not a picture the browser may fail to draw: the attachment is the reason and the Remove button.
+    expect(within(attached()!).queryByRole('img')).not.toBeInTheDocument();
+    expect(sendButton()).toBeDisabled();
+
+    const remove = within(attached()!).getByRole('button', { name: `Remove image 1: ${name}` });
+    remove.focus();
+    await user.keyboard('{Enter}');
+    expect(attached()).not.toBeInTheDocument();
+    // Never uploaded, so nothing to delete on the server.
+    expect(requests.filter((r) => r.method === 'DELETE')).toEqual([]);
+  });
+
+  it('a refusal without a field (storage full, the server busy) shows its message', async () => {
+    stubFetch({
+      ...PROVIDERS,
+      'POST /api/chat/images': () => jsonResponse({ error: 'Conflict', message: 'Your chat images take 199 MB of the 200 MB you may keep. Delete chats with images to make room.' }, 409),
+    });
+    renderChat();
+    await userEvent.setup().upload(fileInput(), file('photo.png'));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Your chat images take 199 MB of the 200 MB you may keep. Delete chats with images to make room.');
   });
 
   it('a model switched to one that reads text only cannot send the images attached, and says so', async () => {

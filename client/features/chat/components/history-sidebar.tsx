@@ -41,9 +41,25 @@ export function HistorySidebar({ id, list, search, onSearch, currentId, drawerOp
     if (drawerOpen) newChatButton.current?.focus();
   }, [drawerOpen]);
 
+  const { entries } = list;
+  // A deleted chat's row leaves with the button that had focus: focus goes to the next chat (the
+  // one before when it was the last), else to New Chat.
+  const listRef = useRef<HTMLUListElement>(null);
+  const focusAfterDelete = useRef<string | null | undefined>(undefined);
+  useEffect(() => {
+    if (focusAfterDelete.current === undefined) return;
+    const id = focusAfterDelete.current;
+    focusAfterDelete.current = undefined;
+    const row = [...(listRef.current?.querySelectorAll<HTMLButtonElement>('button[data-chat-id]') ?? [])].find((button) => button.dataset.chatId === id);
+    (row ?? newChatButton.current)?.focus();
+  }, [entries]);
+  const remove = (entry: ChatHistoryEntry, index: number) => {
+    focusAfterDelete.current = (entries[index + 1] ?? entries[index - 1])?.id ?? null;
+    onDelete(entry);
+  };
+
   const now = new Date();
   const zone = useTimeZone();
-  const { entries } = list;
   return (
     <>
       {drawerOpen && <div aria-hidden="true" className={`fixed inset-0 z-40 bg-slate-900/40 ${pinned ? 'lg:hidden' : ''}`} onClick={onClose} />}
@@ -93,8 +109,8 @@ export function HistorySidebar({ id, list, search, onSearch, currentId, drawerOp
         {entries.length === 0 ? (
           <p className="px-4 text-sm text-slate-600">{list.searching ? (list.loading ? 'Searching...' : 'No chats match your search') : 'No chat history yet'}</p>
         ) : (
-          <ul className="flex-1 space-y-1 overflow-y-auto px-2 pb-4">
-            {entries.map((entry) =>
+          <ul ref={listRef} className="flex-1 space-y-1 overflow-y-auto px-2 pb-4">
+            {entries.map((entry, index) =>
               renaming === entry.id ? (
                 <li key={entry.id}>
                   <RenameForm
@@ -109,6 +125,7 @@ export function HistorySidebar({ id, list, search, onSearch, currentId, drawerOp
                 <li key={entry.id} className="group relative">
                   <button
                     type="button"
+                    data-chat-id={entry.id}
                     onClick={() => onSelect(entry.id)}
                     aria-current={entry.id === currentId ? 'true' : undefined}
                     className={`block w-full rounded-md py-2 pr-18 pl-3 text-left hover:bg-slate-200/70 focus-visible:outline-2 focus-visible:outline-brand-600 ${
@@ -124,7 +141,7 @@ export function HistorySidebar({ id, list, search, onSearch, currentId, drawerOp
                     <button type="button" onClick={() => setRenaming(entry.id)} aria-label={`Rename chat: ${entry.title}`} title="Rename chat" className={`${ROW_BUTTON} hover:bg-slate-200 hover:text-slate-900`}>
                       <Pencil aria-hidden="true" className="size-4" />
                     </button>
-                    <button type="button" onClick={() => onDelete(entry)} aria-label={`Delete chat: ${entry.title}`} title="Delete chat" className={`${ROW_BUTTON} hover:bg-red-50 hover:text-red-700`}>
+                    <button type="button" onClick={() => remove(entry, index)} aria-label={`Delete chat: ${entry.title}`} title="Delete chat" className={`${ROW_BUTTON} hover:bg-red-50 hover:text-red-700`}>
                       <Trash2 aria-hidden="true" className="size-4" />
                     </button>
                   </div>

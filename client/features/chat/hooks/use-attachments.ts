@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { CHAT_IMAGE_LIMITS, CHAT_IMAGE_TYPE_NAMES, CHAT_IMAGE_TYPES, type TChatImageType, type TChatModel } from '../../../../contracts/chat.ts';
-import { errorMessage } from '../../../lib/api-client.ts';
+import { ApiError, errorMessage } from '../../../lib/api-client.ts';
 import { deleteImage, readAsDataUrl, uploadImage } from '../api/chat-api.ts';
 
 /** An image attached to the question being written (docs/decisions/0055). */
@@ -14,6 +14,7 @@ export type Attachment = {
   /** Our URL for it once uploaded (`/api/chat/images/<id>`). */
   url?: string;
   id?: string;
+  /** Why it was not uploaded: the server's reason when it gave one. */
   error?: string;
 };
 
@@ -39,6 +40,18 @@ const typeList = (types: readonly TChatImageType[]) => {
   return names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names.join('');
 };
 const MAX_MB = CHAT_IMAGE_LIMITS.maxBytes / (1024 * 1024);
+
+/**
+ * Why an upload failed, in the server's words: the reason on the refused field (an image too
+ * large in pixels, data cut short: docs/decisions/0064), else its message (storage full, busy),
+ * else what went wrong on the way.
+ */
+export function uploadRefusal(err: unknown): string {
+  const body = err instanceof ApiError && err.body && typeof err.body === 'object' ? (err.body as { details?: unknown }) : null;
+  const detail = Array.isArray(body?.details) ? (body.details as Array<{ message?: unknown }>).find((d) => typeof d?.message === 'string')?.message : undefined;
+  const reason = typeof detail === 'string' && detail ? detail : errorMessage(err, 'The image could not be uploaded.');
+  return reason.charAt(0).toUpperCase() + reason.slice(1);
+}
 
 /** Why a model cannot take images at all, or null when it can. */
 export const noVisionReason = (model: TChatModel | undefined): string | null =>
@@ -90,7 +103,7 @@ export function useAttachments(model: TChatModel | undefined): Attachments {
             if (!current.current.some((i) => i.key === item.key)) return void deleteImage(image.id).catch(() => {});
             patch(item.key, { status: 'ready', url: image.url, id: image.id });
           })
-          .catch((err: unknown) => patch(item.key, { status: 'failed', error: errorMessage(err, 'The image could not be uploaded.') }));
+          .catch((err: unknown) => patch(item.key, { status: 'failed', error: uploadRefusal(err) }));
       }
     }
     setProblem(refused.length > 0 ? [...new Set(refused)].join(' ') : null);

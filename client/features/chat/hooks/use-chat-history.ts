@@ -1,8 +1,10 @@
 import { keepPreviousData, useInfiniteQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import type { TChatProviderInfo } from '../../../../contracts/chat.ts';
+import { useHiddenByUndo } from '../../../lib/undoable-delete.ts';
 import { conversationsKey, listConversations } from '../api/chat-api.ts';
 import type { ChatHistoryEntry } from '../lib/chat-storage.ts';
+import { chatDeleteKey } from './use-chat-session.ts';
 
 /** Typing pauses this long before a search is sent. */
 const SEARCH_DELAY_MS = 250;
@@ -48,7 +50,10 @@ export function useChatHistory(info: TChatProviderInfo, local: ChatHistoryEntry[
     placeholderData: keepPreviousData,
   });
 
-  const matches = (entry: ChatHistoryEntry) => !q || entry.title.toLowerCase().includes(q.toLowerCase());
+  // A chat deleted here is left out at once, while it waits for Undo (docs/decisions/0070).
+  const deleted = useHiddenByUndo();
+  const listed = (entry: ChatHistoryEntry) => !deleted.has(chatDeleteKey(entry.id));
+  const matches = (entry: ChatHistoryEntry) => listed(entry) && (!q || entry.title.toLowerCase().includes(q.toLowerCase()));
   if (!query.data) {
     // Until the server answers (or when it cannot), this browser's copy.
     return {
@@ -63,11 +68,11 @@ export function useChatHistory(info: TChatProviderInfo, local: ChatHistoryEntry[
       settled: query.isError,
     };
   }
-  const server = query.data.pages.flatMap((page) =>
-    page.conversations.map((c): ChatHistoryEntry => ({ id: c.id, title: c.title, timestamp: c.updatedAt, model: c.model, aiService: info.storageService })),
-  );
-  const listed = new Set(server.map((e) => e.id));
-  const notSaved = local.filter((e) => e.unsynced && !listed.has(e.id) && matches(e));
+  const server = query.data.pages
+    .flatMap((page) => page.conversations.map((c): ChatHistoryEntry => ({ id: c.id, title: c.title, timestamp: c.updatedAt, model: c.model, aiService: info.storageService })))
+    .filter(listed);
+  const onServer = new Set(server.map((e) => e.id));
+  const notSaved = local.filter((e) => e.unsynced && !onServer.has(e.id) && matches(e));
   return {
     entries: [...notSaved, ...server],
     offline: false,
@@ -76,7 +81,7 @@ export function useChatHistory(info: TChatProviderInfo, local: ChatHistoryEntry[
     hasMore: query.hasNextPage,
     loadingMore: query.isFetchingNextPage,
     loadMore: () => void query.fetchNextPage(),
-    answering: q ? null : (query.data.pages[0]?.conversations.find((c) => c.answering)?.id ?? null),
+    answering: q ? null : (query.data.pages[0]?.conversations.find((c) => c.answering && !deleted.has(chatDeleteKey(c.id)))?.id ?? null),
     settled: true,
   };
 }

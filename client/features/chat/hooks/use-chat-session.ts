@@ -5,6 +5,7 @@ import type { TChatModel, TChatProviderInfo } from '../../../../contracts/chat.t
 import { ApiError } from '../../../lib/api-client.ts';
 import { useAuth } from '../../../lib/auth-context.ts';
 import { notify } from '../../../lib/notify.ts';
+import { deleteWithUndo } from '../../../lib/undoable-delete.ts';
 import { CONVERSATIONS_URL, deleteConversation, getConversation, saveConversation, updateConversation } from '../api/chat-api.ts';
 import {
   DEFAULT_SETTINGS,
@@ -55,7 +56,7 @@ export type ChatSession = {
   newChat(unfinished?: LiveAnswer | null): void;
   /** Opens a chat (this browser's copy at once, then the server's); false when it cannot. */
   open(id: string, unfinished?: LiveAnswer | null): boolean;
-  /** Deletes a chat here and on the server; true when it was the open one (a new chat has started). */
+  /** Deletes a chat here and on the server, after a few seconds for Undo (docs/decisions/0070); true when it was the open one (a new chat has started). */
   remove(id: string): boolean;
   rename(id: string, title: string | null): Promise<boolean>;
   /** Saves the open chat now; true once the server has all of it. */
@@ -63,6 +64,9 @@ export type ChatSession = {
 };
 
 const EMPTY_TREE: ChatTree = { messages: [], leafId: null };
+
+/** A deleted chat's key while it waits for Undo (docs/decisions/0070): the sidebar leaves it out. */
+export const chatDeleteKey = (id: string) => `chat:${id}`;
 
 /** The tree with an answer that was still streaming kept as far as it got here, marked so: the
  * server goes on writing it (docs/decisions/0056), and opening the chat again shows all of it. */
@@ -178,6 +182,13 @@ export function useChatSession(info: TChatProviderInfo, models: readonly TChatMo
     return () => clearTimeout(timer);
   }, [tree, chatId, model, settings, customTitle, autoTitle, service, userId, sync]);
   useEffect(() => () => void pendingSave.current?.(), []);
+  const mounted = useRef(true);
+  useEffect(() => {
+    mounted.current = true;
+    return () => {
+      mounted.current = false;
+    };
+  }, []);
 
   const flush = useCallback(async (): Promise<boolean> => {
     if (pendingSave.current) return pendingSave.current();
@@ -285,6 +296,35 @@ export function useChatSession(info: TChatProviderInfo, models: readonly TChatMo
       data ? { ...data, pages: data.pages.map((page) => ({ ...page, conversations: page.conversations.filter((c) => c.id !== id) })) } : data,
     );
 
+  /** A chat's title as the sidebar lists it (the server's list, else this browser's). */
+  const titleOf = (id: string): string | undefined => {
+    for (const [, data] of queryClient.getQueriesData<InfiniteData<TConversationList>>({ queryKey: [CONVERSATIONS_URL] })) {
+      const found = data?.pages.flatMap((page) => page.conversations).find((c) => c.id === id);
+      if (found) return found.title;
+    }
+    return history.find((entry) => entry.id === id)?.title;
+  };
+
+  /** The delete itself, once nobody undid it: this browser's copy, then the server's. */
+  const commitDelete = async (id: string, keepalive: boolean): Promise<void> => {
+    setHistory(deleteSession(service, id, userId));
+    dropFromList(id);
+    if (!userId) return;
+    const send = () =>
+      deleteConversation(id, { keepalive }).catch((err: unknown) => {
+        if (!(err instanceof ApiError && err.status === 404)) throw err;
+      });
+    // After any save of it still on its way, so the save cannot bring it back; a closing page cannot wait.
+    const sent = keepalive ? send() : chain.current.then(send);
+    chain.current = sent.catch(() => {});
+    try {
+      await sent;
+      dropFromList(id); // a list read while the delete was on its way may have brought it back
+    } finally {
+      invalidateList();
+    }
+  };
+
   const remove = (id: string): boolean => {
     const isOpen = id === chatId;
     if (isOpen) {
@@ -292,19 +332,22 @@ export function useChatSession(info: TChatProviderInfo, models: readonly TChatMo
       dirty.current = false;
       newChat();
     }
+    // No save of it reaches the server while it waits: Undo sends what this browser has.
     deleted.current.add(id);
-    setHistory(deleteSession(service, id, userId));
-    dropFromList(id);
-    if (userId) {
-      // After any save of it still on its way, so the save cannot bring it back.
-      chain.current = chain.current
-        .then(() => deleteConversation(id))
-        .catch((err: unknown) => {
-          if (err instanceof ApiError && err.status === 404) return;
-          notify.error('Could not delete the chat', 'It is still saved on the server. Please try again.');
-        })
-        .finally(invalidateList);
-    }
+    deleteWithUndo({
+      key: chatDeleteKey(id),
+      title: 'Chat deleted',
+      description: titleOf(id),
+      commit: ({ keepalive }) => commitDelete(id, keepalive),
+      onUndo: () => {
+        deleted.current.delete(id);
+        const saved = loadSession(service, id, userId);
+        if (saved?.unsynced) void sync(saved);
+        // It was open and nothing else was started since: open it again.
+        if (isOpen && mounted.current && current.current.tree.messages.length === 0) open(id);
+      },
+      onError: () => notify.error('Could not delete the chat', 'It is still saved on the server. Please try again.'),
+    });
     return isOpen;
   };
 

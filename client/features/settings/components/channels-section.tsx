@@ -19,6 +19,7 @@ import { LoadFailed } from '../../../components/ui/load-failed.tsx';
 import { Spinner } from '../../../components/ui/spinner.tsx';
 import { ApiError, apiRequest, errorMessage } from '../../../lib/api-client.ts';
 import { notify } from '../../../lib/notify.ts';
+import { deleteWithUndo, useHiddenByUndo } from '../../../lib/undoable-delete.ts';
 
 export const CHANNELS_QUERY_KEY = ['/api/channels'] as const;
 
@@ -65,7 +66,12 @@ export function ChannelsSection() {
   );
 }
 
-function ChannelList({ channels }: { channels: TChannel[] }) {
+/** A removed channel's key while it waits for Undo (docs/decisions/0070). */
+const removalKey = (id: string) => `channel:${id}`;
+
+function ChannelList({ channels: all }: { channels: TChannel[] }) {
+  const removed = useHiddenByUndo();
+  const channels = all.filter((channel) => !removed.has(removalKey(channel.id)));
   if (channels.length === 0) return <p className="mt-4 text-sm text-slate-600">No channels yet.</p>;
   return (
     <ul className="mt-4 divide-y divide-slate-200 rounded-md border border-slate-200 bg-white" aria-label="Your channels">
@@ -85,14 +91,19 @@ function ChannelRow({ channel }: { channel: TChannel }) {
     onSuccess: (outcome) => setResult(outcome.status === 'sent' ? 'Test message delivered.' : `Not delivered: ${outcome.error}`),
     onError: (err) => setResult(`Not delivered: ${errorMessage(err)}`),
   });
-  const remove = useMutation({
-    mutationFn: () => apiRequest<void>('DELETE', `/api/channels/${channel.id}`),
-    onSuccess: () => {
-      notify.success(`Removed ${channel.name}`);
-      void queryClient.invalidateQueries({ queryKey: CHANNELS_QUERY_KEY });
-    },
-    onError: (err) => notify.error('Could not remove the channel', errorMessage(err)),
-  });
+  // Removed after a few seconds for Undo (docs/decisions/0070); the row leaves the list at once.
+  const remove = () =>
+    deleteWithUndo({
+      key: removalKey(channel.id),
+      title: 'Channel removed',
+      description: channel.name,
+      commit: async ({ keepalive }) => {
+        await apiRequest<void>('DELETE', `/api/channels/${channel.id}`, undefined, { keepalive });
+        queryClient.setQueryData<TChannelList>(CHANNELS_QUERY_KEY, (list) => list && { ...list, channels: list.channels.filter((c) => c.id !== channel.id) });
+        void queryClient.invalidateQueries({ queryKey: CHANNELS_QUERY_KEY });
+      },
+      onError: (err) => notify.error('Could not remove the channel', errorMessage(err)),
+    });
   return (
     <li className="flex flex-wrap items-center gap-3 px-4 py-3">
       <div className="min-w-0 flex-1">
@@ -107,7 +118,18 @@ function ChannelRow({ channel }: { channel: TChannel }) {
       <Button size="sm" variant="outline" onClick={() => test.mutate()} disabled={test.isPending} aria-label={`Send test to ${channel.name}`}>
         {test.isPending ? 'Sending…' : 'Send test'}
       </Button>
-      <Button size="sm" variant="ghost" onClick={() => remove.mutate()} disabled={remove.isPending} aria-label={`Remove ${channel.name}`}>
+      <Button
+        size="sm"
+        variant="ghost"
+        onClick={(event) => {
+          // The row leaves with the button that had focus: focus goes to the next channel's first button.
+          const row = event.currentTarget.closest('li');
+          const next = (row?.nextElementSibling ?? row?.previousElementSibling)?.querySelector('button');
+          remove();
+          next?.focus();
+        }}
+        aria-label={`Remove ${channel.name}`}
+      >
         Remove
       </Button>
     </li>
