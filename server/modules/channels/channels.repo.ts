@@ -50,6 +50,11 @@ export async function deleteChannel(db: Db, userId: string, id: string): Promise
   });
 }
 
+/** A channel's sealed configuration and masked target, changed (a Telegram chat that moved). */
+export async function updateChannelSecret(db: Tx, id: string, values: { target: string; secret: string }): Promise<void> {
+  await db.update(channels).set(values).where(eq(channels.id, id));
+}
+
 /** One pending delivery per chosen channel that is still the notification's owner's. */
 export async function insertDeliveries(db: Tx, notificationId: string, userId: string, channelIds: readonly string[], event: TDeliveryEvent = 'notification'): Promise<DeliveryRow[]> {
   if (channelIds.length === 0) return [];
