@@ -18,7 +18,7 @@ export type RunJob = { runId: number } | { runIds: number[] };
 export const runIdsOf = (job: RunJob): number[] => ('runIds' in job ? job.runIds : [job.runId]);
 /** `brief`: the follow-up email of a brief written after the alert's email went. */
 export type EmailJob = { notificationId: string; brief?: true };
-/** `attempt`: the delivery's attempt this job is for (a retry's; absent on the first). */
+/** `attempt`: the delivery's attempt this job is for (absent on jobs queued before it was carried). */
 export type DeliveryJob = { deliveryId: string; attempt?: number };
 export type BriefJob = { notificationId: string; facts: BriefFacts };
 export type ReleaseJob = { notificationId: string };
@@ -149,8 +149,9 @@ export async function startJobQueue(database: Database, { logger, email, channel
       await boss.send(EMAIL_QUEUE, { notificationId } satisfies EmailJob);
     },
     async enqueueDelivery(deliveryId, retry) {
+      // The attempt it is for: a job run again after its attempt was recorded sends nothing twice.
       if (!retry) {
-        await boss.send(DELIVERY_QUEUE, { deliveryId } satisfies DeliveryJob);
+        await boss.send(DELIVERY_QUEUE, { deliveryId, attempt: 1 } satisfies DeliveryJob);
         return;
       }
       await boss.send(DELIVERY_QUEUE, { deliveryId, attempt: retry.attempt } satisfies DeliveryJob, { startAfter: retry.at });
