@@ -98,13 +98,16 @@ export function createChannelsService({ db, secretBox, outbound, telegramBaseUrl
 
   /** The user's channels; a Telegram channel says which chat it moved from, if it did (its sealed config knows). */
   async function list(userId: string): Promise<TChannelList> {
-    return { channels: (await listChannels(db, userId)).map((row) => toApiChannel(row, row.kind === 'telegram' ? (readConfig(row)?.movedFrom ?? null) : null)) };
+    return { channels: (await listChannels(db, userId)).map((row) => toApiChannel(row, movedFrom(row))) };
   }
 
-  /** A channel's configuration, or null when its secret cannot be opened (the key changed). */
-  function readConfig(row: ChannelRow): (ChannelConfig & { movedFrom?: string }) | null {
+  /** The chat a Telegram channel was added with, when it followed its group to a supergroup;
+   * null otherwise, or when its secret cannot be opened (the key changed). */
+  function movedFrom(row: ChannelRow): string | null {
+    if (row.kind !== 'telegram') return null;
     try {
-      return JSON.parse(secretBox.open(row.secret, row.id)) as ChannelConfig;
+      const config = JSON.parse(secretBox.open(row.secret, row.id)) as ChannelConfig;
+      return config.kind === 'telegram' ? (config.movedFrom ?? null) : null;
     } catch (err) {
       if (err instanceof SecretBoxError) return null;
       throw err;
@@ -289,7 +292,8 @@ export function createChannelsService({ db, secretBox, outbound, telegramBaseUrl
 
   /** The wait before the attempt after `number`: what the receiver asked, else the schedule's. */
   function retryAfter(number: number, asked: number | undefined): { seconds: number; tooLong: boolean } {
-    if (asked !== undefined) return { seconds: Math.ceil(asked), tooLong: asked > CHANNEL_MAX_WAIT_SECONDS };
+    // Whole seconds, at least one: a receiver asking for 0.25 s is not asked again at once.
+    if (asked !== undefined) return { seconds: Math.max(1, Math.ceil(asked)), tooLong: asked > CHANNEL_MAX_WAIT_SECONDS };
     return { seconds: Math.min(retries.retryDelaySeconds * 2 ** (number - 1), RETRY_DELAY_MAX_SECONDS), tooLong: false };
   }
 
