@@ -46,25 +46,18 @@ function postgresCpuMs(postmaster: number): number {
   return total;
 }
 
-/** PostgreSQL's SQLSTATE for a transaction aborted to break a deadlock. */
-const DEADLOCK_DETECTED = '40P01';
-
 /**
- * Pauses the bench's agents whose names start with `prefix`. One statement over thousands of
- * agents can deadlock with the runtime's batch that stamps their last runs (each locks many
- * agents' rows, in no common order), and PostgreSQL then aborts one of the two (seen once in a
- * full run): the bench's statement is the one that tries again.
+ * Pauses the bench's agents whose names start with `prefix`, in one statement over thousands of
+ * agents that locks them in id order first, as the runtime's batch that stamps their last runs
+ * does (docs/decisions/0063): in no common order the two deadlocked and PostgreSQL aborted one.
  */
 async function pauseAgents(client: pg.Client, prefix: string): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await client.query(`update agents set status = 'paused' where name like $1`, [`${prefix}%`]);
-      return;
-    } catch (err) {
-      if ((err as { code?: string }).code !== DEADLOCK_DETECTED || attempt >= 5) throw err;
-      await sleep(200 * attempt);
-    }
-  }
+  await client.query(
+    `update agents a set status = 'paused'
+     from (select id from agents where name like $1 order by id for no key update) locked
+     where a.id = locked.id`,
+    [`${prefix}%`],
+  );
 }
 
 type Worker = { child: ChildProcess; pid: number; output(): string };

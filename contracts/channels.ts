@@ -57,8 +57,15 @@ export type TChannel = {
   name: string;
   /** A masked hint of where it goes, e.g. 'hooks.slack.com/…/AbC1' or 'chat -1001234 · bot 1234…'. */
   target: string;
+  /** Telegram: the chat id the channel was added with, when Telegram said the group became a
+   * supergroup with a new id and the channel adopted it (channelMovedNote); else null. */
+  movedFrom: string | null;
   createdAt: string;
 };
+
+/** What the channel list says of a Telegram channel that adopted its group's new chat id. */
+export const channelMovedNote = (movedFrom: string) =>
+  `This Telegram group became a supergroup, so its chat id changed from ${movedFrom}; messages now go to the new id (shown above).`;
 
 /** POST /api/channels: the channel, and for a webhook its signing secret, shown this once only. */
 export type TCreatedChannel = TChannel & { signingSecret?: string };
@@ -68,18 +75,43 @@ export type TChannelList = { channels: TChannel[] };
 export const DELIVERY_STATUSES = ['pending', 'sent', 'failed'] as const;
 export type TDeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** Why a delivery failed, beyond the outbound door's own sentences (contracts/outbound.ts). */
+/**
+ * Why a delivery failed, beyond the outbound door's own sentences (contracts/outbound.ts). A
+ * reason the receiver documents (Slack's short codes, Discord's JSON error codes, Telegram's
+ * descriptions) has its own sentence, naming it and saying what to do (docs/decisions/0062); the
+ * first five are for anything else.
+ */
 export const DELIVERY_FAILURES = {
   gone: 'The receiver says this address does not exist; check it, or remove the channel and add it again.',
   unauthorized: 'The receiver refused the credentials; check the token or address.',
   refused: "The receiver refused the message; check the channel's settings.",
   'rate-limited': 'The receiver is limiting requests; the delivery is retried later.',
   'receiver-error': 'The receiver had an error; the delivery is retried later.',
+  'wait-too-long': 'The receiver asked to be sent nothing for more than an hour, so this message was not delivered; send a test later to check the channel.',
+  'slack-invalid-payload': "Slack could not read the message (invalid_payload); send a test from Settings, and if it fails too, tell the site's administrator.",
+  'slack-action-prohibited': "Slack's workspace settings do not let this webhook post there (action_prohibited); ask a Slack admin to allow it, or add a webhook for another channel.",
+  'slack-channel-not-found': "Slack cannot find the webhook's channel (channel_not_found); create an incoming webhook for an existing channel, then remove this channel and add it with the new address.",
+  'slack-no-service': 'Slack says this webhook was disabled or removed (no_service); create a new incoming webhook in Slack, then remove this channel and add it with the new address.',
+  'slack-channel-archived': 'The Slack channel is archived (channel_is_archived); unarchive it in Slack, or remove this channel and add a webhook for another one.',
+  'discord-unknown-webhook': "Discord says this webhook no longer exists (Unknown Webhook); create a new webhook in the Discord channel's Integrations settings, then remove this channel and add it with the new address.",
+  'discord-invalid-token': "Discord refused the webhook's token (Invalid Webhook Token); copy the webhook address again from Discord, then remove this channel and add it with that address.",
+  'telegram-unauthorized': 'Telegram refused the bot token (Unauthorized); get the token again from BotFather, then remove this channel and add it with the new token.',
+  'telegram-blocked': "The Telegram user blocked the bot ('bot was blocked by the user'); unblock it in Telegram (open the bot's chat and press Restart), then send a test.",
+  'telegram-chat-not-found': "Telegram cannot find this chat for the bot ('chat not found'); add the bot to the group or press Start in the bot's chat, and if the chat id is wrong, remove this channel and add it with the right one.",
+  'telegram-kicked': "The bot was removed from the Telegram group ('bot was kicked'); add it to the group again, then send a test.",
+  'telegram-not-member': "The bot is not a member of the Telegram channel ('bot is not a member'); add it to the channel as an administrator who may post messages, then send a test.",
+  'telegram-start-needed': "The bot may not write first to this Telegram user ('bot can't initiate conversation'); open the bot's chat in Telegram and press Start, then send a test.",
+  'telegram-chat-deleted': "The Telegram group was deleted ('the group chat was deleted'); remove this channel, or add one for another chat.",
+  'telegram-user-deactivated': "This Telegram account was deleted ('user is deactivated'); remove this channel, or add one for another chat.",
   'secret-unreadable': "The channel's secret could not be read (the key changed); remove the channel and add it again.",
   'channel-removed': 'The channel was removed before the delivery.',
   'queue-failed': 'The delivery could not be queued.',
 } as const satisfies Record<string, string>;
 export type TDeliveryFailure = keyof typeof DELIVERY_FAILURES;
+
+/** The longest wait a receiver may ask for before the next attempt (Retry-After, Discord's and
+ * Telegram's retry_after): the delivery waits that long; asked more, it fails with 'wait-too-long'. */
+export const CHANNEL_MAX_WAIT_SECONDS = 3600;
 
 /** What a delivery carries: the notification itself, or the follow-up with its brief when the
  * brief came after the notification went out (docs/decisions/0044). The webhook's `event`. */

@@ -55,7 +55,7 @@ import { createAlertBriefWriter } from './modules/chat/alert-brief-writer.ts';
 import { briefChoiceProblems } from './modules/chat/chat-policy.ts';
 import type { BriefFacts } from './modules/notifications/alert-brief.ts';
 import { channelsRoutes } from './modules/channels/channels.routes.ts';
-import { channelsServiceFromConfig, type ChannelsService } from './modules/channels/channels.service.ts';
+import { channelsServiceFromConfig, type ChannelsService, type EnqueueDelivery } from './modules/channels/channels.service.ts';
 import { settingsRoutes } from './modules/settings/settings.routes.ts';
 import { createSettingsService } from './modules/settings/settings.service.ts';
 import { usersRoutes } from './modules/users/users.routes.ts';
@@ -80,8 +80,9 @@ export type AppDeps = {
    * retries; without one, each email is tried once, in the background of the alerting call.
    */
   enqueueEmail?: (notificationId: string) => Promise<void>;
-  /** As enqueueEmail, for channel deliveries: `app.channels.deliver(id, attempt)`. */
-  enqueueDelivery?: (deliveryId: string) => Promise<void>;
+  /** As enqueueEmail, for channel deliveries' attempts (`app.channels.deliver(id, attempt)`),
+   * a retry not before its `at`; without it, each delivery is tried once. */
+  enqueueDelivery?: EnqueueDelivery;
   /**
    * The jobs of alert briefs (docs/decisions/0044), which call `app.notifications.writeBrief`,
    * `releaseDeliveries` and `deliverBriefEmail`: the job queue's, passed by the server; without
@@ -190,7 +191,8 @@ export async function buildApp({
   await app.register(eventsRoutes, { streams });
   const channels = channelsServiceFromConfig(config, {
     db,
-    enqueueDelivery: enqueueDelivery ?? inBackground(app, 'channel delivery failed', (id) => channels.deliver(id, { number: 1, last: true })),
+    // Without a job queue, one attempt each: nothing would wait out a retry's delay.
+    ...(enqueueDelivery ? { enqueueDelivery } : { enqueueDelivery: inBackground(app, 'channel delivery failed', (id) => channels.deliver(id)), retries: { retries: 0, retryDelaySeconds: 1 } }),
     logger,
     now,
     briefOf: deliveryBrief,

@@ -29,3 +29,22 @@ export function sqlState(err: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** PostgreSQL aborted the transaction to break a deadlock: it changed nothing, and may be run again. */
+export const DEADLOCK_DETECTED = '40P01';
+
+/**
+ * Runs `work` (a whole transaction) again when PostgreSQL aborts it to break a deadlock, up to
+ * `attempts` times in all. Statements that lock many rows take them in one order
+ * (docs/decisions/0063), so this is a second line: a cycle nobody foresaw costs a retry, not a
+ * 500 or a lost batch.
+ */
+export async function retryOnDeadlock<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (sqlState(err) !== DEADLOCK_DETECTED || attempt >= attempts) throw err;
+    }
+  }
+}

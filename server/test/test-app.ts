@@ -6,6 +6,7 @@ import { inject } from 'vitest';
 import { buildApp } from '../app.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/client.ts';
+import type { EnqueueDelivery } from '../modules/channels/channels.service.ts';
 import type { ReadinessCheck } from '../modules/health/health.service.ts';
 import { startJobQueue, type JobQueue } from '../modules/runtime/job-queue.ts';
 import { adminQuery, buildPgliteTemplate, databaseUrl, dropPostgresDatabase } from './database-templates.ts';
@@ -41,7 +42,7 @@ export async function createTestApp(
     logger?: FastifyBaseLogger;
     /** Takes the app's channel deliveries instead of its one background attempt each, so a test
      * can drive each attempt (retries) itself. */
-    enqueueDelivery?: (deliveryId: string) => Promise<void>;
+    enqueueDelivery?: EnqueueDelivery;
     /** What /api/health/ready asks besides the database (index.ts adds the workers' job queue). */
     readinessChecks?: ReadinessCheck[];
     /** PostgreSQL: a second app (as another process would be) on this app's database, with its

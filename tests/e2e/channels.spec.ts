@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import { defaultAgentConfig, findTemplate, type TAgent } from '../../contracts/agents.ts';
+import type { TCreatedChannel } from '../../contracts/channels.ts';
 import { startChannelReceivers } from '../fakes/channel-receivers.ts';
 import { expect, test } from './fixtures.ts';
 import { expectNoSeriousViolations } from './support/axe.ts';
@@ -84,6 +87,64 @@ test.describe('channels', () => {
       await listed;
       await expect(page.getByRole('form', { name: 'Add a channel' })).toBeVisible();
       await expect(page.getByRole('button', { name: `Remove ${name}` })).toHaveCount(0);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  // Issue 29 item 2: each channel's message linked to /agents, a 404. Its link opens the agent's
+  // details at the run, as the bell's does. (Telegram's, the same link, is checked by the API
+  // tests: this server's Telegram is the real one's address.)
+  test("each channel's alert links to the agent's details at its run, which open for its owner", async ({ page, login, owner, baseURL }) => {
+    test.setTimeout(60_000);
+    const fake = await startChannelReceivers({ tls: false });
+    try {
+      await login(page, owner);
+      const origin = { origin: new URL(baseURL!).origin };
+      const endpoint = `links-${randomUUID().slice(0, 8)}`;
+      const add = async (data: object) => {
+        const res = await page.request.post('/api/channels', { headers: origin, data });
+        expect(res.status()).toBe(201);
+        return (await res.json()) as TCreatedChannel;
+      };
+      const hook = await add({ kind: 'webhook', name: 'Link hook', url: `${fake.origin}/webhook/${endpoint}` });
+      fake.setWebhookSecret(endpoint, hook.signingSecret!);
+      const slack = await add({ kind: 'slack', name: 'Link Slack', url: `${fake.origin}/slack/${endpoint}` });
+      const discord = await add({ kind: 'discord', name: 'Link Discord', url: `${fake.origin}/discord/${endpoint}` });
+
+      // An alert on any price move, to the three channels only.
+      const name = `Linked coins ${randomUUID().slice(0, 6)}`;
+      const base = defaultAgentConfig(findTemplate('crypto-market-monitor')!);
+      const config = {
+        ...base,
+        notifications: { email: false, inApp: false, channels: [hook.id, slack.id, discord.id], thresholds: [{ type: 'priceChange', value: 0, message: 'Any price move' }] },
+        parameters: { ...base.parameters, exchanges: ['Binance'], includeOnChainMetrics: false },
+      };
+      const created = await page.request.post('/api/agents', { headers: origin, data: { templateId: 'crypto-market-monitor', name, config } });
+      expect(created.status()).toBe(201);
+      const { id } = (await created.json()) as TAgent;
+      const queued = await page.request.post(`/api/agents/${id}/run`, { headers: origin });
+      expect(queued.status()).toBe(202);
+      const { runId } = (await queued.json()) as { runId: number };
+
+      const mine = () => fake.receipts.filter((r) => r.name === endpoint && r.verdict !== 'duplicate');
+      await expect.poll(() => mine().map((r) => `${r.kind} ${r.verdict}`).sort(), { timeout: 30_000 }).toEqual(['discord ok', 'slack ok', 'webhook signed']);
+      const links = mine().map((r) => {
+        const body = r.body as { notification?: { link: string }; text?: string; embeds?: Array<{ url: string }> };
+        if (r.kind === 'webhook') return body.notification!.link;
+        if (r.kind === 'slack') return /<([^|>]+)\|Open the console>/.exec(body.text!)![1]!;
+        return body.embeds![0]!.url;
+      });
+      expect(new Set(links)).toEqual(new Set([`${new URL(baseURL!).origin}/agents-console?agent=${id}&run=${runId}`]));
+
+      for (const link of new Set(links)) {
+        const response = await page.goto(link);
+        expect(response?.status()).toBe(200);
+        const shown = page.getByRole('dialog', { name }).locator('ol > li[aria-current="true"]');
+        await expect(shown).toContainText(`Run #${runId}`);
+        await expect(shown).toContainText('From your notification');
+        await expect(page).toHaveURL(/\/agents-console$/);
+      }
     } finally {
       await fake.close();
     }

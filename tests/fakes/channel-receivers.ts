@@ -8,19 +8,31 @@ import { startOutboundTarget, type OutboundTarget } from './outbound-target.ts';
 /**
  * The four kinds of channel receiver on one https server on 127.0.0.1 (its certificate in
  * `caFile`, for OUTBOUND_CA_FILE), each checking what arrives and answering as the real
- * service does:
+ * service documents it:
  * - `/webhook/<name>`: a generic webhook endpoint that verifies the X-Signature header with
- *   the secret registered for <name> (400 when it does not match), then answers 204; one
- *   named 'flaky…' answers 503 to its first request;
- * - `/slack/<name>`: a Slack incoming webhook: 200 'ok' for `{text, blocks?}`, 400
- *   'invalid_payload' without text, 404 'no_service' when <name> is 'gone';
- * - `/discord/<name>`: a Discord webhook: 204, or for 'limited' 429 with
- *   `{message, retry_after, global}` JSON, 400 with a JSON error when neither content nor embeds;
+ *   the secret registered for <name> (400 when it does not match) and acts on each (notification
+ *   id, event) once, as the README tells receivers (a repeat's verdict is 'duplicate'), answering
+ *   204; one named 'flaky…' answers 503 to its first request;
+ * - `/slack/<name>`: a Slack incoming webhook: 200 'ok' for `{text, blocks?}`, else a status with
+ *   Slack's short code as plain text (api.slack.com, "Improving error conditions for Incoming
+ *   Webhooks"): 400 'invalid_payload' without text, and by <name>: 'gone' 404 'no_service',
+ *   'no-channel' 404 'channel_not_found', 'archived' 410 'channel_is_archived', 'prohibited' 403
+ *   'action_prohibited', 'unreadable' 400 'invalid_payload';
+ * - `/discord/<name>`: a Discord webhook: 204, or JSON errors as Discord's docs give them: for
+ *   'gone' 404 `{message: 'Unknown Webhook', code: 10015}`, for 'limited' always 429 (below),
+ *   400 `{message, code: 50006}` when neither content nor embeds;
  * - `/bot<token>/sendMessage`: Telegram's Bot API: `{ok:true,result}` for a known token and
- *   chat, else `{ok:false,error_code,description}` (401 Unauthorized, 400 chat not found).
+ *   chat, else `{ok:false,error_code,description,parameters?}`: 401 'Unauthorized', 400 'Bad
+ *   Request: chat not found', 403 'Forbidden: bot was blocked by the user' (blockTelegramBot),
+ *   400 'Bad Request: group chat was upgraded to a supergroup chat' with
+ *   `parameters.migrate_to_chat_id` (migrateTelegramChat).
+ * A rate limit (`limit`) answers 429 the service's way: Slack and a webhook with `Retry-After`;
+ * Discord with `Retry-After` (whole seconds), `X-RateLimit-Reset-After` and a JSON body
+ * `{message, retry_after, global}`; Telegram with `parameters.retry_after` and 'Too Many
+ * Requests: retry after N'.
  * Every request is kept in `received` with a verdict, as the checks found it.
  */
-export type ChannelReceipt = { kind: 'webhook' | 'slack' | 'discord' | 'telegram' | 'unknown'; name: string; body: unknown; verdict: string };
+export type ChannelReceipt = { kind: 'webhook' | 'slack' | 'discord' | 'telegram' | 'unknown'; name: string; body: unknown; verdict: string; at: number };
 
 export type ChannelReceivers = {
   origin: string;
@@ -32,11 +44,56 @@ export type ChannelReceivers = {
   setWebhookSecret(name: string, secret: string): void;
   /** A bot token Telegram knows, and the chats it may write to. */
   addTelegramBot(token: string, chats: string[]): void;
+  /** The group `from` became the supergroup `to`: `from` answers with migrate_to_chat_id. */
+  migrateTelegramChat(token: string, from: string, to: string): void;
+  /** The user of private chat `chat` blocked the bot. */
+  blockTelegramBot(token: string, chat: string): void;
+  /**
+   * The next `times` requests to `receiver` ('slack/<name>', 'discord/<name>', 'webhook/<name>',
+   * or 'telegram/<token>') answer 429, asking to wait `seconds` (Discord's may have decimals).
+   */
+  limit(receiver: string, seconds: number, times?: number): void;
   close(): Promise<void>;
 };
 
 /** How old a signed timestamp may be, as a receiver following the README would check. */
 const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+/** Slack's documented refusals of an incoming webhook, by the fake's <name>: [status, code]. */
+const SLACK_REFUSALS: Record<string, [number, string]> = {
+  gone: [404, 'no_service'],
+  'no-channel': [404, 'channel_not_found'],
+  archived: [410, 'channel_is_archived'],
+  prohibited: [403, 'action_prohibited'],
+  unreadable: [400, 'invalid_payload'],
+};
+
+type Answer = { status: number; body?: unknown; type?: string; headers?: Record<string, string> };
+
+/** A 429 as each service sends it, asking for `seconds`. */
+function rateLimited(kind: string, seconds: number): Answer {
+  const whole = String(Math.ceil(seconds));
+  if (kind === 'discord') {
+    return {
+      status: 429,
+      headers: {
+        'retry-after': whole,
+        'x-ratelimit-limit': '5',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': (Date.now() / 1000 + seconds).toFixed(3),
+        'x-ratelimit-reset-after': String(seconds),
+        'x-ratelimit-bucket': 'fake-bucket',
+        'x-ratelimit-scope': 'user',
+      },
+      body: { message: 'You are being rate limited.', retry_after: seconds, global: false },
+    };
+  }
+  if (kind === 'telegram') {
+    return { status: 429, body: { ok: false, error_code: 429, description: `Too Many Requests: retry after ${whole}`, parameters: { retry_after: Number(whole) } } };
+  }
+  if (kind === 'slack') return { status: 429, headers: { 'retry-after': whole }, body: 'rate_limited', type: 'text/plain' };
+  return { status: 429, headers: { 'retry-after': whole }, body: { error: 'rate limited' } };
+}
 
 /** `tls: false`: plain http on 127.0.0.1, for a server started elsewhere that cannot be handed
  * the certificate (the journeys' server, with OUTBOUND_ALLOW_LOOPBACK). */
@@ -44,10 +101,21 @@ export async function startChannelReceivers({ tls = true }: { tls?: boolean } = 
   const receipts: ChannelReceipt[] = [];
   const secrets = new Map<string, string>();
   const bots = new Map<string, Set<string>>();
+  const migrated = new Map<string, string>();
+  const blocked = new Set<string>();
+  const limits = new Map<string, { seconds: number; times: number }>();
   const seenFlaky = new Set<string>();
-  const answer = (res: ServerResponse, status: number, body?: unknown, type = 'application/json') => {
-    if (body === undefined) return res.writeHead(status).end();
-    res.writeHead(status, { 'content-type': type }).end(typeof body === 'string' ? body : JSON.stringify(body));
+  const handled = new Set<string>();
+  const answer = (res: ServerResponse, { status, body, type = 'application/json', headers = {} }: Answer) => {
+    if (body === undefined) return res.writeHead(status, headers).end();
+    res.writeHead(status, { 'content-type': type, ...headers }).end(typeof body === 'string' ? body : JSON.stringify(body));
+  };
+  /** A rate limit set on `receiver` takes this request, if one is left. */
+  const limited = (receiver: string): number | null => {
+    const limit = limits.get(receiver);
+    if (!limit || limit.times <= 0) return null;
+    limit.times -= 1;
+    return limit.seconds;
   };
 
   const respond = (req: IncomingMessage, res: ServerResponse) => {
@@ -60,50 +128,64 @@ export async function startChannelReceivers({ tls = true }: { tls?: boolean } = 
     } catch {
       // Judged below as the service would: a body that is not JSON.
     }
-    const keep = (k: ChannelReceipt['kind'], n: string, verdict: string) => receipts.push({ kind: k, name: n, body, verdict });
-    const done = (k: ChannelReceipt['kind'], n: string, verdict: string, status: number, reply?: unknown, type?: string) => {
-      keep(k, n, verdict);
-      answer(res, status, reply, type);
+    const done = (k: ChannelReceipt['kind'], n: string, verdict: string, reply: Answer) => {
+      receipts.push({ kind: k, name: n, body, verdict, at: Date.now() });
+      answer(res, reply);
     };
+    const bot = /^\/bot([^/]+)\/sendMessage$/.exec(url.pathname);
+    const token = bot ? decodeURIComponent(bot[1]!) : '';
+    const receiver = bot ? `telegram/${token}` : `${kind}/${name}`;
+    const wait = limited(receiver);
+    if (wait !== null) return done(bot ? 'telegram' : (kind as ChannelReceipt['kind']), bot ? token : name, 'rate limited', rateLimited(bot ? 'telegram' : kind, wait));
 
     if (kind === 'webhook') {
       // A 'flaky-…' endpoint is down for its first request, as a receiver mid-deploy.
       if (name.startsWith('flaky') && !seenFlaky.has(name)) {
         seenFlaky.add(name);
-        return done('webhook', name, 'unavailable', 503, { error: 'unavailable' });
+        return done('webhook', name, 'unavailable', { status: 503, body: { error: 'unavailable' } });
       }
       const verdict = verifySignature(secrets.get(name), String(req.headers['x-signature'] ?? ''), last.body);
-      return verdict === 'signed' ? done('webhook', name, verdict, 204) : done('webhook', name, verdict, 400, { error: verdict });
+      if (verdict !== 'signed') return done('webhook', name, verdict, { status: 400, body: { error: verdict } });
+      // As the README says: a request signed within the tolerance may be a replay, so each
+      // (notification id, event) is acted on once; a repeat is answered 2xx and ignored.
+      const { event, notification } = body as { event: string; notification: { id: string } };
+      const key = `${name} ${notification.id} ${event}`;
+      if (handled.has(key)) return done('webhook', name, 'duplicate', { status: 204 });
+      handled.add(key);
+      return done('webhook', name, verdict, { status: 204 });
     }
     if (kind === 'slack') {
       const text = (body as { text?: unknown } | null)?.text;
-      if (name === 'gone') return done('slack', name, 'no_service', 404, 'no_service', 'text/plain');
-      if (typeof text !== 'string' || text === '') return done('slack', name, 'invalid_payload', 400, 'invalid_payload', 'text/plain');
-      return done('slack', name, 'ok', 200, 'ok', 'text/plain');
+      const refusal = SLACK_REFUSALS[name];
+      if (refusal) return done('slack', name, refusal[1], { status: refusal[0], body: refusal[1], type: 'text/plain' });
+      if (typeof text !== 'string' || text === '') return done('slack', name, 'invalid_payload', { status: 400, body: 'invalid_payload', type: 'text/plain' });
+      return done('slack', name, 'ok', { status: 200, body: 'ok', type: 'text/plain' });
     }
     if (kind === 'discord') {
       const b = body as { content?: unknown; embeds?: unknown } | null;
-      if (name === 'limited') return done('discord', name, 'rate limited', 429, { message: 'You are being rate limited.', retry_after: 0.25, global: false });
+      if (name === 'limited') return done('discord', name, 'rate limited', rateLimited('discord', 0.25));
+      if (name === 'gone') return done('discord', name, 'Unknown Webhook', { status: 404, body: { message: 'Unknown Webhook', code: 10015 } });
       if (!b || (typeof b.content !== 'string' && !Array.isArray(b.embeds))) {
-        return done('discord', name, 'empty', 400, { message: 'Cannot send an empty message', code: 50006 });
+        return done('discord', name, 'empty', { status: 400, body: { message: 'Cannot send an empty message', code: 50006 } });
       }
-      return done('discord', name, 'ok', 204);
+      return done('discord', name, 'ok', { status: 204 });
     }
-    const bot = /^\/bot([^/]+)\/sendMessage$/.exec(url.pathname);
     if (bot) {
-      const token = decodeURIComponent(bot[1]!);
       const chats = bots.get(token);
       const b = body as { chat_id?: unknown; text?: unknown } | null;
-      if (!chats) return done('telegram', token, 'Unauthorized', 401, { ok: false, error_code: 401, description: 'Unauthorized' });
-      if (!b || typeof b.text !== 'string' || b.text === '') {
-        return done('telegram', token, 'empty', 400, { ok: false, error_code: 400, description: 'Bad Request: message text is empty' });
-      }
-      if (!chats.has(String(b.chat_id))) {
-        return done('telegram', token, 'chat not found', 400, { ok: false, error_code: 400, description: 'Bad Request: chat not found' });
-      }
-      return done('telegram', token, 'ok', 200, { ok: true, result: { message_id: receipts.length, chat: { id: b.chat_id }, date: Math.floor(Date.now() / 1000), text: b.text } });
+      const refuse = (status: number, description: string, parameters?: object) =>
+        done('telegram', token, description, { status, body: { ok: false, error_code: status, description, ...(parameters ? { parameters } : {}) } });
+      if (!chats) return refuse(401, 'Unauthorized');
+      if (!b || typeof b.text !== 'string' || b.text === '') return refuse(400, 'Bad Request: message text is empty');
+      const chat = String(b.chat_id);
+      const movedTo = migrated.get(`${token} ${chat}`);
+      // Telegram's chat ids are numbers: a supergroup's fits in 52 bits, so JSON carries it as one.
+      if (movedTo !== undefined) return refuse(400, 'Bad Request: group chat was upgraded to a supergroup chat', { migrate_to_chat_id: Number(movedTo) });
+      if (blocked.has(`${token} ${chat}`)) return refuse(403, 'Forbidden: bot was blocked by the user');
+      if (!chats.has(chat)) return refuse(400, 'Bad Request: chat not found');
+      return done('telegram', token, 'ok', { status: 200, body: { ok: true, result: { message_id: receipts.length, chat: { id: b.chat_id }, date: Math.floor(Date.now() / 1000), text: b.text } } });
     }
-    return done('unknown', url.pathname, 'not found', 404, { error: 'not found' });
+    return done('unknown', url.pathname, 'not found', { status: 404, body: { error: 'not found' } });
   };
 
   const target = await startOutboundTarget({ ...(tls ? { tls: { names: ['127.0.0.1'] } } : {}), respond });
@@ -117,6 +199,12 @@ export async function startChannelReceivers({ tls = true }: { tls?: boolean } = 
     receipts,
     setWebhookSecret: (name, secret) => secrets.set(name, secret),
     addTelegramBot: (token, chats) => bots.set(token, new Set(chats)),
+    migrateTelegramChat: (token, from, to) => {
+      migrated.set(`${token} ${from}`, to);
+      bots.get(token)?.add(to);
+    },
+    blockTelegramBot: (token, chat) => blocked.add(`${token} ${chat}`),
+    limit: (receiver, seconds, times = 1) => limits.set(receiver, { seconds, times }),
     close: () => target.close(),
   };
 }

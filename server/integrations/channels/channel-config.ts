@@ -5,7 +5,9 @@ export type ChannelConfig =
   | { kind: 'webhook'; url: string; signingSecret: string }
   | { kind: 'slack'; url: string }
   | { kind: 'discord'; url: string }
-  | { kind: 'telegram'; botToken: string; chatId: string };
+  /** `movedFrom`: the chat id it was added with, when Telegram moved the group to a supergroup
+   * and the channel adopted the new id (docs/decisions/0062). */
+  | { kind: 'telegram'; botToken: string; chatId: string; movedFrom?: string };
 
 /** The channel's user-supplied URL, which the outbound door checks; Telegram's host is fixed. */
 export function channelUrl(config: ChannelConfig): string | null {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { notificationUrl } from '../../../contracts/links.ts';
 import type { TAlertBrief } from '../../../contracts/notifications.ts';
 import type { ChannelConfig } from './channel-config.ts';
 import { channelRequest, discordEscape, type ChannelMessage } from './channel-message.ts';
@@ -18,7 +19,7 @@ const message = (overrides: Partial<ChannelMessage> = {}): ChannelMessage => ({
   message: 'Price change above 0.1% (BTC/USDT on binance: 0.59% > 0.1%)',
   alerts: [],
   createdAt: new Date('2026-11-27T10:00:00.000Z'),
-  link: 'https://site.example/agents',
+  link: notificationUrl('https://site.example', { agentId: 'a1', runId: 7 }),
   brief: null,
   ...overrides,
 });
@@ -61,12 +62,12 @@ describe('a brief in each channel (docs/decisions/0044)', () => {
   it('telegram: plain text without a parse mode, the brief after the alert', () => {
     const sent = body('telegram', message({ brief: ready })) as { text: string; parse_mode?: string };
     expect(sent.parse_mode).toBeUndefined();
-    expect(sent.text).toBe(`Coins: Price change alert on BTC/USDT on binance\nPrice change above 0.1% (BTC/USDT on binance: 0.59% > 0.1%)\nBrief by GPT (GPT-4o):\n${HOSTILE}\nhttps://site.example/agents`);
+    expect(sent.text).toBe(`Coins: Price change alert on BTC/USDT on binance\nPrice change above 0.1% (BTC/USDT on binance: 0.59% > 0.1%)\nBrief by GPT (GPT-4o):\n${HOSTILE}\nhttps://site.example/agents-console?agent=a1&run=7`);
   });
 
   it("the follow-up names the alert it explains, and carries no other text", () => {
     const followUp = message({ event: 'notification.brief', brief: ready });
-    expect((body('telegram', followUp) as { text: string }).text).toBe(`Brief: Coins: Price change alert on BTC/USDT on binance\nBrief by GPT (GPT-4o):\n${HOSTILE}\nhttps://site.example/agents`);
+    expect((body('telegram', followUp) as { text: string }).text).toBe(`Brief: Coins: Price change alert on BTC/USDT on binance\nBrief by GPT (GPT-4o):\n${HOSTILE}\nhttps://site.example/agents-console?agent=a1&run=7`);
     expect(body('discord', followUp)).toMatchObject({ content: 'Brief: Coins: Price change alert on BTC/USDT on binance', embeds: [{ title: 'Brief: Coins: Price change alert on BTC/USDT on binance' }] });
     expect((body('slack', followUp) as { text: string }).text).toMatch(/^\*Brief: Coins: Price change alert on BTC\/USDT on binance\*\n_Brief by GPT/);
   });

@@ -18,7 +18,7 @@ export type ChannelMessage = {
   message: string;
   alerts: TRunAlert[];
   createdAt: Date;
-  /** Where the owner reads it: the console. */
+  /** Where the owner reads it: the agent's details at the run, or the console (contracts/links.ts). */
   link: string;
   /** The notification's brief as it stood when it was sent (null: none). An assistant's text:
    * plain text in every channel, escaped for each one's markup. */

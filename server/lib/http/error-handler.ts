@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
-import { isDatabaseUnavailable } from '../db-errors.ts';
+import { DEADLOCK_DETECTED, isDatabaseUnavailable, sqlState } from '../db-errors.ts';
 import { QueueFullError } from '../fair-queue.ts';
 
 /** One place where every error becomes the JSON of DESIGN section 5. No stack reaches a client. */
@@ -18,6 +18,14 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (typeof status === 'number' && status >= 400 && status < 500) {
       request.log.info({ err }, 'client error');
       return reply.status(status).send({ error: STATUS_CODES[status] ?? 'Bad Request', message: err.message });
+    }
+    // Rows are locked in one order (docs/decisions/0063) and the known statements that change
+    // many of them try again; should another cycle still make PostgreSQL abort a request's
+    // transaction, nothing was changed and trying again works: a 503 that says so, not a 500.
+    if (sqlState(err) === DEADLOCK_DETECTED) {
+      request.log.warn({ err }, 'transaction aborted to break a deadlock');
+      const busy = new AppError('UNAVAILABLE', 'The server was busy with the same records; please try again.');
+      return reply.status(503).header('retry-after', '1').header('cache-control', 'no-store').send(busy.toBody());
     }
     if (isDatabaseUnavailable(err)) {
       request.log.error({ err }, 'database unavailable');

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { agentRuns, agents } from '../../db/schema.ts';
 
@@ -68,10 +68,17 @@ export async function listRuns(db: Db, agentId: string, limit: number): Promise<
 /**
  * Drops scheduled runs no worker has started yet (queued ahead of their slot, or waiting in a
  * backlog): the agent was paused or rescheduled, so those slots are no longer its. Run-now
- * runs (no slot) stay.
+ * runs (no slot) stay. The runs are locked in id order first, as a worker taking a batch takes
+ * them (docs/decisions/0063).
  */
 export async function dropQueuedSlots(db: Db, agentId: string): Promise<void> {
-  await db.delete(agentRuns).where(and(eq(agentRuns.agentId, agentId), eq(agentRuns.status, 'queued'), isNotNull(agentRuns.scheduledFor)));
+  const queued = db
+    .select({ id: agentRuns.id })
+    .from(agentRuns)
+    .where(and(eq(agentRuns.agentId, agentId), eq(agentRuns.status, 'queued'), isNotNull(agentRuns.scheduledFor)))
+    .orderBy(asc(agentRuns.id))
+    .for('update');
+  await db.delete(agentRuns).where(inArray(agentRuns.id, queued));
 }
 
 /**

@@ -49,7 +49,7 @@ describe('delivery channels', () => {
 
     // Shown once: neither the list nor any later answer has it, or the URL.
     const listed = await list();
-    expect(listed).toEqual([{ id: created.id, kind: 'webhook', name: 'My endpoint', target: created.target, createdAt: created.createdAt }]);
+    expect(listed).toEqual([{ id: created.id, kind: 'webhook', name: 'My endpoint', target: created.target, movedFrom: null, createdAt: created.createdAt }]);
 
     expect((await sendTest(created.id)).json()).toEqual({ status: 'sent' });
     const receipt = fake.receipts.at(-1)!;
@@ -82,7 +82,7 @@ describe('delivery channels', () => {
     expect(fake.target.received.length).toBe(before);
   });
 
-  it('sends each kind in its service shape and reports each service refusal as a fixed sentence', async () => {
+  it("sends each kind in its service shape and reports each service's documented refusal as its own fixed sentence", async () => {
     fake.addTelegramBot('555:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', ['42']);
     const made = async (payload: object) => (await create(payload)).json<TCreatedChannel>().id;
     const slack = await made({ kind: 'slack', name: 'Slack', url: `${fake.origin}/slack/team-a` });
@@ -100,10 +100,12 @@ describe('delivery channels', () => {
     expect((await sendTest(telegram)).json()).toEqual({ status: 'sent' });
     expect(fake.receipts.at(-1)).toMatchObject({ kind: 'telegram', verdict: 'ok', body: { chat_id: '42', text: expect.stringContaining('Test message for Telegram') } });
 
-    expect((await sendTest(slackGone)).json()).toEqual({ status: 'failed', error: DELIVERY_FAILURES.gone });
+    // Each reason the service documents has its own sentence saying what to do (issue 29: they
+    // all read 'refused the message; check the channel's settings').
+    expect((await sendTest(slackGone)).json()).toEqual({ status: 'failed', error: DELIVERY_FAILURES['slack-no-service'] });
     expect((await sendTest(discordLimited)).json()).toEqual({ status: 'failed', error: DELIVERY_FAILURES['rate-limited'] });
-    expect((await sendTest(telegramNoChat)).json()).toEqual({ status: 'failed', error: DELIVERY_FAILURES.refused });
-    expect((await sendTest(telegramBadToken)).json()).toEqual({ status: 'failed', error: DELIVERY_FAILURES.unauthorized });
+    expect((await sendTest(telegramNoChat)).json()).toEqual({ status: 'failed', error: DELIVERY_FAILURES['telegram-chat-not-found'] });
+    expect((await sendTest(telegramBadToken)).json()).toEqual({ status: 'failed', error: DELIVERY_FAILURES['telegram-unauthorized'] });
   });
 
   it('refuses an unsafe or invalid address on its field, and stores nothing', async () => {

@@ -1,6 +1,7 @@
 import { and, asc, count, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { TDeliveryEvent, TDeliveryStatus } from '../../../contracts/channels.ts';
 import type { Db } from '../../db/client.ts';
+import { retryOnDeadlock } from '../../lib/db-errors.ts';
 import { agents, channelDeliveries, channels, notifications } from '../../db/schema.ts';
 
 export type ChannelRow = typeof channels.$inferSelect;
@@ -35,19 +36,34 @@ export async function insertChannel(db: Tx, row: typeof channels.$inferInsert): 
 
 /**
  * Deletes the user's channel and takes it out of their agents' choices, in one transaction: a
- * saved agent never names a channel that is gone (its next save would be refused for it).
+ * saved agent never names a channel that is gone (its next save would be refused for it). The
+ * agents' rows are locked in id order before they are changed, the order every statement that
+ * changes many agents takes them in (the runtime's finish batch too): in no common order, two
+ * such statements deadlocked and PostgreSQL aborted one (docs/decisions/0063).
  */
 export async function deleteChannel(db: Db, userId: string, id: string): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    const removed = await tx.delete(channels).where(and(eq(channels.id, id), eq(channels.userId, userId))).returning({ id: channels.id });
-    if (removed.length === 0) return false;
-    const path = sql`'{notifications,channels}'::text[]`;
-    await tx
-      .update(agents)
-      .set({ config: sql`jsonb_set(${agents.config}, ${path}, (${agents.config} #> ${path}) - ${id}::text)` })
-      .where(and(eq(agents.ownerId, userId), sql`(${agents.config} #> ${path}) @> jsonb_build_array(${id}::text)`));
-    return true;
-  });
+  return retryOnDeadlock(() =>
+    db.transaction(async (tx) => {
+      const removed = await tx.delete(channels).where(and(eq(channels.id, id), eq(channels.userId, userId))).returning({ id: channels.id });
+      if (removed.length === 0) return false;
+      const path = sql`'{notifications,channels}'::text[]`;
+      await tx.execute(sql`
+        update ${agents} a set config = jsonb_set(a.config, ${path}, (a.config #> ${path}) - ${id}::text)
+        from (
+          select l.id from ${agents} l
+          where l.owner_id = ${userId} and (l.config #> ${path}) @> jsonb_build_array(${id}::text)
+          order by l.id
+          for no key update
+        ) locked
+        where a.id = locked.id`);
+      return true;
+    }),
+  );
+}
+
+/** A channel's sealed configuration and masked target, changed (a Telegram chat that moved). */
+export async function updateChannelSecret(db: Tx, id: string, values: { target: string; secret: string }): Promise<void> {
+  await db.update(channels).set(values).where(eq(channels.id, id));
 }
 
 /** One pending delivery per chosen channel that is still the notification's owner's. */

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { z } from 'zod';
 import {
+  CHANNEL_MAX_WAIT_SECONDS,
   DELIVERY_FAILURES,
   MAX_CHANNELS,
   type TChannel,
@@ -12,6 +13,7 @@ import {
   type TDeliveryEvent,
   type ZCreateChannel,
 } from '../../../contracts/channels.ts';
+import { notificationUrl } from '../../../contracts/links.ts';
 import type { TAlertBrief } from '../../../contracts/notifications.ts';
 import type { Db } from '../../db/client.ts';
 import type { notifications } from '../../db/schema.ts';
@@ -37,11 +39,20 @@ import {
   notifiedChannels,
   ownedChannelIds,
   recordDelivery,
+  updateChannelSecret,
   type ChannelRow,
   type DeliveryRow,
 } from './channels.repo.ts';
 
-export type DeliveryAttempt = { number: number; last: boolean };
+/** When a failed delivery is tried again: the receiver's asked wait when it gave one, else the
+ * doubling schedule (CHANNEL_RETRY_DELAY_SECONDS, 2x, 4x, … up to RETRY_DELAY_MAX_SECONDS). */
+export type DeliveryRetries = { retries: number; retryDelaySeconds: number };
+
+/** Queues a delivery's attempt: its first at once, a retry (`attempt` 2, 3, …) not before `at`. */
+export type EnqueueDelivery = (deliveryId: string, retry?: { attempt: number; at: Date }) => Promise<void>;
+
+/** The schedule's longest wait between two attempts. */
+const RETRY_DELAY_MAX_SECONDS = 600;
 
 export type ChannelsServiceDeps = {
   db: Db;
@@ -49,11 +60,13 @@ export type ChannelsServiceDeps = {
   /** The outbound door's settings (loopback for test fakes, trusted certificates, its logger). */
   outbound: OutboundOptions;
   telegramBaseUrl: string;
-  /** Hands a delivery to whatever sends it (a job queue with retries), which then calls
-   * deliver. Called after the notification is committed. */
-  enqueueDelivery: (deliveryId: string) => Promise<void>;
+  /** Hands a delivery's attempt to whatever sends it (a job queue), which then calls deliver.
+   * Called after the notification is committed, and again for each retry. */
+  enqueueDelivery: EnqueueDelivery;
+  /** How many times a failed delivery is tried again, and the schedule's first wait. */
+  retries: DeliveryRetries;
   logger: Logger;
-  /** The site's origin, for the console link in messages. */
+  /** The site's address, for each message's link (contracts/links.ts). */
   publicUrl: string;
   now?: () => Date;
   /** What brief a delivery carries: the notifications module's rule (as released, or the
@@ -64,8 +77,8 @@ export type ChannelsServiceDeps = {
 const NOT_FOUND = 'Channel not found';
 const SIGNING_SECRET_PREFIX = 'whsec_';
 
-function toApiChannel(row: ChannelRow): TChannel {
-  return { id: row.id, kind: row.kind, name: row.name, target: row.target, createdAt: row.createdAt.toISOString() };
+function toApiChannel(row: ChannelRow, movedFrom: string | null = null): TChannel {
+  return { id: row.id, kind: row.kind, name: row.name, target: row.target, movedFrom, createdAt: row.createdAt.toISOString() };
 }
 
 export function toApiDelivery(row: DeliveryRow): TChannelDelivery {
@@ -80,11 +93,25 @@ export type BriefOfDelivery = (notification: typeof notifications.$inferSelect, 
  * at rest under the channel's id, and the deliveries of notifications to them. A URL is
  * checked by the outbound door when it is saved and again at every send.
  */
-export function createChannelsService({ db, secretBox, outbound, telegramBaseUrl, enqueueDelivery, logger, publicUrl, now = () => new Date(), briefOf = () => null }: ChannelsServiceDeps) {
+export function createChannelsService({ db, secretBox, outbound, telegramBaseUrl, enqueueDelivery, retries, logger, publicUrl, now = () => new Date(), briefOf = () => null }: ChannelsServiceDeps) {
   const sendOptions = { ...outbound, logger: outbound.logger ?? logger, telegramBaseUrl, now };
 
+  /** The user's channels; a Telegram channel says which chat it moved from, if it did (its sealed config knows). */
   async function list(userId: string): Promise<TChannelList> {
-    return { channels: (await listChannels(db, userId)).map(toApiChannel) };
+    return { channels: (await listChannels(db, userId)).map((row) => toApiChannel(row, movedFrom(row))) };
+  }
+
+  /** The chat a Telegram channel was added with, when it followed its group to a supergroup;
+   * null otherwise, or when its secret cannot be opened (the key changed). */
+  function movedFrom(row: ChannelRow): string | null {
+    if (row.kind !== 'telegram') return null;
+    try {
+      const config = JSON.parse(secretBox.open(row.secret, row.id)) as ChannelConfig;
+      return config.kind === 'telegram' ? (config.movedFrom ?? null) : null;
+    } catch (err) {
+      if (err instanceof SecretBoxError) return null;
+      throw err;
+    }
   }
 
   async function create(userId: string, input: z.output<typeof ZCreateChannel>): Promise<TCreatedChannel> {
@@ -136,16 +163,21 @@ export function createChannelsService({ db, secretBox, outbound, telegramBaseUrl
       message: 'This channel works: notifications from the agents you choose it for will arrive here.',
       alerts: [],
       createdAt: at,
-      link: `${publicUrl}/agents`,
+      link: notificationUrl(publicUrl, { agentId: null, runId: null }),
       brief: null,
     };
-    const outcome = await attempt(row, message);
+    const outcome = await attemptOn(row, message);
     if (outcome.ok) return { status: 'sent' };
     logger.warn({ channelId: row.id, kind: row.kind, ...outcome.detail }, 'channel test failed');
     return { status: 'failed', error: outcome.error };
   }
 
-  async function attempt(row: ChannelRow, message: ChannelMessage): Promise<ChannelOutcome> {
+  /**
+   * One attempt to the channel. When Telegram answers that the group became a supergroup with a
+   * new chat id, the channel adopts that id (sealed like the rest, its list entry saying so) and
+   * the message goes there at once: a group's upgrade must not fail every later message.
+   */
+  async function attemptOn(row: ChannelRow, message: ChannelMessage): Promise<ChannelOutcome> {
     let config: ChannelConfig;
     try {
       config = JSON.parse(secretBox.open(row.secret, row.id)) as ChannelConfig;
@@ -154,7 +186,12 @@ export function createChannelsService({ db, secretBox, outbound, telegramBaseUrl
       logger.error({ channelId: row.id, reason: err.reason }, 'a channel secret could not be opened');
       return { ok: false, error: DELIVERY_FAILURES['secret-unreadable'], retryable: false, detail: { kind: err.reason } };
     }
-    return sendToChannel(config, message, sendOptions);
+    const outcome = await sendToChannel(config, message, sendOptions);
+    if (outcome.ok || outcome.movedTo === undefined || config.kind !== 'telegram' || outcome.movedTo === config.chatId) return outcome;
+    const moved: ChannelConfig = { ...config, chatId: outcome.movedTo, movedFrom: config.movedFrom ?? config.chatId };
+    await updateChannelSecret(db, row.id, { target: maskedTarget(moved), secret: secretBox.seal(JSON.stringify(moved), row.id) });
+    logger.info({ channelId: row.id }, 'a Telegram group became a supergroup; the channel now sends to its new chat id');
+    return sendToChannel(moved, message, sendOptions);
   }
 
   /** Which of `ids` are not the user's channels (an agent may choose only its owner's). */
@@ -198,19 +235,25 @@ export function createChannelsService({ db, secretBox, outbound, telegramBaseUrl
   }
 
   /**
-   * One attempt of a delivery. A failure is recorded and thrown so the job queue retries with
-   * backoff, except on the last attempt or when trying again cannot help (the receiver refused
-   * it, or the address is forbidden): then it is 'failed' and this resolves.
+   * One attempt of a delivery (`attempt`, when given, is the number its job was queued for: a job
+   * run again after its attempt was recorded sends nothing twice). A failure that may succeed
+   * later is recorded 'pending' and queued again: after the wait the receiver asked for (up to
+   * CHANNEL_MAX_WAIT_SECONDS; asked more, it fails saying so), else after the doubling schedule's.
+   * The last attempt's failure, or one that trying again cannot help (the receiver refused it, the
+   * address is forbidden), is 'failed'. Throws only for trouble of our own (the database), which
+   * the job queue retries.
    */
-  async function deliver(deliveryId: string, attemptInfo: DeliveryAttempt): Promise<void> {
+  async function deliver(deliveryId: string, attempt?: number): Promise<void> {
     const target = await findDeliveryTarget(db, deliveryId);
     if (!target || target.delivery.status !== 'pending') return;
     const { delivery, channel, notification } = target;
+    const number = delivery.attempts + 1;
+    if (attempt !== undefined && attempt !== number) return;
     if (!channel) {
       await recordDelivery(db, deliveryId, { status: 'failed', lastError: DELIVERY_FAILURES['channel-removed'], attempted: false }, now());
       return;
     }
-    const outcome = await attempt(channel, {
+    const outcome = await attemptOn(channel, {
       event: delivery.event,
       id: notification.id,
       kind: notification.kind,
@@ -222,17 +265,36 @@ export function createChannelsService({ db, secretBox, outbound, telegramBaseUrl
       message: notification.message,
       alerts: notification.alerts,
       createdAt: notification.createdAt,
-      link: `${publicUrl}/agents`,
+      link: notificationUrl(publicUrl, notification),
       brief: briefOf(notification, delivery.event),
     });
     if (outcome.ok) {
       await recordDelivery(db, deliveryId, { status: 'sent', lastError: null, attempted: true }, now());
       return;
     }
-    const giveUp = attemptInfo.last || !outcome.retryable;
-    await recordDelivery(db, deliveryId, { status: giveUp ? 'failed' : 'pending', lastError: outcome.error, attempted: true }, now());
-    logger.warn({ deliveryId, channelId: channel.id, kind: delivery.channelKind, attempt: attemptInfo.number, giveUp, ...outcome.detail }, giveUp ? 'channel delivery failed; giving up' : 'channel delivery failed; will retry');
-    if (!giveUp) throw new Error(`channel delivery failed: ${outcome.error}`);
+    const log = { deliveryId, channelId: channel.id, kind: delivery.channelKind, attempt: number, ...outcome.detail };
+    const retry = outcome.retryable && number <= retries.retries ? retryAfter(number, outcome.retryAfterSeconds) : null;
+    if (!retry || retry.tooLong) {
+      const error = retry?.tooLong ? DELIVERY_FAILURES['wait-too-long'] : outcome.error;
+      await recordDelivery(db, deliveryId, { status: 'failed', lastError: error, attempted: true }, now());
+      logger.warn({ ...log, waitAsked: outcome.retryAfterSeconds }, 'channel delivery failed; giving up');
+      return;
+    }
+    await recordDelivery(db, deliveryId, { status: 'pending', lastError: outcome.error, attempted: true }, now());
+    logger.warn({ ...log, retryInSeconds: retry.seconds }, 'channel delivery failed; will retry');
+    try {
+      await enqueueDelivery(deliveryId, { attempt: number + 1, at: new Date(now().getTime() + retry.seconds * 1000) });
+    } catch (err) {
+      logger.error({ err, deliveryId }, 'could not queue the retry of a channel delivery');
+      await recordDelivery(db, deliveryId, { status: 'failed', lastError: DELIVERY_FAILURES['queue-failed'], attempted: false }, now());
+    }
+  }
+
+  /** The wait before the attempt after `number`: what the receiver asked, else the schedule's. */
+  function retryAfter(number: number, asked: number | undefined): { seconds: number; tooLong: boolean } {
+    // Whole seconds, at least one: a receiver asking for 0.25 s is not asked again at once.
+    if (asked !== undefined) return { seconds: Math.max(1, Math.ceil(asked)), tooLong: asked > CHANNEL_MAX_WAIT_SECONDS };
+    return { seconds: Math.min(retries.retryDelaySeconds * 2 ** (number - 1), RETRY_DELAY_MAX_SECONDS), tooLong: false };
   }
 
   /** Each notification's deliveries, for the notifications' API answers. */
@@ -251,12 +313,14 @@ export function createChannelsService({ db, secretBox, outbound, telegramBaseUrl
 
 export type ChannelsService = ReturnType<typeof createChannelsService>;
 
-/** The process's channels service from its configuration: the web app's and a worker's alike. */
+/** The process's channels service from its configuration: the web app's and a worker's alike.
+ * `retries` replaces CHANNEL_RETRIES' schedule (the web app without a job queue tries once). */
 export function channelsServiceFromConfig(
   config: Pick<Config, 'channels' | 'outbound' | 'publicUrl'>,
-  deps: Pick<ChannelsServiceDeps, 'db' | 'enqueueDelivery' | 'logger' | 'now' | 'briefOf'>,
+  deps: Pick<ChannelsServiceDeps, 'db' | 'enqueueDelivery' | 'logger' | 'now' | 'briefOf'> & Partial<Pick<ChannelsServiceDeps, 'retries'>>,
 ): ChannelsService {
   return createChannelsService({
+    retries: { retries: config.channels.retries, retryDelaySeconds: config.channels.retryDelaySeconds },
     ...deps,
     secretBox: createSecretBox(config.channels.secretKey.material),
     outbound: config.outbound,

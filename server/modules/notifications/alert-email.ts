@@ -1,3 +1,4 @@
+import { notificationUrl, SETTINGS_PATH, type TLinkTarget } from '../../../contracts/links.ts';
 import { DATE_TIME, formatTime } from '../../../contracts/time-format.ts';
 import { DEFAULT_TIME_ZONE, zoneOr } from '../../../contracts/time-zone.ts';
 import type { MailMessage } from '../../integrations/email/mailer.ts';
@@ -14,6 +15,8 @@ export type AlertEmailInput = {
   /** The user's IANA time zone (Settings); null or unknown: UTC. */
   timeZone: string | null;
   publicUrl: string;
+  /** What the notification is about: its link opens the agent's details at the run (contracts/links.ts). */
+  about: TLinkTarget;
   /** The alert's brief when it was written before the email went out (docs/decisions/0044). */
   brief?: EmailBrief | null;
 };
@@ -29,7 +32,6 @@ const briefParagraph = (brief: EmailBrief) => [`${brief.attribution}, from the r
  * symbols, messages) can become markup in a mail client.
  */
 export function alertEmail(input: AlertEmailInput): Omit<MailMessage, 'html'> {
-  const consoleUrl = `${input.publicUrl}/agents-console`;
   const text = [
     input.title,
     '',
@@ -40,10 +42,10 @@ export function alertEmail(input: AlertEmailInput): Omit<MailMessage, 'html'> {
     input.message,
     ...(input.brief ? ['', ...briefParagraph(input.brief)] : []),
     '',
-    `Open the agents console: ${consoleUrl}`,
+    `Open the agents console: ${notificationUrl(input.publicUrl, input.about)}`,
     '',
     '--',
-    `You get this email because this agent has email alerts on. Choose where alerts go in Settings: ${input.publicUrl}/settings`,
+    `You get this email because this agent has email alerts on. Choose where alerts go in Settings: ${input.publicUrl}${SETTINGS_PATH}`,
   ].join('\n');
   // The title already names what alerted (the service writes '<agent>: <type> alert on <market>'), so it is the
   // subject as it stands: prefixing the agent again read 'Scanner: Scanner: BTC/USD on coinbase'.
@@ -64,10 +66,10 @@ export function briefEmail(input: Omit<AlertEmailInput, 'message' | 'brief'> & {
     '',
     ...briefParagraph(input.brief),
     '',
-    `Open the agents console: ${input.publicUrl}/agents-console`,
+    `Open the agents console: ${notificationUrl(input.publicUrl, input.about)}`,
     '',
     '--',
-    `You get this email because this agent has email alerts on and explains its alerts. Choose where alerts go in Settings: ${input.publicUrl}/settings`,
+    `You get this email because this agent has email alerts on and explains its alerts. Choose where alerts go in Settings: ${input.publicUrl}${SETTINGS_PATH}`,
   ].join('\n');
   return { to: input.to, subject: `Brief: ${input.title}`, text };
 }

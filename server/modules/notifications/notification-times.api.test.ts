@@ -100,7 +100,7 @@ describe('times in notices, emails and channel messages', () => {
 
   /** Delivers what was queued and gives each channel's text of the storm notice. */
   async function sentTexts(): Promise<string[]> {
-    for (const id of queued.splice(0)) await t.app.channels.deliver(id, { number: 1, last: false });
+    for (const id of queued.splice(0)) await t.app.channels.deliver(id, 1);
     return receivers.receipts.filter((r) => r.kind === 'slack' || r.kind === 'telegram').map((r) => (r.body as { text: string }).text);
   }
 

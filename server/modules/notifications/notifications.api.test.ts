@@ -2,6 +2,7 @@ import pino from 'pino';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TAgentConfig } from '../../../contracts/agents.ts';
+import { notificationUrl } from '../../../contracts/links.ts';
 import type { TNotification, TNotificationList } from '../../../contracts/notifications.ts';
 import { startSmtpCatcher, type SmtpCatcher } from '../../../tests/fakes/smtp-catcher.ts';
 import { agents, alertStates, notifications } from '../../db/schema.ts';
@@ -382,7 +383,9 @@ describe('alert emails', () => {
     expect(message!.text).toContain('RSI 78.2 on BTC/USDT on binance is above 70.');
     // SPEC's 'MMM d, yyyy HH:mm' (24-hour, as every time the product shows), the zone named.
     expect(message!.text).toMatch(/Time: +\w{3} \d{1,2}, \d{4} \d{2}:\d{2} GMT\+[12] \(Europe\/Paris\)\n/);
-    expect(message!.text).toContain(`${t.config.publicUrl}/agents-console`);
+    // The link every channel carries too: the agent's details at the run (contracts/links.ts).
+    expect(message!.text).toContain(`Open the agents console: ${notificationUrl(t.config.publicUrl, created[0]!)}`);
+    expect(notificationUrl(t.config.publicUrl, created[0]!)).toMatch(/\/agents-console\?agent=[0-9a-f-]{36}/);
 
     const settled = await settledEmail(t, ada.cookie, created[0]!.id);
     expect(settled.emailStatus).toBe('sent');

@@ -641,6 +641,7 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
       createdAt: target.createdAt,
       timeZone: target.timeZone,
       publicUrl,
+      about: target,
       brief: emailBrief(briefAsReleased(target)),
     });
     try {
@@ -672,6 +673,7 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
       createdAt: target.createdAt,
       timeZone: target.timeZone,
       publicUrl,
+      about: target,
       brief,
     });
     try {

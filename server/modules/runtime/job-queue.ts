@@ -18,7 +18,8 @@ export type RunJob = { runId: number } | { runIds: number[] };
 export const runIdsOf = (job: RunJob): number[] => ('runIds' in job ? job.runIds : [job.runId]);
 /** `brief`: the follow-up email of a brief written after the alert's email went. */
 export type EmailJob = { notificationId: string; brief?: true };
-export type DeliveryJob = { deliveryId: string };
+/** `attempt`: the delivery's attempt this job is for (absent on jobs queued before it was carried). */
+export type DeliveryJob = { deliveryId: string; attempt?: number };
 export type BriefJob = { notificationId: string; facts: BriefFacts };
 export type ReleaseJob = { notificationId: string };
 
@@ -55,8 +56,9 @@ export type JobQueue = {
   enqueueRunBatches(tx: Db, batches: ReadonlyArray<{ runIds: number[]; startAfter?: Date }>): Promise<void>;
   /** Queues an alert email; pg-boss retries it with backoff `retries` times. */
   enqueueEmail(notificationId: string): Promise<void>;
-  /** Queues a channel delivery (docs/decisions/0043); retried with backoff like an email. */
-  enqueueDelivery(deliveryId: string): Promise<void>;
+  /** Queues a channel delivery's attempt (docs/decisions/0043): the first at once, a retry not
+   * before its `at` (docs/decisions/0062: the receiver's asked wait or the service's schedule). */
+  enqueueDelivery(deliveryId: string, retry?: { attempt: number; at: Date }): Promise<void>;
   /** Readiness (docs/decisions/0045): resolves while the queue is started and its run queue
    * answers from the database; rejects with the cause otherwise. */
   check(): Promise<void>;
@@ -73,7 +75,9 @@ export type JobQueueOptions = {
   logger: Logger;
   /** Retries of a failed alert email and the first delay (EMAIL_RETRIES, EMAIL_RETRY_DELAY_SECONDS). */
   email: { retries: number; retryDelaySeconds: number };
-  /** The same for channel deliveries (CHANNEL_RETRIES, CHANNEL_RETRY_DELAY_SECONDS); the email's when absent. */
+  /** The same for channel deliveries (CHANNEL_RETRIES, CHANNEL_RETRY_DELAY_SECONDS); the email's when absent.
+   * The channels service schedules a receiver's failures itself; these retry a job whose worker
+   * failed (the database away). */
   channels?: { retries: number; retryDelaySeconds: number };
   /** The brief's own timeout (ALERT_BRIEF_TIMEOUT_SECONDS): its job expires a while after. */
   briefs?: { timeoutSeconds: number };
@@ -144,8 +148,14 @@ export async function startJobQueue(database: Database, { logger, email, channel
     async enqueueEmail(notificationId) {
       await boss.send(EMAIL_QUEUE, { notificationId } satisfies EmailJob);
     },
-    async enqueueDelivery(deliveryId) {
-      await boss.send(DELIVERY_QUEUE, { deliveryId } satisfies DeliveryJob);
+    async enqueueDelivery(deliveryId, retry) {
+      // The attempt it is for: a job run again after its attempt was recorded sends nothing twice.
+      if (!retry) {
+        await boss.send(DELIVERY_QUEUE, { deliveryId, attempt: 1 } satisfies DeliveryJob);
+        return;
+      }
+      await boss.send(DELIVERY_QUEUE, { deliveryId, attempt: retry.attempt } satisfies DeliveryJob, { startAfter: retry.at });
+      wakeAt(DELIVERY_QUEUE, retry.at);
     },
     async check() {
       if (stopped) throw new Error('the job queue is stopped');

@@ -1,8 +1,9 @@
-import { and, asc, eq, inArray, lt, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { TAgentConfig } from '../../../contracts/agents.ts';
 import type { TRunResult } from '../../../contracts/market.ts';
 import type { Db } from '../../db/client.ts';
 import { agentRuns, agents, alertStates, users } from '../../db/schema.ts';
+import { retryOnDeadlock } from '../../lib/db-errors.ts';
 
 export type DueAgent = { id: string; templateId: string; config: TAgentConfig; nextRunAt: Date };
 
@@ -100,9 +101,10 @@ export async function startRuns(db: Db, runIds: readonly number[], now: Date, le
   const rows = rowsOf<StartedRow>(
     await db.execute(sql`
       with started as (
-        update ${agentRuns} set status = 'running', start_time = ${now.toISOString()}::timestamptz, lease_expires_at = ${leaseUntil.toISOString()}::timestamptz
-        where ${inArray(agentRuns.id, [...runIds])} and ${agentRuns.status} = 'queued'
-        returning id, agent_id, scheduled_for, start_time
+        update ${agentRuns} r set status = 'running', start_time = ${now.toISOString()}::timestamptz, lease_expires_at = ${leaseUntil.toISOString()}::timestamptz
+        from (${lockedInIdOrder(sql`${inArray(agentRuns.id, [...runIds])} and ${agentRuns.status} = 'queued'`)}) locked
+        where r.id = locked.id
+        returning r.id, r.agent_id, r.scheduled_for, r.start_time
       )
       select started.*, a.owner_id, a.name, a.template_id, a.config, u.email, u.time_zone,
         (select coalesce(p.prices, (
@@ -158,8 +160,8 @@ export type RunOutcome = {
 };
 
 /**
- * Records the outcomes of a batch of runs and each agent's lastRun in one statement (so one
- * transaction), and with a success its performance (null when it had nothing to compare with):
+ * Records the outcomes of a batch of runs and each agent's lastRun in one statement (in one
+ * transaction, after the agents are locked in id order), and with a success its performance (null when it had nothing to compare with):
  * the agent's performance is always its latest successful run's, shown with that run's time,
  * never an older value as if current. With two runs of one agent in the batch, the later one's
  * end time and the latest success's performance win, as finishing them one by one would leave.
@@ -178,15 +180,23 @@ export async function finishRuns(db: Db, outcomes: readonly RunOutcome[]): Promi
       return withField(JSON.stringify(fields), 'result', o.result === null ? 'null' : resultJson(o.result));
     })
     .join(',')}]`;
-  const rows = rowsOf<{ id: number | string }>(
-    await db.execute(sql`
+  const runIds = sql`${agentRuns.id} in (select value::bigint from jsonb_array_elements_text(${JSON.stringify(outcomes.map((o) => o.runId))}::jsonb))`;
+  // Agents before their runs, each in id order (docs/decisions/0063): deleting an agent locks it,
+  // then its runs; a channel's removal locks many agents. The lock waits in its own statement:
+  // within one statement, PostgreSQL does not promise which part runs first.
+  const rows = await retryOnDeadlock(() =>
+    db.transaction(async (tx) => {
+      await tx.execute(sql`${lockedInIdOrder(sql`${agents.id} in (select ${agentRuns.agentId} from ${agentRuns} where ${runIds})`, agents)}`);
+      return rowsOf<{ id: number | string }>(
+        await tx.execute(sql`
       with outcome as (
         select * from jsonb_to_recordset(${batch}::jsonb)
           as v(id bigint, status text, result jsonb, prices jsonb, error text, end_time timestamptz, performance text)
       ), finished as (
         update ${agentRuns} r
         set status = outcome.status, result = outcome.result, prices = outcome.prices, error = outcome.error, end_time = outcome.end_time, lease_expires_at = null
-        from outcome where r.id = outcome.id and r.status = 'running'
+        from outcome, (${lockedInIdOrder(sql`${agentRuns.id} in (select id from outcome) and ${agentRuns.status} = 'running'`)}) locked
+        where r.id = outcome.id and r.id = locked.id
         returning r.id, r.agent_id, outcome.status, outcome.end_time, outcome.performance
       ), per_agent as (
         select agent_id, max(end_time) as end_time, bool_or(status = 'success') as succeeded,
@@ -199,8 +209,21 @@ export async function finishRuns(db: Db, outcomes: readonly RunOutcome[]): Promi
         returning a.id
       )
       select id from finished`),
+      );
+    }),
   );
   return new Set(rows.map((r) => Number(r.id)));
+}
+
+/**
+ * `select id from <table> where <condition> order by id for no key update`: the rows a statement
+ * is about to change, locked one after another in id order. Every statement that changes many
+ * agents (or runs) takes them so (docs/decisions/0063); in orders of their own, two of them could
+ * each hold a row the other waits for. Used as `from (…) locked where t.id = locked.id`: every
+ * row the statement changes has come through it, locked.
+ */
+function lockedInIdOrder(condition: SQL, table: typeof agents | typeof agentRuns = agentRuns): SQL {
+  return sql`select ${table.id} as id from ${table} where ${condition} order by ${table.id} for no key update`;
 }
 
 /** JSON of market results by object: runs sharing one share its text. */
@@ -253,11 +276,14 @@ export async function failedRunsInARow(db: Db, agentIds: readonly string[], cap:
 
 /** Runs whose worker stopped renewing the lease: that worker is dead. */
 export async function failInterruptedRuns(db: Db, now: Date): Promise<Array<{ id: number; agentId: string }>> {
-  return db
-    .update(agentRuns)
-    .set({ status: 'failure', error: 'interrupted', endTime: now, leaseExpiresAt: null })
-    .where(and(eq(agentRuns.status, 'running'), lt(agentRuns.leaseExpiresAt, now)))
-    .returning({ id: agentRuns.id, agentId: agentRuns.agentId });
+  const rows = rowsOf<{ id: number | string; agent_id: string }>(
+    await db.execute(sql`
+      update ${agentRuns} r set status = 'failure', error = 'interrupted', end_time = ${now.toISOString()}::timestamptz, lease_expires_at = null
+      from (${lockedInIdOrder(sql`${agentRuns.status} = 'running' and ${lt(agentRuns.leaseExpiresAt, now)}`)}) locked
+      where r.id = locked.id
+      returning r.id, r.agent_id`),
+  );
+  return rows.map((r) => ({ id: Number(r.id), agentId: r.agent_id }));
 }
 
 /** Rows of a raw `execute()`: node-postgres answers a result with `rows`, PGlite's driver too. */

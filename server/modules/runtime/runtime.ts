@@ -26,8 +26,8 @@ export type RuntimeDeps = {
   jobs: JobQueue;
   executor: Pick<RunExecutor, 'executeBatch'>;
   deliverEmail: EmailDelivery;
-  /** The channels module's delivery, told which attempt this is (docs/decisions/0043). */
-  deliverToChannel: EmailDelivery;
+  /** The channels module's delivery (docs/decisions/0043), told which attempt a retry's job is for. */
+  deliverToChannel: (deliveryId: string, attempt?: number) => Promise<void>;
   /** Alert briefs (docs/decisions/0044): the notifications module's brief job, the release of an
    * alert's held deliveries, and a brief's follow-up email. Without it their queues are not worked. */
   briefs?: {
@@ -117,13 +117,16 @@ export async function startRuntime({ db, jobs, executor, deliverEmail, deliverTo
       await deliver(job!.data.notificationId, { number: job!.retryCount + 1, last: job!.retryCount >= job!.retryLimit });
     },
   );
-  await jobs.boss.work<DeliveryJob, void, { batchSize: 1; pollingIntervalSeconds: 1; notifyPollingIntervalSeconds: number; includeMetadata: true }>(
+  // A delivery's retry is a job of its own that starts later (docs/decisions/0062): this
+  // process's queue wakes the worker then.
+  const deliveries = await jobs.boss.work<DeliveryJob, void, { batchSize: 1; pollingIntervalSeconds: 1; notifyPollingIntervalSeconds: number }>(
     DELIVERY_QUEUE,
-    { batchSize: 1, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: RETRY_POLL_SECONDS, includeMetadata: true },
+    { batchSize: 1, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: RETRY_POLL_SECONDS },
     async ([job]) => {
-      await deliverToChannel(job!.data.deliveryId, { number: job!.retryCount + 1, last: job!.retryCount >= job!.retryLimit });
+      await deliverToChannel(job!.data.deliveryId, job!.data.attempt);
     },
   );
+  jobs.wakeable(DELIVERY_QUEUE, deliveries);
   if (briefs) await startBriefWorkers(jobs, briefs);
   loop();
   logger.info({ concurrency: config.concurrency }, 'agent workers started');

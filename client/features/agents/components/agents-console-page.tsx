@@ -5,6 +5,7 @@ import { Tabs } from 'radix-ui';
 import { useEffect, useState, type ReactNode } from 'react';
 import { useSearchParams } from 'react-router';
 import { defaultAgentName, type TAgent, type TAgentConfig, type TAgentTemplate } from '../../../../contracts/agents.ts';
+import { NOTIFICATION_LINK_PARAMS } from '../../../../contracts/links.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { Skeleton } from '../../../components/ui/skeleton.tsx';
 import { usePageTitle } from '../../../components/ui/use-page-title.ts';
@@ -204,14 +205,14 @@ export default function AgentsConsolePage() {
 const isFailing = (agent: TAgent) => agent.health.state === 'failing';
 
 /**
- * A notification links here with ?agent=<id>&run=<id> (notificationLink): once the agents are
- * loaded the agent's details open at that run, and the link leaves the address, so closing the
- * dialog and reloading does not open it again.
+ * A notification links here with ?agent=<id>&run=<id> (contracts/links.ts: the bell, the emails
+ * and every channel's message alike): once the agents are loaded the agent's details open at that
+ * run, and the link leaves the address, so closing the dialog and reloading does not open it again.
  */
 function useNotificationLink(agents: TAgent[] | undefined, show: (details: TDetails) => void) {
   const [params, setParams] = useSearchParams();
-  const agentId = params.get('agent');
-  const runId = Number(params.get('run')) || null;
+  const agentId = params.get(NOTIFICATION_LINK_PARAMS.agent);
+  const runId = Number(params.get(NOTIFICATION_LINK_PARAMS.run)) || null;
   useEffect(() => {
     if (!agentId || !agents) return;
     const agent = agents.find((a) => a.id === agentId);

@@ -3,6 +3,7 @@ import { Bell, Mail, MailCheck, MailX, type LucideIcon } from 'lucide-react';
 import { Popover } from 'radix-ui';
 import { useId, useRef, useState, type MouseEvent } from 'react';
 import { Link } from 'react-router';
+import { notificationPath } from '../../../../contracts/links.ts';
 import { briefAttribution, type TAlertBrief, type TNotification } from '../../../../contracts/notifications.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { useLive } from '../../../lib/live-status.ts';
@@ -39,11 +40,10 @@ const EMAIL_MARK: Partial<Record<TNotification['emailStatus'], { label: string; 
   failed: { label: 'Email failed', title: 'The email could not be sent', icon: MailX, className: 'text-red-700' },
 };
 
-/** Where a notification leads: its agent's details at Run History, with its run in view. */
+/** Where a notification leads: its agent's details at Run History, with its run in view (the
+ * link every channel and email carries too); one without an agent has none in the bell. */
 export function notificationLink(notification: TNotification): string | null {
-  if (!notification.agentId) return null;
-  const run = notification.runId === null ? '' : `&run=${notification.runId}`;
-  return `/agents-console?agent=${encodeURIComponent(notification.agentId)}${run}`;
+  return notification.agentId ? notificationPath(notification) : null;
 }
 
 /**

@@ -12,7 +12,7 @@ import { ChannelsSection } from './channels-section.tsx';
 // 'Channel removed' with Undo; the server removes it when the toast goes. The real toasts.
 vi.unmock('../../../lib/notify.ts');
 
-const channel = (n: number, name: string): TChannel => ({ id: `00000000-0000-4000-8000-0000000000c${n}`, kind: 'slack', name, target: `hooks.slack.com/…/AbC${n}`, createdAt: '2026-11-25T07:00:00.000Z' });
+const channel = (n: number, name: string): TChannel => ({ id: `00000000-0000-4000-8000-0000000000c${n}`, kind: 'slack', name, target: `hooks.slack.com/…/AbC${n}`, createdAt: '2026-11-25T07:00:00.000Z', movedFrom: null });
 
 /** GET and DELETE /api/channels over an in-memory list. */
 function channelsServer(channels: TChannel[]) {

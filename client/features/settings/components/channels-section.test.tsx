@@ -7,7 +7,8 @@ import { jsonResponse, stubFetch } from '../../../test/fetch-stub.ts';
 import { renderWithProviders, signedInAs } from '../../../test/render.tsx';
 import { ChannelsSection } from './channels-section.tsx';
 
-const SLACK: TChannel = { id: '00000000-0000-4000-8000-0000000000c1', kind: 'slack', name: 'Team', target: 'hooks.slack.com/…/AbC1', createdAt: '2026-11-25T07:00:00.000Z' };
+const SLACK: TChannel = { id: '00000000-0000-4000-8000-0000000000c1', kind: 'slack', name: 'Team', target: 'hooks.slack.com/…/AbC1', movedFrom: null, createdAt: '2026-11-25T07:00:00.000Z' };
+const MOVED: TChannel = { id: '00000000-0000-4000-8000-0000000000c2', kind: 'telegram', name: 'Desk group', target: 'chat -1004001000001 · bot 123456789', movedFrom: '-4001', createdAt: '2026-11-25T07:00:00.000Z' };
 
 beforeEach(() => vi.clearAllMocks());
 
@@ -23,6 +24,15 @@ describe('ChannelsSection', () => {
     expect(list).toHaveTextContent('hooks.slack.com/…/AbC1');
     await userEvent.click(within(list).getByRole('button', { name: 'Send test to Team' }));
     expect(await within(list).findByText('Not delivered: The receiver could not be reached.')).toBeInTheDocument();
+  });
+
+  it('says on a Telegram channel that its group became a supergroup and messages go to the new chat', async () => {
+    stubFetch({ 'GET /api/channels': () => jsonResponse({ channels: [SLACK, MOVED] }) });
+    renderWithProviders(<ChannelsSection />, { path: '/settings', auth: signedInAs('admin') });
+    const [team, desk] = within(await screen.findByRole('list', { name: 'Your channels' })).getAllByRole('listitem');
+    expect(desk).toHaveTextContent('chat -1004001000001 · bot 123456789');
+    expect(desk).toHaveTextContent('This Telegram group became a supergroup, so its chat id changed from -4001; messages now go to the new id (shown above).');
+    expect(team).not.toHaveTextContent('supergroup');
   });
 
   it("shows the server's refusal on its field, and a webhook's signing secret once", async () => {

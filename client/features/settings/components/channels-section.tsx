@@ -4,6 +4,7 @@ import type { FieldError } from 'react-hook-form';
 import {
   CHANNEL_KIND_LABELS,
   CHANNEL_KINDS,
+  channelMovedNote,
   TELEGRAM_CHAT_RULE,
   TELEGRAM_TOKEN_RULE,
   type TChannel,
@@ -111,6 +112,8 @@ function ChannelRow({ channel }: { channel: TChannel }) {
           {channel.name} <span className="text-sm font-normal text-slate-600">· {CHANNEL_KIND_LABELS[channel.kind]}</span>
         </p>
         <p className="truncate font-mono text-sm text-slate-600">{channel.target}</p>
+        {/* A Telegram group that became a supergroup: the channel follows it, and says so. */}
+        {channel.movedFrom !== null && <p className="text-sm text-amber-800">{channelMovedNote(channel.movedFrom)}</p>}
         <p role="status" className="text-sm text-slate-700">
           {result}
         </p>
