@@ -3,14 +3,11 @@ import { CHAT_PROVIDER_INFO, type TChatProvider, type TChatUsage } from '../../.
 import type { AiProviderSettings } from '../../config.ts';
 import { AiCallError, classifyProviderError, userMessage, type AiFailureKind } from './errors.ts';
 import { createChatModel, createImageModel, type ProviderUsage } from './models.ts';
-import { streamResponses, type ChatStreamPart } from './openai-responses.ts';
+import type { AiChatMessage, ChatStreamPart } from './chat-types.ts';
+import { streamResponses } from './openai-responses.ts';
 
 export { AiCallError, displayUrl, type AiFailureKind } from './errors.ts';
-
-/** An image a question shows the model: its bytes and type (read from the bytes). */
-export type AiImage = { mediaType: string; data: Uint8Array };
-/** One message of a chat; a question may carry images (docs/decisions/0055). */
-export type AiChatMessage = { role: 'user' | 'assistant'; content: string; images?: readonly AiImage[] };
+export type { AiChatMessage, AiImage } from './chat-types.ts';
 
 export type AiCall = {
   provider: TChatProvider;

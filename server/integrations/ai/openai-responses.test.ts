@@ -8,8 +8,8 @@ import { CHAT_PROVIDER_INFO } from '../../../contracts/chat.ts';
 import { freePort } from '../../../tests/e2e/support/app-server.ts';
 import { startFakeAiProviders, TINY_PNG_BASE64, type FakeAiProviders } from '../../../tests/fakes/ai-providers.ts';
 import { classifyProviderError } from './errors.ts';
-import type { AiChatMessage } from './index.ts';
-import { partOf, responsesRequestBody, statusOf, streamResponses, type ChatStreamPart, type ResponsesTurn } from './openai-responses.ts';
+import type { AiChatMessage, ChatStreamPart } from './chat-types.ts';
+import { partOf, responsesRequestBody, statusOf, streamResponses, type ResponsesTurn } from './openai-responses.ts';
 
 /** Every part of a streamed turn, or what it threw. */
 async function collect(turn: ResponsesTurn, signal = new AbortController().signal): Promise<{ parts: ChatStreamPart[]; thrown?: unknown }> {

@@ -3,7 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import { APICallError } from 'ai';
 import type { TChatUsage } from '../../../contracts/chat.ts';
 import { abortReason, keepAliveAgent } from './http-fetch.ts';
-import type { AiChatMessage } from './index.ts';
+import type { AiChatMessage, ChatStreamPart } from './chat-types.ts';
 import { createSseParser } from './sse-parser.ts';
 
 /**
@@ -24,9 +24,6 @@ export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 const USER_AGENT = 'automation-hub';
 /** The most of an error body read (a proxy's HTML page can be long). */
 const ERROR_BODY_MAX_BYTES = 64 * 1024;
-
-/** One piece of a streamed answer, whichever way it was read (this module or an AI SDK provider). */
-export type ChatStreamPart = { type: 'text'; text: string } | { type: 'finish'; usage: TChatUsage | null } | { type: 'error'; error: unknown };
 
 export type ResponsesTurn = {
   apiKey: string;
