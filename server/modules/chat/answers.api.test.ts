@@ -247,7 +247,7 @@ describe('answers that survive a reload', () => {
     open.push(stream);
     await stream.next((e) => e.event === 'delta');
     const closing = local.close();
-    expect(await stream.next(ended)).toMatchObject({ event: 'error', data: { message: 'The server restarted before the answer was complete. Please try again.', partial: true } });
+    expect(await stream.next(ended)).toMatchObject({ event: 'error', data: { message: 'The server restarted before the answer was complete. Please try again.', partial: true, finish: 'interrupted' } });
     hold.release();
     await closing;
   });
