@@ -22,6 +22,7 @@ const LONG_FILES: Record<string, Record<string, number>> = {
     'server/modules/notifications/alert-briefs.api.test.ts': 33,
     'server/modules/auth/google.api.test.ts': 32,
     'server/modules/runtime/runtime.api.test.ts': 31,
+    'tests/process/interrupted-answers.process.test.ts': 30,
     'tests/process/production-path.process.test.ts': 23,
     'tests/process/slow-clients.process.test.ts': 22,
     'server/modules/auth/auth.api.test.ts': 21,

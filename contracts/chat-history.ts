@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHAT_LIMITS, CHAT_PROVIDER_INFO, CHAT_PROVIDERS, ZChatId, ZMessageId, ZMessageImages, type TChatProvider } from './chat.ts';
+import { CHAT_FINISHES, CHAT_LIMITS, CHAT_PROVIDER_INFO, CHAT_PROVIDERS, ZChatId, ZMessageId, ZMessageImages, type TChatProvider } from './chat.ts';
 
 export { ZChatId, ZMessageId } from './chat.ts';
 
@@ -57,8 +57,10 @@ export const ZStoredMessage = z
     timestamp: ZTimestamp,
     /** The model that answered (assistant only). */
     model: ZModelId.optional(),
-    /** '(stopped)' or why the answer was cut short. */
+    /** '(stopped)' or why the answer is not whole (cut short, empty). */
     note: z.string().max(500, 'note must be at most 500 characters').optional(),
+    /** How the answer ended (docs/decisions/0061); absent on questions and on answers kept before endings were. */
+    finish: z.enum(CHAT_FINISHES, `finish must be one of: ${CHAT_FINISHES.join(', ')}`).optional(),
     /** Our own error message ('Sorry, I encountered an error: ...'), never sent to a model. */
     failed: z.boolean().optional(),
     /** Generated images the saved chat does not keep (made before images were stored on the server). */

@@ -282,13 +282,35 @@ export type TChatRequest = z.input<typeof ZChatRequest>;
 
 export type TChatUsage = { inputTokens: number; outputTokens: number };
 
-/** The JSON answer (SPEC section 7): read as error, message, choices[0].message.content, model. */
+/**
+ * How an answer ended (DESIGN section 11: a stream's end is information; docs/decisions/0061).
+ * Ended by its provider (`done`): 'complete'; 'length', at the output limit it was given;
+ * 'content-filter'; 'other', for a reason of the provider's own. Not ended by its provider
+ * (`error`): 'connection-lost', the provider's stream closed after the last text without its
+ * closing event; 'stopped', by the person (Stop); 'failed', a provider failure or one of our
+ * limits; 'interrupted', the server stopped or died while writing it.
+ */
+export const CHAT_FINISHES = ['complete', 'length', 'content-filter', 'other', 'connection-lost', 'stopped', 'failed', 'interrupted'] as const;
+export type TChatFinish = (typeof CHAT_FINISHES)[number];
+/** The endings a `done` event carries: the provider ended the answer. */
+export type TDoneFinish = Extract<TChatFinish, 'complete' | 'length' | 'content-filter' | 'other'>;
+/** The endings an `error` event carries. */
+export type TErrorFinish = Exclude<TChatFinish, TDoneFinish>;
+
+/** The JSON answer (SPEC section 7): read as error, message, choices[0].message.content, model.
+ * `finish`, `note` and `usageEstimated` are ours (docs/decisions/0061), added beside SPEC's fields. */
 export type TChatResponse = {
   error: boolean;
   message?: string;
   choices: Array<{ message: { role: 'assistant'; content: string } }>;
   model: string;
   usage?: TChatUsage;
+  /** The provider reported no usage: `usage` is our estimate. */
+  usageEstimated?: true;
+  /** How the answer ended. */
+  finish?: TChatFinish;
+  /** Why an answer is not whole, in a sentence for the person (absent when it is whole). */
+  note?: string;
   /** grok-2-image-1212: the generated images, stored for the user and served from
    * `/api/chat/images/:id` (docs/decisions/0055). */
   images?: string[];
@@ -296,19 +318,53 @@ export type TChatResponse = {
 
 /**
  * The event stream with `Accept: text/event-stream`: `event: delta` {text}, then exactly one of
- * `event: done` {model, usage, images?} or `event: error` {message, partial: true when text
- * was already sent, stopped: true when the user pressed Stop}. A stream joined again
- * (docs/decisions/0056) starts with one delta of all the text so far.
+ * `event: done` {model, usage, usageEstimated?, finish, note?, images?} or `event: error`
+ * {message, partial: true when text was already sent, stopped: true when the user pressed Stop,
+ * finish}. `done` says how the provider ended the answer and, when it is not whole (cut at the
+ * length limit, filtered, empty), `note` says so in a sentence for the person; `usageEstimated`:
+ * the provider reported no usage, so `usage` is our estimate (docs/decisions/0061). A stream
+ * joined again (docs/decisions/0056) starts with one delta of all the text so far.
  */
 export type TChatStreamEvent =
   | { event: 'delta'; data: { text: string } }
-  | { event: 'done'; data: { model: string; usage?: TChatUsage; images?: string[] } }
-  | { event: 'error'; data: { message: string; partial: boolean; stopped?: true } };
+  | { event: 'done'; data: { model: string; usage?: TChatUsage; usageEstimated?: true; finish: TDoneFinish; note?: string; images?: string[] } }
+  | { event: 'error'; data: { message: string; partial: boolean; stopped?: true; finish: TErrorFinish } };
 
 /** The note under an answer the user stopped (the browser and the server write the same). */
 export const STOPPED_NOTE = '(stopped)';
 /** The note under an answer a failure cut short, after some text. */
 export const cutShortNote = (message: string) => `The answer was cut short: ${message}`;
+
+/** The output limit an answer was given, and whether the day's budget made it smaller than usual. */
+export type TAnswerLimit = { tokens: number; byBudget: boolean };
+
+const tokensText = (limit: TAnswerLimit | undefined) => (limit ? ` of ${limit.tokens.toLocaleString('en-US')} tokens${limit.byBudget ? ', what your daily AI budget had left for it' : ''}` : '');
+
+/**
+ * The note under an answer its provider ended (docs/decisions/0061): none for a whole answer;
+ * else one sentence saying why it is not whole, so an answer cut short never looks complete and
+ * an empty one never stands without a reason. `assistant` is its label ('GPT').
+ */
+export function finishNote(finish: TDoneFinish, { assistant, empty, limit }: { assistant: string; empty: boolean; limit?: TAnswerLimit }): string | undefined {
+  switch (finish) {
+    case 'complete':
+      return empty ? `${assistant} ended the answer without writing anything.` : undefined;
+    case 'length':
+      return empty
+        ? `The model used its whole length limit${tokensText(limit)} thinking and wrote no answer.`
+        : cutShortNote(`it reached its length limit${tokensText(limit)}.`);
+    case 'content-filter':
+      return empty ? `${assistant}'s content filter stopped the answer before any text.` : cutShortNote(`${assistant}'s content filter stopped it.`);
+    case 'other':
+      return empty ? `${assistant} ended the answer without writing anything, for a reason of its own.` : cutShortNote(`${assistant} ended it early, for a reason of its own.`);
+  }
+}
+
+/** An answer cut at its length limit, with text to go on from: it offers Continue (docs/decisions/0061). */
+export const mayContinue = (message: { finish?: TChatFinish; content: string; failed?: boolean }) => message.finish === 'length' && message.content.trim() !== '' && !message.failed;
+
+/** The question Continue sends after an answer cut at its length limit (docs/decisions/0061). */
+export const CONTINUE_PROMPT = 'Continue your answer from exactly where it stopped, without repeating what you already wrote.';
 
 // --- images (docs/decisions/0055) -----------------------------------------------------------
 
@@ -405,8 +461,12 @@ export type TChatUsageRow = {
   /** Chat messages and alert briefs of one model are separate rows. */
   purpose: TChatUsagePurpose;
   requests: number;
-  /** Calls that did not end with a full answer (error, aborted, rejected). */
+  /** Calls that failed or were refused (a provider failure, a budget refusal, a server that stopped mid-answer). */
   failed: number;
+  /** Answers stopped by the person (Stop), not failures. */
+  stopped: number;
+  /** Calls whose tokens are our estimate: the provider reported none (docs/decisions/0061). */
+  estimated: number;
   inputTokens: number;
   outputTokens: number;
   /** Images generated (grok-2-image-1212), billed per image. */

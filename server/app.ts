@@ -219,6 +219,10 @@ export async function buildApp({
   const chat = createChatService({ db, config: config.chat, images, conversations, now });
   // Answers still being written end first, stored as far as they got (docs/decisions/0056).
   app.addHook('preClose', async () => chat.close());
+  // Answers a process that died left being written are settled, their usage estimated (docs/decisions/0061).
+  let settling: { stop(): Promise<void> } | null = null;
+  app.addHook('onReady', async () => void (settling = chat.startSettlingInterruptedAnswers(app.log)));
+  app.addHook('onClose', async () => settling?.stop());
   await app.register(imagesRoutes, { images });
   await app.register(chatRoutes, { chat });
   await app.register(conversationsRoutes, { conversations });

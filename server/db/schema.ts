@@ -4,7 +4,7 @@ import { NOTIFICATION_KINDS, type TNotificationKind } from '../../contracts/agen
 import type { TAgentConfig, TAgentRun, TAgentStatus } from '../../contracts/agents.ts';
 import type { TRunAlert } from '../../contracts/market.ts';
 import type { TChannelKind, TDeliveryEvent, TDeliveryStatus } from '../../contracts/channels.ts';
-import type { TChatImageType, TChatProvider } from '../../contracts/chat.ts';
+import type { TChatFinish, TChatImageType, TChatProvider } from '../../contracts/chat.ts';
 import type { TBriefStatus } from '../../contracts/notifications.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
@@ -95,7 +95,11 @@ export const chatUsage = pgTable(
     /** Images generated (billed per image, not per token). */
     images: integer('images').notNull().default(0),
     durationMs: integer('duration_ms').notNull().default(0),
-    outcome: text('outcome', { enum: ['ok', 'error', 'aborted', 'rejected'] }).notNull(),
+    /** 'stopped': the person stopped it (Stop, or a client that went away); 'interrupted': the
+     * server stopped or died while it ran (docs/decisions/0061). */
+    outcome: text('outcome', { enum: ['ok', 'error', 'stopped', 'interrupted', 'rejected'] }).notNull(),
+    /** The tokens are our estimate: the provider reported none (docs/decisions/0061). */
+    estimated: boolean('estimated').notNull().default(false),
     error: text('error'),
     /** What the call was for: a chat message, or an alert's brief (docs/decisions/0044). Both
      * count against the user's daily budget; the usage report tells them apart. */
@@ -105,7 +109,7 @@ export const chatUsage = pgTable(
   (t) => [
     index('chat_usage_user_created_idx').on(t.userId, t.createdAt),
     index('chat_usage_created_idx').on(t.createdAt),
-    check('chat_usage_outcome_check', sql`${t.outcome} in ('ok', 'error', 'aborted', 'rejected')`),
+    check('chat_usage_outcome_check', sql`${t.outcome} in ('ok', 'error', 'stopped', 'interrupted', 'rejected')`),
     check('chat_usage_purpose_check', sql`${t.purpose} in ('chat', 'alert-brief')`),
   ],
 );
@@ -194,6 +198,15 @@ export const chatMessages = pgTable(
     streamingUntil: timestamp('streaming_until', { withTimezone: true }),
     /** Stop was pressed in a process that is not writing the answer: the writer reads it. */
     stopRequested: boolean('stop_requested').notNull().default(false),
+    /** How an answer ended (contracts CHAT_FINISHES; docs/decisions/0061); null while it is being
+     * written, for questions, and for answers kept before endings were. */
+    finish: text('finish').$type<TChatFinish>(),
+    /** An answer being written whose usage is not recorded yet: its estimated input, and the budget
+     * reservation it holds. Whoever records its usage clears them in the same transaction (its
+     * writer at the end, or, when the writer died, the sweep that settles it), so it is counted
+     * once (docs/decisions/0061). */
+    unsettledInputTokens: integer('unsettled_input_tokens'),
+    reservationId: uuid('reservation_id'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [
@@ -202,6 +215,10 @@ export const chatMessages = pgTable(
     index('chat_messages_content_search_idx').using('gin', sql`to_tsvector('english', ${t.content})`),
     index('chat_messages_streaming_idx').on(t.conversationId).where(sql`${t.streamingUntil} is not null`),
     check('chat_messages_role_check', sql`${t.role} in ('user', 'assistant')`),
+    check(
+      'chat_messages_finish_check',
+      sql`${t.finish} is null or ${t.finish} in ('complete', 'length', 'content-filter', 'other', 'connection-lost', 'stopped', 'failed', 'interrupted')`,
+    ),
   ],
 );
 

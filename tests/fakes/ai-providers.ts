@@ -31,6 +31,11 @@
  * `inlineData`) with their type and size, and refused where the provider refuses them: bytes that
  * are not the type they are sent as, and any image to DeepSeek, which reads text only.
  *
+ * Endings per provider (`setEnding`, FAKE_AI_ENDINGS; for every answer or one question): cut at
+ * the output limit, a reasoning model that spent the limit thinking, a content filter, and a
+ * stream whose connection closes after the last text without the closing event, each in the
+ * provider's own events, finish reasons and usage (see `End` below).
+ *
  * Faults per provider, set at runtime, answer what that provider really sends (its status and
  * error JSON): '401' a rejected key (Gemini and xAI say so with a 400), '429' rate limited,
  * 'quota' no credit left (Gemini: its daily quota spent, a 429 like any rate limit), '404' an
@@ -44,6 +49,7 @@
  * Standalone (for Playwright): `node tests/fakes/ai-providers.ts` prints the env lines
  * (KEY=value) to point the server at it. FAKE_AI_PORT picks the port (default random). A
  * separate process is steered over HTTP: POST /__control/fault {provider, fault, message?},
+ * POST /__control/ending {provider, ending, prompt?},
  * POST /__control/latency {ms}, POST /__control/reset, GET /__control/requests.
  */
 import { readJson, runStandalone, sendJson, startFakeHttpServer } from './http.ts';
@@ -52,6 +58,18 @@ import type { TChatProvider } from '../../contracts/chat.ts';
 
 export const FAKE_AI_FAULTS = ['none', '401', '429', 'quota', '404', '500', 'stream-error', 'hang', 'cut'] as const;
 export type FakeAiFault = (typeof FAKE_AI_FAULTS)[number];
+
+/**
+ * How an answer ends (each in the provider's own shape, streamed and as JSON): 'complete' by
+ * itself (or at the output limit when the answer is longer than the limit allows); 'length' cut at
+ * the output limit halfway through; 'thinking' a reasoning model that spent the whole limit
+ * thinking and wrote nothing; 'content-filter' stopped by the provider's filter halfway;
+ * 'no-close' (streams only) the connection closes after the last text without the provider's
+ * closing event; 'no-usage' complete, but with no usage, as an OpenAI-compatible server that
+ * ignores `stream_options.include_usage` answers (Anthropic always reports usage: its answer keeps it).
+ */
+export const FAKE_AI_ENDINGS = ['complete', 'length', 'thinking', 'content-filter', 'no-close', 'no-usage'] as const;
+export type FakeAiEnding = (typeof FAKE_AI_ENDINGS)[number];
 
 export type FakeAiRequest = {
   provider: TChatProvider;
@@ -82,6 +100,8 @@ export type FakeAiProviders = {
   keys: Record<Exclude<TChatProvider, 'llama'>, string>;
   /** `message`: added to the provider's usual text in the error body. */
   setFault(provider: TChatProvider, fault: FakeAiFault, message?: string): void;
+  /** How the provider's answers end from now on: every answer, or only those to the question `prompt`. */
+  setEnding(provider: TChatProvider, ending: FakeAiEnding, options?: { prompt?: string }): void;
   /** Holds every answer back this long before its first byte (0: answer at once). */
   setLatency(ms: number): void;
   /** From now on, each streamed answer stops after its first text chunk until `release()`. */
@@ -110,6 +130,8 @@ export const TINY_PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAA
 
 type State = {
   faults: Map<TChatProvider, { fault: FakeAiFault; message?: string }>;
+  /** Keyed by provider, or provider and question (endingKey). */
+  endings: Map<string, FakeAiEnding>;
   chunkDelayMs: number;
   latencyMs: number;
   /** While set, streams wait on it after their first text chunk. */
@@ -172,6 +194,7 @@ export type FakeAiOptions = {
 export async function startFakeAiProviders(options: FakeAiOptions = {}): Promise<FakeAiProviders> {
   const state: State = {
     faults: new Map(),
+    endings: new Map(),
     chunkDelayMs: options.chunkDelayMs ?? CHUNK_DELAY_MS,
     latencyMs: 0,
     hold: null,
@@ -200,6 +223,7 @@ export async function startFakeAiProviders(options: FakeAiOptions = {}): Promise
     env,
     keys: state.keys,
     setFault: (provider, fault, message) => void state.faults.set(provider, { fault, message }),
+    setEnding: (provider, ending, { prompt } = {}) => void state.endings.set(endingKey(provider, prompt), ending),
     setLatency: (ms) => void (state.latencyMs = ms),
     holdAfterFirstChunk() {
       let release!: () => void;
@@ -260,16 +284,14 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     return sendJson(res, 200, { data: [{ b64_json: TINY_PNG_BASE64, revised_prompt: `An image of: ${lastUserText(api, body)}` }] });
   }
   const prompt = promptChars(api, body);
-  const full = state.answer ? state.answer(lastUserText(api, body)) : `Reply to: ${lastUserText(api, body)}`;
-  // A provider stops at the limit it was given, and says it stopped there.
-  const truncated = maxOutputTokens !== undefined && Math.ceil(full.length / 4) > maxOutputTokens;
-  const reply = truncated ? full.slice(0, maxOutputTokens * 4) : full;
-  const usage = { input: Math.ceil(prompt / 4), output: Math.ceil(reply.length / 4), truncated };
-  if (!stream) return sendJson(res, 200, WIRE[api].json(model, reply, usage));
+  const question = lastUserText(api, body);
+  const full = state.answer ? state.answer(question) : `Reply to: ${question}`;
+  const end = ending(stateEnding(state, provider, question), full, question, maxOutputTokens, Math.ceil(prompt / 4));
+  if (!stream) return sendJson(res, 200, WIRE[api].json(model, end.text, end));
 
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-  const chunks = state.chunkChars ? splitEvery(reply, state.chunkChars) : split(reply, CHUNKS);
-  const events = WIRE[api].stream(model, chunks, usage);
+  const chunks = state.chunkChars ? splitEvery(end.text, state.chunkChars) : split(end.text, CHUNKS);
+  const events = WIRE[api].stream(model, chunks, end);
   let sent = 0;
   for (const event of events) {
     if (res.destroyed) return;
@@ -545,128 +567,258 @@ function streamError(provider: TChatProvider, api: Api, extra?: string): string 
 
 // --- wire formats ----------------------------------------------------------------------------
 
-/** `truncated`: the answer stopped at the request's output limit. */
-type Usage = { input: number; output: number; truncated: boolean };
+/**
+ * How an answer ends, in every provider's own words (from their API references and streaming
+ * guides): `stop` it ended by itself; `length` it reached the output limit it was given (OpenAI
+ * and xAI Responses `response.incomplete` with `incomplete_details.reason: "max_output_tokens"`,
+ * chat completions `finish_reason: "length"`, Anthropic `stop_reason: "max_tokens"`, Gemini
+ * `finishReason: "MAX_TOKENS"`); `filter` a content filter stopped it (`content_filter`,
+ * Anthropic's `refusal`, Gemini's `SAFETY`). `reasoning`: what a reasoning model thought before
+ * (or instead of) answering, sent as each API streams it (Responses a reasoning output item,
+ * DeepSeek `reasoning_content`, Ollama `reasoning`, Anthropic a `thinking` block, Gemini only
+ * `thoughtsTokenCount`: it sends no thoughts unless asked). `closed` false: the connection closes
+ * after the last text without the provider's closing event (no `response.completed`, finish
+ * reason, `[DONE]`, `message_delta`/`message_stop`, last `finishReason` or usage).
+ */
+type End = {
+  text: string;
+  /** false: the answer carries no usage. */
+  reported: boolean;
+  input: number;
+  output: number;
+  reasoningTokens: number;
+  reasoning: string | null;
+  stop: 'stop' | 'length' | 'filter';
+  closed: boolean;
+};
+
+/** The answer and its end, for the ending asked for (a longer answer than the limit allows is cut there whatever the ending). */
+function ending(kind: FakeAiEnding, full: string, question: string, limit: number | undefined, input: number): End {
+  const base = { input, reasoningTokens: 0, reasoning: null, closed: true, reported: true };
+  const tokens = (text: string) => Math.ceil(text.length / 4);
+  switch (kind) {
+    case 'length': {
+      // Cut at the limit: the provider reports the whole limit spent.
+      const text = full.slice(0, Math.ceil(full.length / 2));
+      return { ...base, text, output: limit ?? tokens(text), stop: 'length' };
+    }
+    case 'thinking': {
+      // A reasoning model that spent the whole limit thinking: no text at all.
+      const spent = limit ?? 1024;
+      return { ...base, text: '', output: spent, reasoningTokens: spent, reasoning: `Thinking about: ${question}`, stop: 'length' };
+    }
+    case 'content-filter': {
+      const text = full.slice(0, Math.ceil(full.length / 2));
+      return { ...base, text, output: tokens(text), stop: 'filter' };
+    }
+    case 'no-close':
+    case 'no-usage':
+    case 'complete': {
+      const truncated = limit !== undefined && tokens(full) > limit;
+      const text = truncated ? full.slice(0, limit * 4) : full;
+      return { ...base, text, output: tokens(text), stop: truncated ? 'length' : 'stop', closed: kind !== 'no-close', reported: kind !== 'no-usage' };
+    }
+  }
+}
+
 type WireEvent = { data: string; delta: boolean };
-type Wire = { json(model: string, text: string, usage: Usage): unknown; stream(model: string, chunks: string[], usage: Usage): WireEvent[] };
+type Wire = { json(model: string, text: string, end: End): unknown; stream(model: string, chunks: string[], end: End): WireEvent[] };
 
 const sse = (data: unknown, event?: string): string => `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
 const now = () => Math.floor(Date.now() / 1000);
+/** Two pieces of the reasoning, streamed as deltas before any text. */
+const reasoningChunks = (end: End): string[] => (end.reasoning ? split(end.reasoning, 2) : []);
 
 function responsesMessage(text: string) {
   return { type: 'message', id: 'msg_fake', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] };
 }
-function responsesBody(model: string, text: string | null, usage: Usage | null) {
+/** A reasoning output item (xAI also sends its summary; OpenAI only when one is asked for). */
+function responsesReasoning(end: End) {
+  return { type: 'reasoning', id: 'rs_fake', status: end.stop === 'stop' ? 'completed' : 'incomplete', summary: [{ type: 'summary_text', text: end.reasoning ?? '' }] };
+}
+const RESPONSES_INCOMPLETE: Record<End['stop'], string | null> = { stop: null, length: 'max_output_tokens', filter: 'content_filter' };
+function responsesBody(model: string, end: End | null) {
+  const reason = end ? RESPONSES_INCOMPLETE[end.stop] : null;
   return {
     id: 'resp_fake',
     object: 'response',
     created_at: now(),
     model,
-    status: text === null ? 'in_progress' : usage?.truncated ? 'incomplete' : 'completed',
-    ...(usage?.truncated ? { incomplete_details: { reason: 'max_output_tokens' } } : {}),
-    output: text === null ? [] : [responsesMessage(text)],
-    ...(usage ? { usage: { input_tokens: usage.input, output_tokens: usage.output, total_tokens: usage.input + usage.output } } : {}),
+    status: end === null ? 'in_progress' : reason ? 'incomplete' : 'completed',
+    incomplete_details: reason ? { reason } : null,
+    output: end === null ? [] : [...(end.reasoning ? [responsesReasoning(end)] : []), ...(end.text || !end.reasoning ? [responsesMessage(end.text)] : [])],
+    ...(end && !end.reported ? { usage: null } : {}),
+    ...(end?.reported
+      ? {
+          usage: {
+            input_tokens: end.input,
+            input_tokens_details: { cached_tokens: 0 },
+            output_tokens: end.output,
+            output_tokens_details: { reasoning_tokens: end.reasoningTokens },
+            total_tokens: end.input + end.output,
+          },
+        }
+      : {}),
   };
 }
 
+const CHAT_FINISH: Record<End['stop'], string> = { stop: 'stop', length: 'length', filter: 'content_filter' };
+const chatUsage = (end: End) => ({
+  prompt_tokens: end.input,
+  completion_tokens: end.output,
+  total_tokens: end.input + end.output,
+  completion_tokens_details: { reasoning_tokens: end.reasoningTokens },
+});
+const ANTHROPIC_STOP: Record<End['stop'], string> = { stop: 'end_turn', length: 'max_tokens', filter: 'refusal' };
+const GEMINI_FINISH: Record<End['stop'], string> = { stop: 'STOP', length: 'MAX_TOKENS', filter: 'SAFETY' };
+const geminiUsage = (end: End) => ({
+  promptTokenCount: end.input,
+  ...(end.output - end.reasoningTokens > 0 ? { candidatesTokenCount: end.output - end.reasoningTokens } : {}),
+  ...(end.reasoningTokens > 0 ? { thoughtsTokenCount: end.reasoningTokens } : {}),
+  totalTokenCount: end.input + end.output,
+});
+/** Gemini's candidate as it ends: a filtered one carries the rating that blocked it. */
+const geminiEnd = (end: End) => ({
+  finishReason: GEMINI_FINISH[end.stop],
+  ...(end.stop === 'filter' ? { safetyRatings: [{ category: 'HARM_CATEGORY_DANGEROUS_CONTENT', probability: 'HIGH', blocked: true }] } : {}),
+});
+
 const WIRE: Record<Exclude<Api, 'image'>, Wire> = {
   responses: {
-    json: (model, text, usage) => responsesBody(model, text, usage),
-    stream: (model, chunks, usage) => {
-      const text = chunks.join('');
+    json: (model, _text, end) => responsesBody(model, end),
+    stream: (model, chunks, end) => {
       const item = { ...responsesMessage(''), status: 'in_progress', content: [] };
-      return [
-        { data: sse({ type: 'response.created', sequence_number: 0, response: responsesBody(model, null, null) }), delta: false },
-        { data: sse({ type: 'response.output_item.added', sequence_number: 1, output_index: 0, item }), delta: false },
-        ...chunks.map((delta, i) => ({
-          data: sse({ type: 'response.output_text.delta', sequence_number: 2 + i, item_id: 'msg_fake', output_index: 0, content_index: 0, delta, logprobs: [] }),
-          delta: true,
-        })),
-        { data: sse({ type: 'response.output_item.done', sequence_number: 90, output_index: 0, item: responsesMessage(text) }), delta: false },
-        {
-          data: sse({ type: usage.truncated ? 'response.incomplete' : 'response.completed', sequence_number: 91, response: responsesBody(model, text, usage) }),
-          delta: false,
-        },
-      ];
+      const reasoning = end.reasoning ? responsesReasoning(end) : null;
+      const events: WireEvent[] = [{ data: sse({ type: 'response.created', sequence_number: 0, response: responsesBody(model, null) }), delta: false }];
+      if (reasoning) {
+        events.push(
+          { data: sse({ type: 'response.output_item.added', sequence_number: 1, output_index: 0, item: { ...reasoning, status: 'in_progress', summary: [] } }), delta: false },
+          ...reasoningChunks(end).map((delta, i) => ({
+            data: sse({ type: 'response.reasoning_summary_text.delta', sequence_number: 2 + i, item_id: 'rs_fake', output_index: 0, summary_index: 0, delta }),
+            delta: true,
+          })),
+          { data: sse({ type: 'response.output_item.done', sequence_number: 10, output_index: 0, item: reasoning }), delta: false },
+        );
+      }
+      const at = reasoning ? 1 : 0;
+      if (chunks.length > 0 || !reasoning) {
+        events.push(
+          { data: sse({ type: 'response.output_item.added', sequence_number: 11, output_index: at, item }), delta: false },
+          ...chunks.map((delta, i) => ({
+            data: sse({ type: 'response.output_text.delta', sequence_number: 12 + i, item_id: 'msg_fake', output_index: at, content_index: 0, delta, logprobs: [] }),
+            delta: true,
+          })),
+        );
+        if (end.closed) events.push({ data: sse({ type: 'response.output_item.done', sequence_number: 90, output_index: at, item: responsesMessage(end.text) }), delta: false });
+      }
+      if (end.closed) {
+        const type = RESPONSES_INCOMPLETE[end.stop] ? 'response.incomplete' : 'response.completed';
+        events.push({ data: sse({ type, sequence_number: 91, response: responsesBody(model, end) }), delta: false });
+      }
+      return events;
     },
   },
   chat: {
-    json: (model, text, usage) => ({
+    json: (model, text, end) => ({
       id: 'chatcmpl-fake',
       object: 'chat.completion',
       created: now(),
       model,
-      choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: usage.truncated ? 'length' : 'stop' }],
-      usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output },
+      // DeepSeek names a reasoning model's thoughts `reasoning_content`, Ollama `reasoning`.
+      choices: [{ index: 0, message: { role: 'assistant', content: text, ...(end.reasoning ? { reasoning_content: end.reasoning, reasoning: end.reasoning } : {}) }, finish_reason: CHAT_FINISH[end.stop] }],
+      ...(end.reported ? { usage: chatUsage(end) } : {}),
     }),
-    stream: (model, chunks, usage) => {
+    stream: (model, chunks, end) => {
       const chunk = (choices: unknown[], extra: object = {}) =>
         sse({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: now(), model, choices, ...extra });
       return [
         { data: chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]), delta: false },
+        ...reasoningChunks(end).map((thought) => ({ data: chunk([{ index: 0, delta: { content: null, reasoning_content: thought, reasoning: thought }, finish_reason: null }]), delta: true })),
         ...chunks.map((content) => ({ data: chunk([{ index: 0, delta: { content }, finish_reason: null }]), delta: true })),
-        { data: chunk([{ index: 0, delta: {}, finish_reason: usage.truncated ? 'length' : 'stop' }]), delta: false },
-        {
-          data: chunk([], { usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output } }),
-          delta: false,
-        },
-        { data: 'data: [DONE]\n\n', delta: false },
+        ...(end.closed
+          ? [
+              { data: chunk([{ index: 0, delta: {}, finish_reason: CHAT_FINISH[end.stop] }]), delta: false },
+              ...(end.reported ? [{ data: chunk([], { usage: chatUsage(end) }), delta: false }] : []),
+              { data: 'data: [DONE]\n\n', delta: false },
+            ]
+          : []),
       ];
     },
   },
   anthropic: {
-    json: (model, text, usage) => ({
+    json: (model, text, end) => ({
       id: 'msg_fake',
       type: 'message',
       role: 'assistant',
       model,
-      content: [{ type: 'text', text }],
-      stop_reason: usage.truncated ? 'max_tokens' : 'end_turn',
+      content: [...(end.reasoning ? [{ type: 'thinking', thinking: end.reasoning, signature: 'fake-signature' }] : []), ...(text || !end.reasoning ? [{ type: 'text', text }] : [])],
+      stop_reason: ANTHROPIC_STOP[end.stop],
       stop_sequence: null,
-      usage: { input_tokens: usage.input, output_tokens: usage.output },
+      usage: { input_tokens: end.input, output_tokens: end.output },
     }),
-    stream: (model, chunks, usage) => [
-      {
-        data: sse(
-          {
-            type: 'message_start',
-            message: { id: 'msg_fake', type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input, output_tokens: 1 } },
-          },
-          'message_start',
-        ),
-        delta: false,
-      },
-      { data: sse({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, 'content_block_start'), delta: false },
-      ...chunks.map((text) => ({ data: sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }, 'content_block_delta'), delta: true })),
-      { data: sse({ type: 'content_block_stop', index: 0 }, 'content_block_stop'), delta: false },
-      {
-        data: sse(
-          { type: 'message_delta', delta: { stop_reason: usage.truncated ? 'max_tokens' : 'end_turn', stop_sequence: null }, usage: { output_tokens: usage.output } },
-          'message_delta',
-        ),
-        delta: false,
-      },
-      { data: sse({ type: 'message_stop' }, 'message_stop'), delta: false },
-    ],
+    stream: (model, chunks, end) => {
+      const events: WireEvent[] = [
+        {
+          data: sse(
+            {
+              type: 'message_start',
+              message: { id: 'msg_fake', type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: end.input, output_tokens: 1 } },
+            },
+            'message_start',
+          ),
+          delta: false,
+        },
+      ];
+      if (end.reasoning) {
+        events.push(
+          { data: sse({ type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '' } }, 'content_block_start'), delta: false },
+          ...reasoningChunks(end).map((thinking) => ({ data: sse({ type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking } }, 'content_block_delta'), delta: true })),
+          { data: sse({ type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'fake-signature' } }, 'content_block_delta'), delta: false },
+          { data: sse({ type: 'content_block_stop', index: 0 }, 'content_block_stop'), delta: false },
+        );
+      }
+      const at = end.reasoning ? 1 : 0;
+      if (chunks.length > 0 || !end.reasoning) {
+        events.push(
+          { data: sse({ type: 'content_block_start', index: at, content_block: { type: 'text', text: '' } }, 'content_block_start'), delta: false },
+          ...chunks.map((text) => ({ data: sse({ type: 'content_block_delta', index: at, delta: { type: 'text_delta', text } }, 'content_block_delta'), delta: true })),
+        );
+        if (end.closed) events.push({ data: sse({ type: 'content_block_stop', index: at }, 'content_block_stop'), delta: false });
+      }
+      if (end.closed) {
+        events.push(
+          { data: sse({ type: 'message_delta', delta: { stop_reason: ANTHROPIC_STOP[end.stop], stop_sequence: null }, usage: { output_tokens: end.output } }, 'message_delta'), delta: false },
+          { data: sse({ type: 'message_stop' }, 'message_stop'), delta: false },
+        );
+      }
+      return events;
+    },
   },
   gemini: {
-    json: (model, text, usage) => ({
-      candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: usage.truncated ? 'MAX_TOKENS' : 'STOP', index: 0 }],
-      usageMetadata: { promptTokenCount: usage.input, candidatesTokenCount: usage.output, totalTokenCount: usage.input + usage.output },
+    json: (model, text, end) => ({
+      // A model that used its whole limit thinking answers a candidate with no parts.
+      candidates: [{ content: text ? { role: 'model', parts: [{ text }] } : { role: 'model' }, ...geminiEnd(end), index: 0 }],
+      ...(end.reported ? { usageMetadata: geminiUsage(end) } : {}),
       modelVersion: model,
     }),
-    stream: (model, chunks, usage) =>
-      chunks.map((text, i) => {
-        const last = i === chunks.length - 1;
+    stream: (model, chunks, end) => {
+      const events = chunks.map((text, i) => {
+        const last = end.closed && i === chunks.length - 1 && end.stop !== 'filter';
         return {
           data: sse({
-            candidates: [{ content: { role: 'model', parts: [{ text }] }, index: 0, ...(last ? { finishReason: usage.truncated ? 'MAX_TOKENS' : 'STOP' } : {}) }],
-            ...(last ? { usageMetadata: { promptTokenCount: usage.input, candidatesTokenCount: usage.output, totalTokenCount: usage.input + usage.output } } : {}),
+            candidates: [{ content: { role: 'model', parts: [{ text }] }, index: 0, ...(last ? geminiEnd(end) : {}) }],
+            ...(last && end.reported ? { usageMetadata: geminiUsage(end) } : {}),
             modelVersion: model,
           }),
           delta: true,
         };
-      }),
+      });
+      // Its end in a chunk of its own when no text carries it: a filter that stopped the answer, a model that only thought.
+      if (end.closed && (chunks.length === 0 || end.stop === 'filter')) {
+        events.push({ data: sse({ candidates: [{ content: { role: 'model' }, ...geminiEnd(end), index: 0 }], usageMetadata: geminiUsage(end), modelVersion: model }), delta: false });
+      }
+      return events;
+    },
   },
 };
 
@@ -726,6 +878,14 @@ function control(state: State, path: string, body: Record<string, unknown>, res:
     state.faults.set(provider, { fault, message });
     return sendJson(res, 200, { ok: true });
   }
+  if (path === '/__control/ending') {
+    const provider = body.provider as TChatProvider;
+    const ending = body.ending as FakeAiEnding;
+    const prompt = typeof body.prompt === 'string' ? body.prompt : undefined;
+    if (!(provider in PREFIX) || !FAKE_AI_ENDINGS.includes(ending)) return sendJson(res, 400, { error: 'provider or ending unknown' });
+    state.endings.set(endingKey(provider, prompt), ending);
+    return sendJson(res, 200, { ok: true });
+  }
   if (path === '/__control/latency') {
     const ms = body.ms;
     if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 0) return sendJson(res, 400, { error: 'ms must be a whole number >= 0' });
@@ -742,11 +902,17 @@ function control(state: State, path: string, body: Record<string, unknown>, res:
 
 function resetState(state: State): void {
   state.faults.clear();
+  state.endings.clear();
   state.latencyMs = 0;
   state.hold = null;
   state.requests.length = 0;
   state.aborted = 0;
 }
+
+const endingKey = (provider: TChatProvider, prompt?: string) => (prompt === undefined ? provider : `${provider}\u0000${prompt}`);
+/** The ending set for this question, else for the provider, else 'complete'. */
+const stateEnding = (state: State, provider: TChatProvider, question: string): FakeAiEnding =>
+  state.endings.get(endingKey(provider, question)) ?? state.endings.get(endingKey(provider)) ?? 'complete';
 
 /** Connections the fake itself destroyed ('cut'): not client aborts. */
 const cutByUs = new WeakSet<ServerResponse>();

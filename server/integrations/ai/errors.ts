@@ -10,6 +10,7 @@ export type AiFailureKind =
   | 'unavailable'
   | 'timeout'
   | 'aborted'
+  | 'connection_lost'
   | 'failed';
 
 /** A provider call that failed, with a message fit for the user and a cause fit for the log. */
@@ -48,6 +49,8 @@ export function userMessage(kind: AiFailureKind, label: string, timeoutMs: numbe
       return `${label} did not answer within ${timeoutText(timeoutMs)}`;
     case 'aborted':
       return 'The request was cancelled';
+    case 'connection_lost':
+      return `${label} closed the connection before the answer was complete`;
     case 'failed':
       return `${label} could not answer this request`;
   }

@@ -1,16 +1,13 @@
-import { generateImage, generateText, type LanguageModelUsage, type ModelMessage } from 'ai';
+import { generateImage, generateText, InvalidResponseDataError, type LanguageModelUsage, type ModelMessage } from 'ai';
 import { CHAT_PROVIDER_INFO, type TChatProvider, type TChatUsage } from '../../../contracts/chat.ts';
 import type { AiProviderSettings } from '../../config.ts';
 import { AiCallError, classifyProviderError, userMessage, type AiFailureKind } from './errors.ts';
 import { createChatModel, createImageModel, type ProviderUsage } from './models.ts';
-import { streamResponses, type ChatStreamPart } from './openai-responses.ts';
+import type { AiChatMessage, AiFinish, ChatStreamPart } from './chat-types.ts';
+import { streamResponses } from './openai-responses.ts';
 
 export { AiCallError, displayUrl, type AiFailureKind } from './errors.ts';
-
-/** An image a question shows the model: its bytes and type (read from the bytes). */
-export type AiImage = { mediaType: string; data: Uint8Array };
-/** One message of a chat; a question may carry images (docs/decisions/0055). */
-export type AiChatMessage = { role: 'user' | 'assistant'; content: string; images?: readonly AiImage[] };
+export type { AiChatMessage, AiFinish, AiImage } from './chat-types.ts';
 
 export type AiCall = {
   provider: TChatProvider;
@@ -33,7 +30,12 @@ export type AiCall = {
 
 /** A generated image, as the provider sent it. */
 export type AiGeneratedImage = { mediaType: string; data: Uint8Array };
-export type AiAnswer = { text: string; usage: TChatUsage | null; images?: AiGeneratedImage[] };
+/**
+ * A whole answer from its provider: its text, the usage it reported (null: none, the caller
+ * estimates), how it ended (docs/decisions/0061; never 'connection-lost': that is a failure,
+ * AiStreamError) and the provider's own finish reason for the log.
+ */
+export type AiAnswer = { text: string; usage: TChatUsage | null; finish: Exclude<AiFinish, 'connection-lost'>; rawFinish?: string; images?: AiGeneratedImage[] };
 
 /** A message in the AI SDK's prompt: each image a file part before the text, in the order given
  * (each SDK sends it in its API's own shape: OpenAI and xAI Responses `input_image`, chat
@@ -84,16 +86,66 @@ function deadline(signal: AbortSignal, timeoutMs: number) {
   };
 }
 
-function toUsage(usage: LanguageModelUsage | undefined): TChatUsage | null {
-  if (!usage || (usage.inputTokens === undefined && usage.outputTokens === undefined)) return null;
-  return { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 };
+/**
+ * Usage the provider reported, or null when it reported none. No input at all is none too: a
+ * prompt always costs tokens, and @ai-sdk/xai reports 0 and 0 for a stream that closed before
+ * its usage came.
+ */
+function reported(input: number | undefined, output: number | undefined): TChatUsage | null {
+  if (input === undefined && output === undefined) return null;
+  if (!input && !output) return null;
+  return { inputTokens: input ?? 0, outputTokens: output ?? 0 };
 }
 
-function fromProviderUsage(usage: ProviderUsage): TChatUsage | null {
-  const input = usage.inputTokens.total;
-  const output = usage.outputTokens.total;
-  if (input === undefined && output === undefined) return null;
-  return { inputTokens: input ?? 0, outputTokens: output ?? 0 };
+const toUsage = (usage: LanguageModelUsage | undefined): TChatUsage | null => reported(usage?.inputTokens, usage?.outputTokens);
+const fromProviderUsage = (usage: ProviderUsage): TChatUsage | null => reported(usage.inputTokens.total, usage.outputTokens.total);
+
+/** An AI SDK finish reason: the provider interface's `{unified, raw}` (v4), or a plain string (older specifications). */
+type SdkFinishReason = string | { unified: string; raw?: string | undefined } | undefined;
+
+/**
+ * The AI SDK's finish reason in our words (docs/decisions/0061). 'interrupted' is the SDK's word
+ * for a stream that ended without its closing event (Anthropic, Gemini, OpenAI); @ai-sdk/deepseek
+ * and @ai-sdk/xai say 'other' with no raw reason, having received none. @ai-sdk/xai reads a
+ * non-streamed answer's `status` only ('incomplete'), so its `incomplete_details` are read from
+ * the body.
+ */
+export function finishOf(reason: SdkFinishReason, { streamed, body }: { streamed: boolean; body?: unknown }): { finish: AiFinish; raw?: string } {
+  const unified = typeof reason === 'string' ? reason : reason?.unified;
+  const raw = typeof reason === 'string' ? undefined : reason?.raw;
+  const withRaw = (finish: AiFinish) => ({ finish, ...(raw !== undefined ? { raw } : {}) });
+  switch (unified) {
+    case 'stop':
+    case 'tool-calls':
+      return withRaw('complete');
+    case 'length':
+      return withRaw('length');
+    case 'content-filter':
+      return withRaw('content-filter');
+    case 'interrupted':
+    case undefined:
+      return withRaw(streamed ? 'connection-lost' : 'other');
+    default:
+      if (raw === undefined && streamed) return withRaw('connection-lost');
+      if (raw === 'incomplete') return withRaw(incompleteFinish(body));
+      return withRaw('other');
+  }
+}
+
+/** A Responses body's `incomplete_details.reason` in our words. */
+function incompleteFinish(body: unknown): AiFinish {
+  const reason = (body as { incomplete_details?: { reason?: unknown } | null } | null | undefined)?.incomplete_details?.reason;
+  if (reason === 'max_output_tokens') return 'length';
+  if (reason === 'content_filter') return 'content-filter';
+  return 'other';
+}
+
+/**
+ * @ai-sdk/openai-compatible (Ollama) raises this when a stream ends without a finish reason: the
+ * connection closed after the last text, which the other providers' packages report as a finish.
+ */
+function endedWithoutFinish(error: unknown): boolean {
+  return InvalidResponseDataError.isInstance(error) && /ended without a finish reason/i.test(error.message);
 }
 
 function failure(call: AiCall, kind: AiFailureKind, logCause: Record<string, unknown>): AiCallError {
@@ -132,8 +184,12 @@ export async function generateChat(call: AiCall): Promise<AiAnswer> {
       temperature: call.temperature,
       abortSignal: clock.signal,
       maxRetries: MAX_RETRIES,
+      // finishOf reads xAI's incomplete_details from it.
+      include: { responseBody: true },
     });
-    return { text: result.text, usage: toUsage(result.totalUsage) };
+    const { finish, raw } = finishOf({ unified: result.finishReason, raw: result.rawFinishReason }, { streamed: false, body: result.response.body });
+    // A JSON answer arrives whole or not at all; a finish it does not name is the provider's own.
+    return { text: result.text, usage: toUsage(result.totalUsage), finish: finish === 'connection-lost' ? 'other' : finish, ...(raw !== undefined ? { rawFinish: raw } : {}) };
   } catch (err) {
     throw toFailure(call, err, clock.stoppedKind());
   } finally {
@@ -143,8 +199,9 @@ export async function generateChat(call: AiCall): Promise<AiAnswer> {
 
 /**
  * Streams an answer, handing each text chunk to `onText` (awaited, so a slow client slows the
- * read from the provider instead of buffering without bound). Throws AiStreamError carrying the
- * text already delivered.
+ * read from the provider instead of buffering without bound), and says how its provider ended it.
+ * Throws AiStreamError carrying the text already delivered, also when the stream closed without
+ * the provider's closing event (kind 'connection_lost': the answer may not be whole).
  *
  * OpenAI's answers are read from its Responses API directly (openai-responses.ts,
  * docs/decisions/0058); the other providers' through the provider model's own stream
@@ -156,6 +213,7 @@ export async function streamChat(call: AiCall, onText: (text: string) => void | 
   const clock = deadline(call.signal, call.timeoutMs);
   let text = '';
   let usage: TChatUsage | null = null;
+  let end: Extract<ChatStreamPart, { type: 'finish' }> | null = null;
   let streamError: unknown = null;
   try {
     const parts =
@@ -180,7 +238,8 @@ export async function streamChat(call: AiCall, onText: (text: string) => void | 
         text += part.text;
         await onText(part.text);
       } else if (part.type === 'finish') {
-        usage = part.usage;
+        end = part;
+        usage = part.usage && reported(part.usage.inputTokens, part.usage.outputTokens);
       } else {
         streamError = part.error;
         break;
@@ -195,7 +254,11 @@ export async function streamChat(call: AiCall, onText: (text: string) => void | 
   if (streamError !== null || stopped) {
     throw new AiStreamError(toFailure(call, streamError, stopped), text, usage);
   }
-  return { text, usage };
+  if (end === null || end.finish === 'connection-lost') {
+    const cause = { reason: 'the stream ended without the provider’s closing event', ...(end?.raw ? { finishReason: end.raw } : {}) };
+    throw new AiStreamError(failure(call, 'connection_lost', cause), text, usage);
+  }
+  return { text, usage, finish: end.finish, ...(end.raw !== undefined ? { rawFinish: end.raw } : {}) };
 }
 
 /** An AI SDK provider model's stream (`doStream`), in the pieces streamChat reads. */
@@ -208,8 +271,11 @@ async function* sdkStream(call: AiCall, signal: AbortSignal): AsyncGenerator<Cha
   });
   for await (const part of stream) {
     if (part.type === 'text-delta') yield { type: 'text', text: part.delta };
-    else if (part.type === 'finish') yield { type: 'finish', usage: fromProviderUsage(part.usage) };
-    else if (part.type === 'error') yield { type: 'error', error: part.error };
+    else if (part.type === 'finish') yield { type: 'finish', usage: fromProviderUsage(part.usage), ...finishOf(part.finishReason, { streamed: true }) };
+    else if (part.type === 'error') {
+      yield endedWithoutFinish(part.error) ? { type: 'finish', usage: null, finish: 'connection-lost' } : { type: 'error', error: part.error };
+      return;
+    }
   }
 }
 
@@ -226,7 +292,7 @@ export async function generateChatImage(call: AiCall): Promise<AiAnswer> {
       maxRetries: MAX_RETRIES,
     });
     const images = result.images.map((image) => ({ mediaType: image.mediaType, data: image.uint8Array }));
-    return { text: images.length === 1 ? 'Here is the generated image.' : `Here are ${images.length} generated images.`, usage: null, images };
+    return { text: images.length === 1 ? 'Here is the generated image.' : `Here are ${images.length} generated images.`, usage: null, finish: 'complete', images };
   } catch (err) {
     throw toFailure(call, err, clock.stoppedKind());
   } finally {

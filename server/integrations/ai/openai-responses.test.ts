@@ -8,8 +8,8 @@ import { CHAT_PROVIDER_INFO } from '../../../contracts/chat.ts';
 import { freePort } from '../../../tests/e2e/support/app-server.ts';
 import { startFakeAiProviders, TINY_PNG_BASE64, type FakeAiProviders } from '../../../tests/fakes/ai-providers.ts';
 import { classifyProviderError } from './errors.ts';
-import type { AiChatMessage } from './index.ts';
-import { partOf, responsesRequestBody, statusOf, streamResponses, type ChatStreamPart, type ResponsesTurn } from './openai-responses.ts';
+import type { AiChatMessage, ChatStreamPart } from './chat-types.ts';
+import { partOf, responsesRequestBody, statusOf, streamResponses, type ResponsesTurn } from './openai-responses.ts';
 
 /** Every part of a streamed turn, or what it threw. */
 async function collect(turn: ResponsesTurn, signal = new AbortController().signal): Promise<{ parts: ChatStreamPart[]; thrown?: unknown }> {
@@ -79,18 +79,24 @@ describe('partOf: what each event means', () => {
     return classifyProviderError(part.error);
   };
 
-  it('reads text, refusals and the usage of a completed or cut-off answer, and skips the rest', () => {
+  it('reads text, refusals, and the usage and end of a completed or cut-off answer, and skips the rest', () => {
     expect(read({ type: 'response.output_text.delta', delta: 'Hi', item_id: 'msg_1' })).toEqual({ type: 'text', text: 'Hi' });
-    expect(read({ type: 'response.refusal.delta', delta: 'I cannot help with that.' })).toEqual({ type: 'text', text: 'I cannot help with that.' });
+    expect(read({ type: 'response.refusal.delta', delta: 'I cannot help with that.' })).toEqual({ type: 'refusal', text: 'I cannot help with that.' });
     expect(read({ type: 'response.completed', response: { usage: { input_tokens: 12, output_tokens: 5, total_tokens: 17 } } })).toEqual({
       type: 'finish',
       usage: { inputTokens: 12, outputTokens: 5 },
+      finish: 'complete',
     });
+    // Cut at the output limit is not a whole answer (issue 29: it was read like response.completed).
     expect(read({ type: 'response.incomplete', response: { incomplete_details: { reason: 'max_output_tokens' }, usage: { input_tokens: 3, output_tokens: 16 } } })).toEqual({
       type: 'finish',
       usage: { inputTokens: 3, outputTokens: 16 },
+      finish: 'length',
+      raw: 'max_output_tokens',
     });
-    expect(read({ type: 'response.completed', response: { usage: null } })).toEqual({ type: 'finish', usage: null });
+    expect(read({ type: 'response.incomplete', response: { incomplete_details: { reason: 'content_filter' }, usage: null } })).toEqual({ type: 'finish', usage: null, finish: 'content-filter', raw: 'content_filter' });
+    expect(read({ type: 'response.incomplete', response: { incomplete_details: { reason: 'something_new' } } })).toEqual({ type: 'finish', usage: null, finish: 'other', raw: 'something_new' });
+    expect(read({ type: 'response.completed', response: { usage: null } })).toEqual({ type: 'finish', usage: null, finish: 'complete' });
     for (const type of ['response.created', 'response.in_progress', 'response.output_item.added', 'response.output_text.done', 'response.reasoning_summary_text.delta', 'something.new']) {
       expect(read({ type, delta: 'not text' })).toBeNull();
     }
@@ -143,14 +149,51 @@ describe('streamResponses against the fake OpenAI', () => {
     expect(thrown).toBeUndefined();
     expect(parts.filter((p) => p.type === 'text').length).toBeGreaterThan(1);
     expect(textOf(parts)).toBe('Reply to: Tell me');
-    expect(parts.at(-1)).toEqual({ type: 'finish', usage: { inputTokens: 4, outputTokens: 5 } });
+    expect(parts.at(-1)).toEqual({ type: 'finish', usage: { inputTokens: 4, outputTokens: 5 }, finish: 'complete' });
     expect(fake.requests()).toMatchObject([{ provider: 'openai', path: '/openai/v1/responses', model: 'gpt-4o', stream: true, system: 'Be brief.', temperature: 0.5, maxOutputTokens: 100, prompt: 'Tell me' }]);
   });
 
-  it('ends with the usage of an answer cut at its output limit', async () => {
+  it('ends an answer cut at its output limit as such, with its usage', async () => {
     const { parts } = await collect({ ...turn, messages: [{ role: 'user', content: 'x'.repeat(400) }], maxOutputTokens: 16 });
     expect(textOf(parts)).toHaveLength(64);
-    expect(parts.at(-1)).toEqual({ type: 'finish', usage: { inputTokens: 100, outputTokens: 16 } });
+    expect(parts.at(-1)).toEqual({ type: 'finish', usage: { inputTokens: 100, outputTokens: 16 }, finish: 'length', raw: 'max_output_tokens' });
+  });
+
+  // Each way OpenAI ends an answer (tests/fakes/ai-providers.ts sends them in OpenAI's shape).
+  it.each([
+    ['length', 'Reply to', { finish: 'length', raw: 'max_output_tokens', usage: { inputTokens: 2, outputTokens: 200 } }],
+    ['thinking', '', { finish: 'length', raw: 'max_output_tokens', usage: { inputTokens: 2, outputTokens: 200 } }],
+    ['content-filter', 'Reply to', { finish: 'content-filter', raw: 'content_filter', usage: { inputTokens: 2, outputTokens: 3 } }],
+    // No response.completed: the connection closed after the last text (issue 29: read as whole).
+    ['no-close', 'Reply to: Tell me', { finish: 'connection-lost', usage: null }],
+  ] as const)('ends an answer that ends %s as OpenAI says it ended', async (ending, text, end) => {
+    fake.setEnding('openai', ending);
+    const { parts, thrown } = await collect({ ...turn, maxOutputTokens: 200 });
+    expect(thrown).toBeUndefined();
+    expect(textOf(parts)).toContain(text);
+    if (text === '') expect(parts.filter((p) => p.type === 'text')).toEqual([]);
+    expect(parts.at(-1)).toEqual({ type: 'finish', ...end });
+  });
+
+  it('ends a refusal the model completed as a content filter’s end', async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(
+        'data: {"type":"response.refusal.delta","delta":"I cannot help with that."}\n\n' +
+          'data: {"type":"response.completed","response":{"usage":{"input_tokens":2,"output_tokens":6}}}\n\n',
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { parts } = await collect({ apiKey: 'k', baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
+      expect(parts).toEqual([
+        { type: 'text', text: 'I cannot help with that.' },
+        { type: 'finish', usage: { inputTokens: 2, outputTokens: 6 }, finish: 'content-filter' },
+      ]);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   it.each([
@@ -254,7 +297,7 @@ describe('streamResponses: transport', () => {
     const { parts, thrown } = await collect({ apiKey: 'k', baseUrl: `${base}/`, model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
     expect(thrown).toBeUndefined();
     expect(textOf(parts)).toBe('Grüße, 世界 🌍');
-    expect(parts.at(-1)).toEqual({ type: 'finish', usage: { inputTokens: 2, outputTokens: 4 } });
+    expect(parts.at(-1)).toEqual({ type: 'finish', usage: { inputTokens: 2, outputTokens: 4 }, finish: 'complete' });
   });
 
   it('throws a connection refused as the SDK does, sorted as unreachable', async () => {

@@ -3,7 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import { APICallError } from 'ai';
 import type { TChatUsage } from '../../../contracts/chat.ts';
 import { abortReason, keepAliveAgent } from './http-fetch.ts';
-import type { AiChatMessage } from './index.ts';
+import type { AiChatMessage, AiFinish, ChatStreamPart } from './chat-types.ts';
 import { createSseParser } from './sse-parser.ts';
 
 /**
@@ -13,8 +13,11 @@ import { createSseParser } from './sse-parser.ts';
  * added to it. The request is the one @ai-sdk/openai sends for a chat turn (a test compares them
  * for every model we offer); the events are read as OpenAI documents them: text from
  * `response.output_text.delta` (and a refusal's `response.refusal.delta`, shown as the SDK
- * shows it), usage from `response.completed` or `response.incomplete` (an answer cut at
- * `max_output_tokens`), failures from an `error` event or `response.failed`. Failures are raised
+ * shows it), usage and how the answer ended from its closing event: `response.completed`, or
+ * `response.incomplete` with `incomplete_details.reason` (`max_output_tokens`: cut at the output
+ * limit; `content_filter`), failures from an `error` event or `response.failed`. A stream that
+ * ends without a closing event (the connection closed after the last text) ends
+ * 'connection-lost', never as a whole answer (docs/decisions/0061). Failures are raised
  * as the SDK raises them (APICallError with the status, or the one OpenAI's error code stands for,
  * and the body), so they are sorted into the same kinds (errors.ts).
  */
@@ -24,9 +27,6 @@ export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 const USER_AGENT = 'automation-hub';
 /** The most of an error body read (a proxy's HTML page can be long). */
 const ERROR_BODY_MAX_BYTES = 64 * 1024;
-
-/** One piece of a streamed answer, whichever way it was read (this module or an AI SDK provider). */
-export type ChatStreamPart = { type: 'text'; text: string } | { type: 'finish'; usage: TChatUsage | null } | { type: 'error'; error: unknown };
 
 export type ResponsesTurn = {
   apiKey: string;
@@ -67,9 +67,10 @@ export function responsesRequestBody(turn: ResponsesTurn): Record<string, unknow
 }
 
 /**
- * Streams a chat turn: text as it comes, then the usage, or the first failure (after which the
- * stream is closed). Aborting `signal` destroys the request, and the iteration throws its reason.
- * Throws what stops the answer before it begins (no connection, a refusal by status).
+ * Streams a chat turn: text as it comes, then how it ended and its usage, or the first failure
+ * (after which the stream is closed). Aborting `signal` destroys the request, and the iteration
+ * throws its reason. Throws what stops the answer before it begins (no connection, a refusal by
+ * status).
  */
 export async function* streamResponses(turn: ResponsesTurn, signal: AbortSignal): AsyncGenerator<ChatStreamPart, void, undefined> {
   const url = `${(turn.baseUrl ?? OPENAI_BASE_URL).replace(/\/+$/, '')}/responses`;
@@ -79,20 +80,29 @@ export async function* streamResponses(turn: ResponsesTurn, signal: AbortSignal)
     if (res.statusCode === undefined || res.statusCode < 200 || res.statusCode > 299) throw await failedResponse(res, url, body);
     res.setEncoding('utf8');
     const parser = createSseParser();
-    let usage: TChatUsage | null = null;
+    let end: Extract<ChatStreamPart, { type: 'finish' }> | null = null;
+    let refused = false;
     for await (const chunk of res as AsyncIterable<string>) {
       for (const data of parser.feed(chunk)) {
         const part = partOf(data, url, body, res.headers);
         if (part === null) continue;
         if (part.type === 'finish') {
-          usage = part.usage;
+          end = part;
+          continue;
+        }
+        if (part.type === 'refusal') {
+          refused = true;
+          yield { type: 'text', text: part.text };
           continue;
         }
         yield part;
         if (part.type === 'error') return;
       }
     }
-    yield { type: 'finish', usage };
+    // No closing event: the connection closed after the last text, and the answer may not be whole.
+    if (end === null) yield { type: 'finish', usage: null, finish: 'connection-lost' };
+    // A refusal the model completed is a content filter's end, as the SDK reads it.
+    else yield end.finish === 'complete' && refused ? { ...end, finish: 'content-filter' } : end;
   } finally {
     // Left early (an error event, or the caller stopped reading): the socket is not reused.
     if (!res.complete) res.destroy();
@@ -176,14 +186,24 @@ async function failedResponse(res: IncomingMessage, url: string, body: Record<st
 type ResponsesEvent = {
   type?: unknown;
   delta?: unknown;
-  response?: { usage?: { input_tokens?: unknown; output_tokens?: unknown } | null; error?: unknown } | null;
+  response?: { usage?: { input_tokens?: unknown; output_tokens?: unknown } | null; error?: unknown; incomplete_details?: { reason?: unknown } | null } | null;
   error?: unknown;
   code?: unknown;
   message?: unknown;
 };
 
+/** A piece of the answer as one event gives it: a refusal's text is told apart (it ends the answer as a content filter's). */
+export type ResponsesPart = ChatStreamPart | { type: 'refusal'; text: string };
+
+/** `incomplete_details.reason` in our words (the SDK's mapping). */
+function incompleteFinish(reason: unknown): AiFinish {
+  if (reason === 'max_output_tokens') return 'length';
+  if (reason === 'content_filter') return 'content-filter';
+  return 'other';
+}
+
 /** What one event's data means for the answer; null for events that carry none of it. */
-export function partOf(data: string, url: string, body: Record<string, unknown>, headers: IncomingHttpHeaders): ChatStreamPart | null {
+export function partOf(data: string, url: string, body: Record<string, unknown>, headers: IncomingHttpHeaders): ResponsesPart | null {
   let event: ResponsesEvent;
   try {
     event = JSON.parse(data) as ResponsesEvent;
@@ -193,11 +213,15 @@ export function partOf(data: string, url: string, body: Record<string, unknown>,
   if (event === null || typeof event !== 'object') return { type: 'error', error: new Error(`OpenAI sent an event that is not an object: ${data.slice(0, 200)}`) };
   switch (event.type) {
     case 'response.output_text.delta':
-    case 'response.refusal.delta':
       return typeof event.delta === 'string' ? { type: 'text', text: event.delta } : null;
+    case 'response.refusal.delta':
+      return typeof event.delta === 'string' ? { type: 'refusal', text: event.delta } : null;
     case 'response.completed':
-    case 'response.incomplete':
-      return { type: 'finish', usage: usageOf(event.response?.usage) };
+      return { type: 'finish', usage: usageOf(event.response?.usage), finish: 'complete' };
+    case 'response.incomplete': {
+      const reason = event.response?.incomplete_details?.reason;
+      return { type: 'finish', usage: usageOf(event.response?.usage), finish: incompleteFinish(reason), ...(typeof reason === 'string' ? { raw: reason } : {}) };
+    }
     case 'error':
       return { type: 'error', error: streamError(event, data, url, body, headers) };
     case 'response.failed':

@@ -27,6 +27,25 @@ export type BriefRequest = {
 /** The assistant's answer as it came (the caller trims and bounds it), or our one sentence why not. */
 export type BriefOutcome = { ok: true; text: string } | { ok: false; error: string };
 
+/**
+ * A brief its assistant did not finish says so at its end, so it never reads as whole; one it
+ * ended before any text says why none was written (DESIGN section 11; docs/decisions/0061).
+ */
+export const BRIEF_ENDINGS = {
+  length: { cut: '… (cut short: the brief reached its length limit)', empty: 'The assistant used the whole length of a brief thinking and wrote none. A model that does not reason first suits briefs better.' },
+  'content-filter': { cut: '… (cut short by the assistant’s content filter)', empty: 'The assistant’s content filter stopped the brief before any text, so none was written.' },
+  other: { cut: '… (cut short: the assistant ended it early)', empty: null },
+} as const;
+
+/** The brief as its assistant ended it: whole, cut (said at its end), or not written (why). */
+export function briefOf(answer: Pick<AiAnswer, 'text' | 'finish'>): BriefOutcome {
+  if (answer.finish === 'complete') return { ok: true, text: answer.text };
+  const ending = BRIEF_ENDINGS[answer.finish];
+  if (answer.text.trim() !== '') return { ok: true, text: `${answer.text.trimEnd()}${ending.cut}` };
+  // Empty for a reason of its own: the caller's own sentence for an empty answer.
+  return ending.empty ? { ok: false, error: ending.empty } : { ok: true, text: '' };
+}
+
 export type AlertBriefWriter = { write(request: BriefRequest): Promise<BriefOutcome> };
 
 export type AlertBriefWriterDeps = {
@@ -64,7 +83,7 @@ export function createAlertBriefWriter({ db, config, briefs, logger, now = () =>
     }
     const messages = [{ role: 'user' as const, content: request.prompt }];
     const inputTokens = estimateInputTokens([{ content: request.system }, ...messages]);
-    const record = (reservation: Reservation | null, outcome: 'ok' | 'error' | 'rejected', usage: TChatUsage | null, durationMs: number, error: string | null) =>
+    const record = (reservation: Reservation | null, outcome: 'ok' | 'error' | 'rejected', usage: TChatUsage | null, durationMs: number, error: string | null, estimated = false) =>
       budget.settle(reservation, {
         userId,
         provider,
@@ -74,6 +93,7 @@ export function createAlertBriefWriter({ db, config, briefs, logger, now = () =>
         images: 0,
         durationMs: Math.round(durationMs),
         outcome,
+        estimated,
         error,
         purpose: 'alert-brief',
         createdAt: now(),
@@ -115,14 +135,15 @@ export function createAlertBriefWriter({ db, config, briefs, logger, now = () =>
         const error = timedOut ? briefTimeoutError(provider, briefs.timeoutSeconds) : (failure?.message ?? BRIEF_FAILURES.internal);
         // Stopped by our timeout, the provider may have worked (and billed): its input counts.
         const usage = timedOut ? { inputTokens, outputTokens: 0 } : null;
-        await record(reserved, 'error', usage, performance.now() - started, error);
+        await record(reserved, 'error', usage, performance.now() - started, error, timedOut);
         reservation = null;
         return { ok: false, error };
       }
       const usage = answer.usage ?? { inputTokens, outputTokens: estimateTextTokens(answer.text) };
-      await record(reserved, 'ok', usage, performance.now() - started, null);
+      await record(reserved, 'ok', usage, performance.now() - started, null, answer.usage === null);
       reservation = null;
-      return { ok: true, text: answer.text };
+      if (answer.finish !== 'complete') log.info({ finish: answer.finish, finishReason: answer.rawFinish }, 'alert brief: the assistant did not finish it');
+      return briefOf(answer);
     } finally {
       lease.stop();
       // Recording failed (the database): the reservation must not outlive the call.

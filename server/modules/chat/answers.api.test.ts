@@ -89,7 +89,7 @@ describe('answers that survive a reload', () => {
     expect(fake.abortedCount()).toBe(0); // the provider call was never cut
 
     const after = await conversation(chatId);
-    expect(after.messages[1]).toEqual({ id: 'a1', parentId: 'q1', role: 'assistant', content: ANSWER, model: 'gpt-4o', timestamp: expect.any(String) });
+    expect(after.messages[1]).toEqual({ id: 'a1', parentId: 'q1', role: 'assistant', content: ANSWER, model: 'gpt-4o', finish: 'complete', timestamp: expect.any(String) });
     expect(after.answering).toBe(false);
     expect((await usageRows(t)).at(-1)).toMatchObject({ provider: 'openai', outcome: 'ok' });
   });
@@ -114,7 +114,7 @@ describe('answers that survive a reload', () => {
     const joined = await t.request({ url: `/api/chat/conversations/${chatId}/stream?answer=a1`, cookie: owner });
     expect(parseEvents(joined.body)).toEqual([
       { event: 'delta', data: { text: ANSWER } },
-      { event: 'done', data: { model: 'gpt-4o' } },
+      { event: 'done', data: { model: 'gpt-4o', finish: 'complete' } },
     ]);
   });
 
@@ -150,12 +150,12 @@ describe('answers that survive a reload', () => {
     const first = await ask(chatId);
     const firstDelta = await first.next((e) => e.event === 'delta');
     expect((await stop(chatId)).statusCode).toBe(204);
-    expect(await first.next(ended)).toEqual({ id: null, event: 'error', data: { message: 'Stopped', partial: true, stopped: true } });
+    expect(await first.next(ended)).toEqual({ id: null, event: 'error', data: { message: 'Stopped', partial: true, stopped: true, finish: 'stopped' } });
     await fake.waitForAborted(1);
     const text = (firstDelta.data as { text: string }).text;
     expect((await conversation(chatId)).messages[1]).toMatchObject({ id: 'a1', content: text, note: '(stopped)' });
     expect((await conversation(chatId)).messages[1]!.streaming).toBeUndefined();
-    expect((await usageRows(t)).at(-1)).toMatchObject({ outcome: 'aborted' });
+    expect((await usageRows(t)).at(-1)).toMatchObject({ outcome: 'stopped' });
     // Stop again: nothing left to stop, still fine.
     expect((await stop(chatId)).statusCode).toBe(204);
   });
@@ -164,7 +164,7 @@ describe('answers that survive a reload', () => {
     fake.setFault('openai', '500');
     const failed = newTestChatId();
     const events = parseEvents((await chat(t, owner, 'openai', { stream: true, body: keptBody(failed) })).body);
-    expect(events).toEqual([{ event: 'error', data: { message: 'GPT is unavailable right now', partial: false } }]);
+    expect(events).toEqual([{ event: 'error', data: { message: 'GPT is unavailable right now', partial: false, finish: 'failed' } }]);
     expect(await conversation(failed)).toMatchObject({ leafId: 'q1', messages: [{ id: 'q1' }] });
 
     fake.setFault('openai', 'stream-error');
@@ -178,7 +178,7 @@ describe('answers that survive a reload', () => {
   it("answers SPEC's JSON to a client that asks for JSON, and keeps the answer too", async () => {
     const chatId = newTestChatId();
     const res = await chat(t, owner, 'openai', { body: keptBody(chatId) });
-    expect(res.json()).toEqual({ error: false, choices: [{ message: { role: 'assistant', content: ANSWER } }], model: 'gpt-4o', usage: { inputTokens: expect.any(Number), outputTokens: expect.any(Number) } });
+    expect(res.json()).toEqual({ error: false, choices: [{ message: { role: 'assistant', content: ANSWER } }], model: 'gpt-4o', usage: { inputTokens: expect.any(Number), outputTokens: expect.any(Number) }, finish: 'complete' });
     expect((await conversation(chatId)).messages[1]).toMatchObject({ id: 'a1', content: ANSWER });
   });
 
@@ -234,7 +234,7 @@ describe('answers that survive a reload', () => {
     expect(same.json().details).toEqual([{ path: 'answer.id', message: 'must differ from questionId' }]);
     expect(fake.requests()).toEqual([]);
     // The budget those calls reserved is released.
-    expect((await usageRows(t)).filter((r) => r.outcome !== 'ok' && r.outcome !== 'aborted' && r.outcome !== 'error')).toEqual([]);
+    expect((await usageRows(t)).filter((r) => r.outcome !== 'ok' && r.outcome !== 'stopped' && r.outcome !== 'error')).toEqual([]);
   });
 
   it('when the process closes mid-answer the chat keeps the answer as far as it got, saying why', async () => {
@@ -247,7 +247,7 @@ describe('answers that survive a reload', () => {
     open.push(stream);
     await stream.next((e) => e.event === 'delta');
     const closing = local.close();
-    expect(await stream.next(ended)).toMatchObject({ event: 'error', data: { message: 'The server restarted before the answer was complete. Please try again.', partial: true } });
+    expect(await stream.next(ended)).toMatchObject({ event: 'error', data: { message: 'The server restarted before the answer was complete. Please try again.', partial: true, finish: 'interrupted' } });
     hold.release();
     await closing;
   });

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.ts';
-import { budgetTotals, deleteReservation, extendReservation, insertChatUsage, insertReservation, lockUserBudget, type BudgetTotals, type NewChatUsage } from './chat.repo.ts';
+import { budgetTotals, deleteReservation, extendReservation, insertChatUsage, insertReservation, lockUserBudget, type BudgetTotals, type NewChatUsage, type Tx } from './chat.repo.ts';
 import { MESSAGE_OVERHEAD_TOKENS } from './token-estimate.ts';
 
 /**
@@ -128,13 +128,18 @@ export function createChatBudget({ db, limits, now, leaseMs = RESERVATION_LEASE_
     return { stop: () => clearInterval(timer) };
   }
 
-  /** Writes the call's usage and frees its reservation at once, so the two never both count or both miss. */
-  async function settle(reservation: Reservation | null, usage: NewChatUsage): Promise<void> {
+  /**
+   * Writes the call's usage and frees its reservation at once, so the two never both count or both
+   * miss. `claim`, run first in the same transaction, says whether the usage is still this call's
+   * to record (an answer kept in a chat: the sweep may have settled it when its writer seemed dead;
+   * docs/decisions/0061).
+   */
+  async function settle(reservation: Reservation | null, usage: NewChatUsage, claim?: (tx: Tx) => Promise<boolean>): Promise<void> {
     const id = reservation?.id ?? null;
-    if (id === null) return insertChatUsage(db, usage);
+    if (id === null && !claim) return insertChatUsage(db, usage);
     await db.transaction(async (tx) => {
-      await insertChatUsage(tx, usage);
-      await deleteReservation(tx, id, reservation!.userId, now());
+      if (!claim || (await claim(tx))) await insertChatUsage(tx, usage);
+      if (id !== null) await deleteReservation(tx, id, reservation!.userId, now());
     });
   }
 

@@ -41,6 +41,7 @@ describe('chat API against the fake providers', () => {
       choices: [{ message: { role: 'assistant', content: 'Reply to: What is 2+2?' } }],
       model: TEST_MODELS[provider],
       usage: { inputTokens: 3, outputTokens: 6 },
+      finish: 'complete',
     });
     expect(fake.requests()).toMatchObject([{ provider, model: TEST_MODELS[provider], stream: false }]);
     const rows = await usageRows(t);
@@ -59,7 +60,7 @@ describe('chat API against the fake providers', () => {
     const deltas = events.filter((e) => e.event === 'delta');
     expect(deltas.length).toBeGreaterThanOrEqual(3);
     expect(deltas.map((e) => (e.data as { text: string }).text).join('')).toBe('Reply to: Stream this please');
-    expect(events.at(-1)).toEqual({ event: 'done', data: { model: TEST_MODELS[provider], usage: { inputTokens: 5, outputTokens: 7 } } });
+    expect(events.at(-1)).toEqual({ event: 'done', data: { model: TEST_MODELS[provider], usage: { inputTokens: 5, outputTokens: 7 }, finish: 'complete' } });
     expect(fake.requests()).toMatchObject([{ provider, stream: true }]);
     expect((await usageRows(t)).at(-1)).toMatchObject({ provider, outcome: 'ok', inputTokens: 5, outputTokens: 7 });
   });
@@ -148,7 +149,7 @@ describe('chat API against the fake providers', () => {
         fake.setFault(provider, fault);
         const res = await send(t, admin, provider);
         expect(res.statusCode, provider).toBe(200);
-        expect(res.json(), provider).toEqual({ error: true, message: message(LABEL[provider]), choices: [], model: TEST_MODELS[provider] });
+        expect(res.json(), provider).toEqual({ error: true, message: message(LABEL[provider]), choices: [], model: TEST_MODELS[provider], finish: 'failed' });
       }
       const rows = (await usageRows(t)).slice(-CHAT_PROVIDERS.length);
       expect(rows.every((r) => r.outcome === 'error' && r.inputTokens === 0 && r.error !== null)).toBe(true);
@@ -157,7 +158,7 @@ describe('chat API against the fake providers', () => {
     it('sends the error as an event when streaming', async () => {
       fake.setFault('anthropic', '429');
       const events = parseEvents((await send(t, admin, 'anthropic', { stream: true })).body);
-      expect(events).toEqual([{ event: 'error', data: { message: 'Claude is rate limiting requests; try again shortly', partial: false } }]);
+      expect(events).toEqual([{ event: 'error', data: { message: 'Claude is rate limiting requests; try again shortly', partial: false, finish: 'failed' } }]);
     });
 
     it("sends a stream's headers while the provider is still working, and stops the provider when the client leaves", async () => {
@@ -174,7 +175,7 @@ describe('chat API against the fake providers', () => {
       await vi.waitFor(() => expect(fake.requests()).toMatchObject([{ provider: 'openai', prompt: 'Never answered', stream: true }]));
       res.destroy();
       await fake.waitForAborted(1);
-      await vi.waitFor(async () => expect((await usageRows(t)).at(-1)).toMatchObject({ provider: 'openai', outcome: 'aborted' }));
+      await vi.waitFor(async () => expect((await usageRows(t)).at(-1)).toMatchObject({ provider: 'openai', outcome: 'stopped' }));
     });
 
     it.each(['openai', 'anthropic', 'gemini', 'deepseek'] as const)('%s: a stream cut mid-way keeps the partial text and ends with error partial: true', async (provider) => {
@@ -182,7 +183,7 @@ describe('chat API against the fake providers', () => {
       const events = parseEvents((await send(t, admin, provider, { stream: true, body: chatBody(provider, 'a long question') })).body);
       const deltas = events.filter((e) => e.event === 'delta');
       expect(deltas.length).toBeGreaterThanOrEqual(1);
-      expect(events.at(-1)).toEqual({ event: 'error', data: { message: `${LABEL[provider]} is unavailable right now`, partial: true } });
+      expect(events.at(-1)).toEqual({ event: 'error', data: { message: `${LABEL[provider]} is unavailable right now`, partial: true, finish: 'failed' } });
       const row = (await usageRows(t)).at(-1)!;
       expect(row).toMatchObject({ provider, outcome: 'error' });
       expect(row.outputTokens).toBeGreaterThan(0); // what streamed is counted against the budget
@@ -220,7 +221,9 @@ describe('chat API against the fake providers', () => {
     expect(gptRow).toMatchObject({
       user: { email: 'admin@example.com', name: 'Ada Admin' },
       requests: adminGpt.length,
-      failed: adminGpt.filter((r) => r.outcome !== 'ok').length,
+      // Stopped by the person is not a failure (issue 29): counted apart.
+      failed: adminGpt.filter((r) => r.outcome !== 'ok' && r.outcome !== 'stopped').length,
+      stopped: adminGpt.filter((r) => r.outcome === 'stopped').length,
       inputTokens: adminGpt.reduce((n, r) => n + r.inputTokens, 0),
       outputTokens: adminGpt.reduce((n, r) => n + r.outputTokens, 0),
     });

@@ -57,8 +57,8 @@ describe('chat errors: the provider’s words stay in the log', () => {
       provider === 'llama' && fault === '404'
         ? expect.stringMatching(/^Ollama at .* does not have the model llama3\.1\./)
         : SENTENCE[provider === 'gemini' && fault === 'quota' ? '429' : fault](LABEL[provider]);
-    expect(json.json()).toEqual({ error: true, message: sentence, choices: [], model: TEST_MODELS[provider] });
-    expect(parseEvents(stream.body)).toEqual([{ event: 'error', data: { message: sentence, partial: false } }]);
+    expect(json.json()).toEqual({ error: true, message: sentence, choices: [], model: TEST_MODELS[provider], finish: 'failed' });
+    expect(parseEvents(stream.body)).toEqual([{ event: 'error', data: { message: sentence, partial: false, finish: 'failed' } }]);
     for (const body of [json.body, stream.body]) expect(body).not.toContain(MARK);
     expect(quoted(from).length).toBeGreaterThanOrEqual(2);
     expect(JSON.parse(quoted(from)[0]!)).toMatchObject({ msg: 'chat provider call failed', provider });
@@ -79,7 +79,7 @@ describe('chat errors: the provider’s words stay in the log', () => {
     const res = await chat(t, admin, provider, { stream: true, body: { model: TEST_MODELS[provider], messages: [{ role: 'user', content: 'a long question' }] } });
     const events = parseEvents(res.body);
     expect(events.filter((e) => e.event === 'delta').length).toBeGreaterThanOrEqual(1);
-    expect(events.at(-1)).toEqual({ event: 'error', data: { message: `${LABEL[provider]} is unavailable right now`, partial: true } });
+    expect(events.at(-1)).toEqual({ event: 'error', data: { message: `${LABEL[provider]} is unavailable right now`, partial: true, finish: 'failed' } });
     expect(res.body).not.toContain(MARK);
     expect(quoted(from).length).toBeGreaterThanOrEqual(1);
     // The usage report keeps our sentence too, never the provider's.
@@ -110,10 +110,10 @@ describe('chat errors: an Ollama that is not there', () => {
     const detail = `Ollama was not reachable at http://127.0.0.1:${port} (OLLAMA_BASE_URL). Check that Ollama is running there and that this server can connect to it.`;
 
     expect((await chat(t, admin, 'llama')).json()).toMatchObject({ error: true, message: detail });
-    expect(parseEvents((await chat(t, admin, 'llama', { stream: true })).body)).toEqual([{ event: 'error', data: { message: detail, partial: false } }]);
+    expect(parseEvents((await chat(t, admin, 'llama', { stream: true })).body)).toEqual([{ event: 'error', data: { message: detail, partial: false, finish: 'failed' } }]);
     const short = 'Llama cannot be reached right now';
     expect((await chat(t, guest, 'llama')).json()).toMatchObject({ error: true, message: short });
-    expect(parseEvents((await chat(t, guest, 'llama', { stream: true })).body)).toEqual([{ event: 'error', data: { message: short, partial: false } }]);
+    expect(parseEvents((await chat(t, guest, 'llama', { stream: true })).body)).toEqual([{ event: 'error', data: { message: short, partial: false, finish: 'failed' } }]);
 
     // What is stored and logged names neither the password nor the token.
     expect((await usageRows(t)).map((r) => r.error)).toEqual([short, short, short, short]);

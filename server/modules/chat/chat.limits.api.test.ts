@@ -30,7 +30,7 @@ describe('chat limits: timeout, rate, budget, disconnect', () => {
     expect(json.json()).toMatchObject({ error: true, message: 'GPT did not answer within 300 ms' });
     fake.setFault('gemini', 'hang');
     const events = parseEvents((await chat(t, admin, 'gemini', { stream: true })).body);
-    expect(events).toEqual([{ event: 'error', data: { message: 'Gemini did not answer within 300 ms', partial: false } }]);
+    expect(events).toEqual([{ event: 'error', data: { message: 'Gemini did not answer within 300 ms', partial: false, finish: 'failed' } }]);
     await fake.waitForAborted(2);
     expect((await usageRows(t)).slice(-2).map((r) => [r.provider, r.outcome, r.error])).toEqual([
       ['openai', 'error', 'GPT did not answer within 300 ms'],
@@ -69,7 +69,7 @@ describe('chat limits: timeout, rate, budget, disconnect', () => {
     expect((await chat(t, user, 'deepseek')).json().error).toBe(false);
   });
 
-  it('cancels the provider call when the client disconnects mid-stream, and records it as aborted', async () => {
+  it('cancels the provider call when the client disconnects mid-stream, and records it as stopped (by the person: not a failure)', async () => {
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = t.app.server.address() as AddressInfo;
     const body = JSON.stringify(chatBody('anthropic', 'tell me a long story'));
@@ -106,11 +106,11 @@ describe('chat limits: timeout, rate, budget, disconnect', () => {
     expect(firstDelta).toContain('event: delta');
     await fake.waitForAborted(1).finally(() => held.release());
     let row;
-    for (let i = 0; i < 100 && row?.outcome !== 'aborted'; i++) {
+    for (let i = 0; i < 100 && row?.outcome !== 'stopped'; i++) {
       await new Promise((r) => setTimeout(r, 20));
       row = (await usageRows(t)).at(-1);
     }
-    expect(row).toMatchObject({ provider: 'anthropic', outcome: 'aborted' });
+    expect(row).toMatchObject({ provider: 'anthropic', outcome: 'stopped' });
     expect(row!.inputTokens).toBeGreaterThan(0); // stopped mid-answer still counts
     // Settled to that estimate: the call's budget reservation is gone with it.
     expect(await t.database.db.select().from(chatReservations)).toEqual([]);
@@ -141,10 +141,11 @@ describe('chat without provider keys', () => {
       message: 'API key not configured: OpenAI API key is not configured. Please contact the administrator.',
       choices: [],
       model: 'gpt-4o',
+      finish: 'failed',
     });
     const events = parseEvents((await chat(t, admin, 'anthropic', { stream: true })).body);
     expect(events).toEqual([
-      { event: 'error', data: { message: 'API key not configured: Anthropic API key is not configured. Please contact the administrator.', partial: false } },
+      { event: 'error', data: { message: 'API key not configured: Anthropic API key is not configured. Please contact the administrator.', partial: false, finish: 'failed' } },
     ]);
     expect(fake.requests()).toHaveLength(0);
     expect((await usageRows(t)).map((r) => r.outcome)).toEqual(['rejected', 'rejected']);

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gte, lte, ne, or, sql, sum } from 'drizzle-orm';
+import { and, asc, count, eq, gte, lte, or, sql, sum } from 'drizzle-orm';
 import type { TRole } from '../../../contracts/users.ts';
 import type { Db } from '../../db/client.ts';
 import { chatReservations, chatUsage, users } from '../../db/schema.ts';
@@ -6,7 +6,7 @@ import { chatReservations, chatUsage, users } from '../../db/schema.ts';
 export type NewChatUsage = Omit<typeof chatUsage.$inferInsert, 'id'>;
 
 /** Any connection or transaction: repo functions run inside the caller's transaction. */
-type Tx = Pick<Db, 'select' | 'insert' | 'update' | 'delete' | 'execute'>;
+export type Tx = Pick<Db, 'select' | 'insert' | 'update' | 'delete' | 'execute'>;
 
 export async function insertChatUsage(db: Tx, row: NewChatUsage): Promise<void> {
   await db.insert(chatUsage).values(row);
@@ -79,7 +79,10 @@ export async function usageByUserAndModel(db: Db, since: Date) {
       model: chatUsage.model,
       purpose: chatUsage.purpose,
       requests: count(),
-      failed: sql<number>`count(*) filter (where ${ne(chatUsage.outcome, 'ok')})`.mapWith(Number),
+      // Stopped by the person is not a failure (docs/decisions/0061).
+      failed: sql<number>`count(*) filter (where ${chatUsage.outcome} in ('error', 'interrupted', 'rejected'))`.mapWith(Number),
+      stopped: sql<number>`count(*) filter (where ${eq(chatUsage.outcome, 'stopped')})`.mapWith(Number),
+      estimated: sql<number>`count(*) filter (where ${chatUsage.estimated})`.mapWith(Number),
       inputTokens: sum(chatUsage.inputTokens).mapWith(Number),
       outputTokens: sum(chatUsage.outputTokens).mapWith(Number),
       images: sum(chatUsage.images).mapWith(Number),

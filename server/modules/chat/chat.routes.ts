@@ -42,7 +42,7 @@ export async function chatRoutes(app: FastifyInstance, { chat }: { chat: ChatSer
       } catch (err) {
         // The reply is hijacked, so Fastify's error handler cannot answer; close the stream cleanly.
         request.log.error({ err }, 'chat stream failed');
-        await open().send('error', { message: 'The answer could not be completed. Please try again.', partial: false });
+        await open().send('error', { message: 'The answer could not be completed. Please try again.', partial: false, finish: 'failed' });
       } finally {
         clearImmediate(opening);
         open().end();
@@ -72,7 +72,7 @@ export async function chatRoutes(app: FastifyInstance, { chat }: { chat: ChatSer
     } catch (err) {
       if (!opened.stream) throw err;
       request.log.error({ err }, 'joined chat stream failed');
-      await opened.stream.send('error', { message: 'The answer could not be completed. Please try again.', partial: false });
+      await opened.stream.send('error', { message: 'The answer could not be completed. Please try again.', partial: false, finish: 'failed' });
     } finally {
       opened.stream?.end();
     }

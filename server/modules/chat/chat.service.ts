@@ -7,7 +7,9 @@ import {
   chatImageUrl,
   cutShortNote,
   estimateCostUsd,
+  finishNote,
   usageTotals,
+  type TAnswerLimit,
   type TChatModel,
   type TChatProvider,
   type TChatRequest,
@@ -16,6 +18,7 @@ import {
   type TChatStreamEvent,
   type TChatUsage,
   type TChatUsageReport,
+  type TErrorFinish,
   type ZAnswerTarget,
 } from '../../../contracts/chat.ts';
 import type { z } from 'zod';
@@ -37,12 +40,14 @@ import { AppError } from '../../lib/errors.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
 import { mayUse as mayUseConfig, modelsOf as modelsOfConfig } from './chat-policy.ts';
 import { createChatBudget, refusalMessage, type BudgetAsk, type BudgetRefusal, type Reservation } from './budget.ts';
-import { usageByUserAndModel } from './chat.repo.ts';
+import { usageByUserAndModel, type Tx } from './chat.repo.ts';
 import { createRateWindow } from '../../lib/rate-window.ts';
 import { estimateImageTokens, estimateInputTokens, estimateTextTokens } from './token-estimate.ts';
 import type { ConversationsService } from './conversations.service.ts';
 import type { ImagesService, RequestImage } from './images.service.ts';
-import { createLiveAnswers, type AnswerListener, type LiveAnswer } from './live-answers.ts';
+import { createLiveAnswers, type AnswerListener, type LiveAnswer, type StopReason } from './live-answers.ts';
+import { claimAnswerUsage, type MessageRow } from './conversations.repo.ts';
+import { createInterruptedAnswers } from './interrupted-answers.ts';
 
 export type ChatServiceDeps = { db: Db; config: ChatConfig; images: ImagesService; conversations: ConversationsService; now?: () => Date };
 
@@ -75,8 +80,15 @@ export type ChatPlan = {
   missingKey: boolean;
   /** The budget this call holds until its usage is recorded (null once settled or when none). */
   reservation: Reservation | null;
+  /** The answer row a kept answer's usage is recorded for, once (claimed in the same
+   * transaction; docs/decisions/0061); null when the answer is not kept or once recorded. */
+  answer: { conversationId: string; id: string } | null;
+  /** Why we stopped the call (Stop, the process closing, the answer's time limit), when we did. */
+  stopReason: () => StopReason | null;
   /** Sent to the provider: never more than the budget leaves after the input. */
   maxOutputTokens: number | undefined;
+  /** The limit as the person is told it when an answer reaches it. */
+  limit: TAnswerLimit | undefined;
   /** The chat's system prompt and temperature (docs/decisions/0047); none for a model that takes none. */
   system: string | undefined;
   temperature: number | undefined;
@@ -86,7 +98,8 @@ export type ChatPlan = {
 /** Writes one event to the client; resolves when it may take more (backpressure). */
 export type ChatEventSink = (event: TChatStreamEvent) => Promise<void>;
 
-type Outcome = 'ok' | 'error' | 'aborted' | 'rejected';
+/** How a call ended in the usage records: 'stopped' by the person, 'interrupted' by the server stopping (docs/decisions/0061). */
+type Outcome = 'ok' | 'error' | 'stopped' | 'interrupted' | 'rejected';
 
 export function createChatService({ db, config, images, conversations, now = () => new Date() }: ChatServiceDeps) {
   const live = createLiveAnswers();
@@ -182,7 +195,10 @@ export function createChatService({ db, config, images, conversations, now = () 
       user,
       missingKey: !isConfigured(provider),
       reservation: null,
+      answer: null,
+      stopReason: () => null,
       maxOutputTokens: undefined,
+      limit: undefined,
       // An image is drawn from the last question alone.
       system: model.image ? undefined : input.system?.trim() || undefined,
       // Sent only to a model that takes one: OpenAI's reasoning models refuse it (400).
@@ -199,6 +215,7 @@ export function createChatService({ db, config, images, conversations, now = () 
     if ('ok' in reserved) return refuse(plan, reserved);
     plan.reservation = reserved;
     plan.maxOutputTokens = reserved.maxOutputTokens ?? undefined;
+    if (ask.kind === 'text' && reserved.maxOutputTokens !== null) plan.limit = { tokens: reserved.maxOutputTokens, byBudget: reserved.maxOutputTokens < ask.maxOutputTokens };
     return plan;
   }
 
@@ -242,11 +259,12 @@ export function createChatService({ db, config, images, conversations, now = () 
     }
   }
 
-  /** The SPEC's JSON answer. Provider failures answer `error: true` with a clear message. */
+  /** The SPEC's JSON answer. Provider failures answer `error: true` with a clear message; how the
+   * answer ended (and why it is not whole) is said beside SPEC's fields (docs/decisions/0061). */
   async function respondJson(plan: ChatPlan, signal: AbortSignal): Promise<TChatResponse> {
     if (plan.missingKey) {
       await record(plan, 'rejected', null, 0, 'API key not configured');
-      return { error: true, message: missingKeyMessage(plan.provider), choices: [], model: plan.model };
+      return { error: true, message: missingKeyMessage(plan.provider), choices: [], model: plan.model, finish: 'failed' };
     }
     return holding(plan, async () => {
       const started = performance.now();
@@ -254,29 +272,42 @@ export function createChatService({ db, config, images, conversations, now = () 
       try {
         answer = plan.image ? await generateChatImage(call(plan, signal)) : await generateChat(call(plan, signal));
       } catch (err) {
-        const message = await recordFailure(plan, err, '', null, started);
-        return { error: true, message, choices: [], model: plan.model };
+        const { message, finish } = await recordFailure(plan, err, '', null, started);
+        return { error: true, message, choices: [], model: plan.model, finish };
       }
-      const usage = await recordSuccess(plan, answer, started);
+      const { usage, estimated } = await recordSuccess(plan, answer, started);
       const urls = answer.images ? await keepImages(plan, answer.images) : [];
+      const note = noteOf(plan, answer);
       return {
         error: false,
         choices: [{ message: { role: 'assistant', content: answer.text } }],
         model: plan.model,
         usage,
+        ...(estimated ? { usageEstimated: true as const } : {}),
+        finish: answer.finish,
+        ...(note ? { note } : {}),
         ...(answer.images ? { images: urls } : {}),
       };
     });
   }
 
+  /** Why an answer its provider ended is not whole, for the person; none when it is (docs/decisions/0061). */
+  function noteOf(plan: ChatPlan, answer: AiAnswer): string | undefined {
+    if (answer.finish === 'other') plan.log.warn({ provider: plan.provider, model: plan.model, finishReason: answer.rawFinish }, 'chat answer ended for a reason the provider named its own');
+    const empty = answer.text.trim() === '' && !answer.images?.length;
+    return finishNote(answer.finish, { assistant: CHAT_PROVIDER_INFO[plan.provider].label, empty, limit: plan.limit });
+  }
+
   /**
-   * The event stream: deltas as they arrive, then `done` or `error`. A failure after some text
-   * keeps that text (the client shows it with the error note: partial: true).
+   * The event stream: deltas as they arrive, then `done` (how the provider ended the answer, and
+   * why it is not whole when it is not) or `error`. A failure after some text keeps that text (the
+   * client shows it with the error note: partial: true), a stream that closed without its closing
+   * event included ('connection-lost', docs/decisions/0061).
    */
   async function respondStream(plan: ChatPlan, signal: AbortSignal, send: ChatEventSink): Promise<void> {
     if (plan.missingKey) {
       await record(plan, 'rejected', null, 0, 'API key not configured');
-      return send({ event: 'error', data: { message: missingKeyMessage(plan.provider), partial: false } });
+      return send({ event: 'error', data: { message: missingKeyMessage(plan.provider), partial: false, finish: 'failed' } });
     }
     return holding(plan, async () => {
       const started = performance.now();
@@ -296,13 +327,17 @@ export function createChatService({ db, config, images, conversations, now = () 
       } catch (err) {
         const partial = err instanceof AiStreamError ? err.partialText : sentText;
         const usage = err instanceof AiStreamError ? err.usage : null;
-        const message = await recordFailure(plan, err, partial, usage, started);
+        const { message, finish } = await recordFailure(plan, err, partial, usage, started);
         // After a client abort nobody is listening; the sink skips the write.
-        return send({ event: 'error', data: { message, partial: partial.length > 0 } });
+        return send({ event: 'error', data: { message, partial: partial.length > 0, finish } });
       }
-      const usage = await recordSuccess(plan, answer, started);
+      const { usage, estimated } = await recordSuccess(plan, answer, started);
       const urls = answer.images ? await keepImages(plan, answer.images) : [];
-      await send({ event: 'done', data: { model: plan.model, usage, ...(answer.images ? { images: urls } : {}) } });
+      const note = noteOf(plan, answer);
+      await send({
+        event: 'done',
+        data: { model: plan.model, usage, ...(estimated ? { usageEstimated: true as const } : {}), finish: answer.finish, ...(note ? { note } : {}), ...(answer.images ? { images: urls } : {}) },
+      });
     });
   }
 
@@ -325,7 +360,7 @@ export function createChatService({ db, config, images, conversations, now = () 
   async function startAnswer(plan: ChatPlan, target: AnswerTarget): Promise<LiveAnswer> {
     const answer = live.open(plan.user.id, target.chatId, target.id);
     const fail = async (err: unknown): Promise<never> => {
-      if (answer) await live.publish(answer, { event: 'error', data: { message: 'not started', partial: false } });
+      if (answer) await live.publish(answer, { event: 'error', data: { message: 'not started', partial: false, finish: 'failed' } });
       await release(plan);
       throw err;
     };
@@ -342,6 +377,8 @@ export function createChatService({ db, config, images, conversations, now = () 
           question: { content: question.content, images: lastQuestionImages },
           systemPrompt: plan.system ?? '',
           temperature: plan.temperature ?? null,
+          // An image is billed per image, not by its prompt (interrupted-answers.ts counts it).
+          unsettled: { inputTokens: plan.image ? 0 : promptTokens(plan), reservationId: plan.reservation?.id ?? null },
         },
         new Date(now().getTime() + ANSWER_LEASE_MS),
       );
@@ -352,6 +389,8 @@ export function createChatService({ db, config, images, conversations, now = () 
       return fail(err);
     }
     plan.conversationId = begun.stored ? begun.conversationId : null;
+    if (begun.stored) plan.answer = { conversationId: begun.conversationId, id: target.id };
+    plan.stopReason = () => answer.stopReason;
     void run(plan, answer, target, begun, begin);
     return answer;
   }
@@ -372,7 +411,11 @@ export function createChatService({ db, config, images, conversations, now = () 
         if (++tries > BEGIN_RETRIES) return;
         const again = await begin();
         stored = again.stored;
-        if (stored) plan.conversationId = again.conversationId;
+        if (stored) {
+          plan.conversationId = again.conversationId;
+          // Stored with its usage unsettled: recorded for it by the writer (or the sweep, should it die).
+          plan.answer = { conversationId: again.conversationId, id: target.id };
+        }
         return;
       }
       const saved = await conversations.saveAnswerProgress(begun.conversationId, target.id, answer.text, new Date(now().getTime() + ANSWER_LEASE_MS));
@@ -404,7 +447,7 @@ export function createChatService({ db, config, images, conversations, now = () 
       await respondStream(plan, answer.controller.signal, send);
     } catch (err) {
       plan.log.error({ err }, 'chat answer failed');
-      await send({ event: 'error', data: { message: 'The answer could not be completed. Please try again.', partial: answer.text.length > 0 } });
+      await send({ event: 'error', data: { message: 'The answer could not be completed. Please try again.', partial: answer.text.length > 0, finish: 'failed' } });
     } finally {
       clearInterval(timer);
       clearTimeout(limit);
@@ -415,17 +458,21 @@ export function createChatService({ db, config, images, conversations, now = () 
   function finalEvent(answer: LiveAnswer, event: TChatStreamEvent): TChatStreamEvent {
     if (event.event !== 'error' || !answer.stopReason) return event;
     const partial = answer.text.length > 0;
-    if (answer.stopReason === 'stop') return { event: 'error', data: { message: STOPPED_MESSAGE, partial, stopped: true } };
-    const message = answer.stopReason === 'shutdown' ? SHUTDOWN_MESSAGE : `The answer ran for the longest time an answer may take (${Math.round(config.answerMaxMs / 60_000)} min).`;
-    return { event: 'error', data: { message, partial } };
+    if (answer.stopReason === 'stop') return { event: 'error', data: { message: STOPPED_MESSAGE, partial, stopped: true, finish: 'stopped' } };
+    if (answer.stopReason === 'shutdown') return { event: 'error', data: { message: SHUTDOWN_MESSAGE, partial, finish: 'interrupted' } };
+    return { event: 'error', data: { message: `The answer ran for the longest time an answer may take (${Math.round(config.answerMaxMs / 60_000)} min).`, partial, finish: 'failed' } };
   }
 
-  /** What the chat keeps of an ended answer; nothing when it ended before any text. */
+  /** What the chat keeps of an ended answer, with how it ended and why it is not whole; nothing when it failed before any text. */
   function endFields(plan: ChatPlan, answer: LiveAnswer, last: TChatStreamEvent) {
-    const imageIds = last.event === 'done' ? (last.data.images ?? []).map((url) => url.split('/').at(-1)!) : [];
-    if (last.event === 'error' && answer.text.length === 0 && !last.data.stopped) return 'drop' as const;
-    const note = last.event === 'error' ? (last.data.stopped ? STOPPED_NOTE : cutShortNote(last.data.message)) : null;
-    return { content: answer.text, note, images: imageIds, model: plan.model };
+    if (last.event === 'delta') throw new Error('an answer ends with done or error');
+    if (last.event === 'done') {
+      const images = (last.data.images ?? []).map((url) => url.split('/').at(-1)!);
+      return { content: answer.text, note: last.data.note ?? null, finish: last.data.finish, images, model: plan.model };
+    }
+    if (answer.text.length === 0 && !last.data.stopped) return 'drop' as const;
+    const note = last.data.stopped ? STOPPED_NOTE : cutShortNote(last.data.message);
+    return { content: answer.text, note, finish: last.data.finish, images: [], model: plan.model };
   }
 
   /** Follows an answer this process writes until it ends or the browser leaves. */
@@ -438,9 +485,19 @@ export function createChatService({ db, config, images, conversations, now = () 
     await answer.ended;
     const end = answer.end;
     if (end?.event === 'done') {
-      return { error: false, choices: [{ message: { role: 'assistant', content: answer.text } }], model: plan.model, ...(end.data.usage ? { usage: end.data.usage } : {}), ...(end.data.images ? { images: end.data.images } : {}) };
+      return {
+        error: false,
+        choices: [{ message: { role: 'assistant', content: answer.text } }],
+        model: plan.model,
+        ...(end.data.usage ? { usage: end.data.usage } : {}),
+        ...(end.data.usageEstimated ? { usageEstimated: true as const } : {}),
+        finish: end.data.finish,
+        ...(end.data.note ? { note: end.data.note } : {}),
+        ...(end.data.images ? { images: end.data.images } : {}),
+      };
     }
-    return { error: true, message: end?.event === 'error' ? end.data.message : 'The answer could not be completed. Please try again.', choices: [], model: plan.model };
+    const failed = end?.event === 'error' ? end.data : { message: 'The answer could not be completed. Please try again.', finish: 'failed' as const };
+    return { error: true, message: failed.message, choices: [], model: plan.model, finish: failed.finish };
   }
 
   /**
@@ -456,14 +513,14 @@ export function createChatService({ db, config, images, conversations, now = () 
     const send = open();
     let sent = 0;
     for (let row: typeof message | undefined = message; ; ) {
-      if (!row) return send({ event: 'error', data: { message: 'The answer could not be completed. Please try again.', partial: sent > 0 } });
+      if (!row) return send({ event: 'error', data: { message: 'The answer could not be completed. Please try again.', partial: sent > 0, finish: 'failed' } });
       if (row.content.length > sent) {
         await send({ event: 'delta', data: { text: row.content.slice(sent) } });
         sent = row.content.length;
       }
       if (row.streamingUntil === null) return send(storedEnd(row));
       if (row.streamingUntil.getTime() <= now().getTime()) {
-        return send({ event: 'error', data: { message: 'the server stopped before the answer was complete. Please try again.', partial: sent > 0 } });
+        return send({ event: 'error', data: { message: 'the server stopped before the answer was complete. Please try again.', partial: sent > 0, finish: 'interrupted' } });
       }
       if (gone.aborted) return;
       await new Promise((resolve) => setTimeout(resolve, ANSWER_TAIL_EVERY_MS));
@@ -472,12 +529,18 @@ export function createChatService({ db, config, images, conversations, now = () 
     }
   }
 
-  /** The end of an answer as the chat stored it. */
-  function storedEnd(row: { note: string | null; model: string | null; imageIds: string[]; content: string }): TChatStreamEvent {
-    if (row.note === STOPPED_NOTE) return { event: 'error', data: { message: STOPPED_MESSAGE, partial: row.content.length > 0, stopped: true } };
+  /** The end of an answer as the chat stored it (its finish; an answer kept before finishes were, by its note). */
+  function storedEnd(row: Pick<MessageRow, 'note' | 'model' | 'imageIds' | 'content' | 'finish'>): TChatStreamEvent {
+    const partial = row.content.length > 0;
+    if (row.finish === 'stopped' || (row.finish === null && row.note === STOPPED_NOTE)) return { event: 'error', data: { message: STOPPED_MESSAGE, partial, stopped: true, finish: 'stopped' } };
     const cut = cutShortNote('');
-    if (row.note?.startsWith(cut)) return { event: 'error', data: { message: row.note.slice(cut.length), partial: row.content.length > 0 } };
-    return { event: 'done', data: { model: row.model ?? '', ...(row.imageIds.length > 0 ? { images: row.imageIds.map(chatImageUrl) } : {}) } };
+    const failed = (finish: TErrorFinish) => ({ event: 'error' as const, data: { message: row.note?.startsWith(cut) ? row.note.slice(cut.length) : (row.note ?? 'The answer could not be completed.'), partial, finish } });
+    if (row.finish === 'connection-lost' || row.finish === 'failed' || row.finish === 'interrupted') return failed(row.finish);
+    if (row.finish === null && row.note?.startsWith(cut)) return failed('failed');
+    return {
+      event: 'done',
+      data: { model: row.model ?? '', finish: row.finish ?? 'complete', ...(row.note ? { note: row.note } : {}), ...(row.imageIds.length > 0 ? { images: row.imageIds.map(chatImageUrl) } : {}) },
+    };
   }
 
   /** Stop: the answer ends as far as it got, wherever it is being written. 404 unless it is the user's. */
@@ -500,11 +563,15 @@ export function createChatService({ db, config, images, conversations, now = () 
     return live.closeAll();
   }
 
-  async function recordSuccess(plan: ChatPlan, answer: AiAnswer, started: number): Promise<TChatUsage> {
-    // A provider that reports no usage (images, some compatible servers) is estimated for text.
+  /** Answers a process that died left being written: settled at this process's start and as their leases run out (docs/decisions/0061). */
+  const interrupted = createInterruptedAnswers({ db, now, leaseMs: ANSWER_LEASE_MS, isLiveHere: (userId, chatId, answerId) => live.find(userId, chatId, answerId) !== undefined });
+
+  /** Records an answer its provider ended; usage it did not report is estimated and marked so (images are billed per image). */
+  async function recordSuccess(plan: ChatPlan, answer: AiAnswer, started: number): Promise<{ usage: TChatUsage; estimated: boolean }> {
+    const estimated = answer.usage === null && !plan.image;
     const usage = answer.usage ?? (plan.image ? { inputTokens: 0, outputTokens: 0 } : estimateUsage(plan, answer.text));
-    await record(plan, 'ok', usage, performance.now() - started, null, answer.images?.length ?? 0);
-    return usage;
+    await record(plan, 'ok', usage, performance.now() - started, null, answer.images?.length ?? 0, estimated);
+    return { usage, estimated };
   }
 
   function estimateUsage(plan: ChatPlan, output: string): TChatUsage {
@@ -516,20 +583,27 @@ export function createChatService({ db, config, images, conversations, now = () 
    * the sentence for the user (ours, one per kind of failure; never the provider's text).
    * Tokens: what the provider reported, else an estimate when it may have billed (it produced
    * text, or we stopped it while it was working), else none (it refused: 401, 429, 5xx). An
-   * image stopped by us may have been made, so it counts.
+   * image stopped by us may have been made, so it counts. A call we stopped is 'stopped' when the
+   * person stopped it (Stop, or their request went away) and 'interrupted' when the server was
+   * closing; tokens we estimated are marked so (docs/decisions/0061).
    */
-  async function recordFailure(plan: ChatPlan, err: unknown, partial: string, usage: TChatUsage | null, started: number): Promise<string> {
+  async function recordFailure(plan: ChatPlan, err: unknown, partial: string, usage: TChatUsage | null, started: number): Promise<{ message: string; finish: TErrorFinish }> {
     const failure =
       err instanceof AiCallError ? err : new AiCallError('failed', `${CHAT_PROVIDER_INFO[plan.provider].label} could not answer this request`, { message: String(err) });
     const stoppedByUs = failure.kind === 'aborted' || failure.kind === 'timeout';
-    const mayHaveBilled = partial.length > 0 || stoppedByUs;
-    const tokens = plan.image ? null : (usage ?? (mayHaveBilled ? estimateUsage(plan, partial) : null));
-    const outcome: Outcome = failure.kind === 'aborted' ? 'aborted' : 'error';
-    if (failure.kind === 'aborted') plan.log.info({ provider: plan.provider, model: plan.model }, 'chat aborted by the client');
+    // A stream that closed early may have billed a model that thought without writing.
+    const mayHaveBilled = partial.length > 0 || stoppedByUs || failure.kind === 'connection_lost';
+    const estimate = !plan.image && usage === null && mayHaveBilled;
+    const tokens = plan.image ? null : (usage ?? (estimate ? estimateUsage(plan, partial) : null));
+    const why = plan.stopReason();
+    const outcome: Outcome = failure.kind !== 'aborted' ? 'error' : why === 'shutdown' ? 'interrupted' : why === 'limit' ? 'error' : 'stopped';
+    if (failure.kind === 'aborted') plan.log.info({ provider: plan.provider, model: plan.model, reason: why ?? 'the client went away' }, 'chat answer stopped');
     else plan.log.warn({ provider: plan.provider, model: plan.model, kind: failure.kind, cause: failure.logCause }, 'chat provider call failed');
     if (!(err instanceof AiCallError)) plan.log.error({ err }, 'chat failed unexpectedly');
-    await record(plan, outcome, tokens, performance.now() - started, failure.kind === 'aborted' ? null : failure.message, plan.image && stoppedByUs ? 1 : 0);
-    return (plan.user.role === 'admin' && adminDetail(plan, failure)) || failure.message;
+    const error = outcome === 'stopped' ? null : outcome === 'interrupted' ? 'the server stopped before the answer was complete' : failure.message;
+    await record(plan, outcome, tokens, performance.now() - started, error, plan.image && stoppedByUs ? 1 : 0, estimate);
+    const finish: TErrorFinish = failure.kind === 'connection_lost' ? 'connection-lost' : outcome === 'stopped' ? 'stopped' : outcome === 'interrupted' ? 'interrupted' : 'failed';
+    return { message: (plan.user.role === 'admin' && adminDetail(plan, failure)) || failure.message, finish };
   }
 
   /**
@@ -548,10 +622,17 @@ export function createChatService({ db, config, images, conversations, now = () 
     return null;
   }
 
-  /** Writes the call's usage row; this settles its budget reservation in the same transaction. */
-  async function record(plan: ChatPlan, outcome: Outcome, usage: TChatUsage | null, durationMs: number, error: string | null, images = 0): Promise<void> {
+  /**
+   * Writes the call's usage row; this settles its budget reservation in the same transaction, and
+   * for a kept answer takes its usage from the answer row once (the sweep of answers whose writer
+   * died may have recorded it already; docs/decisions/0061).
+   */
+  async function record(plan: ChatPlan, outcome: Outcome, usage: TChatUsage | null, durationMs: number, error: string | null, images = 0, estimated = false): Promise<void> {
     const reservation = plan.reservation;
     plan.reservation = null;
+    const answer = plan.answer;
+    plan.answer = null;
+    const claim = answer ? (tx: Tx) => claimAnswerUsage(tx, answer.conversationId, answer.id) : undefined;
     await budget.settle(reservation, {
       userId: plan.user.id,
       provider: plan.provider,
@@ -561,10 +642,11 @@ export function createChatService({ db, config, images, conversations, now = () 
       images,
       durationMs: Math.round(durationMs),
       outcome,
+      estimated,
       error,
       // The service's clock, not the database's: the budget window is computed from it too.
       createdAt: now(),
-    });
+    }, claim);
   }
 
   async function usageReport(days: number): Promise<TChatUsageReport> {
@@ -576,6 +658,8 @@ export function createChatService({ db, config, images, conversations, now = () 
       purpose: r.purpose,
       requests: r.requests,
       failed: r.failed,
+      stopped: r.stopped,
+      estimated: r.estimated,
       inputTokens: r.inputTokens,
       outputTokens: r.outputTokens,
       images: r.images,
@@ -585,7 +669,23 @@ export function createChatService({ db, config, images, conversations, now = () 
     return { days, since: since.toISOString(), rows, totals: { ...totals, costUsd: roundCents(totals.costUsd) } };
   }
 
-  return { providersFor, authorize, prepare, release, respondJson, respondStream, startAnswer, follow, answerJson, join, stopAnswer, close, usageReport };
+  return {
+    providersFor,
+    authorize,
+    prepare,
+    release,
+    respondJson,
+    respondStream,
+    startAnswer,
+    follow,
+    answerJson,
+    join,
+    stopAnswer,
+    close,
+    usageReport,
+    settleInterruptedAnswers: interrupted.settle,
+    startSettlingInterruptedAnswers: interrupted.start,
+  };
 }
 
 /** To a hundredth of a cent: small calls still show a cost, and float noise is gone. */

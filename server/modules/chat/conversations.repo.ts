@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, getTableColumns, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, inArray, isNotNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { TChatProvider } from '../../../contracts/chat.ts';
 import type { Db } from '../../db/client.ts';
 import { chatConversations, chatMessages, chatPresets } from '../../db/schema.ts';
@@ -155,14 +155,82 @@ export async function saveAnswerText(db: Tx, conversationId: string, id: string,
   return row;
 }
 
-/** Ends an answer being written: its last text and note; from then on the row never changes. */
-export async function endAnswer(db: Tx, conversationId: string, id: string, fields: Pick<MessageRow, 'content' | 'note' | 'imageIds' | 'model'>): Promise<boolean> {
+/** Ends an answer being written: its last text, note and finish; from then on the row never changes. */
+export async function endAnswer(db: Tx, conversationId: string, id: string, fields: Pick<MessageRow, 'content' | 'note' | 'imageIds' | 'model' | 'finish'>): Promise<boolean> {
   const rows = await db
     .update(chatMessages)
     .set({ ...fields, streamingUntil: null, stopRequested: false })
     .where(and(eq(chatMessages.conversationId, conversationId), eq(chatMessages.id, id), isNotNull(chatMessages.streamingUntil)))
     .returning({ id: chatMessages.id });
   return rows.length > 0;
+}
+
+/**
+ * Takes the recording of an answer's usage (docs/decisions/0061): true when the caller is to
+ * record it (it was unsettled, or the answer is gone with its chat: its tokens were spent all the
+ * same); false when the sweep of answers whose writer died settled it already.
+ */
+export async function claimAnswerUsage(db: Tx, conversationId: string, id: string): Promise<boolean> {
+  const key = and(eq(chatMessages.conversationId, conversationId), eq(chatMessages.id, id));
+  const [claimed] = await db
+    .update(chatMessages)
+    .set({ unsettledInputTokens: null, reservationId: null })
+    .where(and(key, isNotNull(chatMessages.unsettledInputTokens)))
+    .returning({ id: chatMessages.id });
+  if (claimed) return true;
+  const [kept] = await db.select({ id: chatMessages.id }).from(chatMessages).where(key);
+  return kept === undefined;
+}
+
+/** An answer whose writer's lease ran out, with what settling it needs. */
+export type LapsedAnswer = Pick<MessageRow, 'conversationId' | 'id' | 'content' | 'model' | 'unsettledInputTokens' | 'reservationId' | 'streamingUntil' | 'createdAt'> &
+  Pick<ConversationRow, 'userId' | 'chatId' | 'provider'>;
+
+/**
+ * Answers still marked as being written whose lease ended at or before `before` (their writer
+ * stopped renewing it: its process died), locked for the caller's transaction; rows another
+ * transaction holds are skipped, so two processes sweeping at once settle each answer once.
+ */
+export async function lockLapsedAnswers(tx: Tx, before: Date, limit: number): Promise<LapsedAnswer[]> {
+  return tx
+    .select({
+      conversationId: chatMessages.conversationId,
+      id: chatMessages.id,
+      content: chatMessages.content,
+      model: chatMessages.model,
+      unsettledInputTokens: chatMessages.unsettledInputTokens,
+      reservationId: chatMessages.reservationId,
+      streamingUntil: chatMessages.streamingUntil,
+      createdAt: chatMessages.createdAt,
+      userId: chatConversations.userId,
+      chatId: chatConversations.chatId,
+      provider: chatConversations.provider,
+    })
+    .from(chatMessages)
+    .innerJoin(chatConversations, eq(chatConversations.id, chatMessages.conversationId))
+    .where(and(isNotNull(chatMessages.streamingUntil), lte(chatMessages.streamingUntil, before)))
+    .orderBy(asc(chatMessages.streamingUntil))
+    .limit(limit)
+    .for('update', { of: chatMessages, skipLocked: true });
+}
+
+/** When the first lease of an answer still marked as being written ends; null when none is. */
+export async function firstLeaseEnd(db: Tx): Promise<Date | null> {
+  const [row] = await db
+    .select({ until: chatMessages.streamingUntil })
+    .from(chatMessages)
+    .where(isNotNull(chatMessages.streamingUntil))
+    .orderBy(asc(chatMessages.streamingUntil))
+    .limit(1);
+  return row?.until ?? null;
+}
+
+/** Ends an answer whose writer died: as far as it was saved, with why, its usage settled. */
+export async function endLapsedAnswer(tx: Tx, conversationId: string, id: string, fields: Pick<MessageRow, 'note' | 'finish'>): Promise<void> {
+  await tx
+    .update(chatMessages)
+    .set({ ...fields, streamingUntil: null, stopRequested: false, unsettledInputTokens: null, reservationId: null })
+    .where(and(eq(chatMessages.conversationId, conversationId), eq(chatMessages.id, id)));
 }
 
 /** Removes an answer that ended before any text (the browser keeps its own failure message). */

@@ -21,7 +21,7 @@ import type {
   ZUpdateConversation,
   ZUpdatePreset,
 } from '../../../contracts/chat-history.ts';
-import { CHAT_PROVIDER_INFO, cutShortNote, type TChatProvider, type ZAnswerTarget } from '../../../contracts/chat.ts';
+import { CHAT_PROVIDER_INFO, cutShortNote, type TChatFinish, type TChatProvider, type ZAnswerTarget } from '../../../contracts/chat.ts';
 import type { Db } from '../../db/client.ts';
 import { sqlState } from '../../lib/db-errors.ts';
 import { AppError, type ErrorDetail } from '../../lib/errors.ts';
@@ -79,7 +79,8 @@ function summary(row: ConversationRow, answering = false): TConversationSummary 
   };
 }
 
-/** The note of an answer whose writer went away (a process that stopped mid-answer). */
+/** The note of an answer whose writer went away (a process that stopped mid-answer), whether
+ * its usage is settled yet or not (interrupted-answers.ts). */
 export const WRITER_GONE_NOTE = cutShortNote('the server stopped before the answer was complete. Please try again.');
 
 /** Whether an answer is still being written at `at`: its writer renewed its lease lately. */
@@ -89,6 +90,7 @@ function storedMessage(row: MessageRow, at: Date): TConversationMessage {
   // An answer whose writer's lease ran out ended where it got to.
   const gone = row.streamingUntil !== null && !isStreaming(row, at);
   const note = gone ? WRITER_GONE_NOTE : row.note;
+  const finish = gone ? 'interrupted' : row.finish;
   return {
     id: row.id,
     parentId: row.parentId,
@@ -97,6 +99,7 @@ function storedMessage(row: MessageRow, at: Date): TConversationMessage {
     timestamp: row.createdAt.toISOString(),
     ...(row.model ? { model: row.model } : {}),
     ...(note ? { note } : {}),
+    ...(finish ? { finish } : {}),
     ...(row.failed ? { failed: true } : {}),
     ...(row.imagesNotKept ? { imagesNotKept: row.imagesNotKept } : {}),
     ...(row.imageIds.length > 0 ? { images: row.imageIds } : {}),
@@ -218,6 +221,7 @@ export function createConversationsService({ db, images, now = () => new Date() 
         content: m.content,
         model: m.model ?? null,
         note: m.note ?? null,
+        finish: m.finish ?? null,
         failed: m.failed ?? false,
         imagesNotKept: m.imagesNotKept ?? 0,
         imageIds: m.images ?? [],
@@ -350,6 +354,9 @@ export function createConversationsService({ db, images, now = () => new Date() 
       question: { content: string; images: string[] };
       systemPrompt: string;
       temperature: number | null;
+      /** What the answer's usage will be settled from should its writer die: its estimated
+       * input and the budget it holds (docs/decisions/0061). */
+      unsettled: { inputTokens: number; reservationId: string | null };
     },
     leaseUntil: Date,
   ): Promise<{ conversationId: string; stored: boolean }> {
@@ -375,7 +382,8 @@ export function createConversationsService({ db, images, now = () => new Date() 
           : [{ id: target.questionId, parentId: target.questionParentId, role: 'user' as const, content: question.content, timestamp: at.toISOString(), images: question.images.length > 0 ? question.images : undefined }]),
         { id: target.id, parentId: target.questionId, role: 'assistant' as const, content: '', timestamp: at.toISOString(), model },
       ];
-      await addMessages(tx, row, { messages, leafId: null }, at, 'answer.', false, (m) => (m.id === target.id ? { streamingUntil: leaseUntil } : {}));
+      const unsettled = { unsettledInputTokens: input.unsettled.inputTokens, reservationId: input.unsettled.reservationId };
+      await addMessages(tx, row, { messages, leafId: null }, at, 'answer.', false, (m) => (m.id === target.id ? { streamingUntil: leaseUntil, ...unsettled } : {}));
       await updateConversation(tx, row.id, { leafId: target.id, updatedAt: at });
       return { conversationId: row.id, stored: true };
     });
@@ -387,11 +395,15 @@ export function createConversationsService({ db, images, now = () => new Date() 
   }
 
   /**
-   * Ends an answer: its text and note ('(stopped)', or why it was cut short) and generated images,
-   * never to change again; or, when it ended before any text, removes it and shows its question
-   * again (the browser keeps its own failure message, as before).
+   * Ends an answer: its text, how it ended and its note ('(stopped)', or why it is not whole) and
+   * generated images, never to change again; or, when it failed before any text, removes it and
+   * shows its question again (the browser keeps its own failure message, as before).
    */
-  async function endAnswerWith(conversationId: string, answer: { id: string; questionId: string }, end: { content: string; note: string | null; images: string[]; model: string } | 'drop') {
+  async function endAnswerWith(
+    conversationId: string,
+    answer: { id: string; questionId: string },
+    end: { content: string; note: string | null; finish: TChatFinish; images: string[]; model: string } | 'drop',
+  ) {
     if (end === 'drop') {
       await db.transaction(async (tx) => {
         await dropAnswer(tx, conversationId, answer.id);
@@ -399,7 +411,7 @@ export function createConversationsService({ db, images, now = () => new Date() 
       });
       return;
     }
-    await endAnswer(db, conversationId, answer.id, { content: end.content.slice(0, CHAT_HISTORY_LIMITS.maxStoredMessageChars), note: end.note, imageIds: end.images, model: end.model });
+    await endAnswer(db, conversationId, answer.id, { content: end.content.slice(0, CHAT_HISTORY_LIMITS.maxStoredMessageChars), note: end.note, finish: end.finish, imageIds: end.images, model: end.model });
   }
 
   /** The user's answer with this id in their chat (404 for anyone else's, or none). */

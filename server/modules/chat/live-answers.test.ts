@@ -3,7 +3,7 @@ import type { TChatStreamEvent } from '../../../contracts/chat.ts';
 import { createLiveAnswers } from './live-answers.ts';
 
 const delta = (text: string): TChatStreamEvent => ({ event: 'delta', data: { text } });
-const done: TChatStreamEvent = { event: 'done', data: { model: 'gpt-4o' } };
+const done: TChatStreamEvent = { event: 'done', data: { model: 'gpt-4o', finish: 'complete' } };
 
 function recorder() {
   const events: TChatStreamEvent[] = [];
@@ -59,7 +59,7 @@ describe('live answers (docs/decisions/0056)', () => {
     expect([a.controller.signal.aborted, a.stopReason]).toEqual([true, 'stop']);
     const closing = live.closeAll();
     expect(b.stopReason).toBe('shutdown');
-    await live.publish(a, { event: 'error', data: { message: 'Stopped', partial: false, stopped: true } });
+    await live.publish(a, { event: 'error', data: { message: 'Stopped', partial: false, stopped: true, finish: 'stopped' } });
     await live.publish(b, done);
     await closing;
   });

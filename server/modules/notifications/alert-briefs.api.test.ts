@@ -364,6 +364,21 @@ describe('the brief never delays or fails the alert', () => {
     expect(smtp.messages().filter((m) => m.subject.includes(notification.title))).toHaveLength(1);
   });
 
+  // Issue 29: a brief cut at its 200-token limit read as whole, and one only thought was "empty".
+  it('a brief its assistant cut at the length limit says so at its end; one it only thought says why there is none', async () => {
+    ai.setEnding('deepseek', 'length');
+    const cut = await settled(t, owner.cookie, (await alertWith(DEEPSEEK)).id);
+    expect(cut.brief).toMatchObject({ status: 'ready', text: expect.stringMatching(/^Reply to: .+… \(cut short: the brief reached its length limit\)$/) });
+    ai.setEnding('deepseek', 'thinking');
+    const thought = await settled(t, owner.cookie, (await alertWith(DEEPSEEK)).id);
+    expect(thought.brief).toMatchObject({
+      status: 'failed',
+      text: null,
+      error: 'The assistant used the whole length of a brief thinking and wrote none. A model that does not reason first suits briefs better.',
+    });
+    expect(ai.requests().map((r) => r.maxOutputTokens)).toEqual([200, 200]);
+  });
+
   it('over budget: no call, the brief fails with the budget sentence, the alert goes', async () => {
     const tight = await createTestApp({ env: { ...ai.env, ADMIN_EMAILS: OWNER, SMTP_URL: smtp.url, CHAT_DAILY_TOKEN_BUDGET: '100' } });
     try {

@@ -12,7 +12,7 @@ import type {
   TUpdateConversation,
   TUpdatePreset,
 } from '../../../../contracts/chat-history.ts';
-import { chatImageId, type TChatImage, type TChatImageType, type TChatProvider, type TChatRequest, type TChatResponse } from '../../../../contracts/chat.ts';
+import { CHAT_FINISHES, chatImageId, type TChatFinish, type TChatImage, type TChatImageType, type TChatProvider, type TChatRequest, type TChatResponse } from '../../../../contracts/chat.ts';
 import { ApiError, apiFetch, apiRequest, errorMessage } from '../../../lib/api-client.ts';
 import { readSse } from '../../../lib/sse.ts';
 
@@ -23,19 +23,30 @@ export const MISSING_KEY_TEXT = 'API key not configured';
 /** The server refused or failed the request (flagged response, HTTP error, stream error event,
  * timeout): shown in the chat. Anything else that goes wrong is unexpected (a toast). `stopped`:
  * the answer ended because Stop was pressed (docs/decisions/0056); `status`: the HTTP status of a
- * refused request. */
+ * refused request; `finish`: how the answer ended, as the server said (docs/decisions/0061). */
 export class ChatRequestError extends Error {
   readonly stopped: boolean;
   readonly status: number | undefined;
-  constructor(message: string, options: { stopped?: boolean; status?: number } = {}) {
+  readonly finish: TChatFinish;
+  constructor(message: string, options: { stopped?: boolean; status?: number; finish?: TChatFinish } = {}) {
     super(message);
     this.name = 'ChatRequestError';
     this.stopped = options.stopped ?? false;
     this.status = options.status;
+    this.finish = options.finish ?? (this.stopped ? 'stopped' : 'failed');
   }
 }
 
-export type ChatResult = { content: string; model: string; images: string[] };
+/** An answer its provider ended: its text, model and images, how it ended, and why it is not whole when it is not (docs/decisions/0061). */
+export type ChatResult = { content: string; model: string; images: string[]; finish?: TChatFinish; note?: string };
+
+/** A finish the server named, or none (an older server, a value this client does not know). */
+const finishOf = (value: unknown): TChatFinish | undefined => (CHAT_FINISHES.includes(value as TChatFinish) ? (value as TChatFinish) : undefined);
+/** How the server said an answer ended: its finish and note, when it said. */
+const endingOf = (data: { finish?: unknown; note?: unknown }) => ({
+  ...(finishOf(data.finish) ? { finish: finishOf(data.finish)! } : {}),
+  ...(typeof data.note === 'string' && data.note ? { note: data.note } : {}),
+});
 
 /** Images we show: our own (`/api/chat/images/<id>`), data:image/ or https URLs only. */
 export function safeImages(images: unknown): string[] {
@@ -89,10 +100,10 @@ async function requestAnswer(request: () => Promise<Response>): Promise<Response
 async function readAnswer(res: Response, model: string, { signal, onDelta }: { signal: AbortSignal; onDelta(text: string): void }): Promise<ChatResult> {
   if (!(res.headers.get('content-type') ?? '').includes('text/event-stream')) {
     const data = (await res.json()) as Partial<TChatResponse> | null;
-    if (!data || data.error) throw new ChatRequestError(data?.message || NO_RESPONSE_MESSAGE);
+    if (!data || data.error) throw new ChatRequestError(data?.message || NO_RESPONSE_MESSAGE, { finish: finishOf(data?.finish) });
     const content = data.choices?.[0]?.message?.content ?? '';
     if (content) onDelta(content);
-    return { content, model: data.model ?? model, images: safeImages(data.images) };
+    return { content, model: data.model ?? model, images: safeImages(data.images), ...endingOf(data) };
   }
   if (!res.body) throw new ChatRequestError(NO_RESPONSE_MESSAGE);
 
@@ -105,14 +116,15 @@ async function readAnswer(res: Response, model: string, { signal, onDelta }: { s
         onDelta(text);
       }
     } else if (event.event === 'done') {
-      const done = parseData<{ model?: unknown; images?: unknown }>(event.data);
-      return { content, model: typeof done.model === 'string' ? done.model : model, images: safeImages(done.images) };
+      const done = parseData<{ model?: unknown; images?: unknown; finish?: unknown; note?: unknown }>(event.data);
+      return { content, model: typeof done.model === 'string' ? done.model : model, images: safeImages(done.images), ...endingOf(done) };
     } else if (event.event === 'error') {
-      const { message, stopped } = parseData<{ message?: unknown; stopped?: unknown }>(event.data);
-      throw new ChatRequestError(typeof message === 'string' && message ? message : NO_RESPONSE_MESSAGE, { stopped: stopped === true });
+      const { message, stopped, finish } = parseData<{ message?: unknown; stopped?: unknown; finish?: unknown }>(event.data);
+      throw new ChatRequestError(typeof message === 'string' && message ? message : NO_RESPONSE_MESSAGE, { stopped: stopped === true, finish: finishOf(finish) });
     }
   }
-  throw new ChatRequestError('The connection closed before the answer was complete');
+  // Our own stream closed without its last event: the answer as far as it came, not whole.
+  throw new ChatRequestError('The connection closed before the answer was complete', { finish: 'connection-lost' });
 }
 
 

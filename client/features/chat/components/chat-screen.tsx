@@ -111,8 +111,8 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
   const onExport = useCallback((format: 'md' | 'json') => void exportChat(format), [exportChat]);
 
   const actions = useMemo<ChatActions>(
-    () => ({ answer: sender.answer, edit: sender.edit, switchVersion: session.switchVersion }),
-    [sender.answer, sender.edit, session.switchVersion],
+    () => ({ answer: sender.answer, continueAnswer: sender.continueAnswer, edit: sender.edit, switchVersion: session.switchVersion }),
+    [sender.answer, sender.continueAnswer, sender.edit, session.switchVersion],
   );
 
   return (

@@ -1,4 +1,4 @@
-import { ChevronLeft, ChevronRight, Pencil, RotateCcw } from 'lucide-react';
+import { ChevronLeft, ChevronRight, Pencil, RotateCcw, StepForward } from 'lucide-react';
 import { createContext, useContext, useId, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { CHAT_LIMITS } from '../../../../contracts/chat.ts';
 import { Button } from '../../../components/ui/button.tsx';
@@ -12,11 +12,13 @@ import { Button } from '../../../components/ui/button.tsx';
  */
 export type ChatActions = {
   answer(questionId: string): boolean;
+  /** Goes on from an answer cut at its length limit (docs/decisions/0061). */
+  continueAnswer(answerId: string): boolean;
   edit(questionId: string, text: string): boolean;
   switchVersion(messageId: string, step: -1 | 1): void;
 };
 
-export const ChatActionsContext = createContext<ChatActions>({ answer: () => false, edit: () => false, switchVersion: () => {} });
+export const ChatActionsContext = createContext<ChatActions>({ answer: () => false, continueAnswer: () => false, edit: () => false, switchVersion: () => {} });
 export const PendingContext = createContext(false);
 
 const ICON_BUTTON =
@@ -57,6 +59,19 @@ export function AnswerAgain({ questionId, retry }: { questionId: string; retry: 
     <button type="button" className={retry ? `${ICON_BUTTON} w-auto gap-1 px-2` : ICON_BUTTON} aria-label={retry ? 'Retry' : 'Regenerate answer'} title={retry ? 'Retry' : 'Regenerate answer'} onClick={() => answer(questionId)}>
       <RotateCcw aria-hidden="true" className="size-4" />
       {retry && <span>Retry</span>}
+    </button>
+  );
+}
+
+/** Continue: an answer cut at its length limit asks the assistant to go on from where it stopped. */
+export function ContinueAnswer({ answerId }: { answerId: string }) {
+  const { continueAnswer } = useContext(ChatActionsContext);
+  const pending = useContext(PendingContext);
+  if (pending) return null;
+  return (
+    <button type="button" className={`${ICON_BUTTON} w-auto gap-1 px-2`} title="Ask the assistant to go on from where the answer stopped" onClick={() => continueAnswer(answerId)}>
+      <StepForward aria-hidden="true" className="size-4" />
+      <span>Continue</span>
     </button>
   );
 }

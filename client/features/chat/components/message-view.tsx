@@ -1,11 +1,12 @@
 import { Bot, User } from 'lucide-react';
 import { memo } from 'react';
+import { mayContinue } from '../../../../contracts/chat.ts';
 import type { ChatMessage } from '../lib/chat-storage.ts';
 import { LEFT_NOTE, STOPPED_NOTE } from '../lib/chat-text.ts';
 import { ChatMarkdown } from './chat-markdown.tsx';
 import { LiveAnswerText } from './live-answer-text.tsx';
 import { CopyButton } from './copy-button.tsx';
-import { AnswerAgain, EditableQuestion, VersionSwitch } from './message-actions.tsx';
+import { AnswerAgain, ContinueAnswer, EditableQuestion, VersionSwitch } from './message-actions.tsx';
 
 type Props = {
   message: ChatMessage;
@@ -20,8 +21,9 @@ type Props = {
 
 /**
  * One message. The user's text is shown as typed, with Edit; an answer is Markdown with its
- * model, a copy button, generated images and any note ('(stopped)', an error that cut it short),
- * and on the last answer Regenerate or Retry. A turn with versions has its '2 / 2' switch.
+ * model, a copy button, generated images and any note ('(stopped)', why it was cut short or is
+ * empty; docs/decisions/0061), and on the last answer Regenerate or Retry, and Continue after one
+ * cut at its length limit. A turn with versions has its '2 / 2' switch.
  * Memoised: it renders again only when its own message (a new object) or its props change, so a
  * streamed word renders the answer it belongs to and not the messages before it.
  */
@@ -65,6 +67,13 @@ export const MessageView = memo(function MessageView({ message, assistantLabel, 
   const images = message.images ?? [];
   const streaming = message.streaming === true;
   const retry = message.failed === true || message.note !== undefined;
+  /** Stopped or left: the person's doing. Cut by a limit or a filter: the provider ended it. Else a failure. */
+  const noteTone =
+    message.note === STOPPED_NOTE || message.note === LEFT_NOTE
+      ? 'text-slate-600'
+      : message.finish === 'length' || message.finish === 'content-filter' || message.finish === 'other' || message.finish === 'complete'
+        ? 'text-amber-800'
+        : 'text-red-700';
   return (
     <div className="flex items-start gap-2" aria-busy={streaming || undefined}>
       <Bot aria-hidden="true" className="mt-2 size-5 shrink-0 text-brand-600" />
@@ -87,12 +96,13 @@ export const MessageView = memo(function MessageView({ message, assistantLabel, 
             {message.imagesNotKept === 1 ? 'A generated image was' : `${message.imagesNotKept} generated images were`} not kept in the saved chat.
           </p>
         ) : null}
-        {message.note && <p className={`mt-2 text-sm italic ${message.note === STOPPED_NOTE || message.note === LEFT_NOTE ? 'text-slate-600' : 'text-red-700'}`}>{message.note}</p>}
+        {message.note && <p className={`mt-2 text-sm italic ${noteTone}`}>{message.note}</p>}
         {!streaming && (
           <div className="mt-1 flex flex-wrap items-center gap-x-2 text-xs text-slate-600">
             {!message.failed && <span className="mr-auto">{modelLabel}</span>}
             <VersionSwitch messageId={message.id} index={index} count={count} what="answer" />
             {!message.failed && message.content && <CopyButton text={message.content} label="Copy message" className="text-slate-600 hover:bg-slate-100 hover:text-slate-900" />}
+            {last && mayContinue(message) && <ContinueAnswer answerId={message.id} />}
             {last && message.parentId && <AnswerAgain questionId={message.parentId} retry={retry} />}
           </div>
         )}

@@ -10,9 +10,9 @@ const report = (days: number): TChatUsageReport => ({
   days,
   since: '2025-05-01T00:00:00.000Z',
   rows: [
-    { user: { id: 'u1', email: 'ada@example.com', name: 'Ada' }, provider: 'openai', model: 'gpt-4o', purpose: 'chat', requests: 12, failed: 1, inputTokens: 12000, outputTokens: 3400, images: 0, costUsd: 0.064 },
-    { user: { id: 'u2', email: 'bob@example.com', name: '' }, provider: 'anthropic', model: 'claude-sonnet-4-5', purpose: 'chat', requests: 3, failed: 0, inputTokens: 900, outputTokens: 100, images: 0, costUsd: 0.0042 },
-    { user: { id: 'u1', email: 'ada@example.com', name: 'Ada' }, provider: 'grok', model: 'grok-2-image-1212', purpose: 'chat', requests: 4, failed: 1, inputTokens: 0, outputTokens: 0, images: 3, costUsd: 0.21 },
+    { user: { id: 'u1', email: 'ada@example.com', name: 'Ada' }, provider: 'openai', model: 'gpt-4o', purpose: 'chat', requests: 12, failed: 1, stopped: 0, estimated: 0, inputTokens: 12000, outputTokens: 3400, images: 0, costUsd: 0.064 },
+    { user: { id: 'u2', email: 'bob@example.com', name: '' }, provider: 'anthropic', model: 'claude-sonnet-4-5', purpose: 'chat', requests: 3, failed: 0, stopped: 0, estimated: 0, inputTokens: 900, outputTokens: 100, images: 0, costUsd: 0.0042 },
+    { user: { id: 'u1', email: 'ada@example.com', name: 'Ada' }, provider: 'grok', model: 'grok-2-image-1212', purpose: 'chat', requests: 4, failed: 1, stopped: 0, estimated: 0, inputTokens: 0, outputTokens: 0, images: 3, costUsd: 0.21 },
   ],
   totals: { requests: 19, inputTokens: 12900, outputTokens: 3500, images: 3, costUsd: 0.2782 },
 });
@@ -73,8 +73,8 @@ describe('UsagePage', () => {
     const briefs: TChatUsageReport = {
       ...report(30),
       rows: [
-        { user: { id: 'u1', email: 'ada@example.com', name: 'Ada' }, provider: 'deepseek', model: 'deepseek-chat', purpose: 'chat', requests: 2, failed: 0, inputTokens: 100, outputTokens: 50, images: 0, costUsd: 0.0001 },
-        { user: { id: 'u1', email: 'ada@example.com', name: 'Ada' }, provider: 'deepseek', model: 'deepseek-chat', purpose: 'alert-brief', requests: 5, failed: 1, inputTokens: 3000, outputTokens: 400, images: 0, costUsd: 0.001 },
+        { user: { id: 'u1', email: 'ada@example.com', name: 'Ada' }, provider: 'deepseek', model: 'deepseek-chat', purpose: 'chat', requests: 2, failed: 0, stopped: 0, estimated: 0, inputTokens: 100, outputTokens: 50, images: 0, costUsd: 0.0001 },
+        { user: { id: 'u1', email: 'ada@example.com', name: 'Ada' }, provider: 'deepseek', model: 'deepseek-chat', purpose: 'alert-brief', requests: 5, failed: 1, stopped: 0, estimated: 0, inputTokens: 3000, outputTokens: 400, images: 0, costUsd: 0.001 },
       ],
     };
     stubFetch({ 'GET /api/admin/usage?days=30': { body: briefs } });
@@ -82,6 +82,21 @@ describe('UsagePage', () => {
     const rows = within(await screen.findByRole('table', { name: 'AI usage in the last 30 days' })).getAllByRole('row');
     expect(within(rows[1]!).getAllByRole('cell')[1]).toHaveTextContent(/^deepseek-chat$/);
     expect(within(rows[2]!).getAllByRole('cell')[1]).toHaveTextContent('deepseek-chatAlert briefs');
+  });
+
+  // Issue 29: answers stopped by the person were counted as failed; estimated tokens looked reported.
+  it('counts answers the person stopped apart from failures, and says which tokens are estimated', async () => {
+    const mixed: TChatUsageReport = {
+      ...report(30),
+      rows: [{ user: { id: 'u1', email: 'ada@example.com', name: 'Ada' }, provider: 'openai', model: 'gpt-4o', purpose: 'chat', requests: 9, failed: 1, stopped: 3, estimated: 2, inputTokens: 900, outputTokens: 300, images: 0, costUsd: 0.005 }],
+    };
+    stubFetch({ 'GET /api/admin/usage?days=30': { body: mixed } });
+    renderWithProviders(<UsagePage />, { auth: signedInAs('admin'), path: '/admin/usage' });
+    const rows = within(await screen.findByRole('table', { name: 'AI usage in the last 30 days' })).getAllByRole('row');
+    expect(within(rows[1]!).getAllByRole('cell')[2]).toHaveTextContent(/^91 failed3 stopped2 estimated$/);
+    expect(screen.getByText(/^Estimated: calls whose provider reported no token counts/)).toBeInTheDocument();
+    const phone = within(screen.getByRole('list', { name: 'AI usage in the last 30 days' })).getAllByRole('listitem')[0]!;
+    expect(phone).toHaveTextContent('Requests9 (1 failed, 3 stopped, 2 estimated)');
   });
 
   it('formats costs as USD', () => {

@@ -34,6 +34,8 @@ function normalise(data: unknown): { rows: TChatUsageRow[]; totals: TChatUsageRe
     purpose: r.purpose ?? 'chat',
     requests: r.requests ?? 0,
     failed: r.failed ?? 0,
+    stopped: r.stopped ?? 0,
+    estimated: r.estimated ?? 0,
     inputTokens: r.inputTokens ?? 0,
     outputTokens: r.outputTokens ?? 0,
     images: r.images ?? 0,
@@ -42,6 +44,15 @@ function normalise(data: unknown): { rows: TChatUsageRow[]; totals: TChatUsageRe
   return { rows, totals: usageTotals(rows) };
 }
 
+
+/** What became of a row's calls besides answering: failed, stopped by the person, tokens estimated (docs/decisions/0061). */
+function callNotes(row: { failed?: number; stopped?: number; estimated?: number }): string[] {
+  return [
+    ...(row.failed ? [`${count.format(row.failed)} failed`] : []),
+    ...(row.stopped ? [`${count.format(row.stopped)} stopped`] : []),
+    ...(row.estimated ? [`${count.format(row.estimated)} estimated`] : []),
+  ];
+}
 
 const TH = 'px-4 py-3 font-semibold';
 const NUM = 'px-4 py-3 text-right tabular-nums whitespace-nowrap';
@@ -88,85 +99,97 @@ export default function UsagePage() {
       ) : usage.data.rows.length === 0 ? (
         <p className="mt-8 text-slate-600">No AI usage in the last {days} days.</p>
       ) : (
-        <Card className="mt-8 overflow-x-auto">
-          {/* A phone gets one block per user and model, its figures below; wider screens the table. */}
-          <ul aria-label={`AI usage in the last ${days} days`} className="divide-y divide-slate-200 sm:hidden">
-            {usage.data.rows.map((row) => (
-              <li key={rowKey(row)} className="p-4 text-sm">
-                <p className="font-medium break-words text-slate-900">{row.user.name || row.user.email}</p>
-                {row.user.name && <p className="text-xs break-all text-slate-600">{row.user.email}</p>}
-                <p className="mt-1 text-slate-700">
-                  {providerLabel(row.provider)} · <span className="font-mono text-xs break-all">{row.model}</span>
-                  {PURPOSE_NOTE[row.purpose] && <span className="text-xs text-slate-600"> · {PURPOSE_NOTE[row.purpose]}</span>}
-                </p>
-                <Figures figures={row} />
-              </li>
-            ))}
-            <li className="bg-slate-50 p-4 text-sm">
-              <p className="font-semibold text-slate-900">Total</p>
-              <Figures figures={usage.data.totals} />
-            </li>
-          </ul>
-          <table className="hidden w-full text-left text-sm sm:table">
-            <caption className="sr-only">AI usage in the last {days} days</caption>
-            <thead className="border-b border-slate-200 bg-slate-50 text-slate-700">
-              <tr>
-                <th scope="col" className={TH}>User</th>
-                <th scope="col" className={TH}>Provider</th>
-                <th scope="col" className={TH}>Model</th>
-                <th scope="col" className={`${TH} text-right`}>Requests</th>
-                <th scope="col" className={`${TH} text-right`}>Input tokens</th>
-                <th scope="col" className={`${TH} text-right`}>Output tokens</th>
-                <th scope="col" className={`${TH} text-right`}>Images</th>
-                <th scope="col" className={`${TH} text-right`}>Cost</th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-200">
+        <>
+          {usage.data.rows.some((row) => row.estimated > 0) && (
+            <p className="mt-6 text-sm text-slate-600">
+              Estimated: calls whose provider reported no token counts (a server that does not report them, an answer whose connection was lost, one a server was writing when it stopped); their tokens are our estimate from the text.
+            </p>
+          )}
+          <Card className="mt-8 overflow-x-auto">
+            {/* A phone gets one block per user and model, its figures below; wider screens the table. */}
+            <ul aria-label={`AI usage in the last ${days} days`} className="divide-y divide-slate-200 sm:hidden">
               {usage.data.rows.map((row) => (
-                <tr key={rowKey(row)}>
-                  <th scope="row" className="px-4 py-3 font-medium text-slate-900">
-                    <span className="block">{row.user.name || row.user.email}</span>
-                    {row.user.name && <span className="block text-xs font-normal break-all text-slate-600">{row.user.email}</span>}
-                  </th>
-                  <td className="px-4 py-3 text-slate-700">{providerLabel(row.provider)}</td>
-                  <td className="px-4 py-3 font-mono text-xs text-slate-700">
-                    {row.model}
-                    {PURPOSE_NOTE[row.purpose] && <span className="block font-sans text-slate-600">{PURPOSE_NOTE[row.purpose]}</span>}
-                  </td>
-                  <td className={NUM}>
-                    {count.format(row.requests)}
-                    {row.failed > 0 && <span className="block text-xs text-slate-600">{count.format(row.failed)} failed</span>}
-                  </td>
-                  <td className={NUM}>{count.format(row.inputTokens)}</td>
-                  <td className={NUM}>{count.format(row.outputTokens)}</td>
-                  <td className={NUM}>{count.format(row.images)}</td>
-                  <td className={NUM}>{formatUsd(row.costUsd)}</td>
-                </tr>
+                <li key={rowKey(row)} className="p-4 text-sm">
+                  <p className="font-medium break-words text-slate-900">{row.user.name || row.user.email}</p>
+                  {row.user.name && <p className="text-xs break-all text-slate-600">{row.user.email}</p>}
+                  <p className="mt-1 text-slate-700">
+                    {providerLabel(row.provider)} · <span className="font-mono text-xs break-all">{row.model}</span>
+                    {PURPOSE_NOTE[row.purpose] && <span className="text-xs text-slate-600"> · {PURPOSE_NOTE[row.purpose]}</span>}
+                  </p>
+                  <Figures figures={row} />
+                </li>
               ))}
-            </tbody>
-            <tfoot className="border-t-2 border-slate-300 bg-slate-50 font-semibold text-slate-900">
-              <tr>
-                <th scope="row" colSpan={3} className="px-4 py-3">
-                  Total
-                </th>
-                <td className={NUM}>{count.format(usage.data.totals.requests)}</td>
-                <td className={NUM}>{count.format(usage.data.totals.inputTokens)}</td>
-                <td className={NUM}>{count.format(usage.data.totals.outputTokens)}</td>
-                <td className={NUM}>{count.format(usage.data.totals.images)}</td>
-                <td className={NUM}>{formatUsd(usage.data.totals.costUsd)}</td>
-              </tr>
-            </tfoot>
-          </table>
-        </Card>
+              <li className="bg-slate-50 p-4 text-sm">
+                <p className="font-semibold text-slate-900">Total</p>
+                <Figures figures={usage.data.totals} />
+              </li>
+            </ul>
+            <table className="hidden w-full text-left text-sm sm:table">
+              <caption className="sr-only">AI usage in the last {days} days</caption>
+              <thead className="border-b border-slate-200 bg-slate-50 text-slate-700">
+                <tr>
+                  <th scope="col" className={TH}>User</th>
+                  <th scope="col" className={TH}>Provider</th>
+                  <th scope="col" className={TH}>Model</th>
+                  <th scope="col" className={`${TH} text-right`}>Requests</th>
+                  <th scope="col" className={`${TH} text-right`}>Input tokens</th>
+                  <th scope="col" className={`${TH} text-right`}>Output tokens</th>
+                  <th scope="col" className={`${TH} text-right`}>Images</th>
+                  <th scope="col" className={`${TH} text-right`}>Cost</th>
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-slate-200">
+                {usage.data.rows.map((row) => (
+                  <tr key={rowKey(row)}>
+                    <th scope="row" className="px-4 py-3 font-medium text-slate-900">
+                      <span className="block">{row.user.name || row.user.email}</span>
+                      {row.user.name && <span className="block text-xs font-normal break-all text-slate-600">{row.user.email}</span>}
+                    </th>
+                    <td className="px-4 py-3 text-slate-700">{providerLabel(row.provider)}</td>
+                    <td className="px-4 py-3 font-mono text-xs text-slate-700">
+                      {row.model}
+                      {PURPOSE_NOTE[row.purpose] && <span className="block font-sans text-slate-600">{PURPOSE_NOTE[row.purpose]}</span>}
+                    </td>
+                    <td className={NUM}>
+                      {count.format(row.requests)}
+                      {callNotes(row).map((note) => (
+                        <span key={note} className="block text-xs text-slate-600">
+                          {note}
+                        </span>
+                      ))}
+                    </td>
+                    <td className={NUM}>{count.format(row.inputTokens)}</td>
+                    <td className={NUM}>{count.format(row.outputTokens)}</td>
+                    <td className={NUM}>{count.format(row.images)}</td>
+                    <td className={NUM}>{formatUsd(row.costUsd)}</td>
+                  </tr>
+                ))}
+              </tbody>
+              <tfoot className="border-t-2 border-slate-300 bg-slate-50 font-semibold text-slate-900">
+                <tr>
+                  <th scope="row" colSpan={3} className="px-4 py-3">
+                    Total
+                  </th>
+                  <td className={NUM}>{count.format(usage.data.totals.requests)}</td>
+                  <td className={NUM}>{count.format(usage.data.totals.inputTokens)}</td>
+                  <td className={NUM}>{count.format(usage.data.totals.outputTokens)}</td>
+                  <td className={NUM}>{count.format(usage.data.totals.images)}</td>
+                  <td className={NUM}>{formatUsd(usage.data.totals.costUsd)}</td>
+                </tr>
+              </tfoot>
+            </table>
+          </Card>
+        </>
       )}
     </div>
   );
 }
 
 /** The numbers of a row or of the total, labelled, for the phone's blocks. */
-function Figures({ figures }: { figures: TChatUsageReport['totals'] & { failed?: number } }) {
+function Figures({ figures }: { figures: TChatUsageReport['totals'] & { failed?: number; stopped?: number; estimated?: number } }) {
+  const notes = callNotes(figures);
   const items: Array<[string, string]> = [
-    ['Requests', `${count.format(figures.requests)}${figures.failed ? ` (${count.format(figures.failed)} failed)` : ''}`],
+    ['Requests', `${count.format(figures.requests)}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`],
     ['Input tokens', count.format(figures.inputTokens)],
     ['Output tokens', count.format(figures.outputTokens)],
     ['Images', count.format(figures.images)],

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
-import { CHAT_IMAGE_LIMITS, CHAT_LIMITS, chatImageId, type TChatModel, type TChatProviderInfo, type TChatRequest } from '../../../../contracts/chat.ts';
+import { CHAT_IMAGE_LIMITS, CHAT_LIMITS, CONTINUE_PROMPT, chatImageId, mayContinue, type TChatModel, type TChatProviderInfo, type TChatRequest } from '../../../../contracts/chat.ts';
 import { notify } from '../../../lib/notify.ts';
 import { ChatRequestError, MISSING_KEY_TEXT, joinAnswer, sendChat, stopAnswer, type ChatResult } from '../api/chat-api.ts';
 import { sessionTitle, type ChatMessage, type ChatSettings } from '../lib/chat-storage.ts';
@@ -26,6 +26,9 @@ export type ChatSend = {
   /** A new answer to a question of the branch in view (regenerate, or retry after Stop or an
    * error): a version beside the answers it already has. */
   answer(questionId: string): boolean;
+  /** After an answer cut at its length limit: asks the assistant to go on from where it stopped
+   * (CONTINUE_PROMPT, a question of its own after it; docs/decisions/0061). False when it cannot. */
+  continueAnswer(answerId: string): boolean;
   /** Sends an edited question as a new version of it; the chat goes on from there. */
   edit(questionId: string, text: string): boolean;
   stop(): void;
@@ -187,8 +190,16 @@ export function useChatSend({ info, variant, chatId, branch, model, models, sett
         });
         flushFrame();
         if (!isLive()) return;
-        if (result.content || result.images.length > 0 || started) {
-          showAnswer({ content: result.content || answer, model: result.model, streaming: undefined, ...(result.images.length > 0 ? { images: result.images } : {}) });
+        // An answer with a note is kept whatever it holds: the note says why it is not whole (or empty).
+        if (result.content || result.images.length > 0 || started || result.note) {
+          showAnswer({
+            content: result.content || answer,
+            model: result.model,
+            streaming: undefined,
+            finish: result.finish,
+            note: result.note,
+            ...(result.images.length > 0 ? { images: result.images } : {}),
+          });
         } else {
           throw new ChatRequestError('The assistant returned an empty answer');
         }
@@ -202,13 +213,14 @@ export function useChatSend({ info, variant, chatId, branch, model, models, sett
         };
         if (controller.signal.aborted || (err instanceof ChatRequestError && err.stopped)) {
           // Stopped: the partial answer stays, marked.
-          showAnswer({ content: answer, note: STOPPED_NOTE, streaming: undefined });
+          showAnswer({ content: answer, note: STOPPED_NOTE, finish: 'stopped', streaming: undefined });
         } else if (joining && err instanceof ChatRequestError && err.status === 404) {
           // Gone meanwhile (it failed before any text): the chat as the server holds it.
           noAnswer();
         } else if (err instanceof ChatRequestError) {
           if (answer) {
-            showAnswer({ content: answer, note: cutShortNote(err.message), streaming: undefined });
+            // Cut short (the connection lost, a failure): the text stays with why, and Retry.
+            showAnswer({ content: answer, note: cutShortNote(err.message), finish: err.finish, streaming: undefined });
             if (underInput) setInlineError(err.message);
           } else if (err.message.includes(MISSING_KEY_TEXT)) {
             noAnswer();
@@ -221,7 +233,7 @@ export function useChatSend({ info, variant, chatId, branch, model, models, sett
           }
         } else {
           console.error('Chat request failed unexpectedly:', err);
-          if (answer) showAnswer({ content: answer, note: UNEXPECTED_CUT_NOTE, streaming: undefined });
+          if (answer) showAnswer({ content: answer, note: UNEXPECTED_CUT_NOTE, finish: 'failed', streaming: undefined });
           else noAnswer();
           notify.error(...FAILED_TOAST);
         }
@@ -323,6 +335,14 @@ export function useChatSend({ info, variant, chatId, branch, model, models, sett
     [run],
   );
 
+  const continueAnswer = useCallback(
+    (answerId: string) => {
+      const cut = latest.current.branch.find((b) => b.message.id === answerId)?.message;
+      return cut?.role === 'assistant' && mayContinue(cut) ? ask(CONTINUE_PROMPT, answerId) : false;
+    },
+    [ask],
+  );
+
   /**
    * Stop: the server ends the answer wherever it is being written and the stream then ends,
    * stopped, with what was kept. Should the server not answer, or the answer not end soon, the
@@ -360,5 +380,5 @@ export function useChatSend({ info, variant, chatId, branch, model, models, sett
     return id ? { id, content } : null;
   }, [live]);
 
-  return { pending, streamingId, configError, inlineError, send, attach, answer, edit, stop, reset, live };
+  return { pending, streamingId, configError, inlineError, send, attach, answer, continueAnswer, edit, stop, reset, live };
 }

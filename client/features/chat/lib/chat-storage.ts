@@ -1,3 +1,4 @@
+import type { TChatFinish } from '../../../../contracts/chat.ts';
 import { CLOCK, DATE, calendarDaysBetween, formatTime } from '../../../../contracts/time-format.ts';
 
 /** SPEC section 3: a chat message; id, images, the notes and its place among versions are ours. */
@@ -17,8 +18,10 @@ export type ChatMessage = {
   images?: string[];
   /** Generated images left out of local storage (data: URLs are too large to keep). */
   imagesNotKept?: number;
-  /** Shown under the text: '(stopped)' or an error that cut the answer short. */
+  /** Shown under the text: '(stopped)', or why the answer is not whole (cut short, empty). */
   note?: string;
+  /** How the answer ended (docs/decisions/0061): 'length' offers Continue. */
+  finish?: TChatFinish;
   /** Our own error message ('Sorry, I encountered an error: ...'): never sent to the model. */
   failed?: boolean;
   /** Still arriving: not saved to the server until it ends. */
