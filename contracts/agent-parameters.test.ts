@@ -24,11 +24,14 @@ describe('parameterRule: the hint states the rule the server checks', () => {
     expect(parameterRule(definitions(templateId)[key]!)).toBeNull();
   });
 
-  it("the hint's words are the server's error for a value that breaks it", () => {
+  it("the hint's words are the server's error for a value that breaks it, which names the field by its label", () => {
     const period = definitions('stock-market-scanner').movingAveragePeriod!;
     const error = parameterSchema(period).safeParse(4).error!.issues[0]!.message;
-    expect(parameterRule(period)!.toLowerCase()).toContain(error);
+    expect(error).toBe('Moving average period must be between 5 and 200');
+    expect(parameterRule(period)!.toLowerCase()).toContain(error.slice(`${period.label} `.length));
     const token = definitions('crypto-market-monitor').token!;
-    expect(parameterRule(token)).toContain(parameterSchema(token).safeParse('btc').error!.issues[0]!.message);
+    const tokenError = parameterSchema(token).safeParse('btc').error!.issues[0]!.message;
+    expect(tokenError).toBe('Token must be 2 to 10 capital letters (e.g. BTC)');
+    expect(parameterRule(token)).toContain(tokenError.slice(`${token.label} `.length));
   });
 });

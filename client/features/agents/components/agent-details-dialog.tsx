@@ -15,6 +15,7 @@ import { backtestAgent, browserTimeZone, deleteAgent, invalidateAgents, runAgent
 import { explainAlertsText } from './explain-alerts-field.tsx';
 import { NotificationsFields, ParametersFields, perHourText, ScheduleEditor } from './config-fields.tsx';
 import { AgentNameField } from './agent-name-field.tsx';
+import { ChannelNames } from './channel-choice.tsx';
 import { FailingNotice, PerformanceValue } from './agent-health.tsx';
 import { DiscardDialog } from './discard-dialog.tsx';
 import { createOpenEdits, EditableSection, OpenEdits, SECTION, withOpenEdits, type TOpenEdit } from './editable-section.tsx';
@@ -309,6 +310,9 @@ export function Settings({ agent }: { agent: TAgent }) {
       <dl className={SECTION}>
         <Row term="Email notifications">{notifications.email ? 'On' : 'Off'}</Row>
         <Row term="In-app notifications">{notifications.inApp ? 'On' : 'Off'}</Row>
+        <Row term="Channels">
+          <ChannelNames ids={notifications.channels} />
+        </Row>
         <Row term="Notifications per hour">{perHourText(notifications)}</Row>
         <Row term="Explain alerts">{explainAlertsText(notifications.brief)}</Row>
       </dl>

@@ -9,7 +9,9 @@ import { formatValue, frequencyLabel } from '../lib/agent-format.ts';
 import { backtestDraft, browserTimeZone } from '../api/agents-api.ts';
 import { clearChanged, fieldErrors, NO_FIELD_ERRORS, wizardStepOf, type TFieldErrors } from '../lib/field-errors.ts';
 import { explainAlertsText } from './explain-alerts-field.tsx';
-import { FieldErrorList, FIRST_INVALID, NotificationsFields, ParametersFields, perHourText, ScheduleEditor } from './config-fields.tsx';
+import { NotificationsFields, ParametersFields, perHourText, ScheduleEditor } from './config-fields.tsx';
+import { FieldErrorList, FIRST_INVALID } from './field-error-list.tsx';
+import { ChannelNames } from './channel-choice.tsx';
 import { DiscardDialog } from './discard-dialog.tsx';
 import { Row } from './form-controls.tsx';
 import { SignalsList } from './signals-list.tsx';
@@ -109,8 +111,8 @@ function WizardBody({
   const dirty = JSON.stringify({ schedule, parameters, notifications }) !== JSON.stringify(initial);
   useEffect(() => onDirtyChange(dirty), [dirty, onDirtyChange]);
 
-  // A refusal: mark its fields, open the tab of the first, and move focus to it. Any other
-  // failure is the caller's to report (its toast).
+  // A refusal: mark every field it names, open the first tab (in the steps' order) holding one,
+  // and move focus to its first marked field. Any other failure is the caller's to report (its toast).
   // The configuration as it stands: what Create sends and what Test on history tests.
   const config = buildConfig(schedule, notifications, parameters);
   const create = () =>
@@ -118,7 +120,7 @@ function WizardBody({
       const refused = fieldErrors(err);
       if (!refused) return;
       setErrors(refused);
-      setStep(wizardStepOf(Object.keys(refused)[0]!));
+      setStep(WIZARD_STEPS.find((s) => Object.keys(refused).some((path) => wizardStepOf(path) === s.value))!.value);
       setFocusRequest((n) => n + 1);
     });
   useEffect(() => {
@@ -192,6 +194,9 @@ function WizardBody({
             <dl className="divide-y divide-slate-100">
               <Row term="Email">{notifications.email ? 'On' : 'Off'}</Row>
               <Row term="In-app">{notifications.inApp ? 'On' : 'Off'}</Row>
+              <Row term="Channels">
+                <ChannelNames ids={notifications.channels} />
+              </Row>
               <Row term="Notifications per hour">{perHourText(notifications)}</Row>
               <Row term="Explain alerts">{explainAlertsText(notifications.brief)}</Row>
               <Row term="Thresholds">

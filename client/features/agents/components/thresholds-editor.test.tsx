@@ -56,7 +56,7 @@ describe('ThresholdsEditor', () => {
 
   it("states each field's rule, the schema's own limits, on the value and the message", () => {
     renderWithProviders(<Harness initial={[{ type: 'priceChange', value: 5, message: 'Price change above 5%' }]} />);
-    const rule = 'Each value is from 0 to 10000; each message is required, up to 200 characters.';
+    const rule = 'Each value is from 0 to 10,000; each message is required, up to 200 characters.';
     expect(value()).toHaveAccessibleDescription(expect.stringContaining(rule));
     expect(message()).toHaveAccessibleDescription(rule);
   });
