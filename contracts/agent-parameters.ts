@@ -27,12 +27,29 @@ export const ZParameterValue = z.union([z.string().max(MAX_TEXT_LENGTH), z.numbe
 });
 export type TParameterValue = z.infer<typeof ZParameterValue>;
 
+/**
+ * Outside sources a server may lack (an on-chain source needs WHALE_ALERT_API_KEY), which a
+ * parameter can need to do anything, and which of them this server has (the pages' runtime config
+ * says so to the browser).
+ */
+export const PARAMETER_SOURCES = ['onChain'] as const;
+export type TParameterSource = (typeof PARAMETER_SOURCES)[number];
+export type TParameterSources = Readonly<Record<TParameterSource, boolean>>;
+/** Every source there: a template's defaults as SPEC gives them. */
+export const ALL_SOURCES: TParameterSources = { onChain: true };
+/** What a missing source means for the switch that needs it, for its hint. */
+export const MISSING_SOURCE_NOTES: Record<TParameterSource, string> = {
+  onChain: 'No on-chain source is configured on this server, so it starts off: turned on, each run reports it as not configured.',
+};
+
 export const ZParameterDefinition = z.object({
   type: z.enum(PARAMETER_TYPES),
   label: z.string(),
   description: z.string(),
   default: z.union([z.string(), z.number(), z.boolean(), z.array(z.string()).readonly()]),
   required: z.boolean(),
+  /** A switch that does nothing without this source: it starts off where the server has none. */
+  needs: z.enum(PARAMETER_SOURCES).optional(),
   validation: z
     .object({
       options: z.array(z.string()).readonly().optional(),
@@ -68,8 +85,13 @@ export type TParameterValueOf<D extends TParameterDefinition> = D['type'] extend
 /** Parsed parameters: every one present (an optional one missing takes its default). */
 export type TParametersOf<P extends TParameterDefinitions> = { -readonly [K in keyof P]: TParameterValueOf<P[K]> };
 
-/** A definition's default as a configuration holds it: a copy, since a list may be changed. */
-export function defaultValue(definition: TParameterDefinition): TParameterValue {
+/**
+ * A definition's default as a configuration holds it: a copy, since a list may be changed. A
+ * switch needing a source the server lacks starts off (issue 29 item 11, decision 0065): on, it
+ * would only report 'not configured' on every run.
+ */
+export function defaultValue(definition: TParameterDefinition, sources: TParameterSources = ALL_SOURCES): TParameterValue {
+  if (definition.type === 'boolean' && definition.needs !== undefined && !sources[definition.needs]) return false;
   const value = definition.default;
   // Array.isArray does not narrow a readonly array out of the union; typeof does.
   return typeof value === 'object' ? [...value] : value;

@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { CHANNEL_CHOICE_RULE, MAX_CHANNELS } from './channels.ts';
-import { defaultValue, parametersSchema, ZParameterDefinition, ZParameterValue, type TParameterDefinitions, type TParametersOf } from './agent-parameters.ts';
+import {
+  ALL_SOURCES,
+  defaultValue,
+  parametersSchema,
+  ZParameterDefinition,
+  ZParameterValue,
+  type TParameterDefinitions,
+  type TParameterSources,
+  type TParametersOf,
+} from './agent-parameters.ts';
 import { ZAgentHealth } from './agent-health.ts';
 import { ZRunResult } from './market.ts';
 import { defaultThreshold, THRESHOLD_TYPES, thresholdLabel } from './alert-thresholds.ts';
@@ -306,6 +315,7 @@ const CRYPTO_MONITOR_PARAMETERS = {
     description: 'Add on-chain data (needs a configured on-chain source).',
     default: true,
     required: true,
+    needs: 'onChain',
   },
   volatilityThreshold: {
     type: 'slider',
@@ -329,6 +339,7 @@ const CRYPTO_MONITOR_PARAMETERS = {
     description: 'Follow large wallets (needs a configured on-chain source).',
     default: false,
     required: true,
+    needs: 'onChain',
   },
 } as const satisfies TParameterDefinitions;
 
@@ -422,14 +433,15 @@ export const templateParametersSchema = (templateId: string) => PARAMETER_SCHEMA
 
 /**
  * A template's own defaults as a whole configuration, as the wizard starts it: a copy, so a
- * caller may change it. The time zone is the one its active hours are read in.
+ * caller may change it. The time zone is the one its active hours are read in; `sources` are the
+ * outside sources the server has (a switch needing a missing one starts off).
  */
-export function defaultAgentConfig(template: TAgentTemplate, timeZone = 'UTC'): TAgentConfig {
+export function defaultAgentConfig(template: TAgentTemplate, timeZone = 'UTC', sources: TParameterSources = ALL_SOURCES): TAgentConfig {
   const { schedule, notifications, parameters } = structuredClone(template.defaultConfig);
   return {
     schedule: { ...schedule, timeZone },
     notifications,
-    parameters: Object.fromEntries(Object.entries(parameters).map(([key, definition]) => [key, defaultValue(definition)])),
+    parameters: Object.fromEntries(Object.entries(parameters).map(([key, definition]) => [key, defaultValue(definition, sources)])),
   };
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PARAMETER_SOURCES } from './agent-parameters.ts';
 import { CHAT_ACCESS, CHAT_PROVIDERS } from './chat.ts';
 import { SIGN_IN_ATTEMPT_PATTERN } from './constants.ts';
 import { ZUser } from './users.ts';
@@ -51,5 +52,7 @@ export const ZPublicConfig = z.object({
   authProvider: z.enum(AUTH_PROVIDERS),
   /** Who may use each assistant (CHAT_POLICY over the defaults), e.g. for the Users page's roles. */
   chatPolicy: z.record(z.enum(CHAT_PROVIDERS), z.enum(CHAT_ACCESS)),
+  /** Which outside sources the server has (the agents wizard starts a switch needing a missing one off). */
+  sources: z.record(z.enum(PARAMETER_SOURCES), z.boolean()),
 });
 export type TPublicConfig = z.infer<typeof ZPublicConfig>;

@@ -72,6 +72,8 @@ describe('HTTP conventions', () => {
       authProvider: 'local',
       // CHAT_POLICY over the defaults: the Users page says what guests may use from it.
       chatPolicy: { openai: 'signedIn', anthropic: 'admin', gemini: 'admin', grok: 'admin', deepseek: 'admin', llama: 'signedIn' },
+      // No WHALE_ALERT_API_KEY: the wizard starts on-chain metrics off.
+      sources: { onChain: false },
     });
   });
 

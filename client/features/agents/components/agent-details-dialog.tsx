@@ -14,6 +14,7 @@ import { SignalsList } from './signals-list.tsx';
 import { backtestAgent, browserTimeZone, deleteAgent, invalidateAgents, runAgent, useAgent, useAgentRuns } from '../api/agents-api.ts';
 import { explainAlertsText } from './explain-alerts-field.tsx';
 import { NotificationsFields, ParametersFields, perHourText, ScheduleEditor } from './config-fields.tsx';
+import { serverSources } from '../lib/server-sources.ts';
 import { AgentNameField } from './agent-name-field.tsx';
 import { ChannelNames } from './channel-choice.tsx';
 import { FailingNotice, PerformanceValue } from './agent-health.tsx';
@@ -275,7 +276,7 @@ function ParametersSection({ agent, template }: { agent: TAgent; template: TAgen
       paths="parameters"
       // The template's parameters, each as stored or else its default: a configuration saved
       // before the template changed (decision 0025) is repaired by saving it.
-      start={(a) => Object.fromEntries(Object.entries(template.defaultConfig.parameters).map(([key, definition]) => [key, a.config.parameters[key] ?? defaultValue(definition)]))}
+      start={(a) => Object.fromEntries(Object.entries(template.defaultConfig.parameters).map(([key, definition]) => [key, a.config.parameters[key] ?? defaultValue(definition, serverSources())]))}
       toEdit={(draft, a) => ({ config: { ...a.config, parameters: draft } })}
       view={view}
       editor={(draft, onChange, errors) => <ParametersFields template={template} value={draft} onChange={onChange} errors={errors} />}

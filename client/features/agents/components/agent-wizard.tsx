@@ -8,6 +8,7 @@ import { thresholdLabel, thresholdValueText } from '../../../../contracts/alert-
 import { formatValue, frequencyLabel } from '../lib/agent-format.ts';
 import { backtestDraft, browserTimeZone } from '../api/agents-api.ts';
 import { clearChanged, fieldErrors, NO_FIELD_ERRORS, wizardStepOf, type TFieldErrors } from '../lib/field-errors.ts';
+import { serverSources } from '../lib/server-sources.ts';
 import { explainAlertsText } from './explain-alerts-field.tsx';
 import { NotificationsFields, ParametersFields, perHourText, ScheduleEditor } from './config-fields.tsx';
 import { FieldErrorList, FIRST_INVALID } from './field-error-list.tsx';
@@ -95,7 +96,7 @@ function WizardBody({
   const [step, setStep] = useState<TStep>('schedule');
   const [initial] = useState(() => ({
     schedule: toDraft(template.defaultConfig.schedule),
-    parameters: defaultAgentConfig(template).parameters,
+    parameters: defaultAgentConfig(template, 'UTC', serverSources()).parameters,
     notifications: structuredClone(template.defaultConfig.notifications),
   }));
   const [schedule, setSchedule] = useState(initial.schedule);
