@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { formatLimit } from './number-format.ts';
 
 /**
  * A template's parameters (SPEC section 3: type, label, description, default, required,
@@ -21,8 +22,25 @@ const STEP_TOLERANCE = 1e-9;
 
 /** Any parameter's value in a submitted configuration: its shape only; what it may hold depends
  * on the template (parametersSchema). */
-export const ZParameterValue = z.union([z.string().max(MAX_TEXT_LENGTH), z.number().finite(), z.boolean(), z.array(z.string().max(200)).max(50)]);
+export const ZParameterValue = z.union([z.string().max(MAX_TEXT_LENGTH), z.number(), z.boolean(), z.array(z.string().max(200)).max(50)], {
+  error: `A parameter's value must be text (at most ${formatLimit(MAX_TEXT_LENGTH)} characters), a number, true or false, or a list of at most 50 texts`,
+});
 export type TParameterValue = z.infer<typeof ZParameterValue>;
+
+/**
+ * Outside sources a server may lack (an on-chain source needs WHALE_ALERT_API_KEY), which a
+ * parameter can need to do anything, and which of them this server has (the pages' runtime config
+ * says so to the browser).
+ */
+export const PARAMETER_SOURCES = ['onChain'] as const;
+export type TParameterSource = (typeof PARAMETER_SOURCES)[number];
+export type TParameterSources = Readonly<Record<TParameterSource, boolean>>;
+/** Every source there: a template's defaults as SPEC gives them. */
+export const ALL_SOURCES: TParameterSources = { onChain: true };
+/** What a missing source means for the switch that needs it, for its hint. */
+export const MISSING_SOURCE_NOTES: Record<TParameterSource, string> = {
+  onChain: 'No on-chain source is configured on this server, so it starts off: turned on, each run reports it as not configured.',
+};
 
 export const ZParameterDefinition = z.object({
   type: z.enum(PARAMETER_TYPES),
@@ -30,6 +48,8 @@ export const ZParameterDefinition = z.object({
   description: z.string(),
   default: z.union([z.string(), z.number(), z.boolean(), z.array(z.string()).readonly()]),
   required: z.boolean(),
+  /** A switch that does nothing without this source: it starts off where the server has none. */
+  needs: z.enum(PARAMETER_SOURCES).optional(),
   validation: z
     .object({
       options: z.array(z.string()).readonly().optional(),
@@ -65,21 +85,26 @@ export type TParameterValueOf<D extends TParameterDefinition> = D['type'] extend
 /** Parsed parameters: every one present (an optional one missing takes its default). */
 export type TParametersOf<P extends TParameterDefinitions> = { -readonly [K in keyof P]: TParameterValueOf<P[K]> };
 
-/** A definition's default as a configuration holds it: a copy, since a list may be changed. */
-export function defaultValue(definition: TParameterDefinition): TParameterValue {
+/**
+ * A definition's default as a configuration holds it: a copy, since a list may be changed. A
+ * switch needing a source the server lacks starts off (issue 29 item 11, decision 0065): on, it
+ * would only report 'not configured' on every run.
+ */
+export function defaultValue(definition: TParameterDefinition, sources: TParameterSources = ALL_SOURCES): TParameterValue {
+  if (definition.type === 'boolean' && definition.needs !== undefined && !sources[definition.needs]) return false;
   const value = definition.default;
   // Array.isArray does not narrow a readonly array out of the union; typeof does.
   return typeof value === 'object' ? [...value] : value;
 }
 
-/** 'is required' for a missing value, else `message`: zod reports both as a wrong type. */
-const typeError = (message: string) => ({ error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : message) });
+/** '{label} is required' for a missing value, else `message`: zod reports both as a wrong type. */
+const typeError = (label: string, message: string) => ({ error: (issue: { input?: unknown }) => (issue.input === undefined ? `${label} is required` : message) });
 /** Each parameter reports only its first problem, as a person fixes one thing at a time. */
 const first = (message: string) => ({ message, abort: true });
 
 function rangeMessage(min: number | undefined, max: number | undefined): string {
-  if (min !== undefined && max !== undefined) return `must be between ${min} and ${max}`;
-  return min !== undefined ? `must be at least ${min}` : `must be at most ${max}`;
+  if (min !== undefined && max !== undefined) return `must be between ${formatLimit(min)} and ${formatLimit(max)}`;
+  return min !== undefined ? `must be at least ${formatLimit(min)}` : `must be at most ${formatLimit(max!)}`;
 }
 
 /** A number's or slider's range and grid: SPEC's defaults where the template gives none. */
@@ -91,7 +116,7 @@ function numberRules(definition: TParameterDefinition): { min?: number; max?: nu
   return { min, max, step: rules.step ?? DEFAULT_STEP, base: min ?? 0 };
 }
 
-const gridMessage = (step: number, base: number) => (step === 1 && Number.isInteger(base) ? 'must be a whole number' : `must be a multiple of ${step} from ${base}`);
+const gridMessage = (step: number, base: number) => (step === 1 && Number.isInteger(base) ? 'must be a whole number' : `must be a multiple of ${formatLimit(step)} from ${formatLimit(base)}`);
 
 /**
  * A parameter's rule in words, for the hint under its field ('Must be between 5 and 200, a whole
@@ -124,21 +149,30 @@ export function parameterRule(definition: TParameterDefinition): string | null {
   }
 }
 
+/** An option as people know it ('HTX (Huobi)' for Huobi, ccxt's htx). */
+const optionLabel = (definition: TParameterDefinition, option: string) => definition.validation?.optionLabels?.[option] ?? option;
+
 /** 'FTX is closed since 2022': options shown in the wizard but no longer usable. */
 function disabledReason(definition: TParameterDefinition, option: string): string | null {
   const reason = definition.validation?.disabledOptions?.[option];
   return reason === undefined ? null : `${option} is ${reason.charAt(0).toLowerCase()}${reason.slice(1)}`;
 }
 
-/** The schema of one parameter's value, from its definition. */
+/**
+ * The schema of one parameter's value, from its definition. Its messages name the parameter by
+ * its label, as the field shows it ('Token must be 2 to 10 capital letters (e.g. BTC)'): they are
+ * read under the field, in a list of problems, and in a run's failure.
+ */
 export function parameterSchema(definition: TParameterDefinition): z.ZodType<TParameterValue> {
   const rules = definition.validation ?? {};
+  const { label } = definition;
+  const named = (rule: string) => `${label} ${rule}`;
   switch (definition.type) {
     case 'string':
     case 'textarea': {
-      let text = z.string(typeError('must be text')).max(MAX_TEXT_LENGTH, first(`must be at most ${MAX_TEXT_LENGTH} characters`));
-      if (definition.required) text = text.refine((value) => value.trim() !== '', first('is required'));
-      if (rules.pattern !== undefined) text = text.regex(new RegExp(rules.pattern), first(rules.patternMessage ?? `must match ${rules.pattern}`));
+      let text = z.string(typeError(label, named('must be text'))).max(MAX_TEXT_LENGTH, first(named(`must be at most ${formatLimit(MAX_TEXT_LENGTH)} characters`)));
+      if (definition.required) text = text.refine((value) => value.trim() !== '', first(named('is required')));
+      if (rules.pattern !== undefined) text = text.regex(new RegExp(rules.pattern), first(named(rules.patternMessage ?? `must match ${rules.pattern}`)));
       return text;
     }
     case 'number':
@@ -149,36 +183,42 @@ export function parameterSchema(definition: TParameterDefinition): z.ZodType<TPa
         return Math.abs(steps - Math.round(steps)) <= STEP_TOLERANCE;
       };
       return z
-        .number(typeError('must be a number'))
-        .refine((value) => (min === undefined || value >= min) && (max === undefined || value <= max), first(rangeMessage(min, max)))
-        .refine(onGrid, first(gridMessage(step, base)));
+        .number(typeError(label, named('must be a number')))
+        .refine((value) => (min === undefined || value >= min) && (max === undefined || value <= max), first(named(rangeMessage(min, max))))
+        .refine(onGrid, first(named(gridMessage(step, base))));
     }
     case 'boolean':
-      return z.boolean(typeError('must be true or false'));
+      return z.boolean(typeError(label, named('must be on or off (true or false)')));
     case 'select': {
       const options: readonly string[] = rules.options ?? [];
-      const oneOf = `must be one of ${options.join(', ')}`;
+      const oneOf = named(`must be one of ${options.map((o) => optionLabel(definition, o)).join(', ')}`);
       return z
-        .string(typeError(oneOf))
+        .string(typeError(label, oneOf))
         .refine((value) => options.includes(value), first(oneOf))
         .superRefine((value, ctx) => {
           const reason = disabledReason(definition, value);
-          if (reason) ctx.addIssue({ code: 'custom', message: reason, input: value });
+          if (reason) ctx.addIssue({ code: 'custom', message: `${label}: ${reason}`, input: value });
         });
     }
     case 'multi-select': {
       const options: readonly string[] = rules.options ?? [];
-      const list = options.join(', ');
+      const list = options.map((o) => optionLabel(definition, o)).join(', ');
       return z
         .array(
-          z.string().refine((option) => options.includes(option), { error: (issue) => `'${String(issue.input)}' is not one of ${list}`, abort: true }),
-          typeError(`must be a list of ${list}`),
+          z.string().refine((option) => options.includes(option), { error: (issue) => named(`must be chosen from ${list}, not '${String(issue.input)}'`), abort: true }),
+          typeError(label, named(`must be a list chosen from ${list}`)),
         )
         .superRefine((value, ctx) => {
           const duplicate = value.find((option, i) => value.indexOf(option) !== i);
           const disabled = value.map((option) => disabledReason(definition, option)).find((reason) => reason !== null);
           const message =
-            duplicate !== undefined ? `lists ${duplicate} twice` : disabled ? disabled : definition.required && value.length === 0 ? 'choose at least one' : null;
+            duplicate !== undefined
+              ? named(`list ${optionLabel(definition, duplicate)} twice`)
+              : disabled
+                ? `${label}: ${disabled}`
+                : definition.required && value.length === 0
+                  ? `Choose at least one of the ${label.toLowerCase()}`
+                  : null;
           if (message) ctx.addIssue({ code: 'custom', message, input: value });
         });
     }
@@ -214,7 +254,7 @@ export function parameterProblems(error: z.ZodError, given: Readonly<Record<stri
     problems.push({ key, message });
   };
   for (const issue of error.issues) {
-    if (issue.code === 'unrecognized_keys' && issue.path.length === 0) issue.keys.forEach((key) => add(key, 'unknown parameter'));
+    if (issue.code === 'unrecognized_keys' && issue.path.length === 0) issue.keys.forEach((key) => add(key, `This template has no parameter '${key}'`));
     else add(issue.path.length > 0 ? String(issue.path[0]) : '', issue.message);
   }
   // A stable sort: missing parameters keep the template's order among themselves.

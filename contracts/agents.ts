@@ -1,9 +1,19 @@
 import { z } from 'zod';
 import { CHANNEL_CHOICE_RULE, MAX_CHANNELS } from './channels.ts';
-import { defaultValue, parametersSchema, ZParameterDefinition, ZParameterValue, type TParameterDefinitions, type TParametersOf } from './agent-parameters.ts';
+import {
+  ALL_SOURCES,
+  defaultValue,
+  parametersSchema,
+  ZParameterDefinition,
+  ZParameterValue,
+  type TParameterDefinitions,
+  type TParameterSources,
+  type TParametersOf,
+} from './agent-parameters.ts';
 import { ZAgentHealth } from './agent-health.ts';
 import { ZRunResult } from './market.ts';
-import { defaultThreshold, THRESHOLD_TYPES } from './alert-thresholds.ts';
+import { defaultThreshold, THRESHOLD_TYPES, thresholdLabel } from './alert-thresholds.ts';
+import { formatLimit } from './number-format.ts';
 import { CHAT_PROVIDERS } from './chat.ts';
 
 /** Agent templates, schedules and thresholds from SPEC sections 3 and 9, exactly. */
@@ -44,19 +54,35 @@ export function currentFrequency(frequency: string): TFrequency | undefined {
 
 const FORMER_FREQUENCY_VALUES = Object.keys(FORMER_FREQUENCIES) as Array<keyof typeof FORMER_FREQUENCIES>;
 
-const ZTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time HH:mm');
+/** The schedule's rules beyond its shape, which the server checks (validate-config.ts) and the
+ * schedule's hint states. */
+export const ACTIVE_DAYS_RULE = 'Choose at least one of the active days';
+export const ACTIVE_HOURS_ORDER = 'The start of the active hours must be before their end';
+
+/** A time of day as the schedule holds it, named by its field ('Start of the active hours'). */
+const ZTime = (label: string) => z.string(`${label} must be a time such as 09:30`).regex(/^([01]\d|2[0-3]):[0-5]\d$/, `${label} must be a time such as 09:30`);
+/** A zone's longest IANA name, with room to spare. */
+const TIME_ZONE_MAX = 64;
+const TIME_ZONE_RULE = 'Time zone must be an IANA time zone such as Europe/Paris';
 
 export const ZSchedule = z
   .object({
     // A former value ('1min', SPEC section 9's name) is accepted and read as its entry.
     frequency: z
-      .enum([...FREQUENCIES, ...FORMER_FREQUENCY_VALUES], `frequency must be one of ${FREQUENCIES.join(', ')}`)
+      .enum([...FREQUENCIES, ...FORMER_FREQUENCY_VALUES], `Frequency must be one of ${FREQUENCIES.map((f) => FREQUENCY_LABELS[f]).join(', ')}`)
       .transform((frequency) => currentFrequency(frequency)!),
-    daysActive: z.array(z.enum(WEEKDAYS, 'must be a weekday name')).min(1, 'choose at least one day').max(7),
+    daysActive: z
+      .array(z.enum(WEEKDAYS, 'Active days must be weekday names such as Monday'))
+      .min(1, ACTIVE_DAYS_RULE)
+      .max(WEEKDAYS.length, `Active days must be at most ${WEEKDAYS.length}`),
     /** Local time HH:mm in the schedule's time zone. */
-    activeHours: z.object({ start: ZTime, end: ZTime }).optional(),
+    activeHours: z.object({ start: ZTime('Start of the active hours'), end: ZTime('End of the active hours') }).optional(),
     /** IANA time zone the active hours are in (sent by the browser). */
-    timeZone: z.string().min(1).max(64).refine(isTimeZone, 'must be an IANA time zone such as Europe/Paris'),
+    timeZone: z
+      .string(TIME_ZONE_RULE)
+      .min(1, TIME_ZONE_RULE)
+      .max(TIME_ZONE_MAX, `Time zone must be at most ${TIME_ZONE_MAX} characters`)
+      .refine(isTimeZone, TIME_ZONE_RULE),
   })
   .strict();
 export type TSchedule = z.infer<typeof ZSchedule>;
@@ -64,12 +90,19 @@ export type TSchedule = z.infer<typeof ZSchedule>;
 /** A threshold's limits: the schema refuses with them and the editor's hint states them. */
 export const THRESHOLD_VALUE_MAX = 10_000;
 export const THRESHOLD_MESSAGE_MAX = 200;
+const THRESHOLD_VALUE_RULE = `Value must be a number from 0 to ${formatLimit(THRESHOLD_VALUE_MAX)}`;
+/** Most alert thresholds one agent may set. */
+export const THRESHOLDS_MAX = 20;
 
 export const ZThreshold = z
   .object({
-    type: z.enum(THRESHOLD_TYPES, `type must be one of ${THRESHOLD_TYPES.join(', ')}`),
-    value: z.number().finite().min(0, 'value must be 0 or more').max(THRESHOLD_VALUE_MAX, `value must be at most ${THRESHOLD_VALUE_MAX}`),
-    message: z.string().trim().min(1, 'message is required').max(THRESHOLD_MESSAGE_MAX, `message must be at most ${THRESHOLD_MESSAGE_MAX} characters`),
+    type: z.enum(THRESHOLD_TYPES, `Type must be one of ${THRESHOLD_TYPES.map(thresholdLabel).join(', ')}`),
+    value: z.number(THRESHOLD_VALUE_RULE).min(0, THRESHOLD_VALUE_RULE).max(THRESHOLD_VALUE_MAX, THRESHOLD_VALUE_RULE),
+    message: z
+      .string('Message is required')
+      .trim()
+      .min(1, 'Message is required')
+      .max(THRESHOLD_MESSAGE_MAX, `Message must be at most ${formatLimit(THRESHOLD_MESSAGE_MAX)} characters`),
   })
   .strict();
 export type TThreshold = z.infer<typeof ZThreshold>;
@@ -79,7 +112,9 @@ export const MAX_PER_HOUR_DEFAULT = 12;
 export const MAX_PER_HOUR_MIN = 1;
 export const MAX_PER_HOUR_MAX = 1000;
 /** The rule the schema refuses with, as the field's hint states it. */
-export const MAX_PER_HOUR_RULE = `A whole number from ${MAX_PER_HOUR_MIN} to ${MAX_PER_HOUR_MAX}; ${MAX_PER_HOUR_DEFAULT} when left empty.`;
+export const MAX_PER_HOUR_RULE = `A whole number from ${MAX_PER_HOUR_MIN} to ${formatLimit(MAX_PER_HOUR_MAX)}; ${MAX_PER_HOUR_DEFAULT} when left empty.`;
+/** Its label on the screen, which the schema's messages name it by. */
+const PER_HOUR = 'Notifications per hour';
 
 /** The rules the server refuses an "Explain alerts" choice with, as the fields' hints state them. */
 export const BRIEF_PROVIDER_RULE = 'Choose one of the assistants you may use';
@@ -88,7 +123,7 @@ export const BRIEF_MODEL_RULE = "Choose one of the assistant's text models";
 export const ZAlertBriefChoice = z
   .object({
     provider: z.enum(CHAT_PROVIDERS, BRIEF_PROVIDER_RULE),
-    model: z.string(BRIEF_MODEL_RULE).trim().min(1, BRIEF_MODEL_RULE).max(100, 'model must be at most 100 characters'),
+    model: z.string(BRIEF_MODEL_RULE).trim().min(1, BRIEF_MODEL_RULE).max(100, 'The model must be at most 100 characters'),
   })
   .strict();
 export type TAlertBriefChoice = z.infer<typeof ZAlertBriefChoice>;
@@ -97,19 +132,19 @@ export const ZNotifications = z
   .object({
     email: z.boolean(),
     inApp: z.boolean(),
-    thresholds: z.array(ZThreshold).max(20, 'at most 20 thresholds'),
+    thresholds: z.array(ZThreshold).max(THRESHOLDS_MAX, `Alert thresholds must be at most ${THRESHOLDS_MAX}`),
     /** Optional: configurations stored before the cap existed read as the default. */
     maxPerHour: z
-      .number('maxPerHour must be a number')
-      .int('maxPerHour must be a whole number')
-      .min(MAX_PER_HOUR_MIN, `maxPerHour must be at least ${MAX_PER_HOUR_MIN}`)
-      .max(MAX_PER_HOUR_MAX, `maxPerHour must be at most ${MAX_PER_HOUR_MAX}`)
+      .number(`${PER_HOUR} must be a number`)
+      .int(`${PER_HOUR} must be a whole number`)
+      .min(MAX_PER_HOUR_MIN, `${PER_HOUR} must be at least ${MAX_PER_HOUR_MIN}`)
+      .max(MAX_PER_HOUR_MAX, `${PER_HOUR} must be at most ${formatLimit(MAX_PER_HOUR_MAX)}`)
       .optional(),
     /** The owner's delivery channels this agent also notifies (docs/decisions/0043). Optional:
      * configurations stored before channels existed read as none. */
     channels: z
       .array(z.uuid(CHANNEL_CHOICE_RULE))
-      .max(MAX_CHANNELS, `at most ${MAX_CHANNELS} channels`)
+      .max(MAX_CHANNELS, `Choose at most ${MAX_CHANNELS} channels`)
       .refine((ids) => new Set(ids).size === ids.length, 'Each channel may be chosen once')
       .optional(),
     /** "Explain alerts" (docs/decisions/0044): the chat assistant and model that write a brief of
@@ -126,15 +161,19 @@ export const notificationsPerHour = (notifications: Pick<TNotifications, 'maxPer
 /** The shape of a configuration; what each parameter may hold depends on the template, so the
  * server checks `parameters` against the template's own schema (validateAgentConfig). */
 export const ZAgentConfig = z
-  .object({ schedule: ZSchedule, notifications: ZNotifications, parameters: z.record(z.string().max(100), ZParameterValue) })
+  .object({ schedule: ZSchedule, notifications: ZNotifications, parameters: z.record(z.string().max(100, 'A parameter name must be at most 100 characters'), ZParameterValue) })
   .strict();
 export type TAgentConfig = z.infer<typeof ZAgentConfig>;
 
-export const ZAgentName = z.string().trim().min(1, 'Please provide a name for your agent').max(100, 'name must be at most 100 characters');
+export const ZAgentName = z.string('Please provide a name for your agent').trim().min(1, 'Please provide a name for your agent').max(100, 'Name must be at most 100 characters');
+
+const ZTemplateId = z.string('Choose a template').min(1, 'Choose a template').max(100, 'Template must be at most 100 characters');
+/** SPEC's `googleId`, which the server only compares with the session's. */
+const ZGoogleId = z.string().max(256, 'Google id must be at most 256 characters');
 
 /** POST /api/agents. `googleId` is SPEC's; the server refuses one that is not the session's. */
 export const ZCreateAgent = z
-  .object({ templateId: z.string().min(1).max(100), name: ZAgentName, config: ZAgentConfig, googleId: z.string().max(256).optional() })
+  .object({ templateId: ZTemplateId, name: ZAgentName, config: ZAgentConfig, googleId: ZGoogleId.optional() })
   .strict();
 export type TCreateAgent = z.infer<typeof ZCreateAgent>;
 
@@ -144,22 +183,22 @@ export type TAgentStatus = (typeof AGENT_STATUSES)[number];
 /** PATCH /api/agents/:id: a status change or a whole new config (SPEC sends the whole config). */
 export const ZUpdateAgent = z
   .object({
-    status: z.enum(AGENT_STATUSES, "status must be 'running' or 'paused'").optional(),
+    status: z.enum(AGENT_STATUSES, "Status must be 'running' or 'paused'").optional(),
     config: ZAgentConfig.optional(),
     name: ZAgentName.optional(),
-    googleId: z.string().max(256).optional(),
+    googleId: ZGoogleId.optional(),
   })
   .strict()
   .refine((body) => body.status !== undefined || body.config !== undefined || body.name !== undefined, 'Send status, config or name');
 
 export const ZAgentIdParams = z.object({ id: z.uuid('Agent id must be a UUID') });
-export const ZAgentQuery = z.object({ googleId: z.string().max(256).optional() }).strict();
+export const ZAgentQuery = z.object({ googleId: ZGoogleId.optional() }).strict();
 /** POST /api/agents/:id/run: run now. The body is optional; SPEC's googleId may ride in it. */
-export const ZRunAgent = z.object({ googleId: z.string().max(256).optional() }).strict();
+export const ZRunAgent = z.object({ googleId: ZGoogleId.optional() }).strict();
 export const ZRunsQuery = z
   .object({
-    googleId: z.string().max(256).optional(),
-    limit: z.coerce.number().int('limit must be a whole number').min(1, 'limit must be at least 1').max(500, 'limit must be at most 500').default(50),
+    googleId: ZGoogleId.optional(),
+    limit: z.coerce.number().int('Limit must be a whole number').min(1, 'Limit must be at least 1').max(500, 'Limit must be at most 500').default(50),
   })
   .strict();
 
@@ -276,6 +315,7 @@ const CRYPTO_MONITOR_PARAMETERS = {
     description: 'Add on-chain data (needs a configured on-chain source).',
     default: true,
     required: true,
+    needs: 'onChain',
   },
   volatilityThreshold: {
     type: 'slider',
@@ -299,6 +339,7 @@ const CRYPTO_MONITOR_PARAMETERS = {
     description: 'Follow large wallets (needs a configured on-chain source).',
     default: false,
     required: true,
+    needs: 'onChain',
   },
 } as const satisfies TParameterDefinitions;
 
@@ -392,14 +433,15 @@ export const templateParametersSchema = (templateId: string) => PARAMETER_SCHEMA
 
 /**
  * A template's own defaults as a whole configuration, as the wizard starts it: a copy, so a
- * caller may change it. The time zone is the one its active hours are read in.
+ * caller may change it. The time zone is the one its active hours are read in; `sources` are the
+ * outside sources the server has (a switch needing a missing one starts off).
  */
-export function defaultAgentConfig(template: TAgentTemplate, timeZone = 'UTC'): TAgentConfig {
+export function defaultAgentConfig(template: TAgentTemplate, timeZone = 'UTC', sources: TParameterSources = ALL_SOURCES): TAgentConfig {
   const { schedule, notifications, parameters } = structuredClone(template.defaultConfig);
   return {
     schedule: { ...schedule, timeZone },
     notifications,
-    parameters: Object.fromEntries(Object.entries(parameters).map(([key, definition]) => [key, defaultValue(definition)])),
+    parameters: Object.fromEntries(Object.entries(parameters).map(([key, definition]) => [key, defaultValue(definition, sources)])),
   };
 }
 

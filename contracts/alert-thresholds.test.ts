@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { alertText, followDefaultMessage, isDefaultMessage, NEW_THRESHOLD, THRESHOLD_DEFINITIONS, THRESHOLD_TYPES, thresholdValueText, type TCandleValues } from './alert-thresholds.ts';
+import { alertText, defaultThreshold, followDefaultMessage, isDefaultMessage, NEW_THRESHOLD, THRESHOLD_DEFINITIONS, THRESHOLD_TYPES, thresholdValueText, type TCandleValues } from './alert-thresholds.ts';
 import { AGENT_TEMPLATES } from './agents.ts';
 
 /** 20 candles at close 100, range 1 (high 100.5, low 99.5), volume 1000, then `last`. */
@@ -65,6 +66,49 @@ describe('default messages', () => {
     }
     expect(followDefaultMessage({ type: 'priceChange', value: 0.1, message: 'Price moved more than 3%' }).message).toBe('Price change above 0.1%');
     expect(isDefaultMessage('Price moved more than 3% today')).toBe(false);
+  });
+
+  it('read as a default for every value a person can type: negative, zero, tiny, huge', () => {
+    for (const type of THRESHOLD_TYPES) {
+      for (const value of [-1, -5, -0, 0, -0.00001, 0.1, 2, 1500, 1e21, -1e21, Number.MAX_VALUE, Number.MIN_VALUE]) {
+        expect(isDefaultMessage(THRESHOLD_DEFINITIONS[type].defaultMessage(value)), `${type} ${value}`).toBe(true);
+      }
+    }
+    fc.assert(
+      fc.property(fc.constantFrom(...THRESHOLD_TYPES), fc.double({ noNaN: true, noDefaultInfinity: true }), (type, value) => isDefaultMessage(THRESHOLD_DEFINITIONS[type].defaultMessage(value))),
+    );
+  });
+
+  // Issue 29 item 5: typing -1 then 2 left 'Price change above -1%', and an agent saved at 0.1
+  // alerted 'Price change above -5% (… 0.61% > 0.1% …)'.
+  it('follow the value through any sequence of edits, invalid ones included', () => {
+    const edit = fc.oneof(
+      fc.record({ type: fc.constantFrom(...THRESHOLD_TYPES) }),
+      fc.record({ value: fc.oneof(fc.double(), fc.integer({ min: -10_000, max: 20_000 }), fc.constantFrom(-1, 2, -5, 0.1, Number.NaN, -0)) }),
+    );
+    fc.assert(
+      fc.property(fc.constantFrom(...THRESHOLD_TYPES), fc.double({ min: 0, max: 10_000, noNaN: true }), fc.array(edit, { maxLength: 12 }), (type, value, edits) => {
+        let threshold = defaultThreshold(type, value);
+        let lastTyped = value;
+        for (const change of edits) {
+          threshold = followDefaultMessage({ ...threshold, ...change });
+          if ('value' in change && Number.isFinite(change.value)) lastTyped = change.value;
+        }
+        expect(threshold.message).toBe(THRESHOLD_DEFINITIONS[threshold.type].defaultMessage(lastTyped));
+      }),
+    );
+    // The issue's two sequences, step by step.
+    const typed = (values: number[]) => values.reduce((t, value) => followDefaultMessage({ ...t, value }), NEW_THRESHOLD).message;
+    expect(typed([-1, 2])).toBe('Price change above 2%');
+    expect(typed([-5, 0, 0.1])).toBe('Price change above 0.1%');
+    expect(typed([Number.NaN, -1, Number.NaN, 2])).toBe('Price change above 2%');
+  });
+
+  it('leave the words a person wrote, negative numbers in them included', () => {
+    for (const message of ['Price change above -1% today', 'Price fell -5%', 'Price change above -%', 'Price change above --1%']) {
+      expect(isDefaultMessage(message)).toBe(false);
+      expect(followDefaultMessage({ type: 'priceChange', value: 2, message }).message).toBe(message);
+    }
   });
 
   it("the templates' thresholds start with their defaults", () => {

@@ -37,17 +37,27 @@ export type TThresholdDefinition = {
   value(candles: readonly TCandleValues[], i: number): number | null;
   /** The value with what was measured, for people; null exactly when `value` is null. */
   measure(candles: readonly TCandleValues[], i: number): TThresholdReading | null;
+  /** The words of its default message around the value: 'Price change above {value}%'. The
+   * message itself (`defaultMessage`) and the pattern that recognises it are both made of it. */
+  messageTemplate: TMessageTemplate;
   /** The message a threshold of this type and value has until the user writes their own. */
   defaultMessage(value: number): string;
 };
 
-/** A type as written below: its value, and the detail of a candle whose value is not null. */
-type TThresholdSpec = Omit<TThresholdDefinition, 'measure'> & { detail(candles: readonly TCandleValues[], i: number): string };
+/** A message's words with `{value}` where the value goes. */
+type TMessageTemplate = `${string}{value}${string}`;
 
-/** The definition with `measure` made of its own `value` and `detail`, so the two cannot differ. */
+/** A type as written below: its value, and the detail of a candle whose value is not null. */
+type TThresholdSpec = Omit<TThresholdDefinition, 'measure' | 'defaultMessage'> & { detail(candles: readonly TCandleValues[], i: number): string };
+
+/**
+ * The definition with `measure` made of its own `value` and `detail`, so the two cannot differ,
+ * and its default message of its template, with the value as `formatLimit` writes it.
+ */
 function define({ detail, ...spec }: TThresholdSpec): TThresholdDefinition {
   return {
     ...spec,
+    defaultMessage: (value) => spec.messageTemplate.replace('{value}', () => formatLimit(value)),
     measure(candles, i) {
       const measured = spec.value(candles, i);
       return measured === null ? null : { measured, detail: detail(candles, i) };
@@ -94,7 +104,7 @@ export const THRESHOLD_DEFINITIONS: Record<TThresholdType, TThresholdDefinition>
       const decimals = closesPrecision(candles, i);
       return `${last.close / before.close - 1 < 0 ? 'down' : 'up'} from ${formatPrice(before.close, decimals)} to ${formatPrice(last.close, decimals)}`;
     },
-    defaultMessage: (value) => `Price change above ${formatLimit(value)}%`,
+    messageTemplate: 'Price change above {value}%',
   }),
   volumeSpike: define({
     label: 'Volume spike',
@@ -102,7 +112,7 @@ export const THRESHOLD_DEFINITIONS: Record<TThresholdType, TThresholdDefinition>
     explanation: VOLUME_EXPLANATION,
     value: volumeAgainstAverage,
     detail: volumeDetail,
-    defaultMessage: (value) => `Volume spike above ${formatLimit(value)}% of average`,
+    messageTemplate: 'Volume spike above {value}% of average',
   }),
   volatilityAlert: define({
     label: 'Volatility alert',
@@ -118,7 +128,7 @@ export const THRESHOLD_DEFINITIONS: Record<TThresholdType, TThresholdDefinition>
       const decimals = closesPrecision(candles, i);
       return `range ${formatPrice(last.high - last.low, decimals)} on a close of ${formatPrice(last.close, decimals)}`;
     },
-    defaultMessage: (value) => `Volatility above ${formatLimit(value)}% of the price`,
+    messageTemplate: 'Volatility above {value}% of the price',
   }),
   volumeAlert: define({
     label: 'Volume alert',
@@ -126,7 +136,7 @@ export const THRESHOLD_DEFINITIONS: Record<TThresholdType, TThresholdDefinition>
     explanation: VOLUME_EXPLANATION,
     value: volumeAgainstAverage,
     detail: volumeDetail,
-    defaultMessage: (value) => `Volume above ${formatLimit(value)}% of average`,
+    messageTemplate: 'Volume above {value}% of average',
   }),
 };
 
@@ -142,34 +152,57 @@ export const defaultThreshold = (type: TThresholdType, value: number) => ({ type
 /** SPEC: a new threshold is a price change of 5 (its message follows, decision 0026). */
 export const NEW_THRESHOLD = defaultThreshold('priceChange', 5);
 
-const NUMBER = String.raw`[0-9][0-9,]*(?:\.[0-9]+)?`;
+/**
+ * Any text `formatLimit` writes for a finite number: a sign for a negative one (the value field
+ * holds -1 on the way to 2, and the server refuses it only on save), thousands separators,
+ * decimals. A default message for any value a person can type must read as a default, or the
+ * message stops following the value at the first negative one (issue 29 item 5).
+ */
+const NUMBER = String.raw`-?[0-9][0-9,]*(?:\.[0-9]+)?`;
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** The pattern of a template's messages, the value's text captured. */
+const defaultPattern = (template: TMessageTemplate) => new RegExp(`^${template.split('{value}').map(escapeRegExp).join(`(${NUMBER})`)}$`);
+
 /**
  * Messages nobody wrote: every type's default for any value, and the defaults earlier versions
  * gave (the templates' 'Price moved more than 5%', ..., SPEC's 'Price change alert'). A message
- * that matches is the default, so it follows the threshold's type and value. Data migration
- * 0005 matches the same texts in SQL.
+ * that matches is the default, so it follows the threshold's type and value. Data migrations
+ * 0005 and 0017 match the same texts in SQL.
  */
 export const DEFAULT_MESSAGE_PATTERNS: readonly RegExp[] = [
-  new RegExp(`^Price change above ${NUMBER}%$`),
-  new RegExp(`^Volume spike above ${NUMBER}% of average$`),
-  new RegExp(`^Volatility above ${NUMBER}% of the price$`),
-  new RegExp(`^Volume above ${NUMBER}% of average$`),
-  new RegExp(`^Price moved more than ${NUMBER}%$`),
-  new RegExp(`^Volume spiked above ${NUMBER}% of average$`),
-  new RegExp(`^Volatility above ${NUMBER}x its average$`),
+  ...THRESHOLD_TYPES.map((type) => defaultPattern(THRESHOLD_DEFINITIONS[type].messageTemplate)),
+  ...(['Price moved more than {value}%', 'Volume spiked above {value}% of average', 'Volatility above {value}x its average'] as const).map(defaultPattern),
   /^Price change alert$/,
 ];
 
-export const isDefaultMessage = (message: string): boolean => DEFAULT_MESSAGE_PATTERNS.some((p) => p.test(message.trim()));
+/** A default message's value as written in it ('-1' in 'Price change above -1%'), null for one
+ * without a value, undefined for a message a person wrote. */
+function defaultMessageValue(message: string): string | null | undefined {
+  const text = message.trim();
+  for (const pattern of DEFAULT_MESSAGE_PATTERNS) {
+    const match = pattern.exec(text);
+    if (match) return match[1] ?? null;
+  }
+  return undefined;
+}
+
+export const isDefaultMessage = (message: string): boolean => defaultMessageValue(message) !== undefined;
 
 /**
  * The threshold with its message brought in line: an untouched default becomes the default of
  * its current type and value; the user's own words stay as they are. The wizard applies it on
- * every change of type or value, the server on every save.
+ * every change of type or value, the server on every save. While the value field is empty (or
+ * holds no number) the message keeps the last value it had, in the current type's words.
  */
 export function followDefaultMessage<T extends { type: TThresholdType; value: number; message: string }>(threshold: T): T {
-  if (!Number.isFinite(threshold.value) || !isDefaultMessage(threshold.message)) return threshold;
-  const message = THRESHOLD_DEFINITIONS[threshold.type].defaultMessage(threshold.value);
+  const written = defaultMessageValue(threshold.message);
+  if (written === undefined) return threshold;
+  const { messageTemplate, defaultMessage } = THRESHOLD_DEFINITIONS[threshold.type];
+  const message = Number.isFinite(threshold.value)
+    ? defaultMessage(threshold.value)
+    : written === null
+      ? threshold.message
+      : messageTemplate.replace('{value}', () => written);
   return message === threshold.message ? threshold : { ...threshold, message };
 }
 

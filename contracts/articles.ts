@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { DEFAULT_READ_TIME } from './constants.ts';
 
-/** SPEC section 5 "Article form": the same rules and messages on the form and the server. */
+/**
+ * SPEC section 5 "Article form": the same rules and messages on the form and the server. SPEC's
+ * 'Title too long', 'Excerpt too long' and 'Category too long' state their limit instead (issue
+ * 29 item 11, decision 0065): 'Title must be at most 200 characters'.
+ */
 export const ARTICLE_LIMITS = {
   title: { min: 5, max: 200 },
   excerpt: { min: 10, max: 500 },
@@ -10,32 +14,36 @@ export const ARTICLE_LIMITS = {
   readTime: { max: 30 },
 } as const;
 
+const atMost = (label: string, max: number) => `${label} must be at most ${max.toLocaleString('en-US')} characters`;
+
 /** Each field's rule once; create adds the defaults, update takes any subset without them. */
 const articleFields = {
   title: z
     .string()
     .trim()
     .min(ARTICLE_LIMITS.title.min, 'Title must be at least 5 characters')
-    .max(ARTICLE_LIMITS.title.max, 'Title too long'),
+    .max(ARTICLE_LIMITS.title.max, atMost('Title', ARTICLE_LIMITS.title.max)),
   category: z
     .string()
     .trim()
-    .min(ARTICLE_LIMITS.category.min, 'Category is required')
-    .max(ARTICLE_LIMITS.category.max, 'Category too long'),
+    // SPEC's 'Category is required' when empty; one letter is not empty, so it gets the limit.
+    .min(1, { message: 'Category is required', abort: true })
+    .min(ARTICLE_LIMITS.category.min, `Category must be at least ${ARTICLE_LIMITS.category.min} characters`)
+    .max(ARTICLE_LIMITS.category.max, atMost('Category', ARTICLE_LIMITS.category.max)),
   readTime: z
     .string()
     .trim()
-    .max(ARTICLE_LIMITS.readTime.max, 'Read time too long')
+    .max(ARTICLE_LIMITS.readTime.max, atMost('Read time', ARTICLE_LIMITS.readTime.max))
     .transform((value) => value || DEFAULT_READ_TIME),
   excerpt: z
     .string()
     .trim()
     .min(ARTICLE_LIMITS.excerpt.min, 'Excerpt must be at least 10 characters')
-    .max(ARTICLE_LIMITS.excerpt.max, 'Excerpt too long'),
+    .max(ARTICLE_LIMITS.excerpt.max, atMost('Excerpt', ARTICLE_LIMITS.excerpt.max)),
   content: z
     .string()
     .min(ARTICLE_LIMITS.content.min, 'Content must be at least 50 characters')
-    .max(ARTICLE_LIMITS.content.max, 'Content too long'),
+    .max(ARTICLE_LIMITS.content.max, atMost('Content', ARTICLE_LIMITS.content.max)),
   published: z.boolean(),
 };
 
@@ -89,6 +97,6 @@ export const ZArticle = ZPublicArticle.extend({
 export type TArticle = z.infer<typeof ZArticle>;
 
 export const ZArticleListQuery = z.object({
-  limit: z.coerce.number().int('limit must be a whole number').min(1, 'limit must be at least 1').max(100, 'limit must be at most 100').optional(),
-  offset: z.coerce.number().int('offset must be a whole number').min(0, 'offset must be at least 0').max(100_000, 'offset is too large').optional(),
+  limit: z.coerce.number().int('Limit must be a whole number').min(1, 'Limit must be at least 1').max(100, 'Limit must be at most 100').optional(),
+  offset: z.coerce.number().int('Offset must be a whole number').min(0, 'Offset must be at least 0').max(100_000, 'Offset must be at most 100,000').optional(),
 });

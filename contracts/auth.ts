@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PARAMETER_SOURCES } from './agent-parameters.ts';
 import { CHAT_ACCESS, CHAT_PROVIDERS } from './chat.ts';
 import { SIGN_IN_ATTEMPT_PATTERN } from './constants.ts';
 import { ZUser } from './users.ts';
@@ -41,7 +42,7 @@ export const ZSyncUser = z
 /** GET /api/auth/google/start: the attempt the result page will answer (the app's popup always
  * names one; a sign-in started without one is a full-page sign-in). */
 export const ZGoogleStartQuery = z.object({
-  attempt: z.string().regex(SIGN_IN_ATTEMPT_PATTERN, 'attempt must be 16 to 64 letters, digits, - or _').optional(),
+  attempt: z.string().regex(SIGN_IN_ATTEMPT_PATTERN, 'The sign-in attempt must be 16 to 64 letters, digits, - or _').optional(),
 });
 
 /** Public configuration the server hands the client in the HTML it serves. */
@@ -51,5 +52,7 @@ export const ZPublicConfig = z.object({
   authProvider: z.enum(AUTH_PROVIDERS),
   /** Who may use each assistant (CHAT_POLICY over the defaults), e.g. for the Users page's roles. */
   chatPolicy: z.record(z.enum(CHAT_PROVIDERS), z.enum(CHAT_ACCESS)),
+  /** Which outside sources the server has (the agents wizard starts a switch needing a missing one off). */
+  sources: z.record(z.enum(PARAMETER_SOURCES), z.boolean()),
 });
 export type TPublicConfig = z.infer<typeof ZPublicConfig>;

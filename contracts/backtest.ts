@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ZAgentConfig } from './agents.ts';
+import { formatLimit } from './number-format.ts';
 import { CANDLE_TIMEFRAMES, MARKET_FAILURES, MARKET_SOURCES, ZChartData, type TMarketFailure } from './market.ts';
 
 /**
@@ -23,11 +24,14 @@ export const FLOOD_NOTIFICATIONS_PER_DAY = 20;
 /** Firings listed per market (the latest); counts and statistics always cover every firing. */
 export const BACKTEST_FIRINGS_LISTED = 1000;
 
+/** The field's label on the screen, which its messages name it by. */
+export const BACKTEST_CANDLES_LABEL = 'Candles per market';
+
 export const ZBacktestCandles = z
-  .number('candles must be a number')
-  .int('candles must be a whole number')
-  .min(BACKTEST_CANDLES_MIN, `candles must be at least ${BACKTEST_CANDLES_MIN}`)
-  .max(BACKTEST_CANDLES_MAX, `candles must be at most ${BACKTEST_CANDLES_MAX}`);
+  .number(`${BACKTEST_CANDLES_LABEL} must be a number`)
+  .int(`${BACKTEST_CANDLES_LABEL} must be a whole number`)
+  .min(BACKTEST_CANDLES_MIN, `${BACKTEST_CANDLES_LABEL} must be at least ${BACKTEST_CANDLES_MIN}`)
+  .max(BACKTEST_CANDLES_MAX, `${BACKTEST_CANDLES_LABEL} must be at most ${formatLimit(BACKTEST_CANDLES_MAX)}`);
 
 /** POST /api/agents/backtest: a configuration not saved yet (the wizard). */
 export const ZBacktestRequest = z

@@ -23,7 +23,7 @@ export const CHANNEL_CHOICE_RULE = 'Each channel must be one of your channels';
 export const MAX_CHANNELS = 20;
 
 const ZChannelName = z.string().trim().min(1, 'Enter a name for this channel').max(60, 'The name must be at most 60 characters');
-const ZWebAddress = z.string().trim().min(1, 'Enter the web address').max(2048, 'The address must be at most 2048 characters');
+const ZWebAddress = z.string().trim().min(1, 'Enter the web address').max(2048, 'The address must be at most 2,048 characters');
 
 /** Telegram's bot token as BotFather gives it: the bot's id, a colon, then its secret. */
 export const TELEGRAM_TOKEN_RULE = 'Enter the token BotFather gave you, like 123456789:AAF…';
@@ -44,7 +44,7 @@ export const ZCreateChannel = z.discriminatedUnion(
       })
       .strict(),
   ],
-  { error: (issue) => (issue.code === 'invalid_union' ? `kind must be one of: ${CHANNEL_KINDS.join(', ')}` : undefined) },
+  { error: (issue) => (issue.code === 'invalid_union' ? `Kind must be one of: ${CHANNEL_KINDS.join(', ')}` : undefined) },
 );
 export type TCreateChannel = z.input<typeof ZCreateChannel>;
 

@@ -34,17 +34,17 @@ export const CHAT_HISTORY_LIMITS = {
 
 export const ZConversationParams = z.object({ id: ZChatId }).strict();
 
-const ZTimestamp = z.iso.datetime({ offset: true, error: 'must be an ISO date and time, such as 2025-05-01T10:00:00.000Z' });
+const ZTimestamp = z.iso.datetime({ offset: true, error: 'Time must be an ISO date and time, such as 2025-05-01T10:00:00.000Z' });
 
-export const ZChatProvider = z.enum(CHAT_PROVIDERS, `must be one of: ${CHAT_PROVIDERS.join(', ')}`);
-const ZModelId = z.string().min(1, 'model is required').max(100, 'model must be at most 100 characters');
+export const ZChatProvider = z.enum(CHAT_PROVIDERS, `Assistant must be one of: ${CHAT_PROVIDERS.join(', ')}`);
+const ZModelId = z.string().min(1, 'Model is required').max(100, 'Model must be at most 100 characters');
 
 /** A chat's own settings: a system prompt and a temperature (docs/decisions/0047). */
-export const ZSystemPrompt = z.string().max(CHAT_LIMITS.maxSystemPromptChars, `the system prompt must be at most ${CHAT_LIMITS.maxSystemPromptChars.toLocaleString('en-US')} characters`);
+export const ZSystemPrompt = z.string().max(CHAT_LIMITS.maxSystemPromptChars, `The system prompt must be at most ${CHAT_LIMITS.maxSystemPromptChars.toLocaleString('en-US')} characters`);
 export const ZTemperature = z
-  .number('temperature must be a number')
-  .min(0, 'temperature must be from 0 to 2')
-  .max(CHAT_LIMITS.maxTemperature, 'temperature must be from 0 to 2');
+  .number('Temperature must be a number')
+  .min(0, 'Temperature must be from 0 to 2')
+  .max(CHAT_LIMITS.maxTemperature, 'Temperature must be from 0 to 2');
 
 /** One stored message (SPEC's chat message, with its place in the tree). */
 export const ZStoredMessage = z
@@ -52,13 +52,13 @@ export const ZStoredMessage = z
     id: ZMessageId,
     /** The message it answers or follows; null for the chat's first message. */
     parentId: ZMessageId.nullable(),
-    role: z.enum(['user', 'assistant'], 'role must be user or assistant'),
-    content: z.string().max(CHAT_HISTORY_LIMITS.maxStoredMessageChars, `content must be at most ${CHAT_HISTORY_LIMITS.maxStoredMessageChars.toLocaleString('en-US')} characters`),
+    role: z.enum(['user', 'assistant'], 'Role must be user or assistant'),
+    content: z.string().max(CHAT_HISTORY_LIMITS.maxStoredMessageChars, `Content must be at most ${CHAT_HISTORY_LIMITS.maxStoredMessageChars.toLocaleString('en-US')} characters`),
     timestamp: ZTimestamp,
     /** The model that answered (assistant only). */
     model: ZModelId.optional(),
     /** '(stopped)' or why the answer is not whole (cut short, empty). */
-    note: z.string().max(500, 'note must be at most 500 characters').optional(),
+    note: z.string().max(500, 'Note must be at most 500 characters').optional(),
     /** How the answer ended (docs/decisions/0061); absent on questions and on answers kept before endings were. */
     finish: z.enum(CHAT_FINISHES, `finish must be one of: ${CHAT_FINISHES.join(', ')}`).optional(),
     /** Our own error message ('Sorry, I encountered an error: ...'), never sent to a model. */
@@ -84,14 +84,14 @@ export const ZSaveConversation = z
   .object({
     id: ZChatId,
     provider: ZChatProvider,
-    title: z.string().max(200, 'title must be at most 200 characters'),
+    title: z.string().max(200, 'Title must be at most 200 characters'),
     model: ZModelId,
     leafId: ZMessageId.nullable(),
     systemPrompt: ZSystemPrompt.optional(),
     temperature: ZTemperature.nullable().optional(),
     createdAt: ZTimestamp.optional(),
     updatedAt: ZTimestamp,
-    messages: z.array(ZStoredMessage).max(CHAT_HISTORY_LIMITS.maxMessagesPerSave, `save at most ${CHAT_HISTORY_LIMITS.maxMessagesPerSave} messages at once`),
+    messages: z.array(ZStoredMessage).max(CHAT_HISTORY_LIMITS.maxMessagesPerSave, `Save at most ${CHAT_HISTORY_LIMITS.maxMessagesPerSave} messages at once`),
   })
   .strict();
 export type TSaveConversation = z.input<typeof ZSaveConversation>;
@@ -101,8 +101,8 @@ export const ZImportConversations = z
   .object({
     conversations: z
       .array(ZSaveConversation)
-      .min(1, 'import at least one conversation')
-      .max(CHAT_HISTORY_LIMITS.maxImportBatch, `import at most ${CHAT_HISTORY_LIMITS.maxImportBatch} conversations at once`),
+      .min(1, 'Import at least one conversation')
+      .max(CHAT_HISTORY_LIMITS.maxImportBatch, `Import at most ${CHAT_HISTORY_LIMITS.maxImportBatch} conversations at once`),
   })
   .strict();
 export type TImportConversations = z.input<typeof ZImportConversations>;
@@ -124,28 +124,30 @@ export const ZUpdateConversation = z
   .strict();
 export type TUpdateConversation = z.input<typeof ZUpdateConversation>;
 
+const PAGE_RULE = 'The page must start where the previous one ended (its `next`)';
+
 /** GET /api/chat/conversations: newest first, by assistant; `q` searches titles and messages. */
 export const ZConversationListQuery = z
   .object({
     provider: ZChatProvider.optional(),
-    q: z.string().trim().max(CHAT_HISTORY_LIMITS.maxSearchChars, `the search must be at most ${CHAT_HISTORY_LIMITS.maxSearchChars} characters`).optional(),
+    q: z.string().trim().max(CHAT_HISTORY_LIMITS.maxSearchChars, `The search must be at most ${CHAT_HISTORY_LIMITS.maxSearchChars} characters`).optional(),
     /** The page after the one that ended with this conversation (the answer's `next`). */
     before: z
       .string()
-      .regex(/^\d{4}-\d\d-\d\dT[\d:.]+Z~chat-\d{1,16}-[a-z0-9]{1,20}$/, 'before must be the `next` of the previous page')
-      .refine((value) => !Number.isNaN(Date.parse(value.split('~')[0]!)), 'before must be the `next` of the previous page')
+      .regex(/^\d{4}-\d\d-\d\dT[\d:.]+Z~chat-\d{1,16}-[a-z0-9]{1,20}$/, PAGE_RULE)
+      .refine((value) => !Number.isNaN(Date.parse(value.split('~')[0]!)), PAGE_RULE)
       .optional(),
     limit: z.coerce
       .number()
-      .int('limit must be a whole number')
-      .min(1, 'limit must be 1 to 100')
-      .max(100, 'limit must be 1 to 100')
+      .int('Limit must be a whole number')
+      .min(1, 'Limit must be 1 to 100')
+      .max(100, 'Limit must be 1 to 100')
       .default(CHAT_HISTORY_LIMITS.pageSize),
   })
   .strict();
 export type TConversationListQuery = z.input<typeof ZConversationListQuery>;
 
-export const ZExportQuery = z.object({ format: z.enum(['md', 'json'], "format must be 'md' or 'json'").default('md') }).strict();
+export const ZExportQuery = z.object({ format: z.enum(['md', 'json'], "Format must be 'md' or 'json'").default('md') }).strict();
 
 /** One conversation in the sidebar's list. */
 export type TConversationSummary = {

@@ -213,27 +213,27 @@ export const DEFAULT_CHAT_POLICY = Object.fromEntries(CHAT_PROVIDERS.map((p) => 
 export const CHAT_LIMITS = { maxMessages: 100, maxMessageChars: 32_000, maxSystemPromptChars: 8_000, maxTemperature: 2 } as const;
 
 const CHAT_ID = /^chat-\d{1,16}-[a-z0-9]{1,20}$/;
-const CHAT_ID_RULE = "must be a chat id: 'chat-', the time in milliseconds, '-' and letters or digits";
+const CHAT_ID_RULE = "A chat id must be 'chat-', the time in milliseconds, '-' and letters or digits";
 /** SPEC's chat id ('chat-' + millisecond time + a random suffix): the key of a saved chat. */
 export const ZChatId = z.string().regex(CHAT_ID, CHAT_ID_RULE);
-const MESSAGE_ID_RULE = 'must be 1 to 64 letters, digits, _ or -';
+const MESSAGE_ID_RULE = 'A message id must be 1 to 64 letters, digits, _ or -';
 /** A message's id, made by the browser, unique within its chat. */
 export const ZMessageId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, MESSAGE_ID_RULE);
 /** A stored image's id (POST /api/chat/images answers it). */
-export const ZImageId = z.uuid('must be an image id');
-const MAX_IMAGES_RULE = `a message carries at most ${CHAT_IMAGE_LIMITS.maxPerMessage} images`;
+export const ZImageId = z.uuid('An image id must be a UUID');
+const MAX_IMAGES_RULE = `A message carries at most ${CHAT_IMAGE_LIMITS.maxPerMessage} images`;
 export const ZMessageImages = z.array(ZImageId).max(CHAT_IMAGE_LIMITS.maxPerMessage, MAX_IMAGES_RULE);
 
 export const ZChatMessage = z
   .object({
-    role: z.enum(['user', 'assistant'], 'role must be user or assistant'),
-    content: z.string().min(1, 'content must not be empty').max(CHAT_LIMITS.maxMessageChars, 'content must be at most 32,000 characters'),
+    role: z.enum(['user', 'assistant'], 'Role must be user or assistant'),
+    content: z.string().min(1, 'A message must not be empty').max(CHAT_LIMITS.maxMessageChars, 'A message must be at most 32,000 characters'),
     /** Grok's client sends it (SPEC); the server ignores it. */
     timestamp: z.union([z.string(), z.number()]).optional(),
     /** Images the question shows the model (ids of the user's uploads; docs/decisions/0055). */
     images: ZMessageImages.optional(),
   })
-  .refine((m) => m.role === 'user' || !m.images?.length, { path: ['images'], message: 'only a question (role user) carries images' });
+  .refine((m) => m.role === 'user' || !m.images?.length, { path: ['images'], message: 'Only a question (role user) carries images' });
 
 /**
  * The answer a streamed request writes into the user's saved chat (docs/decisions/0056): the chat,
@@ -249,10 +249,10 @@ export const ZAnswerTarget = z
     questionId: ZMessageId,
     questionParentId: ZMessageId.nullable(),
     /** The chat's title, for a chat the server does not hold yet (SPEC: its first question). */
-    title: z.string().max(200, 'title must be at most 200 characters'),
+    title: z.string().max(200, 'Title must be at most 200 characters'),
   })
   .strict()
-  .refine((a) => a.id !== a.questionId, { path: ['id'], message: 'must differ from questionId' });
+  .refine((a) => a.id !== a.questionId, { path: ['id'], message: 'The answer id must differ from the question id' });
 export type TAnswerTarget = z.input<typeof ZAnswerTarget>;
 
 /** POST /api/{provider}/chat. The model must be on the provider's allowlist (checked by the
@@ -260,24 +260,24 @@ export type TAnswerTarget = z.input<typeof ZAnswerTarget>;
 export const ZChatRequest = z.object({
   messages: z
     .array(ZChatMessage)
-    .min(1, 'send at least one message')
-    .max(CHAT_LIMITS.maxMessages, 'send at most 100 messages'),
-  model: z.string().min(1, 'model is required').max(100),
+    .min(1, 'Send at least one message')
+    .max(CHAT_LIMITS.maxMessages, 'Send at most 100 messages'),
+  model: z.string().min(1, 'Model is required').max(100, 'Model must be at most 100 characters'),
   /** The chat's system prompt (docs/decisions/0047): the provider gets it as its own field. */
   system: z
     .string()
-    .max(CHAT_LIMITS.maxSystemPromptChars, `the system prompt must be at most ${CHAT_LIMITS.maxSystemPromptChars.toLocaleString('en-US')} characters`)
+    .max(CHAT_LIMITS.maxSystemPromptChars, `The system prompt must be at most ${CHAT_LIMITS.maxSystemPromptChars.toLocaleString('en-US')} characters`)
     .optional(),
   /** The chat's temperature; each provider's own range applies (its `temperatureMax`). */
-  temperature: z.number('temperature must be a number').min(0, 'temperature must be from 0 to 2').max(CHAT_LIMITS.maxTemperature, 'temperature must be from 0 to 2').optional(),
+  temperature: z.number('Temperature must be a number').min(0, 'Temperature must be from 0 to 2').max(CHAT_LIMITS.maxTemperature, 'Temperature must be from 0 to 2').optional(),
   /** Where the answer is kept (docs/decisions/0056); without it the answer is only sent back. */
   answer: ZAnswerTarget.optional(),
 })
   .refine((r) => r.messages.reduce((n, m) => n + (m.images?.length ?? 0), 0) <= CHAT_IMAGE_LIMITS.maxPerRequest, {
     path: ['messages'],
-    message: `send at most ${CHAT_IMAGE_LIMITS.maxPerRequest} images in one request`,
+    message: `Send at most ${CHAT_IMAGE_LIMITS.maxPerRequest} images in one request`,
   })
-  .refine((r) => !r.answer || r.messages.at(-1)?.role === 'user', { path: ['answer'], message: 'the last message must be the question it answers' });
+  .refine((r) => !r.answer || r.messages.at(-1)?.role === 'user', { path: ['answer'], message: 'The last message must be the question it answers' });
 export type TChatRequest = z.input<typeof ZChatRequest>;
 
 export type TChatUsage = { inputTokens: number; outputTokens: number };
@@ -376,12 +376,12 @@ const MAX_IMAGE_MB = CHAT_IMAGE_LIMITS.maxBytes / (1024 * 1024);
  * it is said to be; the server reads the type from the bytes and refuses a mismatch. */
 export const ZUploadImage = z
   .object({
-    type: z.enum(CHAT_IMAGE_TYPES, `type must be one of: ${CHAT_IMAGE_TYPES.join(', ')}`),
+    type: z.enum(CHAT_IMAGE_TYPES, `The image type must be one of: ${CHAT_IMAGE_TYPES.join(', ')}`),
     data: z
       .string()
-      .min(1, 'data must not be empty')
-      .max(MAX_IMAGE_BASE64, `an image may be at most ${MAX_IMAGE_MB} MB`)
-      .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'data must be the image in base64'),
+      .min(1, 'The image must not be empty')
+      .max(MAX_IMAGE_BASE64, `An image may be at most ${MAX_IMAGE_MB} MB`)
+      .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'The image must be sent in base64'),
   })
   .strict();
 export type TUploadImage = z.input<typeof ZUploadImage>;
@@ -447,7 +447,7 @@ export type TChatProvidersResponse = { providers: TChatProviderStatus[] };
 
 /** GET /api/admin/usage?days=N (admin). */
 export const ZChatUsageQuery = z.object({
-  days: z.coerce.number().int('days must be a whole number').min(1, 'days must be 1 to 90').max(90, 'days must be 1 to 90').default(30),
+  days: z.coerce.number().int('Days must be a whole number').min(1, 'Days must be 1 to 90').max(90, 'Days must be 1 to 90').default(30),
 });
 
 /** What AI calls were for: chat messages, or alert briefs (docs/decisions/0044). */

@@ -96,6 +96,6 @@ export const ZNotificationList = z.object({ notifications: z.array(ZNotification
 export type TNotificationList = z.infer<typeof ZNotificationList>;
 
 export const ZNotificationsQuery = z
-  .object({ limit: z.coerce.number().int('limit must be a whole number').min(1, 'limit must be at least 1').max(100, 'limit must be at most 100').default(20) })
+  .object({ limit: z.coerce.number().int('Limit must be a whole number').min(1, 'Limit must be at least 1').max(100, 'Limit must be at most 100').default(20) })
   .strict();
 export const ZNotificationIdParams = z.object({ id: z.uuid('Notification id must be a UUID') });

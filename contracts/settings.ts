@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { ZEmail } from './auth.ts';
 
+const TIME_ZONE_RULE = 'Time zone must be an IANA time zone such as Europe/Paris';
+
 /** GET/PUT /api/settings: where alerts are emailed and the user's time zone. */
 export type TSettings = { alertEmail: string | null; timeZone: string | null; signInEmail: string };
 
@@ -16,8 +18,8 @@ export const ZUpdateSettings = z
     }),
     timeZone: z
       .string()
-      .min(1)
-      .max(64)
+      .min(1, TIME_ZONE_RULE)
+      .max(64, 'Time zone must be at most 64 characters')
       .refine((zone) => {
         try {
           new Intl.DateTimeFormat('en-US', { timeZone: zone });
@@ -25,7 +27,7 @@ export const ZUpdateSettings = z
         } catch {
           return false;
         }
-      }, 'must be an IANA time zone such as Europe/Paris')
+      }, TIME_ZONE_RULE)
       .nullable(),
   })
   .strict();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, workerHealthUrl } from './config.ts';
+import { ConfigError, loadConfig, publicConfig, workerHealthUrl } from './config.ts';
 
 const load = (env: Record<string, string>) => loadConfig(env, { inMemoryDatabase: true });
 
@@ -221,5 +221,17 @@ describe('loadConfig', () => {
     expect(chat.dailyImageBudget).toBe(3);
     expect(chat.maxOutputTokens).toBe(1024);
     expect(chat.access).toMatchObject({ openai: 'signedIn', deepseek: 'admin', anthropic: 'admin', llama: 'signedIn' });
+  });
+});
+
+// Issue 29 item 11: the crypto template started with on-chain metrics on where no on-chain source
+// is configured, so every run said 'Whale transaction: not configured'. The pages tell the
+// browser which sources there are, and the wizard starts such a switch off (decision 0065).
+describe('publicConfig', () => {
+  it('says whether an on-chain source is configured, never its key', () => {
+    expect(publicConfig(load({})).sources).toEqual({ onChain: false });
+    const configured = publicConfig(load({ WHALE_ALERT_API_KEY: 'whale-key-1234' }));
+    expect(configured.sources).toEqual({ onChain: true });
+    expect(JSON.stringify(configured)).not.toContain('whale-key-1234');
   });
 });

@@ -641,5 +641,12 @@ function storedSecret(dataDir: string): string {
 }
 
 export function publicConfig(config: Config): TPublicConfig {
-  return { siteName: config.siteName, contactEmail: config.contactEmail, authProvider: config.auth.provider, chatPolicy: config.chat.access };
+  return {
+    siteName: config.siteName,
+    contactEmail: config.contactEmail,
+    authProvider: config.auth.provider,
+    chatPolicy: config.chat.access,
+    // The on-chain source is Whale Alert, there exactly when its key is (createWhaleAlertSource).
+    sources: { onChain: config.market.whaleAlert.apiKey !== null },
+  };
 }

@@ -1,11 +1,11 @@
 import type { TPublicConfig } from '../../contracts/auth.ts';
 
 /**
- * The config as the client holds it. The chat policy is missing only where no server wrote the
- * config (unit tests, the build-time prerender); its reader falls back to the contract's
- * defaults, which this module does not import: they would weigh on the landing page.
+ * The config as the client holds it. The chat policy and the sources are missing only where no
+ * server wrote the config (unit tests, the build-time prerender); their readers fall back to the
+ * contracts' defaults, which this module does not import: they would weigh on the landing page.
  */
-export type TClientConfig = Omit<TPublicConfig, 'chatPolicy'> & Partial<Pick<TPublicConfig, 'chatPolicy'>>;
+export type TClientConfig = Omit<TPublicConfig, 'chatPolicy' | 'sources'> & Partial<Pick<TPublicConfig, 'chatPolicy' | 'sources'>>;
 
 const FALLBACK: TClientConfig = { siteName: 'Axiom Automation', contactEmail: 'hello@axiom-automation.com', authProvider: 'local' };
 

@@ -1,22 +1,30 @@
 import type { z } from 'zod';
 import { AppError, type ErrorDetail } from './errors.ts';
 
-/** Parses request input with its contract; bad input becomes 400 with each field and rule. */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+/** Request input parsed with its contract: the value, or every field it refuses with its rule. */
+export type TCheckedInput<T> = { ok: true; data: T } | { ok: false; problems: ErrorDetail[] };
+
+/** Checks request input with its contract without throwing: every refused field, or the value. */
+export function checkInput<S extends z.ZodType>(schema: S, value: unknown): TCheckedInput<z.output<S>> {
   const result = schema.safeParse(value);
   if (!result.success) {
-    throw new AppError(
-      'BAD_REQUEST',
-      'Invalid request',
-      result.error.issues.map((issue) => ({
+    return {
+      ok: false,
+      problems: result.error.issues.map((issue) => ({
         path: issue.path.map(String).join('.') || '(root)',
         message: issue.message,
       })),
-    );
+    };
   }
   const unstorable = unstorableText(result.data);
-  if (unstorable.length > 0) throw new AppError('BAD_REQUEST', 'Invalid request', unstorable);
-  return result.data;
+  return unstorable.length > 0 ? { ok: false, problems: unstorable } : { ok: true, data: result.data };
+}
+
+/** Parses request input with its contract; bad input becomes 400 with each field and rule. */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const checked = checkInput(schema, value);
+  if (!checked.ok) throw new AppError('BAD_REQUEST', 'Invalid request', checked.problems);
+  return checked.data;
 }
 
 const UNSTORABLE_TEXT_MESSAGE = 'must not contain NUL characters or unpaired surrogates';

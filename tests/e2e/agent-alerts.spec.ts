@@ -25,11 +25,25 @@ test.describe('agent alerts', () => {
     const message = (n: number) => wizard.getByRole('textbox', { name: `Threshold ${n} message` });
     await expect(value(1)).toHaveValue('3');
     await expect(message(1)).toHaveValue('Price change above 3%');
-    await expect(value(1)).toHaveAccessibleDescription('% How far the close moved over the last candle, up or down, as a % of the close before it. Each value is from 0 to 10000; each message is required, up to 200 characters.');
+    await expect(value(1)).toHaveAccessibleDescription('% How far the close moved over the last candle, up or down, as a % of the close before it. Each value is from 0 to 10,000; each message is required, up to 200 characters.');
     await expect(message(2)).toHaveValue('Volatility above 2% of the price');
-    await expect(value(2)).toHaveAccessibleDescription("% of the price The last candle's range (high minus low) as a % of its close. Each value is from 0 to 10000; each message is required, up to 200 characters.");
+    await expect(value(2)).toHaveAccessibleDescription("% of the price The last candle's range (high minus low) as a % of its close. Each value is from 0 to 10,000; each message is required, up to 200 characters.");
     await expect(wizard.getByText("The last candle's range (high minus low) as a % of its close.")).toBeVisible();
     await expect(message(3)).toHaveValue('Volume above 150% of average');
+
+    // Issue 29 item 5: typed through a negative value ('-1' then '2', '-5' then '0.1'), the
+    // default message still follows; it stayed at 'Price change above -1%'.
+    for (const [first, second] of [
+      ['-1', '2'],
+      ['-5', '0.1'],
+    ]) {
+      await value(1).fill('');
+      await value(1).pressSequentially(first!);
+      await expect(message(1)).toHaveValue(`Price change above ${first}%`);
+      await value(1).fill('');
+      await value(1).pressSequentially(second!);
+      await expect(message(1)).toHaveValue(`Price change above ${second}%`);
+    }
 
     // The default message follows the value and the type...
     await value(1).fill('0.1');

@@ -46,9 +46,10 @@ test.describe('agent chart', () => {
     await expect(details.getByText(/candles of BTC\/\w+ on binance from .*; last close [\d,.]+, volume [\d,.]+\. .*Alerts on the last candle: Any price move/)).toBeVisible();
     await expectNoSeriousViolations(page, testInfo, 'chart with volume and markers', '[role="dialog"]');
 
-    // The larger view: the same chart across the window.
+    // The larger view: the same chart across the window, here a 1280 x 800 laptop's.
     // Measured now: once the larger view opens, the details are hidden from the accessibility tree.
     const small = (await chart.boundingBox())!;
+    await page.setViewportSize({ width: 1280, height: 800 });
     await details.getByRole('button', { name: 'Larger view' }).click();
     const large = page.getByRole('dialog', { name: /^Chart of BTC\/\w+ on binance$/ });
     await expect(large).toBeVisible();
@@ -59,6 +60,18 @@ test.describe('agent chart', () => {
     expect(largeBox.width).toBeGreaterThan(viewport.width * 0.85);
     expect(largeBox.width).toBeGreaterThan(small.width * 1.3);
     expect(largeBox.height).toBeGreaterThan(small.height);
+    // Issue 29 item 11: where the chart is from is said once (it was said twice), and the volume
+    // pane is in full view with nothing to scroll (it was cut off at 1280 x 800).
+    await expect(large.getByText(/From run #\d+/)).toHaveCount(1);
+    const largePanes = largeChart.locator('table > tr', { has: page.locator('canvas') });
+    await expect.poll(() => largePanes.count()).toBeGreaterThanOrEqual(3); // price, volume, time axis
+    const volumePane = (await largePanes.nth(1).boundingBox())!;
+    const timeAxis = (await largePanes.nth(2).boundingBox())!;
+    expect(volumePane.height).toBeGreaterThan(40);
+    expect(timeAxis.y + timeAxis.height).toBeLessThanOrEqual(largeBox.y + largeBox.height + 1);
+    const dialogBox = (await large.boundingBox())!;
+    expect(largeBox.y + largeBox.height).toBeLessThanOrEqual(Math.min(viewport.height, dialogBox.y + dialogBox.height));
+    expect(await large.evaluate((dialog) => dialog.scrollHeight - dialog.clientHeight)).toBeLessThanOrEqual(1);
     await expectNoSeriousViolations(page, testInfo, 'chart, full-width view', '[role="dialog"]:last-of-type');
 
     // Escape closes the larger view only; the details stay where they were.

@@ -69,15 +69,26 @@ test.describe('creating and editing agents', () => {
     await expect(token).toHaveAccessibleDescription(/must be 2 to 10 capital letters \(e\.g\. BTC\)/);
     await token.fill('b');
     await expect(token).toHaveValue('B');
+    // Issue 29 item 6: a bad threshold and notifications per hour 0 as well; all three come back at once.
+    await wizard.getByRole('tab', { name: 'Notifications' }).click();
+    await wizard.getByRole('spinbutton', { name: 'Notifications per hour' }).fill('0');
+    await wizard.getByRole('spinbutton', { name: 'Threshold 2 value (%)' }).fill('-5');
     await wizard.getByRole('tab', { name: 'Review' }).click();
     await wizard.getByRole('button', { name: 'Create Agent' }).click();
 
     await expect(toasts(page).getByText('Some settings need a change: see the marked fields.').last()).toBeVisible();
+    // The first tab holding a refused field opens, on it.
     await expect(wizard.getByRole('tab', { name: /^Parameters/ })).toHaveAttribute('aria-selected', 'true');
     await expect(token).toHaveAttribute('aria-invalid', 'true');
-    await expect(token).toHaveAccessibleDescription(/^must be 2 to 10 capital letters \(e\.g\. BTC\)/);
-    await expect(wizard.getByText('must be 2 to 10 capital letters (e.g. BTC)', { exact: true })).toBeVisible();
+    await expect(token).toHaveAccessibleDescription(/^Token must be 2 to 10 capital letters \(e\.g\. BTC\)/);
+    await expect(wizard.getByText('Token must be 2 to 10 capital letters (e.g. BTC)', { exact: true })).toBeVisible();
     await expect(token).toBeFocused();
+    await expect(wizard.getByRole('tab', { name: /^Notifications/ })).toHaveText('Notifications(has problems)');
+    await wizard.getByRole('tab', { name: /^Notifications/ }).click();
+    await expect(wizard.getByRole('spinbutton', { name: 'Notifications per hour' })).toHaveAccessibleDescription(/^Notifications per hour must be at least 1 /);
+    await expect(wizard.getByRole('spinbutton', { name: 'Threshold 2 value (%)' })).toHaveAttribute('aria-invalid', 'true');
+    await expect(wizard.getByText('Value must be a number from 0 to 10,000', { exact: true })).toBeVisible();
+    await wizard.getByRole('tab', { name: /^Parameters/ }).click();
     await expectNoSeriousViolations(page, testInfo, 'wizard with a refused field', DIALOG);
 
     // Escape with changes asks; Keep editing returns to the wizard as it was.
@@ -137,7 +148,7 @@ test.describe('creating and editing agents', () => {
     await symbols.fill('');
     await parameters.getByRole('button', { name: 'Save' }).click();
     await expect(symbols).toHaveAttribute('aria-invalid', 'true');
-    await expect(symbols).toHaveAccessibleDescription(/^is required/);
+    await expect(symbols).toHaveAccessibleDescription(/^Symbols is required/);
     await expectNoSeriousViolations(page, testInfo, 'details parameters with a refused field', DIALOG);
 
     await symbols.fill('NVDA, TSLA');
@@ -158,15 +169,25 @@ test.describe('creating and editing agents', () => {
     await notifications.getByRole('switch', { name: 'In-app notifications' }).click();
     // The cap on notifications per hour: its rule as the hint, the server's refusal on the field.
     const perHour = notifications.getByRole('spinbutton', { name: 'Notifications per hour' });
-    await expect(perHour).toHaveAccessibleDescription(/A whole number from 1 to 1000; 12 when left empty\.$/);
+    await expect(perHour).toHaveAccessibleDescription(/A whole number from 1 to 1,000; 12 when left empty\.$/);
     await perHour.fill('0');
     await notifications.getByRole('button', { name: 'Save' }).click();
     await expect(perHour).toHaveAttribute('aria-invalid', 'true');
-    await expect(perHour).toHaveAccessibleDescription(/^maxPerHour must be at least 1 /);
+    await expect(perHour).toHaveAccessibleDescription(/^Notifications per hour must be at least 1 /);
     await perHour.fill('30');
+    // Issue 29 item 5: the default message follows a value typed through a negative one.
+    const thresholdValue = notifications.getByRole('spinbutton', { name: 'Threshold 1 value (%)' });
+    const thresholdMessage = notifications.getByRole('textbox', { name: 'Threshold 1 message' });
+    await thresholdValue.fill('');
+    await thresholdValue.pressSequentially('-1');
+    await expect(thresholdMessage).toHaveValue('Price change above -1%');
+    await thresholdValue.fill('');
+    await thresholdValue.pressSequentially('2');
+    await expect(thresholdMessage).toHaveValue('Price change above 2%');
     await expectNoSeriousViolations(page, testInfo, 'details notifications editing', DIALOG);
     await notifications.getByRole('button', { name: 'Save' }).click();
     await expect(toasts(page).getByText('Agent updated successfully').last()).toBeVisible();
+    await expect(notifications.getByRole('region', { name: 'Alert thresholds' }).getByRole('listitem').first()).toContainText('Price change2%Price change above 2%');
     await expect(notifications.getByText('In-app notifications').locator('xpath=following-sibling::dd')).toHaveText('Off');
     await expect(notifications.getByText('Notifications per hour').locator('xpath=following-sibling::dd')).toHaveText('30');
 

@@ -25,6 +25,9 @@ test.describe('agent runtime', () => {
 
     // Create a Crypto Market Monitor whose price-change alert fires on any move (limit 0 %).
     const wizard = await openWizardFromTemplates(page, 'Crypto Market Monitor', name);
+    // This server has no on-chain source (no WHALE_ALERT_API_KEY): on-chain metrics start off.
+    await wizard.getByRole('tab', { name: 'Parameters' }).click();
+    await expect(wizard.getByRole('switch', { name: /Include on-chain metrics/ })).not.toBeChecked();
     await wizard.getByRole('tab', { name: 'Notifications' }).click();
     await expect(wizard.getByLabel('Threshold 1 type')).toHaveValue('priceChange');
     await wizard.getByLabel('Threshold 1 value (%)').fill('0');
@@ -54,7 +57,9 @@ test.describe('agent runtime', () => {
     await expect(market.getByRole('table', { name: /^Indicators of BTC/ }).getByRole('rowheader', { name: 'RSI 14' })).toBeVisible();
     const rules = market.getByRole('list', { name: /^Signals for / });
     await expect(rules.getByRole('listitem').filter({ hasText: 'Price change' })).toContainText(/(Fired|Not fired|Insufficient data)Price change/);
-    await expect(rules.getByRole('listitem').filter({ hasText: 'Whale transaction' })).toContainText('Not configured');
+    // Issue 29 item 11: no 'Whale transaction: not configured' on every run of a default agent.
+    await expect(rules.getByRole('listitem').filter({ hasText: 'Price change' })).toHaveCount(1);
+    await expect(rules.getByRole('listitem').filter({ hasText: 'Whale transaction' })).toHaveCount(0);
     await run.getByText('Show raw JSON').click();
     await expect(run.locator('details pre')).toContainText('"templateId": "crypto-market-monitor"');
     await expectNoSeriousViolations(page, testInfo, 'run-history', '[role="dialog"]');

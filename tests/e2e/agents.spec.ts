@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Page } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
 import { defaultAgentConfig, type TAgentTemplate } from '../../contracts/agents.ts';
 import { expect, test, toasts } from './fixtures.ts';
+import { openWizardFromTemplates } from './support/agents.ts';
 
 // Issue 5: an admin creates, configures, inspects, pauses, resumes and edits agents; nobody sees
 // another user's agents.
@@ -75,6 +76,37 @@ test.describe('agents console', () => {
     await expect(toasts(page).getByText('Agent paused').last()).toBeVisible();
     await tab(page, 'Paused Agents').click();
     await expect(card(page, stock).getByText('Last active')).toBeVisible();
+  });
+
+  // Issue 29 item 11: neither the wizard's Review nor the details' Settings listed the channels.
+  test("the channels an agent notifies are listed in the wizard's Review and in the details' Settings", async ({ page, login, admin, baseURL }) => {
+    const id = randomUUID().slice(0, 6);
+    const channel = `Desk hook ${id}`;
+    const name = `Channel coins ${id}`;
+    await login(page, admin);
+    // A channel is only saved here, never sent to: its address need not answer.
+    const created = await page.request.post('/api/channels', {
+      headers: { origin: new URL(baseURL!).origin },
+      data: { kind: 'webhook', name: channel, url: `http://127.0.0.1:9/webhook/${id}` },
+    });
+    expect(created.status()).toBe(201);
+
+    await page.goto('/agents-console');
+    const wizard = await openWizardFromTemplates(page, 'Crypto Market Monitor', name);
+    const channelsRow = (scope: Locator) => scope.getByText('Channels', { exact: true }).locator('xpath=following-sibling::dd');
+    await wizard.getByRole('tab', { name: 'Review' }).click();
+    await expect(channelsRow(wizard.getByRole('tabpanel'))).toHaveText('None');
+    await wizard.getByRole('tab', { name: 'Notifications' }).click();
+    await wizard.getByRole('checkbox', { name: new RegExp(channel) }).check();
+    await wizard.getByRole('tab', { name: 'Review' }).click();
+    await expect(channelsRow(wizard.getByRole('tabpanel'))).toHaveText(`${channel} (Webhook)`);
+    await wizard.getByRole('button', { name: 'Create Agent' }).click();
+    await expect(toasts(page).getByText('Agent created successfully').last()).toBeVisible();
+
+    await card(page, name).getByRole('button', { name: 'View Details' }).click();
+    const details = page.getByRole('dialog', { name });
+    await details.getByRole('tab', { name: 'Settings' }).click();
+    await expect(channelsRow(details.getByRole('region', { name: 'Notifications' }))).toHaveText(`${channel} (Webhook)`);
   });
 
   test("a second admin does not see the first admin's agents; a guest gets Access Denied", async ({ page, openPage, login, admin, guest, baseURL }) => {

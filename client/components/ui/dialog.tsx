@@ -13,11 +13,12 @@ type DialogProps = {
   /** Actions at the bottom, right-aligned on wide screens. Wrap a closing button in DialogClose. */
   footer?: ReactNode;
   /** Width on wide screens: md (forms, confirmations) unless told; lg and xl for wizards and
-   * details; full for a view that wants the whole window (a large chart). */
+   * details; full for a view that wants the whole window (a large chart): its height too, its
+   * body a column whose children may grow into the room left (flex-1), so nothing scrolls. */
   size?: 'md' | 'lg' | 'xl' | 'full';
 };
 
-const WIDTHS = { md: 'max-w-md', lg: 'max-w-2xl', xl: 'max-w-3xl', full: 'max-w-none' } as const;
+const SIZES = { md: 'max-w-md', lg: 'max-w-2xl', xl: 'max-w-3xl', full: 'flex h-[90dvh] max-w-none flex-col' } as const;
 
 /** A modal dialog (Radix: focus trap, Escape and outside click close) with an accessible title
  * and description and a close button. It is opened by state, so one dialog can serve several
@@ -37,7 +38,7 @@ export function Dialog({ open, onOpenChange, title, description, children, foote
             event.preventDefault();
             returnFocus.current?.focus();
           }}
-          className={`fixed top-1/2 left-1/2 z-50 max-h-[90dvh] w-[calc(100%-2rem)] ${WIDTHS[size]} -translate-x-1/2 -translate-y-1/2 overflow-y-auto rounded-xl bg-white p-6 shadow-xl focus:outline-none`}>
+          className={`fixed top-1/2 left-1/2 z-50 max-h-[90dvh] w-[calc(100%-2rem)] ${SIZES[size]} -translate-x-1/2 -translate-y-1/2 overflow-y-auto rounded-xl bg-white p-6 shadow-xl focus:outline-none`}>
           <RadixDialog.Title className="pr-8 text-lg font-semibold text-slate-900">{title}</RadixDialog.Title>
           <RadixDialog.Description className="mt-2 text-sm text-slate-600">{description}</RadixDialog.Description>
           {children}

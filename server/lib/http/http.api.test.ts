@@ -72,6 +72,8 @@ describe('HTTP conventions', () => {
       authProvider: 'local',
       // CHAT_POLICY over the defaults: the Users page says what guests may use from it.
       chatPolicy: { openai: 'signedIn', anthropic: 'admin', gemini: 'admin', grok: 'admin', deepseek: 'admin', llama: 'signedIn' },
+      // No WHALE_ALERT_API_KEY: the wizard starts on-chain metrics off.
+      sources: { onChain: false },
     });
   });
 
@@ -213,8 +215,9 @@ describe('HTTP conventions', () => {
     expect(detail!.message).toMatch(/^Unrecognized keys: "k0", "k1", .*…$/);
     expect(detail!.message).toHaveLength(200);
 
-    // 800 parameters with names too long, each a problem of its own whose path holds the name:
-    // 20 are listed, each clipped, and one more detail counts the rest.
+    // 800 parameters with names too long, each a problem of its own whose path holds the name,
+    // and the unknown template (every refused field at once): 20 are listed, each clipped, and
+    // one more detail counts the rest.
     const parameters = Object.fromEntries(Array.from({ length: 800 }, (_, i) => [`${i}${'p'.repeat(1_000)}`, true]));
     const config = { schedule: { frequency: 'hourly', daysActive: ['Monday'], timeZone: 'UTC' }, notifications: { email: false, inApp: true, thresholds: [] }, parameters };
     const many = await t.request({ method: 'POST', url: '/api/agents', cookie: admin, payload: { templateId: 'x', name: 'Flood', config } });
@@ -223,7 +226,7 @@ describe('HTTP conventions', () => {
     expect(details).toHaveLength(21);
     expect(details[0]!.path).toMatch(/^config\.parameters\.0p+…$/);
     expect(details[0]!.path).toHaveLength(200);
-    expect(details.at(-1)).toEqual({ path: '(more)', message: '780 more problems not listed' });
+    expect(details.at(-1)).toEqual({ path: '(more)', message: '781 more problems not listed' });
     expect(many.body.length).toBeLessThan(10_000);
   });
 

@@ -131,16 +131,16 @@ describe('editing an agent', () => {
   });
 
   it.each<[string, (config: TAgentConfig) => void, { path: string; message: string }]>([
-    ['frequency', (c) => Object.assign(c.schedule, { frequency: 'fortnightly' }), { path: 'config.schedule.frequency', message: 'frequency must be one of realtime, 5min, 15min, 30min, hourly, daily, weekly' }],
-    ['no active day', (c) => Object.assign(c.schedule, { daysActive: [] }), { path: 'config.schedule.daysActive', message: 'choose at least one day' }],
-    ['a time that is not HH:mm', (c) => Object.assign(c.schedule, { activeHours: { start: '9:30', end: '16:00' } }), { path: 'config.schedule.activeHours.start', message: 'must be a time HH:mm' }],
-    ['inverted hours', (c) => Object.assign(c.schedule, { activeHours: { start: '16:00', end: '09:30' } }), { path: 'schedule.activeHours', message: 'start must be before end' }],
+    ['frequency', (c) => Object.assign(c.schedule, { frequency: 'fortnightly' }), { path: 'config.schedule.frequency', message: 'Frequency must be one of Real-time, Every 5 minutes, Every 15 minutes, Every 30 minutes, Hourly, Daily, Weekly' }],
+    ['no active day', (c) => Object.assign(c.schedule, { daysActive: [] }), { path: 'config.schedule.daysActive', message: 'Choose at least one of the active days' }],
+    ['a time that is not HH:mm', (c) => Object.assign(c.schedule, { activeHours: { start: '9:30', end: '16:00' } }), { path: 'config.schedule.activeHours.start', message: 'Start of the active hours must be a time such as 09:30' }],
+    ['inverted hours', (c) => Object.assign(c.schedule, { activeHours: { start: '16:00', end: '09:30' } }), { path: 'schedule.activeHours', message: 'The start of the active hours must be before their end' }],
     ['email as text', (c) => Object.assign(c.notifications, { email: 'yes' }), { path: 'config.notifications.email', message: 'Invalid input: expected boolean, received string' }],
-    ['threshold type', (c) => Object.assign(c.notifications.thresholds[0]!, { type: 'priceDrop' }), { path: 'config.notifications.thresholds.0.type', message: 'type must be one of priceChange, volumeSpike, volatilityAlert, volumeAlert' }],
-    ['negative threshold', (c) => Object.assign(c.notifications.thresholds[1]!, { value: -1 }), { path: 'config.notifications.thresholds.1.value', message: 'value must be 0 or more' }],
-    ['blank threshold message', (c) => Object.assign(c.notifications.thresholds[0]!, { message: '   ' }), { path: 'config.notifications.thresholds.0.message', message: 'message is required' }],
-    ['lower-case token', (c) => Object.assign(c.parameters, { token: 'eth' }), { path: 'parameters.token', message: 'must be 2 to 10 capital letters (e.g. BTC)' }],
-    ['volatility off its grid', (c) => Object.assign(c.parameters, { volatilityThreshold: 6 }), { path: 'parameters.volatilityThreshold', message: 'must be between 1 and 5' }],
+    ['threshold type', (c) => Object.assign(c.notifications.thresholds[0]!, { type: 'priceDrop' }), { path: 'config.notifications.thresholds.0.type', message: 'Type must be one of Price change, Volume spike, Volatility alert, Volume alert' }],
+    ['negative threshold', (c) => Object.assign(c.notifications.thresholds[1]!, { value: -1 }), { path: 'config.notifications.thresholds.1.value', message: 'Value must be a number from 0 to 10,000' }],
+    ['blank threshold message', (c) => Object.assign(c.notifications.thresholds[0]!, { message: '   ' }), { path: 'config.notifications.thresholds.0.message', message: 'Message is required' }],
+    ['lower-case token', (c) => Object.assign(c.parameters, { token: 'eth' }), { path: 'parameters.token', message: 'Token must be 2 to 10 capital letters (e.g. BTC)' }],
+    ['volatility off its grid', (c) => Object.assign(c.parameters, { volatilityThreshold: 6 }), { path: 'parameters.volatilityThreshold', message: 'Volatility threshold must be between 1 and 5' }],
   ])('refuses an edit with a bad %s (400 naming the field) and changes nothing, the name included', async (_label, spoil, detail) => {
     const agent = await create(CRYPTO);
     const running: TAgent = (await patch(agent.id, { status: 'running' })).json();

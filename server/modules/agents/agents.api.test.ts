@@ -107,21 +107,21 @@ describe('agents API', () => {
   });
 
   it.each<[string, string, string, unknown, string]>([
-    ['number below min', STOCK, 'movingAveragePeriod', 4, 'must be between 5 and 200'],
-    ['number above max', STOCK, 'movingAveragePeriod', 201, 'must be between 5 and 200'],
-    ['number off the step', STOCK, 'movingAveragePeriod', 20.5, 'must be a whole number'],
-    ['slider below 0', STOCK, 'rsiThreshold', -1, 'must be between 0 and 100'],
-    ['slider above 100', STOCK, 'rsiThreshold', 101, 'must be between 0 and 100'],
-    ['slider off the 0.1 grid', CRYPTO, 'volatilityThreshold', 2.05, 'must be a multiple of 0.1 from 1'],
-    ['select unknown option', STOCK, 'timeframe', '4h', 'must be one of 1min, 5min, 15min, 30min, hourly, daily, weekly'],
-    ['multi-select unknown option', CRYPTO, 'exchanges', ['Binance', 'Mt. Gox'], "'Mt. Gox' is not one of Binance, Coinbase, Kraken, FTX, Huobi, KuCoin"],
-    ['multi-select duplicate', CRYPTO, 'exchanges', ['Kraken', 'Kraken'], 'lists Kraken twice'],
-    ['multi-select FTX', CRYPTO, 'exchanges', ['Binance', 'FTX'], 'FTX is closed since 2022'],
-    ['boolean as a string', CRYPTO, 'walletTracking', 'false', 'must be true or false'],
-    ['lower-case token', CRYPTO, 'token', 'btc', 'must be 2 to 10 capital letters (e.g. BTC)'],
-    ['one-letter token', CRYPTO, 'token', 'B', 'must be 2 to 10 capital letters (e.g. BTC)'],
-    ['long token', CRYPTO, 'token', 'TOOLONGTOKEN1', 'must be 2 to 10 capital letters (e.g. BTC)'],
-    ['unknown parameter', STOCK, 'leverage', 10, 'unknown parameter'],
+    ['number below min', STOCK, 'movingAveragePeriod', 4, 'Moving average period must be between 5 and 200'],
+    ['number above max', STOCK, 'movingAveragePeriod', 201, 'Moving average period must be between 5 and 200'],
+    ['number off the step', STOCK, 'movingAveragePeriod', 20.5, 'Moving average period must be a whole number'],
+    ['slider below 0', STOCK, 'rsiThreshold', -1, 'RSI threshold must be between 0 and 100'],
+    ['slider above 100', STOCK, 'rsiThreshold', 101, 'RSI threshold must be between 0 and 100'],
+    ['slider off the 0.1 grid', CRYPTO, 'volatilityThreshold', 2.05, 'Volatility threshold must be a multiple of 0.1 from 1'],
+    ['select unknown option', STOCK, 'timeframe', '4h', 'Timeframe must be one of 1min, 5min, 15min, 30min, hourly, daily, weekly'],
+    ['multi-select unknown option', CRYPTO, 'exchanges', ['Binance', 'Mt. Gox'], "Exchanges must be chosen from Binance, Coinbase, Kraken, FTX, HTX (Huobi), KuCoin, not 'Mt. Gox'"],
+    ['multi-select duplicate', CRYPTO, 'exchanges', ['Kraken', 'Kraken'], 'Exchanges list Kraken twice'],
+    ['multi-select FTX', CRYPTO, 'exchanges', ['Binance', 'FTX'], 'Exchanges: FTX is closed since 2022'],
+    ['boolean as a string', CRYPTO, 'walletTracking', 'false', 'Wallet tracking must be on or off (true or false)'],
+    ['lower-case token', CRYPTO, 'token', 'btc', 'Token must be 2 to 10 capital letters (e.g. BTC)'],
+    ['one-letter token', CRYPTO, 'token', 'B', 'Token must be 2 to 10 capital letters (e.g. BTC)'],
+    ['long token', CRYPTO, 'token', 'TOOLONGTOKEN1', 'Token must be 2 to 10 capital letters (e.g. BTC)'],
+    ['unknown parameter', STOCK, 'leverage', 10, "This template has no parameter 'leverage'"],
   ])('refuses %s on create and on update, changing nothing', async (_label, templateId, key, value, message) => {
     const config = defaults(templateId);
     config.parameters[key] = value as never;
@@ -157,29 +157,82 @@ describe('agents API', () => {
   it('refuses a missing required parameter, an unknown template, a bad status, a bad time zone and inverted hours', async () => {
     const missing = defaults(STOCK);
     delete missing.parameters.indicators;
-    expect((await create(STOCK, { config: missing })).json().details).toEqual([{ path: 'parameters.indicators', message: 'is required' }]);
+    expect((await create(STOCK, { config: missing })).json().details).toEqual([{ path: 'parameters.indicators', message: 'Indicators is required' }]);
 
     const unknown = await create('forex-bot', { config: defaults(STOCK) });
     expect(unknown.statusCode).toBe(400);
-    expect(unknown.json().details).toEqual([{ path: 'templateId', message: "unknown template 'forex-bot'" }]);
+    expect(unknown.json().details).toEqual([{ path: 'templateId', message: "Template 'forex-bot' does not exist: choose Stock Market Scanner or Crypto Market Monitor" }]);
 
     const zone = defaults(STOCK);
     zone.schedule.timeZone = 'Mars/Olympus_Mons';
     const badZone = await create(STOCK, { config: zone });
     expect(badZone.statusCode).toBe(400);
-    expect(badZone.json().details).toEqual([{ path: 'config.schedule.timeZone', message: 'must be an IANA time zone such as Europe/Paris' }]);
+    expect(badZone.json().details).toEqual([{ path: 'config.schedule.timeZone', message: 'Time zone must be an IANA time zone such as Europe/Paris' }]);
 
     const hours = defaults(STOCK);
     hours.schedule.activeHours = { start: '16:00', end: '09:30' };
-    expect((await create(STOCK, { config: hours })).json().details).toEqual([{ path: 'schedule.activeHours', message: 'start must be before end' }]);
+    expect((await create(STOCK, { config: hours })).json().details).toEqual([{ path: 'schedule.activeHours', message: 'The start of the active hours must be before their end' }]);
 
     const agent = await newAgent();
     const stopped = await patch(agent.id, { status: 'stopped' });
     expect(stopped.statusCode).toBe(400);
-    expect(stopped.json().details).toEqual([{ path: 'status', message: "status must be 'running' or 'paused'" }]);
+    expect(stopped.json().details).toEqual([{ path: 'status', message: "Status must be 'running' or 'paused'" }]);
     expect((await patch(agent.id, {})).statusCode).toBe(400);
     expect((await t.request({ url: '/api/agents/not-a-uuid', cookie: admin })).statusCode).toBe(400);
     expect(await read(agent.id)).toEqual(agent);
+  });
+
+  // Issue 29 item 6: a bad token, a bad threshold and notifications per hour 0 got only the
+  // notifications' errors (the contract's shape was checked first and stopped there); the token's,
+  // the schedule's and the channels' came on the next tries.
+  it('answers every refused field at once, on create, on edit and on a test on history, and changes nothing', async () => {
+    const config = defaults(CRYPTO) as TAgentConfig & { notifications: { channels?: string[]; maxPerHour?: number } };
+    config.parameters.token = 'btc';
+    config.notifications.thresholds[1]!.value = -1;
+    config.notifications.maxPerHour = 0;
+    config.notifications.channels = ['00000000-0000-4000-8000-000000000000'];
+    config.schedule.activeHours = { start: '18:00', end: '09:00' };
+    const expected = [
+      { path: 'config.notifications.thresholds.1.value', message: 'Value must be a number from 0 to 10,000' },
+      { path: 'config.notifications.maxPerHour', message: 'Notifications per hour must be at least 1' },
+      { path: 'schedule.activeHours', message: 'The start of the active hours must be before their end' },
+      { path: 'parameters.token', message: 'Token must be 2 to 10 capital letters (e.g. BTC)' },
+      { path: 'config.notifications.channels.0', message: 'Each channel must be one of your channels' },
+    ];
+    const before = (await t.request({ url: '/api/agents', cookie: admin })).json();
+
+    const created = await create(CRYPTO, { config, name: ' ' });
+    expect(created.statusCode).toBe(400);
+    expect(created.json().details).toEqual([{ path: 'name', message: 'Please provide a name for your agent' }, ...expected]);
+    expect((await t.request({ url: '/api/agents', cookie: admin })).json()).toEqual(before);
+
+    const agent = await newAgent(CRYPTO);
+    const edited = await patch(agent.id, { config, status: 'running' });
+    expect(edited.statusCode).toBe(400);
+    expect(edited.json().details).toEqual(expected);
+    expect(await read(agent.id)).toEqual(agent);
+
+    // A test on history checks the configuration the same way (it notifies nobody: no channels).
+    const tested = await t.request({ method: 'POST', url: '/api/agents/backtest', cookie: admin, payload: { templateId: CRYPTO, config, candles: 9000 } });
+    expect(tested.statusCode).toBe(400);
+    expect(tested.json().details).toEqual([
+      ...expected.slice(0, 2),
+      { path: 'candles', message: 'Candles per market must be at most 5,000' },
+      ...expected.slice(2, 4),
+    ]);
+  });
+
+  it('a field refused by its shape is named once, by its shape, not again by its template', async () => {
+    const config = defaults(CRYPTO);
+    (config.parameters as Record<string, unknown>).token = { symbol: 'BTC' };
+    const res = await create(CRYPTO, { config });
+    expect(res.statusCode).toBe(400);
+    const details = res.json().details as Array<{ path: string; message: string }>;
+    expect(details.filter((d) => d.path.endsWith('parameters.token'))).toHaveLength(1);
+    expect(details[0]).toEqual({
+      path: 'config.parameters.token',
+      message: "A parameter's value must be text (at most 2,000 characters), a number, true or false, or a list of at most 50 texts",
+    });
   });
 
   it("refuses a googleId that is not the session's (local accounts have none), and accepts none or ''", async () => {

@@ -3,10 +3,8 @@ import {
   AGENT_TEMPLATES,
   ZAgentIdParams,
   ZAgentQuery,
-  ZCreateAgent,
   ZRunAgent,
   ZRunsQuery,
-  ZUpdateAgent,
 } from '../../../contracts/agents.ts';
 import { AGENT_OWNER_ROLE } from '../../../contracts/constants.ts';
 import { parseInput } from '../../lib/validate.ts';
@@ -43,15 +41,14 @@ export async function agentsRoutes(app: FastifyInstance, { agents }: { agents: A
 
   app.post('/api/agents', { config: { access: AGENT_OWNER_ROLE } }, async (request, reply) => {
     const query = parseInput(ZAgentQuery, request.query);
-    const { googleId, ...input } = parseInput(ZCreateAgent, request.body);
-    return reply.status(201).send(await agents.create(caller(request, query.googleId, googleId), input));
+    // The body is checked whole by the service: its shape, its template and the owner's channels at once.
+    return reply.status(201).send(await agents.create(caller(request, query.googleId), request.body));
   });
 
   app.patch('/api/agents/:id', { config: { access: AGENT_OWNER_ROLE } }, async (request) => {
     const { id } = parseInput(ZAgentIdParams, request.params);
     const query = parseInput(ZAgentQuery, request.query);
-    const { googleId, ...patch } = parseInput(ZUpdateAgent, request.body);
-    return agents.update(caller(request, query.googleId, googleId), id, patch);
+    return agents.update(caller(request, query.googleId), id, request.body);
   });
 
   app.delete('/api/agents/:id', { config: { access: AGENT_OWNER_ROLE } }, async (request, reply) => {

@@ -1,14 +1,15 @@
 import { CHANNEL_CHOICE_RULE } from '../../../contracts/channels.ts';
-import type { z } from 'zod';
 import {
   currentFrequency,
+  ZAlertBriefChoice,
+  ZCreateAgent,
+  ZNotifications,
+  ZUpdateAgent,
   type TAgent,
   type TAgentConfig,
   type TAlertBriefChoice,
   type TAgentStatus,
-  type TCreateAgent,
   type TRunHistoryAnswer,
-  type ZUpdateAgent,
 } from '../../../contracts/agents.ts';
 import { followDefaultMessage } from '../../../contracts/alert-thresholds.ts';
 import type { Db } from '../../db/client.ts';
@@ -30,7 +31,7 @@ import {
 } from './agents.repo.ts';
 import { failureReason, NO_HEALTH, type TAgentHealth } from '../../../contracts/agent-health.ts';
 import { computeNextRunAt } from './schedule.ts';
-import { validateAgentConfig } from './validate-config.ts';
+import { checkAgentRequest, fieldOf, validateAgentConfig } from './validate-config.ts';
 import { NO_EVENTS, type EventPublisher } from '../../lib/live-events.ts';
 import { NO_CACHE, type Invalidations } from '../../lib/invalidations.ts';
 import { createOwnerCache } from '../../lib/owner-cache.ts';
@@ -115,11 +116,6 @@ export function assertOwnGoogleId({ user, googleIds }: Caller): void {
   }
 }
 
-function assertFitsTemplate(templateId: string, config: TAgentConfig): void {
-  const problems = validateAgentConfig(templateId, config);
-  if (problems.length > 0) throw new AppError('BAD_REQUEST', 'Invalid request', problems);
-}
-
 /** Untouched default messages follow their threshold's type and value (decision 0026), whatever
  * the client sent: a saved message never contradicts the saved numbers. */
 const withFollowedMessages = (config: TAgentConfig): TAgentConfig => ({
@@ -137,17 +133,26 @@ export function createAgentsService({ db, jobs, foreignChannels, briefProblems, 
 
   /**
    * What a configuration may notify through, beyond its shape: only its owner's channels, and an
-   * "Explain alerts" assistant and model the owner may use. Each refusal is on its field.
+   * "Explain alerts" assistant and model the owner may use. Each refusal is on its field. Read
+   * from the configuration as sent, each part parsed on its own, so these are found beside any
+   * other refused field.
    */
-  async function assertMayNotify(user: Caller['user'], config: TAgentConfig): Promise<void> {
-    const problems = briefProblems?.(user, config.notifications.brief) ?? [];
-    const ids = config.notifications.channels ?? [];
+  async function notifyProblems(user: Caller['user'], config: unknown): Promise<ErrorDetail[]> {
+    const notifications = fieldOf(config, 'notifications');
+    const brief = ZAlertBriefChoice.optional().safeParse(fieldOf(notifications, 'brief'));
+    const problems = brief.success ? (briefProblems?.(user, brief.data) ?? []) : [];
+    const channels = ZNotifications.shape.channels.safeParse(fieldOf(notifications, 'channels'));
+    const ids = channels.success ? (channels.data ?? []) : [];
     if (ids.length > 0 && foreignChannels) {
       const foreign = new Set(await foreignChannels(user.id, ids));
       problems.push(...ids.flatMap((id, i) => (foreign.has(id) ? [{ path: `config.notifications.channels.${i}`, message: CHANNEL_CHOICE_RULE }] : [])));
     }
-    if (problems.length > 0) throw new AppError('BAD_REQUEST', 'Invalid request', problems);
+    return problems;
   }
+
+  /** Every rule a configuration as sent must meet beyond its shape: its template's, its schedule's, its notifications'. */
+  const configProblems = async (user: Caller['user'], templateId: unknown, config: unknown): Promise<ErrorDetail[]> =>
+    typeof templateId === 'string' ? [...validateAgentConfig(templateId, config), ...(await notifyProblems(user, config))] : [];
 
   /** The caller's agent, or 404 whether it is missing or someone else's (no existence leak). */
   async function owned(caller: Caller, id: string): Promise<AgentRow> {
@@ -183,11 +188,10 @@ export function createAgentsService({ db, jobs, foreignChannels, briefProblems, 
     return (await listRuns(db, agent.id, limit)).map(toApiRun);
   }
 
-  /** SPEC: a new agent starts paused, so it has no next run until it is resumed. */
-  async function create(caller: Caller, input: Omit<TCreateAgent, 'googleId'>): Promise<TAgent> {
-    assertOwnGoogleId(caller);
-    assertFitsTemplate(input.templateId, input.config);
-    await assertMayNotify(caller.user, input.config);
+  /** SPEC: a new agent starts paused. The body is checked whole: every refused field at once. */
+  async function create(caller: Caller, body: unknown): Promise<TAgent> {
+    const input = await checkAgentRequest(ZCreateAgent, body, () => configProblems(caller.user, fieldOf(body, 'templateId'), fieldOf(body, 'config')));
+    assertOwnGoogleId({ ...caller, googleIds: [...caller.googleIds, input.googleId] });
     const status: TAgentStatus = 'paused';
     const row = await insertAgent(db, { ownerId: caller.user.id, templateId: input.templateId, name: input.name, status, config: withFollowedMessages(input.config), nextRunAt: null });
     changed(caller.user.id, row.id);
@@ -196,24 +200,27 @@ export function createAgentsService({ db, jobs, foreignChannels, briefProblems, 
 
   /**
    * Pause, resume, rename, or replace the whole config (SPEC sends it whole). Everything is
-   * checked before the single write, so a refused request changes nothing. The next run is
-   * cleared on pause and computed afresh on resume or on a config change while running.
+   * checked before the single write, every refused field at once, so a refused request changes
+   * nothing. The next run is cleared on pause and computed afresh on resume or on a config change
+   * while running.
    */
-  async function update(caller: Caller, id: string, patch: Omit<z.output<typeof ZUpdateAgent>, 'googleId'>): Promise<TAgent> {
-    const current = await owned(caller, id);
-    if (patch.config) {
-      assertFitsTemplate(current.templateId, patch.config);
-      await assertMayNotify(caller.user, patch.config);
-    }
+  async function update(caller: Caller, id: string, body: unknown): Promise<TAgent> {
+    // Read first for its template (only the caller's own agents are read); a refused body is
+    // refused (400) whether or not it exists, as before.
+    const current = await findAgent(db, id, caller.user.id);
+    const config = fieldOf(body, 'config');
+    const patch = await checkAgentRequest(ZUpdateAgent, body, () => (current && config !== undefined ? configProblems(caller.user, current.templateId, config) : []));
+    assertOwnGoogleId({ ...caller, googleIds: [...caller.googleIds, patch.googleId] });
+    if (!current) throw new AppError('NOT_FOUND', NOT_FOUND);
 
     const status = patch.status ?? current.status;
-    const config = patch.config ? withFollowedMessages(patch.config) : current.config;
+    const nextConfig = patch.config ? withFollowedMessages(patch.config) : current.config;
     const reschedule = current.status !== 'running' || patch.config !== undefined || current.nextRunAt === null;
-    const nextRunAt = status === 'paused' ? null : reschedule ? computeNextRunAt(config.schedule, now()) : current.nextRunAt;
+    const nextRunAt = status === 'paused' ? null : reschedule ? computeNextRunAt(nextConfig.schedule, now()) : current.nextRunAt;
 
     const row = await updateAgent(db, current.id, caller.user.id, {
       ...(patch.name !== undefined ? { name: patch.name } : {}),
-      ...(patch.config !== undefined ? { config } : {}),
+      ...(patch.config !== undefined ? { config: nextConfig } : {}),
       status,
       nextRunAt,
     });

@@ -143,7 +143,7 @@ describe('agent schedules', () => {
     const refused = await t.request({ method: 'POST', url: '/api/agents', cookie, payload: { templateId: STOCK, name: 'every 2 min', config: stockInNewYork({ frequency: '2min' as 'realtime' }) } });
     expect(refused.statusCode).toBe(400);
     expect(refused.json().details).toEqual([
-      { path: 'config.schedule.frequency', message: 'frequency must be one of realtime, 5min, 15min, 30min, hourly, daily, weekly' },
+      { path: 'config.schedule.frequency', message: 'Frequency must be one of Real-time, Every 5 minutes, Every 15 minutes, Every 30 minutes, Hourly, Daily, Weekly' },
     ]);
   });
 });

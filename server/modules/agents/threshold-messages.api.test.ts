@@ -8,6 +8,7 @@ import { createTestApp, type TestApp } from '../../test/test-app.ts';
 
 const CRYPTO = 'crypto-market-monitor';
 const MIGRATION = readFileSync(new URL('../../db/migrations/0005_threshold_default_messages.sql', import.meta.url), 'utf8');
+const SIGNED_MIGRATION = readFileSync(new URL('../../db/migrations/0017_threshold_signed_default_messages.sql', import.meta.url), 'utf8');
 
 function cryptoConfig(thresholds: TThreshold[]): TAgentConfig {
   const config = defaultAgentConfig(findTemplate(CRYPTO)!);
@@ -62,6 +63,54 @@ describe('threshold default messages', () => {
     const res = await t.request({ method: 'PATCH', url: `/api/agents/${agent.id}`, cookie, payload: { config } });
     expect(res.statusCode).toBe(200);
     expect(messages(res.json())).toEqual(['Price change above 7%', 'Volume above 150% of average']);
+  });
+
+  // Issue 29 item 5: the editor wrote 'Price change above -5%' while the value field held -5 on
+  // the way to 0.1, and neither it nor the server recognised that as a default afterwards.
+  it('on create and on a config change, a default written for a negative value follows the value', async () => {
+    const agent = await create([
+      { type: 'priceChange', value: 0.1, message: 'Price change above -5%' },
+      { type: 'volumeAlert', value: 150, message: 'Volume above -1,500.5% of average' },
+      { type: 'priceChange', value: 2, message: 'Down -1% or more' },
+    ]);
+    expect(messages(agent)).toEqual(['Price change above 0.1%', 'Volume above 150% of average', 'Down -1% or more']);
+    const res = await t.request({
+      method: 'PATCH',
+      url: `/api/agents/${agent.id}`,
+      cookie,
+      payload: { config: cryptoConfig([{ type: 'volatilityAlert', value: 2, message: 'Price change above -1%' }]) },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(messages(res.json())).toEqual(['Volatility above 2% of the price']);
+  });
+
+  it('migration 0017 repairs stored defaults written for a negative value, and touches nothing else', async () => {
+    const me = (await t.request({ url: '/api/auth/me', cookie })).json() as { user: { id: string } };
+    const stored: TThreshold[] = [
+      { type: 'priceChange', value: 0.1, message: 'Price change above -5%' },
+      { type: 'volumeSpike', value: 1500, message: 'Volume spike above -1% of average' },
+      { type: 'priceChange', value: 3, message: 'Price change above 3%' },
+      { type: 'priceChange', value: 0.1, message: 'My words: Price change above -5%' },
+    ];
+    const insert = async (name: string, thresholds: TThreshold[]) =>
+      (await t.database.db.insert(agents).values({ ownerId: me.user.id, templateId: CRYPTO, name, status: 'paused', config: cryptoConfig(thresholds) }).returning())[0]!;
+    const row = await insert('Saved at -5 then 0.1', stored);
+    const untouched = await insert('Nothing negative', [{ type: 'priceChange', value: 2, message: 'Price change above 7%' }]);
+
+    await t.database.db.execute(sql.raw(SIGNED_MIGRATION));
+
+    const [after] = await t.database.db.select().from(agents).where(eq(agents.id, row.id));
+    expect(after!.config.notifications.thresholds.map((t) => t.message)).toEqual([
+      'Price change above 0.1%',
+      'Volume spike above 1,500% of average',
+      'Price change above 3%',
+      'My words: Price change above -5%',
+    ]);
+    // The SQL writes the text the contracts give. An agent with no negative default is not
+    // rewritten: its stale 'above 7%' at 2 would have become 'above 2%' (migration 0005's business).
+    expect(after!.config.notifications.thresholds.slice(0, 3).map((t) => t.message)).toEqual(stored.slice(0, 3).map((t) => THRESHOLD_DEFINITIONS[t.type].defaultMessage(t.value)));
+    const [same] = await t.database.db.select().from(agents).where(eq(agents.id, untouched.id));
+    expect(same!.config).toEqual(untouched.config);
   });
 
   it('migration 0005 brings untouched defaults of stored agents in line, as the server writes them', async () => {

@@ -22,52 +22,52 @@ describe('validateAgentConfig', () => {
   });
 
   it('refuses an unknown template', () => {
-    expect(validateAgentConfig('forex-bot', defaults(STOCK))).toEqual([{ path: 'templateId', message: "unknown template 'forex-bot'" }]);
+    expect(validateAgentConfig('forex-bot', defaults(STOCK))).toEqual([{ path: 'templateId', message: "Template 'forex-bot' does not exist: choose Stock Market Scanner or Crypto Market Monitor" }]);
   });
 
   it.each<[string, string, TParameterValue, string | null]>([
     // number: 5-200, default step 1
-    [STOCK, 'movingAveragePeriod', 4, 'must be between 5 and 200'],
+    [STOCK, 'movingAveragePeriod', 4, 'Moving average period must be between 5 and 200'],
     [STOCK, 'movingAveragePeriod', 5, null],
     [STOCK, 'movingAveragePeriod', 200, null],
-    [STOCK, 'movingAveragePeriod', 201, 'must be between 5 and 200'],
-    [STOCK, 'movingAveragePeriod', 20.5, 'must be a whole number'],
-    [STOCK, 'movingAveragePeriod', '20', 'must be a number'],
+    [STOCK, 'movingAveragePeriod', 201, 'Moving average period must be between 5 and 200'],
+    [STOCK, 'movingAveragePeriod', 20.5, 'Moving average period must be a whole number'],
+    [STOCK, 'movingAveragePeriod', '20', 'Moving average period must be a number'],
     // slider: 0-100, default step 1
-    [STOCK, 'rsiThreshold', -1, 'must be between 0 and 100'],
+    [STOCK, 'rsiThreshold', -1, 'RSI threshold must be between 0 and 100'],
     [STOCK, 'rsiThreshold', 0, null],
     [STOCK, 'rsiThreshold', 100, null],
-    [STOCK, 'rsiThreshold', 101, 'must be between 0 and 100'],
+    [STOCK, 'rsiThreshold', 101, 'RSI threshold must be between 0 and 100'],
     // slider 1-5 step 0.1, number 0.1-20 step 0.1: on the grid from the minimum
-    [CRYPTO, 'volatilityThreshold', 2.05, 'must be a multiple of 0.1 from 1'],
+    [CRYPTO, 'volatilityThreshold', 2.05, 'Volatility threshold must be a multiple of 0.1 from 1'],
     [CRYPTO, 'volatilityThreshold', 2.1, null],
     [CRYPTO, 'volatilityThreshold', 5, null],
     [CRYPTO, 'priceChangeThreshold', 0.3, null],
-    [CRYPTO, 'priceChangeThreshold', 0.05, 'must be between 0.1 and 20'],
-    [CRYPTO, 'priceChangeThreshold', 19.99, 'must be a multiple of 0.1 from 0.1'],
+    [CRYPTO, 'priceChangeThreshold', 0.05, 'Price change threshold (%) must be between 0.1 and 20'],
+    [CRYPTO, 'priceChangeThreshold', 19.99, 'Price change threshold (%) must be a multiple of 0.1 from 0.1'],
     // select
     [STOCK, 'timeframe', 'hourly', null],
-    [STOCK, 'timeframe', '4h', 'must be one of 1min, 5min, 15min, 30min, hourly, daily, weekly'],
-    [CRYPTO, 'timeframe', ['1h'], 'must be one of 1min, 5min, 15min, 30min, 1h, 4h, 1d'],
+    [STOCK, 'timeframe', '4h', 'Timeframe must be one of 1min, 5min, 15min, 30min, hourly, daily, weekly'],
+    [CRYPTO, 'timeframe', ['1h'], 'Timeframe must be one of 1min, 5min, 15min, 30min, 1h, 4h, 1d'],
     // multi-select
     [CRYPTO, 'exchanges', ['Huobi', 'KuCoin'], null],
-    [CRYPTO, 'exchanges', ['Binance', 'Mt. Gox'], "'Mt. Gox' is not one of Binance, Coinbase, Kraken, FTX, Huobi, KuCoin"],
-    [CRYPTO, 'exchanges', ['Binance', 'Binance'], 'lists Binance twice'],
-    [CRYPTO, 'exchanges', ['Binance', 'FTX'], 'FTX is closed since 2022'],
-    [CRYPTO, 'exchanges', [], 'choose at least one'],
-    [CRYPTO, 'exchanges', 'Binance', 'must be a list of Binance, Coinbase, Kraken, FTX, Huobi, KuCoin'],
+    [CRYPTO, 'exchanges', ['Binance', 'Mt. Gox'], "Exchanges must be chosen from Binance, Coinbase, Kraken, FTX, HTX (Huobi), KuCoin, not 'Mt. Gox'"],
+    [CRYPTO, 'exchanges', ['Binance', 'Binance'], 'Exchanges list Binance twice'],
+    [CRYPTO, 'exchanges', ['Binance', 'FTX'], 'Exchanges: FTX is closed since 2022'],
+    [CRYPTO, 'exchanges', [], 'Choose at least one of the exchanges'],
+    [CRYPTO, 'exchanges', 'Binance', 'Exchanges must be a list chosen from Binance, Coinbase, Kraken, FTX, HTX (Huobi), KuCoin'],
     // boolean
     [CRYPTO, 'walletTracking', true, null],
-    [CRYPTO, 'walletTracking', 'true', 'must be true or false'],
+    [CRYPTO, 'walletTracking', 'true', 'Wallet tracking must be on or off (true or false)'],
     // string with a pattern, textarea
     [CRYPTO, 'token', 'ETH', null],
-    [CRYPTO, 'token', 'btc', 'must be 2 to 10 capital letters (e.g. BTC)'],
-    [CRYPTO, 'token', 'B', 'must be 2 to 10 capital letters (e.g. BTC)'],
-    [CRYPTO, 'token', 'TOOLONGTOKEN1', 'must be 2 to 10 capital letters (e.g. BTC)'],
-    [CRYPTO, 'token', 42, 'must be text'],
+    [CRYPTO, 'token', 'btc', 'Token must be 2 to 10 capital letters (e.g. BTC)'],
+    [CRYPTO, 'token', 'B', 'Token must be 2 to 10 capital letters (e.g. BTC)'],
+    [CRYPTO, 'token', 'TOOLONGTOKEN1', 'Token must be 2 to 10 capital letters (e.g. BTC)'],
+    [CRYPTO, 'token', 42, 'Token must be text'],
     [STOCK, 'symbols', 'x'.repeat(2000), null],
-    [STOCK, 'symbols', 'x'.repeat(2001), 'must be at most 2000 characters'],
-    [STOCK, 'symbols', '  ', 'is required'],
+    [STOCK, 'symbols', 'x'.repeat(2001), 'Symbols must be at most 2,000 characters'],
+    [STOCK, 'symbols', '  ', 'Symbols is required'],
   ])('%s %s = %j -> %s', (templateId, key, value, message) => {
     expect(problemsWith(templateId, key, value)).toEqual(message === null ? [] : [{ path: `parameters.${key}`, message }]);
   });
@@ -79,9 +79,9 @@ describe('validateAgentConfig', () => {
     delete config.parameters.indicators;
     delete config.parameters.includeVolume; // optional
     expect(validateAgentConfig(STOCK, config)).toEqual([
-      { path: 'parameters.leverage', message: 'unknown parameter' },
-      { path: 'parameters.constructor', message: 'unknown parameter' },
-      { path: 'parameters.indicators', message: 'is required' },
+      { path: 'parameters.leverage', message: "This template has no parameter 'leverage'" },
+      { path: 'parameters.constructor', message: "This template has no parameter 'constructor'" },
+      { path: 'parameters.indicators', message: 'Indicators is required' },
     ]);
   });
 
@@ -90,11 +90,11 @@ describe('validateAgentConfig', () => {
     config.schedule.activeHours = { start: '16:00', end: '09:30' };
     config.schedule.daysActive = ['Monday', 'Monday'];
     expect(validateAgentConfig(STOCK, config)).toEqual([
-      { path: 'schedule.activeHours', message: 'start must be before end' },
-      { path: 'schedule.daysActive', message: 'lists Monday twice' },
+      { path: 'schedule.activeHours', message: 'The start of the active hours must be before their end' },
+      { path: 'schedule.daysActive', message: 'Active days list Monday twice' },
     ]);
     config.schedule.activeHours = { start: '09:30', end: '09:30' };
     config.schedule.daysActive = ['Monday'];
-    expect(validateAgentConfig(STOCK, config)).toEqual([{ path: 'schedule.activeHours', message: 'start must be before end' }]);
+    expect(validateAgentConfig(STOCK, config)).toEqual([{ path: 'schedule.activeHours', message: 'The start of the active hours must be before their end' }]);
   });
 });

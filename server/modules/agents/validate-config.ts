@@ -1,6 +1,8 @@
+import type { z } from 'zod';
 import { parameterProblems } from '../../../contracts/agent-parameters.ts';
-import { templateParametersSchema, WEEKDAYS, type TAgentConfig } from '../../../contracts/agents.ts';
-import type { ErrorDetail } from '../../lib/errors.ts';
+import { ACTIVE_HOURS_ORDER, AGENT_TEMPLATES, templateParametersSchema, WEEKDAYS, ZSchedule, type TSchedule } from '../../../contracts/agents.ts';
+import { AppError, type ErrorDetail } from '../../lib/errors.ts';
+import { checkInput } from '../../lib/validate.ts';
 
 /**
  * The contract (ZAgentConfig) only checks a configuration's shape; what each parameter may hold
@@ -9,23 +11,55 @@ import type { ErrorDetail } from '../../lib/errors.ts';
  * block bad values (SPEC section 5), so the server is the only gate.
  *
  * Pure: returns every problem found (empty when valid) so a client can mark all fields at once.
- * Paths are relative to the config (`parameters.token`, `schedule.activeHours`), plus
- * `templateId` when the template does not exist.
+ * The configuration is taken as sent, and each part a rule reads is parsed on its own: a refused
+ * threshold does not keep the token's problem from being found (issue 29 item 6). Paths are
+ * relative to the config (`parameters.token`, `schedule.activeHours`), plus `templateId` when
+ * the template does not exist.
  */
-export function validateAgentConfig(templateId: string, config: TAgentConfig): ErrorDetail[] {
+export function validateAgentConfig(templateId: string, config: unknown): ErrorDetail[] {
   const schema = templateParametersSchema(templateId);
-  if (!schema) return [{ path: 'templateId', message: `unknown template '${templateId}'` }];
-  const parsed = schema.safeParse(config.parameters);
-  return [...validateSchedule(config.schedule), ...(parsed.success ? [] : parameterProblems(parsed.error, config.parameters))];
+  if (!schema) return [{ path: 'templateId', message: `Template '${templateId}' does not exist: choose ${AGENT_TEMPLATES.map((t) => t.name).join(' or ')}` }];
+  const parts = isRecord(config) ? config : {};
+  const schedule = ZSchedule.safeParse(parts.schedule);
+  const problems = schedule.success ? validateSchedule(schedule.data) : [];
+  const parameters = parts.parameters;
+  if (isRecord(parameters)) {
+    const parsed = schema.safeParse(parameters);
+    if (!parsed.success) problems.push(...parameterProblems(parsed.error, parameters));
+  }
+  return problems;
 }
 
-function validateSchedule(schedule: TAgentConfig['schedule']): ErrorDetail[] {
+function validateSchedule(schedule: TSchedule): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
   // HH:mm with leading zeros (the contract enforces it) compares correctly as text.
   if (schedule.activeHours && schedule.activeHours.start >= schedule.activeHours.end) {
-    problems.push({ path: 'schedule.activeHours', message: 'start must be before end' });
+    problems.push({ path: 'schedule.activeHours', message: ACTIVE_HOURS_ORDER });
   }
   const repeated = WEEKDAYS.find((day) => schedule.daysActive.filter((d) => d === day).length > 1);
-  if (repeated) problems.push({ path: 'schedule.daysActive', message: `lists ${repeated} twice` });
+  if (repeated) problems.push({ path: 'schedule.daysActive', message: `Active days list ${repeated} twice` });
   return problems;
 }
+
+/**
+ * A create, edit or test request checked whole: its contract's shape and, whatever the shape
+ * held, the rules beyond it (the template's parameters, the schedule's order, the owner's
+ * channels), so one answer names every refused field and the person fixes them in one go. A
+ * rule's problem on a field the shape already refused is left out: the shape's says it first.
+ * The shape names fields from the body (`config.parameters.token`), the rules from the
+ * configuration (`parameters.token`); both are the same field.
+ */
+export async function checkAgentRequest<S extends z.ZodType>(schema: S, body: unknown, rules: () => ErrorDetail[] | Promise<ErrorDetail[]>): Promise<z.output<S>> {
+  const shape = checkInput(schema, body);
+  const refused = new Set(shape.ok ? [] : shape.problems.map((p) => sameField(p.path)));
+  const more = (await rules()).filter((p) => !refused.has(sameField(p.path)));
+  if (shape.ok && more.length === 0) return shape.data;
+  throw new AppError('BAD_REQUEST', 'Invalid request', [...(shape.ok ? [] : shape.problems), ...more]);
+}
+
+const sameField = (path: string) => path.replace(/^config\./, '');
+
+/** The body's field `key` when the body is an object (the rules read the request as sent). */
+export const fieldOf = (body: unknown, key: string): unknown => (isRecord(body) ? body[key] : undefined);
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -82,14 +82,15 @@ describe('article authoring', () => {
 
   it.each([
     ['title', 'x'.repeat(4), 'Title must be at least 5 characters'],
-    ['title', 'x'.repeat(201), 'Title too long'],
+    ['title', 'x'.repeat(201), 'Title must be at most 200 characters'],
     ['excerpt', 'x'.repeat(9), 'Excerpt must be at least 10 characters'],
-    ['excerpt', 'x'.repeat(501), 'Excerpt too long'],
+    ['excerpt', 'x'.repeat(501), 'Excerpt must be at most 500 characters'],
     ['content', 'x'.repeat(49), 'Content must be at least 50 characters'],
-    ['category', 'x', 'Category is required'],
-    ['category', 'x'.repeat(51), 'Category too long'],
+    ['category', '', 'Category is required'],
+    ['category', 'x', 'Category must be at least 2 characters'],
+    ['category', 'x'.repeat(51), 'Category must be at most 50 characters'],
     ['published', 'yes', 'Invalid input: expected boolean, received string'],
-  ])('refuses %s of %j characters with 400 and its SPEC message, writing nothing', async (field, value, message) => {
+  ])('refuses %s of %j characters with 400 and its message (SPEC\'s, stating the limit: decision 0065), writing nothing', async (field, value, message) => {
     const before = await count();
     const res = await create({ ...valid, [field]: value });
     expect(res.statusCode).toBe(400);

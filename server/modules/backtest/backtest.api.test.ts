@@ -220,14 +220,18 @@ describe('test on history refusals', () => {
 
   it('names the field and its rule for bad input, before anything is fetched', async () => {
     const cases: Array<[unknown, string, RegExp]> = [
-      [{ templateId: 'stock-market-scanner', config: stockConfig('AAPL'), candles: 10 }, 'candles', /at least 50/],
-      [{ templateId: 'stock-market-scanner', config: stockConfig('AAPL'), candles: 5001 }, 'candles', /at most 5000/],
-      [{ templateId: 'stock-market-scanner', config: stockConfig('AAPL'), candles: 1.5 }, 'candles', /whole number/],
-      [{ templateId: 'nope', config: stockConfig('AAPL') }, 'templateId', /unknown template/],
-      [{ templateId: 'stock-market-scanner', config: { ...stockConfig('AAPL'), parameters: { ...stockConfig('AAPL').parameters, rsiThreshold: 500 } } }, 'parameters.rsiThreshold', /./],
-      [{ templateId: 'stock-market-scanner', config: stockConfig('!!! ???') }, 'parameters.symbols', /no market/],
+      [{ templateId: 'stock-market-scanner', config: stockConfig('AAPL'), candles: 10 }, 'candles', /^Candles per market must be at least 50$/],
+      [{ templateId: 'stock-market-scanner', config: stockConfig('AAPL'), candles: 5001 }, 'candles', /^Candles per market must be at most 5,000$/],
+      [{ templateId: 'stock-market-scanner', config: stockConfig('AAPL'), candles: 1.5 }, 'candles', /^Candles per market must be a whole number$/],
+      [{ templateId: 'nope', config: stockConfig('AAPL') }, 'templateId', /^Template 'nope' does not exist/],
+      [{ templateId: 'stock-market-scanner', config: { ...stockConfig('AAPL'), parameters: { ...stockConfig('AAPL').parameters, rsiThreshold: 500 } } }, 'parameters.rsiThreshold', /^RSI threshold must be between 0 and 100$/],
+      [{ templateId: 'stock-market-scanner', config: stockConfig('!!! ???') }, 'parameters.symbols', /^Symbols name no market/],
       // 11 markets x 5,000 candles is more work than one test may do.
-      [{ templateId: 'stock-market-scanner', config: stockConfig('A B C D E F G H I J K'), candles: 5000 }, 'candles', /at most 50000: with 11 markets, at most 4545 candles/],
+      [
+        { templateId: 'stock-market-scanner', config: stockConfig('A B C D E F G H I J K'), candles: 5000 },
+        'candles',
+        /^Candles per market must be at most 4,545 with 11 markets \(a test reads at most 50,000 candles in all\)$/,
+      ],
     ];
     for (const [payload, path, message] of cases) {
       const res = await post(payload);

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZAgentIdParams } from '../../../contracts/agents.ts';
-import { BACKTEST_CONTENT_TYPE, ZAgentBacktestRequest, ZBacktestRequest, type TBacktestEvent } from '../../../contracts/backtest.ts';
+import { BACKTEST_CONTENT_TYPE, type TBacktestEvent } from '../../../contracts/backtest.ts';
 import { AGENT_OWNER_ROLE } from '../../../contracts/constants.ts';
 import { clientGone, openStream } from '../../lib/http/stream.ts';
 import { parseInput } from '../../lib/validate.ts';
@@ -47,13 +47,12 @@ export async function backtestRoutes(app: FastifyInstance, { backtests }: { back
   });
 
   app.post('/api/agents/backtest', { config: { access: AGENT_OWNER_ROLE } }, async (request, reply) => {
-    const body = parseInput(ZBacktestRequest, request.body);
-    await streamBacktest(request, reply, backtests.forConfig(caller(request), body));
+    // The body is checked whole by the service: its shape and its template at once.
+    await streamBacktest(request, reply, await backtests.forConfig(caller(request), request.body));
   });
 
   app.post('/api/agents/:id/backtest', { config: { access: AGENT_OWNER_ROLE } }, async (request, reply) => {
     const { id } = parseInput(ZAgentIdParams, request.params);
-    const body = parseInput(ZAgentBacktestRequest, request.body ?? {});
-    await streamBacktest(request, reply, await backtests.forAgent(caller(request), id, body));
+    await streamBacktest(request, reply, await backtests.forAgent(caller(request), id, request.body));
   });
 }

@@ -1,13 +1,14 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import { followDefaultMessage } from '../../../contracts/alert-thresholds.ts';
 import { notificationsPerHour, type TAgentConfig } from '../../../contracts/agents.ts';
-import { BACKTEST_WORK_MAX, type TBacktestMarket, type TBacktestResult } from '../../../contracts/backtest.ts';
+import { BACKTEST_CANDLES_LABEL, BACKTEST_WORK_MAX, ZAgentBacktestRequest, ZBacktestRequest, type TBacktestMarket, type TBacktestResult } from '../../../contracts/backtest.ts';
 import { MARKET_FAILURES, tooFewCandlesError } from '../../../contracts/market.ts';
+import { formatLimit } from '../../../contracts/number-format.ts';
 import { MarketDataError } from '../../integrations/market/candle-source.ts';
 import { AppError } from '../../lib/errors.ts';
 import { createRateWindow } from '../../lib/rate-window.ts';
 import type { AgentsService, Caller } from '../agents/agents.service.ts';
-import { validateAgentConfig } from '../agents/validate-config.ts';
+import { checkAgentRequest, fieldOf, validateAgentConfig } from '../agents/validate-config.ts';
 import type { MarketData } from '../market/market-data.ts';
 import { marketsOf } from '../runtime/run-executor.ts';
 import { planRun, type RunPlan } from '../runtime/run-plan.ts';
@@ -45,21 +46,26 @@ export function createBacktestService({ agents, marketData, logger, now = () => 
   const rate = createRateWindow(limits.ratePerMinute);
   let running = 0;
 
+  /** A checked configuration's test (checkAgentRequest has found it fits its template). */
   function prepare(caller: Caller, templateId: string, given: TAgentConfig, candles: number): BacktestJob {
-    const problems = validateAgentConfig(templateId, given);
-    if (problems.length > 0) throw new AppError('BAD_REQUEST', 'Invalid request', problems);
     // The alert texts follow the numbers, as the agent saved with this configuration would have them.
     const config: TAgentConfig = { ...given, notifications: { ...given.notifications, thresholds: given.notifications.thresholds.map(followDefaultMessage) } };
     const plan = planRun(templateId, config);
     const markets = marketsOf(plan, marketData);
     if (markets.length === 0) {
-      const path = plan.templateType === 'stock' ? 'parameters.symbols' : 'parameters.exchanges';
-      throw new AppError('BAD_REQUEST', 'Invalid request', [{ path, message: 'names no market to test: check the symbols or exchanges' }]);
+      const problem =
+        plan.templateType === 'stock'
+          ? { path: 'parameters.symbols', message: 'Symbols name no market to test: check the symbols' }
+          : { path: 'parameters.exchanges', message: 'Exchanges name no market to test: choose an exchange that is open' };
+      throw new AppError('BAD_REQUEST', 'Invalid request', [problem]);
     }
     if (markets.length * candles > BACKTEST_WORK_MAX) {
       const most = Math.floor(BACKTEST_WORK_MAX / markets.length);
       throw new AppError('BAD_REQUEST', 'Invalid request', [
-        { path: 'candles', message: `markets x candles must be at most ${BACKTEST_WORK_MAX}: with ${markets.length} markets, at most ${most} candles` },
+        {
+          path: 'candles',
+          message: `${BACKTEST_CANDLES_LABEL} must be at most ${formatLimit(most)} with ${markets.length} markets (a test reads at most ${formatLimit(BACKTEST_WORK_MAX)} candles in all)`,
+        },
       ]);
     }
     // Busy first: a test turned away for that has not used one of the caller's tests.
@@ -144,12 +150,16 @@ export function createBacktestService({ agents, marketData, logger, now = () => 
 
   return {
     /** The wizard's test: a configuration not saved yet. */
-    forConfig(caller: Caller, input: { templateId: string; config: TAgentConfig; candles: number }): BacktestJob {
+    async forConfig(caller: Caller, body: unknown): Promise<BacktestJob> {
+      const templateId = fieldOf(body, 'templateId');
+      const input = await checkAgentRequest(ZBacktestRequest, body, () => (typeof templateId === 'string' ? validateAgentConfig(templateId, fieldOf(body, 'config')) : []));
       return prepare(caller, input.templateId, input.config, input.candles);
     },
     /** An agent's test: its saved configuration, or `config` (its unsaved edits) in its place. 404 unless the caller's. */
-    async forAgent(caller: Caller, id: string, input: { config?: TAgentConfig; candles: number }): Promise<BacktestJob> {
+    async forAgent(caller: Caller, id: string, body: unknown): Promise<BacktestJob> {
       const agent = await agents.get(caller, id);
+      const given = body ?? {};
+      const input = await checkAgentRequest(ZAgentBacktestRequest, given, () => validateAgentConfig(agent.templateId, fieldOf(given, 'config') ?? agent.config));
       return prepare(caller, agent.templateId, input.config ?? agent.config, input.candles);
     },
   };

@@ -231,7 +231,7 @@ describe('answers that survive a reload', () => {
     expect(twice.statusCode).toBe(409);
     expect(twice.json().details).toEqual([{ path: 'answer.id', message: 'is an answer this chat holds already: ask again for a new one' }]);
     const same = await chat(t, owner, 'openai', { stream: true, body: keptBody(newTestChatId(), { id: 'q1' }) });
-    expect(same.json().details).toEqual([{ path: 'answer.id', message: 'must differ from questionId' }]);
+    expect(same.json().details).toEqual([{ path: 'answer.id', message: 'The answer id must differ from the question id' }]);
     expect(fake.requests()).toEqual([]);
     // The budget those calls reserved is released.
     expect((await usageRows(t)).filter((r) => r.outcome !== 'ok' && r.outcome !== 'stopped' && r.outcome !== 'error')).toEqual([]);

@@ -94,9 +94,9 @@ describe('a chat’s system prompt and temperature reach each provider as its AP
     expect(claude.statusCode).toBe(400);
     expect(claude.json().details).toEqual([{ path: 'temperature', message: 'Claude takes a temperature from 0 to 1' }]);
     const any = await chat(t, admin, 'openai', { body: { ...chatBody('openai'), temperature: 2.5 } });
-    expect(any.json().details).toEqual([{ path: 'temperature', message: 'temperature must be from 0 to 2' }]);
+    expect(any.json().details).toEqual([{ path: 'temperature', message: 'Temperature must be from 0 to 2' }]);
     const negative = await chat(t, admin, 'gemini', { body: { ...chatBody('gemini'), temperature: -0.1 } });
-    expect(negative.json().details).toEqual([{ path: 'temperature', message: 'temperature must be from 0 to 2' }]);
+    expect(negative.json().details).toEqual([{ path: 'temperature', message: 'Temperature must be from 0 to 2' }]);
     expect(fake.requests()).toEqual([]);
     expect(CHAT_PROVIDER_INFO.anthropic.temperatureMax).toBe(1);
     // Claude at its own maximum is fine.
@@ -106,7 +106,7 @@ describe('a chat’s system prompt and temperature reach each provider as its AP
   it('refuses a system prompt over 8,000 characters on the field', async () => {
     const res = await chat(t, admin, 'openai', { body: { ...chatBody('openai'), system: 'x'.repeat(8_001) } });
     expect(res.statusCode).toBe(400);
-    expect(res.json().details).toEqual([{ path: 'system', message: 'the system prompt must be at most 8,000 characters' }]);
+    expect(res.json().details).toEqual([{ path: 'system', message: 'The system prompt must be at most 8,000 characters' }]);
     expect(fake.requests()).toEqual([]);
   });
 

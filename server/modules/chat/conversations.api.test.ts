@@ -117,9 +117,9 @@ describe('chat history on the server', () => {
     expect(res.json().details).toEqual([{ path: 'leafId', message: 'must be a message of this chat' }]);
 
     res = await save({ ...conversation({ messages: [] }), id: 'chat-1-UPPER' });
-    expect(res.json().details).toEqual([{ path: 'id', message: "must be a chat id: 'chat-', the time in milliseconds, '-' and letters or digits" }]);
+    expect(res.json().details).toEqual([{ path: 'id', message: "A chat id must be 'chat-', the time in milliseconds, '-' and letters or digits" }]);
     res = await save({ ...conversation({ messages: [] }), temperature: 2.5 });
-    expect(res.json().details).toEqual([{ path: 'temperature', message: 'temperature must be from 0 to 2' }]);
+    expect(res.json().details).toEqual([{ path: 'temperature', message: 'Temperature must be from 0 to 2' }]);
     res = await save({ ...conversation({ messages: [] }), provider: 'anthropic', temperature: 1.5 });
     expect(res.json().details).toEqual([{ path: 'temperature', message: 'Claude takes a temperature from 0 to 1' }]);
 
@@ -287,7 +287,7 @@ describe('chat history on the server', () => {
     expect(exported).toMatchObject({ id: chat.id, leafId: 'e-a2', systemPrompt: 'You are a planner.', temperature: 0.7 });
     expect(exported.messages.map((m) => m.id)).toEqual(['e-q', 'e-a', 'e-a2']);
     expect((await t.request({ url: `/api/chat/conversations/${chat.id}/export?format=pdf`, cookie: owner })).json().details).toEqual([
-      { path: 'format', message: "format must be 'md' or 'json'" },
+      { path: 'format', message: "Format must be 'md' or 'json'" },
     ]);
   });
 
@@ -348,7 +348,7 @@ describe('chat presets', () => {
     const edited = await t.request({ method: 'PATCH', url: `/api/chat/presets/${preset.id}`, cookie: owner, payload: { temperature: null, name: 'French' } });
     expect(edited.json()).toMatchObject({ name: 'French', temperature: null, systemPrompt: 'Translate into French.' });
     const tooLong = await create({ name: 'Long', systemPrompt: 'x'.repeat(8_001) });
-    expect(tooLong.json().details).toEqual([{ path: 'systemPrompt', message: 'the system prompt must be at most 8,000 characters' }]);
+    expect(tooLong.json().details).toEqual([{ path: 'systemPrompt', message: 'The system prompt must be at most 8,000 characters' }]);
 
     // Another user sees none of them and cannot touch them.
     expect(await list(other)).toEqual([]);

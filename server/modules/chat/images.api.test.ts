@@ -68,7 +68,7 @@ describe('chat images: upload, type by content, owner only (docs/decisions/0055)
     const res = await upload(t, owner, { type: 'image/png', data: bytes.toString('base64') });
     expect(res.statusCode).toBe(400);
     // An empty file is refused by the contract; the rest by their bytes.
-    expect(res.json().details).toEqual([{ path: 'data', message: bytes.length === 0 ? 'data must not be empty' : 'must be a PNG, JPEG, WebP or GIF image (SVG and other files are refused)' }]);
+    expect(res.json().details).toEqual([{ path: 'data', message: bytes.length === 0 ? 'The image must not be empty' : 'must be a PNG, JPEG, WebP or GIF image (SVG and other files are refused)' }]);
     expect(await t.database.db.select().from(chatImages)).toEqual([]);
   });
 
@@ -96,9 +96,9 @@ describe('chat images: upload, type by content, owner only (docs/decisions/0055)
     expect(gifAsWebp.json().details).toEqual([{ path: 'type', message: 'the file is a GIF image, not WebP' }]);
     const svg = await upload(t, owner, { type: 'image/svg+xml', data: LYING_FILES['an SVG with a script']!.toString('base64') });
     expect(svg.statusCode).toBe(400);
-    expect(svg.json().details).toEqual([{ path: 'type', message: 'type must be one of: image/png, image/jpeg, image/webp, image/gif' }]);
+    expect(svg.json().details).toEqual([{ path: 'type', message: 'The image type must be one of: image/png, image/jpeg, image/webp, image/gif' }]);
     const notBase64 = await upload(t, owner, { type: 'image/png', data: '<svg onload=alert(1)>' });
-    expect(notBase64.json().details).toEqual([{ path: 'data', message: 'data must be the image in base64' }]);
+    expect(notBase64.json().details).toEqual([{ path: 'data', message: 'The image must be sent in base64' }]);
     expect(await t.database.db.select().from(chatImages)).toEqual([]);
   });
 
@@ -227,7 +227,7 @@ describe('chat images: upload, type by content, owner only (docs/decisions/0055)
     const five = conversationBody();
     five.messages[0]!.images = [mine, mine, mine, mine, mine] as never;
     expect((await t.request({ method: 'POST', url: '/api/chat/conversations', cookie: owner, payload: five })).json().details).toEqual([
-      { path: 'messages.0.images', message: 'a message carries at most 4 images' },
+      { path: 'messages.0.images', message: 'A message carries at most 4 images' },
     ]);
   });
 
@@ -313,11 +313,11 @@ describe('chat images sent to the providers (docs/decisions/0055)', () => {
 
     const mine = await uploadImage(t, admin);
     const onAnswer = await chat(t, admin, 'openai', { body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b', images: [mine] }, { role: 'user', content: 'c' }] } });
-    expect(onAnswer.json().details).toEqual([{ path: 'messages.1.images', message: 'only a question (role user) carries images' }]);
+    expect(onAnswer.json().details).toEqual([{ path: 'messages.1.images', message: 'Only a question (role user) carries images' }]);
     const five = await chat(t, admin, 'openai', { body: withImages('openai', 'gpt-4o', [mine, mine, mine, mine, mine]) });
-    expect(five.json().details).toEqual([{ path: 'messages.0.images', message: 'a message carries at most 4 images' }]);
+    expect(five.json().details).toEqual([{ path: 'messages.0.images', message: 'A message carries at most 4 images' }]);
     const seventeen = { model: 'gpt-4o', messages: Array.from({ length: 5 }, (_, i) => ({ role: 'user', content: `q${i}`, images: [mine, mine, mine, mine].slice(0, i === 4 ? 1 : 4) })) };
-    expect((await chat(t, admin, 'openai', { body: seventeen })).json().details).toEqual([{ path: 'messages', message: 'send at most 16 images in one request' }]);
+    expect((await chat(t, admin, 'openai', { body: seventeen })).json().details).toEqual([{ path: 'messages', message: 'Send at most 16 images in one request' }]);
     expect(fake.requests()).toEqual([]);
   });
 

@@ -184,11 +184,11 @@ describe('notifications per hour per agent', () => {
 
   it('validates maxPerHour: a whole number from 1 to 1000, on create and on edit', async () => {
     for (const [maxPerHour, message] of [
-      [0, 'maxPerHour must be at least 1'],
-      [1001, 'maxPerHour must be at most 1000'],
-      [2.5, 'maxPerHour must be a whole number'],
-      ['12', 'maxPerHour must be a number'],
-      [null, 'maxPerHour must be a number'],
+      [0, 'Notifications per hour must be at least 1'],
+      [1001, 'Notifications per hour must be at most 1,000'],
+      [2.5, 'Notifications per hour must be a whole number'],
+      ['12', 'Notifications per hour must be a number'],
+      [null, 'Notifications per hour must be a number'],
     ] as const) {
       const config = { ...crypto(), notifications: { ...crypto().notifications, maxPerHour } };
       const res = await t.request({ method: 'POST', url: '/api/agents', cookie, payload: { templateId: 'crypto-market-monitor', name: 'Bad cap', config } });

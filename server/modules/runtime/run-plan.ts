@@ -28,7 +28,8 @@ export const INVALID_PARAMETERS_ERROR = "The agent's parameters do not fit its t
 function parse<T>(schema: z.ZodType<T>, config: TAgentConfig): T {
   const parsed = schema.safeParse(config.parameters);
   if (parsed.success) return parsed.data;
-  const problems = parameterProblems(parsed.error, config.parameters).map((p) => `${p.path.replace(/^parameters\.?/, '') || 'parameters'}: ${p.message}`);
+  // Each message names its parameter by its label already ('Token must be ...').
+  const problems = parameterProblems(parsed.error, config.parameters).map((p) => p.message);
   throw new RunNotPossible(`${INVALID_PARAMETERS_ERROR} (${problems.join('; ')}).`);
 }
 

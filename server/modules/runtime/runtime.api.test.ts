@@ -140,8 +140,9 @@ describe('agents runtime', () => {
     const [run] = await until(() => runsOf(agent.id), (runs) => runs[0]?.status === 'success' || runs[0]?.status === 'failure');
     expect(run).toMatchObject({ status: 'failure', result: null });
     expect(run!.error).toMatch(new RegExp(`^${INVALID_PARAMETERS_ERROR} \\(.+\\)\\.$`));
-    // One problem per parameter; the stored key order is the database's own (jsonb sorts keys).
-    for (const problem of ['rsiThreshold: is required', 'rsiLimit: unknown parameter', 'movingAveragePeriod: must be a number']) expect(run!.error).toContain(problem);
+    // One problem per parameter, each naming it as the screen does; the stored key order is the
+    // database's own (jsonb sorts keys).
+    for (const problem of ['RSI threshold is required', "This template has no parameter 'rsiLimit'", 'Moving average period must be a number']) expect(run!.error).toContain(problem);
   });
 
   it('run now, pressed 300 times at once: one run (202), every other press 409; the next is accepted once it has finished', async () => {

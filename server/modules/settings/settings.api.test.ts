@@ -50,7 +50,7 @@ describe('settings API', () => {
   it.each([
     [{ alertEmail: 'not-an-email', timeZone: 'Europe/Paris' }, [{ path: 'alertEmail', message: 'Enter a valid email address' }]],
     [{ alertEmail: `${'a'.repeat(250)}@example.com`, timeZone: null }, [{ path: 'alertEmail', message: 'Email must be at most 254 characters' }]],
-    [{ alertEmail: null, timeZone: 'Mars/Olympus_Mons' }, [{ path: 'timeZone', message: 'must be an IANA time zone such as Europe/Paris' }]],
+    [{ alertEmail: null, timeZone: 'Mars/Olympus_Mons' }, [{ path: 'timeZone', message: 'Time zone must be an IANA time zone such as Europe/Paris' }]],
     [{ alertEmail: 42, timeZone: null }, [{ path: 'alertEmail', message: 'Enter an email address, or leave it empty to use your sign-in email' }]],
     [{ alertEmail: null }, [{ path: 'timeZone', message: expect.stringContaining('expected string') }]],
     [{ alertEmail: null, timeZone: null, role: 'admin' }, [{ path: '(root)', message: expect.stringContaining('role') }]],

@@ -94,12 +94,12 @@ describe('backtestDraft and backtestAgent', () => {
   it('rejects with an ApiError for a refusal before the stream, its field details readable by fieldErrors', async () => {
     stubFetch({
       'POST /api/agents/backtest': () =>
-        jsonResponse({ error: 'Invalid request', details: [{ path: 'config.parameters.rsiThreshold', message: 'must be at most 100' }, { path: 'candles', message: 'candles must be at most 5000' }] }, 400),
+        jsonResponse({ error: 'Invalid request', details: [{ path: 'config.parameters.rsiThreshold', message: 'RSI threshold must be between 0 and 100' }, { path: 'candles', message: 'Candles per market must be at most 5,000' }] }, 400),
       'POST /api/agents/a1/backtest': () => jsonResponse({ error: 'Too many tests: try again in a minute.' }, 429),
     });
     const refused = await backtestDraft({} as never, { signal: new AbortController().signal }).catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(ApiError);
-    expect(fieldErrors(refused)).toEqual({ 'parameters.rsiThreshold': 'must be at most 100', candles: 'candles must be at most 5000' });
+    expect(fieldErrors(refused)).toEqual({ 'parameters.rsiThreshold': 'RSI threshold must be between 0 and 100', candles: 'Candles per market must be at most 5,000' });
     const limited = await backtestAgent('a1', { candles: 50 }, { signal: new AbortController().signal }).catch((err: unknown) => err);
     expect(limited).toMatchObject({ status: 429, body: { error: 'Too many tests: try again in a minute.' } });
   });

@@ -342,6 +342,26 @@ describe('Settings', () => {
     ]);
   });
 
+  // Issue 29 item 11: the Settings tab did not list the agent's channels.
+  it("lists the agent's channels by name and kind, 'None' without any", async () => {
+    const ids = ['00000000-0000-4000-8000-00000000000b', '00000000-0000-4000-8000-00000000000a'];
+    stubFetch({
+      'GET /api/channels': jsonResponse({
+        channels: [
+          { id: ids[1], kind: 'telegram', name: 'Phone', target: 'chat -100 · bot 1234…', createdAt: '2025-01-01T00:00:00.000Z', movedFrom: null },
+          { id: ids[0], kind: 'discord', name: 'Team room', target: 'discord.com/…/x', createdAt: '2025-01-01T00:00:00.000Z', movedFrom: null },
+        ],
+      }),
+    });
+    const withChannels = { ...CRYPTO_AGENT, config: { ...CRYPTO_AGENT.config, notifications: { ...CRYPTO_AGENT.config.notifications, channels: ids } } };
+    const { unmount } = renderWithProviders(<Settings agent={withChannels} />);
+    const channels = () => screen.getByText('Channels', { selector: 'dt' }).nextSibling;
+    await vi.waitFor(() => expect(channels()).toHaveTextContent('Team room (Discord), Phone (Telegram)'));
+    unmount();
+    renderWithProviders(<Settings agent={CRYPTO_AGENT} />);
+    expect(channels()).toHaveTextContent('None');
+  });
+
   it("says 'No thresholds configured' when there are none", () => {
     renderWithProviders(<Settings agent={STOCK_AGENT} />);
     expect(screen.getByText('No thresholds configured')).toBeInTheDocument();

@@ -16,7 +16,9 @@ import { SignalsList } from './signals-list.tsx';
 import { backtestAgent, deleteAgent, invalidateAgents, runAgent, useAgent, useAgentRuns } from '../api/agents-api.ts';
 import { explainAlertsText } from './explain-alerts-field.tsx';
 import { NotificationsFields, ParametersFields, perHourText, ScheduleEditor } from './config-fields.tsx';
+import { serverSources } from '../lib/server-sources.ts';
 import { AgentNameField } from './agent-name-field.tsx';
+import { ChannelNames } from './channel-choice.tsx';
 import { FailingNotice, PerformanceValue } from './agent-health.tsx';
 import { DiscardDialog } from './discard-dialog.tsx';
 import { createOpenEdits, EditableSection, OpenEdits, SECTION, withOpenEdits, type TOpenEdit } from './editable-section.tsx';
@@ -278,7 +280,7 @@ function ParametersSection({ agent, template }: { agent: TAgent; template: TAgen
       paths="parameters"
       // The template's parameters, each as stored or else its default: a configuration saved
       // before the template changed (decision 0025) is repaired by saving it.
-      start={(a) => Object.fromEntries(Object.entries(template.defaultConfig.parameters).map(([key, definition]) => [key, a.config.parameters[key] ?? defaultValue(definition)]))}
+      start={(a) => Object.fromEntries(Object.entries(template.defaultConfig.parameters).map(([key, definition]) => [key, a.config.parameters[key] ?? defaultValue(definition, serverSources())]))}
       toEdit={(draft, a) => ({ config: { ...a.config, parameters: draft } })}
       view={view}
       editor={(draft, onChange, errors) => <ParametersFields template={template} value={draft} onChange={onChange} errors={errors} />}
@@ -313,6 +315,9 @@ export function Settings({ agent }: { agent: TAgent }) {
       <dl className={SECTION}>
         <Row term="Email notifications">{notifications.email ? 'On' : 'Off'}</Row>
         <Row term="In-app notifications">{notifications.inApp ? 'On' : 'Off'}</Row>
+        <Row term="Channels">
+          <ChannelNames ids={notifications.channels} />
+        </Row>
         <Row term="Notifications per hour">{perHourText(notifications)}</Row>
         <Row term="Explain alerts">{explainAlertsText(notifications.brief)}</Row>
       </dl>

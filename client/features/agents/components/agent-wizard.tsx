@@ -9,8 +9,11 @@ import { activeHoursText, formatValue, frequencyLabel } from '../lib/agent-forma
 import { backtestDraft } from '../api/agents-api.ts';
 import { useTimeZone } from '../../../lib/time-zone.ts';
 import { clearChanged, fieldErrors, NO_FIELD_ERRORS, wizardStepOf, type TFieldErrors } from '../lib/field-errors.ts';
+import { serverSources } from '../lib/server-sources.ts';
 import { explainAlertsText } from './explain-alerts-field.tsx';
-import { FieldErrorList, FIRST_INVALID, NotificationsFields, ParametersFields, perHourText, ScheduleEditor } from './config-fields.tsx';
+import { NotificationsFields, ParametersFields, perHourText, ScheduleEditor } from './config-fields.tsx';
+import { FieldErrorList, FIRST_INVALID } from './field-error-list.tsx';
+import { ChannelNames } from './channel-choice.tsx';
 import { DiscardDialog } from './discard-dialog.tsx';
 import { Row } from './form-controls.tsx';
 import { SignalsList } from './signals-list.tsx';
@@ -94,7 +97,7 @@ function WizardBody({
   const [step, setStep] = useState<TStep>('schedule');
   const [initial] = useState(() => ({
     schedule: toDraft(template.defaultConfig.schedule),
-    parameters: defaultAgentConfig(template).parameters,
+    parameters: defaultAgentConfig(template, 'UTC', serverSources()).parameters,
     notifications: structuredClone(template.defaultConfig.notifications),
   }));
   const [schedule, setSchedule] = useState(initial.schedule);
@@ -110,8 +113,8 @@ function WizardBody({
   const dirty = JSON.stringify({ schedule, parameters, notifications }) !== JSON.stringify(initial);
   useEffect(() => onDirtyChange(dirty), [dirty, onDirtyChange]);
 
-  // A refusal: mark its fields, open the tab of the first, and move focus to it. Any other
-  // failure is the caller's to report (its toast).
+  // A refusal: mark every field it names, open the first tab (in the steps' order) holding one,
+  // and move focus to its first marked field. Any other failure is the caller's to report (its toast).
   // The configuration as it stands: what Create sends and what Test on history tests.
   const zone = useTimeZone();
   const config = buildConfig(schedule, notifications, parameters, zone);
@@ -120,7 +123,7 @@ function WizardBody({
       const refused = fieldErrors(err);
       if (!refused) return;
       setErrors(refused);
-      setStep(wizardStepOf(Object.keys(refused)[0]!));
+      setStep(WIZARD_STEPS.find((s) => Object.keys(refused).some((path) => wizardStepOf(path) === s.value))!.value);
       setFocusRequest((n) => n + 1);
     });
   useEffect(() => {
@@ -192,6 +195,9 @@ function WizardBody({
             <dl className="divide-y divide-slate-100">
               <Row term="Email">{notifications.email ? 'On' : 'Off'}</Row>
               <Row term="In-app">{notifications.inApp ? 'On' : 'Off'}</Row>
+              <Row term="Channels">
+                <ChannelNames ids={notifications.channels} />
+              </Row>
               <Row term="Notifications per hour">{perHourText(notifications)}</Row>
               <Row term="Explain alerts">{explainAlertsText(notifications.brief)}</Row>
               <Row term="Thresholds">

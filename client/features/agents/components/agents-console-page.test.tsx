@@ -195,7 +195,7 @@ describe('AgentsConsolePage', () => {
     // SPEC's new threshold, a price change of 5, with the message that follows its type and value.
     expect(w.getByRole('textbox', { name: 'Threshold 4 message' })).toHaveValue('Price change above 5%');
     expect(w.getByRole('spinbutton', { name: 'Threshold 4 value (%)' })).toHaveAccessibleDescription(
-      '% How far the close moved over the last candle, up or down, as a % of the close before it. Each value is from 0 to 10000; each message is required, up to 200 characters.',
+      '% How far the close moved over the last candle, up or down, as a % of the close before it. Each value is from 0 to 10,000; each message is required, up to 200 characters.',
     );
     await userEvent.click(w.getByRole('button', { name: 'Remove threshold 4' }));
 
@@ -229,7 +229,10 @@ describe('AgentsConsolePage', () => {
     expect(screen.getByRole('dialog', { name: 'Configure Your Agent' })).toBeInTheDocument();
   });
 
-  it("shows a refusal on the fields it names and opens the first one's tab", async () => {
+  // Issue 29 item 6: the server answers every refused field at once (the notifications' first, as
+  // the contract's shape is checked before the template's); the wizard marks them all and opens
+  // the first tab, in the steps' order, that holds one.
+  it('marks every field a refusal names and opens the first tab that holds one', async () => {
     stubFetch({
       ...baseRoutes([]),
       'POST /api/agents': {
@@ -237,9 +240,10 @@ describe('AgentsConsolePage', () => {
         body: {
           error: 'Invalid request',
           details: [
-            { path: 'parameters.token', message: 'must be 2 to 10 capital letters (e.g. BTC)' },
-            { path: 'config.notifications.thresholds.1.value', message: 'value must be 0 or more' },
-            { path: 'name', message: 'name must be at most 100 characters' },
+            { path: 'config.notifications.thresholds.1.value', message: 'Value must be a number from 0 to 10,000' },
+            { path: 'config.notifications.maxPerHour', message: 'Notifications per hour must be at least 1' },
+            { path: 'parameters.token', message: 'Token must be 2 to 10 capital letters (e.g. BTC)' },
+            { path: 'name', message: 'Name must be at most 100 characters' },
           ],
         },
       },
@@ -254,14 +258,22 @@ describe('AgentsConsolePage', () => {
     expect(wizard.getByRole('tab', { name: /Parameters/ })).toHaveAttribute('aria-selected', 'true');
     const token = wizard.getByRole('textbox', { name: /Token/ });
     expect(token).toHaveAttribute('aria-invalid', 'true');
-    expect(token).toHaveAccessibleDescription(/^must be 2 to 10 capital letters \(e\.g\. BTC\)/);
+    expect(token).toHaveAccessibleDescription(/^Token must be 2 to 10 capital letters \(e\.g\. BTC\)/);
     await vi.waitFor(() => expect(token).toHaveFocus());
     expect(wizard.getAllByRole('tab').map((t) => t.textContent)).toEqual(['Schedule', 'Parameters(has problems)', 'Notifications(has problems)', 'Review(has problems)']);
 
+    // Every field of the Notifications tab is marked on the field itself, with its message.
     await userEvent.click(wizard.getByRole('tab', { name: /Notifications/ }));
-    expect(wizard.getByRole('list', { name: 'Notification problems' })).toHaveTextContent('Threshold 2 value: value must be 0 or more');
+    const perHour = wizard.getByRole('spinbutton', { name: 'Notifications per hour' });
+    expect(perHour).toHaveAttribute('aria-invalid', 'true');
+    expect(perHour).toHaveAccessibleDescription(/^Notifications per hour must be at least 1/);
+    const value = wizard.getByRole('spinbutton', { name: 'Threshold 2 value (%)' });
+    expect(value).toHaveAttribute('aria-invalid', 'true');
+    expect(value).toHaveAccessibleDescription(/^Value must be a number from 0 to 10,000 /);
+    expect(wizard.getByRole('spinbutton', { name: 'Threshold 1 value (%)' })).not.toHaveAttribute('aria-invalid');
+    expect(wizard.queryByRole('list', { name: 'Notification problems' })).not.toBeInTheDocument();
     await userEvent.click(wizard.getByRole('tab', { name: /Review/ }));
-    expect(wizard.getByRole('list', { name: 'Agent problems' })).toHaveTextContent('Name: name must be at most 100 characters');
+    expect(wizard.getByRole('list', { name: 'Agent problems' })).toHaveTextContent('Name must be at most 100 characters');
 
     // Changing the field clears its message: the server has not judged the new value yet.
     await userEvent.click(wizard.getByRole('tab', { name: /Parameters/ }));
@@ -276,7 +288,7 @@ describe('AgentsConsolePage', () => {
       ...baseRoutes([]),
       'POST /api/agents/backtest': () =>
         refuse
-          ? jsonResponse({ error: 'Invalid request', details: [{ path: 'config.parameters.rsiThreshold', message: 'must be at most 90' }] }, 400)
+          ? jsonResponse({ error: 'Invalid request', details: [{ path: 'config.parameters.rsiThreshold', message: 'RSI threshold must be at most 90' }] }, 400)
           : new Response(ndjson([{ type: 'result', result: backtestResult() }]), { headers: { 'content-type': BACKTEST_CONTENT_TYPE } }),
     });
     renderPage();
@@ -298,7 +310,7 @@ describe('AgentsConsolePage', () => {
 
     refuse = true;
     await userEvent.click(wizard.getByRole('button', { name: 'Test on history' }));
-    expect(await wizard.findByRole('list', { name: 'Settings to change' })).toHaveTextContent('RSI threshold: must be at most 90');
+    expect(await wizard.findByRole('list', { name: 'Settings to change' })).toHaveTextContent('RSI threshold must be at most 90');
     expect(wizard.getByRole('tab', { name: /Parameters/ })).toHaveTextContent('Parameters(has problems)');
     await userEvent.click(wizard.getByRole('tab', { name: /Parameters/ }));
     expect(wizard.getByRole('slider', { name: /RSI threshold/ })).toHaveAccessibleDescription(/must be at most 90/);

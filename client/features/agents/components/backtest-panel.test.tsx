@@ -42,7 +42,7 @@ describe('BacktestPanel', () => {
     await userEvent.type(field, '6000');
     await userEvent.click(screen.getByRole('button', { name: 'Test on history' }));
     expect(field).toHaveAttribute('aria-invalid', 'true');
-    expect(field).toHaveAccessibleDescription(/candles must be at most 5000$/);
+    expect(field).toHaveAccessibleDescription(/Candles per market must be at most 5,000$/);
     expect(field).toHaveFocus();
     expect(requests).toEqual([]);
   });
@@ -104,8 +104,8 @@ describe('BacktestPanel', () => {
           {
             error: 'Invalid request',
             details: [
-              { path: 'candles', message: 'candles must be at most 5000' },
-              { path: 'config.parameters.rsiThreshold', message: 'must be at most 100' },
+              { path: 'candles', message: 'Candles per market must be at most 5,000' },
+              { path: 'config.parameters.rsiThreshold', message: 'RSI threshold must be between 0 and 100' },
             ],
           },
           400,
@@ -115,9 +115,9 @@ describe('BacktestPanel', () => {
     render(<BacktestPanel run={run} onRefused={onRefused} />);
     await userEvent.click(screen.getByRole('button', { name: 'Test on history' }));
     expect(await screen.findByText('The test was refused: some settings need a change.')).toBeInTheDocument();
-    expect(onRefused).toHaveBeenCalledWith({ 'parameters.rsiThreshold': 'must be at most 100' });
-    expect(screen.getByRole('spinbutton', { name: 'Candles per market' })).toHaveAccessibleDescription(/candles must be at most 5000$/);
-    expect(screen.getByRole('list', { name: 'Settings to change' })).toHaveTextContent('RSI threshold: must be at most 100');
+    expect(onRefused).toHaveBeenCalledWith({ 'parameters.rsiThreshold': 'RSI threshold must be between 0 and 100' });
+    expect(screen.getByRole('spinbutton', { name: 'Candles per market' })).toHaveAccessibleDescription(/Candles per market must be at most 5,000$/);
+    expect(screen.getByRole('list', { name: 'Settings to change' })).toHaveTextContent('RSI threshold must be between 0 and 100');
   });
 
   it.each([

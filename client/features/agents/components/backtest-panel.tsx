@@ -1,7 +1,7 @@
 import '../../../lib/zod-csp.ts';
 import { FlaskConical, X } from 'lucide-react';
 import { useEffect, useId, useRef, useState } from 'react';
-import { BACKTEST_CANDLES_DEFAULT, BACKTEST_CANDLES_MAX, BACKTEST_CANDLES_MIN, ZBacktestCandles, type TBacktestResult } from '../../../../contracts/backtest.ts';
+import { BACKTEST_CANDLES_DEFAULT, BACKTEST_CANDLES_LABEL, BACKTEST_CANDLES_MAX, BACKTEST_CANDLES_MIN, ZBacktestCandles, type TBacktestResult } from '../../../../contracts/backtest.ts';
 import { formatNumber } from '../../../../contracts/number-format.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { Spinner } from '../../../components/ui/spinner.tsx';
@@ -9,7 +9,7 @@ import { ApiError, errorMessage } from '../../../lib/api-client.ts';
 import { BacktestError, type TBacktestOptions, type TBacktestProgress } from '../api/agents-api.ts';
 import { fieldErrors, type TFieldErrors } from '../lib/field-errors.ts';
 import { BacktestResultView } from './backtest-result.tsx';
-import { FieldErrorList } from './config-fields.tsx';
+import { FieldErrorList } from './field-error-list.tsx';
 import { CONTROL } from './form-controls.tsx';
 
 /** Progress bars appear only for a test whose history takes longer than this to load. */
@@ -57,7 +57,7 @@ export default function BacktestPanel({ run, onRefused }: TBacktestPanelProps) {
   const start = async () => {
     const parsed = ZBacktestCandles.safeParse(candles.trim() === '' ? Number.NaN : Number(candles));
     if (!parsed.success) {
-      setCandlesError(parsed.error.issues[0]?.message ?? 'candles must be a number');
+      setCandlesError(parsed.error.issues[0]?.message ?? `${BACKTEST_CANDLES_LABEL} must be a number`);
       document.getElementById(`${id}-candles`)?.focus();
       return;
     }
@@ -101,7 +101,7 @@ export default function BacktestPanel({ run, onRefused }: TBacktestPanelProps) {
       <div className="flex flex-wrap items-end gap-3">
         <div className="w-48">
           <label htmlFor={`${id}-candles`} className="block text-sm font-medium text-slate-900">
-            Candles per market
+            {BACKTEST_CANDLES_LABEL}
           </label>
           <input
             id={`${id}-candles`}

@@ -38,3 +38,23 @@ export function ChannelChoice({ value, onChange }: { value: readonly string[] | 
     </fieldset>
   );
 }
+
+/**
+ * The agent's channels as the read-only summaries list them (the wizard's Review, the details'
+ * Settings): each by its name and kind, in the order chosen; 'None' without any.
+ */
+export function ChannelNames({ ids }: { ids: readonly string[] | undefined }) {
+  const chosen = ids ?? [];
+  const channels = useQuery<TChannelList>({ queryKey: ['/api/channels'], enabled: chosen.length > 0 });
+  if (chosen.length === 0) return 'None';
+  if (channels.isPending) return 'Loading your channels…';
+  if (channels.isError) return `${chosen.length} channel${chosen.length === 1 ? '' : 's'} (their names could not be loaded)`;
+  const byId = new Map(channels.data.channels.map((channel) => [channel.id, channel]));
+  return chosen
+    .map((id) => {
+      const channel = byId.get(id);
+      // Deleting a channel takes it off its agents; until this list catches up it is gone.
+      return channel ? `${channel.name} (${CHANNEL_KIND_LABELS[channel.kind]})` : 'A deleted channel';
+    })
+    .join(', ');
+}

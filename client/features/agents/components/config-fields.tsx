@@ -1,6 +1,8 @@
 import type { TParameterValue } from '../../../../contracts/agent-parameters.ts';
 import { useId } from 'react';
 import {
+  ACTIVE_DAYS_RULE,
+  ACTIVE_HOURS_ORDER,
   MAX_PER_HOUR_DEFAULT,
   MAX_PER_HOUR_MAX,
   MAX_PER_HOUR_MIN,
@@ -8,38 +10,20 @@ import {
   type TAgentTemplate,
   type TNotifications,
 } from '../../../../contracts/agents.ts';
-import { errorsUnder, fieldLabel, type TFieldErrors } from '../lib/field-errors.ts';
+import { errorsUnder, type TFieldErrors } from '../lib/field-errors.ts';
 import { ChannelChoice } from './channel-choice.tsx';
+import { FieldErrorList } from './field-error-list.tsx';
 import { BRIEF_PATH, ExplainAlertsField } from './explain-alerts-field.tsx';
 import { CONTROL, SwitchField } from './form-controls.tsx';
 import { ParameterField } from './parameter-field.tsx';
 import { ScheduleFields, type TScheduleDraft } from './schedule-fields.tsx';
-import { ThresholdsEditor } from './thresholds-editor.tsx';
+import { isThresholdPath, ThresholdsEditor } from './thresholds-editor.tsx';
 
 // The configuration's field groups, one component each, used by the wizard and by the details
 // dialog's edits alike: the same controls, hints and constraints wherever a setting is changed.
 
 /** The toast's words for a refused save whose problems are shown on their fields. */
 export const FIX_MARKED_FIELDS = 'Some settings need a change: see the marked fields.';
-
-/** The element an error summary is focused by, when its fields cannot carry aria-invalid. */
-export const FIELD_ERRORS_ATTRIBUTE = 'data-field-errors';
-/** What to focus after a refused save: the first field marked invalid, else an error list. */
-export const FIRST_INVALID = `[aria-invalid="true"], [${FIELD_ERRORS_ATTRIBUTE}]`;
-
-/** The server's messages for fields this group shows as one list (schedule, thresholds). */
-export function FieldErrorList({ errors, label }: { errors: Array<[path: string, message: string]>; label: string }) {
-  if (errors.length === 0) return null;
-  return (
-    <ul aria-label={label} tabIndex={-1} {...{ [FIELD_ERRORS_ATTRIBUTE]: '' }} className="mt-3 space-y-1 text-sm font-medium text-red-700 focus:outline-none">
-      {errors.map(([path, message]) => (
-        <li key={path}>
-          {fieldLabel(path)}: {message}
-        </li>
-      ))}
-    </ul>
-  );
-}
 
 export function ScheduleEditor({
   value,
@@ -58,7 +42,7 @@ export function ScheduleEditor({
   return (
     <div>
       <ScheduleFields value={value} onChange={onChange} allowUnset={allowUnset} timeZone={timeZone} />
-      <p className="mt-3 text-sm text-slate-600">Choose at least one day. The start of the active hours must be before their end.</p>
+      <p className="mt-3 text-sm text-slate-600">{`${ACTIVE_DAYS_RULE}. ${ACTIVE_HOURS_ORDER}.`}</p>
       <FieldErrorList label="Schedule problems" errors={errorsUnder(errors, 'schedule')} />
     </div>
   );
@@ -111,8 +95,11 @@ export function NotificationsFields({ value, onChange, errors }: { value: TNotif
       />
       <MaxPerHourField value={value.maxPerHour} onChange={(maxPerHour) => onChange({ ...value, maxPerHour })} error={errors[MAX_PER_HOUR_PATH]} />
       <div>
-        <ThresholdsEditor value={value.thresholds} onChange={(thresholds) => onChange({ ...value, thresholds })} />
-        <FieldErrorList label="Notification problems" errors={errorsUnder(errors, 'notifications').filter(([path]) => path !== MAX_PER_HOUR_PATH && !path.startsWith(BRIEF_PATH))} />
+        <ThresholdsEditor value={value.thresholds} onChange={(thresholds) => onChange({ ...value, thresholds })} errors={errors} />
+        <FieldErrorList
+          label="Notification problems"
+          errors={errorsUnder(errors, 'notifications').filter(([path]) => path !== MAX_PER_HOUR_PATH && !path.startsWith(BRIEF_PATH) && !isThresholdPath(path))}
+        />
       </div>
     </div>
   );

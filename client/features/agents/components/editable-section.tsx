@@ -7,7 +7,8 @@ import { errorMessage } from '../../../lib/api-client.ts';
 import { notify } from '../../../lib/notify.ts';
 import { agentQueryKey, editAgent, invalidateAgents, type TAgentEdit } from '../api/agents-api.ts';
 import { clearChanged, fieldErrors, NO_FIELD_ERRORS, type TFieldErrors } from '../lib/field-errors.ts';
-import { FIRST_INVALID, FIX_MARKED_FIELDS, FieldErrorList } from './config-fields.tsx';
+import { FIX_MARKED_FIELDS } from './config-fields.tsx';
+import { FieldErrorList, FIRST_INVALID } from './field-error-list.tsx';
 
 export const SECTION = 'rounded-lg border border-slate-200 p-4';
 

@@ -7,7 +7,7 @@ import { renderWithProviders } from '../../../test/render.tsx';
 import type { TFieldErrors } from '../lib/field-errors.ts';
 import { NotificationsFields } from './config-fields.tsx';
 
-const RULE = 'A whole number from 1 to 1000; 12 when left empty.';
+const RULE = 'A whole number from 1 to 1,000; 12 when left empty.';
 
 function Harness({ initial, errors = {}, seen }: { initial: TNotifications; errors?: TFieldErrors; seen?: (next: TNotifications) => void }) {
   const [value, setValue] = useState(initial);
@@ -48,9 +48,9 @@ describe('Notifications per hour', () => {
   });
 
   it("shows the server's refusal on the field, not in the thresholds' list", () => {
-    renderWithProviders(<Harness initial={{ ...BASE, maxPerHour: 0 }} errors={{ 'notifications.maxPerHour': 'maxPerHour must be at least 1' }} />);
+    renderWithProviders(<Harness initial={{ ...BASE, maxPerHour: 0 }} errors={{ 'notifications.maxPerHour': 'Notifications per hour must be at least 1' }} />);
     expect(field()).toHaveAttribute('aria-invalid', 'true');
-    expect(field()).toHaveAccessibleDescription(`maxPerHour must be at least 1 ${screen.getByText(/alert storm notice/).textContent}`);
+    expect(field()).toHaveAccessibleDescription(`Notifications per hour must be at least 1 ${screen.getByText(/alert storm notice/).textContent}`);
     expect(screen.queryByRole('list', { name: 'Notification problems' })).not.toBeInTheDocument();
   });
 });

@@ -1,7 +1,8 @@
 import { Slider, Switch } from 'radix-ui';
 import { X } from 'lucide-react';
 import { useId } from 'react';
-import { parameterRule, type TParameterDefinition, type TParameterValue } from '../../../../contracts/agent-parameters.ts';
+import { MISSING_SOURCE_NOTES, parameterRule, type TParameterDefinition, type TParameterValue } from '../../../../contracts/agent-parameters.ts';
+import { serverSources } from '../lib/server-sources.ts';
 import { CONTROL } from './form-controls.tsx';
 
 export const TOKEN_PLACEHOLDER = 'Enter token symbol (e.g. BTC, ETH)';
@@ -36,7 +37,9 @@ export function ParameterField({ name, definition, value, onChange, error }: Pro
       )}
     </label>
   );
-  const hintText = rule ? `${definition.description} ${rule}` : definition.description;
+  // A switch needing a source this server lacks says so: it starts off, and on it reports 'not configured'.
+  const missing = definition.needs !== undefined && !serverSources()[definition.needs] ? MISSING_SOURCE_NOTES[definition.needs] : null;
+  const hintText = [definition.description, rule, missing].filter((part) => part !== null).join(' ');
   const errorText = error && (
     <p id={errorId} className="mt-1 text-sm font-medium text-red-700">
       {error}

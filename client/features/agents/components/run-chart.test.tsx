@@ -201,7 +201,9 @@ describe('RunChart', () => {
     await userEvent.selectOptions(screen.getByRole('combobox', { name: 'Market' }), 'kraken:BTC/USD');
     await userEvent.click(screen.getByRole('button', { name: 'Larger view' }));
     const large = await screen.findByRole('dialog', { name: 'Chart of BTC/USD on kraken' });
-    expect(large).toHaveAccessibleDescription(/^From run #2, .*, at full width\.$/);
+    expect(large).toHaveAccessibleDescription(/^From run #2, .*, across the window\.$/);
+    // Issue 29 item 11: said once, in the description (the chart repeated it under it).
+    expect(within(large).getAllByText(/From run #2/)).toHaveLength(1);
     expect(within(large).getByRole('combobox', { name: 'Market' })).toHaveValue('kraken:BTC/USD');
     expect(within(large).queryByRole('button', { name: 'Larger view' })).not.toBeInTheDocument();
     await userEvent.keyboard('{Escape}');

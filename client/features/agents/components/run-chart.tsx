@@ -171,41 +171,44 @@ export function RunChart({ run, result, large = false, initialMarket }: RunChart
   const { market, series } = current;
   const markets = drawable.map((d) => d.market);
 
-  const from = `From run #${run.id}, ${times.format(run.endTime ?? run.startTime, RUN_TIME, 'unknown time')}`;
+  const from = `From run #${run.id}, ${times.format(run.endTime ?? run.startTime, RUN_TIME, 'unknown time')}${result.simulated ? ' (simulated data)' : ''}`;
 
+  const marketChoice = markets.length > 1 && (
+    <div className="w-full sm:w-72">
+      <label htmlFor={selectId} className="block text-sm font-medium text-slate-900">
+        Market
+      </label>
+      <select id={selectId} value={marketKey(market)} onChange={(event) => setSelected(event.target.value)} className={`${CONTROL} mt-1`}>
+        {markets.map((m) => (
+          <option key={marketKey(m)} value={marketKey(m)}>
+            {`${m.symbol} · ${m.source} · ${m.timeframe}`}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+
+  // The larger view says where the chart is from once, in its description, and its chart takes
+  // the height the window leaves: the volume pane is in view without scrolling.
   return (
-    <div className="space-y-3">
-      <div className="flex flex-wrap items-end justify-between gap-3">
-        <p className="text-sm text-slate-600">
-          {from}
-          {result.simulated && ' (simulated data)'}
-        </p>
-        <div className="flex w-full flex-wrap items-end gap-3 sm:w-auto">
-          {markets.length > 1 && (
-            <div className="w-full sm:w-72">
-              <label htmlFor={selectId} className="block text-sm font-medium text-slate-900">
-                Market
-              </label>
-              <select id={selectId} value={marketKey(market)} onChange={(event) => setSelected(event.target.value)} className={`${CONTROL} mt-1`}>
-                {markets.map((m) => (
-                  <option key={marketKey(m)} value={marketKey(m)}>
-                    {`${m.symbol} · ${m.source} · ${m.timeframe}`}
-                  </option>
-                ))}
-              </select>
-            </div>
-          )}
-          {!large && (
+    <div className={large ? 'flex min-h-0 flex-1 flex-col gap-3' : 'space-y-3'}>
+      {large ? (
+        marketChoice
+      ) : (
+        <div className="flex flex-wrap items-end justify-between gap-3">
+          <p className="text-sm text-slate-600">{from}</p>
+          <div className="flex w-full flex-wrap items-end gap-3 sm:w-auto">
+            {marketChoice}
             <Button variant="outline" onClick={() => setEnlarged(true)}>
               <Maximize2 aria-hidden="true" /> Larger view
             </Button>
-          )}
+          </div>
         </div>
-      </div>
+      )}
       <ChartFigure series={series} name={marketName(market)} timeframe={market.timeframe} large={large} alerts="last-candle" />
       {!large && (
-        <Dialog open={enlarged} onOpenChange={setEnlarged} size="full" title={`Chart of ${marketName(market)}`} description={`${from}, at full width.`}>
-          <div className="mt-4">
+        <Dialog open={enlarged} onOpenChange={setEnlarged} size="full" title={`Chart of ${marketName(market)}`} description={`${from}, across the window.`}>
+          <div className="mt-4 flex min-h-0 flex-1 flex-col">
             <RunChart run={run} result={result} large initialMarket={marketKey(market)} />
           </div>
         </Dialog>
@@ -408,8 +411,8 @@ function PriceChart({ series, label, describedBy, intraday, large, zone }: { ser
   if (!supported) return <p className="text-sm text-slate-600">This browser cannot draw the chart; the summary below gives its figures.</p>;
   if (state === 'failed') return <p className="text-sm text-red-700">The chart could not be loaded. Check your connection and open the tab again.</p>;
   return (
-    <div className="relative">
-      <div ref={container} role="img" aria-label={label} aria-describedby={describedBy} className={large ? 'h-[65dvh] min-h-96 w-full' : 'h-80 w-full sm:h-96'} />
+    <div className={large ? 'relative min-h-64 flex-1' : 'relative'}>
+      <div ref={container} role="img" aria-label={label} aria-describedby={describedBy} className={large ? 'absolute inset-0' : 'h-80 w-full sm:h-96'} />
       {state === 'loading' && (
         <div className="absolute inset-0 flex items-center justify-center">
           <Spinner label="Loading chart" />

@@ -1,4 +1,5 @@
 import { useId, useState } from 'react';
+import { defaultValue } from '../../../../contracts/agent-parameters.ts';
 import type { TAgentTemplate } from '../../../../contracts/agents.ts';
 import { Badge, type BadgeVariant } from '../../../components/ui/badge.tsx';
 import { Button } from '../../../components/ui/button.tsx';
@@ -6,6 +7,7 @@ import { Card } from '../../../components/ui/card.tsx';
 import { Dialog } from '../../../components/ui/dialog.tsx';
 import { thresholdLabel, thresholdValueText } from '../../../../contracts/alert-thresholds.ts';
 import { formatValue, frequencyLabel } from '../lib/agent-format.ts';
+import { serverSources } from '../lib/server-sources.ts';
 import { Row } from './form-controls.tsx';
 
 export const COMPLEXITY: Record<TAgentTemplate['complexity'], BadgeVariant> = { Basic: 'success', Medium: 'warning', Advanced: 'brand' };
@@ -56,6 +58,8 @@ export function TemplateCard({ template, onUse }: { template: TAgentTemplate; on
 
 function TemplateDetails({ template }: { template: TAgentTemplate }) {
   const { schedule, notifications, parameters } = template.defaultConfig;
+  // The defaults a new agent starts with on this server (a switch needing a missing source is off).
+  const sources = serverSources();
   return (
     <div className="mt-4 space-y-5">
       <section>
@@ -65,7 +69,7 @@ function TemplateDetails({ template }: { template: TAgentTemplate }) {
             <li key={key} className="text-sm">
               <span className="font-medium text-slate-900">{p.label}</span> <span className="text-slate-600">({p.type})</span>
               <span className="block text-slate-700">{p.description}</span>
-              <span className="block text-slate-600">Default: {formatValue(p.default)}</span>
+              <span className="block text-slate-600">Default: {formatValue(defaultValue(p, sources))}</span>
             </li>
           ))}
         </ul>

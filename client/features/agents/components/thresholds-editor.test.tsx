@@ -26,6 +26,25 @@ describe('ThresholdsEditor', () => {
     expect(value()).toHaveAccessibleDescription(/^% of average volume The last candle's volume as a % of the average volume of the 20 candles before it/);
   });
 
+  // Issue 29 item 5: '-1' then '2' left 'Price change above -1%', and '-5' then '0.1' saved an
+  // agent whose alerts read 'Price change above -5% (… 0.61% > 0.1% …)'.
+  it.each([
+    ['-1', '2', 'Price change above 2%'],
+    ['-5', '0.1', 'Price change above 0.1%'],
+  ])('an untouched message follows %s then %s', async (first, second, expected) => {
+    renderWithProviders(<Harness initial={[{ type: 'priceChange', value: 5, message: 'Price change above 5%' }]} />);
+    await userEvent.clear(value());
+    await userEvent.type(value(), first);
+    expect(message()).toHaveValue(`Price change above ${first}%`);
+    await userEvent.clear(value());
+    await userEvent.type(value(), second);
+    expect(message()).toHaveValue(expected);
+    // Emptied, then another type: the message keeps the last value, in the new type's words.
+    await userEvent.clear(value());
+    await userEvent.selectOptions(screen.getByRole('combobox', { name: 'Threshold 1 type' }), 'volumeSpike');
+    expect(message()).toHaveValue(`Volume spike above ${second}% of average`);
+  });
+
   it("keeps the user's own words when the value changes", async () => {
     renderWithProviders(<Harness initial={[{ type: 'priceChange', value: 5, message: 'Price change above 5%' }]} />);
     await userEvent.clear(message());
@@ -37,7 +56,7 @@ describe('ThresholdsEditor', () => {
 
   it("states each field's rule, the schema's own limits, on the value and the message", () => {
     renderWithProviders(<Harness initial={[{ type: 'priceChange', value: 5, message: 'Price change above 5%' }]} />);
-    const rule = 'Each value is from 0 to 10000; each message is required, up to 200 characters.';
+    const rule = 'Each value is from 0 to 10,000; each message is required, up to 200 characters.';
     expect(value()).toHaveAccessibleDescription(expect.stringContaining(rule));
     expect(message()).toHaveAccessibleDescription(rule);
   });

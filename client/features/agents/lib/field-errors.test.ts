@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../lib/api-client.ts';
-import { clearChanged, errorsUnder, fieldErrors, fieldLabel, wizardStepOf } from './field-errors.ts';
+import { clearChanged, errorLine, errorsUnder, fieldErrors, wizardStepOf } from './field-errors.ts';
 
 const refused = (details: unknown) => new ApiError('400: Invalid request', 400, { error: 'Invalid request', details });
 
@@ -8,15 +8,15 @@ describe('fieldErrors', () => {
   it("keys a 400's details by the configuration's path, first message per field", () => {
     const errors = fieldErrors(
       refused([
-        { path: 'config.schedule.daysActive', message: 'choose at least one day' },
-        { path: 'parameters.token', message: 'must be 2 to 10 capital letters (e.g. BTC)' },
+        { path: 'config.schedule.daysActive', message: 'Choose at least one of the active days' },
+        { path: 'parameters.token', message: 'Token must be 2 to 10 capital letters (e.g. BTC)' },
         { path: 'parameters.token', message: 'second' },
         { path: 'name', message: 'Please provide a name for your agent' },
       ]),
     );
     expect(errors).toEqual({
-      'schedule.daysActive': 'choose at least one day',
-      'parameters.token': 'must be 2 to 10 capital letters (e.g. BTC)',
+      'schedule.daysActive': 'Choose at least one of the active days',
+      'parameters.token': 'Token must be 2 to 10 capital letters (e.g. BTC)',
       name: 'Please provide a name for your agent',
     });
   });
@@ -40,16 +40,13 @@ it('wizardStepOf: the tab holding each field; the rest is on Review', () => {
   ]);
 });
 
-it('errorsUnder and fieldLabel', () => {
-  const errors = { 'schedule.activeHours': 'start must be before end', 'schedule.activeHours.start': 'must be a time HH:mm', 'parameters.token': 'x' };
+it('errorsUnder; errorLine says which item of a list a message is about, and leaves the rest as the server wrote it', () => {
+  const errors = { 'schedule.activeHours': 'x', 'schedule.activeHours.start': 'y', 'parameters.token': 'z' };
   expect(errorsUnder(errors, 'schedule').map(([path]) => path)).toEqual(['schedule.activeHours', 'schedule.activeHours.start']);
-  expect(fieldLabel('schedule.activeHours.start')).toBe('Active hours');
-  expect(fieldLabel('notifications.thresholds.1.value')).toBe('Threshold 2 value');
-  expect(fieldLabel('notifications.thresholds')).toBe('Alert thresholds');
-  expect(fieldLabel('notifications.inApp')).toBe('In-app notifications');
-  expect(fieldLabel('parameters.rsiThreshold')).toBe('RSI threshold');
-  expect(fieldLabel('parameters.notATemplateKey')).toBe('parameters.notATemplateKey');
-  expect(fieldLabel('candles')).toBe('Candles per market');
+  expect(errorLine('notifications.thresholds.1.value', 'Value must be a number from 0 to 10,000')).toBe('Threshold 2: Value must be a number from 0 to 10,000');
+  expect(errorLine('notifications.channels.0', 'Each channel must be one of your channels')).toBe('Channel 1: Each channel must be one of your channels');
+  expect(errorLine('notifications.thresholds', 'Alert thresholds must be at most 20')).toBe('Alert thresholds must be at most 20');
+  expect(errorLine('schedule.activeHours', 'The start of the active hours must be before their end')).toBe('The start of the active hours must be before their end');
 });
 
 it('clearChanged drops the messages of the fields that changed, and only those', () => {
@@ -57,4 +54,11 @@ it('clearChanged drops the messages of the fields that changed, and only those',
   const after = clearChanged(errors, 'parameters', { token: 'btc', exchanges: [] }, { token: 'BTC', exchanges: [] });
   expect(after).toEqual({ 'parameters.exchanges': 'bad too', name: 'blank' });
   expect(clearChanged(errors, 'parameters', { token: 'x' }, { token: 'x' })).toBe(errors);
+});
+
+it("clearChanged keeps another threshold's message, and the other fields of the one changed", () => {
+  const errors = { 'notifications.thresholds.0.value': 'first', 'notifications.thresholds.1.value': 'second', 'notifications.maxPerHour': 'cap' };
+  const before = { thresholds: [{ type: 'priceChange', value: -1, message: 'm' }, { type: 'priceChange', value: -2, message: 'n' }], maxPerHour: 0 };
+  const after = { ...before, thresholds: [{ ...before.thresholds[0]!, value: 1 }, before.thresholds[1]!] };
+  expect(clearChanged(errors, 'notifications', before, after)).toEqual({ 'notifications.thresholds.1.value': 'second', 'notifications.maxPerHour': 'cap' });
 });

@@ -1,4 +1,3 @@
-import { AGENT_TEMPLATES } from '../../../../contracts/agents.ts';
 import { ApiError } from '../../../lib/api-client.ts';
 
 /** Messages from a 400, by the configuration's own path ('parameters.token', 'name',
@@ -37,38 +36,40 @@ export function wizardStepOf(path: string): 'schedule' | 'parameters' | 'notific
   return section === 'schedule' || section === 'parameters' || section === 'notifications' ? section : 'review';
 }
 
-const SCHEDULE_LABELS: Record<string, string> = { frequency: 'Frequency', daysActive: 'Active days', activeHours: 'Active hours', timeZone: 'Time zone' };
-const NOTIFICATION_LABELS: Record<string, string> = { email: 'Email notifications', inApp: 'In-app notifications', maxPerHour: 'Notifications per hour', brief: 'Explain alerts' };
-const THRESHOLD_FIELDS: Record<string, string> = { type: 'type', value: 'value', message: 'message' };
+/** Fields that repeat, by their list's path, and what one item is called ('Threshold 2'). */
+const REPEATED: ReadonlyArray<[list: string, item: string]> = [
+  ['notifications.thresholds', 'Threshold'],
+  ['notifications.channels', 'Channel'],
+];
 
-/** A parameter's label ('RSI threshold'), from the first template defining it: a key has one
- * label in every template that uses it. */
-const parameterLabel = (key: string): string | undefined => AGENT_TEMPLATES.find((t) => key in t.defaultConfig.parameters)?.defaultConfig.parameters[key]?.label;
-
-/** A path as a person reads it beside its message: 'Active hours', 'Threshold 2 value'. */
-export function fieldLabel(path: string): string {
-  const [section, key, index, field] = path.split('.');
-  if (section === 'schedule' && key) return SCHEDULE_LABELS[key] ?? key;
-  if (section === 'notifications' && key === 'thresholds') {
-    if (index === undefined) return 'Alert thresholds';
-    return `Threshold ${Number(index) + 1}${field ? ` ${THRESHOLD_FIELDS[field] ?? field}` : ''}`;
+/**
+ * A message as a list of problems shows it. The server's messages name their field as the screen
+ * does ('Notifications per hour must be at least 1'), so a message stands alone; a field of a
+ * list item also says which item ('Threshold 2: Value must be a number from 0 to 10,000').
+ */
+export function errorLine(path: string, message: string): string {
+  for (const [list, item] of REPEATED) {
+    const index = path.startsWith(`${list}.`) ? Number(path.slice(list.length + 1).split('.')[0]) : Number.NaN;
+    if (Number.isInteger(index)) return `${item} ${index + 1}: ${message}`;
   }
-  if (section === 'notifications' && key) return NOTIFICATION_LABELS[key] ?? key;
-  if (section === 'name') return 'Name';
-  if (section === 'parameters' && key) return parameterLabel(key) ?? path;
-  if (section === 'candles') return 'Candles per market';
-  return path;
+  return message;
+}
+
+/** The value at a path's keys ('thresholds', '0', 'value') inside a group. */
+function valueAt(group: unknown, keys: readonly string[]): unknown {
+  let value = group;
+  for (const key of keys) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  return value;
 }
 
 /** The errors left once a group changed from `before` to `after`: a field the user touched
- * drops its message (the server has not judged the new value yet). */
+ * drops its message (the server has not judged the new value yet); the others keep theirs, down
+ * to one threshold's one field. */
 export function clearChanged(errors: TFieldErrors, prefix: string, before: object, after: object): TFieldErrors {
-  const old = before as Record<string, unknown>;
-  const now = after as Record<string, unknown>;
-  const changed = (key: string) => JSON.stringify(old[key]) !== JSON.stringify(now[key]);
   const kept = Object.entries(errors).filter(([path]) => {
     if (!path.startsWith(`${prefix}.`)) return true;
-    return !changed(path.slice(prefix.length + 1).split('.')[0]!);
+    const keys = path.slice(prefix.length + 1).split('.');
+    return JSON.stringify(valueAt(before, keys)) === JSON.stringify(valueAt(after, keys));
   });
   return kept.length === Object.keys(errors).length ? errors : Object.fromEntries(kept);
 }
