@@ -60,7 +60,7 @@ export const ZStoredMessage = z
     /** '(stopped)' or why the answer is not whole (cut short, empty). */
     note: z.string().max(500, 'Note must be at most 500 characters').optional(),
     /** How the answer ended (docs/decisions/0061); absent on questions and on answers kept before endings were. */
-    finish: z.enum(CHAT_FINISHES, `finish must be one of: ${CHAT_FINISHES.join(', ')}`).optional(),
+    finish: z.enum(CHAT_FINISHES, `How the answer ended must be one of: ${CHAT_FINISHES.join(', ')}`).optional(),
     /** Our own error message ('Sorry, I encountered an error: ...'), never sent to a model. */
     failed: z.boolean().optional(),
     /** Generated images the saved chat does not keep (made before images were stored on the server). */
