@@ -159,9 +159,12 @@ describe('live runs first', () => {
     );
     expect((await history).coverage.received).toBe(5000);
     await Promise.all(live);
-    // In the order the exchange saw them: page 1, the three live requests, then pages 2 to 5.
+    // In the order the exchange saw them: page 1, the three live requests, then pages 2 to 5. The
+    // live three go out together, so the exchange may see them in any order among themselves (a
+    // loaded machine delivered BTC's first once).
     const order = candleRequests('binance').map((r) => (r.query.startTime ? 'history' : `live ${r.query.symbol}`));
-    expect(order).toEqual(['history', 'live ETHUSDT', 'live SOLUSDT', 'live BTCUSDT', 'history', 'history', 'history', 'history']);
+    expect(order.map((o) => (o.startsWith('live') ? 'live' : o))).toEqual(['history', 'live', 'live', 'live', 'history', 'history', 'history', 'history']);
+    expect(order.slice(1, 4).sort()).toEqual(['live BTCUSDT', 'live ETHUSDT', 'live SOLUSDT']);
   });
 
   it('Yahoo too: a live chart asked for during a 1-minute paging goes before its next window', async () => {
