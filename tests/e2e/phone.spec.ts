@@ -34,6 +34,20 @@ const matched = invoices.filter((invoice) => purchaseOrders.some((order) => orde
 const LONG_AGENT = 'Treasury desk overnight watch: BTC and ETH volatility on three exchanges';
 const LONG_MESSAGE = `Can you summarise ${LONG_URL} and the attached reconciliation_export_2025_03_full_ledger_with_all_subsidiaries.csv for the board?`;
 
+// Issue 29: a word longer than any screen is wide, in every text of an article: a URL whose last
+// part has nothing a browser breaks a line at (no slash, hyphen or space), and such a category.
+const UNBROKEN = 'https://example.com/reports/Invoice_Reconciliation_Automation_Case_Study_Appendix_B_Supplier_By_Supplier_Breakdown_2025';
+const UNBROKEN_CATEGORY = 'Finance_Operations_Analytics_And_Automation_Report';
+const UNBROKEN_CONTENT = `## ${UNBROKEN}
+
+The full report is at ${UNBROKEN}, and as a link: [${UNBROKEN}](${UNBROKEN}). Its file is \`${UNBROKEN}\`.
+
+> ${UNBROKEN}
+
+- ${UNBROKEN}
+`;
+const DESKTOP_VIEWPORT = { width: 1280, height: 800 } as const;
+
 const json = (baseURL: string | undefined) => ({ origin: new URL(baseURL!).origin });
 
 async function post(request: APIRequestContext, baseURL: string | undefined, url: string, data: unknown) {
@@ -82,6 +96,48 @@ test.describe('every screen on a phone', () => {
     await expect(page.getByRole('table')).toBeVisible();
     await visit(page, '/insights/no-such-article', heading(/not found/i), 'a missing article');
     await visit(page, '/no-such-page', heading('404 Page Not Found'), '404');
+  });
+
+  test('a long unbroken word (a URL) in an article wraps on /insights, its page and the landing, at 390 and 1280 px, with JavaScript and without', async ({ page, login, admin, openPage, baseURL }) => {
+    test.slow();
+    const editor = await openPage();
+    await login(editor, admin);
+    const id = randomUUID().slice(0, 4);
+    const article = await post(editor.request, baseURL, '/api/articles', {
+      title: `Reconciled ${id}: ${UNBROKEN}`,
+      category: UNBROKEN_CATEGORY,
+      excerpt: `Read ${UNBROKEN} first.`,
+      content: UNBROKEN_CONTENT,
+      readTime: '3 min read',
+      published: true,
+    });
+    const title = `Reconciled ${id}:`;
+    const noScript = await openPage({ javaScriptEnabled: false });
+
+    for (const viewport of [PHONE_VIEWPORT, DESKTOP_VIEWPORT]) {
+      const size = `${viewport.width} px`;
+      await page.setViewportSize(viewport);
+      await noScript.setViewportSize(viewport);
+
+      await page.goto('/');
+      const insights = page.locator('#insights');
+      await insights.scrollIntoViewIfNeeded();
+      await expect(insights.getByRole('heading', { name: title })).toBeVisible();
+      await expectFitsViewport(page, `landing's insights at ${size}`);
+
+      for (const [path, heading, screen] of [
+        ['/insights', title, 'insights'],
+        [`/insights/${article.slug}`, title, 'the article'],
+      ] as const) {
+        await page.goto(path);
+        await expect(page.getByRole('heading', { name: heading }).first()).toBeVisible();
+        await expectFitsViewport(page, `${screen} at ${size}`);
+        // The HTML the server sends, before any script: it must fit as well.
+        await noScript.goto(path);
+        await expect(noScript.getByRole('heading', { name: heading }).first()).toBeVisible();
+        await expectFitsViewport(noScript, `${screen} at ${size} without JavaScript`);
+      }
+    }
   });
 
   test('a guest: dashboard, its dialog, the open chats, settings, access denied', async ({ page, login }) => {
