@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { APIRequestContext, Page } from '@playwright/test';
 import { defaultAgentConfig, findTemplate } from '../../contracts/agents.ts';
-import { expect, expectFitsViewport, PHONE_VIEWPORT, test } from './fixtures.ts';
+import { expect, expectFitsViewport, PHONE_VIEWPORT, siteHeader, test } from './fixtures.ts';
 
 // Issue 13: every screen fits a phone (390 x 844) with no sideways scrolling, with content of
 // the length people really write: long titles, names and addresses, URLs and code.
@@ -61,6 +61,36 @@ async function visit(page: Page, path: string, ready: (page: Page) => Promise<vo
   await page.goto(path);
   await ready(page);
   await expectFitsViewport(page, screen);
+}
+
+/** SITE_NAME's default: the e2e server does not set it. */
+const SITE_NAME = 'Axiom Automation';
+
+/** The header's brand shows in full: no part of it cut off (an ellipsis leaves the element
+ * narrower than its text), inside the screen, and clear of every control beside it. */
+async function expectWholeBrand(page: Page, who: string): Promise<void> {
+  const brand = siteHeader(page).getByRole('link', { name: SITE_NAME, exact: true });
+  await expect(brand, `${who}: the brand`).toBeVisible();
+  await expect(brand, `${who}: the brand's text`).toHaveText(SITE_NAME);
+  const found = await brand.evaluate((link) => {
+    type El = { scrollWidth: number; clientWidth: number; outerHTML: string; getBoundingClientRect(): { left: number; right: number; top: number; bottom: number } };
+    const boxes = [link, ...link.querySelectorAll('span')] as unknown as El[];
+    const cut = boxes.filter((el) => el.scrollWidth > el.clientWidth).map((el) => `${el.outerHTML.slice(0, 60)}: ${el.scrollWidth} px of text in ${el.clientWidth} px`);
+    const own = (link as unknown as El).getBoundingClientRect();
+    const header = link.closest('header')!;
+    const overlapping = [...header.querySelectorAll('a, button')]
+      .filter((el) => el !== link && !link.contains(el))
+      .map((el) => ({ el: el as unknown as El, name: el.getAttribute('aria-label') ?? el.textContent?.trim() ?? '' }))
+      .filter(({ el }) => {
+        const box = el.getBoundingClientRect();
+        return box.right > box.left && box.left < own.right && box.right > own.left && box.top < own.bottom && box.bottom > own.top;
+      })
+      .map(({ name }) => name);
+    return { cut, overlapping, right: own.right };
+  });
+  expect(found.cut, `${who}: the brand is cut off`).toEqual([]);
+  expect(found.overlapping, `${who}: controls over the brand`).toEqual([]);
+  expect(found.right, `${who}: the brand's right edge`).toBeLessThanOrEqual(PHONE_VIEWPORT.width);
 }
 
 const heading = (name: string | RegExp) => async (page: Page) => {
@@ -138,6 +168,25 @@ test.describe('every screen on a phone', () => {
         await expectFitsViewport(noScript, `${screen} at ${size} without JavaScript`);
       }
     }
+  });
+
+  test('the header shows the whole brand: signed out, a guest and an admin (with the bell)', async ({ page, login, guest, admin, openPage }) => {
+    await page.goto('/');
+    await expect(page.getByRole('button', { name: 'Menu' })).toBeVisible();
+    await expectWholeBrand(page, 'signed out on the landing page');
+    await page.goto('/insights');
+    await expectWholeBrand(page, 'signed out on /insights');
+
+    await login(page, guest);
+    await page.goto('/dashboard');
+    await expect(siteHeader(page).getByRole('button', { name: /logout/i })).toBeVisible();
+    await expectWholeBrand(page, 'a guest');
+
+    const adminPage = await openPage({ viewport: PHONE_VIEWPORT });
+    await login(adminPage, admin);
+    await adminPage.goto('/dashboard');
+    await expect(siteHeader(adminPage).getByRole('button', { name: /Notifications/ })).toBeVisible();
+    await expectWholeBrand(adminPage, 'an admin');
   });
 
   test('a guest: dashboard, its dialog, the open chats, settings, access denied', async ({ page, login }) => {
