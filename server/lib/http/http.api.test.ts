@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 
@@ -14,7 +14,7 @@ function fakeClientDir(): string {
   // it shows what it was given, and fails for page 13 to show the fallback.
   writeFileSync(
     path.join(dir, 'site.html'),
-    '<!doctype html><html><head><title>%SITE_NAME%</title><meta name="description" content="Site" /><!--app-config--></head><body><div id="root"><!--site-page--></div></body></html>',
+    `<!doctype html><html><head><title>%SITE_NAME%</title><meta name="description" content="Site" /><!--app-config--></head><body><div id="root"><!--site-page--></div></body></html>`,
   );
   mkdirSync(path.join(build, 'prerender'));
   writeFileSync(
@@ -25,11 +25,13 @@ function fakeClientDir(): string {
       return '<main data-location="' + location + '" data-year="' + year + '" data-site="' + config.siteName.length + '">' + page.list.items.map((a) => '<h2>' + a.slug + '</h2>').join('') + '</main>';
     }`,
   );
-  writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>%SITE_NAME%</title><!--app-config--><div id="root"></div>');
+  // Pages of the size real ones have (over the compression threshold).
+  const padding = `<noscript>${'Automation pays when it removes a decision nobody needed to make. '.repeat(30)}</noscript>`;
+  writeFileSync(path.join(dir, 'index.html'), `<!doctype html><title>%SITE_NAME%</title><!--app-config--><div id="root"></div>${padding}`);
   // The prerendered landing page, with the placeholders client/prerender.tsx leaves in it.
   writeFileSync(
     path.join(dir, 'landing.html'),
-    '<!doctype html><title>%SITE_NAME%</title><!--app-config--><div id="root"><h1>Landing</h1><a href="mailto:%CONTACT_EMAIL%">%CONTACT_EMAIL%</a><p>© %YEAR% %SITE_NAME%</p></div>',
+    `<!doctype html><title>%SITE_NAME%</title><!--app-config--><div id="root"><h1>Landing</h1><a href="mailto:%CONTACT_EMAIL%">%CONTACT_EMAIL%</a><p>© %YEAR% %SITE_NAME%</p></div>${padding}`,
   );
   const js = `console.log(${JSON.stringify('x'.repeat(4000))});`;
   writeFileSync(path.join(dir, 'assets', 'index-abc123.js'), js);
@@ -225,6 +227,22 @@ describe('HTTP conventions', () => {
     expect(details[0]!.path).toHaveLength(200);
     expect(details.at(-1)).toEqual({ path: '(more)', message: '780 more problems not listed' });
     expect(many.body.length).toBeLessThan(10_000);
+  });
+
+  it("sends the landing page and the app's page compressed, brotli first, as it does the routes' answers", async () => {
+    for (const url of ['/', '/dashboard', '/no-such-page']) {
+      const plain = await t.request({ url });
+      expect(plain.headers['content-encoding'], url).toBeUndefined();
+      const br = await t.request({ url, headers: { 'accept-encoding': 'gzip, deflate, br' } });
+      expect(br.headers['content-encoding'], url).toBe('br');
+      expect(br.headers.vary, url).toMatch(/accept-encoding/i);
+      expect(br.statusCode, url).toBe(plain.statusCode);
+      expect(brotliDecompressSync(br.rawPayload).toString(), url).toBe(plain.body);
+      expect(br.rawPayload.length, url).toBeLessThan(plain.rawPayload.length / 2);
+      const gzip = await t.request({ url, headers: { 'accept-encoding': 'gzip' } });
+      expect(gzip.headers['content-encoding'], url).toBe('gzip');
+      expect(gunzipSync(gzip.rawPayload).toString(), url).toBe(plain.body);
+    }
   });
 
   it('compresses larger JSON answers', async () => {
