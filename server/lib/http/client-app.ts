@@ -9,6 +9,7 @@ import { isAppRoute, SITE_PAGE_MARKER, type TSitePage } from '../../../contracts
 import { escapeHtml, jsonForScript } from './html.ts';
 import { metaTags, type PageMeta, type PageResolver, type ResolvedPage } from './page-meta.ts';
 import { COMPRESS_MIN_BYTES, keepPublicAnswer, pickEncoding, type PublicSource } from './public-cache.ts';
+import { allowScripts, inlineScriptSources } from './security-headers.ts';
 import { builtSiteRenderer, type SiteRenderer } from './site-renderer.ts';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -110,6 +111,15 @@ export async function registerClientApp(
       return null;
     }
   };
+  // The public pages carry their boot script in the page (vite.config.ts `hydrateAfterPaint`):
+  // their CSP allows it, and only it, by its hash.
+  const siteScripts = inlineScriptSources(siteTemplate ?? landingTemplate ?? '');
+  let siteCsp = { from: '', to: '' };
+  const allowSiteScripts = (reply: FastifyReply) => {
+    const csp = String(reply.getHeader('content-security-policy') ?? '');
+    if (siteCsp.from !== csp) siteCsp = { from: csp, to: allowScripts(csp, siteScripts) };
+    reply.header('content-security-policy', siteCsp.to);
+  };
   // Resolvers return the same meta object while a page is unchanged, so its HTML is built once.
   const rendered = new WeakMap<PageMeta, string>();
   const renderPage = (meta: PageMeta) => {
@@ -147,13 +157,17 @@ export async function registerClientApp(
     // the app's HTML in its place would fail as a script, or be mistaken for the file.
     if (pathname.startsWith('/assets/')) throw new AppError('NOT_FOUND', 'No such file');
     reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8');
-    if (pathname === '/') return sendPage(request, reply, landingHtml());
+    if (pathname === '/') {
+      if (landingTemplate) allowSiteScripts(reply);
+      return sendPage(request, reply, landingHtml());
+    }
     // Before the page's data is read, so an answer made from data older than a change is not kept.
     if (publicSource && pathname.startsWith('/insights')) keepPublicAnswer(request, publicSource);
     for (const resolve of resolvers) {
       const page = await resolve(pathname, new URLSearchParams(search));
       if (!page) continue;
       const site = page.site ? await renderSitePage(url, { ...page, site: page.site }) : null;
+      if (site) allowSiteScripts(reply);
       reply.status(page.status);
       // A page the public cache may keep goes out as it is: the cache compresses what it keeps.
       return (request.publicVersion ?? null) === null ? sendPage(request, reply, site ?? renderPage(page.meta)) : reply.send(site ?? renderPage(page.meta));
