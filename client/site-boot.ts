@@ -8,8 +8,9 @@
 // (docs/decisions/0068). It imports nothing: nothing is fetched for it.
 
 /** How long the page must go without a larger paint before its scripts load, and how long
- * after `load` they load at the latest (a visitor who scrolled or tapped stops the browser's
- * reports, and the page's controls need their scripts). */
+ * after this script runs they load at the latest: an image that never finishes holds `load`
+ * back, a visitor who scrolled or tapped stops the browser's reports, and the page's controls
+ * need their scripts. */
 const QUIET_MS = 100;
 const LATEST_MS = 3000;
 
@@ -56,12 +57,9 @@ function afterLargestPaint(): Promise<void> {
         })
       : null;
     observer?.observe({ type: 'largest-contentful-paint', buffered: true });
-    const loaded = () => {
-      setTimeout(done, LATEST_MS);
-      settle();
-    };
-    if (document.readyState === 'complete') loaded();
-    else window.addEventListener('load', loaded, { once: true });
+    setTimeout(done, LATEST_MS);
+    if (document.readyState === 'complete') settle();
+    else window.addEventListener('load', settle, { once: true });
   });
 }
 
