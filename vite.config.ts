@@ -55,6 +55,73 @@ function stylesheetFirst(): Plugin {
   };
 }
 
+/**
+ * The public pages (site.html: `/`, `/insights`, an article) load their scripts only once the
+ * page has painted (docs/decisions/0068). The module script Vite writes for the page's entry
+ * (client/site-main.tsx) gives way to client/site-boot.ts, written into the page itself (no
+ * request before the first paint; the server allows it by its hash in the page's
+ * Content-Security-Policy) and told in `data-hydrate` the entry and every file the entry
+ * imports, directly or not (script/check-size.ts counts them and the inline script).
+ */
+function hydrateAfterPaint(): Plugin {
+  const boot = path.resolve('client/site-boot.ts');
+  return {
+    name: 'hydrate-after-paint',
+    apply: 'build',
+    buildStart() {
+      this.emitFile({ type: 'chunk', id: boot, name: 'site-boot' });
+    },
+    transformIndexHtml: {
+      order: 'post',
+      handler(html, { filename, bundle, chunk }) {
+        if (!filename.endsWith('site.html') || !bundle || !chunk) return html;
+        const bootChunk = Object.values(bundle).find((file) => file.type === 'chunk' && file.facadeModuleId === boot);
+        if (bootChunk?.type !== 'chunk') throw new Error('hydrate-after-paint: client/site-boot.ts is not in the bundle');
+        if (bootChunk.imports.length > 0 || bootChunk.dynamicImports.length > 0) throw new Error('hydrate-after-paint: client/site-boot.ts must import nothing');
+        const code = bootChunk.code.trim();
+        if (/<\/script|<!--/i.test(code)) throw new Error('hydrate-after-paint: the boot script cannot be written inside a <script> element');
+        // Its code is in the page: no file of its own.
+        delete bundle[bootChunk.fileName];
+        const files: string[] = [];
+        const add = (fileName: string) => {
+          if (files.includes(fileName)) return;
+          files.push(fileName);
+          const file = bundle[fileName];
+          if (file?.type === 'chunk') file.imports.forEach(add);
+        };
+        add(chunk.fileName);
+        const entryTag = `<script type="module" crossorigin src="/${chunk.fileName}"></script>`;
+        if (!html.includes(entryTag)) throw new Error(`hydrate-after-paint: no ${entryTag} in site.html`);
+        const hydrate = files.map((fileName) => `/${fileName}`).join(' ');
+        return html.replace(entryTag, '').replace('</body>', () => `  <script type="module" data-hydrate="${hydrate}">${code}</script>\n  </body>`);
+      },
+    },
+  };
+}
+
+/**
+ * The public pages carry their icon in the page (a data: URL of client/public/favicon.svg):
+ * the browser fetched /favicon.svg while the page was painting, and Lighthouse's slow-4G
+ * simulation counted that request in the largest paint of some loads and not others (750 or
+ * 900 ms for the same page; docs/decisions/0068). The app's page keeps the file.
+ */
+function iconInSitePage(): Plugin {
+  const link = '<link rel="icon" href="/favicon.svg" type="image/svg+xml" />';
+  return {
+    name: 'icon-in-site-page',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler(html, { filename }) {
+        if (!filename.endsWith('site.html')) return html;
+        if (!html.includes(link)) throw new Error(`icon-in-site-page: no ${link} in site.html`);
+        const svg = readFileSync(path.resolve('client/public/favicon.svg'), 'utf8').trim();
+        return html.replace(link, () => `<link rel="icon" href="data:image/svg+xml,${encodeURIComponent(svg)}" type="image/svg+xml" />`);
+      },
+    },
+  };
+}
+
 /** Our own chunk groups: named in codeSplitting below. */
 const SHELL_CHUNK = 'shell';
 const PUBLIC_PAGES_CHUNK = 'public-pages';
@@ -94,7 +161,7 @@ export default defineConfig(({ isSsrBuild }) => ({
   root: 'client',
   publicDir: isSsrBuild ? false : 'public',
   // script/dev-client.ts adds the dev page's runtime config: the server's to give, not the build's.
-  plugins: [react(), tailwindcss(), ...(isSsrBuild ? [] : [stylesheetFirst(), precompress()])],
+  plugins: [react(), tailwindcss(), ...(isSsrBuild ? [] : [stylesheetFirst(), hydrateAfterPaint(), iconInSitePage(), precompress()])],
   build: isSsrBuild
     ? { outDir: prerenderDir, emptyOutDir: true, target: 'node22', rolldownOptions: { input: path.resolve('client/prerender.tsx') } }
     : {
@@ -108,7 +175,7 @@ export default defineConfig(({ isSsrBuild }) => ({
           // The public pages preload no scripts: their HTML is complete without JavaScript, and
           // preloads would compete with the stylesheet and hero image for a phone's bandwidth
           // before the first paint (Lighthouse mobile: LCP 1.1 s without, 1.7-1.9 s with).
-          // The entry's imports are fetched as soon as it arrives.
+          // Their scripts load once the page has painted (`hydrateAfterPaint`).
           resolveDependencies: (_file, deps, { hostId, hostType }) => (hostType === 'html' && hostId.endsWith('site.html') ? [] : deps),
         },
         // The public pages (`/`, `/insights`) have their own page with a small entry; every

@@ -5,9 +5,10 @@ import { SiteRoot, type LoadApp, type SitePage } from './app/site-root.tsx';
 import './styles.css';
 
 // The entry of the site's public pages (site.html): hydrates the page the server sent, `/`
-// prerendered at build time or `/insights` rendered with its articles. The rest of the app
-// (router, query cache, every other screen) is a separate chunk, loaded only when the visitor
-// goes further or is signed in.
+// prerendered at build time or `/insights` rendered with its articles. The page's own script
+// (client/site-boot.ts) loads it once the page has painted. The rest of the app (router, query
+// cache, every other screen) is a separate chunk, loaded only when the visitor goes further or
+// is signed in.
 /** What the server rendered the page from (server/lib/http/client-app.ts); the landing page
  * needs nothing. */
 function sitePage(): SitePage {

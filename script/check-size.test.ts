@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { initialScriptUrls, initialScripts, measure, staticImports } from './check-size.ts';
+import { initialScriptUrls, initialScripts, inlineScripts, measure, staticImports } from './check-size.ts';
 
 const script = fileURLToPath(new URL('./check-size.ts', import.meta.url));
 
@@ -73,6 +73,26 @@ describe('check-size', () => {
     const expected = counted.map((f) => gzipSync(Buffer.from(files[f]!), { level: 9 }).length);
     expect(report.files.map((f) => f.gzipBytes)).toEqual(expected);
     expect(report.totalGzipBytes).toBe(expected.reduce((a, b) => a + b, 0));
+  });
+
+  it('counts the script written into a public page and the scripts it loads once the page has painted (data-hydrate), with their imports', () => {
+    const site = mkdtempSync(path.join(tmpdir(), 'check-size-site-'));
+    try {
+      mkdirSync(path.join(site, 'assets'));
+      const boot = 'import(document.body.dataset.x).then(()=>{});';
+      const html = `<script type="application/json" id="app-config">{}</script><script type="module" data-hydrate="/assets/page.js /assets/dep.js">${boot}</script>`;
+      writeFileSync(path.join(site, 'landing.html'), html);
+      writeFileSync(path.join(site, 'assets/page.js'), 'import"./dep.js";import"./deeper.js";');
+      writeFileSync(path.join(site, 'assets/dep.js'), 'export const d=1;');
+      writeFileSync(path.join(site, 'assets/deeper.js'), 'export const e=1;');
+      expect(initialScriptUrls(html)).toEqual(['/assets/page.js', '/assets/dep.js']);
+      expect(inlineScripts(html)).toEqual([boot]);
+      const report = measure(site, 'landing.html');
+      expect(report.files.map((f) => f.file)).toEqual(['landing.html (its own script)', 'assets/page.js', 'assets/dep.js', 'assets/deeper.js']);
+      expect(report.files[0]!.gzipBytes).toBe(gzipSync(Buffer.from(boot), { level: 9 }).length);
+    } finally {
+      rmSync(site, { recursive: true, force: true });
+    }
   });
 
   it('fails clearly when a statically imported chunk is missing', () => {

@@ -1,7 +1,9 @@
 // A page's JavaScript budget, checked on the build output: the scripts a page loads before any
-// interaction are the entry script and the modulepreload links of its HTML (landing.html is
-// `/`, index.html every other route) plus everything they import statically. Dynamic `import()` is not followed (those chunks load on
-// demand; tests/e2e/performance.spec.ts measures what the browser really fetches at load).
+// interaction are the module scripts written into its HTML, its entry script, its modulepreload
+// links and the scripts a public page loads once it has painted (`data-hydrate`,
+// vite.config.ts) (landing.html is `/`, index.html every other route), plus everything they
+// import statically. Dynamic `import()` is not followed (those chunks load on demand;
+// tests/e2e/performance.spec.ts measures what the browser really fetches at load).
 //
 //   node script/check-size.ts [--page landing.html] [--budget-kb 80] [--dir dist/client]
 //
@@ -20,14 +22,17 @@ export const DEFAULT_PAGE = 'landing.html';
 export type SizedFile = { file: string; bytes: number; gzipBytes: number };
 export type SizeReport = { files: SizedFile[]; totalGzipBytes: number };
 
-/** Script URLs index.html loads at once: module entry scripts and modulepreload links. */
+/** Script URLs index.html loads without any interaction: module entry scripts, modulepreload
+ * links, and the scripts a script tag names in `data-hydrate` (the public pages' entry, loaded
+ * once the page has painted). */
 export function initialScriptUrls(html: string): string[] {
   const urls: string[] = [];
   for (const tag of html.match(/<(?:script|link)\b[^>]*>/gi) ?? []) {
-    const attr = (name: string) => new RegExp(`\\b${name}\\s*=\\s*(["'])(.*?)\\1`, 'i').exec(tag)?.[2];
+    const attr = (name: string) => new RegExp(`(?<![\\w-])${name}\\s*=\\s*(["'])(.*?)\\1`, 'i').exec(tag)?.[2];
     if (/^<script/i.test(tag)) {
       const src = attr('src');
       if (src) urls.push(src);
+      urls.push(...(attr('data-hydrate') ?? '').split(/\s+/).filter(Boolean));
     } else if (attr('rel')?.toLowerCase().split(/\s+/).includes('modulepreload')) {
       const href = attr('href');
       if (href) urls.push(href);
@@ -86,11 +91,17 @@ export function initialScripts(clientDir: string, page = 'index.html'): string[]
   return ordered;
 }
 
+/** The text of each module script written into a page (no `src`): the public pages' boot. */
+export function inlineScripts(html: string): string[] {
+  return [...html.matchAll(/<script type="module"(?![^>]*\ssrc=)[^>]*>([\s\S]+?)<\/script>/g)].map(([, text]) => text!);
+}
+
 export function measure(clientDir: string, page = 'index.html'): SizeReport {
-  const files = initialScripts(clientDir, page).map((file) => {
-    const data = readFileSync(file);
-    return { file: path.relative(clientDir, file), bytes: data.length, gzipBytes: gzipSync(data, { level: 9 }).length };
-  });
+  const sized = (file: string, data: Buffer) => ({ file, bytes: data.length, gzipBytes: gzipSync(data, { level: 9 }).length });
+  const files = [
+    ...inlineScripts(readFileSync(path.join(clientDir, page), 'utf8')).map((text) => sized(`${page} (its own script)`, Buffer.from(text))),
+    ...initialScripts(clientDir, page).map((file) => sized(path.relative(clientDir, file), readFileSync(file))),
+  ];
   return { files, totalGzipBytes: files.reduce((sum, f) => sum + f.gzipBytes, 0) };
 }
 

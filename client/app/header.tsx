@@ -178,7 +178,9 @@ export function Header() {
           className="flex min-w-0 items-center gap-2 rounded-md text-base font-bold text-slate-900 sm:text-lg focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600"
         >
           <LogoMark />
-          <span className="truncate">{siteName}</span>
+          {/* Whole, never cut short: where the controls beside it leave too little room (a phone,
+              signed in), it wraps onto a second line. */}
+          <span className="min-w-0 leading-tight">{siteName}</span>
         </Link>
         {items.length > 0 && (
           <nav aria-label="Main" className="ml-4 hidden lg:block">

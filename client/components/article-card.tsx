@@ -10,14 +10,16 @@ export const articlePath = (slug: string): string => `/insights/${encodeURICompo
 
 /** An article as a card in a list (the landing's insights, /insights): category badge, title
  * (2 lines) linking to its page, excerpt (3 lines), local date and read time. The whole card is
- * clickable through the title link's overlay; the link stays the one focusable element. */
+ * clickable through the title link's overlay; the link stays the one focusable element. Its text
+ * wraps anywhere, so a word longer than the card (a URL) never makes the card, or the grid it
+ * sits in, wider than the screen. */
 export function ArticleCard({ article, headingLevel = 3 }: { article: TArticleSummary; headingLevel?: 2 | 3 }) {
   const Heading = headingLevel === 2 ? 'h2' : 'h3';
   const { Link } = useNavigation();
   const date = useLocalDate(article.createdAt);
   return (
-    <Card as="li" className="relative flex flex-col p-6 transition-shadow hover:shadow-md has-[a:focus-visible]:outline-2 has-[a:focus-visible]:outline-offset-2 has-[a:focus-visible]:outline-brand-600">
-      <Badge variant="brand" className="self-start">
+    <Card as="li" className="relative flex min-w-0 flex-col p-6 wrap-anywhere transition-shadow hover:shadow-md has-[a:focus-visible]:outline-2 has-[a:focus-visible]:outline-offset-2 has-[a:focus-visible]:outline-brand-600">
+      <Badge variant="brand" wrap className="self-start">
         {article.category}
       </Badge>
       <Heading className="mt-3 line-clamp-2 text-lg font-semibold text-slate-900">

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { test as base, expect, type BrowserContext, type BrowserContextOptions, type Locator, type Page, type Request } from '@playwright/test';
+import { test as base, expect, type BrowserContext, type BrowserContextOptions, type Locator, type Page, type Request, type Response } from '@playwright/test';
 import type { BrowserWindow } from './support/browser-types.ts';
 import { ADMIN_EMAIL, ADMIN_NAME } from './support/constants.ts';
 
@@ -120,6 +120,19 @@ export const test = base.extend<Fixtures>({
     await use(owner);
   },
 });
+
+/**
+ * Opens a public page (`/`, `/insights`, an article) and waits until its scripts run it. They
+ * load only once the page has painted (client/site-boot.ts, docs/decisions/0068); until then its
+ * links are plain links (a click loads the next page) and its menu button does nothing. The sign
+ * is the session check they make as soon as the page has hydrated.
+ */
+export async function gotoPublicPage(page: Page, url: string): Promise<Response | null> {
+  const session = page.waitForResponse((res) => new URL(res.url()).pathname === '/api/auth/me');
+  const response = await page.goto(url);
+  await session;
+  return response;
+}
 
 /** The site header (a <header> outside any sectioning element has the banner role). */
 export const siteHeader = (page: Page): Locator => page.getByRole('banner');

@@ -13,7 +13,8 @@ export default async function globalSetup(config: FullConfig): Promise<void> {
   if (!health.ok) throw new Error(`e2e global setup: ${baseURL}/api/health answered ${health.status}`);
 
   const html = await (await fetch(baseURL)).text();
-  if (!/<script[^>]+type="module"[^>]+src="\/assets\//.test(html)) {
+  // `/` names its built scripts in its one script (vite.config.ts `hydrateAfterPaint`).
+  if (!/<script[^>]+type="module"[^>]+(?:src|data-hydrate)="\/assets\//.test(html)) {
     throw new Error('e2e global setup: / does not serve the built client; run `npx vite build` first');
   }
   if (!html.includes('"authProvider":"local"')) {

@@ -1,5 +1,5 @@
 import { type Locator, type Page } from '@playwright/test';
-import { expect, headerItem, siteHeader, test, waitForScrollToSettle } from './fixtures.ts';
+import { expect, gotoPublicPage, headerItem, siteHeader, test, waitForScrollToSettle } from './fixtures.ts';
 import type { BrowserWindow } from './support/browser-types.ts';
 import { startAppServer } from './support/app-server.ts';
 import { CONTACT_EMAIL, HEADER_OFFSET_PX } from './support/constants.ts';
@@ -166,7 +166,7 @@ test.describe('landing page', () => {
   });
 
   test('hydrates, then hands over to the whole app in place when the visitor goes further', async ({ page }) => {
-    await page.goto('/');
+    await gotoPublicPage(page, '/');
     const viewAll = page.getByRole('link', { name: 'View All Insights' });
     await expect(viewAll).toHaveAttribute('href', '/insights');
     // A mark on the window survives only if the next page is not a new document.
@@ -184,7 +184,7 @@ test.describe('landing page', () => {
   });
 
   test('Login on / opens the sign-in page in place', async ({ page }) => {
-    await page.goto('/');
+    await gotoPublicPage(page, '/');
     await page.evaluate(() => ((globalThis as unknown as { landed?: boolean }).landed = true));
     await siteHeader(page).getByRole('link', { name: 'Login' }).click();
     await expect(page).toHaveURL(/\/login\?next=%2F$/);
@@ -205,9 +205,10 @@ test.describe('landing page', () => {
 
   test('Login clicked before the landing page has hydrated reaches the sign-in form', async ({ page }) => {
     // The landing page's entry script never arrives: what shows is the prerendered HTML alone.
+    // (Its script written into the page loads the entry, and what it imports, once it has painted.)
     const html = await (await page.request.get('/')).text();
-    const entry = /<script type="module"[^>]* src="([^"]+)"/.exec(html)?.[1];
-    expect(entry, 'the landing page loads one entry script').toBeDefined();
+    const entry = /<script type="module" data-hydrate="([^" ]+)/.exec(html)?.[1];
+    expect(entry, 'the landing page names its entry script').toBeDefined();
     await page.route((url) => url.pathname === entry, (route) => route.abort());
     await page.goto('/');
     await siteHeader(page).getByRole('link', { name: 'Login' }).click();

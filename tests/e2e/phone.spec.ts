@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { APIRequestContext, Page } from '@playwright/test';
 import { defaultAgentConfig, findTemplate } from '../../contracts/agents.ts';
-import { expect, expectFitsViewport, PHONE_VIEWPORT, test } from './fixtures.ts';
+import { expect, expectFitsViewport, PHONE_VIEWPORT, siteHeader, test } from './fixtures.ts';
 
 // Issue 13: every screen fits a phone (390 x 844) with no sideways scrolling, with content of
 // the length people really write: long titles, names and addresses, URLs and code.
@@ -34,6 +34,20 @@ const matched = invoices.filter((invoice) => purchaseOrders.some((order) => orde
 const LONG_AGENT = 'Treasury desk overnight watch: BTC and ETH volatility on three exchanges';
 const LONG_MESSAGE = `Can you summarise ${LONG_URL} and the attached reconciliation_export_2025_03_full_ledger_with_all_subsidiaries.csv for the board?`;
 
+// Issue 29: a word longer than any screen is wide, in every text of an article: a URL whose last
+// part has nothing a browser breaks a line at (no slash, hyphen or space), and such a category.
+const UNBROKEN = 'https://example.com/reports/Invoice_Reconciliation_Automation_Case_Study_Appendix_B_Supplier_By_Supplier_Breakdown_2025';
+const UNBROKEN_CATEGORY = 'Finance_Operations_Analytics_And_Automation_Report';
+const UNBROKEN_CONTENT = `## ${UNBROKEN}
+
+The full report is at ${UNBROKEN}, and as a link: [${UNBROKEN}](${UNBROKEN}). Its file is \`${UNBROKEN}\`.
+
+> ${UNBROKEN}
+
+- ${UNBROKEN}
+`;
+const DESKTOP_VIEWPORT = { width: 1280, height: 800 } as const;
+
 const json = (baseURL: string | undefined) => ({ origin: new URL(baseURL!).origin });
 
 async function post(request: APIRequestContext, baseURL: string | undefined, url: string, data: unknown) {
@@ -47,6 +61,36 @@ async function visit(page: Page, path: string, ready: (page: Page) => Promise<vo
   await page.goto(path);
   await ready(page);
   await expectFitsViewport(page, screen);
+}
+
+/** SITE_NAME's default: the e2e server does not set it. */
+const SITE_NAME = 'Axiom Automation';
+
+/** The header's brand shows in full: no part of it cut off (an ellipsis leaves the element
+ * narrower than its text), inside the screen, and clear of every control beside it. */
+async function expectWholeBrand(page: Page, who: string): Promise<void> {
+  const brand = siteHeader(page).getByRole('link', { name: SITE_NAME, exact: true });
+  await expect(brand, `${who}: the brand`).toBeVisible();
+  await expect(brand, `${who}: the brand's text`).toHaveText(SITE_NAME);
+  const found = await brand.evaluate((link) => {
+    type El = { scrollWidth: number; clientWidth: number; outerHTML: string; getBoundingClientRect(): { left: number; right: number; top: number; bottom: number } };
+    const boxes = [link, ...link.querySelectorAll('span')] as unknown as El[];
+    const cut = boxes.filter((el) => el.scrollWidth > el.clientWidth).map((el) => `${el.outerHTML.slice(0, 60)}: ${el.scrollWidth} px of text in ${el.clientWidth} px`);
+    const own = (link as unknown as El).getBoundingClientRect();
+    const header = link.closest('header')!;
+    const overlapping = [...header.querySelectorAll('a, button')]
+      .filter((el) => el !== link && !link.contains(el))
+      .map((el) => ({ el: el as unknown as El, name: el.getAttribute('aria-label') ?? el.textContent?.trim() ?? '' }))
+      .filter(({ el }) => {
+        const box = el.getBoundingClientRect();
+        return box.right > box.left && box.left < own.right && box.right > own.left && box.top < own.bottom && box.bottom > own.top;
+      })
+      .map(({ name }) => name);
+    return { cut, overlapping, right: own.right };
+  });
+  expect(found.cut, `${who}: the brand is cut off`).toEqual([]);
+  expect(found.overlapping, `${who}: controls over the brand`).toEqual([]);
+  expect(found.right, `${who}: the brand's right edge`).toBeLessThanOrEqual(PHONE_VIEWPORT.width);
 }
 
 const heading = (name: string | RegExp) => async (page: Page) => {
@@ -82,6 +126,67 @@ test.describe('every screen on a phone', () => {
     await expect(page.getByRole('table')).toBeVisible();
     await visit(page, '/insights/no-such-article', heading(/not found/i), 'a missing article');
     await visit(page, '/no-such-page', heading('404 Page Not Found'), '404');
+  });
+
+  test('a long unbroken word (a URL) in an article wraps on /insights, its page and the landing, at 390 and 1280 px, with JavaScript and without', async ({ page, login, admin, openPage, baseURL }) => {
+    test.slow();
+    const editor = await openPage();
+    await login(editor, admin);
+    const id = randomUUID().slice(0, 4);
+    const article = await post(editor.request, baseURL, '/api/articles', {
+      title: `Reconciled ${id}: ${UNBROKEN}`,
+      category: UNBROKEN_CATEGORY,
+      excerpt: `Read ${UNBROKEN} first.`,
+      content: UNBROKEN_CONTENT,
+      readTime: '3 min read',
+      published: true,
+    });
+    const title = `Reconciled ${id}:`;
+    const noScript = await openPage({ javaScriptEnabled: false });
+
+    for (const viewport of [PHONE_VIEWPORT, DESKTOP_VIEWPORT]) {
+      const size = `${viewport.width} px`;
+      await page.setViewportSize(viewport);
+      await noScript.setViewportSize(viewport);
+
+      await page.goto('/');
+      const insights = page.locator('#insights');
+      await insights.scrollIntoViewIfNeeded();
+      await expect(insights.getByRole('heading', { name: title })).toBeVisible();
+      await expectFitsViewport(page, `landing's insights at ${size}`);
+
+      for (const [path, heading, screen] of [
+        ['/insights', title, 'insights'],
+        [`/insights/${article.slug}`, title, 'the article'],
+      ] as const) {
+        await page.goto(path);
+        await expect(page.getByRole('heading', { name: heading }).first()).toBeVisible();
+        await expectFitsViewport(page, `${screen} at ${size}`);
+        // The HTML the server sends, before any script: it must fit as well.
+        await noScript.goto(path);
+        await expect(noScript.getByRole('heading', { name: heading }).first()).toBeVisible();
+        await expectFitsViewport(noScript, `${screen} at ${size} without JavaScript`);
+      }
+    }
+  });
+
+  test('the header shows the whole brand: signed out, a guest and an admin (with the bell)', async ({ page, login, guest, admin, openPage }) => {
+    await page.goto('/');
+    await expect(page.getByRole('button', { name: 'Menu' })).toBeVisible();
+    await expectWholeBrand(page, 'signed out on the landing page');
+    await page.goto('/insights');
+    await expectWholeBrand(page, 'signed out on /insights');
+
+    await login(page, guest);
+    await page.goto('/dashboard');
+    await expect(siteHeader(page).getByRole('button', { name: /logout/i })).toBeVisible();
+    await expectWholeBrand(page, 'a guest');
+
+    const adminPage = await openPage({ viewport: PHONE_VIEWPORT });
+    await login(adminPage, admin);
+    await adminPage.goto('/dashboard');
+    await expect(siteHeader(adminPage).getByRole('button', { name: /Notifications/ })).toBeVisible();
+    await expectWholeBrand(adminPage, 'an admin');
   });
 
   test('a guest: dashboard, its dialog, the open chats, settings, access denied', async ({ page, login }) => {

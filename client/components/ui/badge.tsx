@@ -11,10 +11,12 @@ const VARIANTS: Record<BadgeVariant, string> = {
   danger: 'bg-red-100 text-red-800',
 };
 
-export function Badge({ variant = 'neutral', className = '', ...props }: HTMLAttributes<HTMLSpanElement> & { variant?: BadgeVariant }) {
+/** A short label on one line; `wrap` for text people write (an article's category), which may
+ * be longer than the line and then wraps, a long word anywhere. */
+export function Badge({ variant = 'neutral', wrap = false, className = '', ...props }: HTMLAttributes<HTMLSpanElement> & { variant?: BadgeVariant; wrap?: boolean }) {
   return (
     <span
-      className={`inline-flex items-center gap-1 rounded-full px-2.5 py-0.5 text-xs font-medium whitespace-nowrap ${VARIANTS[variant]} ${className}`}
+      className={`inline-flex items-center gap-1 rounded-full px-2.5 py-0.5 text-xs font-medium ${wrap ? 'max-w-full wrap-anywhere' : 'whitespace-nowrap'} ${VARIANTS[variant]} ${className}`}
       {...props}
     />
   );

@@ -1,16 +1,41 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TPublicConfig } from '../../../contracts/auth.ts';
 import { AppError } from '../errors.ts';
 import { isAppRoute, SITE_PAGE_MARKER, type TSitePage } from '../../../contracts/site.ts';
 import { escapeHtml, jsonForScript } from './html.ts';
 import { metaTags, type PageMeta, type PageResolver, type ResolvedPage } from './page-meta.ts';
-import { keepPublicAnswer, type PublicSource } from './public-cache.ts';
+import { COMPRESS_MIN_BYTES, keepPublicAnswer, pickEncoding, type PublicSource } from './public-cache.ts';
+import { allowScripts, inlineScriptSources } from './security-headers.ts';
 import { builtSiteRenderer, type SiteRenderer } from './site-renderer.ts';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/** Pages compressed lately, each way: the landing page and the app's page are the same string
+ * request after request. */
+const MAX_COMPRESSED = 32;
+const compressedPages = new Map<string, { br?: Buffer; gzip?: Buffer }>();
+
+/**
+ * A page this file's not-found handler sends, compressed as @fastify/compress would (brotli
+ * first, not under its threshold): that plugin compresses the answers of routes only, and the
+ * landing page went out whole (14 KB where brotli sends 4). The public pages the public cache
+ * keeps are not compressed here: it keeps the body as sent and compresses it itself.
+ */
+function sendPage(request: FastifyRequest, reply: FastifyReply, html: string): FastifyReply {
+  const encoding = Buffer.byteLength(html) < COMPRESS_MIN_BYTES ? null : pickEncoding(request.headers['accept-encoding']);
+  if (!encoding) return reply.send(html);
+  let page = compressedPages.get(html);
+  if (!page) {
+    if (compressedPages.size >= MAX_COMPRESSED) compressedPages.delete(compressedPages.keys().next().value!);
+    compressedPages.set(html, (page = {}));
+  }
+  const body = (page[encoding] ??= encoding === 'br' ? brotliCompressSync(html, { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } }) : gzipSync(html));
+  return reply.header('content-encoding', encoding).header('vary', 'accept-encoding').send(body);
+}
 
 function configScript(config: TPublicConfig): string {
   return `<script type="application/json" id="app-config">${jsonForScript(config)}</script>`;
@@ -86,6 +111,15 @@ export async function registerClientApp(
       return null;
     }
   };
+  // The public pages carry their boot script in the page (vite.config.ts `hydrateAfterPaint`):
+  // their CSP allows it, and only it, by its hash.
+  const siteScripts = inlineScriptSources(siteTemplate ?? landingTemplate ?? '');
+  let siteCsp = { from: '', to: '' };
+  const allowSiteScripts = (reply: FastifyReply) => {
+    const csp = String(reply.getHeader('content-security-policy') ?? '');
+    if (siteCsp.from !== csp) siteCsp = { from: csp, to: allowScripts(csp, siteScripts) };
+    reply.header('content-security-policy', siteCsp.to);
+  };
   // Resolvers return the same meta object while a page is unchanged, so its HTML is built once.
   const rendered = new WeakMap<PageMeta, string>();
   const renderPage = (meta: PageMeta) => {
@@ -123,15 +157,21 @@ export async function registerClientApp(
     // the app's HTML in its place would fail as a script, or be mistaken for the file.
     if (pathname.startsWith('/assets/')) throw new AppError('NOT_FOUND', 'No such file');
     reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8');
-    if (pathname === '/') return reply.send(landingHtml());
+    if (pathname === '/') {
+      if (landingTemplate) allowSiteScripts(reply);
+      return sendPage(request, reply, landingHtml());
+    }
     // Before the page's data is read, so an answer made from data older than a change is not kept.
     if (publicSource && pathname.startsWith('/insights')) keepPublicAnswer(request, publicSource);
     for (const resolve of resolvers) {
       const page = await resolve(pathname, new URLSearchParams(search));
       if (!page) continue;
       const site = page.site ? await renderSitePage(url, { ...page, site: page.site }) : null;
-      return reply.status(page.status).send(site ?? renderPage(page.meta));
+      if (site) allowSiteScripts(reply);
+      reply.status(page.status);
+      // A page the public cache may keep goes out as it is: the cache compresses what it keeps.
+      return (request.publicVersion ?? null) === null ? sendPage(request, reply, site ?? renderPage(page.meta)) : reply.send(site ?? renderPage(page.meta));
     }
-    return reply.status(isAppRoute(pathname) ? 200 : 404).send(indexHtml);
+    return sendPage(request, reply.status(isAppRoute(pathname) ? 200 : 404), indexHtml);
   });
 }

@@ -1,9 +1,14 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
+
+/** The public pages' script written into them (vite.config.ts `hydrateAfterPaint`). */
+const BOOT_SCRIPT = 'import(document.querySelector("script[data-hydrate]").dataset.hydrate)';
+const BOOT_TAG = `<script type="module" data-hydrate="/assets/index-abc123.js">${BOOT_SCRIPT}</script>`;
 
 /** A fake built client: index.html with the config placeholder, a hashed asset precompressed. */
 function fakeClientDir(): string {
@@ -14,7 +19,7 @@ function fakeClientDir(): string {
   // it shows what it was given, and fails for page 13 to show the fallback.
   writeFileSync(
     path.join(dir, 'site.html'),
-    '<!doctype html><html><head><title>%SITE_NAME%</title><meta name="description" content="Site" /><!--app-config--></head><body><div id="root"><!--site-page--></div></body></html>',
+    `<!doctype html><html><head><title>%SITE_NAME%</title><meta name="description" content="Site" /><!--app-config--></head><body><div id="root"><!--site-page--></div>${BOOT_TAG}</body></html>`,
   );
   mkdirSync(path.join(build, 'prerender'));
   writeFileSync(
@@ -25,11 +30,13 @@ function fakeClientDir(): string {
       return '<main data-location="' + location + '" data-year="' + year + '" data-site="' + config.siteName.length + '">' + page.list.items.map((a) => '<h2>' + a.slug + '</h2>').join('') + '</main>';
     }`,
   );
-  writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>%SITE_NAME%</title><!--app-config--><div id="root"></div>');
+  // Pages of the size real ones have (over the compression threshold).
+  const padding = `<noscript>${'Automation pays when it removes a decision nobody needed to make. '.repeat(30)}</noscript>`;
+  writeFileSync(path.join(dir, 'index.html'), `<!doctype html><title>%SITE_NAME%</title><!--app-config--><div id="root"></div>${padding}`);
   // The prerendered landing page, with the placeholders client/prerender.tsx leaves in it.
   writeFileSync(
     path.join(dir, 'landing.html'),
-    '<!doctype html><title>%SITE_NAME%</title><!--app-config--><div id="root"><h1>Landing</h1><a href="mailto:%CONTACT_EMAIL%">%CONTACT_EMAIL%</a><p>© %YEAR% %SITE_NAME%</p></div>',
+    `<!doctype html><title>%SITE_NAME%</title><!--app-config--><div id="root"><h1>Landing</h1><a href="mailto:%CONTACT_EMAIL%">%CONTACT_EMAIL%</a><p>© %YEAR% %SITE_NAME%</p></div>${BOOT_TAG}${padding}`,
   );
   const js = `console.log(${JSON.stringify('x'.repeat(4000))});`;
   writeFileSync(path.join(dir, 'assets', 'index-abc123.js'), js);
@@ -193,6 +200,29 @@ describe('HTTP conventions', () => {
     expect(res.headers['strict-transport-security']).toBeUndefined(); // http: no HSTS
   });
 
+  it("allows the public pages' own script by its hash, and no other inline script anywhere", async () => {
+    const admin = await t.signIn('admin@example.com');
+    const created = await t.request({
+      method: 'POST',
+      url: '/api/articles',
+      cookie: admin,
+      payload: { title: 'Allowed by hash', category: 'Automation', excerpt: 'An excerpt long enough.', content: 'Content long enough to pass the article rules, surely by now.', published: true },
+    });
+    expect(created.statusCode).toBe(201);
+    const hash = createHash('sha256').update(BOOT_SCRIPT).digest('base64');
+    for (const url of ['/', '/insights', `/insights/${(created.json() as { slug: string }).slug}`]) {
+      const res = await t.request({ url });
+      expect(res.body, url).toContain(BOOT_TAG);
+      const scriptSrc = /(?:^|;)\s*script-src ([^;]*)/.exec(String(res.headers['content-security-policy']))?.[1];
+      expect(scriptSrc, url).toBe(`'self' 'sha256-${hash}'`);
+    }
+    for (const url of ['/dashboard', '/no-such-page', '/insights/no-such-article', '/insights?page=13']) {
+      const res = await t.request({ url });
+      expect(res.body, url).not.toContain(BOOT_TAG);
+      expect(/(?:^|;)\s*script-src ([^;]*)/.exec(String(res.headers['content-security-policy']))?.[1], url).toBe("'self'");
+    }
+  });
+
   it('refuses a body over 1 MB with 413 JSON', async () => {
     const res = await t.request({
       method: 'POST',
@@ -228,6 +258,22 @@ describe('HTTP conventions', () => {
     expect(details[0]!.path).toHaveLength(200);
     expect(details.at(-1)).toEqual({ path: '(more)', message: '781 more problems not listed' });
     expect(many.body.length).toBeLessThan(10_000);
+  });
+
+  it("sends the landing page and the app's page compressed, brotli first, as it does the routes' answers", async () => {
+    for (const url of ['/', '/dashboard', '/no-such-page']) {
+      const plain = await t.request({ url });
+      expect(plain.headers['content-encoding'], url).toBeUndefined();
+      const br = await t.request({ url, headers: { 'accept-encoding': 'gzip, deflate, br' } });
+      expect(br.headers['content-encoding'], url).toBe('br');
+      expect(br.headers.vary, url).toMatch(/accept-encoding/i);
+      expect(br.statusCode, url).toBe(plain.statusCode);
+      expect(brotliDecompressSync(br.rawPayload).toString(), url).toBe(plain.body);
+      expect(br.rawPayload.length, url).toBeLessThan(plain.rawPayload.length / 2);
+      const gzip = await t.request({ url, headers: { 'accept-encoding': 'gzip' } });
+      expect(gzip.headers['content-encoding'], url).toBe('gzip');
+      expect(gunzipSync(gzip.rawPayload).toString(), url).toBe(plain.body);
+    }
   });
 
   it('compresses larger JSON answers', async () => {

@@ -16,7 +16,7 @@ export type PublicSource = {
 /** At most this many URLs are kept (the list's pages, /insights pages, articles). */
 const MAX_ENTRIES = 512;
 /** @fastify/compress's threshold in app.ts: smaller bodies go out uncompressed there too. */
-const COMPRESS_MIN_BYTES = 1024;
+export const COMPRESS_MIN_BYTES = 1024;
 /** A request with a session cookie takes the normal path (an unknown one is cleared there). */
 const SESSION_COOKIE = /(?:^|;\s*)(?:__Host-)?sid=/;
 
@@ -144,7 +144,7 @@ function compressedEntry(entry: Entry, encoding: 'br' | 'gzip'): Encoded {
 }
 
 /** As @fastify/compress chooses among ours (br first): br, gzip, or none. */
-function pickEncoding(header: string | undefined): 'br' | 'gzip' | null {
+export function pickEncoding(header: string | undefined): 'br' | 'gzip' | null {
   if (!header) return null;
   const accepted = new Map<string, number>();
   for (const part of header.toLowerCase().split(',')) {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import helmet from 'helmet';
@@ -56,4 +57,22 @@ export function registerSecurityHeaders(app: FastifyInstance, https: boolean): v
     reply.headers(headers);
     done();
   });
+}
+
+/** A module script written into a page (no `src`) and its text, as the browser hashes it. */
+const INLINE_MODULE_SCRIPT = /<script type="module"(?![^>]*\ssrc=)[^>]*>([\s\S]+?)<\/script>/g;
+
+/**
+ * The CSP sources that allow each module script written into a page by its SHA-256: the
+ * public pages' boot script (client/site-boot.ts, written in at build time), so their CSP
+ * still allows no other inline script.
+ */
+export function inlineScriptSources(html: string): string[] {
+  return [...html.matchAll(INLINE_MODULE_SCRIPT)].map(([, text]) => `'sha256-${createHash('sha256').update(text!).digest('base64')}'`);
+}
+
+/** `csp` with `sources` added to its script-src. */
+export function allowScripts(csp: string, sources: string[]): string {
+  if (sources.length === 0) return csp;
+  return csp.replace(/(^|;)(\s*)script-src ([^;]*)/, (_match, start: string, space: string, list: string) => `${start}${space}script-src ${list} ${sources.join(' ')}`);
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { expect, type BrowserContext, type Frame, type Page } from '@playwright/test';
 import { XSS_MARKER } from './xss-corpus.ts';
 
@@ -103,6 +104,7 @@ export function findDangerousMarkup(elements: readonly ElementDump[], baseUrl: s
           const protocol = protocolOf(url, baseUrl);
           if (protocol === null || SAFE_PROTOCOLS.has(protocol)) continue;
           if (protocol === 'data:' && el.tag === 'img' && attr === 'src' && APP_DATA_IMAGE.test(url.trim())) continue;
+          if (protocol === 'data:' && el.tag === 'link' && attr === 'href' && url === builtSitePage().icon) continue;
           flag(`a ${protocol} URL in ${attr}`);
         }
       }
@@ -111,11 +113,28 @@ export function findDangerousMarkup(elements: readonly ElementDump[], baseUrl: s
   return findings;
 }
 
-/** The built app's module scripts (same origin, /assets/), its JSON config and the data a
- * server-rendered public page was rendered from (JSON, never executed; escaped by the server). */
+/** What the built public pages carry in themselves (vite.config.ts): the script that loads
+ * their scripts once they have painted, and their icon as a data: URL. Read from the build the
+ * journeys drive, so only those exact texts pass. */
+let sitePage: { script: string | null; icon: string | null } | undefined;
+function builtSitePage(): { script: string | null; icon: string | null } {
+  if (!sitePage) {
+    const html = readFileSync(new URL('../../../dist/client/site.html', import.meta.url), 'utf8');
+    sitePage = {
+      script: /<script type="module" data-hydrate="[^"]*">([\s\S]*?)<\/script>/.exec(html)?.[1] ?? null,
+      icon: /<link rel="icon" href="(data:[^"]+)"/.exec(html)?.[1] ?? null,
+    };
+  }
+  return sitePage;
+}
+
+/** The built app's module scripts (same origin, /assets/), a public page's own script, its JSON
+ * config and the data a server-rendered public page was rendered from (JSON, never executed;
+ * escaped by the server). */
 function isAppScript(el: ElementDump, baseUrl: string, appOrigin: string): boolean {
   const attrs = new Map(el.attrs);
   if (attrs.get('type') === 'application/json' && ['app-config', 'site-page'].includes(attrs.get('id') ?? '')) return true;
+  if (attrs.get('type') === 'module' && attrs.has('data-hydrate') && !attrs.has('src') && el.text !== null && el.text === builtSitePage().script) return true;
   const src = attrs.get('src');
   if (attrs.get('type') !== 'module' || !src) return false;
   const url = new URL(src, baseUrl);

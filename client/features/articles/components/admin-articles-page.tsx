@@ -85,7 +85,7 @@ export default function AdminArticlesPage() {
                   {article.title}
                 </Link>
                 <p className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1 text-sm text-slate-700">
-                  <span className="break-words">{article.category}</span>
+                  <span className="min-w-0 wrap-anywhere">{article.category}</span>
                   <span aria-hidden="true">·</span>
                   <Status article={article} />
                   <span aria-hidden="true">·</span>
@@ -119,12 +119,12 @@ export default function AdminArticlesPage() {
             <tbody className="divide-y divide-slate-200">
               {articles.data.map((article) => (
                 <tr key={article.id}>
-                  <th scope="row" className="max-w-xs px-4 py-3 font-medium text-slate-900">
+                  <th scope="row" className="max-w-xs px-4 py-3 font-medium wrap-anywhere text-slate-900">
                     <Link to={articlePath(article.slug)} className="hover:text-brand-700 hover:underline">
                       {article.title}
                     </Link>
                   </th>
-                  <td className="px-4 py-3 text-slate-700">{article.category}</td>
+                  <td className="px-4 py-3 wrap-anywhere text-slate-700">{article.category}</td>
                   <td className="px-4 py-3">
                     <Status article={article} />
                   </td>

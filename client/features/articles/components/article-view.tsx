@@ -22,7 +22,9 @@ function Header({ article, draft }: { article: TPublicArticle; draft: boolean })
   return (
     <header>
       <div className="flex flex-wrap items-center gap-2">
-        <Badge variant="brand">{article.category}</Badge>
+        <Badge variant="brand" wrap>
+          {article.category}
+        </Badge>
         {draft && <Badge variant="warning">Draft</Badge>}
       </div>
       <h1 className="mt-4 text-3xl font-bold tracking-tight text-slate-900 sm:text-4xl">{article.title}</h1>
