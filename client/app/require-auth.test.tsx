@@ -42,7 +42,9 @@ describe('RequireAuth', () => {
 
   it('shows Access Denied to a guest on an admin page, with both roles and a way back', async () => {
     renderGuarded(signedInAs('guest'), '/chat-console');
-    expect(screen.getByRole('heading', { level: 1, name: 'Access Denied' })).toBeInTheDocument();
+    // The screen loads when it is shown (few ever see it): the spinner until then.
+    expect(screen.getByRole('status')).toHaveTextContent('Loading');
+    expect(await screen.findByRole('heading', { level: 1, name: 'Access Denied' })).toBeInTheDocument();
     expect(screen.getByText(/This page requires the/)).toHaveTextContent('This page requires the admin role.');
     expect(screen.getByText(/Your current role:/)).toHaveTextContent('Your current role: guest');
     expect(screen.queryByRole('heading', { name: 'Chat' })).not.toBeInTheDocument();

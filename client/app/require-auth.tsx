@@ -1,8 +1,12 @@
+import { lazy, Suspense } from 'react';
 import { Navigate, Outlet } from 'react-router';
 import type { TRole } from '../../contracts/users.ts';
 import { FullPageSpinner } from '../components/ui/spinner.tsx';
 import { useAuth } from '../lib/auth-context.ts';
-import { AccessDenied } from '../components/access-denied.tsx';
+
+// Few ever see it (a guest following an admin's link), and every page's first load carries this
+// guard: it loads when it is shown, the spinner meanwhile.
+const AccessDenied = lazy(() => import('../components/access-denied.tsx').then((m) => ({ default: m.AccessDenied })));
 
 /** Route guard: a spinner while the session is being determined, signed-out visitors back to
  * /, and the Access Denied screen when the role falls short. Admin passes every check. The
@@ -12,7 +16,11 @@ export function RequireAuth({ role }: { role?: TRole }) {
   if (loading) return <FullPageSpinner />;
   if (!user) return <Navigate to="/" replace />;
   if (role && currentRole !== 'admin' && currentRole !== role) {
-    return <AccessDenied requiredRole={role} currentRole={currentRole} />;
+    return (
+      <Suspense fallback={<FullPageSpinner />}>
+        <AccessDenied requiredRole={role} currentRole={currentRole} />
+      </Suspense>
+    );
   }
   return <Outlet />;
 }
