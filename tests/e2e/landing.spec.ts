@@ -236,7 +236,8 @@ test.describe('landing page', () => {
       // the one format of every date (docs/decisions/0066).
       await expect(cards.first().locator('time')).toHaveText('Mar 3, 2025');
 
-      await page.goto(`${server.url}/insights`);
+      // The page loads its scripts once it has painted (docs/decisions/0068): hydrated once it has asked for the session.
+      await gotoPublicPage(page, `${server.url}/insights`);
       const card = page.getByRole('main').getByRole('listitem').filter({ hasText: 'Server rendered insight' });
       await expect(card.locator('time')).toHaveText('Feb 14, 2025');
       // Hydrated: a card's link hands over to the app in place.

@@ -2,7 +2,7 @@ import type { APIRequestContext, Locator, Page } from '@playwright/test';
 import { defaultAgentConfig, findTemplate, type TAgent, type TAgentRun } from '../../contracts/agents.ts';
 import type { TNotificationList } from '../../contracts/notifications.ts';
 import { startFakeExchanges, type ScriptedCandle } from '../fakes/exchanges.ts';
-import { expect, test } from './fixtures.ts';
+import { expect, gotoPublicPage, test } from './fixtures.ts';
 import { expectNoSeriousViolations } from './support/axe.ts';
 import { startAppServer } from './support/app-server.ts';
 import { ADMIN_EMAIL, ADMIN_NAME } from './support/constants.ts';
@@ -152,7 +152,7 @@ test.describe('times', () => {
         const landingCard = reader.locator('#insights').getByRole('listitem').filter({ hasText: title });
         await expect(landingCard.locator('time')).toHaveText(/^[A-Z][a-z]{2} \d{1,2}, \d{4}$/);
         shown.push((await landingCard.locator('time').textContent())!);
-        await reader.goto(`${server.url}/insights`);
+        await gotoPublicPage(reader, `${server.url}/insights`);
         const insightsCard = reader.getByRole('main').getByRole('listitem').filter({ hasText: title });
         await expect(insightsCard.locator('time')).toHaveText(shown[0]!);
         shown.push((await insightsCard.locator('time').textContent())!);
@@ -173,7 +173,7 @@ test.describe('times', () => {
       await page.goto(`${server.url}/admin/articles`);
       const row = page.getByRole('table', { name: 'All articles' }).getByRole('row').filter({ hasText: title });
       await expect(row.locator('time')).toHaveText('Nov 27, 2025');
-      await page.goto(`${server.url}/insights`);
+      await gotoPublicPage(page, `${server.url}/insights`);
       await expect(page.getByRole('main').getByRole('listitem').filter({ hasText: title }).locator('time')).toHaveText('Nov 27, 2025');
       await page.getByRole('main').getByRole('link', { name: title }).click();
       await expect(page.getByRole('article').locator('time')).toHaveText('Nov 27, 2025');
