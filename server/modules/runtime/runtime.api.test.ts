@@ -234,44 +234,60 @@ describe('agents runtime', () => {
     const hourly = await create(STOCK, configOf(STOCK, { schedule: { frequency: 'hourly', daysActive: [...EVERY_MINUTE.daysActive], activeHours: { start: '00:00', end: '23:59' }, timeZone: 'America/New_York' } }), 'dst hourly');
     const minutely = await create(STOCK, configOf(STOCK, { schedule: { ...EVERY_MINUTE, timeZone: 'America/New_York' } }), 'dst minutely');
     const local = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+    // The every-minute agent is walked minute by minute through the first five hours of each day,
+    // which hold the change (02:00 local); the hourly one through the whole day, from each of its
+    // slots to the next. (Walking every minute of both days took 2,880 dispatches: 10 s on a quiet
+    // machine, past the test's limit on a loaded one.)
+    const MINUTE_WALK_MS = 5 * 60 * MINUTE;
+    const nextRunOf = async (agentId: string) => (await t.database.db.select({ nextRunAt: agents.nextRunAt }).from(agents).where(eq(agents.id, agentId)))[0]!.nextRunAt;
 
-    for (const [day, start, hours] of [
-      ['2026-03-08', '2026-03-08T05:00:00Z', 23],
-      ['2026-11-01', '2026-11-01T04:00:00Z', 25],
+    for (const [day, start, hours, changed] of [
+      // Spring forward: 02:00-02:59 does not exist; fall back: 01:00-01:59 happens twice.
+      ['2026-03-08', '2026-03-08T05:00:00Z', 23, (times: string[]) => expect(times.some((time) => time.startsWith('02:'))).toBe(false)],
+      ['2026-11-01', '2026-11-01T04:00:00Z', 25, (times: string[]) => expect(times.filter((time) => time === '01:30')).toHaveLength(2)],
     ] as const) {
       let clock = new Date(Date.parse(start) - MINUTE);
       const dispatcher = createDispatcher({ db: t.database.db, jobs: { enqueueRunBatches: async () => {} }, logger: silent, now: () => clock });
-      // Resume just before local midnight, then walk the day minute by minute (plus a few seconds of lag).
-      for (const agent of [hourly, minutely]) {
-        await t.database.db.update(agents).set({ status: 'running', nextRunAt: null }).where(eq(agents.id, agent.id));
-      }
+      // Resume just before local midnight.
       const { computeNextRunAt } = await import('../agents/schedule.ts');
       for (const agent of [hourly, minutely]) {
         const config = (await t.database.db.select().from(agents).where(eq(agents.id, agent.id)))[0]!.config;
-        await t.database.db.update(agents).set({ nextRunAt: computeNextRunAt(config.schedule, clock) }).where(eq(agents.id, agent.id));
+        await t.database.db.update(agents).set({ status: 'running', nextRunAt: computeNextRunAt(config.schedule, clock) }).where(eq(agents.id, agent.id));
       }
+      const walkEnd = Date.parse(start) + MINUTE_WALK_MS;
       const end = Date.parse(start) + hours * 60 * MINUTE;
-      for (let at = Date.parse(start); at < end; at += MINUTE) {
+      // Every minute (plus a few seconds of lag) through the change...
+      for (let at = Date.parse(start); at < walkEnd; at += MINUTE) {
         clock = new Date(at + 3000);
         await dispatcher.dispatchDue();
       }
-      const slotsOf = async (agentId: string) =>
+      // ...then the hourly agent alone, from each slot to the next, to the end of the day.
+      await t.database.db.update(agents).set({ status: 'paused', nextRunAt: null }).where(eq(agents.id, minutely.id));
+      for (let next = await nextRunOf(hourly.id), steps = 0; next && next.getTime() < end; next = await nextRunOf(hourly.id), steps++) {
+        expect(steps, `${day}: the hourly agent's next run moves on`).toBeLessThan(hours);
+        clock = new Date(next.getTime() + 3000);
+        await dispatcher.dispatchDue();
+      }
+      const slotsOf = async (agentId: string, until: number) =>
         (await t.database.db.select().from(agentRuns).where(and(eq(agentRuns.agentId, agentId), isNotNull(agentRuns.scheduledFor))).orderBy(asc(agentRuns.scheduledFor)))
           .map((r) => r.scheduledFor!)
-          .filter((s) => s.getTime() >= Date.parse(start) && s.getTime() < end);
+          .filter((s) => s.getTime() >= Date.parse(start) && s.getTime() < until);
 
-      const hourSlots = await slotsOf(hourly.id);
+      const hourSlots = await slotsOf(hourly.id, end);
       expect(hourSlots, day).toHaveLength(hours);
       expect(new Set(hourSlots.map((s) => s.getTime())).size, day).toBe(hours);
       // One hour apart in real time, on the hour in New York.
       hourSlots.forEach((s, i) => i > 0 && expect(s.getTime() - hourSlots[i - 1]!.getTime()).toBe(60 * MINUTE));
       expect(hourSlots.every((s) => local.format(s).endsWith(':00'))).toBe(true);
 
-      const minuteSlots = await slotsOf(minutely.id);
-      expect(minuteSlots, day).toHaveLength(hours * 60);
-      expect(new Set(minuteSlots.map((s) => s.getTime())).size).toBe(hours * 60);
+      // One run for every real minute through the change, none twice.
+      const minuteSlots = await slotsOf(minutely.id, walkEnd);
+      expect(minuteSlots, day).toHaveLength(MINUTE_WALK_MS / MINUTE);
+      expect(new Set(minuteSlots.map((s) => s.getTime())).size).toBe(MINUTE_WALK_MS / MINUTE);
+      minuteSlots.forEach((s, i) => i > 0 && expect(s.getTime() - minuteSlots[i - 1]!.getTime()).toBe(MINUTE));
+      changed(minuteSlots.map((s) => local.format(s)));
     }
-    for (const agent of [hourly, minutely]) await setStatus(agent.id, 'paused');
+    await setStatus(hourly.id, 'paused');
   }, 60_000);
 
   it('queues a slot ahead of time but starts it no earlier than the slot; pausing drops it', async () => {
