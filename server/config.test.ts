@@ -178,6 +178,7 @@ describe('loadConfig', () => {
       maxOutputTokens: 8_192,
       timeoutMs: 30_000,
       answerMaxMs: 600_000,
+      answerLeaseMs: 15_000,
       imageStorageBytes: 200 * 1024 * 1024,
     });
     expect(chat.ollamaVisionModels).toContain('llama3.2-vision');
@@ -209,11 +210,13 @@ describe('loadConfig', () => {
       OLLAMA_VISION_MODELS: 'my-vision, llava',
       CHAT_IMAGE_STORAGE_MB: '50',
       CHAT_ANSWER_MAX_SECONDS: '120',
+      CHAT_ANSWER_LEASE_SECONDS: '4',
     });
     expect(chat.ollamaVisionModels).toEqual(expect.arrayContaining(['llava', 'llama3.2-vision', 'my-vision']));
     expect(new Set(chat.ollamaVisionModels).size).toBe(chat.ollamaVisionModels.length);
     expect(chat.imageStorageBytes).toBe(50 * 1024 * 1024);
     expect(chat.answerMaxMs).toBe(120_000);
+    expect(chat.answerLeaseMs).toBe(4_000);
     expect(chat.providers.openai).toEqual({ apiKey: 'sk-x', baseUrl: 'http://proxy.local/v1' });
     expect(chat.providers.llama.baseUrl).toBe('http://gpu-box:11434');
     expect(chat.ollamaModels).toEqual(['llama3.1', 'qwen2.5']);

@@ -179,6 +179,7 @@ const ZEnv = z.object({
   CHAT_TIMEOUT_MS: positiveInt(30_000, 100),
   /** The longest an answer may run in all (docs/decisions/0056): one nobody watches still ends. */
   CHAT_ANSWER_MAX_SECONDS: positiveInt(600, 10),
+  CHAT_ANSWER_LEASE_SECONDS: positiveInt(15, 3),
   /** Each user's chat images, uploaded and generated, in MB (docs/decisions/0055). */
   CHAT_IMAGE_STORAGE_MB: positiveInt(200),
   /** Ollama models that see images besides the known ones (names before any ':' tag). */
@@ -397,6 +398,8 @@ export type ChatConfig = {
   timeoutMs: number;
   /** The longest an answer may run in all, in ms (CHAT_ANSWER_MAX_SECONDS). */
   answerMaxMs: number;
+  /** How long an answer being written stays its writer's without a save (CHAT_ANSWER_LEASE_SECONDS, docs/decisions/0056, 0061). */
+  answerLeaseMs: number;
   /** Each user's stored chat images, in bytes (CHAT_IMAGE_STORAGE_MB). */
   imageStorageBytes: number;
 };
@@ -507,6 +510,7 @@ export function loadConfig(
       maxOutputTokens: e.CHAT_MAX_OUTPUT_TOKENS,
       timeoutMs: e.CHAT_TIMEOUT_MS,
       answerMaxMs: e.CHAT_ANSWER_MAX_SECONDS * 1000,
+      answerLeaseMs: e.CHAT_ANSWER_LEASE_SECONDS * 1000,
       imageStorageBytes: e.CHAT_IMAGE_STORAGE_MB * 1024 * 1024,
     },
     alertBriefs: { waitSeconds: e.ALERT_BRIEF_WAIT_SECONDS, timeoutSeconds: e.ALERT_BRIEF_TIMEOUT_SECONDS },

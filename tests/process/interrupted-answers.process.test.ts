@@ -10,6 +10,7 @@ import { signIn } from './fault-client.ts';
 
 const databases = ['PGlite', ...(postgresInstalled() ? ['PostgreSQL'] : [])];
 const QUESTION = 'Tell me about invoices';
+const LEASE_SECONDS = 3;
 
 /** Asks for an answer kept in the chat and resolves with its first text; the request stays open. */
 function askKept(url: string, session: { cookie: string; origin: string }, chatId: string): Promise<string> {
@@ -48,7 +49,8 @@ describe('an answer whose web process was killed', () => {
 
   it.each(databases)('on %s: kept as far as it was saved, and settled when a process starts again', async (database) => {
     const cluster = database === 'PostgreSQL' ? await startPostgresCluster() : null;
-    const env = { ...ai.env, CHAT_DAILY_TOKEN_BUDGET: '100000', MARKET_DATA: 'simulated', ...(cluster ? { DATABASE_URL: cluster.url } : {}) };
+    // A short lease (15 s unless set), so the dead writer's answer is settled within seconds.
+    const env = { ...ai.env, CHAT_DAILY_TOKEN_BUDGET: '100000', CHAT_ANSWER_LEASE_SECONDS: String(LEASE_SECONDS), MARKET_DATA: 'simulated', ...(cluster ? { DATABASE_URL: cluster.url } : {}) };
     const servers: AppServer[] = [];
     const hold = ai.holdAfterFirstChunk();
     try {
@@ -68,7 +70,7 @@ describe('an answer whose web process was killed', () => {
       const second = await startAppServer({ env: { ...env, ...(cluster ? {} : { DATA_DIR: first.dataDir }) } });
       servers.push(second);
       const again = await signIn(second.url);
-      // Settled once the dead writer's lease has run out (15 s after its last save).
+      // Settled once the dead writer's lease has run out (LEASE_SECONDS after its last save).
       const usage = await until(
         () => get<TChatUsageReport>(second.url, again, '/api/admin/usage?days=1'),
         (report) => report.rows.length > 0,

@@ -53,9 +53,8 @@ export type ChatServiceDeps = { db: Db; config: ChatConfig; images: ImagesServic
 
 type AnswerTarget = z.output<typeof ZAnswerTarget>;
 
-/** How often an answer being written is saved, and how long its lease lasts without a renewal. */
+/** How often an answer being written is saved (its lease, `config.answerLeaseMs`, is renewed with each save). */
 export const ANSWER_SAVE_EVERY_MS = 1_000;
-export const ANSWER_LEASE_MS = 15_000;
 /** How often a browser following an answer written by another process is sent what was saved. */
 export const ANSWER_TAIL_EVERY_MS = 500;
 /** How long an answer waits for its question's parent to be saved before it is kept unsaved. */
@@ -380,7 +379,7 @@ export function createChatService({ db, config, images, conversations, now = () 
           // An image is billed per image, not by its prompt (interrupted-answers.ts counts it).
           unsettled: { inputTokens: plan.image ? 0 : promptTokens(plan), reservationId: plan.reservation?.id ?? null },
         },
-        new Date(now().getTime() + ANSWER_LEASE_MS),
+        new Date(now().getTime() + config.answerLeaseMs),
       );
     let begun: { conversationId: string; stored: boolean };
     try {
@@ -418,7 +417,7 @@ export function createChatService({ db, config, images, conversations, now = () 
         }
         return;
       }
-      const saved = await conversations.saveAnswerProgress(begun.conversationId, target.id, answer.text, new Date(now().getTime() + ANSWER_LEASE_MS));
+      const saved = await conversations.saveAnswerProgress(begun.conversationId, target.id, answer.text, new Date(now().getTime() + config.answerLeaseMs));
       if (!saved) stored = false; // the chat or the answer was deleted meanwhile: it is only sent now
       else if (saved.stopRequested) live.stop(answer, 'stop');
     };
@@ -564,7 +563,7 @@ export function createChatService({ db, config, images, conversations, now = () 
   }
 
   /** Answers a process that died left being written: settled at this process's start and as their leases run out (docs/decisions/0061). */
-  const interrupted = createInterruptedAnswers({ db, now, leaseMs: ANSWER_LEASE_MS, isLiveHere: (userId, chatId, answerId) => live.find(userId, chatId, answerId) !== undefined });
+  const interrupted = createInterruptedAnswers({ db, now, leaseMs: config.answerLeaseMs, isLiveHere: (userId, chatId, answerId) => live.find(userId, chatId, answerId) !== undefined });
 
   /** Records an answer its provider ended; usage it did not report is estimated and marked so (images are billed per image). */
   async function recordSuccess(plan: ChatPlan, answer: AiAnswer, started: number): Promise<{ usage: TChatUsage; estimated: boolean }> {

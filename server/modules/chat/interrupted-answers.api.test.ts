@@ -10,7 +10,6 @@ import { listenLocally, openEventStream } from '../../test/event-stream-client.t
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 import { until } from '../../test/until.ts';
 import { createChatBudget } from './budget.ts';
-import { ANSWER_LEASE_MS } from './chat.service.ts';
 import { createConversationsService, WRITER_GONE_NOTE } from './conversations.service.ts';
 import { createImagesService } from './images.service.ts';
 import { createInterruptedAnswers } from './interrupted-answers.ts';
@@ -37,6 +36,8 @@ const QUESTION = 'Tell me about invoices';
 const PARTIAL = 'Invoices are documents that a seller sends';
 const INPUT_TOKENS = 42;
 const BUDGET = 100_000;
+/** The writers' lease these apps run with (CHAT_ANSWER_LEASE_SECONDS, 15 unless set). */
+const LEASE_MS = 15_000;
 
 /**
  * An answer whose process died mid-answer (kill -9) keeps its partial text; the sweep that runs
@@ -60,7 +61,7 @@ describe('answers left by a process that died', () => {
   beforeEach(() => app.fake.reset());
 
   /** A sweep as a starting process runs it (this test process writes no answer itself). */
-  const sweep = (on: TestApp = t) => createInterruptedAnswers({ db: on.database.db, now: on.now, leaseMs: ANSWER_LEASE_MS, isLiveHere: () => false }).settle();
+  const sweep = (on: TestApp = t) => createInterruptedAnswers({ db: on.database.db, now: on.now, leaseMs: LEASE_MS, isLiveHere: () => false }).settle();
 
   /** What a writer killed mid-answer leaves: the answer begun with its reservation, its text saved, and its lease `leftMs` from now. */
   async function leftByADeadWriter(chatId: string, leftMs: number) {
@@ -69,7 +70,7 @@ describe('answers left by a process that died', () => {
     const reservation = await createChatBudget({ db, limits: { tokens: BUDGET, images: 10 }, now: t.now }).reserve(userId, { kind: 'text', inputTokens: INPUT_TOKENS, maxOutputTokens: 1_000 });
     if ('ok' in reservation) throw new Error('not reserved');
     const target = { chatId, id: 'a1', questionId: 'q1', questionParentId: null, title: QUESTION };
-    const lease = new Date(t.now().getTime() + ANSWER_LEASE_MS);
+    const lease = new Date(t.now().getTime() + LEASE_MS);
     const { conversationId } = await conversations.beginAnswer(
       userId,
       { target, provider: 'openai', model: 'gpt-4o', question: { content: QUESTION, images: [] }, systemPrompt: '', temperature: null, unsettled: { inputTokens: INPUT_TOKENS, reservationId: reservation.id } },
@@ -105,7 +106,7 @@ describe('answers left by a process that died', () => {
 
   it('leaves an answer whose lease still runs (another process is writing it)', async () => {
     const chatId = newTestChatId();
-    const { reservationId } = await leftByADeadWriter(chatId, ANSWER_LEASE_MS);
+    const { reservationId } = await leftByADeadWriter(chatId, LEASE_MS);
     const before = (await usageRows(t)).length;
     expect(await sweep()).toBe(0);
     expect((await conversation(chatId)).messages[1]).toMatchObject({ content: PARTIAL, streaming: true });
@@ -128,7 +129,7 @@ describe('answers left by a process that died', () => {
       // A save held up (a busy database) let its lease lapse; this process's own sweep must not take it.
       const before = (await usageRows(t)).length;
       await leaseOf(t, chatId, new Date(t.now().getTime() - 1));
-      const own = createInterruptedAnswers({ db: t.database.db, now: t.now, leaseMs: ANSWER_LEASE_MS, isLiveHere: (_user, chat, answer) => chat === chatId && answer === 'a1' });
+      const own = createInterruptedAnswers({ db: t.database.db, now: t.now, leaseMs: LEASE_MS, isLiveHere: (_user, chat, answer) => chat === chatId && answer === 'a1' });
       expect(await own.settle()).toBe(0);
       hold.release();
       expect(await stream.next((e) => e.event !== 'delta')).toMatchObject({ event: 'done', data: { finish: 'complete' } });
@@ -170,7 +171,7 @@ describe.runIf(onPostgres)('an answer settled by another process while its write
       // A's saves stalled past its lease (its database link was down, say): B takes it for dead.
       await leaseOf(a, chatId, new Date(Date.now() - 1));
       const before = (await usageRows(a)).length;
-      expect(await createInterruptedAnswers({ db: b.database.db, now: b.now, leaseMs: ANSWER_LEASE_MS, isLiveHere: () => false }).settle()).toBe(1);
+      expect(await createInterruptedAnswers({ db: b.database.db, now: b.now, leaseMs: LEASE_MS, isLiveHere: () => false }).settle()).toBe(1);
       hold.release();
       await stream.next((e) => e.event !== 'delta');
       expect((await usageRows(a)).slice(before)).toMatchObject([{ outcome: 'interrupted', estimated: true }]);
