@@ -141,7 +141,6 @@ const LIBRARY_CHUNKS: ReadonlyArray<readonly [RegExp, string]> = [
   [/[\\/]node_modules[\\/]sonner[\\/]/, 'toasts'],
   [/[\\/]node_modules[\\/]lightweight-charts[\\/]/, 'charts'],
   [/[\\/]node_modules[\\/]@radix-ui[\\/]/, 'radix'],
-  [/[\\/]node_modules[\\/]date-fns[\\/]/, 'date-fns'],
   [/[\\/]node_modules[\\/]lucide-react[\\/]/, 'icons'],
 ];
 const isLibrary = (id: string) => /[\\/]node_modules[\\/]/.test(id);
