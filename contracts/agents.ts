@@ -15,6 +15,8 @@ import { ZRunResult } from './market.ts';
 import { defaultThreshold, THRESHOLD_TYPES, thresholdLabel } from './alert-thresholds.ts';
 import { formatLimit } from './number-format.ts';
 import { CHAT_PROVIDERS } from './chat.ts';
+import { ZConditions } from './conditions.ts';
+import { ZWatchlist } from './watchlist.ts';
 
 /** Agent templates, schedules and thresholds from SPEC sections 3 and 9, exactly. */
 
@@ -161,7 +163,16 @@ export const notificationsPerHour = (notifications: Pick<TNotifications, 'maxPer
 /** The shape of a configuration; what each parameter may hold depends on the template, so the
  * server checks `parameters` against the template's own schema (validateAgentConfig). */
 export const ZAgentConfig = z
-  .object({ schedule: ZSchedule, notifications: ZNotifications, parameters: z.record(z.string().max(100, 'A parameter name must be at most 100 characters'), ZParameterValue) })
+  .object({
+    schedule: ZSchedule,
+    notifications: ZNotifications,
+    parameters: z.record(z.string().max(100, 'A parameter name must be at most 100 characters'), ZParameterValue),
+    /** The owner's own conditions (issue 30, docs/decisions/0071). Optional: configurations stored
+     * before them read as none. */
+    conditions: ZConditions.optional(),
+    /** The Custom Monitor's markets (its template requires them; the others refuse them). */
+    watchlist: ZWatchlist.optional(),
+  })
   .strict();
 export type TAgentConfig = z.infer<typeof ZAgentConfig>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZConditionOutcome } from './condition-outcomes.ts';
 
 /**
  * Market data and what an agent's run records (issue 6). The server writes a TRunResult into
@@ -118,6 +119,9 @@ export const ZMarketResult = z.discriminatedUnion('ok', [
     chart: ZChartData,
     /** Absent in runs recorded before issue 17 item 5. */
     recent: ZRecentMoves.optional(),
+    /** The owner's conditions on this market (issue 30); absent in runs recorded before them
+     * and in runs of agents without any. */
+    conditions: z.array(ZConditionOutcome).optional(),
   }),
   z.object({
     ok: z.literal(false),
