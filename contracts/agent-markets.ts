@@ -1,4 +1,4 @@
-import type { TCryptoMonitorParameters, TStockScannerParameters } from './agents.ts';
+import type { TCryptoMonitorParameters, TCustomMonitorParameters, TStockScannerParameters } from './agents.ts';
 import type { TCandleTimeframe, TMarketSource } from './market.ts';
 
 /**
@@ -8,8 +8,8 @@ import type { TCandleTimeframe, TMarketSource } from './market.ts';
  */
 
 /** The templates' timeframe parameter values (stock: 'hourly', crypto: '1h', ...) as candle sizes:
- * every option of both templates, so a new option cannot go unmapped. */
-export const TEMPLATE_TIMEFRAMES: Record<TStockScannerParameters['timeframe'] | TCryptoMonitorParameters['timeframe'], TCandleTimeframe> = {
+ * every option of every template, so a new option cannot go unmapped. */
+export const TEMPLATE_TIMEFRAMES: Record<TStockScannerParameters['timeframe'] | TCryptoMonitorParameters['timeframe'] | TCustomMonitorParameters['timeframe'], TCandleTimeframe> = {
   '1min': '1m',
   '5min': '5m',
   '15min': '15m',
@@ -20,6 +20,7 @@ export const TEMPLATE_TIMEFRAMES: Record<TStockScannerParameters['timeframe'] | 
   daily: '1d',
   '1d': '1d',
   weekly: '1w',
+  '1w': '1w',
 };
 
 /** The crypto template's exchange option names as ccxt ids (Huobi is ccxt's htx; FTX is closed). */

@@ -226,6 +226,8 @@ export const ZAgentTemplate = z.object({
     schedule: ZSchedule.omit({ timeZone: true }),
     notifications: ZNotifications,
     parameters: z.record(z.string(), ZParameterDefinition),
+    /** The Custom Monitor's starting markets. */
+    watchlist: ZWatchlist.optional(),
   }),
   implementation: z.object({
     dataSourceEndpoints: z.array(z.string()),
@@ -354,12 +356,28 @@ const CRYPTO_MONITOR_PARAMETERS = {
   },
 } as const satisfies TParameterDefinitions;
 
+/** The Custom Monitor's parameters (issue 30 item 3): only the candle size; what it watches is its
+ * watchlist (config.watchlist), and what it looks for is the owner's conditions and thresholds. */
+const CUSTOM_MONITOR_PARAMETERS = {
+  timeframe: {
+    type: 'select',
+    label: 'Timeframe',
+    description: 'Candle size the conditions and alerts are evaluated on (a condition may also read a longer one).',
+    default: '1h',
+    required: true,
+    validation: { options: ['1min', '5min', '15min', '30min', '1h', '4h', '1d', '1w'] },
+  },
+} as const satisfies TParameterDefinitions;
+
 /** The Stock Market Scanner's parameters, parsed: what its runs read. */
 export const ZStockScannerParameters = parametersSchema(STOCK_SCANNER_PARAMETERS);
 export type TStockScannerParameters = TParametersOf<typeof STOCK_SCANNER_PARAMETERS>;
 /** The Crypto Market Monitor's parameters, parsed: what its runs read. */
 export const ZCryptoMonitorParameters = parametersSchema(CRYPTO_MONITOR_PARAMETERS);
 export type TCryptoMonitorParameters = TParametersOf<typeof CRYPTO_MONITOR_PARAMETERS>;
+/** The Custom Monitor's parameters, parsed: what its runs read. */
+export const ZCustomMonitorParameters = parametersSchema(CUSTOM_MONITOR_PARAMETERS);
+export type TCustomMonitorParameters = TParametersOf<typeof CUSTOM_MONITOR_PARAMETERS>;
 
 const WEEKDAYS_MON_FRI: TWeekday[] = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'];
 
@@ -425,6 +443,29 @@ export const AGENT_TEMPLATES: readonly TAgentTemplate[] = [
       actionHandlers: ['notify-in-app', 'notify-email', 'record-run'],
     },
     ui: { icon: 'bitcoin', color: 'amber', dashboardLayout: { charts: ['price', 'volume'], tables: ['exchanges', 'alerts'] }, chartTypes: ['candlestick', 'bar'] },
+  },  {
+    id: 'custom-monitor',
+    name: 'Custom Monitor',
+    type: 'other',
+    description: 'Watches a list of stocks and crypto pairs you choose, on any exchange, and alerts you when conditions of your own are met.',
+    complexity: 'Advanced',
+    defaultConfig: {
+      schedule: { frequency: 'hourly', activeHours: { start: '00:00', end: '23:59' }, daysActive: [...WEEKDAYS] },
+      notifications: { email: true, inApp: true, thresholds: [] },
+      parameters: CUSTOM_MONITOR_PARAMETERS,
+      watchlist: [
+        { kind: 'stock', symbol: 'AAPL' },
+        { kind: 'crypto', symbol: 'BTC/USDT', exchange: 'binance' },
+      ],
+    },
+    implementation: {
+      dataSourceEndpoints: ['api/market-data/stocks', 'api/market-data/crypto'],
+      analysisModules: ['technical-indicators', 'conditions'],
+      // No fixed signals: only the owner's conditions and thresholds decide.
+      decisionRules: [],
+      actionHandlers: ['notify-in-app', 'notify-email', 'record-run'],
+    },
+    ui: { icon: 'list-checks', color: 'emerald', dashboardLayout: { charts: ['price'], tables: ['conditions'] }, chartTypes: ['candlestick'] },
   },
 ];
 
@@ -448,11 +489,12 @@ export const templateParametersSchema = (templateId: string) => PARAMETER_SCHEMA
  * outside sources the server has (a switch needing a missing one starts off).
  */
 export function defaultAgentConfig(template: TAgentTemplate, timeZone = 'UTC', sources: TParameterSources = ALL_SOURCES): TAgentConfig {
-  const { schedule, notifications, parameters } = structuredClone(template.defaultConfig);
+  const { schedule, notifications, parameters, watchlist } = structuredClone(template.defaultConfig);
   return {
     schedule: { ...schedule, timeZone },
     notifications,
     parameters: Object.fromEntries(Object.entries(parameters).map(([key, definition]) => [key, defaultValue(definition, sources)])),
+    ...(watchlist ? { watchlist } : {}),
   };
 }
 
