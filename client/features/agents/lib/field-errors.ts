@@ -33,6 +33,8 @@ export function errorsUnder(errors: TFieldErrors, prefix: string): Array<[path: 
 /** Where a field lives in the wizard: its tab; the name and anything else show on Review. */
 export function wizardStepOf(path: string): 'schedule' | 'parameters' | 'notifications' | 'review' {
   const section = path.split('.')[0];
+  // The watchlist and the conditions are built beside the parameters (issue 30).
+  if (section === 'watchlist' || section === 'conditions') return 'parameters';
   return section === 'schedule' || section === 'parameters' || section === 'notifications' ? section : 'review';
 }
 
@@ -40,6 +42,8 @@ export function wizardStepOf(path: string): 'schedule' | 'parameters' | 'notific
 const REPEATED: ReadonlyArray<[list: string, item: string]> = [
   ['notifications.thresholds', 'Threshold'],
   ['notifications.channels', 'Channel'],
+  ['watchlist', 'Market'],
+  ['conditions', 'Condition'],
 ];
 
 /**
