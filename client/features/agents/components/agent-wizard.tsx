@@ -226,7 +226,7 @@ function WizardBody({
           </section>
           <section aria-labelledby="review-conditions">
             <h3 id="review-conditions" className="text-sm font-semibold text-slate-900">Conditions</h3>
-            <ConditionsSummary conditions={conditions} agentTimeframe={agentTimeframe} />
+            <ConditionsSummary conditions={conditions} />
             <FieldErrorList
               label="Condition problems"
               errors={errorsUnder(errors, 'conditions')}

@@ -1,4 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
 import type { TAgent } from '../../../../contracts/agents.ts';
 import type { TCondition, TConditionState } from '../../../../contracts/conditions.ts';
 import { watchedMarketLabel, type TWatchedMarket } from '../../../../contracts/watchlist.ts';
@@ -33,7 +34,6 @@ export function ConditionsSection({ agent }: { agent: TAgent }) {
       view={
         <ConditionsSummary
           conditions={conditions}
-          agentTimeframe={agentTimeframeOf(agent.config.parameters)}
           state={(condition) => <ConditionStateLine agentId={agent.id} condition={condition} state={byId.get(condition.id)} />}
         />
       }
@@ -49,8 +49,9 @@ export function ConditionsSection({ agent }: { agent: TAgent }) {
  * after firing once (Re-arm), Snoozed until a time in the owner's zone (Unsnooze); nothing while
  * it is simply armed.
  */
-export function ConditionStateLine({ agentId, condition, state, now = Date.now() }: { agentId: string; condition: TCondition; state: TConditionState | undefined; now?: number }) {
+export function ConditionStateLine({ agentId, condition, state }: { agentId: string; condition: TCondition; state: TConditionState | undefined }) {
   const zone = useTimeZone();
+  const now = useMinuteClock();
   const queryClient = useQueryClient();
   const title = condition.name?.trim() ? condition.name : 'this condition';
   const refresh = () => queryClient.invalidateQueries({ queryKey: conditionStatesQueryKey(agentId) });
@@ -122,4 +123,14 @@ export function WatchlistSection({ agent }: { agent: TAgent }) {
       editor={(draft, onChange, errors) => <WatchlistEditor value={draft} onChange={onChange} errors={errors} />}
     />
   );
+}
+
+/** Now, again every half minute: an expiry or a snooze's end passes while the details are open. */
+function useMinuteClock(): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 30_000);
+    return () => clearInterval(timer);
+  }, []);
+  return now;
 }

@@ -1,6 +1,7 @@
 import { Plus, Trash2 } from 'lucide-react';
 import { useId, useMemo } from 'react';
 import {
+  clauseCount,
   CLAUSES_MAX,
   CONDITION_NAME_MAX,
   CONDITIONS_MAX,
@@ -114,17 +115,17 @@ function ConditionEditor({ condition, number, path, errors, agentTimeframe, time
   const whole = Object.entries(errors).filter(([at]) => at === path || at === whenPath || at === `${whenPath}.clauses` || at === `${path}.id`);
   const only = clausesIn(condition) === 1;
 
-  let clauseNumber = 0;
-  let groupNumber = 0;
+  // Clauses are numbered through the groups, as the plain words read them; groups on their own.
+  const firstClause = (i: number) => clauseCount({ clauses: when.clauses.slice(0, i) }) + 1;
+  const groupNumber = (i: number) => when.clauses.slice(0, i + 1).filter((item) => item.kind === 'group').length;
   const items = when.clauses.map((item, i) => {
     const itemPath = `${whenPath}.clauses.${i}`;
     if (item.kind === 'clause') {
-      clauseNumber += 1;
       return (
         <li key={i}>
           <ConditionClause
             clause={item}
-            number={clauseNumber}
+            number={firstClause(i)}
             path={itemPath}
             agentTimeframe={agentTimeframe}
             errors={errors}
@@ -134,15 +135,12 @@ function ConditionEditor({ condition, number, path, errors, agentTimeframe, time
         </li>
       );
     }
-    groupNumber += 1;
-    const first = clauseNumber + 1;
-    clauseNumber += item.clauses.length;
     return (
       <li key={i}>
         <GroupEditor
           group={item}
-          number={groupNumber}
-          firstClause={first}
+          number={groupNumber(i)}
+          firstClause={firstClause(i)}
           path={itemPath}
           conditionName={name}
           canAdd={!full}
@@ -211,7 +209,7 @@ function ConditionEditor({ condition, number, path, errors, agentTimeframe, time
       {whole.length > 0 && <FieldErrorList label={`${name} problems`} errors={whole} />}
       <p className="mt-3 text-sm text-slate-900">
         <span className="font-medium">In plain words: </span>
-        <span>{conditionText(when, agentTimeframe)}</span>
+        <span>{conditionText(when)}</span>
       </p>
       <TriggerFields trigger={condition.trigger} name={name} path={`${path}.trigger`} errors={errors} timeZone={timeZone} onChange={(trigger) => onChange({ ...condition, trigger })} />
     </div>

@@ -1,6 +1,5 @@
 import type { ReactNode } from 'react';
 import { conditionText, triggerText, type TCondition, type TTrigger } from '../../../../contracts/conditions.ts';
-import type { TCandleTimeframe } from '../../../../contracts/market.ts';
 import { DATE_TIME, formatInZone, type TInstant } from '../../../../contracts/time-format.ts';
 import { useTimeZone } from '../../../lib/time-zone.ts';
 
@@ -18,11 +17,9 @@ export function fullTriggerText(trigger: TTrigger, zone: string): string {
  */
 export function ConditionsSummary({
   conditions,
-  agentTimeframe,
   state,
 }: {
   conditions: readonly TCondition[];
-  agentTimeframe: TCandleTimeframe;
   state?: (condition: TCondition) => ReactNode;
 }) {
   const zone = useTimeZone();
@@ -30,7 +27,7 @@ export function ConditionsSummary({
   return (
     <ul className="mt-2 space-y-3 text-sm" aria-label="Conditions">
       {conditions.map((condition) => {
-        const words = conditionText(condition.when, agentTimeframe);
+        const words = conditionText(condition.when);
         const named = condition.name !== undefined && condition.name.trim() !== '';
         return (
           <li key={condition.id}>
