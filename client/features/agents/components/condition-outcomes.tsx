@@ -52,7 +52,7 @@ export function ConditionOutcomes({ outcomes, market }: { outcomes: readonly TCo
                 {outcome.met && outcome.delivery && <span className="text-slate-700">{DELIVERY_LABELS[outcome.delivery]}</span>}
               </div>
               {outcome.title !== outcome.text && <p className="mt-1 break-words text-slate-700">{outcome.text}</p>}
-              {outcome.candleTime && outcome.status !== 'expired' && outcome.status !== 'disarmed' && <p className="mt-1 text-xs text-slate-600">Decided at the candle of {at}</p>}
+              {outcome.candleTime && outcome.status !== 'expired' && outcome.status !== 'disarmed' && <p className="mt-1 text-xs text-slate-600">{`Decided at the candle of ${at}`}</p>}
               {outcome.clauses.length > 0 && (
                 <ol className="mt-2 space-y-2">
                   {outcome.clauses.map((clause) => (
