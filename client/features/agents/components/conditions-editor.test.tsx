@@ -8,7 +8,7 @@ import type { TCandleTimeframe } from '../../../../contracts/market.ts';
 import { ApiError } from '../../../lib/api-client.ts';
 import { jsonResponse, stubFetch } from '../../../test/fetch-stub.ts';
 import { renderWithProviders } from '../../../test/render.tsx';
-import { newCondition, newConditionId } from '../lib/condition-drafts.ts';
+import { newClause, newCondition, newConditionId } from '../lib/condition-drafts.ts';
 import { AgentWizard } from './agent-wizard.tsx';
 import { ConditionsEditor } from './conditions-editor.tsx';
 
@@ -149,12 +149,18 @@ describe('ConditionsEditor', () => {
   });
 
   it('stops at the bounds and says so', async () => {
-    renderBuilder();
-    for (let n = 1; n < CLAUSES_MAX; n++) await userEvent.click(screen.getByRole('button', { name: 'Condition 1: add clause' }));
+    // One short of each bound: the last one added by hand.
+    const full = newCondition();
+    full.when.clauses = Array.from({ length: CLAUSES_MAX - 1 }, () => newClause());
+    renderBuilder({ initial: [full, ...Array.from({ length: CONDITIONS_MAX - 2 }, () => newCondition())] });
+    expect(screen.queryByText(`A condition may have at most ${CLAUSES_MAX} clauses.`)).not.toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'Condition 1: add group' }));
     expect(screen.getByRole('button', { name: 'Condition 1: add clause' })).toBeDisabled();
+    expect(screen.getByRole('button', { name: 'Add clause to group 1' })).toBeDisabled();
     expect(screen.getByRole('button', { name: 'Condition 1: add group' })).toBeDisabled();
     expect(screen.getByText(`A condition may have at most ${CLAUSES_MAX} clauses.`)).toBeInTheDocument();
-    for (let n = 1; n < CONDITIONS_MAX; n++) await userEvent.click(screen.getByRole('button', { name: 'Add condition' }));
+    expect(screen.queryByText(`An agent may have at most ${CONDITIONS_MAX} conditions.`)).not.toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'Add condition' }));
     expect(screen.getAllByRole('group', { name: /^Condition \d+$/ })).toHaveLength(CONDITIONS_MAX);
     expect(screen.getByRole('button', { name: 'Add condition' })).toBeDisabled();
     expect(screen.getByText(`An agent may have at most ${CONDITIONS_MAX} conditions.`)).toBeInTheDocument();
