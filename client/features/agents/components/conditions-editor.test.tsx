@@ -11,6 +11,7 @@ import { renderWithProviders } from '../../../test/render.tsx';
 import { newClause, newCondition, newConditionId } from '../lib/condition-drafts.ts';
 import { AgentWizard } from './agent-wizard.tsx';
 import { ConditionsEditor } from './conditions-editor.tsx';
+import { TemplateCard } from './template-card.tsx';
 
 beforeAll(() => {
   if (document.getElementById('app-config')) return;
@@ -248,6 +249,8 @@ describe('AgentWizard with conditions', () => {
     renderWithProviders(<AgentWizard open onOpenChange={() => {}} template={findTemplate('custom-monitor')!} name="Mine" pending={false} onCreate={onCreate} />);
     const wizard = within(screen.getByRole('dialog', { name: 'Configure Your Agent' }));
     await userEvent.click(wizard.getByRole('tab', { name: 'Parameters' }));
+    // No signals of its own: said, not an empty list.
+    expect(wizard.getByRole('region', { name: 'Signals' })).toHaveTextContent('Custom Monitor has no signals of its own');
     // The Custom Monitor starts with its template's watchlist.
     expect(wizard.getByRole('textbox', { name: 'Market 1: symbol' })).toHaveValue('AAPL');
     expect(wizard.getByRole('textbox', { name: 'Market 2: symbol' })).toHaveValue('BTC/USDT');
@@ -281,5 +284,15 @@ describe('AgentWizard with conditions', () => {
     await userEvent.click(wizard.getByRole('tab', { name: /Parameters/ }));
     await userEvent.type(wizard.getByRole('spinbutton', { name: 'Clause 2: right period' }), '5');
     expect(wizard.getByRole('spinbutton', { name: 'Clause 2: right period' })).not.toHaveAttribute('aria-invalid');
+  });
+});
+
+describe('TemplateCard for the Custom Monitor', () => {
+  it('shows its starting watchlist and says it has no decision rules of its own', async () => {
+    renderWithProviders(<TemplateCard template={findTemplate('custom-monitor')!} onUse={() => {}} />);
+    await userEvent.click(screen.getByRole('button', { name: 'Details' }));
+    const details = within(screen.getByRole('dialog', { name: 'Custom Monitor' }));
+    expect(details.getByText('AAPL, BTC/USDT on binance (change it in the wizard)')).toBeInTheDocument();
+    expect(details.getByText('None: only the conditions and alert thresholds you set decide.')).toBeInTheDocument();
   });
 });

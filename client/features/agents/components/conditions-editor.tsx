@@ -3,7 +3,6 @@ import { useId, useMemo } from 'react';
 import {
   clauseCount,
   CLAUSES_MAX,
-  CONDITION_NAME_MAX,
   CONDITIONS_MAX,
   conditionText,
   JOIN_LABELS,
@@ -170,7 +169,6 @@ function ConditionEditor({ condition, number, path, errors, agentTimeframe, time
           aria-label={`${name}: name (optional)`}
           aria-invalid={nameError ? true : undefined}
           aria-describedby={nameError ? `${id}-name-error` : undefined}
-          maxLength={CONDITION_NAME_MAX + 20}
           placeholder="Its plain words stand in"
           value={condition.name ?? ''}
           onChange={(event) => {
