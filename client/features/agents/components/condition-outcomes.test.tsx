@@ -115,6 +115,8 @@ describe('Run History: conditions', () => {
     expect(second.getByText('Undecided')).toBeInTheDocument();
     expect(within(second.getByRole('table')).getByRole('row', { name: /VWAP/ })).toHaveTextContent('VWAPnot definednot defined');
     expect(within(items[2]!).getByText('Disarmed, not evaluated')).toBeInTheDocument();
+    // A Custom Monitor's run has no signals: said, not an empty list.
+    expect(screen.getByText('No signals: only conditions and alerts')).toBeInTheDocument();
   });
 
   it('counts met conditions in a folded run\'s line', () => {

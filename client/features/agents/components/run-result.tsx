@@ -177,7 +177,9 @@ function MarketResult({ market }: { market: TMarketResult }) {
         )}
         <div>
           <h5 className={SUBHEADING}>Signals</h5>
-          <ul className="mt-1 space-y-1.5" aria-label={`Signals for ${label}`}>
+          {/* The Custom Monitor evaluates none (issue 30): said, not an empty list. */}
+          {market.rules.length === 0 && <p className="mt-1 text-slate-600">No signals: only conditions and alerts</p>}
+          <ul className="mt-1 space-y-1.5" aria-label={`Signals for ${label}`} hidden={market.rules.length === 0}>
             {market.rules.map((rule) => {
               const state = ruleState(rule);
               const Icon = state.icon;
