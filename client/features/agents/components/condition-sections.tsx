@@ -8,7 +8,7 @@ import { Button } from '../../../components/ui/button.tsx';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { notify } from '../../../lib/notify.ts';
 import { useTimeZone } from '../../../lib/time-zone.ts';
-import { conditionStatesQueryKey, rearmCondition, unsnoozeCondition, useConditionStates } from '../api/conditions-api.ts';
+import { conditionStatesQueryKey, rearmCondition, unsnoozeCondition, useConditionStates } from '../api/agents-api.ts';
 import { agentTimeframeOf } from '../lib/condition-drafts.ts';
 import { ConditionsEditor } from './conditions-editor.tsx';
 import { ConditionsSummary, zonedText } from './conditions-summary.tsx';
