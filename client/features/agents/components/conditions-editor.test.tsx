@@ -223,6 +223,44 @@ describe('ConditionsEditor', () => {
     expect(latest.value[0]!.trigger.mode).toBe('once');
   });
 
+  it('puts a condition drafted elsewhere ("Describe it") in the builder for review, with an id of its own', async () => {
+    const drafted: TCondition = { ...newCondition(), name: 'From words' };
+    const first = newCondition();
+    const latest: { value: TCondition[] } = { value: [] };
+    function WithDescribe() {
+      const [value, setValue] = useState([first]);
+      return (
+        <ConditionsEditor
+          value={value}
+          onChange={(next) => {
+            latest.value = next;
+            setValue(next);
+          }}
+          errors={{}}
+          agentTimeframe="1h"
+          timeZone="UTC"
+          describe={(add) => (
+            <>
+              <button type="button" onClick={() => add(drafted)}>
+                Draft
+              </button>
+              <button type="button" onClick={() => add({ ...drafted, id: first.id })}>
+                Draft again
+              </button>
+            </>
+          )}
+        />
+      );
+    }
+    renderWithProviders(<WithDescribe />);
+    await userEvent.click(screen.getByRole('button', { name: 'Draft' }));
+    expect(condition(2).getByRole('textbox', { name: 'Condition 2: name (optional)' })).toHaveValue('From words');
+    expect(latest.value[1]!.id).toBe(drafted.id);
+    await userEvent.click(screen.getByRole('button', { name: 'Draft again' }));
+    expect(latest.value).toHaveLength(3);
+    expect(new Set(latest.value.map((c) => c.id)).size).toBe(3);
+  });
+
   it('gives new conditions a v4 UUID, also where the page has no crypto.randomUUID', () => {
     expect(ZCondition.shape.id.safeParse(newConditionId()).success).toBe(true);
     const real = globalThis.crypto;

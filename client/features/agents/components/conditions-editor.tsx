@@ -1,5 +1,5 @@
 import { Plus, Trash2 } from 'lucide-react';
-import { useId, useMemo } from 'react';
+import { useId, useMemo, type ReactNode } from 'react';
 import {
   clauseCount,
   CLAUSES_MAX,
@@ -16,7 +16,7 @@ import {
 import type { TCandleTimeframe } from '../../../../contracts/market.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { errorsUnder, type TFieldErrors } from '../lib/field-errors.ts';
-import { clausesIn, conditionProblems, newClause, newCondition } from '../lib/condition-drafts.ts';
+import { clausesIn, conditionProblems, newClause, newCondition, newConditionId } from '../lib/condition-drafts.ts';
 import { ConditionClause } from './condition-clause.tsx';
 import { TriggerFields } from './condition-trigger-fields.tsx';
 import { FieldErrorList } from './field-error-list.tsx';
@@ -37,6 +37,9 @@ type Props = {
   agentTimeframe: TCandleTimeframe;
   /** The zone an expiry is taken and shown in: the owner's. */
   timeZone: string;
+  /** Another way to add a condition ("Describe it", issue 30 item 5): it hands a drafted condition
+   * to `add`, which puts it in the builder for review (nothing is saved until the owner saves). */
+  describe?: (add: (condition: TCondition) => void) => ReactNode;
 };
 
 /**
@@ -45,13 +48,18 @@ type Props = {
  * inside, once), its plain words, and its trigger. The contract's schema runs on every change, so
  * a message follows the value; a server's message shows until its field changes.
  */
-export function ConditionsEditor({ value, onChange, errors, agentTimeframe, timeZone }: Props) {
+export function ConditionsEditor({ value, onChange, errors, agentTimeframe, timeZone, describe }: Props) {
   const id = useId();
   const local = useMemo(() => conditionProblems(value), [value]);
   // The server's word first (it knows the agent's other rules); the contract's where it has none.
   const shown = useMemo(() => ({ ...local, ...errors }), [local, errors]);
   const full = value.length >= CONDITIONS_MAX;
   const update = (index: number, next: TCondition) => onChange(value.map((c, i) => (i === index ? next : c)));
+  // A draft keeps its id unless the builder already holds it (an id keeps a trigger state).
+  const addDrafted = (condition: TCondition) => {
+    if (value.length >= CONDITIONS_MAX) return;
+    onChange([...value, value.some((c) => c.id === condition.id) ? { ...condition, id: newConditionId() } : condition]);
+  };
   return (
     <section aria-labelledby={`${id}-title`} className="space-y-3">
       <div>
@@ -86,6 +94,7 @@ export function ConditionsEditor({ value, onChange, errors, agentTimeframe, time
         </Button>
         {full && <p className="text-sm text-slate-600">{`An agent may have at most ${CONDITIONS_MAX} conditions.`}</p>}
       </div>
+      {describe && !full && describe(addDrafted)}
     </section>
   );
 }
