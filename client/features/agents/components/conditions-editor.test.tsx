@@ -93,6 +93,16 @@ describe('ConditionsEditor', () => {
     expect(screen.getByRole('group', { name: 'Condition 1' }).querySelectorAll('[aria-invalid="true"]')).toHaveLength(0);
   });
 
+  it("marks a timeframe shorter than the agent's (its timeframe changed since) where it is", () => {
+    const stored = newCondition();
+    stored.when.clauses = [{ ...newClause(), left: { indicator: 'rsi', period: 14, timeframe: '4h' } }];
+    renderBuilder({ initial: [stored], agentTimeframe: '1d' });
+    const timeframe = control('Clause 1: left timeframe');
+    expect(timeframe).toHaveDisplayValue("4 hours (shorter than the agent's)");
+    expect(timeframe).toHaveAttribute('aria-invalid', 'true');
+    expect(timeframe).toHaveAccessibleDescription("A timeframe must be the agent's (1 day) or longer");
+  });
+
   it('keeps what still applies when the operator changes', async () => {
     const latest = renderBuilder();
     await userEvent.clear(control('Clause 1: left period'));

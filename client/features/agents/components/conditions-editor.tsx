@@ -50,7 +50,7 @@ type Props = {
  */
 export function ConditionsEditor({ value, onChange, errors, agentTimeframe, timeZone, describe }: Props) {
   const id = useId();
-  const local = useMemo(() => conditionProblems(value), [value]);
+  const local = useMemo(() => conditionProblems(value, agentTimeframe), [value, agentTimeframe]);
   // The server's word first (it knows the agent's other rules); the contract's where it has none.
   const shown = useMemo(() => ({ ...local, ...errors }), [local, errors]);
   const full = value.length >= CONDITIONS_MAX;

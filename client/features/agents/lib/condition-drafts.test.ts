@@ -60,6 +60,20 @@ describe('condition drafts', () => {
     expect(conditionProblems([newCondition()])).toEqual({});
   });
 
+  it("checks the timeframes against the agent's when it knows it: none shorter, at most three", () => {
+    const condition = newCondition();
+    condition.when.clauses = [{ ...newClause(), left: { indicator: 'rsi', period: 14, timeframe: '15m' } }];
+    expect(conditionProblems([condition], '1h')).toEqual({ 'conditions.0.when.clauses.0.left.timeframe': "A timeframe must be the agent's (1 hour) or longer" });
+    expect(conditionProblems([condition], '15m')).toEqual({});
+    // The agent's own counts when a side reads it.
+    condition.when.clauses = [
+      newClause(),
+      { ...newClause(), left: { indicator: 'rsi', period: 14, timeframe: '4h' } },
+      { ...newClause(), left: { indicator: 'close', timeframe: '1d' }, operator: 'above', right: { indicator: 'sma', period: 20, timeframe: '1w' } },
+    ];
+    expect(conditionProblems([condition], '1h')).toEqual({ conditions: 'Conditions may read at most 3 timeframes; these read 4 (1 hour, 4 hours, 1 day, 1 week)' });
+  });
+
   it('names the condition and the clause, numbered through its group, in a list of problems', () => {
     const condition = newCondition();
     condition.when.clauses = [newClause(), { kind: 'group', join: 'any', clauses: [newClause(), newClause()] }, newClause()];

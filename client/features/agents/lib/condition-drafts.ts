@@ -2,6 +2,7 @@ import { TEMPLATE_TIMEFRAMES } from '../../../../contracts/agent-markets.ts';
 import type { TParameterValue } from '../../../../contracts/agent-parameters.ts';
 import {
   clauseCount,
+  conditionTimeframeProblems,
   CONDITION_TIMEFRAMES,
   DEFAULT_TRIGGER_MODE,
   OPERATOR_FIELDS,
@@ -146,15 +147,17 @@ export function withOperator(clause: TClause, operator: TOperator): TClause {
 }
 
 /**
- * The contract's own messages for the draft, by the configuration's path
+ * The contract's own messages for the draft (and, given the agent's timeframe, its timeframe rules), by the configuration's path
  * ('conditions.0.when.clauses.1.right.period'), as the server names them. Where a side is
  * refused as a whole (a union with no option matching: the number field emptied), the message
  * goes to the one option the side chose, so it lands on its field.
  */
-export function conditionProblems(conditions: readonly TCondition[]): TFieldErrors {
+export function conditionProblems(conditions: readonly TCondition[], agentTimeframe?: TCandleTimeframe): TFieldErrors {
   const result = ZConditions.safeParse(conditions);
-  if (result.success) return {};
   const errors: Record<string, string> = {};
+  // What the schema cannot check alone needs the agent's timeframe: none shorter, at most three.
+  if (agentTimeframe) for (const { path, message } of conditionTimeframeProblems(conditions, agentTimeframe)) errors[path] ??= message;
+  if (result.success) return errors;
   const add = (path: readonly PropertyKey[], message: string) => {
     const key = ['conditions', ...path.map(String)].join('.');
     errors[key] ??= message;
