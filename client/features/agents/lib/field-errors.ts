@@ -71,6 +71,8 @@ function valueAt(group: unknown, keys: readonly string[]): unknown {
  * to one threshold's one field. */
 export function clearChanged(errors: TFieldErrors, prefix: string, before: object, after: object): TFieldErrors {
   const kept = Object.entries(errors).filter(([path]) => {
+    // A message about the group as a whole ('conditions': too many timeframes) goes with any change to it.
+    if (path === prefix) return JSON.stringify(before) === JSON.stringify(after);
     if (!path.startsWith(`${prefix}.`)) return true;
     const keys = path.slice(prefix.length + 1).split('.');
     return JSON.stringify(valueAt(before, keys)) === JSON.stringify(valueAt(after, keys));
