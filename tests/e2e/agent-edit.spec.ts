@@ -31,6 +31,8 @@ test.describe('creating and editing agents', () => {
     for (const [who, button, template, defaultName] of [
       [fresh, 'Create Your First Agent', 'Crypto Market Monitor', 'Crypto Market Monitor - BTC/ETH'],
       [page, 'Create Agent', 'Stock Market Scanner', 'Stock Market Scanner - S&P 500'],
+      // Issue 30: the third template, SPEC's type 'other'.
+      [page, 'Create Agent', 'Custom Monitor', 'Custom Monitor - New'],
     ] as const) {
       await who.goto('/agents-console');
       await expect(who.getByRole('heading', { name: 'AI Agents Console' })).toBeVisible();
@@ -38,6 +40,7 @@ test.describe('creating and editing agents', () => {
       const picker = who.getByRole('dialog', { name: 'Choose a Template' });
       await expect(picker.getByRole('button', { name: 'Stock Market Scanner' })).toBeVisible();
       await expect(picker.getByRole('button', { name: 'Crypto Market Monitor' })).toHaveAccessibleDescription(/Crypto\s*Medium\s*Watches a coin/);
+      await expect(picker.getByRole('button', { name: 'Custom Monitor' })).toHaveAccessibleDescription(/Other\s*Advanced\s*Watches a list of stocks and crypto pairs/);
       await expectNoSeriousViolations(who, testInfo, `template picker from ${button}`, DIALOG);
       await picker.getByRole('button', { name: template }).click();
 

@@ -9,7 +9,8 @@ const GATED_ASSISTANTS = [
   { title: 'Grok', path: '/grok-chat' },
 ] as const;
 const OPEN_ASSISTANTS = ['DeepSeek', 'Llama'] as const;
-const AGENTS = ['Stock Trader', 'Crypto Trader'] as const;
+// SPEC's two agents and the Custom Monitor (issue 30, decision 0074).
+const AGENTS = ['Stock Trader', 'Crypto Trader', 'Custom Monitor'] as const;
 const ACTION = /^(Start Chat|Request Access|Launch Agent)$/;
 
 /** One dashboard card: the smallest element holding the card's title and its action button. */
@@ -82,7 +83,7 @@ test.describe('dashboard', () => {
 
     await expect(page.getByText('Enabled', { exact: true })).toHaveCount(0);
     await expect(page.getByText('Admin Access', { exact: true })).toHaveCount(0);
-    await expect(page.getByText('Requires Admin', { exact: true })).toHaveCount(6);
+    await expect(page.getByText('Requires Admin', { exact: true })).toHaveCount(GATED_ASSISTANTS.length + AGENTS.length);
     await expect(action(page, 'Launch Agent')).toHaveCount(0);
     await expect(action(page, 'Manage Agents')).toHaveCount(0);
 

@@ -1,6 +1,8 @@
 import '../../../lib/zod-csp.ts';
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
+import { z } from 'zod';
+import { ZConditionState, type TConditionState } from '../../../../contracts/conditions.ts';
 import { ZAgent, ZRunHistory, ZRunQueued, type TAgent, type TAgentConfig, type TAgentStatus, type TAgentTemplate, type TRunHistoryEntry } from '../../../../contracts/agents.ts';
 import { BACKTEST_CONTENT_TYPE, ZBacktestEvent, type TAgentBacktestRequest, type TBacktestRequest, type TBacktestResult } from '../../../../contracts/backtest.ts';
 import { AGENT_LIST_STALE_MS, STATUS_CHANGE_TIMEOUT_MS } from '../../../../contracts/constants.ts';
@@ -156,3 +158,20 @@ export async function* readLines(body: ReadableStream<Uint8Array>, signal?: Abor
     if (!finished) void reader.cancel().catch(() => {});
   }
 }
+
+// --- Conditions' trigger state (issue 30, docs/decisions/0071, 0074) --------------------------
+// Disarmed after 'Only once', snoozed from a notification: it lives beside the configuration.
+
+export const conditionStatesQueryKey = (agentId: string) => [`/api/agents/${agentId}/conditions/state`] as const;
+
+/** The list, bare or under `states`: either reads the same. */
+const ZConditionStates = z.union([ZConditionState.array(), z.object({ states: ZConditionState.array() }).transform((body) => body.states)]);
+
+/** Each condition's state; a condition the server has no state for is armed and not snoozed. */
+export const useConditionStates = (agentId: string, enabled: boolean) =>
+  useQuery<TConditionState[]>({ queryKey: conditionStatesQueryKey(agentId), queryFn: parsedQueryFn(ZConditionStates), enabled });
+
+/** Arms again a condition that fired 'Only once'. */
+export const rearmCondition = (agentId: string, conditionId: string) => apiRequest<unknown>('POST', `/api/agents/${agentId}/conditions/${conditionId}/rearm`);
+/** Ends a condition's snooze now. */
+export const unsnoozeCondition = (agentId: string, conditionId: string) => apiRequest<unknown>('DELETE', `/api/agents/${agentId}/conditions/${conditionId}/snooze`);

@@ -25,6 +25,7 @@ import { createOpenEdits, EditableSection, OpenEdits, SECTION, withOpenEdits, ty
 import { Row } from './form-controls.tsx';
 import { RunChartPanel } from './run-chart.tsx';
 import { RunHistory } from './run-history.tsx';
+import { ConditionsSection, WatchlistSection } from './condition-sections.tsx';
 import { toDraft, type TScheduleDraft } from './schedule-fields.tsx';
 import { TabList, TabPanel } from './tabs.tsx';
 import { TestOnHistory } from './test-on-history.tsx';
@@ -175,6 +176,8 @@ function Overview({ agent, template, onDeleted }: { agent: TAgent; template: TAg
       <NameSection agent={agent} />
       <ScheduleSection agent={agent} />
       <ParametersSection agent={agent} template={template} />
+      {(agent.config.watchlist !== undefined || template?.defaultConfig.watchlist !== undefined) && <WatchlistSection agent={agent} />}
+      <ConditionsSection agent={agent} />
       <div className="flex flex-wrap gap-2">
         <Button variant="outline" disabled={run.isPending} onClick={() => run.mutate()}>
           <Play aria-hidden="true" /> {run.isPending ? 'Queuing...' : 'Run now'}

@@ -8,7 +8,7 @@ import { thresholdLabel, thresholdValueText } from '../../../../contracts/alert-
 import { activeHoursText, formatValue, frequencyLabel } from '../lib/agent-format.ts';
 import { backtestDraft } from '../api/agents-api.ts';
 import { useTimeZone } from '../../../lib/time-zone.ts';
-import { clearChanged, fieldErrors, NO_FIELD_ERRORS, wizardStepOf, type TFieldErrors } from '../lib/field-errors.ts';
+import { clearChanged, errorsUnder, fieldErrors, NO_FIELD_ERRORS, wizardStepOf, type TFieldErrors } from '../lib/field-errors.ts';
 import { serverSources } from '../lib/server-sources.ts';
 import { explainAlertsText } from './explain-alerts-field.tsx';
 import { NotificationsFields, ParametersFields, perHourText, ScheduleEditor } from './config-fields.tsx';
@@ -20,6 +20,12 @@ import { SignalsList } from './signals-list.tsx';
 import { toDraft, type TScheduleDraft } from './schedule-fields.tsx';
 import { TabList, TabPanel } from './tabs.tsx';
 import { TestOnHistory } from './test-on-history.tsx';
+import { ConditionsEditor } from './conditions-editor.tsx';
+import { ConditionsSummary } from './conditions-summary.tsx';
+import { WatchlistEditor } from './watchlist-editor.tsx';
+import { agentTimeframeOf, conditionErrorLine } from '../lib/condition-drafts.ts';
+import type { TCondition } from '../../../../contracts/conditions.ts';
+import { watchedMarketLabel, type TWatchedMarket } from '../../../../contracts/watchlist.ts';
 
 export const WIZARD_STEPS = [
   { value: 'schedule', label: 'Schedule' },
@@ -31,11 +37,20 @@ type TStep = (typeof WIZARD_STEPS)[number]['value'];
 
 /** The configuration the wizard submits: the schedule carries `timeZone`, the zone its active
  * hours are entered in (the one every time is shown in: docs/decisions/0066). */
-export function buildConfig(schedule: TScheduleDraft, notifications: TNotifications, parameters: Record<string, TParameterValue>, timeZone: string): TAgentConfig {
+export function buildConfig(
+  schedule: TScheduleDraft,
+  notifications: TNotifications,
+  parameters: Record<string, TParameterValue>,
+  timeZone: string,
+  extra: { conditions?: TCondition[]; watchlist?: TWatchedMarket[] } = {},
+): TAgentConfig {
   return {
     schedule: { frequency: schedule.frequency || 'hourly', daysActive: schedule.daysActive, activeHours: schedule.activeHours, timeZone },
     notifications,
     parameters,
+    // Sent only when there are some: a configuration without conditions reads as it always did.
+    ...(extra.conditions && extra.conditions.length > 0 ? { conditions: extra.conditions } : {}),
+    ...(extra.watchlist ? { watchlist: extra.watchlist } : {}),
   };
 }
 
@@ -95,14 +110,21 @@ function WizardBody({
   onDirtyChange,
 }: Omit<Props, 'open' | 'onOpenChange'> & { onCancel(): void; onDirtyChange(dirty: boolean): void }) {
   const [step, setStep] = useState<TStep>('schedule');
-  const [initial] = useState(() => ({
-    schedule: toDraft(template.defaultConfig.schedule),
-    parameters: defaultAgentConfig(template, 'UTC', serverSources()).parameters,
-    notifications: structuredClone(template.defaultConfig.notifications),
-  }));
+  const [initial] = useState(() => {
+    const defaults = defaultAgentConfig(template, 'UTC', serverSources());
+    return {
+      schedule: toDraft(template.defaultConfig.schedule),
+      parameters: defaults.parameters,
+      notifications: structuredClone(template.defaultConfig.notifications),
+      conditions: [] as TCondition[],
+      watchlist: defaults.watchlist,
+    };
+  });
   const [schedule, setSchedule] = useState(initial.schedule);
   const [parameters, setParameters] = useState(initial.parameters);
   const [notifications, setNotifications] = useState<TNotifications>(initial.notifications);
+  const [conditions, setConditions] = useState<TCondition[]>(initial.conditions);
+  const [watchlist, setWatchlist] = useState(initial.watchlist);
   const [errors, setErrors] = useState<TFieldErrors>(NO_FIELD_ERRORS);
   const [focusRequest, setFocusRequest] = useState(0);
   const body = useRef<HTMLDivElement>(null);
@@ -110,14 +132,15 @@ function WizardBody({
   const go = (offset: number) => setStep(WIZARD_STEPS[index + offset]!.value);
   const definitions = Object.entries(template.defaultConfig.parameters);
 
-  const dirty = JSON.stringify({ schedule, parameters, notifications }) !== JSON.stringify(initial);
+  const dirty = JSON.stringify({ schedule, parameters, notifications, conditions, watchlist }) !== JSON.stringify(initial);
   useEffect(() => onDirtyChange(dirty), [dirty, onDirtyChange]);
 
   // A refusal: mark every field it names, open the first tab (in the steps' order) holding one,
   // and move focus to its first marked field. Any other failure is the caller's to report (its toast).
   // The configuration as it stands: what Create sends and what Test on history tests.
   const zone = useTimeZone();
-  const config = buildConfig(schedule, notifications, parameters, zone);
+  const config = buildConfig(schedule, notifications, parameters, zone, { conditions, watchlist });
+  const agentTimeframe = agentTimeframeOf(parameters);
   const create = () =>
     onCreate(config).catch((err: unknown) => {
       const refused = fieldErrors(err);
@@ -141,6 +164,14 @@ function WizardBody({
     setErrors((e) => clearChanged(e, 'parameters', parameters, next));
     setParameters(next);
   };
+  const editConditions = (next: TCondition[]) => {
+    setErrors((e) => clearChanged(e, 'conditions', conditions, next));
+    setConditions(next);
+  };
+  const editWatchlist = (next: TWatchedMarket[]) => {
+    setErrors((e) => clearChanged(e, 'watchlist', watchlist ?? [], next));
+    setWatchlist(next);
+  };
   const editNotifications = (next: TNotifications) => {
     setErrors((e) => clearChanged(e, 'notifications', notifications, next));
     setNotifications(next);
@@ -157,6 +188,8 @@ function WizardBody({
         <div className="space-y-5">
           <SignalsList template={template} />
           <ParametersFields template={template} value={parameters} onChange={editParameters} errors={errors} />
+          {watchlist && <WatchlistEditor value={watchlist} onChange={editWatchlist} errors={errors} />}
+          <ConditionsEditor value={conditions} onChange={editConditions} errors={errors} agentTimeframe={agentTimeframe} timeZone={zone} />
         </div>
       </TabPanel>
       <TabPanel value="notifications">
@@ -188,7 +221,17 @@ function WizardBody({
                   {formatValue(parameters[key])}
                 </Row>
               ))}
+              {watchlist && <Row term="Watchlist">{watchlist.length ? watchlist.map(watchedMarketLabel).join(', ') : 'None'}</Row>}
             </dl>
+          </section>
+          <section aria-labelledby="review-conditions">
+            <h3 id="review-conditions" className="text-sm font-semibold text-slate-900">Conditions</h3>
+            <ConditionsSummary conditions={conditions} />
+            <FieldErrorList
+              label="Condition problems"
+              errors={errorsUnder(errors, 'conditions')}
+              line={(path, message) => conditionErrorLine(path, message, conditions)}
+            />
           </section>
           <section aria-labelledby="review-notifications">
             <h3 id="review-notifications" className="text-sm font-semibold text-slate-900">Notifications</h3>

@@ -132,6 +132,8 @@ describe('AgentsConsolePage', () => {
   it.each([
     ['Create Agent', 'Stock Market Scanner', 'Stock Market Scanner - S&P 500'],
     ['Create Your First Agent', 'Crypto Market Monitor', 'Crypto Market Monitor - BTC/ETH'],
+    // Issue 30: the third template, SPEC's type 'other', named so.
+    ['Create Agent', 'Custom Monitor', 'Custom Monitor - New'],
   ])('%s asks which template first, then names the agent with that template\'s default name', async (button, template, name) => {
     stubFetch(baseRoutes([]));
     renderPage();
@@ -140,9 +142,10 @@ describe('AgentsConsolePage', () => {
     const picker = screen.getByRole('dialog', { name: 'Choose a Template' });
     expect(screen.queryByRole('dialog', { name: 'Name Your New Agent' })).not.toBeInTheDocument();
     const choices = within(picker).getAllByRole('button').filter((b) => b.getAttribute('aria-label') !== 'Close');
-    expect(choices.map((b) => b.textContent)).toEqual(['Stock Market Scanner', 'Crypto Market Monitor']);
+    // Every template the server offers, in its order (the picker listed two before issue 30).
+    expect(choices.map((b) => b.textContent)).toEqual(['Stock Market Scanner', 'Crypto Market Monitor', 'Custom Monitor']);
     const choice = within(picker).getByRole('button', { name: template });
-    expect(choice).toHaveAccessibleDescription(expect.stringContaining('Medium'));
+    expect(choice).toHaveAccessibleDescription(expect.stringContaining(AGENT_TEMPLATES.find((t) => t.name === template)!.complexity));
     expect(choice).toHaveAccessibleDescription(expect.stringContaining(AGENT_TEMPLATES.find((t) => t.name === template)!.description));
     await userEvent.click(choice);
     expect(screen.queryByRole('dialog', { name: 'Choose a Template' })).not.toBeInTheDocument();

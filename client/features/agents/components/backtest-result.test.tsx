@@ -137,3 +137,33 @@ describe('BacktestResultView', () => {
     expect(within(alert!).getAllByRole('cell').map((c) => c.textContent)).toEqual(['Price change > 5%', '121.00', 'Up', 'Yes', '+0.25%', '-3%', '+4.5%', 'Big move (AAPL: 5.2% > 5%)']);
   });
 });
+
+// Issue 30: the test on history gains rows of kind 'condition' (contracts/backtest.ts, another
+// helper's); a kind this version does not know shows as named, not hidden.
+describe('BacktestResultView: rows of other kinds', () => {
+  type TRow = ReturnType<typeof backtestRow>;
+  const asRow = (row: Omit<TRow, 'kind'> & { kind: string }) => row as TRow;
+  it("labels the owner's conditions 'Conditions' and says whether their firings notified", async () => {
+    const condition = asRow({ ...backtestRow({ key: 'condition-0', label: 'Oversold', fired: 3, notifications: 2 }), kind: 'condition' });
+    const market = backtestMarket();
+    const withCondition = backtestMarket({
+      rows: [...market.rows, condition],
+      firings: [...market.firings, { key: 'condition-0', time: market.firings[0]!.time, price: 111, direction: null, detail: 'RSI (14) crosses below 30', notified: false, forward: [null, null, null] }],
+    });
+    render(<BacktestResultView result={backtestResult({ markets: [withCondition], summary: withCondition.rows })} />);
+    const table = screen.getByRole('region', { name: 'Signals, alerts and conditions on AAPL' });
+    expect(within(table).getByRole('columnheader', { name: 'Signal, alert or condition' })).toBeInTheDocument();
+    expect(within(table).getByRole('rowheader', { name: 'Oversold (condition)' })).toBeInTheDocument();
+    await userEvent.click(screen.getByText('Firings on AAPL (3)'));
+    const firing = within(screen.getByRole('region', { name: 'Firings on AAPL' })).getByRole('row', { name: /Oversold/ });
+    expect(firing).toHaveTextContent('RSI (14) crosses below 30');
+    expect(within(firing).getAllByRole('cell')[3]).toHaveTextContent(/^No$/);
+  });
+
+  it('shows a kind it does not know by its name', () => {
+    const other = asRow({ ...backtestRow({ key: 'x', label: 'Something new' }), kind: 'pattern' });
+    render(<BacktestResultView result={backtestResult({ summary: [...backtestMarket().rows, other] })} />);
+    expect(screen.getByRole('rowheader', { name: 'Something new (pattern)' })).toBeInTheDocument();
+    expect(screen.getByRole('region', { name: 'Signals, alerts and pattern rows on AAPL' })).toBeInTheDocument();
+  });
+});

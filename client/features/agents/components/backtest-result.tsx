@@ -22,6 +22,31 @@ export const SOURCE_NAMES: Record<TMarketSource, string> = {
   simulated: 'Simulated data',
 };
 const DAILY: ReadonlySet<TCandleTimeframe> = new Set(['1d', '1w']);
+/**
+ * A row's kind as the tables say it. The kinds grow (issue 30 adds the owner's conditions); one
+ * this version does not know shows as the server named it rather than being hidden.
+ */
+const KIND_LABELS: Record<string, { one: string; many: string }> = {
+  signal: { one: 'signal', many: 'signals' },
+  alert: { one: 'alert', many: 'alerts' },
+  condition: { one: 'condition', many: 'conditions' },
+};
+export const rowKindLabel = (kind: string) => KIND_LABELS[kind]?.one ?? kind;
+/** 'Signals and alerts', 'Signals, alerts and conditions': what the rows hold, in the order above. */
+export function rowsCaption(rows: readonly { kind: string }[]): string {
+  const kinds = unique(['signal', 'alert', ...rows.map((r) => String(r.kind))]).map((k, i) => {
+    const many = KIND_LABELS[k]?.many ?? `${k} rows`;
+    return i === 0 ? many.charAt(0).toUpperCase() + many.slice(1) : many.toLowerCase();
+  });
+  return kinds.length === 1 ? kinds[0]! : `${kinds.slice(0, -1).join(', ')} and ${kinds.at(-1)}`;
+}
+/** The heading of the column naming each row: 'Signal or alert', 'Signal, alert or condition'. */
+const rowColumn = (rows: readonly { kind: string }[]) => {
+  const kinds = unique(['signal', 'alert', ...rows.map((r) => String(r.kind))]).map(rowKindLabel);
+  const text = kinds.length === 1 ? kinds[0]! : `${kinds.slice(0, -1).join(', ')} or ${kinds.at(-1)}`;
+  return text.charAt(0).toUpperCase() + text.slice(1);
+};
+const notifies = (kind: string) => kind !== 'signal';
 const plural = (n: number, one: string, many = `${one}s`) => `${formatNumber(n, 0)} ${n === 1 ? one : many}`;
 const unique = <T,>(values: readonly T[]) => [...new Set(values)];
 
@@ -51,7 +76,7 @@ export function BacktestResultView({ result }: { result: TBacktestResult }) {
   const from = ok.map((m) => m.from).sort()[0];
   const to = ok.map((m) => m.to).sort().at(-1);
   const evaluated = unique(ok.map((m) => m.evaluated));
-  const hasAlerts = result.summary.some((r) => r.kind === 'alert');
+  const hasAlerts = result.summary.some((r) => notifies(String(r.kind)));
   const { notifications } = result;
 
   return (
@@ -116,7 +141,10 @@ export function BacktestResultView({ result }: { result: TBacktestResult }) {
         </p>
       </div>
 
-      <RowsTable rows={result.summary} caption={ok.length > 1 ? 'Signals and alerts over all markets' : `Signals and alerts on ${ok[0]?.label ?? 'the markets'}`} />
+      <RowsTable
+        rows={result.summary}
+        caption={ok.length > 1 ? `${rowsCaption(result.summary)} over all markets` : `${rowsCaption(result.summary)} on ${ok[0]?.label ?? 'the markets'}`}
+      />
 
       {ok.map((market) => (
         <MarketSection key={`${market.source}:${market.symbol}`} market={market} showRows={ok.length > 1} />
@@ -154,7 +182,7 @@ function RowsTable({ rows, caption }: { rows: readonly TBacktestRow[]; caption: 
         <thead className="border-b border-slate-200">
           <tr>
             <th scope="col" rowSpan={2} className={TH}>
-              Signal or alert
+              {rowColumn(rows)}
             </th>
             <th scope="col" rowSpan={2} className={`${TH} text-right`}>
               Fired
@@ -178,7 +206,7 @@ function RowsTable({ rows, caption }: { rows: readonly TBacktestRow[]; caption: 
           {rows.map((row) => (
             <tr key={row.key}>
               <th scope="row" className={`${TH} text-slate-900`}>
-                {row.label} <span className="text-xs font-normal text-slate-600">({row.kind})</span>
+                {row.label} <span className="text-xs font-normal text-slate-600">({rowKindLabel(String(row.kind))})</span>
               </th>
               <td className={TD}>{formatNumber(row.fired, 0)}</td>
               <td className={TD}>{row.notifications === null ? '—' : formatNumber(row.notifications, 0)}</td>
@@ -218,7 +246,8 @@ const ForwardCells = ({ average, median, share: value }: { average: number | nul
 /** One market: its period and history, its rows when there are several markets, its chart
  * with every firing marked, and the firings themselves. */
 function MarketSection({ market, showRows }: { market: TOkBacktestMarket; showRows: boolean }) {
-  const alertLabels = useMemo(() => new Set(market.rows.filter((r) => r.kind === 'alert').map((r) => r.label)), [market]);
+  // Alerts and conditions notify; their firings are marked as alerts are.
+  const alertLabels = useMemo(() => new Set(market.rows.filter((r) => notifies(String(r.kind))).map((r) => r.label)), [market]);
   const series = useMemo(() => toChartSeries(market.chart, [], alertLabels), [market, alertLabels]);
   const candleTime = useCandleTime(DAILY.has(market.timeframe));
   const short = shortHistoryText(market);
@@ -233,7 +262,7 @@ function MarketSection({ market, showRows }: { market: TOkBacktestMarket; showRo
         </p>
         {short && <p className="mt-1 text-sm font-medium text-amber-900">{short}</p>}
       </div>
-      {showRows && <RowsTable rows={market.rows} caption={`Signals and alerts on ${market.label}`} />}
+      {showRows && <RowsTable rows={market.rows} caption={`${rowsCaption(market.rows)} on ${market.label}`} />}
       {series.candles.length > 0 && <ChartFigure series={series} name={market.label} timeframe={market.timeframe} alerts="candles" />}
       <FiringsList market={market} />
     </section>
@@ -249,7 +278,12 @@ function FiringsList({ market }: { market: TOkBacktestMarket }) {
   const candleTime = useCandleTime(DAILY.has(market.timeframe));
   const total = market.firings.length + market.firingsOmitted;
   if (total === 0) return <p className="text-sm text-slate-600">Nothing fired on {market.label} in this period.</p>;
-  const notifiedText = (f: TBacktestFiring) => (labels.get(f.key)?.kind === 'alert' ? (f.notified ? 'Yes' : 'No, already active') : '—');
+  const notifiedText = (f: TBacktestFiring) => {
+    const kind = labels.get(f.key)?.kind;
+    if (kind === undefined || !notifies(String(kind))) return '—';
+    if (f.notified) return 'Yes';
+    return kind === 'alert' ? 'No, already active' : 'No';
+  };
   return (
     <details className="group">
       <summary className="cursor-pointer text-sm font-medium text-brand-700 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600">
@@ -269,7 +303,7 @@ function FiringsList({ market }: { market: TOkBacktestMarket }) {
                 Time
               </th>
               <th scope="col" className={TH}>
-                Signal or alert
+                {rowColumn(market.rows)}
               </th>
               <th scope="col" className={`${TH} text-right`}>
                 Price

@@ -6,12 +6,21 @@ export const FIELD_ERRORS_ATTRIBUTE = 'data-field-errors';
 export const FIRST_INVALID = `[aria-invalid="true"], [${FIELD_ERRORS_ATTRIBUTE}]`;
 
 /** The server's messages for fields this group shows as one list (the schedule's, the channels'). */
-export function FieldErrorList({ errors, label }: { errors: Array<[path: string, message: string]>; label: string }) {
+export function FieldErrorList({
+  errors,
+  label,
+  line = errorLine,
+}: {
+  errors: Array<[path: string, message: string]>;
+  label: string;
+  /** How a message names its item; by default from its path ('Threshold 2: ...'). */
+  line?: (path: string, message: string) => string;
+}) {
   if (errors.length === 0) return null;
   return (
     <ul aria-label={label} tabIndex={-1} {...{ [FIELD_ERRORS_ATTRIBUTE]: '' }} className="mt-3 space-y-1 text-sm font-medium text-red-700 focus:outline-none">
       {errors.map(([path, message]) => (
-        <li key={path}>{errorLine(path, message)}</li>
+        <li key={path}>{line(path, message)}</li>
       ))}
     </ul>
   );

@@ -6,6 +6,7 @@ import { formatCompact, formatNumber, formatPercent, formatPrice, pricePrecision
 import { DATE_TIME } from '../../../../contracts/time-format.ts';
 import { useTimes, type Times } from '../../../lib/times.ts';
 import { performanceClass } from '../lib/agent-format.ts';
+import { ConditionOutcomes } from './condition-outcomes.tsx';
 
 export type TOkMarket = Extract<TMarketResult, { ok: true }>;
 
@@ -43,11 +44,14 @@ export function resultHeadline(result: TRunResult): string {
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   const fired = result.markets.reduce((n, m) => n + (m.ok ? m.rules.filter((r) => r.status === 'evaluated' && r.fired).length : 0), 0);
   const failed = result.markets.filter((m) => !m.ok).length;
+  const withConditions = result.markets.some((m) => m.ok && m.conditions !== undefined && m.conditions.length > 0);
+  const met = result.markets.reduce((n, m) => n + (m.ok ? (m.conditions ?? []).filter((c) => c.met).length : 0), 0);
   return [
     plural(result.markets.length, 'market'),
     failed ? `${failed} failed` : null,
     plural(result.alerts.length, 'alert'),
     `${plural(fired, 'signal')} fired`,
+    withConditions ? `${plural(met, 'condition')} met` : null,
   ]
     .filter(Boolean)
     .join(' · ');
@@ -173,7 +177,9 @@ function MarketResult({ market }: { market: TMarketResult }) {
         )}
         <div>
           <h5 className={SUBHEADING}>Signals</h5>
-          <ul className="mt-1 space-y-1.5" aria-label={`Signals for ${label}`}>
+          {/* The Custom Monitor evaluates none (issue 30): said, not an empty list. */}
+          {market.rules.length === 0 && <p className="mt-1 text-slate-600">No signals: only conditions and alerts</p>}
+          <ul className="mt-1 space-y-1.5" aria-label={`Signals for ${label}`} hidden={market.rules.length === 0}>
             {market.rules.map((rule) => {
               const state = ruleState(rule);
               const Icon = state.icon;
@@ -191,6 +197,7 @@ function MarketResult({ market }: { market: TMarketResult }) {
           </ul>
         </div>
       </div>
+      {market.conditions && <ConditionOutcomes outcomes={market.conditions} market={label} />}
     </section>
   );
 }

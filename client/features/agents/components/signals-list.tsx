@@ -7,6 +7,15 @@ import type { TAgentTemplate } from '../../../../contracts/agents.ts';
  */
 export function SignalsList({ template, className }: { template: TAgentTemplate; className?: string }) {
   const rules = template.implementation.decisionRules;
+  // The Custom Monitor has none (issue 30): only the owner's conditions and alerts decide.
+  if (rules.length === 0) {
+    return (
+      <section aria-label="Signals" className={className}>
+        <h3 className="text-sm font-semibold text-slate-900">Signals</h3>
+        <p className="mt-1 text-sm text-slate-600">{`${template.name} has no signals of its own: only your conditions and the alerts you set decide, and they are what notify you.`}</p>
+      </section>
+    );
+  }
   return (
     <section aria-label="Signals" className={className}>
       <h3 className="text-sm font-semibold text-slate-900">Signals</h3>

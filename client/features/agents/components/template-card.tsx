@@ -9,6 +9,7 @@ import { thresholdLabel, thresholdValueText } from '../../../../contracts/alert-
 import { formatValue, frequencyLabel } from '../lib/agent-format.ts';
 import { serverSources } from '../lib/server-sources.ts';
 import { Row } from './form-controls.tsx';
+import { watchedMarketLabel } from '../../../../contracts/watchlist.ts';
 
 export const COMPLEXITY: Record<TAgentTemplate['complexity'], BadgeVariant> = { Basic: 'success', Medium: 'warning', Advanced: 'brand' };
 export const TYPE_LABEL: Record<TAgentTemplate['type'], string> = { stock: 'Stock', crypto: 'Crypto', other: 'Other' };
@@ -100,15 +101,25 @@ function TemplateDetails({ template }: { template: TAgentTemplate }) {
           <p className="mt-2 text-sm text-slate-600">No thresholds configured</p>
         )}
       </section>
+      {template.defaultConfig.watchlist && (
+        <section>
+          <h3 className="text-sm font-semibold text-slate-900">Watchlist</h3>
+          <p className="mt-2 text-sm text-slate-700">{template.defaultConfig.watchlist.map(watchedMarketLabel).join(', ')} (change it in the wizard)</p>
+        </section>
+      )}
       <section>
         <h3 className="text-sm font-semibold text-slate-900">Decision rules</h3>
-        <ul className="mt-2 space-y-1 text-sm text-slate-700">
-          {template.implementation.decisionRules.map((rule) => (
-            <li key={rule.name}>
-              <span className="font-medium text-slate-900">{rule.name}:</span> {rule.description}
-            </li>
-          ))}
-        </ul>
+        {template.implementation.decisionRules.length ? (
+          <ul className="mt-2 space-y-1 text-sm text-slate-700">
+            {template.implementation.decisionRules.map((rule) => (
+              <li key={rule.name}>
+                <span className="font-medium text-slate-900">{rule.name}:</span> {rule.description}
+              </li>
+            ))}
+          </ul>
+        ) : (
+          <p className="mt-2 text-sm text-slate-600">None: only the conditions and alert thresholds you set decide.</p>
+        )}
       </section>
     </div>
   );

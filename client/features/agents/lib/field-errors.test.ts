@@ -62,3 +62,9 @@ it("clearChanged keeps another threshold's message, and the other fields of the 
   const after = { ...before, thresholds: [{ ...before.thresholds[0]!, value: 1 }, before.thresholds[1]!] };
   expect(clearChanged(errors, 'notifications', before, after)).toEqual({ 'notifications.thresholds.1.value': 'second', 'notifications.maxPerHour': 'cap' });
 });
+
+it('clearChanged drops a message about the whole group once the group changes', () => {
+  const errors = { conditions: 'Conditions may read at most 3 timeframes; these read 4 (1 hour, 4 hours, 1 day, 1 week)', name: 'blank' };
+  expect(clearChanged(errors, 'conditions', [{ a: 1 }], [{ a: 1 }])).toBe(errors);
+  expect(clearChanged(errors, 'conditions', [{ a: 1 }], [{ a: 2 }])).toEqual({ name: 'blank' });
+});

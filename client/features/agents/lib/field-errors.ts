@@ -33,6 +33,8 @@ export function errorsUnder(errors: TFieldErrors, prefix: string): Array<[path: 
 /** Where a field lives in the wizard: its tab; the name and anything else show on Review. */
 export function wizardStepOf(path: string): 'schedule' | 'parameters' | 'notifications' | 'review' {
   const section = path.split('.')[0];
+  // The watchlist and the conditions are built beside the parameters (issue 30).
+  if (section === 'watchlist' || section === 'conditions') return 'parameters';
   return section === 'schedule' || section === 'parameters' || section === 'notifications' ? section : 'review';
 }
 
@@ -40,6 +42,8 @@ export function wizardStepOf(path: string): 'schedule' | 'parameters' | 'notific
 const REPEATED: ReadonlyArray<[list: string, item: string]> = [
   ['notifications.thresholds', 'Threshold'],
   ['notifications.channels', 'Channel'],
+  ['watchlist', 'Market'],
+  ['conditions', 'Condition'],
 ];
 
 /**
@@ -67,6 +71,8 @@ function valueAt(group: unknown, keys: readonly string[]): unknown {
  * to one threshold's one field. */
 export function clearChanged(errors: TFieldErrors, prefix: string, before: object, after: object): TFieldErrors {
   const kept = Object.entries(errors).filter(([path]) => {
+    // A message about the group as a whole ('conditions': too many timeframes) goes with any change to it.
+    if (path === prefix) return JSON.stringify(before) === JSON.stringify(after);
     if (!path.startsWith(`${prefix}.`)) return true;
     const keys = path.slice(prefix.length + 1).split('.');
     return JSON.stringify(valueAt(before, keys)) === JSON.stringify(valueAt(after, keys));

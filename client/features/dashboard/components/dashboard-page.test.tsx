@@ -15,7 +15,8 @@ const OPEN = [
   ['DeepSeek', '/deepseek-chat'],
   ['Llama', '/llama-chat'],
 ] as const;
-const AGENTS = ['Stock Trader', 'Crypto Trader'];
+// SPEC's two agents and the Custom Monitor (issue 30, decision 0074).
+const AGENTS = ['Stock Trader', 'Crypto Trader', 'Custom Monitor'];
 
 function renderDashboard(role: TRole | null, user = makeUser({ role: role ?? 'guest' })) {
   return renderWithProviders(<DashboardPage user={user} role={role} />, { path: '/dashboard' });
@@ -75,7 +76,7 @@ describe('DashboardPage for a guest', () => {
       expect(within(card(name)).getByRole('button', { name: 'Request Access' })).toBeInTheDocument();
       expect(within(card(name)).queryByRole('link')).not.toBeInTheDocument();
     }
-    expect(screen.getAllByText('Requires Admin')).toHaveLength(6);
+    expect(screen.getAllByText('Requires Admin')).toHaveLength(GATED.length + AGENTS.length);
     expect(screen.queryByText('Enabled')).not.toBeInTheDocument();
     expect(screen.queryByText('Admin Access')).not.toBeInTheDocument();
     expect(screen.queryByRole('link', { name: 'Manage Agents' })).not.toBeInTheDocument();

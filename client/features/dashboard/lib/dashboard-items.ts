@@ -1,4 +1,4 @@
-import { Bitcoin, Bot, BrainCircuit, Cpu, Flame, Sparkles, TrendingUp, Zap, type LucideIcon } from 'lucide-react';
+import { Bitcoin, Bot, BrainCircuit, Cpu, Flame, ListChecks, Sparkles, TrendingUp, Zap, type LucideIcon } from 'lucide-react';
 
 export type DashboardItem = {
   name: string;
@@ -75,6 +75,14 @@ export const AGENTS: DashboardItem[] = [
     name: 'Crypto Trader',
     description: 'Monitors crypto markets across exchanges for price swings, volatility and volume spikes.',
     Icon: Bitcoin,
+    to: '/agents-console',
+    adminOnly: true,
+  },
+  // Issue 30: the third template (decision 0074 adds its card to SPEC's two).
+  {
+    name: 'Custom Monitor',
+    description: 'Watches a list of stocks and crypto pairs you choose and alerts you when conditions of your own are met.',
+    Icon: ListChecks,
     to: '/agents-console',
     adminOnly: true,
   },
