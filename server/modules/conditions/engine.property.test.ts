@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OPERATOR_FIELDS, OPERATORS, ZCondition, type TClause, type TCondition, type TIndicatorOperand, type TOperand, type TOperator } from '../../../contracts/conditions.ts';
 import { TIMEFRAME_MS, type TCandle, type TCandleTimeframe } from '../../../contracts/market.ts';
+import { aggregateCandles as aggregate } from '../../test/aggregate-candles.ts';
 import { prepareConditions } from './engine.ts';
 
 /**
@@ -10,23 +11,6 @@ import { prepareConditions } from './engine.ts';
  * the agent's candles 0..i and, of each longer timeframe, the candles opened by then, the last
  * one still forming (aggregated from the base candles 0..i only, as it stood at that moment).
  */
-
-/** Base candles of `timeframe` aggregated into a longer one: one candle per period that has any. */
-function aggregate(base: readonly TCandle[], timeframe: TCandleTimeframe): TCandle[] {
-  const length = TIMEFRAME_MS[timeframe];
-  const out: TCandle[] = [];
-  for (const c of base) {
-    const time = Math.floor(c.time / length) * length;
-    const last = out[out.length - 1];
-    if (last && last.time === time) {
-      last.high = Math.max(last.high, c.high);
-      last.low = Math.min(last.low, c.low);
-      last.close = c.close;
-      last.volume += c.volume;
-    } else out.push({ ...c, time });
-  }
-  return out;
-}
 
 const LADDERS: Array<[TCandleTimeframe, TCandleTimeframe, TCandleTimeframe]> = [
   ['1h', '4h', '1d'],
