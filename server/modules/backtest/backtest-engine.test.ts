@@ -358,7 +358,23 @@ describe("the owner's conditions on history (issue 30)", () => {
     expect(rowOf(result, `condition-${once.id}`)).toMatchObject({ fired: 10, notifications: 1 });
   });
 
-  it("'once' notifies once per market; a condition's flood counts toward the day", () => {
+  it("'Only once' disarms the condition on every market, as live: the first run it is met in notifies, on each market met in it", () => {
+    const once = condition([{ kind: 'clause', left: close, operator: 'above', right: level }], { mode: 'once' });
+    // Above 105 on BTC from candle 5, on ETH from candle 3, on SOL from candle 3 too.
+    const btc = candles([...Array(5).fill(100), ...Array(5).fill(110)]);
+    const eth = candles([...Array(3).fill(100), ...Array(7).fill(110)]);
+    const result = backtest(cryptoPlan([]), [market(btc), market(eth, 'ETH/USDT on binance'), market(eth, 'SOL/USDT on binance')], { conditions: [once] });
+    expect([0, 1, 2].map((k) => rowOf(okMarket(result, k), `condition-${once.id}`))).toMatchObject([
+      { fired: 5, notifications: 0 },
+      { fired: 7, notifications: 1 },
+      { fired: 7, notifications: 1 },
+    ]);
+    expect(okMarket(result, 1).firings.filter((f) => f.notified).map((f) => f.time / HOUR)).toEqual([3]);
+    // One run notified (both markets' candles at 3:00 are one run).
+    expect(result.notifications.total).toBe(1);
+  });
+
+  it("'once' on markets met in the same run notifies each; a condition's flood counts toward the day", () => {
     const always = condition([{ kind: 'clause', left: close, operator: 'above', right: { indicator: 'number', value: 0 } }], { mode: 'once-per-close' });
     const once = condition([{ kind: 'clause', left: close, operator: 'above', right: { indicator: 'number', value: 0 } }], { mode: 'once' });
     const day = candles(Array(48).fill(100));

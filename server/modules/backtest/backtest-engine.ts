@@ -199,16 +199,50 @@ function conditionDetail(prepared: PreparedConditions, c: number, i: number): st
  * that fire or were marked before the run, in applyAlerts' order),
  * then the texts of the latest BACKTEST_FIRINGS_LISTED firings.
  */
-function replayMarket(plan: RunPlan, input: BacktestMarketInput, evaluate: number, conditions: readonly TCondition[]): Replayed | FailedMarket {
+/** A market's series prepared for its replay: the plan's indicators and the conditions' sides, once each. */
+type PreparedReplay = { input: BacktestMarketInput; prepared: PreparedMarket; met: PreparedConditions | null; from: number };
+
+function prepareReplay(plan: RunPlan, input: BacktestMarketInput, evaluate: number, conditions: readonly TCondition[]): PreparedReplay | FailedMarket {
   const n = input.candles.length;
   const { label, symbol, source, simulated } = input;
   if (n < MIN_CANDLES) return { ok: false, label, symbol, source, simulated, failure: n === 0 ? 'no-data' : 'too-few-candles', error: tooFewCandlesError(n, MIN_CANDLES) };
-  const prepared = prepareMarket(plan, input.candles);
+  // The conditions on the agent's candles and the longer ones they read.
+  const met = conditions.length === 0 ? null : prepareConditions(conditions, input.timeframe, new Map([...(input.longer ?? []), [input.timeframe, input.candles]]));
+  // A live run needs MIN_CANDLES, so the first candle a run could end at is MIN_CANDLES - 1.
+  return { input, prepared: prepareMarket(plan, input.candles), met, from: Math.max(MIN_CANDLES - 1, n - evaluate) };
+}
+
+/**
+ * When each 'Only once' condition disarms itself: live, a condition is disarmed for every market
+ * at once (its per-market state holds only the last notification), so the first run in which it
+ * is met on any market notifies it there, on every market met in that run, and none later. The
+ * candle time of that run, per condition index; absent: never met while active.
+ */
+function onceDisarmTimes(conditions: readonly TCondition[], markets: readonly PreparedReplay[]): Map<number, number> {
+  const times = new Map<number, number>();
+  conditions.forEach((condition, c) => {
+    if (condition.trigger.mode !== 'once') return;
+    for (const { input, met, from } of markets) {
+      const candleMs = TIMEFRAME_MS[input.timeframe];
+      for (let i = from; i < input.candles.length; i++) {
+        const time = input.candles[i]!.time;
+        if ((times.get(c) ?? Infinity) <= time) break;
+        if (met!.met(c, i) === true && conditionStatus(condition.trigger, INITIAL_TRIGGER_STATE, time + candleMs) === 'active') {
+          times.set(c, time);
+          break;
+        }
+      }
+    }
+  });
+  return times;
+}
+
+function replayMarket(plan: RunPlan, { input, prepared, met, from }: PreparedReplay, conditions: readonly TCondition[], onceDisarmed: ReadonlyMap<number, number>): Replayed {
+  const n = input.candles.length;
+  const { label, symbol, source, simulated } = input;
   const rows = newRows(plan, prepared, conditions);
   const { rules, close, candles } = prepared;
   const thresholds = plan.thresholds;
-  // A live run needs MIN_CANDLES, so the first candle a run could end at is MIN_CANDLES - 1.
-  const from = Math.max(MIN_CANDLES - 1, n - evaluate);
   const active = new Set<string>();
   const firing = new Array<boolean>(thresholds.length);
   const passed = new Array<boolean>(thresholds.length);
@@ -225,9 +259,8 @@ function replayMarket(plan: RunPlan, input: BacktestMarketInput, evaluate: numbe
 
   const values = thresholdValuesFrom(prepared, from);
 
-  // The conditions, on the agent's candles and the longer ones they read, with a trigger state
-  // per condition in memory as the live one is stored; each candle is decided at its close.
-  const met = conditions.length === 0 ? null : prepareConditions(conditions, input.timeframe, new Map([...(input.longer ?? []), [input.timeframe, input.candles]]));
+  // A trigger state per condition in memory as the live one is stored for the market; each
+  // candle is decided at its close.
   const states: TriggerState[] = conditions.map(() => INITIAL_TRIGGER_STATE);
   const firstConditionRow = rules.length + thresholds.length;
   const candleMs = TIMEFRAME_MS[input.timeframe];
@@ -271,6 +304,8 @@ function replayMarket(plan: RunPlan, input: BacktestMarketInput, evaluate: numbe
       if (met.met(c, i) !== true) continue;
       const { trigger } = conditions[c]!;
       const closedAt = candles[i]!.time + candleMs;
+      // Disarmed by a run before this one, on this market or another.
+      if (candles[i]!.time > (onceDisarmed.get(c) ?? Infinity)) states[c] = { ...states[c]!, disarmed: true };
       let delivered = false;
       if (conditionStatus(trigger, states[c]!, closedAt) === 'active') {
         const decided = decideTrigger(trigger, states[c]!, candles[i]!.time, closedAt);
@@ -423,7 +458,12 @@ function notificationsOf(replayed: readonly Replayed[], timeZone: string, maxPer
 export function runBacktest(input: BacktestInput): TBacktestResult {
   const { plan } = input;
   const conditions = input.conditions ?? [];
-  const markets = input.markets.map((m) => ('ok' in m ? m : replayMarket(plan, m, input.candles, conditions)));
+  const preparedMarkets = input.markets.map((m) => ('ok' in m ? m : prepareReplay(plan, m, input.candles, conditions)));
+  const onceDisarmed = onceDisarmTimes(
+    conditions,
+    preparedMarkets.filter((m): m is PreparedReplay => !('ok' in m)),
+  );
+  const markets = preparedMarkets.map((m) => ('ok' in m ? m : replayMarket(plan, m, conditions, onceDisarmed)));
   const replayed = markets.filter((m): m is Replayed => !('ok' in m));
   const template = newRows(plan, prepareMarket(plan, []), conditions);
   const notTested = plan.templateType === 'crypto' ? onChainRulesWanted(plan.parameters).flatMap(([name, on]) => (on ? [{ name, reason: NOT_TESTED_REASON }] : [])) : [];
