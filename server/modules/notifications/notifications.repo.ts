@@ -13,6 +13,7 @@ export type NewNotification = Pick<
   | 'market'
   | 'thresholdType'
   | 'alerts'
+  | 'conditions'
   | 'title'
   | 'message'
   | 'emailStatus'
@@ -144,7 +145,7 @@ export async function findStormNotice(db: Tx, agentId: string, heldUntil: Date):
 }
 
 /** Rewrites a storm notice's summary as more alerts are held back; its read state stays. */
-export async function updateStormNotice(db: Tx, id: string, values: Pick<NewNotification, 'market' | 'thresholdType' | 'alerts' | 'title' | 'message'>): Promise<NotificationRow | undefined> {
+export async function updateStormNotice(db: Tx, id: string, values: Pick<NewNotification, 'market' | 'thresholdType' | 'alerts' | 'conditions' | 'title' | 'message'>): Promise<NotificationRow | undefined> {
   const [row] = await db.update(notifications).set(values).where(eq(notifications.id, id)).returning();
   return row;
 }
@@ -176,6 +177,7 @@ export async function insertNotifications(db: Tx, values: readonly NewNotificati
     market: v.market ?? null,
     threshold_type: v.thresholdType ?? null,
     alerts: v.alerts ?? [],
+    conditions: v.conditions ?? [],
     title: v.title,
     message: v.message,
     email_status: v.emailStatus ?? 'none',
@@ -189,13 +191,13 @@ export async function insertNotifications(db: Tx, values: readonly NewNotificati
   }));
   const inserted = rowsOf<Record<string, unknown>>(
     await db.execute(sql`
-      insert into ${notifications} (user_id, agent_id, run_id, kind, agent_name, market, threshold_type, alerts, title, message, email_status, read_at, created_at, held_until,
+      insert into ${notifications} (user_id, agent_id, run_id, kind, agent_name, market, threshold_type, alerts, conditions, title, message, email_status, read_at, created_at, held_until,
         brief_status, brief_provider, brief_model, deliveries_released_at)
-      select v.user_id, v.agent_id, v.run_id, v.kind, v.agent_name, v.market, v.threshold_type, v.alerts, v.title, v.message, v.email_status, v.read_at, v.created_at, v.held_until,
+      select v.user_id, v.agent_id, v.run_id, v.kind, v.agent_name, v.market, v.threshold_type, v.alerts, v.conditions, v.title, v.message, v.email_status, v.read_at, v.created_at, v.held_until,
         v.brief_status, v.brief_provider, v.brief_model, v.deliveries_released_at
       from jsonb_array_elements(${JSON.stringify(rows)}::jsonb) with ordinality as e(value, n),
         jsonb_to_record(e.value) as v(user_id uuid, agent_id uuid, run_id bigint, kind text, agent_name text, market text, threshold_type text,
-          alerts jsonb, title text, message text, email_status text, read_at timestamptz, created_at timestamptz, held_until timestamptz,
+          alerts jsonb, conditions jsonb, title text, message text, email_status text, read_at timestamptz, created_at timestamptz, held_until timestamptz,
           brief_status text, brief_provider text, brief_model text, deliveries_released_at timestamptz)
       order by e.n
       returning *`),

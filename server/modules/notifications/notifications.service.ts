@@ -191,6 +191,7 @@ export function toApiNotification(row: NotificationRow, deliveries: TChannelDeli
     market: row.market,
     thresholdType: row.thresholdType,
     alerts: row.alerts,
+    conditions: row.conditions,
     title: row.title,
     message: row.message,
     createdAt: row.createdAt.toISOString(),

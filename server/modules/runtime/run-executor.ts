@@ -14,6 +14,7 @@ import {
   tooFewCandlesError,
 } from '../../../contracts/market.ts';
 import type { Db } from '../../db/client.ts';
+import { WATCHLIST_MAX, watchedMarketLabel } from '../../../contracts/watchlist.ts';
 import { MarketDataError } from '../../integrations/market/candle-source.ts';
 import { OnChainError, type OnChainSource } from '../../integrations/onchain/onchain-source.ts';
 import type { CandleSeries, MarketData } from '../market/market-data.ts';
@@ -90,6 +91,15 @@ export function marketsOf(plan: RunPlan, marketData: MarketData): Market[] {
       .map((s) => s.trim().toUpperCase())
       .filter((s) => /^[A-Z0-9.^=-]{1,12}$/.test(s));
     return [...new Set(symbols)].slice(0, MAX_STOCK_SYMBOLS).map((symbol) => ({ label: symbol, source: 'yahoo', symbol, timeframe }));
+  }
+  if (plan.templateType === 'custom') {
+    // Each market of the watchlist as its template names it: stocks from Yahoo, pairs on their exchange.
+    return plan.watchlist.slice(0, WATCHLIST_MAX).map((market) => ({
+      label: watchedMarketLabel(market),
+      source: market.kind === 'stock' ? 'yahoo' : market.exchange,
+      symbol: market.symbol,
+      timeframe,
+    }));
   }
   const { token, exchanges } = plan.parameters;
   return exchanges.flatMap((name) => {
