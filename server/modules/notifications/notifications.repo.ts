@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
-import { agents, alertStates, notifications, users } from '../../db/schema.ts';
+import { agents, alertStates, conditionControls, conditionStates, notifications, users } from '../../db/schema.ts';
 
 export type NotificationRow = typeof notifications.$inferSelect;
 export type NewNotification = Pick<
@@ -330,4 +330,30 @@ export async function releaseDeliveries(db: Tx, id: string, at: Date): Promise<N
 /** How the brief's follow-up email went. */
 export async function recordBriefEmailOutcome(db: Tx, id: string, status: EmailStatus): Promise<void> {
   await db.update(notifications).set({ briefEmailStatus: status }).where(eq(notifications.id, id));
+}
+
+/** What a run leaves of a condition on a market after it notified (or was held). */
+export type ConditionStateWrite = { agentId: string; conditionId: string; market: string; lastNotifiedAt: Date; lastNotifiedCandle: number; disarm: boolean };
+
+/**
+ * Records what a batch's runs notified (in the alerts' transaction): each (condition, market)'s
+ * last notification, and 'only once' conditions disarmed. One statement each, rows in key order.
+ */
+export async function writeConditionStates(tx: Tx, writes: readonly ConditionStateWrite[]): Promise<void> {
+  if (writes.length === 0) return;
+  // One row per key: a later write of the same key (an agent's two markets cannot share one) wins.
+  const byKey = new Map(writes.map((w) => [`${w.agentId}|${w.conditionId}|${w.market}`, w]));
+  const sorted = [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, w]) => w);
+  const rows = JSON.stringify(sorted.map((w) => ({ agent_id: w.agentId, condition_id: w.conditionId, market: w.market, at: w.lastNotifiedAt.toISOString(), candle: w.lastNotifiedCandle })));
+  await tx.execute(sql`
+    insert into ${conditionStates} (agent_id, condition_id, market, last_notified_at, last_notified_candle)
+    select v.agent_id, v.condition_id, v.market, v.at, v.candle
+    from jsonb_to_recordset(${rows}::jsonb) as v(agent_id uuid, condition_id uuid, market text, at timestamptz, candle bigint)
+    on conflict (agent_id, condition_id, market) do update set last_notified_at = excluded.last_notified_at, last_notified_candle = excluded.last_notified_candle`);
+  const disarmed = [...new Map(sorted.filter((w) => w.disarm).map((w) => [`${w.agentId}|${w.conditionId}`, { agent_id: w.agentId, condition_id: w.conditionId }])).values()];
+  if (disarmed.length === 0) return;
+  await tx.execute(sql`
+    insert into ${conditionControls} (agent_id, condition_id, disarmed)
+    select v.agent_id, v.condition_id, true from jsonb_to_recordset(${JSON.stringify(disarmed)}::jsonb) as v(agent_id uuid, condition_id uuid)
+    on conflict (agent_id, condition_id) do update set disarmed = true`);
 }

@@ -4,7 +4,7 @@ import type { TRunResult } from '../../../contracts/market.ts';
 import type { Db } from '../../db/client.ts';
 import { agentRuns, agents, alertStates, users } from '../../db/schema.ts';
 import { retryOnDeadlock } from '../../lib/db-errors.ts';
-import { storedStatesSql, triggerStates, type ConditionTriggerState, type StoredConditionStates } from '../condition-states/condition-states.repo.ts';
+import { storedStatesSql, triggerStates, type ConditionTriggerState, type StoredConditionStates } from './condition-states.ts';
 
 export type DueAgent = { id: string; templateId: string; config: TAgentConfig; nextRunAt: Date };
 
