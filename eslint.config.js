@@ -34,7 +34,9 @@ const MODULE_USES = {
   runtime: ['agents', 'channels', 'chat', 'events', 'market', 'notifications'],
   // Open streams end with their session.
   events: ['auth'],
-  backtest: ['agents', 'market', 'notifications', 'runtime'],
+  backtest: ['agents', 'conditions', 'market', 'notifications', 'runtime'],
+  // The conditions engine reads the indicators (issue 30).
+  conditions: ['market'],
 };
 
 /** The only packages a layer may import; layers not listed may import any. Contracts are read by
