@@ -30,8 +30,9 @@ const MODULE_USES = {
   auth: ['users'],
   // The worker process assembles the channels service too, to deliver its jobs, and publishes its
   // runs to the web processes' consoles (docs/decisions/0042).
-  // It assembles the alert brief writer of the chat module too (docs/decisions/0044).
-  runtime: ['agents', 'channels', 'chat', 'events', 'market', 'notifications'],
+  // It assembles the alert brief writer of the chat module too (docs/decisions/0044), and evaluates
+  // the owners' conditions with the conditions engine (issue 30).
+  runtime: ['agents', 'channels', 'chat', 'conditions', 'events', 'market', 'notifications'],
   // Open streams end with their session.
   events: ['auth'],
   backtest: ['agents', 'conditions', 'market', 'notifications', 'runtime'],
