@@ -3,6 +3,7 @@ import { defaultAgentConfig, findTemplate, type TAgentConfig } from '../../../co
 import { ZBacktestEvent, ZBacktestResult, type TBacktestResult } from '../../../contracts/backtest.ts';
 import type { TCondition } from '../../../contracts/conditions.ts';
 import { startFakeExchanges, type FakeExchanges, type ScriptedCandle } from '../../../tests/fakes/exchanges.ts';
+import { startFakeYahoo, type FakeYahoo } from '../../../tests/fakes/yahoo.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 
 /**
@@ -55,20 +56,21 @@ function resultOf(body: string): TBacktestResult {
 
 describe("test on history with the owner's conditions, on two timeframes", () => {
   let exchanges: FakeExchanges;
+  let yahoo: FakeYahoo;
   let t: TestApp;
   let cookie: string;
 
   beforeAll(async () => {
-    exchanges = await startFakeExchanges();
+    [exchanges, yahoo] = await Promise.all([startFakeExchanges(), startFakeYahoo()]);
     exchanges.setSeries('BTC', SERIES);
-    t = await createTestApp({ env: { ...exchanges.env, MARKET_DATA: 'live', ADMIN_EMAILS: 'owner@example.com', BACKTEST_RATE_LIMIT: '100' } });
+    t = await createTestApp({ env: { ...exchanges.env, ...yahoo.env, MARKET_DATA: 'live', ADMIN_EMAILS: 'owner@example.com', BACKTEST_RATE_LIMIT: '100' } });
     cookie = await t.signIn('owner@example.com', 'Owner');
     // Frozen so the current candles stay put while the test runs (see backtest.api.test.ts).
     exchanges.freeze('binance', Date.now());
   });
   afterAll(async () => {
     await t?.close();
-    await exchanges?.close();
+    await Promise.all([exchanges?.close(), yahoo?.close()]);
   });
 
   it('counts firings and notifications per trigger, reading the 5-minute candles only once closed', async () => {
@@ -106,5 +108,58 @@ describe("test on history with the owner's conditions, on two timeframes", () =>
 
     // The 5-minute history came from the exchange, as a live run reads it.
     expect(exchanges.requests('binance').some((r) => r.kind === 'candles' && r.query.interval === '5m')).toBe(true);
+  });
+
+  it("a Custom Monitor's watchlist on history: a stock and a pair, each with its own history on both timeframes", async () => {
+    const defaults = defaultAgentConfig(findTemplate('custom-monitor')!, 'Europe/Paris');
+    const always: TCondition = { id: id(4), when: { kind: 'group', join: 'all', clauses: [{ kind: 'clause', left: { indicator: 'close' }, operator: 'above', right: { indicator: 'number', value: 0 } }] }, trigger: { mode: 'once-per-close' } };
+    const daily: TCondition = {
+      id: id(5),
+      name: 'Off its daily average',
+      when: {
+        kind: 'group',
+        join: 'any',
+        clauses: [
+          { kind: 'clause', left: { indicator: 'close' }, operator: 'above', right: { indicator: 'sma', period: 2, timeframe: '1d' } },
+          { kind: 'clause', left: { indicator: 'close' }, operator: 'below', right: { indicator: 'sma', period: 2, timeframe: '1d' } },
+        ],
+      },
+      trigger: { mode: 'once-per-close', cooldownMinutes: 24 * 60 },
+    };
+    const monitor: TAgentConfig = {
+      ...defaults,
+      parameters: { timeframe: '1h' },
+      notifications: { email: false, inApp: true, thresholds: [], maxPerHour: 1000 },
+      watchlist: [
+        { kind: 'stock', symbol: 'AAPL' },
+        { kind: 'crypto', symbol: 'ETH/USDT', exchange: 'binance' },
+      ],
+      conditions: [always, daily],
+    };
+    const res = await t.request({ method: 'POST', url: '/api/agents/backtest', cookie, payload: { templateId: 'custom-monitor', config: monitor, candles: 100 } });
+    expect(res.statusCode, res.body).toBe(200);
+    const result = resultOf(res.body);
+    expect(result.markets.map((m) => m.label)).toEqual(['AAPL', 'ETH/USDT on binance']);
+    for (const market of result.markets) {
+      if (!market.ok) throw new Error(`${market.label}: ${market.error}`);
+      expect(market.timeframe).toBe('1h');
+      // No fixed signals: only the owner's conditions have rows.
+      expect(market.rows.map((r) => r.kind)).toEqual(['condition', 'condition']);
+      // Close above 0 holds on every candle and notifies every one.
+      expect(market.rows[0]).toMatchObject({ key: `condition-${id(4)}`, fired: market.evaluated, notifications: market.evaluated });
+      // The daily average is defined from the first candle (its warm-up fetched): met on nearly every
+      // candle, notified at most once a day per market.
+      const dailyRow = market.rows[1]!;
+      expect(dailyRow.label).toBe('Off its daily average');
+      expect(dailyRow.fired).toBeGreaterThan(market.evaluated / 2);
+      expect(dailyRow.notifications).toBeGreaterThan(0);
+      const notified = market.firings.filter((f) => f.key === `condition-${id(5)}` && f.notified).map((f) => f.time);
+      for (let k = 1; k < notified.length; k++) expect(notified[k]! - notified[k - 1]!).toBeGreaterThanOrEqual(24 * 60 * MINUTE);
+    }
+    expect(result.summary.find((r) => r.key === `condition-${id(4)}`)!.fired).toBe(result.markets.reduce((sum, m) => sum + (m.ok ? m.evaluated : 0), 0));
+    // Each market's daily history came from its own provider.
+    expect(yahoo.requests().some((r) => r.path.includes('AAPL') && r.query.interval === '1d')).toBe(true);
+    expect(yahoo.requests().some((r) => r.path.includes('AAPL') && r.query.interval === '60m')).toBe(true);
+    expect(exchanges.requests('binance').some((r) => r.query.symbol === 'ETHUSDT' && r.query.interval === '1d')).toBe(true);
   });
 });

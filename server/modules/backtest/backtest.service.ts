@@ -57,7 +57,9 @@ export function createBacktestService({ agents, marketData, logger, now = () => 
       const problem =
         plan.templateType === 'stock'
           ? { path: 'parameters.symbols', message: 'Symbols name no market to test: check the symbols' }
-          : { path: 'parameters.exchanges', message: 'Exchanges name no market to test: choose an exchange that is open' };
+          : plan.templateType === 'custom'
+            ? { path: 'watchlist', message: 'The watchlist names no market to test: add a market' }
+            : { path: 'parameters.exchanges', message: 'Exchanges name no market to test: choose an exchange that is open' };
       throw new AppError('BAD_REQUEST', 'Invalid request', [problem]);
     }
     if (markets.length * candles > BACKTEST_WORK_MAX) {
