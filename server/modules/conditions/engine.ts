@@ -66,10 +66,12 @@ function warmUp(operand: TIndicatorOperand, timeframe: TCandleTimeframe): number
 const isWindowOperator = (clause: TClause) => clause.operator === 'rises-by' || clause.operator === 'falls-by' || clause.operator === 'rising' || clause.operator === 'falling';
 
 /**
- * Candles each timeframe needs before the latest so every side (and its previous value, for
- * crossings and windows) is defined at the latest candle: the warm-up a live run fetches. One
- * more than the sides need, as the latest candle may still be forming (a longer timeframe's
- * always may; so may the agent's own for 'once-per-close', which evaluates the candle before).
+ * Candles each timeframe needs, counting the latest, so every side (and its previous value, for
+ * crossings and windows) is defined at the latest candle: the warm-up a live run fetches. A side
+ * first defined at index w, read N candles back by its operator (1 for all but the windows),
+ * needs w + N + 2 candles: the latest may still be forming (the agent's own, for 'once per
+ * candle close', which decides on the candle before it; a longer timeframe's nearly always), and
+ * the agent's candle before the decided one may read the longer candle before the latest closed.
  */
 export function conditionCandlesNeeded(conditions: readonly TCondition[], agentTimeframe: TCandleTimeframe): Map<TCandleTimeframe, number> {
   const needed = new Map<TCandleTimeframe, number>([[agentTimeframe, 1]]);
@@ -78,10 +80,13 @@ export function conditionCandlesNeeded(conditions: readonly TCondition[], agentT
     for (const { clause } of clausesOf(condition.when)) {
       // Crossings read the candle before on every side; windows read N candles before on the left.
       const before = isWindowOperator(clause) ? (clause.candles ?? 0) : 1;
+      // The agent's clock reads its candle before the decided one for every side (a crossing on a
+      // longer timeframe too), even where no side is on the agent's timeframe.
+      need(agentTimeframe, 1 + 2);
       for (const side of sidesOf(clause)) {
         if (side.indicator === 'number') continue;
         const timeframe = side.timeframe ?? agentTimeframe;
-        need(timeframe, warmUp(side, timeframe) + before + 1);
+        need(timeframe, warmUp(side, timeframe) + before + 2);
       }
     }
   }
