@@ -11,7 +11,7 @@ import {
   type TForwardStats,
   type THistoryCoverage,
 } from '../../../contracts/backtest.ts';
-import { conditionTitle, type TCondition } from '../../../contracts/conditions.ts';
+import { clausesOf, conditionTitle, sidesOf, type TCondition } from '../../../contracts/conditions.ts';
 import { tooFewCandlesError, TIMEFRAME_MS, type TCandle, type TCandleTimeframe, type TChartData, type TMarketSource } from '../../../contracts/market.ts';
 import { conditionCandlesNeeded, prepareConditions, type ConditionSeries, type PreparedConditions } from '../conditions/engine.ts';
 import { conditionStatus, decideTrigger, INITIAL_TRIGGER_STATE, type TriggerState } from '../conditions/trigger.ts';
@@ -178,15 +178,15 @@ function forwardChange(close: Float64Array, i: number, horizon: number): number 
 
 type Replayed = { market: Extract<TBacktestMarket, { ok: true }>; rows: Row[]; notificationTimes: number[] };
 
-/** A number side's label is its number ('30'); an indicator's never reads as one. */
-const isNumberLabel = (label: string) => label.trim() !== '' && Number.isFinite(Number(label.replace(/,/g, '')));
+/** Per clause of a condition, in outcome order, which sides are numbers (their words say them already). */
+const numberSidesOf = (condition: TCondition) => clausesOf(condition.when).map(({ clause }) => sidesOf(clause).map((side) => side.indicator === 'number'));
 
 /** A met condition as a run records it, in a line: each clause's words and its sides' values at the candle (and before). */
-function conditionDetail(prepared: PreparedConditions, c: number, i: number): string {
+function conditionDetail(prepared: PreparedConditions, c: number, i: number, numberSides: readonly boolean[][]): string {
   return prepared
     .outcome(c, i)
-    .clauses.map(({ text, sides }) => {
-      const values = sides.filter((side) => !isNumberLabel(side.label)).map((side) => `${side.label} ${side.at ?? 'undefined'} (before ${side.before ?? 'undefined'})`);
+    .clauses.map(({ text, sides }, k) => {
+      const values = sides.filter((_, s) => !numberSides[k]![s]).map((side) => `${side.label} ${side.at ?? 'undefined'} (before ${side.before ?? 'undefined'})`);
       return values.length === 0 ? text : `${text}: ${values.join(', ')}`;
     })
     .join('; ');
@@ -327,12 +327,13 @@ function replayMarket(plan: RunPlan, { input, prepared, met, from }: PreparedRep
     tally(rows[row]!, close, i, directionOf(row, i), hits.notified[h]!);
   }
   const firstListed = Math.max(0, count - BACKTEST_FIRINGS_LISTED);
+  const numberSides = conditions.map(numberSidesOf);
   const firings: TBacktestFiring[] = [];
   const markers: TChartData['markers'] = [];
   for (let h = firstListed; h < count; h++) {
     const [row, i] = [hits.row[h]!, hits.at[h]!];
     const detail =
-      row < rules.length ? rules[row]!.outcome(i).detail : row < firstConditionRow ? thresholdCondition(prepared, row - rules.length, i, label)!.message : conditionDetail(met!, row - firstConditionRow, i);
+      row < rules.length ? rules[row]!.outcome(i).detail : row < firstConditionRow ? thresholdCondition(prepared, row - rules.length, i, label)!.message : conditionDetail(met!, row - firstConditionRow, i, numberSides[row - firstConditionRow]!);
     firings.push({
       key: rows[row]!.key,
       time: candles[i]!.time,

@@ -139,24 +139,25 @@ function operandKey(operand: TIndicatorOperand, timeframe: TCandleTimeframe): st
 }
 
 type CompiledGroup = { join: 'all' | 'any'; items: Array<number | CompiledGroup> };
-type CompiledClause = { path: string; clause: TClause; sides: Float64Array[]; labels: string[]; result: Int8Array | null };
+type CompiledClause = { path: string; clause: TClause; text: string; sides: Float64Array[]; labels: string[]; result: Int8Array | null };
 
-function joinOf(group: CompiledGroup, answer: (clause: number) => number): number {
-  let undecided = false;
-  if (group.join === 'all') {
-    for (const item of group.items) {
-      const a = typeof item === 'number' ? answer(item) : joinOf(item, answer);
-      if (a === FALSE) return FALSE;
-      if (a === UNDECIDED) undecided = true;
-    }
-    return undecided ? UNDECIDED : TRUE;
-  }
+/** A group's answers at every candle from its items' (clauses' answers, or a group's): one pass per item. */
+function joinAll(group: CompiledGroup, answers: (clause: number) => Int8Array, n: number): Int8Array {
+  const all = group.join === 'all';
+  // 'all of' starts true and falls to false on a false item; 'any of' starts false and rises to true.
+  const out = new Int8Array(n).fill(all ? TRUE : FALSE);
+  const decisive = all ? FALSE : TRUE;
   for (const item of group.items) {
-    const a = typeof item === 'number' ? answer(item) : joinOf(item, answer);
-    if (a === TRUE) return TRUE;
-    if (a === UNDECIDED) undecided = true;
+    const a = typeof item === 'number' ? answers(item) : joinAll(item, answers, n);
+    for (let i = 0; i < n; i++) {
+      const x = a[i]!;
+      const o = out[i]!;
+      if (o === decisive) continue;
+      if (x === decisive) out[i] = decisive;
+      else if (x === UNDECIDED) out[i] = UNDECIDED;
+    }
   }
-  return undecided ? UNDECIDED : FALSE;
+  return out;
 }
 
 const toAnswer = (a: number): boolean | null => (a === TRUE ? true : a === FALSE ? false : null);
@@ -346,7 +347,7 @@ export function prepareConditions(conditions: readonly TCondition[], agentTimefr
       items.map((item, k) => {
         if (item.kind === 'group') return { join: item.join, items: compile(item.clauses, `${prefix}${k}.`) as number[] };
         const operands = sidesOf(item);
-        list.push({ path: `${prefix}${k}`, clause: item, sides: operands.map(side), labels: operands.map((o) => operandText(o)), result: null });
+        list.push({ path: `${prefix}${k}`, clause: item, text: clauseText(item), sides: operands.map(side), labels: operands.map((o) => operandText(o)), result: null });
         return list.length - 1;
       });
     groups.push({ join: condition.when.join, items: compile(condition.when.clauses, '') });
@@ -359,9 +360,12 @@ export function prepareConditions(conditions: readonly TCondition[], agentTimefr
     return entry.result;
   };
 
+  // Each condition's answers at every candle, joined once from its clauses' when first asked.
+  const answers: Array<Int8Array | undefined> = [];
   const met = (c: number, i: number): boolean | null => {
     if (i < 0 || i >= n || c < 0 || c >= groups.length) return null;
-    return toAnswer(joinOf(groups[c]!, (k) => clauseResult(c, k)[i]!));
+    const all = (answers[c] ??= joinAll(groups[c]!, (k) => clauseResult(c, k), n));
+    return toAnswer(all[i]!);
   };
 
   return {
@@ -372,7 +376,7 @@ export function prepareConditions(conditions: readonly TCondition[], agentTimefr
         const answer = i >= 0 && i < n ? clauseResult(c, k)[i]! : UNDECIDED;
         return {
           path: entry.path,
-          text: clauseText(entry.clause),
+          text: entry.text,
           met: toAnswer(answer),
           sides: entry.sides.map((values, s) => ({ label: entry.labels[s]!, at: rounded(values[i] ?? Number.NaN), before: rounded(i >= 1 ? (values[i - 1] ?? Number.NaN) : Number.NaN) })),
         };
