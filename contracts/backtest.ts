@@ -168,8 +168,9 @@ export const ZBacktestResult = z.object({
   notTested: z.array(z.object({ name: z.string(), reason: z.string() })),
   /** Each signal and alert over every market, as the markets' rows are. */
   summary: z.array(ZBacktestRow),
-  /** One notification per run that raised at least one new alert, as the live agent sends, after
-   * its per-hour cap (decision 0041): what the owner would have received. */
+  /** One notification per run that raised at least one new alert or notified a condition (its
+   * trigger let it through), as the live agent sends, after its per-hour cap (decision 0041):
+   * what the owner would have received. */
   notifications: z.object({
     /** Alert notifications sent plus alert storm notices. */
     total: z.number().int(),

@@ -162,4 +162,16 @@ describe("test on history with the owner's conditions, on two timeframes", () =>
     expect(yahoo.requests().some((r) => r.path.includes('AAPL') && r.query.interval === '60m')).toBe(true);
     expect(exchanges.requests('binance').some((r) => r.query.symbol === 'ETHUSDT' && r.query.interval === '1d')).toBe(true);
   });
+
+  it('refuses a condition the runtime would refuse, before any history is read: a 400 on its clause and field', async () => {
+    const before = exchanges.requests('binance').length;
+    const shorter: TCondition = { id: id(6), when: { kind: 'group', join: 'all', clauses: [{ kind: 'clause', left: { indicator: 'close', timeframe: '1m' }, operator: 'above', right: level }] }, trigger: { mode: 'once' } };
+    const body = config();
+    const res = await t.request({ method: 'POST', url: '/api/agents/backtest', cookie, payload: { templateId: 'crypto-market-monitor', config: { ...body, parameters: { ...body.parameters, timeframe: '1h' }, conditions: [shorter] }, candles: 60 } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json<{ details: Array<{ path: string; message: string }> }>().details).toEqual([
+      expect.objectContaining({ path: expect.stringMatching(/conditions\.0\.when\.clauses\.0\.left\.timeframe$/), message: "A timeframe must be the agent's (1 hour) or longer" }),
+    ]);
+    expect(exchanges.requests('binance').length).toBe(before);
+  });
 });
