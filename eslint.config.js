@@ -30,11 +30,14 @@ const MODULE_USES = {
   auth: ['users'],
   // The worker process assembles the channels service too, to deliver its jobs, and publishes its
   // runs to the web processes' consoles (docs/decisions/0042).
-  // It assembles the alert brief writer of the chat module too (docs/decisions/0044).
-  runtime: ['agents', 'channels', 'chat', 'events', 'market', 'notifications'],
+  // It assembles the alert brief writer of the chat module too (docs/decisions/0044), and evaluates
+  // the owners' conditions with the conditions engine (issue 30).
+  runtime: ['agents', 'channels', 'chat', 'conditions', 'events', 'market', 'notifications'],
   // Open streams end with their session.
   events: ['auth'],
-  backtest: ['agents', 'market', 'notifications', 'runtime'],
+  backtest: ['agents', 'conditions', 'market', 'notifications', 'runtime'],
+  // The conditions engine reads the indicators (issue 30).
+  conditions: ['market'],
 };
 
 /** The only packages a layer may import; layers not listed may import any. Contracts are read by

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { ZNotifiedCondition } from './condition-outcomes.ts';
+import { ZRunAlert } from './market.ts';
 
 /**
  * Delivery channels (docs/decisions/0043): where an agent's notifications go besides the bell
@@ -136,3 +138,30 @@ export type TChannelTestResult = { status: 'sent' } | { status: 'failed'; error:
 
 /** The version of the generic webhook's JSON body (README: Webhook schema). */
 export const WEBHOOK_SCHEMA_VERSION = 1;
+
+/**
+ * The generic webhook's JSON body, version 1 (README: Webhook schema). Fields are only ever
+ * added within a version, never renamed: `conditions` came with issue 30 (the owner's conditions
+ * the notification tells of, in plain words; empty otherwise).
+ */
+export const ZWebhookBody = z.object({
+  version: z.literal(WEBHOOK_SCHEMA_VERSION),
+  event: z.enum([...DELIVERY_EVENTS, 'test']),
+  notification: z.object({
+    id: z.string(),
+    kind: z.string(),
+    agentId: z.string().nullable(),
+    agentName: z.string(),
+    runId: z.number().int().nullable(),
+    market: z.string().nullable(),
+    title: z.string(),
+    message: z.string(),
+    alerts: z.array(ZRunAlert),
+    conditions: z.array(ZNotifiedCondition),
+    createdAt: z.string(),
+    link: z.string(),
+    /** The brief (contracts/notifications.ts ZAlertBrief) or null. */
+    brief: z.object({ status: z.string(), text: z.string().nullable(), provider: z.string(), model: z.string(), error: z.string().nullable() }).nullable(),
+  }),
+});
+export type TWebhookBody = z.infer<typeof ZWebhookBody>;

@@ -45,3 +45,16 @@ export const ZConditionOutcome = z.object({
 });
 export type TConditionOutcome = z.infer<typeof ZConditionOutcome>;
 
+/**
+ * One of the owner's conditions a notification tells of (issue 30): which one (so the bell can
+ * snooze it), on which market, and in plain words with the values that decided
+ * ('AAPL: RSI (14) on 1 hour crossed below 30 (29.4, before 31.2)').
+ */
+export const ZNotifiedCondition = z.object({
+  conditionId: z.string(),
+  market: z.string(),
+  title: z.string(),
+  /** The sentence the notification, email and channels show. */
+  text: z.string(),
+});
+export type TNotifiedCondition = z.infer<typeof ZNotifiedCondition>;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { NOTIFICATION_KINDS } from './agent-health.ts';
 import { ZRunAlert } from './market.ts';
 import { ZChannelDelivery } from './channels.ts';
+import { ZNotifiedCondition } from './condition-outcomes.ts';
 import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS, type TChatProvider } from './chat.ts';
 
 export const EMAIL_STATUSES = ['none', 'pending', 'sent', 'logged', 'failed'] as const;
@@ -76,6 +77,8 @@ export const ZNotification = z.object({
   /** Every alert the run raised, with its measured value and limit (empty for other kinds and
    * for notifications recorded before issue 15, whose message holds the alert). */
   alerts: z.array(ZRunAlert),
+  /** The owner's conditions it tells of (issue 30); empty for other kinds and notifications before them. */
+  conditions: z.array(ZNotifiedCondition),
   title: z.string(),
   message: z.string(),
   createdAt: z.string(),

@@ -23,6 +23,8 @@ import { registerWriteLimit } from './lib/http/write-limit.ts';
 import './lib/http/types.ts';
 import { articlePageResolver } from './modules/articles/article-pages.ts';
 import { agentsRoutes } from './modules/agents/agents.routes.ts';
+import { conditionStatesRoutes } from './modules/agents/condition-states.routes.ts';
+import { createConditionStatesService } from './modules/agents/condition-states.service.ts';
 import { createAgentsService } from './modules/agents/agents.service.ts';
 import type { JobQueue } from './modules/runtime/job-queue.ts';
 import { backtestRoutes } from './modules/backtest/backtest.routes.ts';
@@ -209,6 +211,7 @@ export async function buildApp({
     invalidations,
   });
   await app.register(agentsRoutes, { agents });
+  await app.register(conditionStatesRoutes, { conditions: createConditionStatesService({ db, ownedAgent: agents.get, now, events }) });
   const marketData = sharedMarketData ?? createMarketData(config.market, { logger, now, db });
   if (!sharedMarketData) app.addHook('onClose', async () => marketData.close());
   await app.register(backtestRoutes, { backtests: createBacktestService({ agents, marketData, logger, now, limits: config.backtest }) });

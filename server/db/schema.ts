@@ -3,6 +3,7 @@ import { bigint, boolean, check, customType, doublePrecision, index, integer, js
 import { NOTIFICATION_KINDS, type TNotificationKind } from '../../contracts/agent-health.ts';
 import type { TAgentConfig, TAgentRun, TAgentStatus } from '../../contracts/agents.ts';
 import type { TRunAlert } from '../../contracts/market.ts';
+import type { TNotifiedCondition } from '../../contracts/condition-outcomes.ts';
 import type { TChannelKind, TDeliveryEvent, TDeliveryStatus } from '../../contracts/channels.ts';
 import type { TChatFinish, TChatImageType, TChatProvider } from '../../contracts/chat.ts';
 import type { TBriefStatus } from '../../contracts/notifications.ts';
@@ -365,6 +366,8 @@ export const notifications = pgTable(
     thresholdType: text('threshold_type'),
     /** Every alert of the run, with its numbers (one notification per run, docs/decisions/0029). */
     alerts: jsonb('alerts').$type<TRunAlert[]>().notNull().default([]),
+    /** Every condition of the owner's the run notified, in plain words with its values (issue 30). */
+    conditions: jsonb('conditions').$type<TNotifiedCondition[]>().notNull().default([]),
     title: text('title').notNull(),
     message: text('message').notNull(),
     readAt: timestamp('read_at', { withTimezone: true }),
@@ -420,6 +423,45 @@ export const alertStates = pgTable(
     since: timestamp('since', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.agentId, t.market, t.thresholdType] })],
+);
+
+/**
+ * The trigger state of an owner's condition on one market (issue 30, docs/decisions/0073): when
+ * it last notified and for which candle (cooldown, once per candle). Each market of a watchlist
+ * has its own row. Read when the runs are taken, written with the alerts in one transaction;
+ * rows of a condition no longer in the config are never read (and deleted on the config change).
+ */
+export const conditionStates = pgTable(
+  'condition_states',
+  {
+    agentId: uuid('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    conditionId: uuid('condition_id').notNull(),
+    market: text('market').notNull(),
+    lastNotifiedAt: timestamp('last_notified_at', { withTimezone: true }),
+    /** Open time (ms) of the candle it last notified for. */
+    lastNotifiedCandle: bigint('last_notified_candle', { mode: 'number' }),
+  },
+  (t) => [primaryKey({ columns: [t.agentId, t.conditionId, t.market] })],
+);
+
+/**
+ * What the owner (or the condition itself) decided for a condition on all its markets
+ * (docs/decisions/0073): disarmed after an 'only once' notification until re-armed, and snoozed
+ * until a time. No row: armed and not snoozed.
+ */
+export const conditionControls = pgTable(
+  'condition_controls',
+  {
+    agentId: uuid('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    conditionId: uuid('condition_id').notNull(),
+    disarmed: boolean('disarmed').notNull().default(false),
+    snoozedUntil: timestamp('snoozed_until', { withTimezone: true }),
+  },
+  (t) => [primaryKey({ columns: [t.agentId, t.conditionId] })],
 );
 
 /**

@@ -189,7 +189,7 @@ export type ScriptedCandle = { close: number; high?: number; low?: number; volum
 
 type CandleOf = (pair: Pair, time: number, intervalMs: number) => TCandle;
 
-/** Candles of the scripted series where one is set, counted back from the current candle. */
+/** Candles of the scripted series where one is set, counted back from the current candle at the fake's clock (`now`, the test's when it moves its app's clock). */
 function candleSource(series: ReadonlyMap<string, ScriptedCandle[]>, now = Date.now()): CandleOf {
   return (pair, time, intervalMs) => {
     const script = series.get(pair.base);
@@ -334,7 +334,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   }
   const errorText = state.faults.get(exchange)!.errorText;
   const span = { now: state.frozenAt.get(exchange) ?? state.clock(), listedAt: state.listedAt.get(exchange) ?? -Infinity };
-  const answer = failure ? errorAnswer(exchange, failure, errorText, state.retryAfter.get(exchange) ?? 1) : route(exchange, path, query, errorText, candleSource(state.series), span);
+  const answer = failure ? errorAnswer(exchange, failure, errorText, state.retryAfter.get(exchange) ?? 1) : route(exchange, path, query, errorText, candleSource(state.series, state.clock()), span);
   record.outcome = answer.status;
   sendJson(res, answer.status, answer.body, answer.headers);
 }

@@ -18,6 +18,7 @@ const message = (overrides: Partial<ChannelMessage> = {}): ChannelMessage => ({
   title: 'Coins: Price change alert on BTC/USDT on binance',
   message: 'Price change above 0.1% (BTC/USDT on binance: 0.59% > 0.1%)',
   alerts: [],
+  conditions: [],
   createdAt: new Date('2026-11-27T10:00:00.000Z'),
   link: notificationUrl('https://site.example', { agentId: 'a1', runId: 7 }),
   brief: null,

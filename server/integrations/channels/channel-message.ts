@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { WEBHOOK_SCHEMA_VERSION, type TDeliveryEvent } from '../../../contracts/channels.ts';
+import { WEBHOOK_SCHEMA_VERSION, type TDeliveryEvent, type TWebhookBody } from '../../../contracts/channels.ts';
+import type { TNotifiedCondition } from '../../../contracts/condition-outcomes.ts';
 import type { TRunAlert } from '../../../contracts/market.ts';
 import { briefAttribution, type TAlertBrief } from '../../../contracts/notifications.ts';
 import type { ChannelConfig } from './channel-config.ts';
@@ -17,6 +18,8 @@ export type ChannelMessage = {
   title: string;
   message: string;
   alerts: TRunAlert[];
+  /** The owner's conditions it tells of, in plain words (issue 30); their sentences are in `message` too. */
+  conditions: TNotifiedCondition[];
   createdAt: Date;
   /** Where the owner reads it: the agent's details at the run, or the console (contracts/links.ts). */
   link: string;
@@ -39,7 +42,7 @@ const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
 
 /** The generic webhook's body, schema version 1 (README: Webhook schema). Keys never change meaning. */
 export function webhookBody(message: ChannelMessage): string {
-  return JSON.stringify({
+  const body: TWebhookBody = {
     version: WEBHOOK_SCHEMA_VERSION,
     event: message.event,
     notification: {
@@ -52,11 +55,13 @@ export function webhookBody(message: ChannelMessage): string {
       title: message.title,
       message: message.message,
       alerts: message.alerts,
+      conditions: message.conditions,
       createdAt: message.createdAt.toISOString(),
       link: message.link,
       brief: message.brief,
     },
-  });
+  };
+  return JSON.stringify(body);
 }
 
 /** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`: the receiver checks both, and the time. */

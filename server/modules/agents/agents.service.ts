@@ -32,6 +32,7 @@ import {
 import { failureReason, NO_HEALTH, type TAgentHealth } from '../../../contracts/agent-health.ts';
 import { computeNextRunAt } from './schedule.ts';
 import { checkAgentRequest, fieldOf, validateAgentConfig } from './validate-config.ts';
+import { deleteStatesExcept } from './condition-states.repo.ts';
 import { NO_EVENTS, type EventPublisher } from '../../lib/live-events.ts';
 import { NO_CACHE, type Invalidations } from '../../lib/invalidations.ts';
 import { createOwnerCache } from '../../lib/owner-cache.ts';
@@ -225,6 +226,8 @@ export function createAgentsService({ db, jobs, foreignChannels, briefProblems, 
       nextRunAt,
     });
     if (!row) throw new AppError('NOT_FOUND', NOT_FOUND); // deleted meanwhile
+    // A condition taken out of the config takes its trigger state with it (docs/decisions/0073).
+    if (patch.config !== undefined) await deleteStatesExcept(db, current.id, (nextConfig.conditions ?? []).map((c) => c.id));
     if (status === 'paused' || reschedule) await dropQueuedSlots(db, current.id);
     changed(caller.user.id, row.id);
     return (await present([row]))[0]!;

@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import { parameterProblems } from '../../../contracts/agent-parameters.ts';
 import { ACTIVE_HOURS_ORDER, AGENT_TEMPLATES, templateParametersSchema, WEEKDAYS, ZSchedule, type TSchedule } from '../../../contracts/agents.ts';
+import { TEMPLATE_TIMEFRAMES } from '../../../contracts/agent-markets.ts';
+import { conditionTimeframeProblems, ZConditions } from '../../../contracts/conditions.ts';
 import { AppError, type ErrorDetail } from '../../lib/errors.ts';
 import { checkInput } from '../../lib/validate.ts';
 
@@ -27,6 +29,37 @@ export function validateAgentConfig(templateId: string, config: unknown): ErrorD
     const parsed = schema.safeParse(parameters);
     if (!parsed.success) problems.push(...parameterProblems(parsed.error, parameters));
   }
+  problems.push(...conditionProblems(parts), ...watchlistProblems(templateId, parts));
+  return problems;
+}
+
+/** The template whose markets are its watchlist (issue 30 item 3, docs/decisions/0071). */
+export const CUSTOM_MONITOR = 'custom-monitor';
+export const WATCHLIST_REFUSED = 'This template watches its own markets; a watchlist is for the Custom Monitor';
+export const WATCHLIST_REQUIRED = 'Add at least one market to watch';
+export const WATCHES_NOTHING = 'A Custom Monitor with neither conditions nor alert thresholds would watch nothing: add a condition or an alert';
+
+/**
+ * The conditions' rules that need the agent's own timeframe (its timeframe parameter as a candle
+ * size): none shorter than it, at most three timeframes. Read only when the conditions and the
+ * timeframe both parse; their shape's problems are the contract's (`conditions.0.when...`).
+ */
+function conditionProblems(parts: Record<string, unknown>): ErrorDetail[] {
+  const conditions = ZConditions.safeParse(parts.conditions);
+  const timeframe = isRecord(parts.parameters) ? parts.parameters.timeframe : undefined;
+  if (!conditions.success || typeof timeframe !== 'string' || !Object.hasOwn(TEMPLATE_TIMEFRAMES, timeframe)) return [];
+  return conditionTimeframeProblems(conditions.data, TEMPLATE_TIMEFRAMES[timeframe as keyof typeof TEMPLATE_TIMEFRAMES]);
+}
+
+/** A watchlist is the Custom Monitor's, and it must have one, and something to look for on it. */
+function watchlistProblems(templateId: string, parts: Record<string, unknown>): ErrorDetail[] {
+  if (templateId !== CUSTOM_MONITOR) return parts.watchlist === undefined ? [] : [{ path: 'watchlist', message: WATCHLIST_REFUSED }];
+  const problems: ErrorDetail[] = [];
+  if (parts.watchlist === undefined) problems.push({ path: 'watchlist', message: WATCHLIST_REQUIRED });
+  const conditions = Array.isArray(parts.conditions) ? parts.conditions.length : 0;
+  const notifications = isRecord(parts.notifications) ? parts.notifications : {};
+  const thresholds = Array.isArray(notifications.thresholds) ? notifications.thresholds.length : 0;
+  if (conditions === 0 && thresholds === 0) problems.push({ path: 'conditions', message: WATCHES_NOTHING });
   return problems;
 }
 

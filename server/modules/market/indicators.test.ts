@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bollinger, ema, macd, rsi, sma, stochastic } from './indicators.ts';
+import { atr, bollinger, ema, macd, rsi, sma, stochastic, vwap } from './indicators.ts';
 import { mulberry32 } from '../../../tests/support/seeded-random.ts';
 
 // Expected values come from arithmetic written out here, from naive reference implementations
@@ -228,6 +228,34 @@ describe('hand-computed small series', () => {
 });
 
 // --- (b) against the naive references on random walks -----------------------------------------------
+
+describe('ATR and session VWAP by hand (issue 30)', () => {
+  it("ATR(3), Wilder's as TA-Lib: the mean of the first 3 true ranges at index 3, then (prev * 2 + TR) / 3", () => {
+    const high = [10, 11, 12, 11, 14, 13];
+    const low = [8, 9, 9, 10, 12, 8];
+    const close = [9, 10, 11, 10, 13, 9];
+    // TR1 = max(11-9, |11-9|, |9-9|) = 2; TR2 = max(3, |12-10|, |9-10|) = 3; TR3 = max(1, |11-11|, |10-11|) = 1
+    // ATR3 = (2+3+1)/3 = 2; TR4 = max(2, |14-10|, |12-10|) = 4 -> (2*2+4)/3 = 8/3;
+    // TR5 = max(5, |13-13|, |8-13|) = 5 -> (8/3*2+5)/3 = 31/9.
+    expectSeries(atr(high, low, close, 3), [NaN_, NaN_, NaN_, 2, 8 / 3, 31 / 9]);
+    expectSeries(atr(high, low, close, 6), Array(6).fill(NaN_));
+  });
+
+  it('session VWAP: typical price weighted by volume since the UTC day began; NaN while the session has no volume', () => {
+    const HOUR = 3_600_000;
+    const start = Date.UTC(2026, 2, 1, 22);
+    const time = [0, 1, 2, 3, 4].map((h) => start + h * HOUR);
+    const high = [12, 14, 21, 33, 24];
+    const low = [8, 10, 19, 27, 18];
+    const close = [10, 12, 20, 30, 21];
+    const volume = [2, 6, 0, 3, 1];
+    // Typical prices 10, 12, 20, 30, 21. Day 1: 10; (10*2 + 12*6)/8 = 11.5. Day 2 begins at the
+    // third candle: no volume yet -> NaN; then 30*3/3 = 30; (90 + 21)/4 = 27.75.
+    expectSeries(vwap(time, high, low, close, volume, HOUR), [10, 11.5, NaN_, 30, 27.75]);
+    // Daily candles are their own sessions: the typical price itself, NaN without volume.
+    expectSeries(vwap(time, high, low, close, volume, 24 * HOUR), [10, 12, NaN_, 30, 21]);
+  });
+});
 
 describe.each(WALKS)('matches the textbook definitions on a random walk: $name', ({ close, high, low, scale }) => {
   it('SMA', () => {

@@ -343,3 +343,68 @@ export function stochastic(high: Series, low: Series, close: Series, kPeriod = 1
   k.fill(NaN, 0, Math.min(n, kPeriod - 1 + (kSmooth - 1) + (dPeriod - 1)));
   return { k, d };
 }
+
+/**
+ * Average true range as TA-Lib's ATR (Wilder): the true range of candle i >= 1 is the largest of
+ * high - low, |high - previous close| and |low - previous close|; the first ATR, at index
+ * `period`, is the plain mean of the true ranges of candles 1..period, then
+ * atr = (previous atr * (period - 1) + true range) / period. Recursive like RSI: a NaN input
+ * poisons everything after it.
+ */
+export function atr(high: Series, low: Series, close: Series, period = 14): Float64Array {
+  checkPeriod('period', period);
+  const n = close.length;
+  if (high.length !== n || low.length !== n) {
+    throw new RangeError(`high, low and close must have the same length, got ${high.length}, ${low.length} and ${n}`);
+  }
+  const out = nanArray(n);
+  if (n <= period) return out;
+  const trueRange = (i: number) => {
+    const h = high[i]!;
+    const l = low[i]!;
+    const previous = close[i - 1]!;
+    return Math.max(h - l, Math.abs(h - previous), Math.abs(l - previous));
+  };
+  let sum = 0;
+  for (let i = 1; i <= period; i++) sum += trueRange(i);
+  let prev = sum / period;
+  out[period] = prev;
+  for (let i = period + 1; i < n; i++) {
+    prev = (prev * (period - 1) + trueRange(i)) / period;
+    out[i] = prev;
+  }
+  return out;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Session VWAP: the volume-weighted mean of the typical price (high + low + close) / 3 over the
+ * session's candles so far. The session is the UTC day of the candle's open time; a candle of a
+ * day or longer (`candleMs` >= one day) is its own session. NaN while the session has no volume
+ * yet (a price weighted by nothing), and for the rest of a session after a non-finite input.
+ */
+export function vwap(time: Series, high: Series, low: Series, close: Series, volume: Series, candleMs: number): Float64Array {
+  const n = close.length;
+  if (time.length !== n || high.length !== n || low.length !== n || volume.length !== n) {
+    throw new RangeError(`time, high, low, close and volume must have the same length, got ${time.length}, ${high.length}, ${low.length}, ${n} and ${volume.length}`);
+  }
+  const out = nanArray(n);
+  const ownSession = candleMs >= DAY_MS;
+  let session = Number.NaN;
+  let weighted = 0;
+  let volumes = 0;
+  for (let i = 0; i < n; i++) {
+    const day = Math.floor(time[i]! / DAY_MS);
+    if (ownSession || day !== session) {
+      session = day;
+      weighted = 0;
+      volumes = 0;
+    }
+    const v = volume[i]!;
+    weighted += ((high[i]! + low[i]! + close[i]!) / 3) * v;
+    volumes += v;
+    if (volumes !== 0) out[i] = weighted / volumes;
+  }
+  return out;
+}

@@ -1,5 +1,6 @@
 import { thresholdLabel } from '../../../contracts/alert-thresholds.ts';
 import type { TRunAlert } from '../../../contracts/market.ts';
+import type { TNotifiedCondition } from '../../../contracts/condition-outcomes.ts';
 import { CLOCK, formatTime } from '../../../contracts/time-format.ts';
 import { zoneOr } from '../../../contracts/time-zone.ts';
 
@@ -26,6 +27,8 @@ export type StormSummary = {
   agentName: string;
   /** Every alert held back in this period, in the order they fired. */
   held: readonly TRunAlert[];
+  /** Every condition of the owner's held back in this period (issue 30). */
+  heldConditions?: readonly TNotifiedCondition[];
   since: Date;
   resumes: Date;
   maxPerHour: number;
@@ -40,10 +43,13 @@ const list = (items: readonly string[]) => [...new Set(items)].join(', ');
 
 /** What was held back, where, since when, and when notifications resume. */
 export function stormMessage(s: StormSummary): string {
-  const n = s.held.length;
+  const conditions = s.heldConditions ?? [];
+  const n = s.held.length + conditions.length;
+  const markets = [...s.held.map((a) => a.market), ...conditions.map((c) => c.market)];
+  const kinds = [...s.held.map((a) => thresholdLabel(a.threshold)), ...conditions.map((c) => c.title)];
   return [
     `This agent reached its limit of ${s.maxPerHour} notification${s.maxPerHour === 1 ? '' : 's'} per hour.`,
-    `Held back since ${clockTime(s.since, s.timeZone)}: ${n} alert${n === 1 ? '' : 's'} on ${list(s.held.map((a) => a.market))} (${list(s.held.map((a) => thresholdLabel(a.threshold)))}).`,
+    `Held back since ${clockTime(s.since, s.timeZone)}: ${n} alert${n === 1 ? '' : 's'} on ${list(markets)} (${list(kinds)}).`,
     `Notifications resume at ${clockTime(s.resumes, s.timeZone)}. Run History records every firing.`,
   ].join('\n');
 }

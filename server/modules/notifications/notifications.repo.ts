@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
-import { agents, alertStates, notifications, users } from '../../db/schema.ts';
+import { agents, alertStates, conditionControls, conditionStates, notifications, users } from '../../db/schema.ts';
 
 export type NotificationRow = typeof notifications.$inferSelect;
 export type NewNotification = Pick<
@@ -13,6 +13,7 @@ export type NewNotification = Pick<
   | 'market'
   | 'thresholdType'
   | 'alerts'
+  | 'conditions'
   | 'title'
   | 'message'
   | 'emailStatus'
@@ -144,7 +145,7 @@ export async function findStormNotice(db: Tx, agentId: string, heldUntil: Date):
 }
 
 /** Rewrites a storm notice's summary as more alerts are held back; its read state stays. */
-export async function updateStormNotice(db: Tx, id: string, values: Pick<NewNotification, 'market' | 'thresholdType' | 'alerts' | 'title' | 'message'>): Promise<NotificationRow | undefined> {
+export async function updateStormNotice(db: Tx, id: string, values: Pick<NewNotification, 'market' | 'thresholdType' | 'alerts' | 'conditions' | 'title' | 'message'>): Promise<NotificationRow | undefined> {
   const [row] = await db.update(notifications).set(values).where(eq(notifications.id, id)).returning();
   return row;
 }
@@ -176,6 +177,7 @@ export async function insertNotifications(db: Tx, values: readonly NewNotificati
     market: v.market ?? null,
     threshold_type: v.thresholdType ?? null,
     alerts: v.alerts ?? [],
+    conditions: v.conditions ?? [],
     title: v.title,
     message: v.message,
     email_status: v.emailStatus ?? 'none',
@@ -189,13 +191,13 @@ export async function insertNotifications(db: Tx, values: readonly NewNotificati
   }));
   const inserted = rowsOf<Record<string, unknown>>(
     await db.execute(sql`
-      insert into ${notifications} (user_id, agent_id, run_id, kind, agent_name, market, threshold_type, alerts, title, message, email_status, read_at, created_at, held_until,
+      insert into ${notifications} (user_id, agent_id, run_id, kind, agent_name, market, threshold_type, alerts, conditions, title, message, email_status, read_at, created_at, held_until,
         brief_status, brief_provider, brief_model, deliveries_released_at)
-      select v.user_id, v.agent_id, v.run_id, v.kind, v.agent_name, v.market, v.threshold_type, v.alerts, v.title, v.message, v.email_status, v.read_at, v.created_at, v.held_until,
+      select v.user_id, v.agent_id, v.run_id, v.kind, v.agent_name, v.market, v.threshold_type, v.alerts, v.conditions, v.title, v.message, v.email_status, v.read_at, v.created_at, v.held_until,
         v.brief_status, v.brief_provider, v.brief_model, v.deliveries_released_at
       from jsonb_array_elements(${JSON.stringify(rows)}::jsonb) with ordinality as e(value, n),
         jsonb_to_record(e.value) as v(user_id uuid, agent_id uuid, run_id bigint, kind text, agent_name text, market text, threshold_type text,
-          alerts jsonb, title text, message text, email_status text, read_at timestamptz, created_at timestamptz, held_until timestamptz,
+          alerts jsonb, conditions jsonb, title text, message text, email_status text, read_at timestamptz, created_at timestamptz, held_until timestamptz,
           brief_status text, brief_provider text, brief_model text, deliveries_released_at timestamptz)
       order by e.n
       returning *`),
@@ -328,4 +330,30 @@ export async function releaseDeliveries(db: Tx, id: string, at: Date): Promise<N
 /** How the brief's follow-up email went. */
 export async function recordBriefEmailOutcome(db: Tx, id: string, status: EmailStatus): Promise<void> {
   await db.update(notifications).set({ briefEmailStatus: status }).where(eq(notifications.id, id));
+}
+
+/** What a run leaves of a condition on a market after it notified (or was held). */
+export type ConditionStateWrite = { agentId: string; conditionId: string; market: string; lastNotifiedAt: Date; lastNotifiedCandle: number; disarm: boolean };
+
+/**
+ * Records what a batch's runs notified (in the alerts' transaction): each (condition, market)'s
+ * last notification, and 'only once' conditions disarmed. One statement each, rows in key order.
+ */
+export async function writeConditionStates(tx: Tx, writes: readonly ConditionStateWrite[]): Promise<void> {
+  if (writes.length === 0) return;
+  // One row per key: a later write of the same key (an agent's two markets cannot share one) wins.
+  const byKey = new Map(writes.map((w) => [`${w.agentId}|${w.conditionId}|${w.market}`, w]));
+  const sorted = [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, w]) => w);
+  const rows = JSON.stringify(sorted.map((w) => ({ agent_id: w.agentId, condition_id: w.conditionId, market: w.market, at: w.lastNotifiedAt.toISOString(), candle: w.lastNotifiedCandle })));
+  await tx.execute(sql`
+    insert into ${conditionStates} (agent_id, condition_id, market, last_notified_at, last_notified_candle)
+    select v.agent_id, v.condition_id, v.market, v.at, v.candle
+    from jsonb_to_recordset(${rows}::jsonb) as v(agent_id uuid, condition_id uuid, market text, at timestamptz, candle bigint)
+    on conflict (agent_id, condition_id, market) do update set last_notified_at = excluded.last_notified_at, last_notified_candle = excluded.last_notified_candle`);
+  const disarmed = [...new Map(sorted.filter((w) => w.disarm).map((w) => [`${w.agentId}|${w.conditionId}`, { agent_id: w.agentId, condition_id: w.conditionId }])).values()];
+  if (disarmed.length === 0) return;
+  await tx.execute(sql`
+    insert into ${conditionControls} (agent_id, condition_id, disarmed)
+    select v.agent_id, v.condition_id, true from jsonb_to_recordset(${JSON.stringify(disarmed)}::jsonb) as v(agent_id uuid, condition_id uuid)
+    on conflict (agent_id, condition_id) do update set disarmed = true`);
 }

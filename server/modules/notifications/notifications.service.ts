@@ -33,12 +33,15 @@ import {
   markNotificationRead,
   recordEmailOutcome,
   startAlert,
+  writeConditionStates,
+  type ConditionStateWrite,
   type NewNotification,
   type Tx,
   type NotificationRow,
 } from './notifications.repo.ts';
 import { FAILING_AFTER_RUNS, failingTitle, recoveredTitle } from '../../../contracts/agent-health.ts';
 import { FOREIGN_KEY_VIOLATION, sqlState } from '../../lib/db-errors.ts';
+import type { TNotifiedCondition } from '../../../contracts/condition-outcomes.ts';
 import { NO_EVENTS, type EventPublisher } from '../../lib/live-events.ts';
 import { NO_CACHE, type Invalidations } from '../../lib/invalidations.ts';
 import { createOwnerCache } from '../../lib/owner-cache.ts';
@@ -66,7 +69,14 @@ export type ApplyAlertsInput = Channels & {
   brief?: TAlertBriefChoice | null;
   /** The run's recorded market results, by market label: the brief's numbers. */
   recorded?: readonly RecordedMarket[];
+  /** The owner's conditions the run decided to notify (issue 30): in the notification beside the alerts. */
+  conditionsMet?: readonly TNotifiedCondition[];
+  /** Their trigger state after it (docs/decisions/0073), stored in the alerts' transaction. */
+  conditionStates?: readonly ConditionStateWrite[];
 };
+
+/** What became of one run's alerts: the notifications made, and whether the hourly cap held them back. */
+export type AppliedAlerts = { created: TNotification[]; held: boolean };
 
 export type ApplyHealthInput = Channels & {
   /** The run failed (with its one-line reason and the failed runs in a row up to it), or null: it succeeded. */
@@ -145,12 +155,14 @@ const failingKey = (agentId: string) => ({ agentId, market: '', thresholdType: '
  * markets'. 'Alert' as in the wizard and Run History: thresholds the user set, not the template's
  * signals. The title is also the email's subject.
  */
-function alertsTitle(agentName: string, fired: readonly AlertCondition[]): string {
-  const markets = new Set(fired.map((c) => c.market));
+function alertsTitle(agentName: string, fired: readonly AlertCondition[], met: readonly TNotifiedCondition[] = []): string {
+  const markets = new Set([...fired.map((c) => c.market), ...met.map((c) => c.market)]);
   const [first] = fired;
-  if (fired.length === 1 && first) return `${agentName}: ${thresholdLabel(first.thresholdType)} alert on ${first.market}`;
-  if (markets.size === 1) return `${agentName}: ${fired.length} alerts on ${first!.market}`;
-  return `${agentName}: ${fired.length} alerts on ${markets.size} markets`;
+  const count = fired.length + met.length;
+  if (count === 1 && first) return `${agentName}: ${thresholdLabel(first.thresholdType)} alert on ${first.market}`;
+  if (count === 1) return `${agentName}: ${met[0]!.title} on ${met[0]!.market}`;
+  if (markets.size === 1) return `${agentName}: ${count} alerts on ${[...markets][0]!}`;
+  return `${agentName}: ${count} alerts on ${markets.size} markets`;
 }
 
 /** The one value all items share, else null. */
@@ -191,6 +203,7 @@ export function toApiNotification(row: NotificationRow, deliveries: TChannelDeli
     market: row.market,
     thresholdType: row.thresholdType,
     alerts: row.alerts,
+    conditions: row.conditions,
     title: row.title,
     message: row.message,
     createdAt: row.createdAt.toISOString(),
@@ -240,7 +253,7 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
    * `maxPerHour`, the alerts are held back instead, under one 'alert-storm' notice per held
    * period. Counted under the agent's row lock, in this transaction.
    */
-  async function applyAlerts(input: ApplyAlertsInput): Promise<{ created: TNotification[] }> {
+  async function applyAlerts(input: ApplyAlertsInput): Promise<AppliedAlerts> {
     return (await applyAlertsMany([input]))[0]!;
   }
 
@@ -253,8 +266,8 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
    * run ran, or anything else), the runs are decided one by one, so one agent's trouble never
    * loses another's alerts; a lone run's failure is thrown as applyAlerts always did.
    */
-  async function applyAlertsMany(inputs: readonly ApplyAlertsInput[]): Promise<Array<{ created: TNotification[] }>> {
-    const results: Array<{ created: TNotification[] }> = inputs.map(() => ({ created: [] }));
+  async function applyAlertsMany(inputs: readonly ApplyAlertsInput[]): Promise<AppliedAlerts[]> {
+    const results: AppliedAlerts[] = inputs.map(() => ({ created: [], held: false }));
     // Rounds of distinct agents: an agent's second run in the batch goes in the next round.
     const rounds: number[][] = [];
     const seen = new Map<string, number>();
@@ -289,7 +302,7 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
   }
 
   /** The alert decisions of runs of distinct agents, in one transaction; their new notifications delivered after it. */
-  async function decideAlerts(inputs: readonly ApplyAlertsInput[]): Promise<Array<{ created: TNotification[] }>> {
+  async function decideAlerts(inputs: readonly ApplyAlertsInput[]): Promise<AppliedAlerts[]> {
     const at = now();
     const since = new Date(at.getTime() - CAP_WINDOW_MS);
     // One state per (market, type): two thresholds of one type (5% and 8% price change) decide
@@ -311,6 +324,12 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
         tx,
         plans.filter((p) => p.alerting).map((p) => p.input.agentId),
       );
+      // The conditions' trigger state, under the agents' locks, so it and the notification it
+      // allowed are stored together or not at all. Nobody told (every channel off): nothing stored.
+      await writeConditionStates(
+        tx,
+        plans.flatMap((p) => (p.alerting ? (p.input.conditionStates ?? []) : [])),
+      );
       await clearAlerts(
         tx,
         plans.flatMap((p) => p.groups.filter((g) => g.firing.length === 0).map((g) => g.key)),
@@ -325,30 +344,36 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
         ).map(keyOf),
       );
       const firedOf = plans.map((p) => (p.alerting ? p.groups.filter((g) => g.firing.length > 0 && marked.has(keyOf(g.key))).flatMap((g) => g.firing) : []));
+      const metOf = plans.map((p) => (p.alerting ? [...(p.input.conditionsMet ?? [])] : []));
       const times = await alertTimesSinceMany(
         tx,
-        plans.flatMap((p, i) => (firedOf[i]!.length > 0 ? [p.input.agentId] : [])),
+        plans.flatMap((p, i) => (firedOf[i]!.length + metOf[i]!.length > 0 ? [p.input.agentId] : [])),
         since,
       );
       const drafts: Array<{ index: number; draft: Draft }> = [];
+      const held = new Set<number>();
       for (const [i, p] of plans.entries()) {
         const fired = firedOf[i]!;
-        if (fired.length === 0) continue;
+        const met = metOf[i]!;
+        if (fired.length === 0 && met.length === 0) continue;
         const alerts = fired.map((c) => ({ market: c.market, threshold: c.thresholdType, value: c.value, limit: c.limit, message: c.message }));
         const maxPerHour = caps.get(p.input.agentId)?.maxPerHour ?? MAX_PER_HOUR_DEFAULT;
         const resumes = resumesAt((times.get(p.input.agentId) ?? []).map((time) => time.getTime()), maxPerHour);
         // Only an 'alerts' notification is explained: not a storm notice, not a health notice.
         const brief = briefs && p.input.brief ? { briefStatus: 'pending' as const, briefProvider: p.input.brief.provider, briefModel: p.input.brief.model } : {};
+        if (resumes !== null) held.add(i);
         const draft =
           resumes !== null
-            ? await holdBack(tx, p.input, alerts, { at, resumes: new Date(resumes), maxPerHour })
+            ? await holdBack(tx, p.input, alerts, met, { at, resumes: new Date(resumes), maxPerHour })
             : ({
                 kind: 'alerts',
-                market: only(fired.map((c) => c.market)),
-                thresholdType: only(fired.map((c) => c.thresholdType)),
+                market: only([...fired.map((c) => c.market), ...met.map((c) => c.market)]),
+                // A condition is no threshold type: with one, the notification is about no single type.
+                thresholdType: met.length > 0 ? null : only(fired.map((c) => c.thresholdType)),
                 alerts,
-                title: alertsTitle(p.input.agentName, fired),
-                message: fired.map((c) => c.message).join('\n'),
+                conditions: met,
+                title: alertsTitle(p.input.agentName, fired, met),
+                message: [...fired.map((c) => c.message), ...met.map((c) => c.text)].join('\n'),
                 ...brief,
               } satisfies Draft);
         if (draft) drafts.push({ index: i, draft });
@@ -359,11 +384,11 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
       );
       // One notification per agent at most here (the agents of a round are distinct).
       const byAgent = new Map(inserted.map((row) => [row.agentId, row]));
-      return drafts.map(({ index }) => ({ index, row: byAgent.get(inputs[index]!.agentId)! }));
+      return { created: drafts.map(({ index }) => ({ index, row: byAgent.get(inputs[index]!.agentId)! })), held };
     });
 
-    const results: Array<{ created: TNotification[] }> = inputs.map(() => ({ created: [] }));
-    for (const { index, row } of rows) results[index] = { created: [await delivered(inputs[index]!, row)] };
+    const results: AppliedAlerts[] = inputs.map((_, i) => ({ created: [], held: rows.held.has(i) }));
+    for (const { index, row } of rows.created) results[index] = { created: [await delivered(inputs[index]!, row)], held: rows.held.has(index) };
     return results;
   }
 
@@ -373,19 +398,21 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
    * alert late. The held period's one storm notice is drafted by its first held alert (and
    * emailed once); later ones in the period only add themselves to its summary.
    */
-  async function holdBack(tx: Tx, input: ApplyAlertsInput, held: TRunAlert[], cap: { at: Date; resumes: Date; maxPerHour: number }): Promise<Draft | null> {
+  async function holdBack(tx: Tx, input: ApplyAlertsInput, held: TRunAlert[], heldConditions: TNotifiedCondition[], cap: { at: Date; resumes: Date; maxPerHour: number }): Promise<Draft | null> {
     const timeZone = await findUserTimeZone(tx, input.userId);
     const notice = await findStormNotice(tx, input.agentId, cap.resumes);
     const all = [...(notice?.alerts ?? []), ...held];
-    const summary = { agentName: input.agentName, held: all, since: notice?.createdAt ?? cap.at, resumes: cap.resumes, maxPerHour: cap.maxPerHour, timeZone };
+    const conditions = [...(notice?.conditions ?? []), ...heldConditions];
+    const summary = { agentName: input.agentName, held: all, heldConditions: conditions, since: notice?.createdAt ?? cap.at, resumes: cap.resumes, maxPerHour: cap.maxPerHour, timeZone };
     const draft = {
-      market: only(all.map((a) => a.market)),
-      thresholdType: only(all.map((a) => a.threshold)),
+      market: only([...all.map((a) => a.market), ...conditions.map((c) => c.market)]),
+      thresholdType: conditions.length > 0 ? null : only(all.map((a) => a.threshold)),
       alerts: all,
+      conditions,
       title: stormTitle(summary),
       message: stormMessage(summary),
     };
-    logger.info({ agentId: input.agentId, runId: input.runId, held: held.length, resumes: cap.resumes }, 'alerts held back: the agent is at its notifications per hour');
+    logger.info({ agentId: input.agentId, runId: input.runId, held: held.length + heldConditions.length, resumes: cap.resumes }, 'alerts held back: the agent is at its notifications per hour');
     if (!notice) return { kind: 'alert-storm', heldUntil: cap.resumes, ...draft };
     await updateStormNotice(tx, notice.id, draft);
     return null;
@@ -416,7 +443,7 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
   }
 
   type Draft = Pick<NewNotification, 'kind' | 'title' | 'message'> &
-    Partial<Pick<NewNotification, 'market' | 'thresholdType' | 'alerts' | 'heldUntil' | 'briefStatus' | 'briefProvider' | 'briefModel'>>;
+    Partial<Pick<NewNotification, 'market' | 'thresholdType' | 'alerts' | 'conditions' | 'heldUntil' | 'briefStatus' | 'briefProvider' | 'briefModel'>>;
 
   /**
    * Runs `decide` in a transaction, stores the notification it drafts, then queues its email and

@@ -338,6 +338,9 @@ export function prepareMarket(plan: RunPlan, candles: readonly TCandle[]): Prepa
   } else {
     movingAverage = { name: `SMA ${CRYPTO_MA_PERIOD}`, values: sma(s.close, CRYPTO_MA_PERIOD), overlay: true };
     indicators.push(movingAverage);
+  }
+  // The Custom Monitor has no fixed signals (issue 30): its conditions and thresholds decide.
+  if (plan.templateType === 'crypto') {
     const { priceChangeThreshold, volatilityThreshold } = plan.parameters;
     rules.push(priceChangeRule(s, priceChangeThreshold), volatilityRule(s, volatilityThreshold), volumeRule(s, CRYPTO_VOLUME_FACTOR, 'Volume surge'));
   }

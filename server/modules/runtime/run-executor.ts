@@ -14,6 +14,7 @@ import {
   tooFewCandlesError,
 } from '../../../contracts/market.ts';
 import type { Db } from '../../db/client.ts';
+import { WATCHLIST_MAX, watchedMarketLabel } from '../../../contracts/watchlist.ts';
 import { MarketDataError } from '../../integrations/market/candle-source.ts';
 import { OnChainError, type OnChainSource } from '../../integrations/onchain/onchain-source.ts';
 import type { CandleSeries, MarketData } from '../market/market-data.ts';
@@ -28,6 +29,8 @@ import {
   type ThresholdCondition,
 } from './evaluate.ts';
 import { planRun, RunNotPossible, type RunPlan } from './run-plan.ts';
+import { conditionCandles, decideConditions, preparedConditions, type ConditionNotice } from './run-conditions.ts';
+import type { TConditionOutcome, TNotifiedCondition } from '../../../contracts/condition-outcomes.ts';
 import { extendLeases, failedRunsInARow, finishRun, finishRuns, startRuns, type RunAgent, type RunOutcome, type StartedRun } from './runtime.repo.ts';
 import { isStale, staleSentence } from './freshness.ts';
 import { zoneOr } from '../../../contracts/time-zone.ts';
@@ -41,12 +44,15 @@ type AlertsInput = NotifyTarget & {
   /** The agent's "Explain alerts" choice, and the run's recorded markets the brief reads (docs/decisions/0044). */
   brief: TAlertBriefChoice | null;
   recorded: Array<{ market: string; result: TMarketResult }>;
+  /** The owner's conditions the run notifies, and their trigger state after it (docs/decisions/0073). */
+  conditionsMet: TNotifiedCondition[];
+  conditionStates: Array<{ agentId: string; conditionId: string; market: string; lastNotifiedAt: Date; lastNotifiedCandle: number; disarm: boolean }>;
 };
 
 /** What the runtime needs from the notifications module (dedupe, in-app rows, emails). */
 export type AlertSink = {
   /** The alerts of a batch's runs, stored in one transaction (an agent's runs decided in order); never throws for one run's trouble. */
-  applyAlertsMany(inputs: readonly AlertsInput[]): Promise<unknown>;
+  applyAlertsMany(inputs: readonly AlertsInput[]): Promise<ReadonlyArray<{ held: boolean }>>;
   /** The agent's health after a run: failing (with its reason and failed runs in a row) or not. */
   applyHealth(input: NotifyTarget & { failing: { reason: string; failedRuns: number } | null }): Promise<unknown>;
 };
@@ -90,6 +96,15 @@ export function marketsOf(plan: RunPlan, marketData: MarketData): Market[] {
       .map((s) => s.trim().toUpperCase())
       .filter((s) => /^[A-Z0-9.^=-]{1,12}$/.test(s));
     return [...new Set(symbols)].slice(0, MAX_STOCK_SYMBOLS).map((symbol) => ({ label: symbol, source: 'yahoo', symbol, timeframe }));
+  }
+  if (plan.templateType === 'custom') {
+    // Each market of the watchlist as its template names it: stocks from Yahoo, pairs on their exchange.
+    return plan.watchlist.slice(0, WATCHLIST_MAX).map((market) => ({
+      label: watchedMarketLabel(market),
+      source: market.kind === 'stock' ? 'yahoo' : market.exchange,
+      symbol: market.symbol,
+      timeframe,
+    }));
   }
   const { token, exchanges } = plan.parameters;
   return exchanges.flatMap((name) => {
@@ -198,13 +213,17 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
     return { result, thresholds: evaluation.thresholds };
   }
 
-  async function evaluate(agent: RunAgent, runId: number, previous: ReadonlyMap<string, number>, tick: string) {
+  async function evaluate(agent: RunAgent, runId: number, previous: ReadonlyMap<string, number>, tick: string, stateOf: StartedRun['conditionState']) {
     const plan = planRun(agent.templateId, agent.config);
     const markets = marketsOf(plan, marketData);
     if (markets.length === 0) throw new RunNotPossible('No market to watch: check the symbols or exchanges.');
     const onChainInput = plan.templateType === 'crypto' ? await onChainFor(plan.parameters, tick) : ({ configured: false } as const);
-    const limit = candlesNeeded(plan);
+    const agentTimeframe = TEMPLATE_TIMEFRAMES[plan.parameters.timeframe];
+    // Every timeframe the conditions read, with the warm-up each needs (none without conditions).
+    const conditionNeeds = plan.conditions.length > 0 ? conditionCandles(plan.conditions, agentTimeframe) : new Map<TCandleTimeframe, number>();
+    const limit = Math.max(candlesNeeded(plan), conditionNeeds.get(agentTimeframe) ?? 0);
     const onChainRules = onChainOutcomes(plan, onChainInput);
+    const notices: ConditionNotice[] = [];
 
     const conditions: Array<ThresholdCondition & { market: string }> = [];
     const failures: ReadFailure[] = onChainInput.configured && !onChainInput.ok ? [{ market: 'on-chain', failure: onChainInput.failure, cause: onChainInput.cause }] : [];
@@ -227,7 +246,11 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
           }
           const shared = marketResultOf(plan, m, series, onChainRules);
           conditions.push(...shared.thresholds.map((t) => ({ ...t, market: m.label })));
-          return shared.result;
+          if (plan.conditions.length === 0) return shared.result;
+          // The owner's conditions are this agent's own (their trigger state is): its own copy of the shared result.
+          const decided = await marketConditions(plan, agentTimeframe, conditionNeeds, m, series.candles, tick, agent.id, stateOf);
+          notices.push(...decided.notified);
+          return { ...shared.result, conditions: decided.outcomes };
         } catch (err) {
           if (!(err instanceof MarketDataError)) logger.error({ err, runId, agentId: agent.id, market: m.label }, 'market evaluation failed');
           const failure = err instanceof MarketDataError ? err.failure : 'internal';
@@ -251,7 +274,39 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
     };
     const allFailed = results.every((r) => !r.ok);
     const recorded = markets.map((m, i) => ({ market: m.label, result: results[i]! }));
-    return { result, prices, conditions, recorded, failures, allFailed, error: allFailed ? runError(results, zoneOr(agent.ownerTimeZone)) : null };
+    return { result, prices, conditions, notices, recorded, failures, allFailed, error: allFailed ? runError(results, zoneOr(agent.ownerTimeZone)) : null };
+  }
+
+  /**
+   * The conditions on one market: the longer timeframes' candles read through the candle cache
+   * (shared by the tick's agents), the conditions prepared once per candles, and each decided with
+   * its stored trigger state. A longer timeframe that cannot be read leaves the clauses reading it
+   * undecided ('insufficient data'), never the run failed.
+   */
+  async function marketConditions(
+    plan: RunPlan,
+    agentTimeframe: TCandleTimeframe,
+    needs: ReadonlyMap<TCandleTimeframe, number>,
+    m: Market,
+    candles: readonly TCandle[],
+    tick: string,
+    agentId: string,
+    stateOf: StartedRun['conditionState'],
+  ) {
+    const series = new Map<TCandleTimeframe, readonly TCandle[]>([[agentTimeframe, candles]]);
+    await Promise.all(
+      [...needs].map(async ([timeframe, limit]) => {
+        if (timeframe === agentTimeframe) return;
+        try {
+          series.set(timeframe, (await marketData.getCandles({ source: m.source, symbol: m.symbol, timeframe, limit }, tick)).candles);
+        } catch (err) {
+          logger.warn({ err, agentId, market: m.label, timeframe }, 'a timeframe the conditions read could not be read');
+          series.set(timeframe, []);
+        }
+      }),
+    );
+    const prepared = preparedConditions(plan.conditions, agentTimeframe, series);
+    return decideConditions({ conditions: plan.conditions, agentTimeframe, prepared, market: m.label, stateOf, now: now().getTime() });
   }
 
   /**
@@ -279,7 +334,7 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
   async function evaluateRun(run: StartedRun & { agent: RunAgent }): Promise<Evaluated> {
     try {
       const tick = tickOf(run.scheduledFor ?? run.startTime);
-      return { run, ok: true, outcome: await evaluate(run.agent, run.id, run.previousPrices, tick) };
+      return { run, ok: true, outcome: await evaluate(run.agent, run.id, run.previousPrices, tick, run.conditionState) };
     } catch (err) {
       logger.warn({ err, runId: run.id, agentId: run.agent.id }, 'agent run failed');
       return { run, ok: false, error: err instanceof RunNotPossible ? err.message : RUN_FAILED_ERROR };
@@ -311,16 +366,24 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
       // Alerts first: once the run shows as finished, what it alerted is stored too, so the
       // agent's next run (a run-now can follow at once) reads the alert states this run left.
       const alerting: AlertsInput[] = [];
+      const notified: TConditionOutcome[][] = [];
       for (const e of evaluated) {
         if (!e.ok) continue;
         // The user reads one sentence per failure; what the provider said is here, with the ids.
         if (e.outcome.failures.length > 0) logger.warn({ runId: e.run.id, agentId: e.run.agent.id, failures: e.outcome.failures }, 'agent run could not read some of its data');
-        const input = alertsInput(e.run.agent, e.run.id, e.outcome.conditions, e.outcome.recorded, e.run.activeAlerts);
-        if (input) alerting.push(input);
+        const input = alertsInput(e.run.agent, e.run.id, e.outcome.conditions, e.outcome.recorded, e.run.activeAlerts, e.outcome.notices);
+        if (input) {
+          alerting.push(input);
+          notified.push(e.outcome.notices.map((n) => n.outcome));
+        }
       }
       if (alerting.length > 0) {
         try {
-          await alerts.applyAlertsMany(alerting);
+          const applied = await alerts.applyAlertsMany(alerting);
+          // Conditions the agent's hourly cap held back are recorded as 'held' in Run History.
+          applied.forEach((a, i) => {
+            if (a.held) for (const outcome of notified[i]!) outcome.delivery = 'held';
+          });
         } catch (err) {
           // The runs are recorded; alerts that could not be stored are logged, never failed runs.
           logger.error({ err, runs: alerting.map((a) => a.runId) }, 'could not record alerts');
@@ -431,13 +494,23 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
     all: Array<ThresholdCondition & { market: string }>,
     recorded: Array<{ market: string; result: TMarketResult }>,
     active: ReadonlySet<string>,
+    notices: readonly ConditionNotice[],
   ): AlertsInput | null {
     const conditions = all.filter((c) => c.firing || active.has(`${c.market}|${c.thresholdType}`));
-    // Every (market, type) still firing and already marked (read when the run was taken): the
-    // notifications would change nothing.
+    // Every (market, type) still firing and already marked (read when the run was taken), and no
+    // condition of the owner's to notify: the notifications would change nothing.
     const firing = new Set(conditions.filter((c) => c.firing).map((c) => `${c.market}|${c.thresholdType}`));
-    if (conditions.every((c) => firing.has(`${c.market}|${c.thresholdType}`) && active.has(`${c.market}|${c.thresholdType}`))) return null;
+    if (notices.length === 0 && conditions.every((c) => firing.has(`${c.market}|${c.thresholdType}`) && active.has(`${c.market}|${c.thresholdType}`))) return null;
     return {
+      conditionsMet: notices.map((n) => n.notice),
+      conditionStates: notices.map((n) => ({
+        agentId: agent.id,
+        conditionId: n.notice.conditionId,
+        market: n.notice.market,
+        lastNotifiedAt: new Date(n.state.lastNotifiedAt!),
+        lastNotifiedCandle: n.state.lastNotifiedCandle!,
+        disarm: n.disarm,
+      })),
       ...notifyTarget(agent, runId),
       conditions: conditions.map((c) => ({ market: c.market, thresholdType: c.thresholdType, firing: c.firing, value: c.value, limit: c.limit, message: c.message })),
       brief: agent.config.notifications.brief ?? null,

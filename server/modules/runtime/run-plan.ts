@@ -2,12 +2,16 @@ import type { z } from 'zod';
 import { parameterProblems } from '../../../contracts/agent-parameters.ts';
 import {
   ZCryptoMonitorParameters,
+  ZCustomMonitorParameters,
   ZStockScannerParameters,
   type TAgentConfig,
   type TCryptoMonitorParameters,
+  type TCustomMonitorParameters,
   type TStockScannerParameters,
   type TThreshold,
 } from '../../../contracts/agents.ts';
+import type { TCondition } from '../../../contracts/conditions.ts';
+import type { TWatchedMarket } from '../../../contracts/watchlist.ts';
 
 /**
  * What a run works from: its template's rule set and the agent's parameters, parsed once per run
@@ -15,9 +19,16 @@ import {
  * of its own. A configuration that does not parse (stored before its template changed, or
  * edited outside the API) fails the run with a sentence that names the parameters.
  */
-export type RunPlan =
-  | { templateType: 'stock'; parameters: TStockScannerParameters; thresholds: TThreshold[] }
-  | { templateType: 'crypto'; parameters: TCryptoMonitorParameters; thresholds: TThreshold[] };
+export type RunPlan = (
+  | { templateType: 'stock'; parameters: TStockScannerParameters }
+  | { templateType: 'crypto'; parameters: TCryptoMonitorParameters }
+  /** The Custom Monitor (issue 30): no fixed signals; its markets are its watchlist. */
+  | { templateType: 'custom'; parameters: TCustomMonitorParameters; watchlist: TWatchedMarket[] }
+) & {
+  thresholds: TThreshold[];
+  /** The owner's own conditions (docs/decisions/0071); none for configurations stored before them. */
+  conditions: TCondition[];
+};
 
 /** A run that cannot start for a reason the user can fix; its message is ours and shown as is. */
 export class RunNotPossible extends Error {}
@@ -35,11 +46,14 @@ function parse<T>(schema: z.ZodType<T>, config: TAgentConfig): T {
 
 export function planRun(templateId: string, config: TAgentConfig): RunPlan {
   const thresholds = config.notifications.thresholds;
+  const conditions = config.conditions ?? [];
   switch (templateId) {
     case 'stock-market-scanner':
-      return { templateType: 'stock', parameters: parse(ZStockScannerParameters, config), thresholds };
+      return { templateType: 'stock', parameters: parse(ZStockScannerParameters, config), thresholds, conditions };
     case 'crypto-market-monitor':
-      return { templateType: 'crypto', parameters: parse(ZCryptoMonitorParameters, config), thresholds };
+      return { templateType: 'crypto', parameters: parse(ZCryptoMonitorParameters, config), thresholds, conditions };
+    case 'custom-monitor':
+      return { templateType: 'custom', parameters: parse(ZCustomMonitorParameters, config), thresholds, conditions, watchlist: config.watchlist ?? [] };
     default:
       throw new RunNotPossible(`The template ${templateId} has no runtime.`);
   }
@@ -53,5 +67,5 @@ export function planRun(templateId: string, config: TAgentConfig): RunPlan {
  */
 export function candleKeyOf(templateId: string, config: TAgentConfig): string {
   const p = (config.parameters ?? {}) as Record<string, unknown>;
-  return JSON.stringify([templateId, p.timeframe, p.token, p.exchanges, p.symbols, p.movingAveragePeriod]);
+  return JSON.stringify([templateId, p.timeframe, p.token, p.exchanges, p.symbols, p.movingAveragePeriod, config.watchlist]);
 }

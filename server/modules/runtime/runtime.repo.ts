@@ -4,6 +4,7 @@ import type { TRunResult } from '../../../contracts/market.ts';
 import type { Db } from '../../db/client.ts';
 import { agentRuns, agents, alertStates, users } from '../../db/schema.ts';
 import { retryOnDeadlock } from '../../lib/db-errors.ts';
+import { storedStatesSql, triggerStates, type ConditionTriggerState, type StoredConditionStates } from './condition-states.ts';
 
 export type DueAgent = { id: string; templateId: string; config: TAgentConfig; nextRunAt: Date };
 
@@ -70,6 +71,8 @@ export type StartedRun = {
   previousPrices: Map<string, number>;
   /** The agent's conditions firing now, keyed `market|thresholdType` (alert_states). */
   activeAlerts: Set<string>;
+  /** Each of the agent's conditions' trigger state on a market (condition_states, condition_controls; docs/decisions/0073). */
+  conditionState: (conditionId: string, market: string) => ConditionTriggerState;
 };
 
 type StartedRow = {
@@ -85,6 +88,7 @@ type StartedRow = {
   time_zone: string | null;
   previous: Record<string, number> | null;
   alerts: string[] | null;
+  condition_states: StoredConditionStates | string | null;
 };
 
 /**
@@ -113,7 +117,10 @@ export async function startRuns(db: Db, runIds: readonly number[], now: Date, le
          from ${agentRuns} p
          where p.agent_id = started.agent_id and p.status = 'success' and p.id < started.id
          order by p.id desc limit 1) as previous,
-        (select array_agg(s.market || '|' || s.threshold_type) from ${alertStates} s where s.agent_id = started.agent_id) as alerts
+        (select array_agg(s.market || '|' || s.threshold_type) from ${alertStates} s where s.agent_id = started.agent_id) as alerts,
+        -- Only agents with conditions have their state: the usual agent pays nothing for it.
+        case when jsonb_typeof(a.config->'conditions') = 'array' and jsonb_array_length(a.config->'conditions') > 0
+          then ${storedStatesSql(sql`started.agent_id`)} end as condition_states
       from started left join ${agents} a on a.id = started.agent_id left join ${users} u on u.id = a.owner_id`),
   );
   const order = new Map(runIds.map((id, i) => [id, i]));
@@ -137,6 +144,7 @@ function toStartedRun(row: StartedRow): StartedRun {
         : { id: row.agent_id, ownerId: row.owner_id, name: row.name!, templateId: row.template_id!, config: row.config!, ownerEmail: row.email!, ownerTimeZone: row.time_zone },
     previousPrices: new Map(Object.entries(row.previous ?? {}).map(([market, price]) => [market, Number(price)])),
     activeAlerts: new Set(row.alerts ?? []),
+    conditionState: triggerStates(typeof row.condition_states === 'string' ? (JSON.parse(row.condition_states) as StoredConditionStates) : row.condition_states),
   };
 }
 

@@ -23,6 +23,7 @@ function notification(overrides: Partial<TNotification>): TNotification {
     market: 'BTC/USDT on binance',
     thresholdType: 'rsi_overbought',
     alerts: [],
+    conditions: [],
     title: 'RSI overbought',
     message: 'RSI 78.2 is above 70.',
     createdAt: minutesAgo(5),
