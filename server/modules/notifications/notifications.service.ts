@@ -492,7 +492,7 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
     events.publish(input.userId, { type: 'notification', action: 'created', notificationId: created.id, agentId: input.agentId });
     if (created.briefStatus === 'pending' && briefs) {
       const deliveries = await scheduleDeliveries(created, input.channelIds ?? [], true);
-      const settled = await queueBrief(created, briefFacts(created.agentName, created.alerts, input.recorded ?? []), briefs);
+      const settled = await queueBrief(created, briefFacts(created.agentName, created.alerts, input.recorded ?? [], created.conditions), briefs);
       return toApiNotification(settled ?? created, deliveries);
     }
     const stored = created.emailStatus === 'pending' ? await queueEmail(created) : created;
