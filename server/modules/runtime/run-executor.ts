@@ -31,7 +31,7 @@ import {
 import { planRun, RunNotPossible, type RunPlan } from './run-plan.ts';
 import { conditionCandles, decideConditions, preparedConditions, type ConditionNotice } from './run-conditions.ts';
 import type { TConditionOutcome, TNotifiedCondition } from '../../../contracts/condition-outcomes.ts';
-import { extendLeases, failedRunsInARow, finishRun, finishRuns, startRuns, type RunAgent, type RunOutcome, type StartedRun } from './runtime.repo.ts';
+import { extendLeases, failedRunsInARow, finishRun, finishRuns, startRuns, withConditions, type RunAgent, type RunOutcome, type StartedRun } from './runtime.repo.ts';
 import { isStale, staleSentence } from './freshness.ts';
 import { zoneOr } from '../../../contracts/time-zone.ts';
 import { NO_EVENTS, type EventPublisher } from '../../lib/live-events.ts';
@@ -250,7 +250,7 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
           // The owner's conditions are this agent's own (their trigger state is): its own copy of the shared result.
           const decided = await marketConditions(plan, agentTimeframe, conditionNeeds, m, series.candles, tick, agent.id, stateOf);
           notices.push(...decided.notified);
-          return { ...shared.result, conditions: decided.outcomes };
+          return withConditions(shared.result, decided.outcomes);
         } catch (err) {
           if (!(err instanceof MarketDataError)) logger.error({ err, runId, agentId: agent.id, market: m.label }, 'market evaluation failed');
           const failure = err instanceof MarketDataError ? err.failure : 'internal';
