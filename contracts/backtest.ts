@@ -63,17 +63,22 @@ export const ZForwardStats = z.object({
 });
 export type TForwardStats = z.infer<typeof ZForwardStats>;
 
-/** One decision rule ('signal') or one alert threshold, over the period. */
+/** One decision rule ('signal'), one alert threshold or one of the owner's conditions, over the period. */
 export const ZBacktestRow = z.object({
-  kind: z.enum(['signal', 'alert']),
-  /** Signals: the rule's name ('RSI extreme'); alerts: 'threshold-{index in the config}'. */
+  kind: z.enum(['signal', 'alert', 'condition']),
+  /** Signals: the rule's name ('RSI extreme'); alerts: 'threshold-{index in the config}';
+   * conditions: 'condition-{its id}'. */
   key: z.string(),
-  /** For people: 'RSI extreme', or the alert's label and limit ('Price change > 5%'). */
+  /** For people: 'RSI extreme', the alert's label and limit ('Price change > 5%'), or the
+   * condition's title (its name, else its plain words). */
   label: z.string(),
-  /** Candles on which it fired. */
+  /** Candles on which it fired (a condition: on which it was met). */
   fired: z.number().int(),
   /** Alerts: events the live agent would have notified (a firing after one that did not fire,
-   * as alert_states makes it: once per event until it clears). Signals notify nobody: null. */
+   * as alert_states makes it: once per event until it clears). Conditions: the met candles its
+   * trigger would have notified ('once' notifies once; a cooldown holds the ones too close to
+   * the last; on history every candle is closed, so once per candle and once per candle close
+   * read alike; decision 0072). Signals notify nobody: null. */
   notifications: z.number().int().nullable(),
   /** One entry per FORWARD_HORIZONS, in that order. */
   forward: z.array(ZForwardStats),
@@ -87,9 +92,11 @@ export const ZBacktestFiring = z.object({
   time: z.number(),
   price: z.number(),
   direction: ZDirection,
-  /** What the live run would have recorded: the rule's detail, or the alert's text. */
+  /** What the live run would have recorded: the rule's detail, the alert's text, or the
+   * condition's clauses with the values of their sides. */
   detail: z.string(),
-  /** Alerts: this firing started an event, so the live agent would have notified it. */
+  /** Alerts: this firing started an event; conditions: the trigger let it through. Either way
+   * the live agent would have notified it. */
   notified: z.boolean(),
   /** Close-to-close change in % after each of FORWARD_HORIZONS candles; null past the end. */
   forward: z.array(z.number().nullable()),
@@ -161,8 +168,9 @@ export const ZBacktestResult = z.object({
   notTested: z.array(z.object({ name: z.string(), reason: z.string() })),
   /** Each signal and alert over every market, as the markets' rows are. */
   summary: z.array(ZBacktestRow),
-  /** One notification per run that raised at least one new alert, as the live agent sends, after
-   * its per-hour cap (decision 0041): what the owner would have received. */
+  /** One notification per run that raised at least one new alert or notified a condition (its
+   * trigger let it through), as the live agent sends, after its per-hour cap (decision 0041):
+   * what the owner would have received. */
   notifications: z.object({
     /** Alert notifications sent plus alert storm notices. */
     total: z.number().int(),

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { AGENT_TEMPLATES, defaultAgentConfig, type TAgentConfig, type TAgentTemplate } from '../../../contracts/agents.ts';
 import { BACKTEST_FIRINGS_LISTED, ZBacktestResult, type TBacktestMarket, type TBacktestResult, type TBacktestRow } from '../../../contracts/backtest.ts';
-import type { TCandle } from '../../../contracts/market.ts';
+import { ZCondition, type TClause, type TCondition, type TTrigger } from '../../../contracts/conditions.ts';
+import type { TCandle, TCandleTimeframe } from '../../../contracts/market.ts';
 import { candlesNeeded } from '../runtime/evaluate.ts';
 import { planRun } from '../runtime/run-plan.ts';
 import { historyNeeded, NOT_TESTED_REASON, runBacktest, type BacktestMarketInput } from './backtest-engine.ts';
@@ -40,7 +41,7 @@ function market(series: TCandle[], label = 'BTC/USDT on binance'): BacktestMarke
 function backtest(
   plan: ReturnType<typeof planOf>,
   markets: Parameters<typeof runBacktest>[0]['markets'],
-  options: { candles?: number; timeZone?: string; maxPerHour?: number } = {},
+  options: { candles?: number; timeZone?: string; maxPerHour?: number; conditions?: TCondition[] } = {},
 ): TBacktestResult {
   const result = runBacktest({
     templateId: plan.templateType === 'stock' ? stockTemplate.id : cryptoTemplate.id,
@@ -49,6 +50,7 @@ function backtest(
     timeZone: options.timeZone ?? 'UTC',
     channels: { email: true, inApp: true },
     ...(options.maxPerHour === undefined ? {} : { maxPerHour: options.maxPerHour }),
+    ...(options.conditions === undefined ? {} : { conditions: options.conditions }),
     markets,
   });
   // Every answer is what the contract says the API sends.
@@ -319,5 +321,89 @@ describe('stock signals, markets and limits', () => {
   it('says so when any market is simulated', () => {
     const result = backtest(cryptoPlan([]), [{ ...market(candles([100, 101, 102])), simulated: true }]);
     expect(result.simulated).toBe(true);
+  });
+});
+
+describe("the owner's conditions on history (issue 30)", () => {
+  let ids = 0;
+  const condition = (clauses: TClause[], trigger: TTrigger, name?: string): TCondition =>
+    ZCondition.parse({ id: `00000000-0000-4000-8000-${String(++ids).padStart(12, '0')}`, ...(name ? { name } : {}), when: { kind: 'group', join: 'all', clauses }, trigger });
+  const close = { indicator: 'close' } as const;
+  const level = { indicator: 'number', value: 105 } as const;
+  // 30 hours at 100, 5 at 110, 5 at 100, 5 at 110: above 105 on candles 30-34 and 40-44.
+  const series = candles([...Array(30).fill(100), ...Array(5).fill(110), ...Array(5).fill(100), ...Array(5).fill(110)]);
+
+  it('firings, notifications after each trigger and cooldown, forward returns, markers and the notifications count', () => {
+    const crosses = condition([{ kind: 'clause', left: close, operator: 'crosses-above', right: level }], { mode: 'once-per-close' }, 'Breakout');
+    const once = condition([{ kind: 'clause', left: close, operator: 'above', right: level }], { mode: 'once' });
+    // A cooldown of 3 hours, decided at each candle's close: notified at 30 (closes 31:00), held at
+    // 31 and 32 (32:00, 33:00 are within 3 h), notified at 33 (34:00 = 31:00 + 3 h), then 40 and 43.
+    const cooled = condition([{ kind: 'clause', left: close, operator: 'above', right: level }], { mode: 'once-per-candle', cooldownMinutes: 180 });
+    const result = backtest(cryptoPlan([]), [market(series)], { conditions: [crosses, once, cooled] });
+    const m = okMarket(result);
+    expect(rowOf(m, `condition-${crosses.id}`)).toMatchObject({ kind: 'condition', label: 'Breakout', fired: 2, notifications: 2 });
+    expect(rowOf(m, `condition-${once.id}`)).toMatchObject({ kind: 'condition', label: 'close is above 105', fired: 10, notifications: 1 });
+    expect(rowOf(m, `condition-${cooled.id}`)).toMatchObject({ fired: 10, notifications: 4 });
+    const cooledFirings = m.firings.filter((f) => f.key === `condition-${cooled.id}`);
+    expect(cooledFirings.filter((f) => f.notified).map((f) => f.time / HOUR)).toEqual([30, 33, 40, 43]);
+    // Forward returns after 1, 5, 20 candles from the crossing at 30 (110): 110, 100, past the end (44 is the last).
+    const crossing = m.firings.find((f) => f.key === `condition-${crosses.id}`)!;
+    expect(crossing).toMatchObject({ time: 30 * HOUR, price: 110, direction: 'up', notified: true, detail: 'close crosses above 105: close 110 (before 100)' });
+    expect(crossing.forward).toEqual([0, expect.closeTo(-9.0909, 3), null]);
+    expect(rowOf(m, `condition-${crosses.id}`).forward[0]).toMatchObject({ horizon: 1, count: 2, average: 0 });
+    // Markers carry the condition's title.
+    expect(m.chart.markers.filter((k) => k.rule === 'Breakout').map((k) => k.time / HOUR)).toEqual([30, 40]);
+    // One notification per candle that notified anything: 30, 33, 40, 43.
+    expect(result.notifications.total).toBe(4);
+    expect(rowOf(result, `condition-${once.id}`)).toMatchObject({ fired: 10, notifications: 1 });
+  });
+
+  it("'Only once' disarms the condition on every market, as live: the first run it is met in notifies, on each market met in it", () => {
+    const once = condition([{ kind: 'clause', left: close, operator: 'above', right: level }], { mode: 'once' });
+    // Above 105 on BTC from candle 5, on ETH from candle 3, on SOL from candle 3 too.
+    const btc = candles([...Array(5).fill(100), ...Array(5).fill(110)]);
+    const eth = candles([...Array(3).fill(100), ...Array(7).fill(110)]);
+    const result = backtest(cryptoPlan([]), [market(btc), market(eth, 'ETH/USDT on binance'), market(eth, 'SOL/USDT on binance')], { conditions: [once] });
+    expect([0, 1, 2].map((k) => rowOf(okMarket(result, k), `condition-${once.id}`))).toMatchObject([
+      { fired: 5, notifications: 0 },
+      { fired: 7, notifications: 1 },
+      { fired: 7, notifications: 1 },
+    ]);
+    expect(okMarket(result, 1).firings.filter((f) => f.notified).map((f) => f.time / HOUR)).toEqual([3]);
+    // One run notified (both markets' candles at 3:00 are one run).
+    expect(result.notifications.total).toBe(1);
+  });
+
+  it("'once' on markets met in the same run notifies each; a condition's flood counts toward the day", () => {
+    const always = condition([{ kind: 'clause', left: close, operator: 'above', right: { indicator: 'number', value: 0 } }], { mode: 'once-per-close' });
+    const once = condition([{ kind: 'clause', left: close, operator: 'above', right: { indicator: 'number', value: 0 } }], { mode: 'once' });
+    const day = candles(Array(48).fill(100));
+    const result = backtest(cryptoPlan([]), [market(day), market(day, 'ETH/USDT on binance')], { conditions: [always, once], maxPerHour: 1000, candles: 48 });
+    expect(rowOf(result, `condition-${once.id}`)).toMatchObject({ notifications: 2 });
+    // A run needs two candles, so candles 1..47 of each market are evaluated.
+    expect(rowOf(result, `condition-${always.id}`)).toMatchObject({ fired: 94, notifications: 94 });
+    // One notification per candle (both markets' runs are one run): 23 and 24 a day, over the flood line.
+    expect(result.notifications).toMatchObject({ total: 47, days: 2, floodDays: 2, worstDay: { date: '1970-01-02', count: 24 } });
+  });
+
+  it('an expired condition fires on history but notifies only before its expiry', () => {
+    const expiring = condition([{ kind: 'clause', left: close, operator: 'above', right: level }], { mode: 'once-per-close', expiresAt: new Date(33 * HOUR).toISOString() });
+    const m = okMarket(backtest(cryptoPlan([]), [market(series)], { conditions: [expiring] }));
+    // Candles 30, 31 close at 31:00 and 32:00 (before 33:00); 32 closes at 33:00, expired.
+    expect(m.firings.filter((f) => f.notified).map((f) => f.time / HOUR)).toEqual([30, 31]);
+    expect(rowOf(m, `condition-${expiring.id}`)).toMatchObject({ fired: 10, notifications: 2 });
+  });
+
+  it('a longer timeframe counts from the agent candle on which it closes', () => {
+    // Hourly candles over three days from 00:00; daily candles closing at 100, 120, 90.
+    const hours = candles(Array(72).fill(110));
+    const days: TCandle[] = [100, 120, 90].map((c, d) => ({ time: d * 24 * HOUR, open: c, high: c, low: c, close: c, volume: 1 }));
+    const daily = condition([{ kind: 'clause', left: close, operator: 'above', right: { indicator: 'close', timeframe: '1d' } }], { mode: 'once-per-close' });
+    const input = { ...market(hours), longer: new Map<TCandleTimeframe, TCandle[]>([['1d', days]]) };
+    const m = okMarket(backtest(cryptoPlan([]), [input], { conditions: [daily] }));
+    // Day 0 counts from 23:00 (index 23, closing at 24:00): 110 > 100 until index 46; day 1 (120)
+    // counts from index 47: 110 < 120 until index 70; day 2 (90) from 71.
+    const fired = m.firings.filter((f) => f.key === `condition-${daily.id}`).map((f) => f.time / HOUR);
+    expect(fired).toEqual([...Array.from({ length: 24 }, (_, k) => 23 + k), 71]);
   });
 });

@@ -11,7 +11,10 @@ import {
   type TForwardStats,
   type THistoryCoverage,
 } from '../../../contracts/backtest.ts';
-import { tooFewCandlesError, type TCandle, type TCandleTimeframe, type TChartData, type TMarketSource } from '../../../contracts/market.ts';
+import { clausesOf, conditionTitle, sidesOf, type TCondition } from '../../../contracts/conditions.ts';
+import { tooFewCandlesError, TIMEFRAME_MS, type TCandle, type TCandleTimeframe, type TChartData, type TMarketSource } from '../../../contracts/market.ts';
+import { conditionCandlesNeeded, prepareConditions, type ConditionSeries, type PreparedConditions } from '../conditions/engine.ts';
+import { conditionStatus, decideTrigger, INITIAL_TRIGGER_STATE, type TriggerState } from '../conditions/trigger.ts';
 import { candlesNeeded, chartOf, MIN_CANDLES, onChainRulesWanted, prepareMarket, thresholdCondition, thresholdValuesFrom, type PreparedMarket } from '../runtime/evaluate.ts';
 import { MAX_PER_HOUR_DEFAULT } from '../../../contracts/agents.ts';
 import { CAP_WINDOW_MS, resumesAt } from '../notifications/alert-storm.ts';
@@ -21,8 +24,9 @@ import { median } from './statistics.ts';
 /**
  * "Test on history" (issue 16, decision records 0034 and 0035): each of a market's last N candles
  * evaluated as a live run whose latest candle it is, with the live code (`prepareMarket` and the
- * rules' `fires`, the alerts' `value`), and the alerts' once-per-event rule applied as the
- * notifications do live. Strings are built only for the firings listed.
+ * rules' `fires`, the alerts' `value`, the conditions' `met`), the alerts' once-per-event rule
+ * and the conditions' triggers applied as the notifications do live. Strings are built only for
+ * the firings listed.
  */
 
 export type BacktestMarketInput = {
@@ -33,6 +37,8 @@ export type BacktestMarketInput = {
   simulated: boolean;
   /** Oldest first, warm-up included; the last N (request.candles) are evaluated, or all when fewer arrived. */
   candles: readonly TCandle[];
+  /** The longer timeframes the conditions read, oldest first, covering the same period with their own warm-up. */
+  longer?: ConditionSeries;
   history: THistoryCoverage;
 };
 
@@ -46,6 +52,8 @@ export type BacktestInput = {
   channels: { email: boolean; inApp: boolean };
   /** The agent's notifications per hour (its config's, MAX_PER_HOUR_DEFAULT when unset). */
   maxPerHour?: number;
+  /** The owner's conditions (config.conditions), evaluated with their triggers. */
+  conditions?: readonly TCondition[];
   /** One per watched market, in the order of marketsOf(plan); a market whose history could not be read is passed as its failed entry. */
   markets: Array<BacktestMarketInput | FailedMarket>;
 };
@@ -57,15 +65,30 @@ export const NOT_TESTED_REASON = 'The on-chain source keeps no history to replay
  * plus `candles`. The warm-up is what a live run fetches less its own latest candle, so the first
  * evaluated candle is read on the very candles a live run would have read (decision 0035).
  */
-export function historyNeeded(plan: RunPlan, candles: number): number {
-  return candlesNeeded(plan) - 1 + candles;
+export function historyNeeded(plan: RunPlan, candles: number, conditions: readonly TCondition[] = [], timeframe?: TCandleTimeframe): number {
+  const conditionWarmUp = conditions.length > 0 && timeframe !== undefined ? (conditionCandlesNeeded(conditions, timeframe).get(timeframe) ?? 0) : 0;
+  return Math.max(candlesNeeded(plan), conditionWarmUp) - 1 + candles;
+}
+
+/**
+ * Candles to fetch of each longer timeframe the conditions read, for agent candles from
+ * `firstTime` (the oldest fetched) to `now`: the period in that timeframe's candles, plus the
+ * one forming, plus the warm-up its sides need before the first (conditionCandlesNeeded).
+ */
+export function longerHistoryNeeded(conditions: readonly TCondition[], timeframe: TCandleTimeframe, firstTime: number, now: number): Map<TCandleTimeframe, number> {
+  const wanted = new Map<TCandleTimeframe, number>();
+  for (const [longer, warmUp] of conditionCandlesNeeded(conditions, timeframe)) {
+    if (longer === timeframe) continue;
+    wanted.set(longer, Math.ceil(Math.max(0, now - firstTime) / TIMEFRAME_MS[longer]) + 1 + warmUp);
+  }
+  return wanted;
 }
 
 /** A row's firings' forward changes, for its statistics: per horizon, the changes that exist. */
 type ForwardTally = { changes: number[]; pointed: number; agreeing: number };
 
 type Row = {
-  kind: 'signal' | 'alert';
+  kind: TBacktestRow['kind'];
   key: string;
   label: string;
   fired: number;
@@ -87,13 +110,14 @@ const round = (value: number, digits = 4) => {
 };
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-function newRows(plan: RunPlan, prepared: PreparedMarket): Row[] {
+function newRows(plan: RunPlan, prepared: PreparedMarket, conditions: readonly TCondition[]): Row[] {
   const tallies = () => FORWARD_HORIZONS.map((): ForwardTally => ({ changes: [], pointed: 0, agreeing: 0 }));
   return [
     ...prepared.rules.map((rule): Row => ({ kind: 'signal', key: rule.name, label: rule.name, fired: 0, notifications: null, forward: tallies() })),
     ...plan.thresholds.map(
       (t, index): Row => ({ kind: 'alert', key: `threshold-${index}`, label: `${thresholdLabel(t.type)} > ${thresholdValueText(t.type, t.value)}`, fired: 0, notifications: 0, forward: tallies() }),
     ),
+    ...conditions.map((c): Row => ({ kind: 'condition', key: `condition-${c.id}`, label: conditionTitle(c), fired: 0, notifications: 0, forward: tallies() })),
   ];
 }
 
@@ -154,6 +178,20 @@ function forwardChange(close: Float64Array, i: number, horizon: number): number 
 
 type Replayed = { market: Extract<TBacktestMarket, { ok: true }>; rows: Row[]; notificationTimes: number[] };
 
+/** Per clause of a condition, in outcome order, which sides are numbers (their words say them already). */
+const numberSidesOf = (condition: TCondition) => clausesOf(condition.when).map(({ clause }) => sidesOf(clause).map((side) => side.indicator === 'number'));
+
+/** A met condition as a run records it, in a line: each clause's words and its sides' values at the candle (and before). */
+function conditionDetail(prepared: PreparedConditions, c: number, i: number, numberSides: readonly boolean[][]): string {
+  return prepared
+    .outcome(c, i)
+    .clauses.map(({ text, sides }, k) => {
+      const values = sides.filter((_, s) => !numberSides[k]![s]).map((side) => `${side.label} ${side.at ?? 'undefined'} (before ${side.before ?? 'undefined'})`);
+      return values.length === 0 ? text : `${text}: ${values.join(', ')}`;
+    })
+    .join('; ');
+}
+
 /**
  * One market's candles from `from` on, each as a live run whose latest candle it is: the rules'
  * decisions and the alerts' values (no strings), the alert states as run-executor's
@@ -161,16 +199,50 @@ type Replayed = { market: Extract<TBacktestMarket, { ok: true }>; rows: Row[]; n
  * that fire or were marked before the run, in applyAlerts' order),
  * then the texts of the latest BACKTEST_FIRINGS_LISTED firings.
  */
-function replayMarket(plan: RunPlan, input: BacktestMarketInput, evaluate: number): Replayed | FailedMarket {
+/** A market's series prepared for its replay: the plan's indicators and the conditions' sides, once each. */
+type PreparedReplay = { input: BacktestMarketInput; prepared: PreparedMarket; met: PreparedConditions | null; from: number };
+
+function prepareReplay(plan: RunPlan, input: BacktestMarketInput, evaluate: number, conditions: readonly TCondition[]): PreparedReplay | FailedMarket {
   const n = input.candles.length;
   const { label, symbol, source, simulated } = input;
   if (n < MIN_CANDLES) return { ok: false, label, symbol, source, simulated, failure: n === 0 ? 'no-data' : 'too-few-candles', error: tooFewCandlesError(n, MIN_CANDLES) };
-  const prepared = prepareMarket(plan, input.candles);
-  const rows = newRows(plan, prepared);
+  // The conditions on the agent's candles and the longer ones they read.
+  const met = conditions.length === 0 ? null : prepareConditions(conditions, input.timeframe, new Map([...(input.longer ?? []), [input.timeframe, input.candles]]));
+  // A live run needs MIN_CANDLES, so the first candle a run could end at is MIN_CANDLES - 1.
+  return { input, prepared: prepareMarket(plan, input.candles), met, from: Math.max(MIN_CANDLES - 1, n - evaluate) };
+}
+
+/**
+ * When each 'Only once' condition disarms itself: live, a condition is disarmed for every market
+ * at once (its per-market state holds only the last notification), so the first run in which it
+ * is met on any market notifies it there, on every market met in that run, and none later. The
+ * candle time of that run, per condition index; absent: never met while active.
+ */
+function onceDisarmTimes(conditions: readonly TCondition[], markets: readonly PreparedReplay[]): Map<number, number> {
+  const times = new Map<number, number>();
+  conditions.forEach((condition, c) => {
+    if (condition.trigger.mode !== 'once') return;
+    for (const { input, met, from } of markets) {
+      const candleMs = TIMEFRAME_MS[input.timeframe];
+      for (let i = from; i < input.candles.length; i++) {
+        const time = input.candles[i]!.time;
+        if ((times.get(c) ?? Infinity) <= time) break;
+        if (met!.met(c, i) === true && conditionStatus(condition.trigger, INITIAL_TRIGGER_STATE, time + candleMs) === 'active') {
+          times.set(c, time);
+          break;
+        }
+      }
+    }
+  });
+  return times;
+}
+
+function replayMarket(plan: RunPlan, { input, prepared, met, from }: PreparedReplay, conditions: readonly TCondition[], onceDisarmed: ReadonlyMap<number, number>): Replayed {
+  const n = input.candles.length;
+  const { label, symbol, source, simulated } = input;
+  const rows = newRows(plan, prepared, conditions);
   const { rules, close, candles } = prepared;
   const thresholds = plan.thresholds;
-  // A live run needs MIN_CANDLES, so the first candle a run could end at is MIN_CANDLES - 1.
-  const from = Math.max(MIN_CANDLES - 1, n - evaluate);
   const active = new Set<string>();
   const firing = new Array<boolean>(thresholds.length);
   const passed = new Array<boolean>(thresholds.length);
@@ -186,6 +258,12 @@ function replayMarket(plan: RunPlan, input: BacktestMarketInput, evaluate: numbe
   const groups = [...new Set(thresholds.map((t) => t.type))].map((type) => ({ type, members: thresholds.flatMap((t, k) => (t.type === type ? [k] : [])) }));
 
   const values = thresholdValuesFrom(prepared, from);
+
+  // A trigger state per condition in memory as the live one is stored for the market; each
+  // candle is decided at its close.
+  const states: TriggerState[] = conditions.map(() => INITIAL_TRIGGER_STATE);
+  const firstConditionRow = rules.length + thresholds.length;
+  const candleMs = TIMEFRAME_MS[input.timeframe];
 
   for (let i = from; i < n; i++) {
     for (let r = 0; r < rules.length; r++) {
@@ -222,6 +300,21 @@ function replayMarket(plan: RunPlan, input: BacktestMarketInput, evaluate: numbe
     for (let k = 0; k < thresholds.length; k++) {
       if (firing[k]) hit(rules.length + k, i, notified[k]!);
     }
+    for (let c = 0; met !== null && c < conditions.length; c++) {
+      if (met.met(c, i) !== true) continue;
+      const { trigger } = conditions[c]!;
+      const closedAt = candles[i]!.time + candleMs;
+      // Disarmed by a run before this one, on this market or another.
+      if (candles[i]!.time > (onceDisarmed.get(c) ?? Infinity)) states[c] = { ...states[c]!, disarmed: true };
+      let delivered = false;
+      if (conditionStatus(trigger, states[c]!, closedAt) === 'active') {
+        const decided = decideTrigger(trigger, states[c]!, candles[i]!.time, closedAt);
+        states[c] = decided.state;
+        delivered = decided.delivery === 'notified';
+      }
+      hit(firstConditionRow + c, i, delivered);
+      started ||= delivered;
+    }
     if (started) notificationTimes.push(candles[i]!.time);
   }
 
@@ -234,11 +327,13 @@ function replayMarket(plan: RunPlan, input: BacktestMarketInput, evaluate: numbe
     tally(rows[row]!, close, i, directionOf(row, i), hits.notified[h]!);
   }
   const firstListed = Math.max(0, count - BACKTEST_FIRINGS_LISTED);
+  const numberSides = conditions.map(numberSidesOf);
   const firings: TBacktestFiring[] = [];
   const markers: TChartData['markers'] = [];
   for (let h = firstListed; h < count; h++) {
     const [row, i] = [hits.row[h]!, hits.at[h]!];
-    const detail = row < rules.length ? rules[row]!.outcome(i).detail : thresholdCondition(prepared, row - rules.length, i, label)!.message;
+    const detail =
+      row < rules.length ? rules[row]!.outcome(i).detail : row < firstConditionRow ? thresholdCondition(prepared, row - rules.length, i, label)!.message : conditionDetail(met!, row - firstConditionRow, i, numberSides[row - firstConditionRow]!);
     firings.push({
       key: rows[row]!.key,
       time: candles[i]!.time,
@@ -332,7 +427,7 @@ function applyCap(times: readonly number[], maxPerHour: number): { delivered: nu
   return { delivered, held, stormNotices };
 }
 
-/** One notification per candle time that started an event on any market, after the cap, counted per day. */
+/** One notification per candle time that started an alert event or notified a condition on any market, after the cap, counted per day. */
 function notificationsOf(replayed: readonly Replayed[], timeZone: string, maxPerHour: number): TBacktestResult['notifications'] {
   if (replayed.length === 0) return { total: 0, maxPerHour, held: 0, stormNotices: 0, days: 0, perDay: 0, worstDay: null, floodDays: 0 };
   const dayOf = dayReader(timeZone);
@@ -363,9 +458,15 @@ function notificationsOf(replayed: readonly Replayed[], timeZone: string, maxPer
 /** The plan evaluated on each market's history as live runs would have, with what followed each firing. */
 export function runBacktest(input: BacktestInput): TBacktestResult {
   const { plan } = input;
-  const markets = input.markets.map((m) => ('ok' in m ? m : replayMarket(plan, m, input.candles)));
+  const conditions = input.conditions ?? [];
+  const preparedMarkets = input.markets.map((m) => ('ok' in m ? m : prepareReplay(plan, m, input.candles, conditions)));
+  const onceDisarmed = onceDisarmTimes(
+    conditions,
+    preparedMarkets.filter((m): m is PreparedReplay => !('ok' in m)),
+  );
+  const markets = preparedMarkets.map((m) => ('ok' in m ? m : replayMarket(plan, m, conditions, onceDisarmed)));
   const replayed = markets.filter((m): m is Replayed => !('ok' in m));
-  const template = newRows(plan, prepareMarket(plan, []));
+  const template = newRows(plan, prepareMarket(plan, []), conditions);
   const notTested = plan.templateType === 'crypto' ? onChainRulesWanted(plan.parameters).flatMap(([name, on]) => (on ? [{ name, reason: NOT_TESTED_REASON }] : [])) : [];
   return {
     templateId: input.templateId,

@@ -12,7 +12,8 @@ import { checkAgentRequest, fieldOf, validateAgentConfig } from '../agents/valid
 import type { MarketData } from '../market/market-data.ts';
 import { marketsOf } from '../runtime/run-executor.ts';
 import { planRun, type RunPlan } from '../runtime/run-plan.ts';
-import { historyNeeded, runBacktest, type BacktestMarketInput } from './backtest-engine.ts';
+import type { TCandle, TCandleTimeframe } from '../../../contracts/market.ts';
+import { historyNeeded, longerHistoryNeeded, runBacktest, type BacktestMarketInput } from './backtest-engine.ts';
 
 export type BacktestServiceDeps = {
   agents: Pick<AgentsService, 'get'>;
@@ -56,7 +57,9 @@ export function createBacktestService({ agents, marketData, logger, now = () => 
       const problem =
         plan.templateType === 'stock'
           ? { path: 'parameters.symbols', message: 'Symbols name no market to test: check the symbols' }
-          : { path: 'parameters.exchanges', message: 'Exchanges name no market to test: choose an exchange that is open' };
+          : plan.templateType === 'custom'
+            ? { path: 'watchlist', message: 'The watchlist names no market to test: add a market' }
+            : { path: 'parameters.exchanges', message: 'Exchanges name no market to test: choose an exchange that is open' };
       throw new AppError('BAD_REQUEST', 'Invalid request', [problem]);
     }
     if (markets.length * candles > BACKTEST_WORK_MAX) {
@@ -106,21 +109,28 @@ export function createBacktestService({ agents, marketData, logger, now = () => 
     userId: string;
   }): Promise<TBacktestResult> {
     const { plan, candles, signal } = input;
+    const conditions = input.config.conditions ?? [];
     const started = performance.now();
-    const wanted = historyNeeded(plan, candles);
     const markets = await Promise.all(
       input.markets.map(async (m): Promise<BacktestMarketInput | Extract<TBacktestMarket, { ok: false }>> => {
         const failed = (failure: keyof typeof MARKET_FAILURES, error: string = MARKET_FAILURES[failure]) =>
           ({ ok: false, label: m.label, symbol: m.symbol, source: m.source, simulated: false, failure, error }) as const;
         try {
           const history = await marketData.getHistory(
-            { source: m.source, symbol: m.symbol, timeframe: m.timeframe, candles: wanted },
+            { source: m.source, symbol: m.symbol, timeframe: m.timeframe, candles: historyNeeded(plan, candles, conditions, m.timeframe) },
             { signal, onProgress: (loaded, total) => input.onProgress(m.label, loaded, total) },
           );
           if (history.candles.length < MIN_CANDLES) {
             return { ...failed(history.candles.length === 0 ? 'no-data' : 'too-few-candles', tooFewCandlesError(history.candles.length, MIN_CANDLES)), simulated: history.simulated };
           }
-          return { label: m.label, symbol: m.symbol, source: m.source, timeframe: m.timeframe, simulated: history.simulated, candles: history.candles, history: history.coverage };
+          // The longer timeframes the conditions read, over the same period and their own warm-up,
+          // through the same market data as live runs (a failure fails the market, as live).
+          const longer = new Map<TCandleTimeframe, readonly TCandle[]>();
+          for (const [timeframe, count] of longerHistoryNeeded(conditions, m.timeframe, history.candles[0]!.time, now().getTime())) {
+            const more = await marketData.getHistory({ source: m.source, symbol: m.symbol, timeframe, candles: count }, { signal });
+            longer.set(timeframe, more.candles);
+          }
+          return { label: m.label, symbol: m.symbol, source: m.source, timeframe: m.timeframe, simulated: history.simulated, candles: history.candles, longer, history: history.coverage };
         } catch (err) {
           if (err instanceof MarketDataError) {
             if (!signal.aborted) logger.warn({ userId: input.userId, market: m.label, cause: err.logCause }, 'test on history could not read a market');
@@ -139,6 +149,7 @@ export function createBacktestService({ agents, marketData, logger, now = () => 
       timeZone: input.config.schedule.timeZone,
       channels: { email: input.config.notifications.email, inApp: input.config.notifications.inApp },
       maxPerHour: notificationsPerHour(input.config.notifications),
+      conditions,
       markets,
     });
     logger.info(

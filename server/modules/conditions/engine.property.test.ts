@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { OPERATOR_FIELDS, OPERATORS, ZCondition, type TClause, type TCondition, type TIndicatorOperand, type TOperand, type TOperator } from '../../../contracts/conditions.ts';
+import { clausesOf, OPERATOR_FIELDS, OPERATORS, sidesOf, ZCondition, type TClause, type TCondition, type TIndicatorOperand, type TOperand, type TOperator } from '../../../contracts/conditions.ts';
 import { TIMEFRAME_MS, type TCandle, type TCandleTimeframe } from '../../../contracts/market.ts';
-import { prepareConditions } from './engine.ts';
+import { aggregateCandles as aggregate } from '../../test/aggregate-candles.ts';
+import { conditionCandlesNeeded, latestClosedIndex, prepareConditions } from './engine.ts';
 
 /**
  * No look-ahead, proved on random series and random conditions: for every candle i, the
@@ -10,23 +11,6 @@ import { prepareConditions } from './engine.ts';
  * the agent's candles 0..i and, of each longer timeframe, the candles opened by then, the last
  * one still forming (aggregated from the base candles 0..i only, as it stood at that moment).
  */
-
-/** Base candles of `timeframe` aggregated into a longer one: one candle per period that has any. */
-function aggregate(base: readonly TCandle[], timeframe: TCandleTimeframe): TCandle[] {
-  const length = TIMEFRAME_MS[timeframe];
-  const out: TCandle[] = [];
-  for (const c of base) {
-    const time = Math.floor(c.time / length) * length;
-    const last = out[out.length - 1];
-    if (last && last.time === time) {
-      last.high = Math.max(last.high, c.high);
-      last.low = Math.min(last.low, c.low);
-      last.close = c.close;
-      last.volume += c.volume;
-    } else out.push({ ...c, time });
-  }
-  return out;
-}
 
 const LADDERS: Array<[TCandleTimeframe, TCandleTimeframe, TCandleTimeframe]> = [
   ['1h', '4h', '1d'],
@@ -102,6 +86,56 @@ describe('no look-ahead: on history equals live at every candle', () => {
           }
         }
       }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+/** Indicators whose value at a candle reads a fixed window, not the whole series before it (EMA, RSI, ATR and MACD are recursive). */
+const WINDOWED = new Set(['open', 'high', 'low', 'close', 'volume', 'change', 'sma', 'bollinger', 'stochastic', 'vwap']);
+
+describe('conditionCandlesNeeded is enough for a live run', () => {
+  it.each(LADDERS)('agent %s with %s and %s sides: every clause decides at the latest closed candle, as on the whole history', (agent, middle, long) => {
+    const timeframes = [agent, middle, long] as const;
+    const ms = TIMEFRAME_MS[agent];
+    fc.assert(
+      fc.property(
+        fc.array(conditionArb(timeframes), { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 0, max: 2000 }),
+        fc.integer({ min: 0, max: 1 }),
+        fc.integer({ min: 1, max: 1_000_000 }),
+        (conditions, offset, forming, seed) => {
+          const needed = conditionCandlesNeeded(conditions, agent);
+          // Enough base candles for the longest need, in agent candles, plus a day and some.
+          const length = Math.max(...[...needed].map(([t, n]) => Math.ceil((n * TIMEFRAME_MS[t]) / ms))) + Math.ceil(TIMEFRAME_MS['1d'] / ms) + offset;
+          let price = 100;
+          let r = seed;
+          const random = () => ((r = (r * 16807) % 2147483647) / 2147483647);
+          const start = Date.UTC(2026, 2, 1) + (offset % 97) * ms;
+          const base: TCandle[] = Array.from({ length }, (_, i) => {
+            const open = price;
+            // Never flat: RSI and the stochastic stay defined; volume never 0: VWAP does.
+            price *= 1 + (random() < 0.5 ? -1 : 1) * (0.001 + random() * 0.02);
+            return { time: start + i * ms, open, high: Math.max(open, price) * 1.001, low: Math.min(open, price) * 0.999, close: price, volume: 1 + Math.floor(random() * 100) };
+          });
+          // The live run at `now`: the latest candle still forming (or just closed), each
+          // timeframe cut to the candles conditionCandlesNeeded asks for.
+          const now = base.at(-1)!.time + (forming === 1 ? ms / 2 : ms);
+          const cut = (candles: TCandle[], t: TCandleTimeframe) => candles.slice(Math.max(0, candles.length - (needed.get(t) ?? 0)));
+          const live = new Map<TCandleTimeframe, TCandle[]>([[agent, cut(base, agent)]]);
+          for (const t of [middle, long]) if (needed.has(t)) live.set(t, cut(aggregate(base, t), t));
+          const prepared = prepareConditions(conditions, agent, live);
+          const e = latestClosedIndex(prepared.candles, agent, now);
+          const full = prepareConditions(conditions, agent, new Map([[agent, base], [middle, aggregate(base, middle)], [long, aggregate(base, long)]]));
+          const fullIndex = base.length - prepared.candles.length + e;
+          conditions.forEach((condition, c) => {
+            const outcome = prepared.outcome(c, e);
+            for (const clause of outcome.clauses) expect(clause.met, `${clause.text} at ${e} of ${prepared.candles.length}`).not.toBeNull();
+            const windowed = clausesOf(condition.when).every(({ clause }) => sidesOf(clause).every((side) => side.indicator === 'number' || WINDOWED.has(side.indicator)));
+            if (windowed) expect(outcome).toEqual(full.outcome(c, fullIndex));
+          });
+        },
+      ),
       { numRuns: 60 },
     );
   });

@@ -213,15 +213,15 @@ describe('helpers', () => {
     expect(latestClosedIndex(candles, '1h', T0 + HOUR - 1)).toBe(-1);
   });
 
-  it('conditionCandlesNeeded: warm-up + what the operator reads before + the forming candle, per timeframe', () => {
+  it('conditionCandlesNeeded: first defined index + what the operator reads before + 2, per timeframe', () => {
     const c = condition([
-      // SMA(200) on 1d is defined from index 199; a crossing reads one before; one may be forming: 201.
+      // SMA(200) on 1d is defined from index 199; a crossing reads one before: 199 + 1 + 2 = 202.
       clause({ left: close, operator: 'crosses-above', right: { indicator: 'sma', period: 200, timeframe: '1d' } }),
-      // RSI(14) defined from 14; rising for 3 reads 3 before: 14 + 3 + 1 = 18.
+      // RSI(14) defined from 14; rising for 3 reads 3 before: 14 + 3 + 2 = 19.
       clause({ left: { indicator: 'rsi', period: 14 }, operator: 'rising', candles: 3 }),
-      // VWAP on 1h reads the day so far: 23 before, + 1 + 1 = 25 (less than 18? no: more).
+      // VWAP on 1h reads the UTC day so far, 23 candles before the latest: 23 + 1 + 2 = 26.
       clause({ left: { indicator: 'vwap' }, operator: 'above', right: num(1) }),
     ]);
-    expect(Object.fromEntries(conditionCandlesNeeded([c], '1h'))).toEqual({ '1h': 25, '1d': 201 });
+    expect(Object.fromEntries(conditionCandlesNeeded([c], '1h'))).toEqual({ '1h': 26, '1d': 202 });
   });
 });

@@ -66,10 +66,12 @@ function warmUp(operand: TIndicatorOperand, timeframe: TCandleTimeframe): number
 const isWindowOperator = (clause: TClause) => clause.operator === 'rises-by' || clause.operator === 'falls-by' || clause.operator === 'rising' || clause.operator === 'falling';
 
 /**
- * Candles each timeframe needs before the latest so every side (and its previous value, for
- * crossings and windows) is defined at the latest candle: the warm-up a live run fetches. One
- * more than the sides need, as the latest candle may still be forming (a longer timeframe's
- * always may; so may the agent's own for 'once-per-close', which evaluates the candle before).
+ * Candles each timeframe needs, counting the latest, so every side (and its previous value, for
+ * crossings and windows) is defined at the latest candle: the warm-up a live run fetches. A side
+ * first defined at index w, read N candles back by its operator (1 for all but the windows),
+ * needs w + N + 2 candles: the latest may still be forming (the agent's own, for 'once per
+ * candle close', which decides on the candle before it; a longer timeframe's nearly always), and
+ * the agent's candle before the decided one may read the longer candle before the latest closed.
  */
 export function conditionCandlesNeeded(conditions: readonly TCondition[], agentTimeframe: TCandleTimeframe): Map<TCandleTimeframe, number> {
   const needed = new Map<TCandleTimeframe, number>([[agentTimeframe, 1]]);
@@ -78,10 +80,13 @@ export function conditionCandlesNeeded(conditions: readonly TCondition[], agentT
     for (const { clause } of clausesOf(condition.when)) {
       // Crossings read the candle before on every side; windows read N candles before on the left.
       const before = isWindowOperator(clause) ? (clause.candles ?? 0) : 1;
+      // The agent's clock reads its candle before the decided one for every side (a crossing on a
+      // longer timeframe too), even where no side is on the agent's timeframe.
+      need(agentTimeframe, 1 + 2);
       for (const side of sidesOf(clause)) {
         if (side.indicator === 'number') continue;
         const timeframe = side.timeframe ?? agentTimeframe;
-        need(timeframe, warmUp(side, timeframe) + before + 1);
+        need(timeframe, warmUp(side, timeframe) + before + 2);
       }
     }
   }
@@ -134,24 +139,25 @@ function operandKey(operand: TIndicatorOperand, timeframe: TCandleTimeframe): st
 }
 
 type CompiledGroup = { join: 'all' | 'any'; items: Array<number | CompiledGroup> };
-type CompiledClause = { path: string; clause: TClause; sides: Float64Array[]; labels: string[]; result: Int8Array | null };
+type CompiledClause = { path: string; clause: TClause; text: string; sides: Float64Array[]; labels: string[]; result: Int8Array | null };
 
-function joinOf(group: CompiledGroup, answer: (clause: number) => number): number {
-  let undecided = false;
-  if (group.join === 'all') {
-    for (const item of group.items) {
-      const a = typeof item === 'number' ? answer(item) : joinOf(item, answer);
-      if (a === FALSE) return FALSE;
-      if (a === UNDECIDED) undecided = true;
-    }
-    return undecided ? UNDECIDED : TRUE;
-  }
+/** A group's answers at every candle from its items' (clauses' answers, or a group's): one pass per item. */
+function joinAll(group: CompiledGroup, answers: (clause: number) => Int8Array, n: number): Int8Array {
+  const all = group.join === 'all';
+  // 'all of' starts true and falls to false on a false item; 'any of' starts false and rises to true.
+  const out = new Int8Array(n).fill(all ? TRUE : FALSE);
+  const decisive = all ? FALSE : TRUE;
   for (const item of group.items) {
-    const a = typeof item === 'number' ? answer(item) : joinOf(item, answer);
-    if (a === TRUE) return TRUE;
-    if (a === UNDECIDED) undecided = true;
+    const a = typeof item === 'number' ? answers(item) : joinAll(item, answers, n);
+    for (let i = 0; i < n; i++) {
+      const x = a[i]!;
+      const o = out[i]!;
+      if (o === decisive) continue;
+      if (x === decisive) out[i] = decisive;
+      else if (x === UNDECIDED) out[i] = UNDECIDED;
+    }
   }
-  return undecided ? UNDECIDED : FALSE;
+  return out;
 }
 
 const toAnswer = (a: number): boolean | null => (a === TRUE ? true : a === FALSE ? false : null);
@@ -341,7 +347,7 @@ export function prepareConditions(conditions: readonly TCondition[], agentTimefr
       items.map((item, k) => {
         if (item.kind === 'group') return { join: item.join, items: compile(item.clauses, `${prefix}${k}.`) as number[] };
         const operands = sidesOf(item);
-        list.push({ path: `${prefix}${k}`, clause: item, sides: operands.map(side), labels: operands.map((o) => operandText(o)), result: null });
+        list.push({ path: `${prefix}${k}`, clause: item, text: clauseText(item), sides: operands.map(side), labels: operands.map((o) => operandText(o)), result: null });
         return list.length - 1;
       });
     groups.push({ join: condition.when.join, items: compile(condition.when.clauses, '') });
@@ -354,9 +360,12 @@ export function prepareConditions(conditions: readonly TCondition[], agentTimefr
     return entry.result;
   };
 
+  // Each condition's answers at every candle, joined once from its clauses' when first asked.
+  const answers: Array<Int8Array | undefined> = [];
   const met = (c: number, i: number): boolean | null => {
     if (i < 0 || i >= n || c < 0 || c >= groups.length) return null;
-    return toAnswer(joinOf(groups[c]!, (k) => clauseResult(c, k)[i]!));
+    const all = (answers[c] ??= joinAll(groups[c]!, (k) => clauseResult(c, k), n));
+    return toAnswer(all[i]!);
   };
 
   return {
@@ -367,7 +376,7 @@ export function prepareConditions(conditions: readonly TCondition[], agentTimefr
         const answer = i >= 0 && i < n ? clauseResult(c, k)[i]! : UNDECIDED;
         return {
           path: entry.path,
-          text: clauseText(entry.clause),
+          text: entry.text,
           met: toAnswer(answer),
           sides: entry.sides.map((values, s) => ({ label: entry.labels[s]!, at: rounded(values[i] ?? Number.NaN), before: rounded(i >= 1 ? (values[i - 1] ?? Number.NaN) : Number.NaN) })),
         };

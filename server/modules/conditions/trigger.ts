@@ -29,9 +29,20 @@ export function decideTrigger(trigger: TTrigger, state: TriggerState, candleTime
   };
 }
 
+// Expiry instants read once per trigger (a test on history asks at every met candle).
+const expiries = new WeakMap<TTrigger, number>();
+function expiryOf(trigger: TTrigger): number {
+  let at = expiries.get(trigger);
+  if (at === undefined) {
+    at = trigger.expiresAt === undefined ? Infinity : Date.parse(trigger.expiresAt);
+    expiries.set(trigger, at);
+  }
+  return at;
+}
+
 /** Whether a condition is evaluated at `now`: not when its expiry has come, nor when a 'once' one has fired. */
 export function conditionStatus(trigger: TTrigger, state: TriggerState, now: number): 'active' | 'expired' | 'disarmed' {
-  if (trigger.expiresAt !== undefined && Date.parse(trigger.expiresAt) <= now) return 'expired';
+  if (expiryOf(trigger) <= now) return 'expired';
   if (state.disarmed) return 'disarmed';
   return 'active';
 }
