@@ -14,15 +14,15 @@ import type { Db } from './client.ts';
 import * as schema from './schema.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('./migrations', import.meta.url));
-/** The previous release's last migration: the database an upgrade starts from. */
-const PREVIOUS = '0017_threshold_signed_default_messages';
+/** The migration that adds the conditions' state (0018 when written); the one before it is the previous release's last. */
+const CONDITION_STATES = /_condition_states$/;
 
 /**
- * Issue 30: a database made by the previous release (migrated up to 0017, with its agents, runs
- * and notifications) takes migration 0018, and its agents keep working unchanged: their config
+ * Issue 30: a database made by the previous release (migrated up to the migration before the
+ * conditions' state, with its agents, runs and notifications) takes it, and its agents keep working unchanged: their config
  * as it was, no conditions and no trigger state, their runs taken as before.
  */
-describe('migration 0018 on a database of the previous release', () => {
+describe('the conditions’ state migration on a database of the previous release', () => {
   let client: PGlite;
   let db: Db;
   let previous: string;
@@ -31,7 +31,7 @@ describe('migration 0018 on a database of the previous release', () => {
     previous = mkdtempSync(join(tmpdir(), 'migrations-0017-'));
     cpSync(MIGRATIONS, previous, { recursive: true });
     const journal = JSON.parse(readFileSync(join(previous, 'meta/_journal.json'), 'utf8')) as { entries: Array<{ tag: string }> };
-    const last = journal.entries.findIndex((e) => e.tag === PREVIOUS);
+    const last = journal.entries.findIndex((e) => CONDITION_STATES.test(e.tag)) - 1;
     expect(last).toBeGreaterThan(0);
     writeFileSync(join(previous, 'meta/_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, last + 1) }));
     client = new PGlite();
