@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  instantOfWallTime,
+  wallTimeOf,
   calendarDaysBetween,
   CLOCK,
   DATE,
@@ -123,5 +125,18 @@ describe('formatSince', () => {
     expect(formatSince('2026-03-04T15:00:00.000Z', now, 'America/New_York')).toBe('10:00 EST');
     expect(formatSince('2026-03-01T08:00:00.000Z', now, 'UTC')).toBe('Mar 1, 08:00 UTC');
     expect(formatSince('2024-01-05T09:00:00.000Z', now, 'Asia/Tokyo')).toBe('Jan 5, 2024 18:00 GMT+9');
+  });
+});
+
+describe('wall times in a zone (a datetime-local field in the owner’s zone)', () => {
+  it('reads a wall time as its instant in the zone, across a clock change, and back', () => {
+    expect(instantOfWallTime('2026-11-28T09:00', 'Asia/Tokyo')!.toISOString()).toBe('2026-11-28T00:00:00.000Z');
+    expect(instantOfWallTime('2026-07-01T09:00', 'Europe/Paris')!.toISOString()).toBe('2026-07-01T07:00:00.000Z');
+    expect(instantOfWallTime('2026-01-01T09:00', 'Europe/Paris')!.toISOString()).toBe('2026-01-01T08:00:00.000Z');
+    // Paris springs forward at 02:00 on March 29, 2026: 09:00 that day is summer time.
+    expect(instantOfWallTime('2026-03-29T09:00', 'Europe/Paris')!.toISOString()).toBe('2026-03-29T07:00:00.000Z');
+    expect(instantOfWallTime('2026-11-28 09:00', 'UTC')).toBeNull();
+    expect(wallTimeOf('2026-11-28T00:00:00Z', 'Asia/Tokyo')).toBe('2026-11-28T09:00');
+    expect(wallTimeOf('2026-03-29T07:00:00Z', 'Europe/Paris')).toBe('2026-03-29T09:00');
   });
 });

@@ -118,3 +118,30 @@ export function formatSince(at: TInstant, now: TInstant, zone: string): string {
   if (dayOf(at, zone) === dayOf(now, zone)) return formatTime(at, CLOCK, zone);
   return formatTime(at, formatInZone(at, 'yyyy', zone) === formatInZone(now, 'yyyy', zone) ? DAY_TIME : DATE_TIME, zone);
 }
+
+/** The wall clock of `zone` at an instant as a datetime-local field holds it: 'yyyy-MM-ddTHH:mm'. */
+export function wallTimeOf(at: TInstant, zone: string): string {
+  const date = toDate(at);
+  if (!date) return '';
+  const p = partsOf(date, zone);
+  return `${dayOf(date, zone)}T${p.hour === '24' ? '00' : p.hour}:${p.minute}`;
+}
+
+/**
+ * The instant the wall clock of `zone` reads 'yyyy-MM-ddTHH:mm' (a datetime-local field, taken in
+ * the owner's zone as every time is shown in it); null for anything else. A wall time a clock
+ * change skips reads as the same length of time after the change; one it repeats, as the first.
+ */
+export function instantOfWallTime(wall: string, zone: string): Date | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(wall);
+  if (!m) return null;
+  const asUtc = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]));
+  if (Number.isNaN(asUtc)) return null;
+  // How far the zone's clock is ahead of UTC at an instant.
+  const offsetAt = (t: number) => {
+    const p = partsOf(new Date(t), zone);
+    return Date.UTC(Number(p.year), MONTHS.indexOf(p.month), Number(p.day), Number(p.hour) % 24, Number(p.minute), Number(p.second)) - Math.floor(t / 1000) * 1000;
+  };
+  const first = asUtc - offsetAt(asUtc);
+  return new Date(asUtc - offsetAt(first));
+}

@@ -86,7 +86,8 @@ describe('hostile input', () => {
 
   /** Sends one request (the valid sample where a part is not given) with the snapshot from just before it. */
   async function send(endpoint: Endpoint, parts: { segment?: string; search?: string; body?: BodyCase }) {
-    const path = endpoint.param ? endpoint.route.replace(`:${endpoint.param.name}`, parts.segment ?? encodeURIComponent(await realParam(endpoint))) : endpoint.route;
+    let path = endpoint.param ? endpoint.route.replace(`:${endpoint.param.name}`, parts.segment ?? encodeURIComponent(await realParam(endpoint))) : endpoint.route;
+    if (endpoint.fixedParams) for (const [name, value] of Object.entries(await endpoint.fixedParams(fx))) path = path.replace(`:${name}/`, `${encodeURIComponent(value)}/`);
     const url = `${path}${parts.search ?? endpoint.sampleQuery ?? ''}`;
     const body = parts.body ?? validBody(endpoint);
     if (endpoint.actor === 'own session') known = null; // signing in writes a session

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAgentConfig, findTemplate } from '../../contracts/agents.ts';
 import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS } from '../../contracts/chat.ts';
 import { createTestApp, type TestApp } from './test-app.ts';
-import { inAppAlert } from './agent-fixtures.ts';
+import { customMonitorConfig, inAppAlert, sampleCondition } from './agent-fixtures.ts';
 import { conversationBody, imageBody, presetBody } from './chat-helpers.ts';
 
 const ACTORS = ['signed out', 'guest', 'owner', 'another admin'] as const;
@@ -47,6 +47,16 @@ describe('permission matrix', () => {
   const ARTICLE_TEXT = { category: 'Operations', excerpt: 'How a small team took the busywork out of its week.', content: 'Automation pays when it removes a decision nobody needed to make. '.repeat(3) };
   const newArticle = async (): Promise<{ id: string; slug: string }> =>
     asOwner('POST', '/api/articles', { title: `Matrix article ${++n}`, ...ARTICLE_TEXT, published: true });
+  /** A Custom Monitor with a condition (issue 30): the agent's id and the condition's. */
+  const newConditionAgent = async (): Promise<{ agentId: string; conditionId: string }> => {
+    const condition = sampleCondition();
+    const agent = await asOwner('POST', '/api/agents', { templateId: 'custom-monitor', name: `Matrix monitor ${++n}`, config: customMonitorConfig([condition]) });
+    return { agentId: agent.id, conditionId: condition.id };
+  };
+  const conditionPath = async (action: string): Promise<string> => {
+    const { agentId, conditionId } = await newConditionAgent();
+    return `/api/agents/${agentId}/conditions/${conditionId}/${action}`;
+  };
   const ownerId = async (): Promise<string> => (await asOwner('GET', '/api/auth/me')).user.id;
   const newNotification = async (): Promise<string> => {
     const agent = await newAgent();
@@ -92,6 +102,12 @@ describe('permission matrix', () => {
     { method: 'PATCH', url: '/api/agents/:id', call: async () => ({ path: `/api/agents/${(await newAgent()).id}`, payload: { name: 'Renamed' } }), expected: [401, 403, 200, 404] },
     { method: 'DELETE', url: '/api/agents/:id', call: async () => ({ path: `/api/agents/${(await newAgent()).id}` }), expected: [401, 403, 204, 404] },
     { method: 'POST', url: '/api/agents/:id/run', call: async () => ({ path: `/api/agents/${(await newAgent()).id}/run` }), expected: [401, 403, 202, 404] },
+    // Conditions of the owner's own (issue 30): a guest cannot set them, nor another admin snooze or re-arm them.
+    { method: 'POST', url: '/api/agents', call: async () => ({ path: '/api/agents', payload: { templateId: 'custom-monitor', name: `Monitor ${++n}`, config: customMonitorConfig() } }), expected: [401, 403, 201, 201] },
+    { method: 'GET', url: '/api/agents/:id/conditions/state', call: async () => ({ path: `/api/agents/${(await newConditionAgent()).agentId}/conditions/state` }), expected: [401, 403, 200, 404] },
+    { method: 'POST', url: '/api/agents/:id/conditions/:conditionId/snooze', call: async () => ({ path: await conditionPath('snooze'), payload: { preset: '4h' } }), expected: [401, 403, 200, 404] },
+    { method: 'DELETE', url: '/api/agents/:id/conditions/:conditionId/snooze', call: async () => ({ path: await conditionPath('snooze') }), expected: [401, 403, 200, 404] },
+    { method: 'POST', url: '/api/agents/:id/conditions/:conditionId/rearm', call: async () => ({ path: await conditionPath('rearm') }), expected: [401, 403, 200, 404] },
     { method: 'GET', url: '/api/articles', call: at('/api/articles'), expected: [200, 200, 200, 200] },
     { method: 'GET', url: '/api/articles/:slug', call: async () => ({ path: `/api/articles/${(await newArticle()).slug}` }), expected: [200, 200, 200, 200] },
     { method: 'POST', url: '/api/articles', call: async () => ({ path: '/api/articles', payload: { title: `Posted article ${++n}`, ...ARTICLE_TEXT } }), expected: [401, 403, 201, 201] },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ZWebhookBody } from '../../../contracts/channels.ts';
 import { notificationUrl } from '../../../contracts/links.ts';
 import type { TAlertBrief } from '../../../contracts/notifications.ts';
 import type { ChannelConfig } from './channel-config.ts';
@@ -77,5 +78,24 @@ describe('a brief in each channel (docs/decisions/0044)', () => {
     const failed: TAlertBrief = { ...ready, status: 'failed', text: null, error: 'GPT is unavailable right now' };
     expect((body('telegram', message({ brief: failed })) as { text: string }).text).not.toContain('Brief');
     expect((body('discord', message({ brief: failed })) as { embeds: unknown[] }).embeds).toHaveLength(1);
+  });
+});
+
+describe("the owner's conditions in each channel (issue 30)", () => {
+  const text = 'AAPL: RSI (14) on 1 hour crossed below 30 (29.4, before 31.2)';
+  const conditions = [{ conditionId: 'c1', market: 'AAPL', title: 'RSI (14) on 1 hour crosses below 30', text }];
+  const met = message({ title: 'Watch: RSI (14) on 1 hour crosses below 30 on AAPL', message: text, market: 'AAPL', conditions });
+
+  it('webhook: the body validates against ZWebhookBody, version 1, with `conditions` and every field as before', () => {
+    const sent = ZWebhookBody.parse(body('webhook', met));
+    expect(sent.version).toBe(1);
+    expect(sent.notification.conditions).toEqual(conditions);
+    expect(ZWebhookBody.parse(body('webhook', message())).notification.conditions).toEqual([]);
+  });
+
+  it('slack, discord and telegram: the plain words with their values', () => {
+    expect((body('slack', met) as { text: string }).text).toContain(text);
+    expect((body('discord', met) as { embeds: Array<{ description: string }> }).embeds[0]!.description).toBe(text);
+    expect((body('telegram', met) as { text: string }).text).toContain(text);
   });
 });

@@ -161,7 +161,7 @@ describe('agents API', () => {
 
     const unknown = await create('forex-bot', { config: defaults(STOCK) });
     expect(unknown.statusCode).toBe(400);
-    expect(unknown.json().details).toEqual([{ path: 'templateId', message: "Template 'forex-bot' does not exist: choose Stock Market Scanner or Crypto Market Monitor" }]);
+    expect(unknown.json().details).toEqual([{ path: 'templateId', message: "Template 'forex-bot' does not exist: choose Stock Market Scanner, Crypto Market Monitor or Custom Monitor" }]);
 
     const zone = defaults(STOCK);
     zone.schedule.timeZone = 'Mars/Olympus_Mons';

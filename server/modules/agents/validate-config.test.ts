@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { TParameterValue } from '../../../contracts/agent-parameters.ts';
 import { defaultAgentConfig, findTemplate, type TAgentConfig } from '../../../contracts/agents.ts';
-import { validateAgentConfig } from './validate-config.ts';
+import { CUSTOM_MONITOR, validateAgentConfig, WATCHES_NOTHING, WATCHLIST_REFUSED, WATCHLIST_REQUIRED } from './validate-config.ts';
+import { customMonitorConfig, sampleCondition } from '../../test/agent-fixtures.ts';
 
 /** A template's own defaults as a submitted config, as the wizard starts it. */
 const defaults = (templateId: string): TAgentConfig => defaultAgentConfig(findTemplate(templateId)!, 'Europe/Paris');
@@ -22,7 +23,7 @@ describe('validateAgentConfig', () => {
   });
 
   it('refuses an unknown template', () => {
-    expect(validateAgentConfig('forex-bot', defaults(STOCK))).toEqual([{ path: 'templateId', message: "Template 'forex-bot' does not exist: choose Stock Market Scanner or Crypto Market Monitor" }]);
+    expect(validateAgentConfig('forex-bot', defaults(STOCK))).toEqual([{ path: 'templateId', message: "Template 'forex-bot' does not exist: choose Stock Market Scanner, Crypto Market Monitor or Custom Monitor" }]);
   });
 
   it.each<[string, string, TParameterValue, string | null]>([
@@ -96,5 +97,43 @@ describe('validateAgentConfig', () => {
     config.schedule.activeHours = { start: '09:30', end: '09:30' };
     config.schedule.daysActive = ['Monday'];
     expect(validateAgentConfig(STOCK, config)).toEqual([{ path: 'schedule.activeHours', message: 'The start of the active hours must be before their end' }]);
+  });
+
+  describe('conditions and watchlists (issue 30)', () => {
+    it('accepts conditions on every template, and a Custom Monitor with its watchlist', () => {
+      expect(validateAgentConfig(STOCK, { ...defaults(STOCK), conditions: [sampleCondition()] })).toEqual([]);
+      expect(validateAgentConfig(CRYPTO, { ...defaults(CRYPTO), parameters: { ...defaults(CRYPTO).parameters, timeframe: '1h' }, conditions: [sampleCondition()] })).toEqual([]);
+      expect(validateAgentConfig(CUSTOM_MONITOR, customMonitorConfig())).toEqual([]);
+    });
+
+    it("refuses a side on a timeframe shorter than the agent's, and more than three timeframes, on their paths", () => {
+      const condition = sampleCondition();
+      const clause = condition.when.clauses[0]!;
+      if (clause.kind !== 'clause') throw new Error('the sample starts with a clause');
+      condition.when.clauses[0] = { ...clause, left: { indicator: 'rsi', period: 14, timeframe: '1h' } };
+      const stock = { ...defaults(STOCK), conditions: [condition] };
+      expect(validateAgentConfig(STOCK, stock)).toEqual([{ path: 'conditions.0.when.clauses.0.left.timeframe', message: "A timeframe must be the agent's (1 day) or longer" }]);
+
+      // A daily agent reading 1 day, 1 week (the sample's group) and, by its timeframe, nothing shorter: fine; four timeframes are not.
+      const hourly = { ...customMonitorConfig(), parameters: { timeframe: '1h' } };
+      const wide = sampleCondition();
+      wide.when.clauses.push({ kind: 'clause', left: { indicator: 'close', timeframe: '4h' }, operator: 'above', right: { indicator: 'sma', period: 50, timeframe: '1d' } });
+      expect(validateAgentConfig(CUSTOM_MONITOR, { ...hourly, conditions: [wide] })).toEqual([
+        { path: 'conditions', message: 'Conditions may read at most 3 timeframes; these read 4 (1 hour, 4 hours, 1 day, 1 week)' },
+      ]);
+    });
+
+    it('a watchlist is the Custom Monitor’s: refused elsewhere, required there, and it must watch something', () => {
+      const watchlist = customMonitorConfig().watchlist;
+      expect(validateAgentConfig(STOCK, { ...defaults(STOCK), watchlist })).toEqual([{ path: 'watchlist', message: WATCHLIST_REFUSED }]);
+      expect(WATCHLIST_REFUSED).toBe('This template watches its own markets; a watchlist is for the Custom Monitor');
+      const { watchlist: _dropped, ...noWatchlist } = customMonitorConfig();
+      expect(validateAgentConfig(CUSTOM_MONITOR, noWatchlist)).toEqual([{ path: 'watchlist', message: WATCHLIST_REQUIRED }]);
+      expect(validateAgentConfig(CUSTOM_MONITOR, customMonitorConfig([]))).toEqual([{ path: 'conditions', message: WATCHES_NOTHING }]);
+      // Thresholds alone are something to watch.
+      const alerts = customMonitorConfig([]);
+      alerts.notifications.thresholds = [{ type: 'priceChange', value: 3, message: 'Price change above 3%' }];
+      expect(validateAgentConfig(CUSTOM_MONITOR, alerts)).toEqual([]);
+    });
   });
 });

@@ -20,7 +20,7 @@ import { checkInput } from '../../lib/validate.ts';
  */
 export function validateAgentConfig(templateId: string, config: unknown): ErrorDetail[] {
   const schema = templateParametersSchema(templateId);
-  if (!schema) return [{ path: 'templateId', message: `Template '${templateId}' does not exist: choose ${AGENT_TEMPLATES.map((t) => t.name).join(' or ')}` }];
+  if (!schema) return [{ path: 'templateId', message: `Template '${templateId}' does not exist: choose ${orList(AGENT_TEMPLATES.map((t) => t.name))}` }];
   const parts = isRecord(config) ? config : {};
   const schedule = ZSchedule.safeParse(parts.schedule);
   const problems = schedule.success ? validateSchedule(schedule.data) : [];
@@ -94,5 +94,8 @@ const sameField = (path: string) => path.replace(/^config\./, '');
 
 /** The body's field `key` when the body is an object (the rules read the request as sent). */
 export const fieldOf = (body: unknown, key: string): unknown => (isRecord(body) ? body[key] : undefined);
+
+/** 'A, B or C'. */
+const orList = (items: readonly string[]) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)!}`);
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -140,6 +140,8 @@ describe('channel deliveries', () => {
         title: notification.title,
         message: 'AAPL moved 3.2%',
         alerts: notification.alerts,
+        // Issue 30: the conditions it tells of (none here); every other field as it was.
+        conditions: [],
         createdAt: notification.createdAt,
         link: `http://localhost:3000/agents-console?agent=${agent.id}`,
         brief: null,

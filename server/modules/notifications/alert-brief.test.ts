@@ -53,6 +53,16 @@ describe('the facts a brief is written from', () => {
     expect(facts.alerts).toHaveLength(2);
   });
 
+  it("carry the owner's conditions in plain words, and the markets they were met on (issue 30)", () => {
+    const met = { conditionId: 'c1', market: 'ETH/USDT on binance', title: 'RSI (14) crosses below 30', text: 'ETH/USDT on binance: RSI (14) on 15 minutes crossed below 30 (29.4, before 31.2)' };
+    const facts = briefFacts('Coins', [], [market('BTC/USDT on binance'), market('ETH/USDT on binance')], [met]);
+    expect(facts.alerts).toEqual([]);
+    expect(facts.markets.map((m) => m.market)).toEqual(['ETH/USDT on binance']);
+    expect(facts.conditions).toEqual([{ market: met.market, title: met.title, text: met.text }]);
+    // Without conditions, the facts are as they were.
+    expect(briefFacts('Coins', [alert('BTC/USDT on binance')], [market('BTC/USDT on binance')])).not.toHaveProperty('conditions');
+  });
+
   it('are bounded: at most 20 alerts and 5 markets, and say how many were left out', () => {
     const labels = Array.from({ length: 8 }, (_, i) => `M${i}`);
     const alerts = labels.flatMap((label) => [alert(label, 1), alert(label, 2), alert(label, 3)]);

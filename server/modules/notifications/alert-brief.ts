@@ -1,6 +1,7 @@
 import { THRESHOLD_DEFINITIONS, type TThresholdType } from '../../../contracts/alert-thresholds.ts';
 import type { TMarketResult, TRecentMoves, TRuleOutcome, TRunAlert } from '../../../contracts/market.ts';
 import { BRIEF_MAX_CHARS } from '../../../contracts/notifications.ts';
+import type { TNotifiedCondition } from '../../../contracts/condition-outcomes.ts';
 
 /**
  * "Explain alerts" (docs/decisions/0044): what the assistant is given to write an alert's brief.
@@ -34,6 +35,9 @@ export type BriefFacts = {
   alertsLeftOut: number;
   markets: BriefMarketFacts[];
   marketsLeftOut: number;
+  /** The owner's conditions the notification tells of, in plain words with the values that
+   * decided (issue 30); absent when it tells of none, so an alert's prompt is as it was. */
+  conditions?: Array<Pick<TNotifiedCondition, 'market' | 'title' | 'text'>>;
 };
 
 export type RecordedMarket = { market: string; result: TMarketResult };
@@ -41,13 +45,14 @@ export type RecordedMarket = { market: string; result: TMarketResult };
 const definition = (type: string) => (THRESHOLD_DEFINITIONS as Record<string, (typeof THRESHOLD_DEFINITIONS)[TThresholdType] | undefined>)[type];
 
 /** The facts of one notification's alerts, from the run's recorded market results. */
-export function briefFacts(agentName: string, alerts: readonly TRunAlert[], recorded: readonly RecordedMarket[]): BriefFacts {
+export function briefFacts(agentName: string, alerts: readonly TRunAlert[], recorded: readonly RecordedMarket[], conditions: readonly TNotifiedCondition[] = []): BriefFacts {
   const shown = alerts.slice(0, BRIEF_MAX_ALERTS).map((alert) => ({
     ...alert,
     unit: definition(alert.threshold)?.unit ?? '',
     measures: definition(alert.threshold)?.explanation ?? '',
   }));
-  const alerted = [...new Set(alerts.map((a) => a.market))];
+  const met = conditions.slice(0, BRIEF_MAX_ALERTS);
+  const alerted = [...new Set([...alerts.map((a) => a.market), ...met.map((c) => c.market)])];
   const markets = alerted.flatMap((market): BriefMarketFacts[] => {
     const result = recorded.find((r) => r.market === market)?.result;
     if (!result?.ok) return [];
@@ -70,6 +75,7 @@ export function briefFacts(agentName: string, alerts: readonly TRunAlert[], reco
     alertsLeftOut: alerts.length - shown.length,
     markets: markets.slice(0, BRIEF_MAX_MARKETS),
     marketsLeftOut: Math.max(0, markets.length - BRIEF_MAX_MARKETS),
+    ...(met.length > 0 ? { conditions: met.map(({ market, title, text }) => ({ market, title, text })) } : {}),
   };
 }
 

@@ -93,7 +93,7 @@ describe('notifications per hour per agent', () => {
 
     // Further alerts in the hour create nothing; the one notice counts them.
     expect(await alert(agent, 'M14')).toEqual([]);
-    expect(await t.app.notifications.applyAlerts(input(agent, [firing('M15'), { ...firing('M15'), thresholdType: 'volumeAlert', message: 'M15 volume' }]))).toEqual({ created: [] });
+    expect(await t.app.notifications.applyAlerts(input(agent, [firing('M15'), { ...firing('M15'), thresholdType: 'volumeAlert', message: 'M15 volume' }]))).toEqual({ created: [], held: true, repeated: [] });
     const list = await bell();
     expect(list.notifications.filter((n) => n.kind === 'alerts')).toHaveLength(12);
     const storms = list.notifications.filter((n) => n.kind === 'alert-storm');

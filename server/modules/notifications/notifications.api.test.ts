@@ -102,6 +102,7 @@ describe('notifications API', () => {
       market: 'BTC/USDT on binance',
       thresholdType: 'rsi_overbought',
       alerts: [{ market: 'BTC/USDT on binance', threshold: 'rsi_overbought', value: 78.2, limit: 70, message: 'RSI 78.2 on BTC/USDT on binance is above 70.' }],
+      conditions: [],
       title: 'BTC watcher: rsi_overbought alert on BTC/USDT on binance',
       message: 'RSI 78.2 on BTC/USDT on binance is above 70.',
       createdAt: expect.any(String),

@@ -335,25 +335,35 @@ export async function recordBriefEmailOutcome(db: Tx, id: string, status: EmailS
 /** What a run leaves of a condition on a market after it notified (or was held). */
 export type ConditionStateWrite = { agentId: string; conditionId: string; market: string; lastNotifiedAt: Date; lastNotifiedCandle: number; disarm: boolean };
 
+/** A (agent, condition, market) state's key. */
+export const conditionStateKey = (w: Pick<ConditionStateWrite, 'agentId' | 'conditionId' | 'market'>) => `${w.agentId}|${w.conditionId}|${w.market}`;
+
 /**
- * Records what a batch's runs notified (in the alerts' transaction): each (condition, market)'s
- * last notification, and 'only once' conditions disarmed. One statement each, rows in key order.
+ * Records what a batch's runs notified (in the alerts' transaction, under the agents' locks): each
+ * (condition, market)'s last notification, and 'only once' conditions disarmed. One statement
+ * each, rows in key order. Answers the keys it wrote: a key already notified for the same candle
+ * (another run of the agent, a run-now beside a scheduled one, decided it first) is not written,
+ * and that run does not notify it again, as an alert's state is marked by one run only.
  */
-export async function writeConditionStates(tx: Tx, writes: readonly ConditionStateWrite[]): Promise<void> {
-  if (writes.length === 0) return;
+export async function writeConditionStates(tx: Tx, writes: readonly ConditionStateWrite[]): Promise<Set<string>> {
+  if (writes.length === 0) return new Set();
   // One row per key: a later write of the same key (an agent's two markets cannot share one) wins.
-  const byKey = new Map(writes.map((w) => [`${w.agentId}|${w.conditionId}|${w.market}`, w]));
+  const byKey = new Map(writes.map((w) => [conditionStateKey(w), w]));
   const sorted = [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, w]) => w);
   const rows = JSON.stringify(sorted.map((w) => ({ agent_id: w.agentId, condition_id: w.conditionId, market: w.market, at: w.lastNotifiedAt.toISOString(), candle: w.lastNotifiedCandle })));
-  await tx.execute(sql`
+  const stored = await tx.execute(sql`
     insert into ${conditionStates} (agent_id, condition_id, market, last_notified_at, last_notified_candle)
     select v.agent_id, v.condition_id, v.market, v.at, v.candle
     from jsonb_to_recordset(${rows}::jsonb) as v(agent_id uuid, condition_id uuid, market text, at timestamptz, candle bigint)
-    on conflict (agent_id, condition_id, market) do update set last_notified_at = excluded.last_notified_at, last_notified_candle = excluded.last_notified_candle`);
-  const disarmed = [...new Map(sorted.filter((w) => w.disarm).map((w) => [`${w.agentId}|${w.conditionId}`, { agent_id: w.agentId, condition_id: w.conditionId }])).values()];
-  if (disarmed.length === 0) return;
+    on conflict (agent_id, condition_id, market) do update set last_notified_at = excluded.last_notified_at, last_notified_candle = excluded.last_notified_candle
+    where ${conditionStates.lastNotifiedCandle} is distinct from excluded.last_notified_candle
+    returning agent_id, condition_id, market`);
+  const written = new Set(rowsOf<{ agent_id: string; condition_id: string; market: string }>(stored).map((r) => conditionStateKey({ agentId: r.agent_id, conditionId: r.condition_id, market: r.market })));
+  const disarmed = [...new Map(sorted.filter((w) => w.disarm && written.has(conditionStateKey(w))).map((w) => [`${w.agentId}|${w.conditionId}`, { agent_id: w.agentId, condition_id: w.conditionId }])).values()];
+  if (disarmed.length === 0) return written;
   await tx.execute(sql`
     insert into ${conditionControls} (agent_id, condition_id, disarmed)
     select v.agent_id, v.condition_id, true from jsonb_to_recordset(${JSON.stringify(disarmed)}::jsonb) as v(agent_id uuid, condition_id uuid)
     on conflict (agent_id, condition_id) do update set disarmed = true`);
+  return written;
 }

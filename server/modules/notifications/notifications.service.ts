@@ -34,6 +34,7 @@ import {
   recordEmailOutcome,
   startAlert,
   writeConditionStates,
+  conditionStateKey,
   type ConditionStateWrite,
   type NewNotification,
   type Tx,
@@ -75,8 +76,12 @@ export type ApplyAlertsInput = Channels & {
   conditionStates?: readonly ConditionStateWrite[];
 };
 
-/** What became of one run's alerts: the notifications made, and whether the hourly cap held them back. */
-export type AppliedAlerts = { created: TNotification[]; held: boolean };
+/**
+ * What became of one run's alerts: the notifications made, whether the hourly cap held them back,
+ * and the conditions not notified after all because another run of the agent notified them for
+ * the same candle first ('repeat').
+ */
+export type AppliedAlerts = { created: TNotification[]; held: boolean; repeated: Array<{ conditionId: string; market: string }> };
 
 export type ApplyHealthInput = Channels & {
   /** The run failed (with its one-line reason and the failed runs in a row up to it), or null: it succeeded. */
@@ -267,7 +272,7 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
    * loses another's alerts; a lone run's failure is thrown as applyAlerts always did.
    */
   async function applyAlertsMany(inputs: readonly ApplyAlertsInput[]): Promise<AppliedAlerts[]> {
-    const results: AppliedAlerts[] = inputs.map(() => ({ created: [], held: false }));
+    const results: AppliedAlerts[] = inputs.map(() => ({ created: [], held: false, repeated: [] }));
     // Rounds of distinct agents: an agent's second run in the batch goes in the next round.
     const rounds: number[][] = [];
     const seen = new Map<string, number>();
@@ -326,7 +331,7 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
       );
       // The conditions' trigger state, under the agents' locks, so it and the notification it
       // allowed are stored together or not at all. Nobody told (every channel off): nothing stored.
-      await writeConditionStates(
+      const written = await writeConditionStates(
         tx,
         plans.flatMap((p) => (p.alerting ? (p.input.conditionStates ?? []) : [])),
       );
@@ -344,7 +349,8 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
         ).map(keyOf),
       );
       const firedOf = plans.map((p) => (p.alerting ? p.groups.filter((g) => g.firing.length > 0 && marked.has(keyOf(g.key))).flatMap((g) => g.firing) : []));
-      const metOf = plans.map((p) => (p.alerting ? [...(p.input.conditionsMet ?? [])] : []));
+      const metOf = plans.map((p) => (p.alerting ? (p.input.conditionsMet ?? []).filter((c) => written.has(conditionStateKey({ agentId: p.input.agentId, ...c }))) : []));
+      const repeatedOf = plans.map((p) => (p.alerting ? (p.input.conditionsMet ?? []).filter((c) => !written.has(conditionStateKey({ agentId: p.input.agentId, ...c }))) : []));
       const times = await alertTimesSinceMany(
         tx,
         plans.flatMap((p, i) => (firedOf[i]!.length + metOf[i]!.length > 0 ? [p.input.agentId] : [])),
@@ -384,11 +390,12 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
       );
       // One notification per agent at most here (the agents of a round are distinct).
       const byAgent = new Map(inserted.map((row) => [row.agentId, row]));
-      return { created: drafts.map(({ index }) => ({ index, row: byAgent.get(inputs[index]!.agentId)! })), held };
+      return { created: drafts.map(({ index }) => ({ index, row: byAgent.get(inputs[index]!.agentId)! })), held, repeatedOf };
     });
 
-    const results: AppliedAlerts[] = inputs.map((_, i) => ({ created: [], held: rows.held.has(i) }));
-    for (const { index, row } of rows.created) results[index] = { created: [await delivered(inputs[index]!, row)], held: rows.held.has(index) };
+    const repeated = (i: number) => rows.repeatedOf[i]!.map(({ conditionId, market }) => ({ conditionId, market }));
+    const results: AppliedAlerts[] = inputs.map((_, i) => ({ created: [], held: rows.held.has(i), repeated: repeated(i) }));
+    for (const { index, row } of rows.created) results[index] = { created: [await delivered(inputs[index]!, row)], held: rows.held.has(index), repeated: repeated(index) };
     return results;
   }
 
@@ -492,7 +499,7 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
     events.publish(input.userId, { type: 'notification', action: 'created', notificationId: created.id, agentId: input.agentId });
     if (created.briefStatus === 'pending' && briefs) {
       const deliveries = await scheduleDeliveries(created, input.channelIds ?? [], true);
-      const settled = await queueBrief(created, briefFacts(created.agentName, created.alerts, input.recorded ?? []), briefs);
+      const settled = await queueBrief(created, briefFacts(created.agentName, created.alerts, input.recorded ?? [], created.conditions), briefs);
       return toApiNotification(settled ?? created, deliveries);
     }
     const stored = created.emailStatus === 'pending' ? await queueEmail(created) : created;

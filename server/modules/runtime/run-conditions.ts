@@ -1,5 +1,5 @@
 import type { TClauseOutcome, TConditionOutcome, TNotifiedCondition } from '../../../contracts/condition-outcomes.ts';
-import { clauseText, conditionText, conditionTitle, OPERATOR_LABELS, sidesOf, type TClause, type TCondition, type TConditionGroup, type TOperator, type TSubGroup } from '../../../contracts/conditions.ts';
+import { clauseText, conditionText, OPERATOR_LABELS, sidesOf, type TClause, type TCondition, type TConditionGroup, type TOperator, type TSubGroup } from '../../../contracts/conditions.ts';
 import type { TCandle, TCandleTimeframe } from '../../../contracts/market.ts';
 import { formatLimit } from '../../../contracts/number-format.ts';
 import { conditionCandlesNeeded, latestClosedIndex, prepareConditions, type ConditionSeries, type PreparedConditions } from '../conditions/engine.ts';
@@ -33,6 +33,21 @@ export type MarketConditions = { outcomes: TConditionOutcome[]; notified: Condit
 // same conditions on the same market compute every side once. Gone with the candles.
 const prepared = new WeakMap<readonly TCandle[], Map<string, { series: ConditionSeries; prepared: PreparedConditions }>>();
 
+/**
+ * What agents sharing prepared conditions share of them too: each condition's plain words, and
+ * its outcome at a candle (its clauses' texts and values), computed for the first agent that asks.
+ */
+type Shared = { texts: Map<number, string>; outcomes: Map<string, ReturnType<PreparedConditions['outcome']>> };
+const sharedOf = new WeakMap<PreparedConditions, Shared>();
+function shared(p: PreparedConditions): Shared {
+  let found = sharedOf.get(p);
+  if (!found) {
+    found = { texts: new Map(), outcomes: new Map() };
+    sharedOf.set(p, found);
+  }
+  return found;
+}
+
 export function preparedConditions(conditions: readonly TCondition[], agentTimeframe: TCandleTimeframe, series: ConditionSeries): PreparedConditions {
   const own = series.get(agentTimeframe)!;
   let byConditions = prepared.get(own);
@@ -62,12 +77,17 @@ export function decideConditions(input: {
   now: number;
 }): MarketConditions {
   const { conditions, agentTimeframe, prepared: p, market, now } = input;
+  const cache = shared(p);
   const outcomes: TConditionOutcome[] = [];
   const notified: ConditionNotice[] = [];
   conditions.forEach((condition, c) => {
     const state = input.stateOf(condition.id, market);
-    const title = conditionTitle(condition, agentTimeframe);
-    const text = conditionText(condition.when, agentTimeframe);
+    let text = cache.texts.get(c);
+    if (text === undefined) {
+      text = conditionText(condition.when, agentTimeframe);
+      cache.texts.set(c, text);
+    }
+    const title = condition.name && condition.name.trim() !== '' ? condition.name : text;
     const status = conditionStatus(condition.trigger, state, now);
     if (status !== 'active') {
       outcomes.push({ id: condition.id, title, text, status, met: false, candleTime: null, delivery: null, clauses: [] });
@@ -78,7 +98,11 @@ export function decideConditions(input: {
       outcomes.push({ id: condition.id, title, text, status: 'insufficient data', met: false, candleTime: null, delivery: null, clauses: [] });
       return;
     }
-    const decided = p.outcome(c, i);
+    let decided = cache.outcomes.get(`${c}|${i}`);
+    if (!decided) {
+      decided = p.outcome(c, i);
+      cache.outcomes.set(`${c}|${i}`, decided);
+    }
     const candleTime = p.candles[i]!.time;
     const outcome: TConditionOutcome = {
       id: condition.id,

@@ -30,8 +30,8 @@ import {
 } from './evaluate.ts';
 import { planRun, RunNotPossible, type RunPlan } from './run-plan.ts';
 import { conditionCandles, decideConditions, preparedConditions, type ConditionNotice } from './run-conditions.ts';
-import type { TConditionOutcome, TNotifiedCondition } from '../../../contracts/condition-outcomes.ts';
-import { extendLeases, failedRunsInARow, finishRun, finishRuns, startRuns, type RunAgent, type RunOutcome, type StartedRun } from './runtime.repo.ts';
+import type { TNotifiedCondition } from '../../../contracts/condition-outcomes.ts';
+import { extendLeases, failedRunsInARow, finishRun, finishRuns, startRuns, withConditions, type RunAgent, type RunOutcome, type StartedRun } from './runtime.repo.ts';
 import { isStale, staleSentence } from './freshness.ts';
 import { zoneOr } from '../../../contracts/time-zone.ts';
 import { NO_EVENTS, type EventPublisher } from '../../lib/live-events.ts';
@@ -52,7 +52,7 @@ type AlertsInput = NotifyTarget & {
 /** What the runtime needs from the notifications module (dedupe, in-app rows, emails). */
 export type AlertSink = {
   /** The alerts of a batch's runs, stored in one transaction (an agent's runs decided in order); never throws for one run's trouble. */
-  applyAlertsMany(inputs: readonly AlertsInput[]): Promise<ReadonlyArray<{ held: boolean }>>;
+  applyAlertsMany(inputs: readonly AlertsInput[]): Promise<ReadonlyArray<{ held: boolean; repeated: ReadonlyArray<{ conditionId: string; market: string }> }>>;
   /** The agent's health after a run: failing (with its reason and failed runs in a row) or not. */
   applyHealth(input: NotifyTarget & { failing: { reason: string; failedRuns: number } | null }): Promise<unknown>;
 };
@@ -250,7 +250,7 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
           // The owner's conditions are this agent's own (their trigger state is): its own copy of the shared result.
           const decided = await marketConditions(plan, agentTimeframe, conditionNeeds, m, series.candles, tick, agent.id, stateOf);
           notices.push(...decided.notified);
-          return { ...shared.result, conditions: decided.outcomes };
+          return withConditions(shared.result, decided.outcomes);
         } catch (err) {
           if (!(err instanceof MarketDataError)) logger.error({ err, runId, agentId: agent.id, market: m.label }, 'market evaluation failed');
           const failure = err instanceof MarketDataError ? err.failure : 'internal';
@@ -366,7 +366,7 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
       // Alerts first: once the run shows as finished, what it alerted is stored too, so the
       // agent's next run (a run-now can follow at once) reads the alert states this run left.
       const alerting: AlertsInput[] = [];
-      const notified: TConditionOutcome[][] = [];
+      const notified: ConditionNotice[][] = [];
       for (const e of evaluated) {
         if (!e.ok) continue;
         // The user reads one sentence per failure; what the provider said is here, with the ids.
@@ -374,15 +374,20 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
         const input = alertsInput(e.run.agent, e.run.id, e.outcome.conditions, e.outcome.recorded, e.run.activeAlerts, e.outcome.notices);
         if (input) {
           alerting.push(input);
-          notified.push(e.outcome.notices.map((n) => n.outcome));
+          notified.push(e.outcome.notices);
         }
       }
       if (alerting.length > 0) {
         try {
           const applied = await alerts.applyAlertsMany(alerting);
-          // Conditions the agent's hourly cap held back are recorded as 'held' in Run History.
+          // In Run History: conditions another run of the agent notified for this candle first are
+          // 'repeat'; those the agent's hourly cap held back, 'held'.
           applied.forEach((a, i) => {
-            if (a.held) for (const outcome of notified[i]!) outcome.delivery = 'held';
+            const repeated = new Set(a.repeated.map((r) => `${r.conditionId}|${r.market}`));
+            for (const { notice, outcome } of notified[i]!) {
+              if (repeated.has(`${notice.conditionId}|${notice.market}`)) outcome.delivery = 'repeat';
+              else if (a.held) outcome.delivery = 'held';
+            }
           });
         } catch (err) {
           // The runs are recorded; alerts that could not be stored are logged, never failed runs.

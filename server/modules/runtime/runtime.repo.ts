@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { TAgentConfig } from '../../../contracts/agents.ts';
-import type { TRunResult } from '../../../contracts/market.ts';
+import type { TMarketResult, TRunResult } from '../../../contracts/market.ts';
+import type { TConditionOutcome } from '../../../contracts/condition-outcomes.ts';
 import type { Db } from '../../db/client.ts';
 import { agentRuns, agents, alertStates, users } from '../../db/schema.ts';
 import { retryOnDeadlock } from '../../lib/db-errors.ts';
@@ -239,19 +240,35 @@ function lockedInIdOrder(condition: SQL, table: typeof agents | typeof agentRuns
 
 /** JSON of market results by object: runs sharing one share its text. */
 const marketJson = new WeakMap<object, string>();
+/** An agent's own market result made of a shared one and its conditions (withConditions). */
+const sharedBase = new WeakMap<object, TMarketResult>();
+
+/**
+ * A market result with an agent's own condition outcomes (issue 30): the shared result's fields
+ * and `conditions`. Its JSON is the shared result's text (made once, chart and all) with the
+ * conditions added, so agents with conditions on one market do not stringify its chart each.
+ */
+export function withConditions<T extends TMarketResult & { ok: true }>(shared: T, conditions: TConditionOutcome[]): T {
+  const own = { ...shared, conditions };
+  sharedBase.set(own, shared);
+  return own;
+}
+
+function marketText(market: TMarketResult): string {
+  let text = marketJson.get(market);
+  if (text === undefined) {
+    const base = sharedBase.get(market);
+    text = base && market.ok ? withField(marketText(base), 'conditions', JSON.stringify(market.conditions ?? [])) : JSON.stringify(market);
+    // Not kept for an agent's own: its outcomes may still change (the cap's 'held') until recorded.
+    if (!base) marketJson.set(market, text);
+  }
+  return text;
+}
 
 /** A run's result as JSON, each market's text made once per market result object. */
 function resultJson(result: TRunResult): string {
   const { markets, ...rest } = result;
-  const texts = markets.map((market) => {
-    let text = marketJson.get(market);
-    if (text === undefined) {
-      text = JSON.stringify(market);
-      marketJson.set(market, text);
-    }
-    return text;
-  });
-  return withField(JSON.stringify(rest), 'markets', `[${texts.join(',')}]`);
+  return withField(JSON.stringify(rest), 'markets', `[${markets.map(marketText).join(',')}]`);
 }
 
 /** An object's JSON with one more field whose value is JSON text already. */

@@ -7,6 +7,7 @@ import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS, ZChatRequest, ZChatUsageQuery, ZIma
 import { ZNotificationIdParams, ZNotificationsQuery } from '../../../contracts/notifications.ts';
 import { ZUpdateSettings } from '../../../contracts/settings.ts';
 import { ZChannelIdParams, ZCreateChannel } from '../../../contracts/channels.ts';
+import { ZConditionParams, ZSnoozeRequest } from '../../../contracts/conditions.ts';
 import {
   ZAnswerQuery,
   ZConversationListQuery,
@@ -23,7 +24,7 @@ import {
 import { IMAGE_UPLOAD_BODY_LIMIT } from '../../modules/chat/images.routes.ts';
 import { TEST_MODELS, conversationBody, imageBody } from '../chat-helpers.ts';
 import type { Json } from './arbitraries.ts';
-import { VALID_AGENT, VALID_ARTICLE, VALID_CHANNEL, type Fixtures } from './fixtures.ts';
+import { VALID_AGENT, VALID_ARTICLE, VALID_CHANNEL, VALID_MONITOR, type Fixtures } from './fixtures.ts';
 import type { Contract } from './oracle.ts';
 
 /** Who sends the requests: the admin (every signed-in and admin route), nobody (sign-in, which
@@ -41,6 +42,8 @@ export type Endpoint = {
   route: string;
   actor: Actor;
   param?: { name: string; contract: Contract; real: (fx: Fixtures) => Promise<string>; freshEachRequest?: boolean };
+  /** The route's other path parameters, real and fixed (a condition's agent), put in after `param`. */
+  fixedParams?: (fx: Fixtures) => Promise<Record<string, string>>;
   query?: Contract;
   /** The query of the valid sample (a route whose query has a required field); '' when none. */
   sampleQuery?: string;
@@ -55,6 +58,13 @@ export type Endpoint = {
 const agentId = { name: 'id', contract: { schema: ZAgentIdParams }, real: (fx: Fixtures) => fx.agent() };
 const articleId = { name: 'id', contract: { schema: ZArticleIdParams }, real: async (fx: Fixtures) => (await fx.article()).id };
 const IGNORED_BODY = { contract: null, sample: {} };
+/** A condition of a real agent: the hostile segment is the condition's id, its agent's is real. */
+const conditionId = {
+  name: 'conditionId',
+  contract: { schema: ZConditionParams, asSeen: (raw: unknown) => ({ id: '00000000-0000-4000-8000-000000000000', ...(raw as object) }) },
+  real: async (fx: Fixtures) => (await fx.conditionAgent()).conditionId,
+};
+const conditionAgent = async (fx: Fixtures) => ({ id: (await fx.conditionAgent()).agentId });
 const channelId = { name: 'id', contract: { schema: ZChannelIdParams }, real: (fx: Fixtures) => fx.channel() };
 const conversationId = { name: 'id', contract: { schema: ZConversationParams }, real: (fx: Fixtures) => fx.conversation() };
 const presetId = { name: 'id', contract: { schema: ZPresetIdParams }, real: (fx: Fixtures) => fx.preset() };
@@ -90,6 +100,21 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'POST', route: '/api/agents', actor: 'admin', query: { schema: ZAgentQuery }, body: { contract: { schema: ZCreateAgent }, sample: VALID_AGENT } },
   { method: 'GET', route: '/api/agents/:id', actor: 'admin', param: agentId, query: { schema: ZAgentQuery } },
   { method: 'GET', route: '/api/agents/:id/runs', actor: 'admin', param: agentId, query: { schema: ZRunsQuery } },
+  // A Custom Monitor (issue 30): the watchlist's and the conditions' fields mutated.
+  { method: 'POST', route: '/api/agents', actor: 'admin', query: { schema: ZAgentQuery }, body: { contract: { schema: ZCreateAgent }, sample: VALID_MONITOR } },
+  // The conditions' state, snooze, unsnooze and re-arm (issue 30, docs/decisions/0073).
+  { method: 'GET', route: '/api/agents/:id/conditions/state', actor: 'admin', param: { name: 'id', contract: { schema: ZAgentIdParams }, real: async (fx) => (await fx.conditionAgent()).agentId }, query: { schema: ZAgentQuery } },
+  {
+    method: 'POST',
+    route: '/api/agents/:id/conditions/:conditionId/snooze',
+    actor: 'admin',
+    param: conditionId,
+    fixedParams: conditionAgent,
+    query: { schema: ZAgentQuery },
+    body: { contract: { schema: ZSnoozeRequest }, sample: { preset: '1h' } },
+  },
+  { method: 'DELETE', route: '/api/agents/:id/conditions/:conditionId/snooze', actor: 'admin', param: conditionId, fixedParams: conditionAgent, query: { schema: ZAgentQuery } },
+  { method: 'POST', route: '/api/agents/:id/conditions/:conditionId/rearm', actor: 'admin', param: conditionId, fixedParams: conditionAgent, query: { schema: ZAgentQuery }, body: IGNORED_BODY },
   {
     method: 'PATCH',
     route: '/api/agents/:id',

@@ -2,7 +2,7 @@ import { defaultAgentConfig, findTemplate, type TAgentConfig } from '../../../co
 import { MAX_CHANNELS } from '../../../contracts/channels.ts';
 import { MAX_PRESETS } from '../../../contracts/chat-history.ts';
 import { conversationBody, imageBody } from '../chat-helpers.ts';
-import { inAppAlert } from '../agent-fixtures.ts';
+import { customMonitorConfig, inAppAlert, sampleCondition } from '../agent-fixtures.ts';
 import type { TestApp } from '../test-app.ts';
 
 export const ADMIN_EMAIL = 'hostile-admin@example.com';
@@ -12,6 +12,8 @@ export const ADMIN_EMAIL = 'hostile-admin@example.com';
 export type Fixtures = {
   admin: string;
   agent(): Promise<string>;
+  /** An agent with a condition (issue 30): its id and the condition's. */
+  conditionAgent(): Promise<{ agentId: string; conditionId: string }>;
   article(): Promise<{ id: string; slug: string }>;
   notification(): Promise<string>;
   channel(): Promise<string>;
@@ -27,12 +29,14 @@ export type Fixtures = {
 
 const template = findTemplate('stock-market-scanner')!;
 
-/** With "Explain alerts" on, so hostile bodies mutate its fields too (docs/decisions/0044). */
+/** With "Explain alerts" on and a condition, so hostile bodies mutate their fields too (docs/decisions/0044, 0071). */
 export function validAgentConfig(): TAgentConfig {
   const config = defaultAgentConfig(template, 'Europe/Paris');
-  return { ...config, notifications: { ...config.notifications, brief: { provider: 'deepseek', model: 'deepseek-chat' } } };
+  return { ...config, notifications: { ...config.notifications, brief: { provider: 'deepseek', model: 'deepseek-chat' } }, conditions: [sampleCondition()] };
 }
 export const VALID_AGENT = { templateId: template.id, name: 'Hostile scanner', config: validAgentConfig() };
+/** A Custom Monitor: its watchlist and conditions mutated too (issue 30). */
+export const VALID_MONITOR = { templateId: 'custom-monitor', name: 'Hostile monitor', config: customMonitorConfig() };
 export const VALID_ARTICLE = {
   title: 'Taking the busywork out of the week',
   category: 'Operations',
@@ -54,9 +58,16 @@ export async function createFixtures(t: TestApp): Promise<Fixtures> {
   const agent = async () => (await asAdmin<{ id: string }>('POST', '/api/agents', { ...VALID_AGENT, name: `Fixture agent ${++n}` })).id;
   const adminId = async () => (await asAdmin<{ user: { id: string } }>('GET', '/api/auth/me')).user.id;
 
+  let conditionAgent: Promise<{ agentId: string; conditionId: string }> | undefined;
   return {
     admin,
     agent,
+    conditionAgent: () =>
+      (conditionAgent ??= (async () => {
+        const condition = sampleCondition();
+        const created = await asAdmin<{ id: string }>('POST', '/api/agents', { ...VALID_MONITOR, name: `Fixture monitor ${++n}`, config: customMonitorConfig([condition]) });
+        return { agentId: created.id, conditionId: condition.id };
+      })()),
     article: () => asAdmin('POST', '/api/articles', { ...VALID_ARTICLE, title: `Fixture article number ${++n}` }),
     async notification() {
       const agentId = await agent();

@@ -1,6 +1,7 @@
 import '../../../lib/zod-csp.ts';
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { ZNotification, ZNotificationList, type TNotificationList } from '../../../../contracts/notifications.ts';
+import { ZConditionState, type TConditionState, type TSnoozeRequest } from '../../../../contracts/conditions.ts';
 import { apiRequest, errorMessage } from '../../../lib/api-client.ts';
 import { notify } from '../../../lib/notify.ts';
 import { parsedQueryFn } from '../../../lib/query-client.ts';
@@ -70,5 +71,16 @@ export function useMarkAllRead() {
       notify.error('Could not mark the notifications as read', errorMessage(err));
     },
     onSettled: () => queryClient.invalidateQueries({ queryKey: NOTIFICATIONS_QUERY_KEY }),
+  });
+}
+
+/** POST /api/agents/:id/conditions/:conditionId/snooze (issue 30): a preset or a chosen time; answers until when. */
+export function useSnoozeCondition() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ agentId, conditionId, request }: { agentId: string; conditionId: string; request: TSnoozeRequest }): Promise<TConditionState> =>
+      ZConditionState.parse(await apiRequest('POST', `/api/agents/${encodeURIComponent(agentId)}/conditions/${encodeURIComponent(conditionId)}/snooze`, request)),
+    // The agent's details show the condition snoozed (the agents feature reads its state under this key's prefix).
+    onSuccess: (_state, { agentId }) => queryClient.invalidateQueries({ queryKey: [`/api/agents/${agentId}/conditions/state`] }),
   });
 }

@@ -13,6 +13,7 @@ import { useLiveEvents } from '../hooks/use-live-events.ts';
 import { useMarkAllRead, useMarkRead, useNotifications } from '../api/notifications-api.ts';
 import { Button, buttonClasses } from '../../../components/ui/button.tsx';
 import { Spinner } from '../../../components/ui/spinner.tsx';
+import { ConditionSnooze } from './condition-snooze.tsx';
 
 const RELATIVE = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
 const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
@@ -201,10 +202,11 @@ function NotificationItem({ notification, onOpen, onMarkRead }: { notification: 
             notification.title
           )}
         </p>
-        {notification.alerts.length > 0 && !storm ? (
+        {notification.alerts.length + notification.conditions.length > 0 && !storm ? (
+          // The thresholds' alerts, then the owner's conditions in plain words with their values (issue 30).
           <ul aria-label="Alerts" className="mt-0.5 list-disc space-y-0.5 pl-4 text-sm break-words text-slate-700">
-            {notification.alerts.map((alert, index) => (
-              <li key={index}>{alert.message}</li>
+            {[...notification.alerts.map((alert) => alert.message), ...notification.conditions.map((c) => c.text)].map((text, index) => (
+              <li key={index}>{text}</li>
             ))}
           </ul>
         ) : (
@@ -238,6 +240,11 @@ function NotificationItem({ notification, onOpen, onMarkRead }: { notification: 
             ))}
           </ul>
         )}
+        {notification.agentId !== null &&
+          // Each condition it tells of may be snoozed from here, once however many markets it met on.
+          [...new Map(notification.conditions.map((c) => [c.conditionId, c])).values()].map((c) => (
+            <ConditionSnooze key={c.conditionId} agentId={notification.agentId!} conditionId={c.conditionId} title={c.title} />
+          ))}
         {unread && (
           // The label starts with the visible text and names the alert: a list of identical
           // 'Mark as read' buttons would not say which is which to a screen reader.
