@@ -35,6 +35,8 @@ const MODULE_USES = {
   // Open streams end with their session.
   events: ['auth'],
   backtest: ['agents', 'market', 'notifications', 'runtime'],
+  // "Describe it" spends the chat's budget with the chat's assistants (docs/decisions/0075).
+  'conditions-draft': ['chat'],
 };
 
 /** The only packages a layer may import; layers not listed may import any. Contracts are read by
