@@ -294,16 +294,17 @@ export type AiStructuredCall = Omit<AiCall, 'messages' | 'temperature'> & {
  * how it ended, and whether the provider refused: OpenAI's `refusal` content part, Anthropic's
  * `stop_reason: "refusal"` or a text-only answer where its tool was forced, Gemini's SAFETY
  * finish or blocked prompt (each a 'content-filter' finish in the AI SDK's words, but the
- * text-only answer, read from the body).
+ * text-only answer).
  */
 export type AiStructuredAnswer = Omit<AiAnswer, 'images'> & { refused: boolean };
 
 /**
  * One structured answer, in each provider's own structured-output format, through the AI SDK
  * provider model's `doGenerate` (the request shapes are the SDKs'): OpenAI and xAI Responses
- * `text.format: {type: 'json_schema', strict: true, name, schema}`; Anthropic a forced tool whose
- * `input_schema` is the schema (`tool_choice: {type: 'tool', name: 'json'}`; the SDK would
- * otherwise pick `output_config.format` for models that have it); Gemini
+ * `text.format: {type: 'json_schema', strict: true, name, schema}`; Anthropic a tool named after
+ * the schema whose `input_schema` is the schema, forced by `tool_choice: {type: 'tool', name}`
+ * (given as a tool rather than a response format: the SDK's JSON tool is forced with `any`, or
+ * replaced by `output_config.format` on models that have it); Gemini
  * `generationConfig.responseMimeType: 'application/json'` with `responseJsonSchema`; DeepSeek
  * `response_format: {type: 'json_object'}` with the schema in a system message (it has no
  * json_schema); Ollama `response_format: {type: 'json_schema'}` (models.ts turns it on).
@@ -312,16 +313,20 @@ export type AiStructuredAnswer = Omit<AiAnswer, 'images'> & { refused: boolean }
 export async function generateStructured(call: AiStructuredCall): Promise<AiStructuredAnswer> {
   const clock = deadline(call.signal, call.timeoutMs);
   try {
+    const forcedTool = call.provider === 'anthropic';
     const result = await createChatModel(call.provider, call.settings, call.model).doGenerate({
       prompt: [...(call.system ? [{ role: 'system' as const, content: call.system }] : []), { role: 'user' as const, content: [{ type: 'text' as const, text: call.prompt }] }],
-      responseFormat: { type: 'json', schema: call.schema, name: call.schemaName, description: call.schemaDescription },
+      ...(forcedTool
+        ? { tools: [{ type: 'function' as const, name: call.schemaName, description: call.schemaDescription, inputSchema: call.schema }], toolChoice: { type: 'tool' as const, toolName: call.schemaName } }
+        : { responseFormat: { type: 'json' as const, schema: call.schema, name: call.schemaName, description: call.schemaDescription } }),
       maxOutputTokens: call.maxOutputTokens,
       abortSignal: clock.signal,
-      providerOptions: { anthropic: { structuredOutputMode: 'jsonTool' } },
     });
-    const text = result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+    // The forced tool's input is the answer; a text-only answer where the tool was forced is the model declining.
+    const toolInput = result.content.find((part) => part.type === 'tool-call' && part.toolName === call.schemaName);
+    const text = forcedTool ? (toolInput?.type === 'tool-call' ? toolInput.input : '') : result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
     const { finish, raw } = finishOf(result.finishReason, { streamed: false, body: result.response?.body });
-    const refused = finish === 'content-filter' || (call.provider === 'anthropic' && !answeredWithTool(result.response?.body));
+    const refused = finish === 'content-filter' || (forcedTool && toolInput === undefined);
     return {
       text,
       usage: fromProviderUsage(result.usage),
@@ -334,12 +339,6 @@ export async function generateStructured(call: AiStructuredCall): Promise<AiStru
   } finally {
     clock.stop();
   }
-}
-
-/** Whether an Anthropic answer holds a tool_use block: with the tool forced, a text-only answer is the model declining. */
-function answeredWithTool(body: unknown): boolean {
-  const content = (body as { content?: unknown } | null | undefined)?.content;
-  return Array.isArray(content) && content.some((block) => (block as { type?: unknown } | null)?.type === 'tool_use');
 }
 
 /** grok-2-image-1212: one image for the last user message, as the provider's bytes. */

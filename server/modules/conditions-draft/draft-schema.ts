@@ -132,6 +132,8 @@ function withoutNulls(value: unknown): unknown {
  */
 export function conditionFromDraft(draft: unknown, id: string = randomUUID()): { ok: true; condition: TCondition } | { ok: false; problems: string[] } {
   const condition = draft && typeof draft === 'object' ? (draft as Record<string, unknown>) : {};
+  const unknown = Object.keys(condition).filter((key) => key !== 'when' && key !== 'trigger');
+  if (unknown.length > 0) return { ok: false, problems: unknown.map((key) => `${key}: not a field of a drafted condition`) };
   const trigger = withoutNulls(condition.trigger);
   const parsed = ZCondition.safeParse({
     id,
