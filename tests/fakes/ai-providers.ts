@@ -337,7 +337,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   const question = lastUserText(api, body);
   if (structured && !stream) {
     const reply = state.structured.get(endingKey(provider, question)) ?? state.structured.get(endingKey(provider)) ?? { kind: 'json', value: { reply: `Reply to: ${question}` } };
-    return sendJson(res, 200, structuredAnswer(api, model, reply, Math.ceil(prompt / 4), structured.name));
+    return sendJson(res, 200, structuredAnswer(api, model, reply, Math.ceil(prompt / 4), maxOutputTokens, structured.name));
   }
   const full = state.answer ? state.answer(question) : `Reply to: ${question}`;
   const end = ending(stateEnding(state, provider, question), full, question, maxOutputTokens, Math.ceil(prompt / 4));
@@ -713,13 +713,16 @@ function strictSchemaProblem(node: unknown, path: string[]): string | null {
  * A structured answer as each API sends it without streaming: the JSON (or the text) where that
  * API puts an answer, a refusal in its own shape, and its usage.
  */
-function structuredAnswer(api: Api, model: string, reply: FakeStructuredReply, input: number, toolName = 'json'): unknown {
-  const text = reply.kind === 'json' ? JSON.stringify(reply.value) : reply.kind === 'text' ? reply.text : '';
+function structuredAnswer(api: Api, model: string, reply: FakeStructuredReply, input: number, limit: number | undefined, toolName = 'json'): unknown {
+  const whole = reply.kind === 'json' ? JSON.stringify(reply.value) : reply.kind === 'text' ? reply.text : '';
+  // Longer than the output limit: cut there, and the answer says so (Anthropic's tool input aside: it arrives whole or not at all here).
+  const cut = api !== 'anthropic' && limit !== undefined && Math.ceil(whole.length / 4) > limit;
+  const text = cut ? whole.slice(0, limit * 4) : whole;
   const output = Math.max(1, Math.ceil(text.length / 4));
-  const end: End = { text, reported: true, input, output, reasoningTokens: 0, reasoning: null, stop: reply.kind === 'refusal' || reply.kind === 'blocked' ? 'filter' : 'stop', closed: true };
+  const end: End = { text, reported: true, input, output, reasoningTokens: 0, reasoning: null, stop: reply.kind === 'refusal' || reply.kind === 'blocked' ? 'filter' : cut ? 'length' : 'stop', closed: true };
   switch (api) {
     case 'responses': {
-      const body = responsesBody(model, { ...end, stop: 'stop' });
+      const body = responsesBody(model, reply.kind === 'refusal' ? { ...end, stop: 'stop' } : end);
       if (reply.kind !== 'refusal') return body;
       // A refusal is a content part of its own in a completed message (OpenAI's structured outputs guide).
       const refusal = "I'm sorry, but I can't help with that request.";

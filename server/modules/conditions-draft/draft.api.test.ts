@@ -225,13 +225,13 @@ describe('POST /api/agents/conditions/draft', () => {
   });
 });
 
-describe('POST /api/agents/conditions/draft with an assistant that has no key', () => {
+describe('POST /api/agents/conditions/draft with an assistant that has no key, and a small output limit', () => {
   let fake: FakeAiProviders;
   let t: TestApp;
 
   beforeAll(async () => {
     fake = await startFakeAiProviders();
-    t = await createTestApp({ env: { ...fake.env, GOOGLE_GENERATIVE_AI_API_KEY: '', ADMIN_EMAILS: 'admin@example.com' } });
+    t = await createTestApp({ env: { ...fake.env, GOOGLE_GENERATIVE_AI_API_KEY: '', ADMIN_EMAILS: 'admin@example.com', CHAT_MAX_OUTPUT_TOKENS: '40' } });
   });
   afterAll(async () => {
     await t?.close();
@@ -245,5 +245,15 @@ describe('POST /api/agents/conditions/draft with an assistant that has no key', 
     expect(res.json().details).toEqual([{ path: 'provider', message: expect.stringMatching(/^API key not configured/) }]);
     expect(fake.requests()).toHaveLength(0);
     expect((await usageRows(t)).at(-1)).toMatchObject({ provider: 'gemini', purpose: 'condition-draft', outcome: 'rejected', error: 'API key not configured' });
+  });
+
+  it.each(['openai', 'deepseek'] as const)('%s: an answer cut at its output limit is a 502 saying so, its tokens counted', async (provider) => {
+    fake.setStructuredReply(provider, { kind: 'json', value: understood(EXPECTED) });
+    const cookie = await t.signIn('admin@example.com');
+    const res = await t.request({ method: 'POST', url: URL, cookie, payload: body(provider) });
+    expect(fake.requests().at(-1)!.maxOutputTokens).toBe(40);
+    expect(res.statusCode).toBe(502);
+    expect(res.json().message).toMatch(/answer was cut short at its length limit/);
+    expect((await usageRows(t)).at(-1)).toMatchObject({ provider, outcome: 'error', error: 'the answer reached its length limit', outputTokens: 40 });
   });
 });
