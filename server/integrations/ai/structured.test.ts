@@ -1,3 +1,4 @@
+import type { JSONSchema7 } from 'ai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHAT_PROVIDERS, type TChatProvider } from '../../../contracts/chat.ts';
 import { startFakeAiProviders, type FakeAiProviders } from '../../../tests/fakes/ai-providers.ts';
@@ -7,7 +8,7 @@ import { AiCallError, generateStructured, type AiStructuredCall } from './index.
 // One structured answer per provider through its AI SDK model, against the fake speaking each
 // API's structured-output format (docs/decisions/0075): the answer's text, usage and refusals.
 
-const SCHEMA = { type: 'object', properties: { colour: { type: 'string', enum: ['red', 'green'] } }, required: ['colour'], additionalProperties: false } as const;
+const SCHEMA: JSONSchema7 = { type: 'object', properties: { colour: { type: 'string', enum: ['red', 'green'] } }, required: ['colour'], additionalProperties: false };
 
 describe('generateStructured', () => {
   let fake: FakeAiProviders;
@@ -46,7 +47,7 @@ describe('generateStructured', () => {
   }
 
   it('a schema OpenAI strict mode refuses is the provider’s 400, a failure in our words with its text in the log cause', async () => {
-    const loose = { type: 'object', properties: { colour: { type: 'string' }, shade: { type: 'string' } }, required: ['colour'], additionalProperties: false } as const;
+    const loose: JSONSchema7 = { type: 'object', properties: { colour: { type: 'string' }, shade: { type: 'string' } }, required: ['colour'], additionalProperties: false };
     const failure = await generateStructured(call('openai', { schema: loose })).catch((err: unknown) => err);
     expect(failure).toBeInstanceOf(AiCallError);
     expect((failure as AiCallError).message).toBe('GPT could not answer this request');
