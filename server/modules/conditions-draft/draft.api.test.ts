@@ -101,6 +101,17 @@ describe('POST /api/agents/conditions/draft', () => {
     });
   }
 
+  it('Usage reports the drafts apart from chats and alert briefs, as "condition-draft" rows of the owner', async () => {
+    fake.setStructuredReply('grok', { kind: 'json', value: understood(EXPECTED) });
+    await draft(admin, body('grok'));
+    await draft(admin, body('grok'));
+    const { rows } = (await t.request({ url: '/api/admin/usage?days=1', cookie: admin })).json<{ rows: Array<{ user: { email: string }; provider: string; purpose: string; requests: number; inputTokens: number }> }>();
+    const grok = rows.filter((r) => r.provider === 'grok' && r.user.email === 'admin@example.com');
+    expect(grok.map((r) => r.purpose)).toEqual(['condition-draft']);
+    expect(grok[0]!.requests).toBeGreaterThanOrEqual(2);
+    expect(grok[0]!.inputTokens).toBeGreaterThan(0);
+  });
+
   it('two drafts of the same words get ids of their own', async () => {
     fake.setStructuredReply('openai', { kind: 'json', value: understood(EXPECTED) });
     const [a, b] = await Promise.all([draft(admin, body('openai')), draft(admin, body('openai'))]);
