@@ -1,7 +1,7 @@
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { ZCondition, type TCondition } from '../../../contracts/conditions.ts';
-import { conditionFromDraft, DRAFT_JSON_SCHEMA, draftOf } from './draft-schema.ts';
+import { conditionFromDraft, DRAFT_JSON_SCHEMA, draftOf, draftSchemaFor } from './draft-schema.ts';
 
 // The provider-facing schema (docs/decisions/0075) must take what the contract takes and refuse
 // what it refuses: an assistant held to it can only answer conditions the builder can show.
@@ -110,6 +110,16 @@ describe('the provider-facing draft schema', () => {
     const back = conditionFromDraft(draft, ID);
     expect(back.ok).toBe(false);
     expect(!back.ok && back.problems.join()).toMatch(/MACD fast period must be shorter than its slow period/);
+  });
+
+  it("Grok's copy differs only by the array-length keywords, whose rules ZCondition keeps", () => {
+    const grok = ajv.compile(draftSchemaFor('grok'));
+    const none = draftOf(VALID['RSI crosses below 30 and close above SMA(200) on 1d']!);
+    (none.when as { clauses: unknown[] }).clauses = [];
+    expect(grok(envelope(none))).toBe(true);
+    expect(conditionFromDraft(none, ID).ok).toBe(false);
+    expect(JSON.stringify(draftSchemaFor('grok'))).toBe(JSON.stringify(DRAFT_JSON_SCHEMA).replaceAll(/,"(minItems|maxItems)":\d+/g, ''));
+    for (const provider of ['openai', 'anthropic', 'gemini', 'deepseek', 'llama'] as const) expect(draftSchemaFor(provider)).toBe(DRAFT_JSON_SCHEMA);
   });
 
   it('a not-understood answer fits, with no condition', () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { JSONSchema7 } from 'ai';
+import type { TChatProvider } from '../../../contracts/chat.ts';
 import {
   BOLLINGER_K_MAX,
   BOLLINGER_K_MIN,
@@ -114,6 +115,22 @@ export const DRAFT_JSON_SCHEMA: JSONSchema7 = {
   }),
   $defs: DEFS,
 };
+
+/** Length keywords, which xAI's structured outputs are reported to refuse (a 5xx) rather than ignore. */
+const LENGTH_KEYWORDS = new Set(['minItems', 'maxItems', 'minLength', 'maxLength']);
+function withoutKeywords(node: unknown, keywords: ReadonlySet<string>): unknown {
+  if (Array.isArray(node)) return node.map((item) => withoutKeywords(item, keywords));
+  if (!node || typeof node !== 'object') return node;
+  return Object.fromEntries(Object.entries(node).flatMap(([key, value]) => (keywords.has(key) && typeof value === 'number' ? [] : [[key, withoutKeywords(value, keywords)]])));
+}
+
+/**
+ * The schema as each provider is sent it: the whole of it, but to xAI (Grok) without the
+ * array-length keywords (at least one clause, at most ten), which ZCondition checks after anyway.
+ */
+export function draftSchemaFor(provider: TChatProvider): JSONSchema7 {
+  return provider === 'grok' ? (withoutKeywords(DRAFT_JSON_SCHEMA, LENGTH_KEYWORDS) as JSONSchema7) : DRAFT_JSON_SCHEMA;
+}
 
 /** The condition as the envelope carries it: no id, nulls for what is absent. */
 export type DraftCondition = { when: unknown; trigger: { mode: unknown; cooldownMinutes: unknown } };

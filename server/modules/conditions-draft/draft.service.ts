@@ -13,7 +13,7 @@ import { createChatBudget, refusalMessage, type Reservation } from '../chat/budg
 import { mayUse, modelsOf } from '../chat/chat-policy.ts';
 import { estimateInputTokens, estimateTextTokens } from '../chat/token-estimate.ts';
 import { draftSystemPrompt, draftUserPrompt } from './draft-prompt.ts';
-import { conditionFromDraft, DRAFT_JSON_SCHEMA, DRAFT_SCHEMA_DESCRIPTION, DRAFT_SCHEMA_NAME } from './draft-schema.ts';
+import { conditionFromDraft, DRAFT_SCHEMA_DESCRIPTION, DRAFT_SCHEMA_NAME, draftSchemaFor } from './draft-schema.ts';
 
 /** The most output a draft may take: a condition of ten clauses is ~1,000 tokens of JSON; a reasoning model thinks first. */
 export const DRAFT_MAX_OUTPUT_TOKENS = 4_000;
@@ -49,8 +49,9 @@ export function createDraftService({ db, config, now = () => new Date() }: { db:
     const log = parentLog.child({ provider, model: model.id });
     const system = draftSystemPrompt(input);
     const prompt = draftUserPrompt(input.text);
+    const schema = draftSchemaFor(provider);
     // The schema travels with the request (DeepSeek's in the prompt): it counts as input.
-    const inputTokens = estimateInputTokens([{ content: system }, { content: prompt }, { content: JSON.stringify(DRAFT_JSON_SCHEMA) }]);
+    const inputTokens = estimateInputTokens([{ content: system }, { content: prompt }, { content: JSON.stringify(schema) }]);
     const record = (reservation: Reservation | null, outcome: 'ok' | 'error' | 'rejected', usage: TChatUsage | null, durationMs: number, error: string | null, estimated = false) =>
       budget.settle(reservation, {
         userId: user.id,
@@ -97,7 +98,7 @@ export function createDraftService({ db, config, now = () => new Date() }: { db:
           model: model.id,
           system,
           prompt,
-          schema: DRAFT_JSON_SCHEMA,
+          schema,
           schemaName: DRAFT_SCHEMA_NAME,
           schemaDescription: DRAFT_SCHEMA_DESCRIPTION,
           signal: new AbortController().signal,
@@ -115,10 +116,11 @@ export function createDraftService({ db, config, now = () => new Date() }: { db:
 
       const usage = answer.usage ?? { inputTokens, outputTokens: estimateTextTokens(answer.text) };
       const estimated = answer.usage === null;
-      const unusable = async (why: string, logged: Record<string, unknown>, message: string): Promise<never> => {
+      // Settled before it is thrown (`throw await`), so the usage is recorded before `finally` runs.
+      const unusable = async (why: string, logged: Record<string, unknown>, message: string): Promise<AppError> => {
         log.warn({ finish: answer.finish, finishReason: answer.rawFinish, ...logged }, `condition draft: ${why}`);
         await settle('error', usage, why, estimated);
-        throw new AppError('BAD_GATEWAY', message);
+        return new AppError('BAD_GATEWAY', message);
       };
 
       if (answer.refused) {
@@ -127,14 +129,14 @@ export function createDraftService({ db, config, now = () => new Date() }: { db:
         return { ok: false, notUnderstood: null, message: `${label} declined to draft a condition from these words. Describe the prices and indicators to watch, and when to be told.` };
       }
       if (answer.finish === 'length') {
-        return unusable('the answer reached its length limit', {}, `${label}'s answer was cut short at its length limit before the condition was whole. Try again with fewer clauses, or another model.`);
+        throw await unusable('the answer reached its length limit', {}, `${label}'s answer was cut short at its length limit before the condition was whole. Try again with fewer clauses, or another model.`);
       }
       const notAnswer = `${label} did not answer with a condition that could be read. Try again, or choose another assistant.`;
       let envelope: unknown;
       try {
         envelope = JSON.parse(answer.text);
       } catch {
-        return unusable('the answer is not JSON', { answer: clip(answer.text) }, notAnswer);
+        throw await unusable('the answer is not JSON', { answer: clip(answer.text) }, notAnswer);
       }
       const { understood, notUnderstood, condition } = (envelope && typeof envelope === 'object' ? envelope : {}) as Record<string, unknown>;
       if (understood === false || (understood !== true && typeof notUnderstood === 'string' && notUnderstood.trim() !== '')) {
@@ -146,7 +148,7 @@ export function createDraftService({ db, config, now = () => new Date() }: { db:
           : { ok: false, notUnderstood: what, message: notUnderstoodMessage(what) };
       }
       const drafted = understood === true ? conditionFromDraft(condition) : ({ ok: false, problems: ['understood is not a boolean'] } as const);
-      if (!drafted.ok) return unusable('the answer does not fit the condition schema', { problems: drafted.problems.slice(0, 10) }, notAnswer);
+      if (!drafted.ok) throw await unusable('the answer does not fit the condition schema', { problems: drafted.problems.slice(0, 10) }, notAnswer);
       await settle('ok', usage, null, estimated);
 
       const problems = conditionTimeframeProblems([drafted.condition], input.agentTimeframe);
