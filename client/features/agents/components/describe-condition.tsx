@@ -1,16 +1,12 @@
-import '../../../lib/zod-csp.ts';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { CHAT_PROVIDER_INFO, type TChatProvider, type TChatProviderStatus, type TChatProvidersResponse } from '../../../../contracts/chat.ts';
-import type { TConditionDraft, TConditionDraftRequest } from '../../../../contracts/condition-draft.ts';
-import { conditionText, DESCRIBE_TEXT_MAX, ZCondition, type TCondition } from '../../../../contracts/conditions.ts';
+import { conditionText, DESCRIBE_TEXT_MAX, type TCondition } from '../../../../contracts/conditions.ts';
 import type { TCandleTimeframe } from '../../../../contracts/market.ts';
 import { Button } from '../../../components/ui/button.tsx';
-import { ApiError, apiRequest } from '../../../lib/api-client.ts';
+import { ApiError } from '../../../lib/api-client.ts';
+import { draftCondition } from '../api/draft-condition.ts';
 import { CONTROL } from './form-controls.tsx';
-
-/** The server waits CHAT_TIMEOUT_MS (30 s unless set) for the assistant; the browser waits longer than that, so the server's own message arrives. */
-const DRAFT_TIMEOUT_MS = 90_000;
 
 /** An assistant the owner may use, with its key on this server, and the models that write text. */
 const textModels = (provider: TChatProviderStatus) => provider.models.filter((m) => !m.image);
@@ -51,15 +47,7 @@ export function DescribeCondition({ agentTimeframe, templateId, onDraft }: Props
   const chosenProvider = offered.find((p) => p.id === choice?.provider) ?? offered[0];
   const chosenModel = chosenProvider && (textModels(chosenProvider).some((m) => m.id === choice?.model) ? choice!.model : defaultModel(chosenProvider));
 
-  const drafting = useMutation({
-    mutationFn: async (request: TConditionDraftRequest) => {
-      const answer = await apiRequest<TConditionDraft>('POST', '/api/agents/conditions/draft', request, { timeoutMs: DRAFT_TIMEOUT_MS });
-      const parsed = ZCondition.safeParse(answer?.condition);
-      if (!parsed.success) throw new Error('The assistant’s draft could not be read. Please try again.');
-      return parsed.data;
-    },
-    onSuccess: (condition) => onDraft(condition),
-  });
+  const drafting = useMutation({ mutationFn: draftCondition, onSuccess: (condition) => onDraft(condition) });
 
   const submit = () => {
     if (!chosenProvider || !chosenModel || text.trim() === '' || drafting.isPending) return;
