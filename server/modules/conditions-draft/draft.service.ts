@@ -15,8 +15,9 @@ import { estimateInputTokens, estimateTextTokens } from '../chat/token-estimate.
 import { draftSystemPrompt, draftUserPrompt } from './draft-prompt.ts';
 import { conditionFromDraft, DRAFT_SCHEMA_DESCRIPTION, DRAFT_SCHEMA_NAME, draftSchemaFor } from './draft-schema.ts';
 
-/** The most output a draft may take: a condition of ten clauses is ~1,000 tokens of JSON; a reasoning model thinks first. */
-export const DRAFT_MAX_OUTPUT_TOKENS = 4_000;
+/** The most output a draft may take (and CHAT_MAX_OUTPUT_TOKENS, the model's own and the day's budget less): a condition of
+ * ten clauses is ~1,000 tokens of JSON, but a reasoning model (o3, DeepSeek R1, Gemini 2.5) spends its thinking from the same limit. */
+export const DRAFT_MAX_OUTPUT_TOKENS = 8_192;
 /** How much of the words the assistant could not map the answer repeats (its own quote of them). */
 const NOT_UNDERSTOOD_MAX = 200;
 
