@@ -69,7 +69,10 @@ export function draftSystemPrompt({ agentTimeframe, templateId }: { agentTimefra
   ].join('\n\n');
 }
 
-/** The user message: the owner's words, fenced (a closing tag inside them cannot end the fence early). */
+/** The user message: the owner's words, fenced (a tag inside them cannot end the fence early or open
+ * another; removed until none is left, so '<wor<words>ds>' cannot rebuild one). */
 export function draftUserPrompt(text: string): string {
-  return `<words>${text.replaceAll(/<\/?words>/gi, '')}</words>`;
+  let words = text;
+  for (let previous = ''; previous !== words; ) [previous, words] = [words, words.replaceAll(/<\/?words>/gi, '')];
+  return `<words>${words}</words>`;
 }
