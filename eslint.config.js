@@ -38,6 +38,8 @@ const MODULE_USES = {
   backtest: ['agents', 'conditions', 'market', 'notifications', 'runtime'],
   // The conditions engine reads the indicators (issue 30).
   conditions: ['market'],
+  // "Describe it" spends the chat's budget with the chat's assistants (docs/decisions/0075).
+  'conditions-draft': ['chat'],
 };
 
 /** The only packages a layer may import; layers not listed may import any. Contracts are read by

@@ -450,15 +450,15 @@ export const ZChatUsageQuery = z.object({
   days: z.coerce.number().int('Days must be a whole number').min(1, 'Days must be 1 to 90').max(90, 'Days must be 1 to 90').default(30),
 });
 
-/** What AI calls were for: chat messages, or alert briefs (docs/decisions/0044). */
-export const CHAT_USAGE_PURPOSES = ['chat', 'alert-brief'] as const;
+/** What AI calls were for: chat messages, alert briefs (docs/decisions/0044), or conditions drafted from words (docs/decisions/0075). */
+export const CHAT_USAGE_PURPOSES = ['chat', 'alert-brief', 'condition-draft'] as const;
 export type TChatUsagePurpose = (typeof CHAT_USAGE_PURPOSES)[number];
 
 export type TChatUsageRow = {
   user: { id: string; email: string; name: string };
   provider: string;
   model: string;
-  /** Chat messages and alert briefs of one model are separate rows. */
+  /** Chat messages, alert briefs and condition drafts of one model are separate rows. */
   purpose: TChatUsagePurpose;
   requests: number;
   /** Calls that failed or were refused (a provider failure, a budget refusal, a server that stopped mid-answer). */

@@ -37,6 +37,8 @@ import { registerAuth } from './modules/auth/auth.plugin.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import { createAuthService, type Clock } from './modules/auth/auth.service.ts';
 import { chatRoutes } from './modules/chat/chat.routes.ts';
+import { conditionDraftRoutes } from './modules/conditions-draft/draft.routes.ts';
+import { createDraftService } from './modules/conditions-draft/draft.service.ts';
 import { createChatService } from './modules/chat/chat.service.ts';
 import { conversationsRoutes } from './modules/chat/conversations.routes.ts';
 import { createConversationsService } from './modules/chat/conversations.service.ts';
@@ -228,6 +230,7 @@ export async function buildApp({
   app.addHook('onClose', async () => settling?.stop());
   await app.register(imagesRoutes, { images });
   await app.register(chatRoutes, { chat });
+  await app.register(conditionDraftRoutes, { drafts: createDraftService({ db, config: config.chat, now }) });
   await app.register(conversationsRoutes, { conversations });
   const notifications = createNotificationsService({
     db,

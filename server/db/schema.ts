@@ -102,16 +102,17 @@ export const chatUsage = pgTable(
     /** The tokens are our estimate: the provider reported none (docs/decisions/0061). */
     estimated: boolean('estimated').notNull().default(false),
     error: text('error'),
-    /** What the call was for: a chat message, or an alert's brief (docs/decisions/0044). Both
-     * count against the user's daily budget; the usage report tells them apart. */
-    purpose: text('purpose', { enum: ['chat', 'alert-brief'] }).notNull().default('chat'),
+    /** What the call was for: a chat message, an alert's brief (docs/decisions/0044), or a
+     * condition drafted from words (docs/decisions/0075). All count against the user's daily
+     * budget; the usage report tells them apart. */
+    purpose: text('purpose', { enum: ['chat', 'alert-brief', 'condition-draft'] }).notNull().default('chat'),
     createdAt: createdAt(),
   },
   (t) => [
     index('chat_usage_user_created_idx').on(t.userId, t.createdAt),
     index('chat_usage_created_idx').on(t.createdAt),
     check('chat_usage_outcome_check', sql`${t.outcome} in ('ok', 'error', 'stopped', 'interrupted', 'rejected')`),
-    check('chat_usage_purpose_check', sql`${t.purpose} in ('chat', 'alert-brief')`),
+    check('chat_usage_purpose_check', sql`${t.purpose} in ('chat', 'alert-brief', 'condition-draft')`),
   ],
 );
 

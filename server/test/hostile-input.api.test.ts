@@ -63,6 +63,19 @@ describe('hostile input', () => {
       },
     });
     fx = await createFixtures(t);
+    // Describe it's assistant drafts a condition whatever it is sent (one on the agent's own
+    // timeframe, so any agent timeframe takes it): a valid request is a 200, never a 4xx that wrote.
+    fake.setStructuredReply('openai', {
+      kind: 'json',
+      value: {
+        understood: true,
+        notUnderstood: null,
+        condition: {
+          when: { kind: 'group', join: 'all', clauses: [{ kind: 'clause', left: { indicator: 'close', timeframe: null }, operator: 'crosses-above', right: { indicator: 'sma', period: 50, timeframe: null } }] },
+          trigger: { mode: 'once-per-close', cooldownMinutes: null },
+        },
+      },
+    });
     snapshot = await snapshotter(t.database.db);
     prototypeKeys = Object.fromEntries(Object.entries(PROTOTYPES).map(([name, proto]) => [name, Reflect.ownKeys(proto).map(String).sort()]));
   });

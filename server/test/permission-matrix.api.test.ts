@@ -96,6 +96,13 @@ describe('permission matrix', () => {
     { method: 'GET', url: '/api/agents', call: at('/api/agents'), expected: [401, 403, 200, 200] },
     { method: 'POST', url: '/api/agents', call: async () => ({ path: '/api/agents', payload: { templateId: template.id, name: `Posted ${++n}`, config: agentConfig() } }), expected: [401, 403, 201, 201] },
     { method: 'GET', url: '/api/agents/:id', call: async () => ({ path: `/api/agents/${(await newAgent()).id}` }), expected: [401, 403, 200, 404] },
+    // Describe it: no keys here, so an allowed caller gets the missing key's 400 (and nothing is called).
+    {
+      method: 'POST',
+      url: '/api/agents/conditions/draft',
+      call: at('/api/agents/conditions/draft', { text: 'close crosses above 100', provider: 'openai', model: 'gpt-4o', agentTimeframe: '1h', templateId: template.id }),
+      expected: [401, 403, 400, 400],
+    },
     { method: 'POST', url: '/api/agents/backtest', call: at('/api/agents/backtest', { templateId: template.id, config: agentConfig(), candles: 50 }), expected: [401, 403, 200, 200] },
     { method: 'POST', url: '/api/agents/:id/backtest', call: async () => ({ path: `/api/agents/${(await newAgent()).id}/backtest`, payload: { candles: 50 } }), expected: [401, 403, 200, 404] },
     { method: 'GET', url: '/api/agents/:id/runs', call: async () => ({ path: `/api/agents/${(await newAgent()).id}/runs` }), expected: [401, 403, 200, 404] },

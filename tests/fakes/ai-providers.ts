@@ -46,10 +46,27 @@
  * are recorded, and requests whose socket closed before the answer ended are counted as
  * aborted.
  *
+ * Structured output (docs/decisions/0075), recorded per request as `structured` and answered
+ * without streaming in each API's real shape: OpenAI and xAI Responses `text.format: {type:
+ * 'json_schema', name, schema, strict}` (strict schemas are checked as OpenAI checks them:
+ * every object's properties all required, `additionalProperties: false`, no `oneOf`; a 400
+ * `invalid_json_schema` otherwise), Anthropic a forced tool (`tool_choice: {type: 'tool', name}`
+ * naming one of `tools`, answered with a `tool_use` block and `stop_reason: "tool_use"`), Gemini
+ * `generationConfig.responseMimeType: 'application/json'` with `responseJsonSchema` or
+ * `responseSchema` (a schema without the JSON type is a 400), DeepSeek `response_format: {type:
+ * 'json_object'}` (a 400 unless a message says "json", as DeepSeek requires), Ollama
+ * `response_format: {type: 'json_schema', json_schema}`. What the model answers is set with
+ * `setStructuredReply` (every question, or one): a JSON value; raw text (not JSON: DeepSeek's
+ * blank content, a model's prose; Anthropic a text-only answer without its tool); a refusal
+ * (OpenAI's `refusal` content part, Anthropic `stop_reason: "refusal"`, Gemini `finishReason:
+ * "SAFETY"` with no content, chat completions `finish_reason: "content_filter"`); or, for Gemini,
+ * a blocked prompt (`promptFeedback.blockReason`, no candidates). Usage as each API reports it.
+ *
  * Standalone (for Playwright): `node tests/fakes/ai-providers.ts` prints the env lines
  * (KEY=value) to point the server at it. FAKE_AI_PORT picks the port (default random). A
  * separate process is steered over HTTP: POST /__control/fault {provider, fault, message?},
  * POST /__control/ending {provider, ending, prompt?},
+ * POST /__control/structured {provider, reply, prompt?},
  * POST /__control/latency {ms}, POST /__control/reset, GET /__control/requests.
  */
 import { readJson, runStandalone, sendJson, startFakeHttpServer } from './http.ts';
@@ -71,6 +88,18 @@ export type FakeAiFault = (typeof FAKE_AI_FAULTS)[number];
 export const FAKE_AI_ENDINGS = ['complete', 'length', 'thinking', 'content-filter', 'no-close', 'no-usage'] as const;
 export type FakeAiEnding = (typeof FAKE_AI_ENDINGS)[number];
 
+/** What a model answers a structured request with (see the header). */
+export type FakeStructuredReply = { kind: 'json'; value: unknown } | { kind: 'text'; text: string } | { kind: 'refusal' } | { kind: 'blocked' };
+
+/** A request's structured-output ask, read where its API carries it. */
+export type FakeAiStructured = {
+  /** Responses `text.format`, chat completions `response_format`, Anthropic's forced tool, Gemini's generationConfig. */
+  format: 'json_schema' | 'json_object' | 'tool' | 'responseJsonSchema' | 'responseSchema';
+  name: string | undefined;
+  strict: boolean | undefined;
+  schema: unknown;
+};
+
 export type FakeAiRequest = {
   provider: TChatProvider;
   path: string;
@@ -86,6 +115,8 @@ export type FakeAiRequest = {
   prompt: string;
   /** The images the request carries, in order: the API's part name, the type sent and the bytes' size. */
   images: FakeAiImage[];
+  /** The structured output asked for; undefined for a plain text answer. */
+  structured: FakeAiStructured | undefined;
   body: Record<string, unknown>;
 };
 
@@ -102,6 +133,8 @@ export type FakeAiProviders = {
   setFault(provider: TChatProvider, fault: FakeAiFault, message?: string): void;
   /** How the provider's answers end from now on: every answer, or only those to the question `prompt`. */
   setEnding(provider: TChatProvider, ending: FakeAiEnding, options?: { prompt?: string }): void;
+  /** What structured requests are answered with from now on: every one to the provider, or only those to the question `prompt`. */
+  setStructuredReply(provider: TChatProvider, reply: FakeStructuredReply, options?: { prompt?: string }): void;
   /** Holds every answer back this long before its first byte (0: answer at once). */
   setLatency(ms: number): void;
   /** From now on, each streamed answer stops after its first text chunk until `release()`. */
@@ -132,6 +165,8 @@ type State = {
   faults: Map<TChatProvider, { fault: FakeAiFault; message?: string }>;
   /** Keyed by provider, or provider and question (endingKey). */
   endings: Map<string, FakeAiEnding>;
+  /** Keyed like `endings`. */
+  structured: Map<string, FakeStructuredReply>;
   chunkDelayMs: number;
   latencyMs: number;
   /** While set, streams wait on it after their first text chunk. */
@@ -195,6 +230,7 @@ export async function startFakeAiProviders(options: FakeAiOptions = {}): Promise
   const state: State = {
     faults: new Map(),
     endings: new Map(),
+    structured: new Map(),
     chunkDelayMs: options.chunkDelayMs ?? CHUNK_DELAY_MS,
     latencyMs: 0,
     hold: null,
@@ -224,6 +260,7 @@ export async function startFakeAiProviders(options: FakeAiOptions = {}): Promise
     keys: state.keys,
     setFault: (provider, fault, message) => void state.faults.set(provider, { fault, message }),
     setEnding: (provider, ending, { prompt } = {}) => void state.endings.set(endingKey(provider, prompt), ending),
+    setStructuredReply: (provider, reply, { prompt } = {}) => void state.structured.set(endingKey(provider, prompt), reply),
     setLatency: (ms) => void (state.latencyMs = ms),
     holdAfterFirstChunk() {
       let release!: () => void;
@@ -265,12 +302,25 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   const maxOutputTokens = outputLimit(api, body);
   const temperature = temperatureOf(api, body);
   const images = imagesOf(api, body);
-  state.requests.push({ provider, path: url.pathname, model, stream, maxOutputTokens, system: systemPrompt(api, body), temperature, prompt: lastUserText(api, body), images: images.map(({ part, mediaType, bytes }) => ({ part, mediaType, bytes })), body });
+  const structured = structuredOf(api, body);
+  state.requests.push({
+    provider,
+    path: url.pathname,
+    model,
+    stream,
+    maxOutputTokens,
+    system: systemPrompt(api, body),
+    temperature,
+    prompt: lastUserText(api, body),
+    images: images.map(({ part, mediaType, bytes }) => ({ part, mediaType, bytes })),
+    structured,
+    body,
+  });
   if (state.latencyMs > 0) await sleep(state.latencyMs);
   if (res.destroyed) return;
 
   if (provider !== 'llama' && !hasKey(provider, state.keys[provider], req)) return sendError(res, provider, '401', model);
-  const invalid = invalidLimit(api, maxOutputTokens) ?? invalidTemperature(api, model, temperature) ?? invalidImages(provider, api, images);
+  const invalid = invalidLimit(api, maxOutputTokens) ?? invalidTemperature(api, model, temperature) ?? invalidImages(provider, api, images) ?? invalidStructured(provider, api, body, structured);
   if (invalid) return sendJson(res, 400, invalid);
   const { fault, message } = state.faults.get(provider) ?? { fault: 'none' as const };
   if (fault === '401' || fault === '429' || fault === 'quota' || fault === '404' || fault === '500') return sendError(res, provider, fault, model, message);
@@ -285,6 +335,10 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   }
   const prompt = promptChars(api, body);
   const question = lastUserText(api, body);
+  if (structured && !stream) {
+    const reply = state.structured.get(endingKey(provider, question)) ?? state.structured.get(endingKey(provider)) ?? { kind: 'json', value: { reply: `Reply to: ${question}` } };
+    return sendJson(res, 200, structuredAnswer(api, model, reply, Math.ceil(prompt / 4), maxOutputTokens, structured.name));
+  }
   const full = state.answer ? state.answer(question) : `Reply to: ${question}`;
   const end = ending(stateEnding(state, provider, question), full, question, maxOutputTokens, Math.ceil(prompt / 4));
   if (!stream) return sendJson(res, 200, WIRE[api].json(model, end.text, end));
@@ -563,6 +617,138 @@ function streamError(provider: TChatProvider, api: Api, extra?: string): string 
   }
   if (api === 'gemini') return sse({ error: { code: 503, message: text('The model is overloaded. Please try again later.'), status: 'UNAVAILABLE' } });
   return sse({ error: { message: text(`${provider}: the server had an error while processing your request`), type: 'server_error', param: null, code: null } });
+}
+
+// --- structured output ------------------------------------------------------------------------
+
+/** The structured output a request asks for, where its API carries it (see the header). */
+function structuredOf(api: Api, body: Record<string, unknown>): FakeAiStructured | undefined {
+  if (api === 'responses') {
+    const format = (body.text as { format?: Record<string, unknown> } | undefined)?.format;
+    if (format?.type === 'json_schema') return { format: 'json_schema', name: str(format.name), strict: bool(format.strict), schema: format.schema };
+    if (format?.type === 'json_object') return { format: 'json_object', name: undefined, strict: undefined, schema: undefined };
+    return undefined;
+  }
+  if (api === 'chat') {
+    const format = body.response_format as { type?: string; json_schema?: Record<string, unknown> } | undefined;
+    if (format?.type === 'json_schema') return { format: 'json_schema', name: str(format.json_schema?.name), strict: bool(format.json_schema?.strict), schema: format.json_schema?.schema };
+    if (format?.type === 'json_object') return { format: 'json_object', name: undefined, strict: undefined, schema: undefined };
+    return undefined;
+  }
+  if (api === 'anthropic') {
+    // A tool is forced by naming it, or by `any` when it is the only one (Anthropic's tool use guide).
+    const choice = body.tool_choice as { type?: string; name?: string } | undefined;
+    const tools = (body.tools ?? []) as Array<{ name?: string; input_schema?: unknown }>;
+    const name = choice?.type === 'tool' ? choice.name : choice?.type === 'any' && tools.length === 1 ? tools[0]!.name : undefined;
+    if (name === undefined) return undefined;
+    return { format: 'tool', name, strict: undefined, schema: tools.find((t) => t.name === name)?.input_schema };
+  }
+  if (api === 'gemini') {
+    const config = (body.generationConfig ?? {}) as Record<string, unknown>;
+    if (config.responseJsonSchema !== undefined) return { format: 'responseJsonSchema', name: undefined, strict: undefined, schema: config.responseJsonSchema };
+    if (config.responseSchema !== undefined) return { format: 'responseSchema', name: undefined, strict: undefined, schema: config.responseSchema };
+    if (config.responseMimeType === 'application/json') return { format: 'json_object', name: undefined, strict: undefined, schema: undefined };
+  }
+  return undefined;
+}
+const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
+const bool = (value: unknown) => (typeof value === 'boolean' ? value : undefined);
+
+/** What each provider answers to a structured request it refuses (its status 400 and error JSON). */
+function invalidStructured(provider: TChatProvider, api: Api, body: Record<string, unknown>, structured: FakeAiStructured | undefined): unknown {
+  if (api === 'anthropic' && (body.tool_choice as { type?: string } | undefined)?.type === 'tool' && structured?.schema === undefined) {
+    return { type: 'error', error: { type: 'invalid_request_error', message: `tool_choice.name: Tool '${structured?.name}' not found in provided tools` }, request_id: 'req_fake' };
+  }
+  if (!structured) return null;
+  if (provider === 'deepseek' && structured.format === 'json_schema') {
+    return { error: { message: 'This response_format type is unavailable now', type: 'invalid_request_error', param: null, code: 'invalid_request_error' } };
+  }
+  if (structured.format === 'json_object' && (api === 'chat' || api === 'responses')) {
+    const said = [...messagesOf(api, body).map((m) => m.text), systemPrompt(api, body) ?? ''].some((text) => /json/i.test(text));
+    if (!said) {
+      return { error: { message: "Prompt must contain the word 'json' in some form to use 'response_format' of type 'json_object'.", type: 'invalid_request_error', param: 'messages', code: null } };
+    }
+  }
+  if (api === 'gemini' && structured.format !== 'json_object' && (body.generationConfig as { responseMimeType?: unknown }).responseMimeType !== 'application/json') {
+    return { error: { code: 400, message: 'Invalid JSON payload received. response_mime_type must be application/json when a response schema is set.', status: 'INVALID_ARGUMENT' } };
+  }
+  if ((provider === 'openai' || provider === 'grok') && structured.format === 'json_schema' && structured.strict === true) {
+    const problem = strictSchemaProblem(structured.schema, []);
+    if (problem) {
+      return { error: { message: `Invalid schema for response_format '${structured.name ?? 'response'}': ${problem}`, type: 'invalid_request_error', param: 'text.format.schema', code: 'invalid_json_schema' } };
+    }
+  }
+  return null;
+}
+
+/** OpenAI's strict-mode rules, as its 400 words them: every object lists each property in `required` and sets `additionalProperties: false`; no `oneOf`. */
+function strictSchemaProblem(node: unknown, path: string[]): string | null {
+  if (Array.isArray(node)) {
+    for (const [i, item] of node.entries()) {
+      const problem = strictSchemaProblem(item, [...path, String(i)]);
+      if (problem) return problem;
+    }
+    return null;
+  }
+  if (!node || typeof node !== 'object') return null;
+  const schema = node as Record<string, unknown>;
+  const context = `In context=(${path.map((p) => `'${p}'`).join(', ')})`;
+  if ('oneOf' in schema) return `${context}, 'oneOf' is not permitted.`;
+  if (schema.type === 'object' || schema.properties) {
+    const keys = Object.keys((schema.properties as object | undefined) ?? {});
+    const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
+    const missing = keys.find((k) => !required.includes(k));
+    if (missing) return `${context}, 'required' is required to be supplied and to be an array including every key in properties. Missing '${missing}'.`;
+    if (schema.additionalProperties !== false) return `${context}, 'additionalProperties' is required to be supplied and to be false.`;
+  }
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'enum' || key === 'const' || key === 'required') continue;
+    const problem = strictSchemaProblem(value, [...path, key]);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/**
+ * A structured answer as each API sends it without streaming: the JSON (or the text) where that
+ * API puts an answer, a refusal in its own shape, and its usage.
+ */
+function structuredAnswer(api: Api, model: string, reply: FakeStructuredReply, input: number, limit: number | undefined, toolName = 'json'): unknown {
+  const whole = reply.kind === 'json' ? JSON.stringify(reply.value) : reply.kind === 'text' ? reply.text : '';
+  // Longer than the output limit: cut there, and the answer says so (Anthropic's tool input aside: it arrives whole or not at all here).
+  const cut = api !== 'anthropic' && limit !== undefined && Math.ceil(whole.length / 4) > limit;
+  const text = cut ? whole.slice(0, limit * 4) : whole;
+  const output = Math.max(1, Math.ceil(text.length / 4));
+  const end: End = { text, reported: true, input, output, reasoningTokens: 0, reasoning: null, stop: reply.kind === 'refusal' || reply.kind === 'blocked' ? 'filter' : cut ? 'length' : 'stop', closed: true };
+  switch (api) {
+    case 'responses': {
+      const body = responsesBody(model, reply.kind === 'refusal' ? { ...end, stop: 'stop' } : end);
+      if (reply.kind !== 'refusal') return body;
+      // A refusal is a content part of its own in a completed message (OpenAI's structured outputs guide).
+      const refusal = "I'm sorry, but I can't help with that request.";
+      return { ...body, output: [{ ...responsesMessage(''), content: [{ type: 'refusal', refusal }] }], usage: { ...body.usage, output_tokens: Math.ceil(refusal.length / 4) } };
+    }
+    case 'chat':
+      // Chat completions: DeepSeek and Ollama have no refusal field; their filter ends the answer with `content_filter`.
+      return WIRE.chat.json(model, text, end);
+    case 'anthropic': {
+      const usage = { input_tokens: input, output_tokens: output };
+      const base = { id: 'msg_fake', type: 'message', role: 'assistant', model, stop_sequence: null, usage };
+      if (reply.kind === 'refusal' || reply.kind === 'blocked') return { ...base, content: [], stop_reason: 'refusal', usage: { ...usage, output_tokens: 0 } };
+      if (reply.kind === 'text') return { ...base, content: [{ type: 'text', text }], stop_reason: 'end_turn' };
+      return { ...base, content: [{ type: 'tool_use', id: 'toolu_fake', name: toolName, input: reply.value }], stop_reason: 'tool_use' };
+    }
+    case 'gemini': {
+      const safety = [{ category: 'HARM_CATEGORY_DANGEROUS_CONTENT', probability: 'HIGH', blocked: true }];
+      if (reply.kind === 'blocked') return { promptFeedback: { blockReason: 'SAFETY', safetyRatings: safety }, usageMetadata: { promptTokenCount: input, totalTokenCount: input }, modelVersion: model };
+      if (reply.kind === 'refusal') {
+        return { candidates: [{ content: { role: 'model' }, finishReason: 'SAFETY', safetyRatings: safety, index: 0 }], usageMetadata: { promptTokenCount: input, totalTokenCount: input }, modelVersion: model };
+      }
+      return WIRE.gemini.json(model, text, end);
+    }
+    default:
+      return WIRE.chat.json(model, text, end);
+  }
 }
 
 // --- wire formats ----------------------------------------------------------------------------
@@ -886,6 +1072,14 @@ function control(state: State, path: string, body: Record<string, unknown>, res:
     state.endings.set(endingKey(provider, prompt), ending);
     return sendJson(res, 200, { ok: true });
   }
+  if (path === '/__control/structured') {
+    const provider = body.provider as TChatProvider;
+    const reply = body.reply as FakeStructuredReply | undefined;
+    const prompt = typeof body.prompt === 'string' ? body.prompt : undefined;
+    if (!(provider in PREFIX) || !reply || !['json', 'text', 'refusal', 'blocked'].includes(reply.kind)) return sendJson(res, 400, { error: 'provider or reply unknown' });
+    state.structured.set(endingKey(provider, prompt), reply);
+    return sendJson(res, 200, { ok: true });
+  }
   if (path === '/__control/latency') {
     const ms = body.ms;
     if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 0) return sendJson(res, 400, { error: 'ms must be a whole number >= 0' });
@@ -903,6 +1097,7 @@ function control(state: State, path: string, body: Record<string, unknown>, res:
 function resetState(state: State): void {
   state.faults.clear();
   state.endings.clear();
+  state.structured.clear();
   state.latencyMs = 0;
   state.hold = null;
   state.requests.length = 0;

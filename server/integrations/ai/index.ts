@@ -1,4 +1,4 @@
-import { generateImage, generateText, InvalidResponseDataError, type LanguageModelUsage, type ModelMessage } from 'ai';
+import { generateImage, generateText, InvalidResponseDataError, type JSONSchema7, type LanguageModelUsage, type ModelMessage } from 'ai';
 import { CHAT_PROVIDER_INFO, type TChatProvider, type TChatUsage } from '../../../contracts/chat.ts';
 import type { AiProviderSettings } from '../../config.ts';
 import { AiCallError, classifyProviderError, userMessage, type AiFailureKind } from './errors.ts';
@@ -148,11 +148,11 @@ function endedWithoutFinish(error: unknown): boolean {
   return InvalidResponseDataError.isInstance(error) && /ended without a finish reason/i.test(error.message);
 }
 
-function failure(call: AiCall, kind: AiFailureKind, logCause: Record<string, unknown>): AiCallError {
+function failure(call: Pick<AiCall, 'provider' | 'timeoutMs'>, kind: AiFailureKind, logCause: Record<string, unknown>): AiCallError {
   return new AiCallError(kind, userMessage(kind, CHAT_PROVIDER_INFO[call.provider].label, call.timeoutMs), logCause);
 }
 
-function toFailure(call: AiCall, err: unknown, stopped: AiFailureKind | null): AiCallError {
+function toFailure(call: Pick<AiCall, 'provider' | 'timeoutMs'>, err: unknown, stopped: AiFailureKind | null): AiCallError {
   if (err instanceof AiCallError) return err;
   if (stopped) return failure(call, stopped, { reason: stopped });
   const { kind, logCause } = classifyProviderError(err);
@@ -276,6 +276,68 @@ async function* sdkStream(call: AiCall, signal: AbortSignal): AsyncGenerator<Cha
       yield endedWithoutFinish(part.error) ? { type: 'finish', usage: null, finish: 'connection-lost' } : { type: 'error', error: part.error };
       return;
     }
+  }
+}
+
+/** A structured answer's request: one question, answered as JSON that fits `schema`. */
+export type AiStructuredCall = Omit<AiCall, 'messages' | 'temperature'> & {
+  prompt: string;
+  schema: JSONSchema7;
+  /** The schema's name and description, where the provider takes them (OpenAI's and xAI's
+   * `text.format.name`, the chat completions' `json_schema.name`, Anthropic's tool description). */
+  schemaName: string;
+  schemaDescription: string;
+};
+
+/**
+ * A structured answer: its text (the JSON, unchecked: the caller parses and validates it), usage,
+ * how it ended, and whether the provider refused: OpenAI's `refusal` content part, Anthropic's
+ * `stop_reason: "refusal"` or a text-only answer where its tool was forced, Gemini's SAFETY
+ * finish or blocked prompt (each a 'content-filter' finish in the AI SDK's words, but the
+ * text-only answer).
+ */
+export type AiStructuredAnswer = Omit<AiAnswer, 'images'> & { refused: boolean };
+
+/**
+ * One structured answer, in each provider's own structured-output format, through the AI SDK
+ * provider model's `doGenerate` (the request shapes are the SDKs'): OpenAI and xAI Responses
+ * `text.format: {type: 'json_schema', strict: true, name, schema}`; Anthropic a tool named after
+ * the schema whose `input_schema` is the schema, forced by `tool_choice: {type: 'tool', name}`
+ * (given as a tool rather than a response format: the SDK's JSON tool is forced with `any`, or
+ * replaced by `output_config.format` on models that have it); Gemini
+ * `generationConfig.responseMimeType: 'application/json'` with `responseJsonSchema`; DeepSeek
+ * `response_format: {type: 'json_object'}` with the schema in a system message (it has no
+ * json_schema); Ollama `response_format: {type: 'json_schema'}` (models.ts turns it on).
+ * Throws AiCallError.
+ */
+export async function generateStructured(call: AiStructuredCall): Promise<AiStructuredAnswer> {
+  const clock = deadline(call.signal, call.timeoutMs);
+  try {
+    const forcedTool = call.provider === 'anthropic';
+    const result = await createChatModel(call.provider, call.settings, call.model).doGenerate({
+      prompt: [...(call.system ? [{ role: 'system' as const, content: call.system }] : []), { role: 'user' as const, content: [{ type: 'text' as const, text: call.prompt }] }],
+      ...(forcedTool
+        ? { tools: [{ type: 'function' as const, name: call.schemaName, description: call.schemaDescription, inputSchema: call.schema }], toolChoice: { type: 'tool' as const, toolName: call.schemaName } }
+        : { responseFormat: { type: 'json' as const, schema: call.schema, name: call.schemaName, description: call.schemaDescription } }),
+      maxOutputTokens: call.maxOutputTokens,
+      abortSignal: clock.signal,
+    });
+    // The forced tool's input is the answer; a text-only answer where the tool was forced is the model declining.
+    const toolInput = result.content.find((part) => part.type === 'tool-call' && part.toolName === call.schemaName);
+    const text = forcedTool ? (toolInput?.type === 'tool-call' ? toolInput.input : '') : result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+    const { finish, raw } = finishOf(result.finishReason, { streamed: false, body: result.response?.body });
+    const refused = finish === 'content-filter' || (forcedTool && toolInput === undefined);
+    return {
+      text,
+      usage: fromProviderUsage(result.usage),
+      finish: finish === 'connection-lost' ? 'other' : finish,
+      ...(raw !== undefined ? { rawFinish: raw } : {}),
+      refused,
+    };
+  } catch (err) {
+    throw toFailure(call, err, clock.stoppedKind());
+  } finally {
+    clock.stop();
   }
 }
 

@@ -49,8 +49,10 @@ function buildChatModel(provider: TChatProvider, settings: AiProviderSettings, m
     case 'deepseek':
       return createDeepSeek({ apiKey, baseURL, fetch: httpFetch })(modelId);
     case 'llama':
-      // Ollama's OpenAI-compatible endpoint lives under /v1 and needs no key.
-      return createOpenAICompatible({ name: 'ollama', baseURL: `${baseURL ?? 'http://127.0.0.1:11434'}/v1`, includeUsage: true, fetch: httpFetch }).chatModel(modelId);
+      // Ollama's OpenAI-compatible endpoint lives under /v1 and needs no key. It honours
+      // `response_format: {type: 'json_schema'}` (0.5 and later, by a grammar), so a structured
+      // answer asks for that rather than the package's default `json_object`.
+      return createOpenAICompatible({ name: 'ollama', baseURL: `${baseURL ?? 'http://127.0.0.1:11434'}/v1`, includeUsage: true, supportsStructuredOutputs: true, fetch: httpFetch }).chatModel(modelId);
   }
 }
 

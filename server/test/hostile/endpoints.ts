@@ -1,5 +1,6 @@
 import { ZAgentIdParams, ZAgentQuery, ZCreateAgent, ZRunAgent, ZRunsQuery, ZUpdateAgent } from '../../../contracts/agents.ts';
 import { ZAgentBacktestRequest, ZBacktestRequest } from '../../../contracts/backtest.ts';
+import { ZConditionDraftRequest } from '../../../contracts/condition-draft.ts';
 import { ZArticleIdParams, ZArticleListQuery, ZArticleSlugParams, ZCreateArticle, ZUpdateArticle } from '../../../contracts/articles.ts';
 import { ZLocalLogin, ZSyncUser } from '../../../contracts/auth.ts';
 import { ZUpdateUserRole, ZUserIdParams } from '../../../contracts/users.ts';
@@ -128,6 +129,14 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'POST', route: '/api/agents/:id/run', actor: 'admin', param: agentId, query: { schema: ZAgentQuery }, body: { contract: { schema: ZRunAgent, asSeen: (b) => b ?? {} }, sample: {} } },
   // Test on history: few cases, each valid one evaluates 500 candles per market.
   { method: 'POST', route: '/api/agents/backtest', actor: 'admin', body: { contract: { schema: ZBacktestRequest }, sample: { templateId: VALID_AGENT.templateId, config: VALID_AGENT.config, candles: 50 } }, runs: 15 },
+  // Describe it: each valid case is one structured call to the fake (hostile-input.api.test.ts sets its answer).
+  {
+    method: 'POST',
+    route: '/api/agents/conditions/draft',
+    actor: 'admin',
+    body: { contract: { schema: ZConditionDraftRequest }, sample: { text: 'close crosses above its 50-candle average', provider: 'openai', model: TEST_MODELS.openai, agentTimeframe: '1h', templateId: VALID_AGENT.templateId } },
+    runs: 15,
+  },
   {
     method: 'POST',
     route: '/api/agents/:id/backtest',

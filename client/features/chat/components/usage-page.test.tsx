@@ -69,12 +69,13 @@ describe('UsagePage', () => {
     expect(total).toHaveTextContent('TotalRequests19Input tokens12,900Output tokens3,500Images3Cost$0.2782');
   });
 
-  it('says which rows are alert briefs, apart from the chats of the same model', async () => {
+  it('says which rows are alert briefs and condition drafts, apart from the chats of the same model', async () => {
     const briefs: TChatUsageReport = {
       ...report(30),
       rows: [
         { user: { id: 'u1', email: 'ada@example.com', name: 'Ada' }, provider: 'deepseek', model: 'deepseek-chat', purpose: 'chat', requests: 2, failed: 0, stopped: 0, estimated: 0, inputTokens: 100, outputTokens: 50, images: 0, costUsd: 0.0001 },
         { user: { id: 'u1', email: 'ada@example.com', name: 'Ada' }, provider: 'deepseek', model: 'deepseek-chat', purpose: 'alert-brief', requests: 5, failed: 1, stopped: 0, estimated: 0, inputTokens: 3000, outputTokens: 400, images: 0, costUsd: 0.001 },
+        { user: { id: 'u1', email: 'ada@example.com', name: 'Ada' }, provider: 'deepseek', model: 'deepseek-chat', purpose: 'condition-draft', requests: 2, failed: 0, stopped: 0, estimated: 0, inputTokens: 6000, outputTokens: 500, images: 0, costUsd: 0.002 },
       ],
     };
     stubFetch({ 'GET /api/admin/usage?days=30': { body: briefs } });
@@ -82,6 +83,7 @@ describe('UsagePage', () => {
     const rows = within(await screen.findByRole('table', { name: 'AI usage in the last 30 days' })).getAllByRole('row');
     expect(within(rows[1]!).getAllByRole('cell')[1]).toHaveTextContent(/^deepseek-chat$/);
     expect(within(rows[2]!).getAllByRole('cell')[1]).toHaveTextContent('deepseek-chatAlert briefs');
+    expect(within(rows[3]!).getAllByRole('cell')[1]).toHaveTextContent('deepseek-chatCondition drafts');
   });
 
   // Issue 29: answers stopped by the person were counted as failed; estimated tokens looked reported.

@@ -16,8 +16,8 @@ const count = new Intl.NumberFormat('en-US');
 /** Cost in USD: cents, or four decimals for the fractions of a cent small calls cost. */
 export const formatUsd = (value: number): string => usd.format(value);
 
-/** Alert briefs (docs/decisions/0044) spend the same budget as chats; their rows say so. */
-const PURPOSE_NOTE: Partial<Record<TChatUsagePurpose, string>> = { 'alert-brief': 'Alert briefs' };
+/** Alert briefs (docs/decisions/0044) and condition drafts (docs/decisions/0075) spend the same budget as chats; their rows say so. */
+const PURPOSE_NOTE: Partial<Record<TChatUsagePurpose, string>> = { 'alert-brief': 'Alert briefs', 'condition-draft': 'Condition drafts' };
 const rowKey = (row: TChatUsageRow) => `${row.user.id}|${row.provider}|${row.model}|${row.purpose}`;
 
 const providerLabel = (id: string) => (CHAT_PROVIDERS.includes(id as TChatProvider) ? CHAT_PROVIDER_INFO[id as TChatProvider].label : id);
@@ -69,7 +69,7 @@ export default function UsagePage() {
       <div className="flex flex-wrap items-end justify-between gap-4">
         <div>
           <h1 className="text-3xl font-bold text-slate-900">Usage</h1>
-          <p className="mt-2 text-slate-600">AI chat requests and alert briefs, tokens, generated images and estimated cost (list prices, not a bill) per user and model.</p>
+          <p className="mt-2 text-slate-600">AI chat requests, alert briefs and condition drafts, tokens, generated images and estimated cost (list prices, not a bill) per user and model.</p>
         </div>
         <div className="flex items-center gap-2">
           <label htmlFor={selectId} className="text-sm font-medium text-slate-700">
