@@ -21,6 +21,7 @@ import { toDraft, type TScheduleDraft } from './schedule-fields.tsx';
 import { TabList, TabPanel } from './tabs.tsx';
 import { TestOnHistory } from './test-on-history.tsx';
 import { ConditionsEditor } from './conditions-editor.tsx';
+import { DescribeCondition } from './describe-condition.tsx';
 import { ConditionsSummary } from './conditions-summary.tsx';
 import { WatchlistEditor } from './watchlist-editor.tsx';
 import { agentTimeframeOf, conditionErrorLine } from '../lib/condition-drafts.ts';
@@ -189,7 +190,14 @@ function WizardBody({
           <SignalsList template={template} />
           <ParametersFields template={template} value={parameters} onChange={editParameters} errors={errors} />
           {watchlist && <WatchlistEditor value={watchlist} onChange={editWatchlist} errors={errors} />}
-          <ConditionsEditor value={conditions} onChange={editConditions} errors={errors} agentTimeframe={agentTimeframe} timeZone={zone} />
+          <ConditionsEditor
+            value={conditions}
+            onChange={editConditions}
+            errors={errors}
+            agentTimeframe={agentTimeframe}
+            timeZone={zone}
+            describe={(add) => <DescribeCondition agentTimeframe={agentTimeframe} templateId={template.id} onDraft={add} />}
+          />
         </div>
       </TabPanel>
       <TabPanel value="notifications">

@@ -11,6 +11,7 @@ import { useTimeZone } from '../../../lib/time-zone.ts';
 import { conditionStatesQueryKey, rearmCondition, unsnoozeCondition, useConditionStates } from '../api/agents-api.ts';
 import { agentTimeframeOf } from '../lib/condition-drafts.ts';
 import { ConditionsEditor } from './conditions-editor.tsx';
+import { DescribeCondition } from './describe-condition.tsx';
 import { ConditionsSummary, zonedText } from './conditions-summary.tsx';
 import { EditableSection } from './editable-section.tsx';
 import { WatchlistEditor } from './watchlist-editor.tsx';
@@ -38,7 +39,14 @@ export function ConditionsSection({ agent }: { agent: TAgent }) {
         />
       }
       editor={(draft, onChange, errors) => (
-        <ConditionsEditor value={draft} onChange={onChange} errors={errors} agentTimeframe={agentTimeframeOf(agent.config.parameters)} timeZone={zone} />
+        <ConditionsEditor
+          value={draft}
+          onChange={onChange}
+          errors={errors}
+          agentTimeframe={agentTimeframeOf(agent.config.parameters)}
+          timeZone={zone}
+          describe={(add) => <DescribeCondition agentTimeframe={agentTimeframeOf(agent.config.parameters)} templateId={agent.templateId} onDraft={add} />}
+        />
       )}
     />
   );
