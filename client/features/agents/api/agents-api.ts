@@ -2,7 +2,8 @@ import '../../../lib/zod-csp.ts';
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { z } from 'zod';
-import { ZConditionState, type TConditionState } from '../../../../contracts/conditions.ts';
+import { ZCondition, ZConditionState, type TCondition, type TConditionState } from '../../../../contracts/conditions.ts';
+import type { TConditionDraft, TConditionDraftRequest } from '../../../../contracts/condition-draft.ts';
 import { ZAgent, ZRunHistory, ZRunQueued, type TAgent, type TAgentConfig, type TAgentStatus, type TAgentTemplate, type TRunHistoryEntry } from '../../../../contracts/agents.ts';
 import { BACKTEST_CONTENT_TYPE, ZBacktestEvent, type TAgentBacktestRequest, type TBacktestRequest, type TBacktestResult } from '../../../../contracts/backtest.ts';
 import { AGENT_LIST_STALE_MS, STATUS_CHANGE_TIMEOUT_MS } from '../../../../contracts/constants.ts';
@@ -175,3 +176,17 @@ export const useConditionStates = (agentId: string, enabled: boolean) =>
 export const rearmCondition = (agentId: string, conditionId: string) => apiRequest<unknown>('POST', `/api/agents/${agentId}/conditions/${conditionId}/rearm`);
 /** Ends a condition's snooze now. */
 export const unsnoozeCondition = (agentId: string, conditionId: string) => apiRequest<unknown>('DELETE', `/api/agents/${agentId}/conditions/${conditionId}/snooze`);
+
+/** The server waits CHAT_TIMEOUT_MS (30 s unless set) for the assistant; the browser waits longer, so the server's own message arrives. */
+const DRAFT_TIMEOUT_MS = 90_000;
+
+/**
+ * POST /api/agents/conditions/draft (docs/decisions/0075): a condition drafted from the owner's
+ * words, read with the contract's schema. A 422 (words not understood), 4xx or 5xx is an ApiError.
+ */
+export async function draftCondition(request: TConditionDraftRequest): Promise<TCondition> {
+  const answer = await apiRequest<TConditionDraft | undefined>('POST', '/api/agents/conditions/draft', request, { timeoutMs: DRAFT_TIMEOUT_MS });
+  const parsed = ZCondition.safeParse(answer?.condition);
+  if (!parsed.success) throw new Error('The assistant’s draft could not be read. Please try again.');
+  return parsed.data;
+}

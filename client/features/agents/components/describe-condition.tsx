@@ -5,7 +5,7 @@ import { conditionText, DESCRIBE_TEXT_MAX, type TCondition } from '../../../../c
 import type { TCandleTimeframe } from '../../../../contracts/market.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { ApiError } from '../../../lib/api-client.ts';
-import { draftCondition } from '../api/draft-condition.ts';
+import { draftCondition } from '../api/agents-api.ts';
 import { CONTROL } from './form-controls.tsx';
 
 /** An assistant the owner may use, with its key on this server, and the models that write text. */
