@@ -94,6 +94,7 @@ test.describe('a condition in words, from the draft to the snooze', () => {
     // A Custom Monitor (AAPL and BTC/USDT on Binance, hourly candles, nothing but its conditions to notify).
     const wizard = await openWizardFromTemplates(page, 'Custom Monitor', name);
     await wizard.getByRole('tab', { name: 'Parameters' }).click();
+    await expect(wizard.getByRole('combobox', { name: /^Timeframe/ }).locator('option:checked')).toHaveText('1 hour');
     await expect(wizard.getByText('No conditions', { exact: true })).toBeVisible();
 
     // Describe it: the words, an assistant, and the draft for review.
