@@ -150,7 +150,7 @@ export function parameterRule(definition: TParameterDefinition): string | null {
 }
 
 /** An option as people know it ('HTX (Huobi)' for Huobi, ccxt's htx). */
-const optionLabel = (definition: TParameterDefinition, option: string) => definition.validation?.optionLabels?.[option] ?? option;
+export const optionLabel = (definition: TParameterDefinition, option: string) => definition.validation?.optionLabels?.[option] ?? option;
 
 /** 'FTX is closed since 2022': options shown in the wizard but no longer usable. */
 function disabledReason(definition: TParameterDefinition, option: string): string | null {

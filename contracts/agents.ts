@@ -365,7 +365,10 @@ const CUSTOM_MONITOR_PARAMETERS = {
     description: 'Candle size the conditions and alerts are evaluated on (a condition may also read a longer one).',
     default: '1h',
     required: true,
-    validation: { options: ['1min', '5min', '15min', '30min', '1h', '4h', '1d', '1w'] },
+    validation: {
+      options: ['1min', '5min', '15min', '30min', '1h', '4h', '1d', '1w'],
+      optionLabels: { '1min': '1 minute', '5min': '5 minutes', '15min': '15 minutes', '30min': '30 minutes', '1h': '1 hour', '4h': '4 hours', '1d': '1 day', '1w': '1 week' },
+    },
   },
 } as const satisfies TParameterDefinitions;
 

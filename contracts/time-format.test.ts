@@ -138,5 +138,25 @@ describe('wall times in a zone (a datetime-local field in the owner’s zone)', 
     expect(instantOfWallTime('2026-11-28 09:00', 'UTC')).toBeNull();
     expect(wallTimeOf('2026-11-28T00:00:00Z', 'Asia/Tokyo')).toBe('2026-11-28T09:00');
     expect(wallTimeOf('2026-03-29T07:00:00Z', 'Europe/Paris')).toBe('2026-03-29T09:00');
+    expect(instantOfWallTime('2026-12-01T09:00', 'Europe/Paris')!.toISOString()).toBe('2026-12-01T08:00:00.000Z');
+    expect(instantOfWallTime('2026-07-01T09:00', 'Asia/Tokyo')!.toISOString()).toBe('2026-07-01T00:00:00.000Z');
+    expect(wallTimeOf('2026-07-01T07:00:00.000Z', 'Europe/Paris')).toBe('2026-07-01T09:00');
+    expect(wallTimeOf('', 'UTC')).toBe('');
+    expect(instantOfWallTime('2026-07-01', 'UTC')).toBeNull();
+  });
+
+  it('takes a time the clocks skip as the hour after, and a repeated one as its first, east and west of UTC', () => {
+    // Paris springs from 02:00 to 03:00 on Mar 29, 2026 and falls back from 03:00 to 02:00 on Oct 25.
+    expect(instantOfWallTime('2026-03-29T02:30', 'Europe/Paris')!.toISOString()).toBe('2026-03-29T01:30:00.000Z');
+    expect(wallTimeOf('2026-03-29T01:30:00.000Z', 'Europe/Paris')).toBe('2026-03-29T03:30');
+    expect(instantOfWallTime('2026-10-25T02:30', 'Europe/Paris')!.toISOString()).toBe('2026-10-25T00:30:00.000Z');
+    // New York springs from 02:00 to 03:00 on Mar 8, 2026 and falls back from 02:00 to 01:00 on Nov 1.
+    expect(instantOfWallTime('2026-03-08T02:30', 'America/New_York')!.toISOString()).toBe('2026-03-08T07:30:00.000Z');
+    expect(instantOfWallTime('2026-11-01T01:30', 'America/New_York')!.toISOString()).toBe('2026-11-01T05:30:00.000Z');
+    // Lord Howe moves by half an hour: back from 02:00 to 01:30 on Apr 5, 2026 (01:45 comes twice).
+    expect(instantOfWallTime('2026-04-05T01:45', 'Australia/Lord_Howe')!.toISOString()).toBe('2026-04-04T14:45:00.000Z');
+    // The hours next to a change read as they always do.
+    expect(instantOfWallTime('2026-10-25T01:30', 'Europe/Paris')!.toISOString()).toBe('2026-10-24T23:30:00.000Z');
+    expect(instantOfWallTime('2026-10-25T03:30', 'Europe/Paris')!.toISOString()).toBe('2026-10-25T02:30:00.000Z');
   });
 });

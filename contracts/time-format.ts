@@ -127,10 +127,13 @@ export function wallTimeOf(at: TInstant, zone: string): string {
   return `${dayOf(date, zone)}T${p.hour === '24' ? '00' : p.hour}:${p.minute}`;
 }
 
+const DAY_MS = 86_400_000;
+
 /**
  * The instant the wall clock of `zone` reads 'yyyy-MM-ddTHH:mm' (a datetime-local field, taken in
  * the owner's zone as every time is shown in it); null for anything else. A wall time a clock
- * change skips reads as the same length of time after the change; one it repeats, as the first.
+ * change repeats reads as its first; one it skips, with the offset before the change, so as long
+ * after the change as it is after the skipped start (02:30 where 02:00 jumps to 03:00 is 03:30).
  */
 export function instantOfWallTime(wall: string, zone: string): Date | null {
   const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(wall);
@@ -142,6 +145,9 @@ export function instantOfWallTime(wall: string, zone: string): Date | null {
     const p = partsOf(new Date(t), zone);
     return Date.UTC(Number(p.year), MONTHS.indexOf(p.month), Number(p.day), Number(p.hour) % 24, Number(p.minute), Number(p.second)) - Math.floor(t / 1000) * 1000;
   };
-  const first = asUtc - offsetAt(asUtc);
-  return new Date(asUtc - offsetAt(first));
+  // The wall time is its instant plus the offset in force then: the offset a day before or a day
+  // after (no zone changes its clock twice within two days). Both read it when a change repeats it.
+  const before = offsetAt(asUtc - DAY_MS);
+  const readers = [asUtc - before, asUtc - offsetAt(asUtc + DAY_MS)].filter((t) => wallTimeOf(t, zone) === wall);
+  return new Date(readers.length > 0 ? Math.min(...readers) : asUtc - before);
 }

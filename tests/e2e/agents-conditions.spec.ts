@@ -24,7 +24,7 @@ test.describe('conditions of your own', () => {
     await expect(wizard.getByRole('textbox', { name: 'Market 1: symbol' })).toHaveValue('AAPL');
     await wizard.getByRole('textbox', { name: 'Add several at once' }).fill('MSFT, ETH/USDT on kraken');
     await wizard.getByRole('button', { name: 'Add these markets' }).click();
-    await expect(wizard.getByRole('status')).toHaveText('2 markets added.');
+    await expect(wizard.getByRole('group', { name: 'Watchlist' }).getByRole('status')).toHaveText('2 markets added.');
     await expect(select(wizard, 'Market 4: exchange')).toHaveValue('kraken');
 
     // A condition of two clauses: RSI (14) crosses below 30, and close is above EMA (200) on 1 day.

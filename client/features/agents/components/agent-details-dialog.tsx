@@ -257,12 +257,13 @@ function ScheduleSection({ agent }: { agent: TAgent }) {
 /** Every parameter, with the wizard's own fields (the token upper-cased, with its placeholder). */
 function ParametersSection({ agent, template }: { agent: TAgent; template: TAgentTemplate | undefined }) {
   const { parameters } = agent.config;
-  const label = (key: string) => template?.defaultConfig.parameters[key]?.label ?? key;
+  const definition = (key: string) => template?.defaultConfig.parameters[key];
+  const label = (key: string) => definition(key)?.label ?? key;
   const view = (
     <dl className="mt-2">
       {Object.entries(parameters).map(([key, value]) => (
         <Row key={key} term={label(key)}>
-          {formatValue(value)}
+          {formatValue(value, definition(key))}
         </Row>
       ))}
     </dl>

@@ -24,9 +24,9 @@ const CHANNELS: TChannelList = {
   ],
 };
 
-function renderWizard() {
+function renderWizard(templateId = 'crypto-market-monitor') {
   const onCreate = vi.fn(async (_config: TAgentConfig) => undefined);
-  renderWithProviders(<AgentWizard open onOpenChange={() => {}} template={findTemplate('crypto-market-monitor')!} name="Coins" pending={false} onCreate={onCreate} />);
+  renderWithProviders(<AgentWizard open onOpenChange={() => {}} template={findTemplate(templateId)!} name="Coins" pending={false} onCreate={onCreate} />);
   return { onCreate, wizard: within(screen.getByRole('dialog', { name: 'Configure Your Agent' })) };
 }
 
@@ -60,5 +60,20 @@ describe('AgentWizard', () => {
     expect(channels()).toHaveTextContent('Trading desk (Slack), Audit log (Webhook)');
     await userEvent.click(wizard.getByRole('button', { name: 'Create Agent' }));
     expect(onCreate.mock.calls[0]![0].notifications.channels).toEqual(CHANNELS.channels.map((c) => c.id));
+  });
+
+  // The Custom Monitor's timeframe offered '1min' and '1h', the values it stores.
+  it("names the Custom Monitor's timeframes in words, in the field and on Review, and stores their values", async () => {
+    stubFetch({ 'GET /api/channels': jsonResponse(CHANNELS) });
+    const { onCreate, wizard } = renderWizard('custom-monitor');
+    await userEvent.click(wizard.getByRole('tab', { name: 'Parameters' }));
+    const timeframe = wizard.getByRole('combobox', { name: /^Timeframe/ });
+    expect(within(timeframe).getAllByRole('option').map((o) => o.textContent)).toEqual(['1 minute', '5 minutes', '15 minutes', '30 minutes', '1 hour', '4 hours', '1 day', '1 week']);
+    expect(timeframe).toHaveDisplayValue('1 hour');
+    await userEvent.selectOptions(timeframe, '4 hours');
+    await userEvent.click(wizard.getByRole('tab', { name: 'Review' }));
+    expect(wizard.getByText('Timeframe', { selector: 'dt' }).nextSibling).toHaveTextContent(/^4 hours$/);
+    await userEvent.click(wizard.getByRole('button', { name: 'Create Agent' }));
+    expect(onCreate.mock.calls[0]![0].parameters).toEqual({ timeframe: '4h' });
   });
 });

@@ -226,7 +226,7 @@ function WizardBody({
             <dl className="divide-y divide-slate-100">
               {definitions.map(([key, definition]) => (
                 <Row key={key} term={definition.label}>
-                  {formatValue(parameters[key])}
+                  {formatValue(parameters[key], definition)}
                 </Row>
               ))}
               {watchlist && <Row term="Watchlist">{watchlist.length ? watchlist.map(watchedMarketLabel).join(', ') : 'None'}</Row>}

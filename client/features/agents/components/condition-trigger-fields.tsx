@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
 import { COOLDOWN_MINUTES_MAX, durationText, TRIGGER_MODE_LABELS, TRIGGER_MODES, type TTrigger, type TTriggerMode } from '../../../../contracts/conditions.ts';
 import type { TFieldErrors } from '../lib/field-errors.ts';
-import { fromZonedInput, toZonedInput } from '../lib/zoned-time.ts';
+import { instantOfWallTime, wallTimeOf } from '../../../../contracts/time-format.ts';
 
 const CONTROL =
   'rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm text-slate-900 focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-brand-600 aria-invalid:border-red-700';
@@ -44,7 +44,7 @@ export function TriggerFields({
   const id = useId();
   const [unit, setUnit] = useState(() => unitOf(trigger.cooldownMinutes));
   // The expiry as typed: a half-typed date stays in the field until it names an instant.
-  const [expiryText, setExpiryText] = useState(() => toZonedInput(trigger.expiresAt, timeZone));
+  const [expiryText, setExpiryText] = useState(() => (trigger.expiresAt ? wallTimeOf(trigger.expiresAt, timeZone) : ''));
   const marked = (field: string, hint?: string) => {
     const error = errors[`${path}.${field}`];
     const described = [error ? `${id}-${field}-error` : null, hint].filter(Boolean).join(' ');
@@ -100,7 +100,7 @@ export function TriggerFields({
           value={expiryText}
           onChange={(event) => {
             setExpiryText(event.target.value);
-            const at = event.target.value === '' ? undefined : fromZonedInput(event.target.value, timeZone);
+            const at = event.target.value === '' ? undefined : (instantOfWallTime(event.target.value, timeZone)?.toISOString() ?? null);
             if (at !== null) set({ expiresAt: at });
           }}
           className={`${CONTROL} mt-1 w-full`}

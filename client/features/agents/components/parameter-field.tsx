@@ -1,7 +1,7 @@
 import { Slider, Switch } from 'radix-ui';
 import { X } from 'lucide-react';
 import { useId } from 'react';
-import { MISSING_SOURCE_NOTES, parameterRule, type TParameterDefinition, type TParameterValue } from '../../../../contracts/agent-parameters.ts';
+import { MISSING_SOURCE_NOTES, optionLabel, parameterRule, type TParameterDefinition, type TParameterValue } from '../../../../contracts/agent-parameters.ts';
 import { serverSources } from '../lib/server-sources.ts';
 import { CONTROL } from './form-controls.tsx';
 
@@ -15,8 +15,6 @@ type Props = {
   /** The server's message when it refused this value. */
   error?: string;
 };
-
-const optionLabel = (definition: TParameterDefinition, option: string) => definition.validation?.optionLabels?.[option] ?? option;
 
 /** One wizard field per parameter type. Required ones carry an asterisk; nothing blocks (SPEC):
  * the hint states the rule, and the server's message shows under the field when it refuses. */

@@ -70,7 +70,7 @@ function TemplateDetails({ template }: { template: TAgentTemplate }) {
             <li key={key} className="text-sm">
               <span className="font-medium text-slate-900">{p.label}</span> <span className="text-slate-600">({p.type})</span>
               <span className="block text-slate-700">{p.description}</span>
-              <span className="block text-slate-600">Default: {formatValue(defaultValue(p, sources))}</span>
+              <span className="block text-slate-600">Default: {formatValue(defaultValue(p, sources), p)}</span>
             </li>
           ))}
         </ul>

@@ -1,3 +1,4 @@
+import { optionLabel, type TParameterDefinition } from '../../../../contracts/agent-parameters.ts';
 import { FREQUENCY_LABELS, currentFrequency } from '../../../../contracts/agents.ts';
 import { formatPercent } from '../../../../contracts/number-format.ts';
 
@@ -17,12 +18,14 @@ export function frequencyLabel(frequency: string): string {
   return current ? FREQUENCY_LABELS[current] : frequency;
 }
 
-/** A parameter value as text: lists joined, booleans as Yes/No. */
-export function formatValue(value: unknown): string {
-  if (Array.isArray(value)) return value.length ? value.join(', ') : 'None';
+/** A parameter value as text: lists joined, booleans as Yes/No, a choice by the name its field
+ * shows ('1 hour' for 1h, 'HTX (Huobi)' for Huobi) when its definition is known. */
+export function formatValue(value: unknown, definition?: TParameterDefinition): string {
+  const named = (option: unknown) => (definition && typeof option === 'string' ? optionLabel(definition, option) : String(option));
+  if (Array.isArray(value)) return value.length ? value.map(named).join(', ') : 'None';
   if (typeof value === 'boolean') return value ? 'Yes' : 'No';
   if (value === null || value === undefined || value === '') return 'Not set';
-  return String(value);
+  return named(value);
 }
 
 /** A change in % with its sign, as a move reads: '+1.25%', '-0.5%', '0%'; '—' without one. */

@@ -1,25 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TCondition } from '../../../../contracts/conditions.ts';
 import { agentTimeframeOf, conditionErrorLine, conditionProblems, newClause, newCondition, operandFor, withOperator } from './condition-drafts.ts';
-import { fromZonedInput, toZonedInput } from './zoned-time.ts';
-
-describe('zoned times (an expiry in the owner zone)', () => {
-  it('reads a wall time in a zone as its instant and back', () => {
-    expect(fromZonedInput('2026-12-01T09:00', 'Europe/Paris')).toBe('2026-12-01T08:00:00.000Z');
-    expect(fromZonedInput('2026-07-01T09:00', 'Europe/Paris')).toBe('2026-07-01T07:00:00.000Z');
-    expect(fromZonedInput('2026-07-01T09:00', 'Asia/Tokyo')).toBe('2026-07-01T00:00:00.000Z');
-    expect(toZonedInput('2026-07-01T07:00:00.000Z', 'Europe/Paris')).toBe('2026-07-01T09:00');
-    expect(toZonedInput(undefined, 'UTC')).toBe('');
-    expect(fromZonedInput('2026-07-01', 'UTC')).toBeNull();
-  });
-
-  it('takes a time the clocks skip as the hour after, and a repeated one as its first', () => {
-    // Paris springs from 02:00 to 03:00 on Mar 29, 2026 and falls back from 03:00 to 02:00 on Oct 25.
-    expect(fromZonedInput('2026-03-29T02:30', 'Europe/Paris')).toBe('2026-03-29T01:30:00.000Z');
-    expect(toZonedInput('2026-03-29T01:30:00.000Z', 'Europe/Paris')).toBe('2026-03-29T03:30');
-    expect(fromZonedInput('2026-10-25T02:30', 'Europe/Paris')).toBe('2026-10-25T00:30:00.000Z');
-  });
-});
 
 describe('condition drafts', () => {
   it("reads the agent's timeframe from its template's parameter", () => {
