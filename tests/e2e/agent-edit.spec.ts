@@ -53,6 +53,15 @@ test.describe('creating and editing agents', () => {
       await expect(wizard).toContainText(`based on ${template}`);
       await wizard.getByRole('tab', { name: 'Review' }).click();
       await wizard.getByRole('button', { name: 'Create Agent' }).click();
+      if (template === 'Custom Monitor') {
+        // It has no signals of its own: with neither a condition nor an alert it would watch
+        // nothing, and the server says so where conditions are added; one condition will do.
+        await expect(wizard.getByRole('tab', { name: 'Parameters' })).toHaveAttribute('aria-selected', 'true');
+        await expect(wizard.getByText('A Custom Monitor with neither conditions nor alert thresholds would watch nothing', { exact: false }).first()).toBeVisible();
+        await wizard.getByRole('button', { name: 'Add condition' }).click();
+        await wizard.getByRole('tab', { name: 'Review' }).click();
+        await wizard.getByRole('button', { name: 'Create Agent' }).click();
+      }
       await expect(toasts(who).getByText('Agent created successfully').last()).toBeVisible();
       await expect(agentCard(who, name)).toContainText(`Based on ${template}`);
     }
