@@ -107,6 +107,13 @@ test.describe('a condition in words, from the draft to the snooze', () => {
     await expect(condition.getByRole('combobox', { name: 'Clause 2: left timeframe', exact: true })).toHaveValue('1d');
     await expect(wizard.getByRole('group', { name: 'Condition 2', exact: true })).toHaveCount(0);
     await expectNoSeriousViolations(page, testInfo, 'describe it with a draft', await boxSelector(box));
+    // Tested on history at once, under the builder, with nothing pressed.
+    const drafted = wizard.getByRole('region', { name: 'The drafted condition on history' });
+    const draftedRow = drafted
+      .getByRole('region', { name: 'Signals, alerts and conditions over all markets' })
+      .getByRole('row')
+      .filter({ has: page.getByRole('rowheader', { name: `${CONDITION_WORDS} (condition)` }) });
+    await expect(draftedRow).toHaveCount(1, { timeout: 30_000 });
 
     // Review lists it; Test on history gives it a row of its own, fired on the history.
     await wizard.getByRole('tab', { name: 'Review' }).click();

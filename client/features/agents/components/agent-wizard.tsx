@@ -128,6 +128,8 @@ function WizardBody({
   const [watchlist, setWatchlist] = useState(initial.watchlist);
   const [errors, setErrors] = useState<TFieldErrors>(NO_FIELD_ERRORS);
   const [focusRequest, setFocusRequest] = useState(0);
+  /** Conditions drafted from words so far: each is tested on history as it arrives. */
+  const [draftsTested, setDraftsTested] = useState(0);
   const body = useRef<HTMLDivElement>(null);
   const index = WIZARD_STEPS.findIndex((s) => s.value === step);
   const go = (offset: number) => setStep(WIZARD_STEPS[index + offset]!.value);
@@ -196,8 +198,33 @@ function WizardBody({
             errors={errors}
             agentTimeframe={agentTimeframe}
             timeZone={zone}
-            describe={(add) => <DescribeCondition agentTimeframe={agentTimeframe} templateId={template.id} onDraft={add} />}
+            describe={(add) => (
+              <DescribeCondition
+                agentTimeframe={agentTimeframe}
+                templateId={template.id}
+                onDraft={(condition) => {
+                  add(condition);
+                  setDraftsTested((n) => n + 1);
+                }}
+              />
+            )}
           />
+          {draftsTested > 0 && (
+            // A drafted condition is tested on history at once, with the configuration it joined
+            // (unsaved, like Review's test, which stays there for any later change).
+            <section aria-labelledby="drafted-test" className="border-t border-slate-200 pt-4">
+              <h3 id="drafted-test" className="text-sm font-semibold text-slate-900">
+                The drafted condition on history
+              </h3>
+              <div className="mt-2">
+                <TestOnHistory
+                  autoStartKey={String(draftsTested)}
+                  run={(candles, options) => backtestDraft({ templateId: template.id, config, candles }, options)}
+                  onRefused={(refused) => setErrors((e) => ({ ...e, ...refused }))}
+                />
+              </div>
+            </section>
+          )}
         </div>
       </TabPanel>
       <TabPanel value="notifications">

@@ -32,6 +32,22 @@ function liveAnswer() {
 afterEach(() => vi.useRealTimers());
 
 describe('BacktestPanel', () => {
+  it('with an auto-start key, tests at once with the configuration of the render that brought the key, and again when the key changes', async () => {
+    const answer = liveAnswer();
+    const ran: number[] = [];
+    const runWith = (tag: number) => (candles: number, options: TBacktestOptions) => {
+      ran.push(tag);
+      return run(candles, options);
+    };
+    const { rerender } = render(<BacktestPanel run={runWith(1)} autoStartKey="1" />);
+    expect(await screen.findByRole('status')).toHaveTextContent('Testing on history');
+    expect(answer.requests).toHaveLength(1);
+    // A new render without a new key starts nothing; a new key starts with that render's run.
+    rerender(<BacktestPanel run={runWith(2)} autoStartKey="1" />);
+    rerender(<BacktestPanel run={runWith(3)} autoStartKey="2" />);
+    await vi.waitFor(() => expect(ran).toEqual([1, 3]));
+  });
+
   it('asks for 500 candles unless changed, states the rule, and refuses a count outside it without a request', async () => {
     const { requests } = stubFetch({});
     render(<BacktestPanel run={run} />);

@@ -20,6 +20,9 @@ export type TBacktestPanelProps = {
   run(candles: number, options: TBacktestOptions): Promise<TBacktestResult>;
   /** A refusal naming the configuration's fields (all but the candles): mark them where they live. */
   onRefused?(errors: TFieldErrors): void;
+  /** Starts the test at once when mounted with one, and again whenever it changes (a condition
+   * drafted from words is tested as soon as it is in the builder: issue 30 item 5). */
+  autoStartKey?: string;
 };
 
 type TState =
@@ -46,7 +49,7 @@ export function failureText(err: unknown): string {
  * a second, a progress bar per market; then the result. Leaving (closing the dialog, another tab)
  * cancels a running test: the request is aborted and the server stops loading history.
  */
-export default function BacktestPanel({ run, onRefused }: TBacktestPanelProps) {
+export default function BacktestPanel({ run, onRefused, autoStartKey }: TBacktestPanelProps) {
   const id = useId();
   const [candles, setCandles] = useState(String(BACKTEST_CANDLES_DEFAULT));
   const [candlesError, setCandlesError] = useState<string | null>(null);
@@ -85,6 +88,15 @@ export default function BacktestPanel({ run, onRefused }: TBacktestPanelProps) {
       if (controller.current === mine) controller.current = null;
     }
   };
+  // The render that brings a new key holds the configuration it was given for: its `start`
+  // (kept by the effect before, as effects run in order) reads it.
+  const startOnKey = useRef(start);
+  useEffect(() => {
+    startOnKey.current = start;
+  });
+  useEffect(() => {
+    if (autoStartKey !== undefined) void startOnKey.current();
+  }, [autoStartKey]);
   const cancel = () => {
     controller.current?.abort();
     controller.current = null;
