@@ -5,6 +5,7 @@ import { evaluateMarket } from '../server/modules/runtime/evaluate.ts';
 import { planRun } from '../server/modules/runtime/run-plan.ts';
 import { mulberry32 } from '../tests/support/seeded-random.ts';
 import type { Benchmark } from './types.ts';
+import { timeRuns } from './lib.ts';
 
 const SYMBOLS = ['AAPL', 'MSFT', 'NVDA', 'AMZN', 'GOOGL'];
 const CANDLES = 5000;
@@ -55,20 +56,6 @@ function dailySeries(length: number, seed: number): TCandle[] {
   return out;
 }
 
-/** Median and best of `reps` timed runs (ms), after `warmups` untimed ones. */
-function time<T>(run: () => T, warmups: number, reps: number): { median: number; best: number; result: T } {
-  let result = run();
-  for (let i = 1; i < warmups; i++) result = run();
-  const times: number[] = [];
-  for (let i = 0; i < reps; i++) {
-    const started = performance.now();
-    result = run();
-    times.push(performance.now() - started);
-  }
-  times.sort((a, b) => a - b);
-  return { median: times[times.length >> 1]!, best: times[0]!, result };
-}
-
 /**
  * Test on history (issue 16 item 5): 5 stock symbols x 5,000 daily candles already in memory, the
  * scanner with all six indicators, every signal and all four alert types. Ours is runBacktest
@@ -90,7 +77,7 @@ const benchmark: Benchmark = {
     });
     const input = { templateId: 'stock-market-scanner', plan, candles: evaluated, timeZone: 'America/New_York', channels: { email: true, inApp: true }, markets };
 
-    const ours = time(() => runBacktest(input), 5, quick ? 10 : 30);
+    const ours = timeRuns(() => runBacktest(input), 5, quick ? 10 : 30);
     const result = ours.result;
     const fired = result.summary.map((r) => `${r.label} ${r.fired}${r.notifications === null ? '' : ` (${r.notifications} notified)`}`).join(', ');
     log(`  ours: median ${ours.median.toFixed(2)} ms, best ${ours.best.toFixed(2)} ms for ${(SYMBOLS.length * evaluated).toLocaleString('en')} candles (${length.toLocaleString('en')} per market with the warm-up)`);
@@ -98,7 +85,7 @@ const benchmark: Benchmark = {
 
     // The naive way, once (it is slow): every evaluated candle as its own live run on the cut
     // series. A cut's cost grows with its length, so every 10th candle, times 10, estimates all.
-    const naive = time(
+    const naive = timeRuns(
       () => {
         let firedNaive = 0;
         for (const m of markets) {

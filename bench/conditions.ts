@@ -7,6 +7,7 @@ import { planRun } from '../server/modules/runtime/run-plan.ts';
 import { aggregateCandles } from '../server/test/aggregate-candles.ts';
 import { mulberry32 } from '../tests/support/seeded-random.ts';
 import type { Benchmark, BenchResult } from './types.ts';
+import { timeRuns } from './lib.ts';
 
 const AGENT: TCandleTimeframe = '1h';
 const LONGER: TCandleTimeframe = '1d';
@@ -77,20 +78,6 @@ function market(seed: number, hours: number, days: number): { hourly: TCandle[];
   return { hourly: all.slice(all.length - hours), daily: aggregateCandles(all, LONGER) };
 }
 
-/** Median and best of `reps` timed runs (ms), after `warmups` untimed ones. */
-function time<T>(run: () => T, warmups: number, reps: number): { median: number; best: number; result: T } {
-  let result = run();
-  for (let i = 1; i < warmups; i++) result = run();
-  const times: number[] = [];
-  for (let i = 0; i < reps; i++) {
-    const started = performance.now();
-    result = run();
-    times.push(performance.now() - started);
-  }
-  times.sort((a, b) => a - b);
-  return { median: times[times.length >> 1]!, best: times[0]!, result };
-}
-
 /**
  * Conditions (issue 30). (a) A live run of a Custom Monitor: 100 markets x 5 conditions over two
  * timeframes, with the candles a live run fetches (conditionCandlesNeeded) in memory; ours
@@ -138,8 +125,8 @@ const benchmark: Benchmark = {
       return met;
     };
     const reps = quick ? 10 : 40;
-    const ours = time(together, 5, reps);
-    const reference = time(alone, 5, reps);
+    const ours = timeRuns(together, 5, reps);
+    const reference = timeRuns(alone, 5, reps);
     log(`  live: ${liveHours} hourly and ${liveDays} daily candles per market; ours median ${ours.median.toFixed(2)} ms (best ${ours.best.toFixed(2)}), each condition alone ${reference.median.toFixed(2)} ms; met ${ours.result} (alone ${reference.result})`);
     rows.push({
       name: `conditions live ${LIVE_MARKETS}x5 time`,
@@ -173,7 +160,7 @@ const benchmark: Benchmark = {
       };
     });
     const input = { templateId: template.id, plan, candles: HISTORY_CANDLES, timeZone: 'UTC', channels: { email: true, inApp: true }, conditions, markets };
-    const history = time(() => runBacktest(input), 3, quick ? 5 : 15);
+    const history = timeRuns(() => runBacktest(input), 3, quick ? 5 : 15);
     const conditionRows = history.result.summary.filter((r) => r.kind === 'condition');
     log(`  history: ${hours.toLocaleString('en')} hourly candles per market with the warm-up; runBacktest median ${history.median.toFixed(1)} ms (best ${history.best.toFixed(1)})`);
     log(`  met: ${conditionRows.map((r) => `${r.fired} (${r.notifications} notified)`).join(', ')}`);
@@ -190,7 +177,7 @@ const benchmark: Benchmark = {
     // The naive replay on every step-th candle of every market: each prepared again on what a
     // live run at it would have seen (its hourly candles so far, the daily ones opened by then).
     const step = quick ? QUICK_STEP : SAMPLE_STEP;
-    const naive = time(
+    const naive = timeRuns(
       () => {
         let met = 0;
         let candles = 0;

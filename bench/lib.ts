@@ -131,3 +131,17 @@ export async function benchPostgres(): Promise<{ url: string }> {
 export async function stopBenchPostgres(): Promise<void> {
   if (sharedCluster) (await sharedCluster.catch(() => null))?.stop();
 }
+
+/** Median and best of `reps` timed runs (ms), after `warmups` untimed ones. */
+export function timeRuns<T>(run: () => T, warmups: number, reps: number): { median: number; best: number; result: T } {
+  let result = run();
+  for (let i = 1; i < warmups; i++) result = run();
+  const times: number[] = [];
+  for (let i = 0; i < reps; i++) {
+    const started = performance.now();
+    result = run();
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return { median: times[times.length >> 1]!, best: times[0]!, result };
+}

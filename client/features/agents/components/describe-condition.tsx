@@ -6,12 +6,13 @@ import type { TCandleTimeframe } from '../../../../contracts/market.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { ApiError } from '../../../lib/api-client.ts';
 import { draftCondition } from '../api/agents-api.ts';
+import { defaultTextModel, textModels } from '../lib/assistant-models.ts';
 import { CONTROL } from './form-controls.tsx';
 
-/** An assistant the owner may use, with its key on this server, and the models that write text. */
-const textModels = (provider: TChatProviderStatus) => provider.models.filter((m) => !m.image);
+/** The assistants the owner may use, with their key on this server and a model that writes text. */
 const usable = (providers: readonly TChatProviderStatus[]) => providers.filter((p) => p.allowed && p.configured && textModels(p).length > 0);
-const defaultModel = (provider: TChatProviderStatus) => (textModels(provider).find((m) => m.id === provider.defaultModel) ?? textModels(provider)[0]!).id;
+/** Only called with usable assistants, which have a text model. */
+const defaultModel = (provider: TChatProviderStatus) => defaultTextModel(provider)!;
 
 /** What went wrong, in the server's sentence: its message, else the fields' rules, else the status. */
 function problemOf(err: unknown): string {

@@ -4,20 +4,16 @@ import type { TAlertBriefChoice } from '../../../../contracts/agents.ts';
 import { CHAT_PROVIDER_INFO, type TChatProvider, type TChatProviderStatus, type TChatProvidersResponse } from '../../../../contracts/chat.ts';
 import { briefAttribution } from '../../../../contracts/notifications.ts';
 import type { TFieldErrors } from '../lib/field-errors.ts';
+import { defaultTextModel, textModels } from '../lib/assistant-models.ts';
 import { CONTROL } from './form-controls.tsx';
 
 export const BRIEF_PATH = 'notifications.brief';
-
-/** The models an assistant can write a brief with: its text models (an image model cannot). */
-const textModels = (provider: TChatProviderStatus) => provider.models.filter((m) => !m.image);
 
 /** The first choice when Explain alerts is turned on: an assistant with its key, else any allowed. */
 function firstChoice(providers: readonly TChatProviderStatus[]): TAlertBriefChoice | undefined {
   const usable = providers.filter((p) => p.allowed && textModels(p).length > 0);
   const provider = usable.find((p) => p.configured) ?? usable[0];
-  if (!provider) return undefined;
-  const models = textModels(provider);
-  return { provider: provider.id, model: (models.find((m) => m.id === provider.defaultModel) ?? models[0]!).id };
+  return provider && { provider: provider.id, model: defaultTextModel(provider)! };
 }
 
 /** An agent's settings summary of it: 'Off', or who writes the briefs. */
@@ -77,9 +73,7 @@ export function ExplainAlertsField({ value, onChange, errors }: { value: TAlertB
               aria-describedby={describedBy(providerError, `${id}-provider`)}
               onChange={(event) => {
                 const next = list.find((p) => p.id === event.target.value);
-                if (!next) return;
-                const models = textModels(next);
-                onChange({ provider: next.id, model: (models.find((m) => m.id === next.defaultModel) ?? models[0])?.id ?? '' });
+                if (next) onChange({ provider: next.id, model: defaultTextModel(next) ?? '' });
               }}
               className={`${CONTROL} mt-1`}
             >
