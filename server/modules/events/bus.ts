@@ -17,7 +17,7 @@ import { listen, type Listener } from './pg-listener.ts';
  * caught up (DELIVERY_WAIT_MS > TRUSTED_FOR_MS).
  */
 const HEARTBEAT_MS = 500;
-const TRUSTED_FOR_MS = 1_500;
+export const TRUSTED_FOR_MS = 1_500;
 const DELIVERY_WAIT_MS = 2_000;
 /** A process whose heartbeat has not been heard for this long is no longer waited for. */
 const PEER_GONE_MS = 3_000;
