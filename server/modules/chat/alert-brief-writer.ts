@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import { BRIEF_FAILURES, briefTimeoutError } from '../../../contracts/notifications.ts';
-import { CHAT_PROVIDER_INFO, type TChatProvider, type TChatUsage } from '../../../contracts/chat.ts';
+import { CHAT_PROVIDER_INFO, type TChatProvider } from '../../../contracts/chat.ts';
 import type { AlertBriefsConfig, ChatConfig } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
 import { AiCallError, generateChat, type AiAnswer } from '../../integrations/ai/index.ts';
@@ -83,21 +83,7 @@ export function createAlertBriefWriter({ db, config, briefs, logger, now = () =>
     }
     const messages = [{ role: 'user' as const, content: request.prompt }];
     const inputTokens = estimateInputTokens([{ content: request.system }, ...messages]);
-    const record = (reservation: Reservation | null, outcome: 'ok' | 'error' | 'rejected', usage: TChatUsage | null, durationMs: number, error: string | null, estimated = false) =>
-      budget.settle(reservation, {
-        userId,
-        provider,
-        model: model.id,
-        inputTokens: usage?.inputTokens ?? 0,
-        outputTokens: usage?.outputTokens ?? 0,
-        images: 0,
-        durationMs: Math.round(durationMs),
-        outcome,
-        estimated,
-        error,
-        purpose: 'alert-brief',
-        createdAt: now(),
-      });
+    const record = budget.usageRecorder({ userId, provider, model: model.id, purpose: 'alert-brief' });
 
     if (provider !== 'llama' && config.providers[provider].apiKey === null) {
       await record(null, 'rejected', null, 0, 'API key not configured');

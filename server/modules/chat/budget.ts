@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.ts';
+import type { TChatProvider, TChatUsage, TChatUsagePurpose } from '../../../contracts/chat.ts';
 import { budgetTotals, deleteReservation, extendReservation, insertChatUsage, insertReservation, lockUserBudget, type BudgetTotals, type NewChatUsage, type Tx } from './chat.repo.ts';
 import { MESSAGE_OVERHEAD_TOKENS } from './token-estimate.ts';
 
@@ -148,7 +149,27 @@ export function createChatBudget({ db, limits, now, leaseMs = RESERVATION_LEASE_
     if (reservation.id !== null) await deleteReservation(db, reservation.id, reservation.userId, now());
   }
 
-  return { reserve, hold, settle, release };
+  /**
+   * How a one-shot text call outside a chat (an alert's brief, a condition's draft) records its
+   * usage: `record(reservation, outcome, usage, durationMs, error)` settles with the call's fixed
+   * facts, and a refusal before any call is recorded with a null reservation.
+   */
+  function usageRecorder(call: { userId: string; provider: TChatProvider; model: string; purpose: TChatUsagePurpose }) {
+    return (reservation: Reservation | null, outcome: 'ok' | 'error' | 'rejected', usage: TChatUsage | null, durationMs: number, error: string | null, estimated = false) =>
+      settle(reservation, {
+        ...call,
+        inputTokens: usage?.inputTokens ?? 0,
+        outputTokens: usage?.outputTokens ?? 0,
+        images: 0,
+        durationMs: Math.round(durationMs),
+        outcome,
+        estimated,
+        error,
+        createdAt: now(),
+      });
+  }
+
+  return { reserve, hold, settle, release, usageRecorder };
 }
 
 export type ChatBudget = ReturnType<typeof createChatBudget>;

@@ -53,21 +53,7 @@ export function createDraftService({ db, config, now = () => new Date() }: { db:
     const schema = draftSchemaFor(provider);
     // The schema travels with the request (DeepSeek's in the prompt): it counts as input.
     const inputTokens = estimateInputTokens([{ content: system }, { content: prompt }, { content: JSON.stringify(schema) }]);
-    const record = (reservation: Reservation | null, outcome: 'ok' | 'error' | 'rejected', usage: TChatUsage | null, durationMs: number, error: string | null, estimated = false) =>
-      budget.settle(reservation, {
-        userId: user.id,
-        provider,
-        model: model.id,
-        inputTokens: usage?.inputTokens ?? 0,
-        outputTokens: usage?.outputTokens ?? 0,
-        images: 0,
-        durationMs: Math.round(durationMs),
-        outcome,
-        estimated,
-        error,
-        purpose: 'condition-draft',
-        createdAt: now(),
-      });
+    const record = budget.usageRecorder({ userId: user.id, provider, model: model.id, purpose: 'condition-draft' });
 
     if (provider !== 'llama' && config.providers[provider].apiKey === null) {
       const message = `API key not configured: ${CHAT_PROVIDER_INFO[provider].missingKeyMessage}`;
