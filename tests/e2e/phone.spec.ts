@@ -277,7 +277,17 @@ test.describe('every screen on a phone', () => {
     await login(page, admin);
     const name = `${LONG_AGENT} ${randomUUID().slice(0, 4)}`;
     const base = defaultAgentConfig(findTemplate('crypto-market-monitor')!);
-    const config = { ...base, notifications: { ...base.notifications, email: false, thresholds: [{ type: 'priceChange', value: 0, message: 'Price moved on one of the watched exchanges' }] } };
+    // A condition of its own too (issue 30), so Run History shows its clauses' values table.
+    const condition = {
+      id: randomUUID(),
+      when: { kind: 'group', join: 'all', clauses: [{ kind: 'clause', left: { indicator: 'close' }, operator: 'crosses-above', right: { indicator: 'sma', period: 20 } }] },
+      trigger: { mode: 'once-per-close' },
+    };
+    const config = {
+      ...base,
+      conditions: [condition],
+      notifications: { ...base.notifications, email: false, thresholds: [{ type: 'priceChange', value: 0, message: 'Price moved on one of the watched exchanges' }] },
+    };
     const agent = await post(page.request, baseURL, '/api/agents', { templateId: 'crypto-market-monitor', name, config });
     await post(page.request, baseURL, `/api/agents/${agent.id}/run`, {});
 
@@ -299,8 +309,19 @@ test.describe('every screen on a phone', () => {
       await wizard.getByRole('tab', { name: step }).click();
       await expect(wizard.getByRole('tabpanel')).toBeVisible();
       await expectFitsViewport(page, `wizard, ${step}`);
+      if (step === 'Parameters') {
+        // The conditions builder: a clause reads as a sentence of selects, and a group inside.
+        await wizard.getByRole('button', { name: 'Add condition' }).click();
+        await wizard.getByRole('button', { name: 'Condition 1: add group' }).click();
+        await expect(wizard.getByRole('combobox', { name: 'Clause 2: operator', exact: true })).toBeVisible();
+        await expectFitsViewport(page, 'wizard, a condition with a group');
+      }
     }
     await wizard.getByRole('button', { name: 'Cancel' }).or(wizard.getByRole('button', { name: 'Close' })).first().click();
+    // The condition added is a change: leaving asks first, on the phone too.
+    const discard = page.getByRole('alertdialog', { name: 'Discard your changes?' }).or(page.getByRole('dialog', { name: 'Discard your changes?' }));
+    await expectFitsViewport(page, 'discard your changes');
+    await discard.getByRole('button', { name: 'Discard changes' }).click();
     await expect(wizard).toBeHidden();
 
     // The agent's details, every tab, with a finished run.
@@ -312,6 +333,7 @@ test.describe('every screen on a phone', () => {
     await details.getByRole('tab', { name: 'Run History' }).click();
     await expect(details.locator('ol > li').first().getByText('Success', { exact: true })).toBeVisible({ timeout: 30_000 });
     await expectFitsViewport(page, 'agent details, Run History');
+    await expect(details.locator('ol > li').first().getByText('close crosses above SMA (20)').first()).toBeVisible();
     await details.getByText('Show raw JSON').first().click();
     await expectFitsViewport(page, 'agent details, Run History with its raw JSON');
     for (const tab of ['Chart', 'Settings']) {
