@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_TOOL_STEPS_KEPT, ZToolStep } from './assistant-tools.ts';
 import { CHAT_FINISHES, CHAT_LIMITS, CHAT_PROVIDER_INFO, CHAT_PROVIDERS, ZChatId, ZMessageId, ZMessageImages, type TChatProvider } from './chat.ts';
 
 export { ZChatId, ZMessageId } from './chat.ts';
@@ -67,6 +68,8 @@ export const ZStoredMessage = z
     imagesNotKept: z.number().int().min(0).max(100).optional(),
     /** Stored images (docs/decisions/0055): a question's uploads, an answer's generated images. */
     images: ZMessageImages.optional(),
+    /** The tool steps an answer took (issue 31, docs/decisions/0076), in order. */
+    toolSteps: z.array(ZToolStep).max(MAX_TOOL_STEPS_KEPT, `An answer keeps at most ${MAX_TOOL_STEPS_KEPT} tool steps`).optional(),
   })
   .strict();
 export type TStoredMessage = z.infer<typeof ZStoredMessage>;
@@ -89,6 +92,8 @@ export const ZSaveConversation = z
     leafId: ZMessageId.nullable(),
     systemPrompt: ZSystemPrompt.optional(),
     temperature: ZTemperature.nullable().optional(),
+    /** "Use my agents" for this chat (issue 31); absent: the default (on for admins). */
+    useAgents: z.boolean('Use my agents must be true or false').optional(),
     createdAt: ZTimestamp.optional(),
     updatedAt: ZTimestamp,
     messages: z.array(ZStoredMessage).max(CHAT_HISTORY_LIMITS.maxMessagesPerSave, `Save at most ${CHAT_HISTORY_LIMITS.maxMessagesPerSave} messages at once`),
@@ -120,6 +125,7 @@ export const ZUpdateConversation = z
       .optional(),
     systemPrompt: ZSystemPrompt.optional(),
     temperature: ZTemperature.nullable().optional(),
+    useAgents: z.boolean('Use my agents must be true or false').optional(),
   })
   .strict();
 export type TUpdateConversation = z.input<typeof ZUpdateConversation>;
@@ -171,6 +177,8 @@ export type TConversationInfo = TConversationSummary & {
   leafId: string | null;
   systemPrompt: string;
   temperature: number | null;
+  /** "Use my agents" (issue 31): null until the chat sets it (the default applies: on for admins). */
+  useAgents?: boolean | null;
 };
 /** One conversation with every message (every version). */
 export type TConversation = TConversationInfo & { messages: TConversationMessage[] };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { TToolStep } from './assistant-tools.ts';
 
 /** The chat assistants (SPEC sections 2 and 9, DESIGN section 6). One record each drives the
  * server endpoint, the client screen, storage keys and the dashboard. */
@@ -23,6 +24,9 @@ const PNG_JPEG: readonly TChatImageType[] = ['image/png', 'image/jpeg'];
  */
 export const OLLAMA_VISION_MODELS = ['llama3.2-vision', 'llama4', 'llava', 'gemma3', 'qwen2.5vl', 'minicpm-v'] as const;
 export const OLLAMA_VISION_TYPES = PNG_JPEG;
+/** Ollama models that call tools (Ollama's `tools` and `message.tool_calls`), by name before any ':' tag;
+ * OLLAMA_TOOL_MODELS adds names to this list. */
+export const OLLAMA_TOOL_MODELS = ['llama3.1', 'llama3.2', 'llama3.3', 'llama4', 'qwen2.5', 'qwen3', 'mistral', 'mistral-nemo', 'command-r'] as const;
 
 /**
  * What a chat may hold of images (docs/decisions/0055): the size of one, how many a question
@@ -55,6 +59,9 @@ export type TChatModel = {
   /** false: the model takes no temperature (OpenAI's reasoning models refuse one; DeepSeek's
    * reasoner ignores it; image generation has none), so a chat's temperature is not sent to it. */
   temperature?: false;
+  /** The model calls tools (issue 31, docs/decisions/0076): "Use my agents" is offered with it.
+   * Unset: it does not (image generation, DeepSeek's reasoner). Ollama: OLLAMA_TOOL_MODELS. */
+  tools?: true;
 };
 
 export type TChatProviderInfo = {
@@ -95,10 +102,10 @@ export const CHAT_PROVIDER_INFO: Record<TChatProvider, TChatProviderInfo> = {
     keyVariable: 'OPENAI_API_KEY',
     missingKeyMessage: 'OpenAI API key is not configured. Please contact the administrator.',
     models: [
-      { id: 'gpt-4o', label: 'GPT-4o', maxOutputTokens: 16_384, vision: ANY_IMAGE },
-      { id: 'gpt-4.1', label: 'GPT-4.1', note: 'Chat', maxOutputTokens: 32_768, vision: ANY_IMAGE },
-      { id: 'o4-mini', label: 'o4-mini', note: 'Reasoning', maxOutputTokens: 100_000, temperature: false, vision: ANY_IMAGE },
-      { id: 'o3', label: 'o3', note: 'Reasoning', maxOutputTokens: 100_000, temperature: false, vision: ANY_IMAGE },
+      { id: 'gpt-4o', label: 'GPT-4o', maxOutputTokens: 16_384, vision: ANY_IMAGE, tools: true },
+      { id: 'gpt-4.1', label: 'GPT-4.1', note: 'Chat', maxOutputTokens: 32_768, vision: ANY_IMAGE, tools: true },
+      { id: 'o4-mini', label: 'o4-mini', note: 'Reasoning', maxOutputTokens: 100_000, temperature: false, vision: ANY_IMAGE, tools: true },
+      { id: 'o3', label: 'o3', note: 'Reasoning', maxOutputTokens: 100_000, temperature: false, vision: ANY_IMAGE, tools: true },
     ],
     defaultModel: 'gpt-4o',
     variant: 'standard',
@@ -116,9 +123,9 @@ export const CHAT_PROVIDER_INFO: Record<TChatProvider, TChatProviderInfo> = {
     missingKeyMessage: 'Anthropic API key is not configured. Please contact the administrator.',
     // SPEC leaves Claude's list open: current models, the newest capable one first.
     models: [
-      { id: 'claude-sonnet-4-5', label: 'Claude Sonnet 4.5', maxOutputTokens: 64_000, vision: ANY_IMAGE },
-      { id: 'claude-opus-4-1', label: 'Claude Opus 4.1', note: 'Most capable', maxOutputTokens: 32_000, vision: ANY_IMAGE },
-      { id: 'claude-haiku-4-5', label: 'Claude Haiku 4.5', note: 'Fast', maxOutputTokens: 64_000, vision: ANY_IMAGE },
+      { id: 'claude-sonnet-4-5', label: 'Claude Sonnet 4.5', maxOutputTokens: 64_000, vision: ANY_IMAGE, tools: true },
+      { id: 'claude-opus-4-1', label: 'Claude Opus 4.1', note: 'Most capable', maxOutputTokens: 32_000, vision: ANY_IMAGE, tools: true },
+      { id: 'claude-haiku-4-5', label: 'Claude Haiku 4.5', note: 'Fast', maxOutputTokens: 64_000, vision: ANY_IMAGE, tools: true },
     ],
     defaultModel: 'claude-sonnet-4-5',
     variant: 'standard',
@@ -135,9 +142,9 @@ export const CHAT_PROVIDER_INFO: Record<TChatProvider, TChatProviderInfo> = {
     keyVariable: 'GOOGLE_GENERATIVE_AI_API_KEY',
     missingKeyMessage: 'Google AI API key is not configured. Please contact the administrator.',
     models: [
-      { id: 'gemini-2.5-pro', label: 'Gemini 2.5 Pro', note: 'Advanced', maxOutputTokens: 65_536, vision: NO_GIF },
-      { id: 'gemini-2.5-flash', label: 'Gemini 2.5 Flash', note: 'Fast', maxOutputTokens: 65_536, vision: NO_GIF },
-      { id: 'gemini-2.0-flash', label: 'Gemini 2.0 Flash', note: 'Legacy', maxOutputTokens: 8_192, vision: NO_GIF },
+      { id: 'gemini-2.5-pro', label: 'Gemini 2.5 Pro', note: 'Advanced', maxOutputTokens: 65_536, vision: NO_GIF, tools: true },
+      { id: 'gemini-2.5-flash', label: 'Gemini 2.5 Flash', note: 'Fast', maxOutputTokens: 65_536, vision: NO_GIF, tools: true },
+      { id: 'gemini-2.0-flash', label: 'Gemini 2.0 Flash', note: 'Legacy', maxOutputTokens: 8_192, vision: NO_GIF, tools: true },
     ],
     defaultModel: 'gemini-2.5-pro',
     variant: 'standard',
@@ -154,10 +161,10 @@ export const CHAT_PROVIDER_INFO: Record<TChatProvider, TChatProviderInfo> = {
     keyVariable: 'XAI_API_KEY',
     missingKeyMessage: 'xAI API key is not configured. Please contact the administrator.',
     models: [
-      { id: 'grok-4', label: 'Grok 4', vision: PNG_JPEG },
+      { id: 'grok-4', label: 'Grok 4', vision: PNG_JPEG, tools: true },
       // Grok 3 and Grok 3 Mini read text only.
-      { id: 'grok-3', label: 'Grok 3' },
-      { id: 'grok-3-mini', label: 'Grok 3 Mini' },
+      { id: 'grok-3', label: 'Grok 3', tools: true },
+      { id: 'grok-3-mini', label: 'Grok 3 Mini', tools: true },
       { id: 'grok-2-image-1212', label: 'Grok 2 Image', note: 'Image generation', image: true, temperature: false },
     ],
     defaultModel: 'grok-4',
@@ -176,7 +183,7 @@ export const CHAT_PROVIDER_INFO: Record<TChatProvider, TChatProviderInfo> = {
     missingKeyMessage: 'DeepSeek API key is not configured. Please contact the administrator.',
     // DeepSeek's API reads text only.
     models: [
-      { id: 'deepseek-chat', label: 'DeepSeek V3', maxOutputTokens: 8_192 },
+      { id: 'deepseek-chat', label: 'DeepSeek V3', maxOutputTokens: 8_192, tools: true },
       { id: 'deepseek-reasoner', label: 'DeepSeek R1', note: 'Reasoning', maxOutputTokens: 65_536, temperature: false },
     ],
     defaultModel: 'deepseek-chat',
@@ -194,7 +201,7 @@ export const CHAT_PROVIDER_INFO: Record<TChatProvider, TChatProviderInfo> = {
     keyVariable: null,
     missingKeyMessage: 'Ollama is not reachable. Please contact the administrator.',
     // The server's OLLAMA_MODELS replaces this list (GET /api/chat/providers says which apply).
-    models: [{ id: 'llama3.1', label: 'Llama 3.1' }],
+    models: [{ id: 'llama3.1', label: 'Llama 3.1', tools: true }],
     defaultModel: 'llama3.1',
     variant: 'standard',
     temperatureMax: 2,
@@ -272,6 +279,9 @@ export const ZChatRequest = z.object({
   temperature: z.number('Temperature must be a number').min(0, 'Temperature must be from 0 to 2').max(CHAT_LIMITS.maxTemperature, 'Temperature must be from 0 to 2').optional(),
   /** Where the answer is kept (docs/decisions/0056); without it the answer is only sent back. */
   answer: ZAnswerTarget.optional(),
+  /** "Use my agents" (issue 31, docs/decisions/0076): the assistant may call the agent tools with
+   * the user's own rights. Admins only, on a model with `tools`; else 400 naming this field. */
+  useAgents: z.boolean('Use my agents must be true or false').optional(),
 })
   .refine((r) => r.messages.reduce((n, m) => n + (m.images?.length ?? 0), 0) <= CHAT_IMAGE_LIMITS.maxPerRequest, {
     path: ['messages'],
@@ -314,6 +324,8 @@ export type TChatResponse = {
   /** grok-2-image-1212: the generated images, stored for the user and served from
    * `/api/chat/images/:id` (docs/decisions/0055). */
   images?: string[];
+  /** The tool steps the answer took, in order (issue 31). */
+  toolSteps?: TToolStep[];
 };
 
 /**
@@ -324,9 +336,13 @@ export type TChatResponse = {
  * length limit, filtered, empty), `note` says so in a sentence for the person; `usageEstimated`:
  * the provider reported no usage, so `usage` is our estimate (docs/decisions/0061). A stream
  * joined again (docs/decisions/0056) starts with one delta of all the text so far.
+ * `event: tool` (issue 31): a tool step, sent when it starts (status 'running') and again when it
+ * ends (same id; the client replaces it); a joined stream sends every step so far after its
+ * first delta.
  */
 export type TChatStreamEvent =
   | { event: 'delta'; data: { text: string } }
+  | { event: 'tool'; data: TToolStep }
   | { event: 'done'; data: { model: string; usage?: TChatUsage; usageEstimated?: true; finish: TDoneFinish; note?: string; images?: string[] } }
   | { event: 'error'; data: { message: string; partial: boolean; stopped?: true; finish: TErrorFinish } };
 

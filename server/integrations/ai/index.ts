@@ -3,11 +3,11 @@ import { CHAT_PROVIDER_INFO, type TChatProvider, type TChatUsage } from '../../.
 import type { AiProviderSettings } from '../../config.ts';
 import { AiCallError, classifyProviderError, userMessage, type AiFailureKind } from './errors.ts';
 import { createChatModel, createImageModel, type ProviderUsage } from './models.ts';
-import type { AiChatMessage, AiFinish, ChatStreamPart } from './chat-types.ts';
+import type { AiChatMessage, AiFinish, AiToolCall, AiToolSpec, AiToolTurn, ChatStreamPart } from './chat-types.ts';
 import { streamResponses } from './openai-responses.ts';
 
 export { AiCallError, displayUrl, type AiFailureKind } from './errors.ts';
-export type { AiChatMessage, AiFinish, AiImage } from './chat-types.ts';
+export type { AiChatMessage, AiFinish, AiImage, AiToolCall, AiToolResult, AiToolSpec, AiToolTurn } from './chat-types.ts';
 
 export type AiCall = {
   provider: TChatProvider;
@@ -26,6 +26,12 @@ export type AiCall = {
   system?: string;
   /** Sampling temperature, within the provider's range; undefined for a model that takes none. */
   temperature?: number;
+  /** Tools the model may call (issue 31); none: a plain answer. */
+  tools?: readonly AiToolSpec[];
+  /** 'none': the tools are described but may not be called (the last call after the step limit). */
+  toolChoice?: 'auto' | 'none';
+  /** The tool loop so far, after `messages` (whose last is the question). */
+  toolTurns?: readonly AiToolTurn[];
 };
 
 /** A generated image, as the provider sent it. */
@@ -35,7 +41,15 @@ export type AiGeneratedImage = { mediaType: string; data: Uint8Array };
  * estimates), how it ended (docs/decisions/0061; never 'connection-lost': that is a failure,
  * AiStreamError) and the provider's own finish reason for the log.
  */
-export type AiAnswer = { text: string; usage: TChatUsage | null; finish: Exclude<AiFinish, 'connection-lost'>; rawFinish?: string; images?: AiGeneratedImage[] };
+export type AiAnswer = {
+  text: string;
+  usage: TChatUsage | null;
+  finish: Exclude<AiFinish, 'connection-lost'>;
+  rawFinish?: string;
+  images?: AiGeneratedImage[];
+  /** The tools the model called (issue 31), parallel calls together, in its order; absent or empty: none. */
+  toolCalls?: AiToolCall[];
+};
 
 /** A message in the AI SDK's prompt: each image a file part before the text, in the order given
  * (each SDK sends it in its API's own shape: OpenAI and xAI Responses `input_image`, chat
