@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_TOOL_STEPS_KEPT, ZToolStep } from './assistant-tools.ts';
+import { MAX_TOOL_STEPS_KEPT, TOOL_LABELS, ZToolStep, isAgentTool, type TToolStep } from './assistant-tools.ts';
 import { CHAT_FINISHES, CHAT_LIMITS, CHAT_PROVIDER_INFO, CHAT_PROVIDERS, ZChatId, ZMessageId, ZMessageImages, type TChatProvider } from './chat.ts';
 
 export { ZChatId, ZMessageId } from './chat.ts';
@@ -275,10 +275,21 @@ export function exportFileName(title: string, format: 'md' | 'json'): string {
   return `${base}.${format}`;
 }
 
+/** How long a tool step took, as the chat shows it: '120 ms', '2.4 s'. */
+export const stepDuration = (ms: number) => (ms < 1_000 ? `${ms} ms` : `${(ms / 1_000).toFixed(1)} s`);
+
+/** One tool step in a line (issue 31): what it did, with what, what it found, and how long it took. */
+export function toolStepLine(step: TToolStep): string {
+  const label = isAgentTool(step.tool) ? TOOL_LABELS[step.tool] : step.tool;
+  const outcome = step.status === 'ok' ? '' : ` (${step.status})`;
+  const found = step.summary ? `: ${step.summary}` : '';
+  return `${label}${step.argsText ? ` (${step.argsText})` : ''}${outcome}${found} — ${stepDuration(step.durationMs)}`.replace(/\n/g, ' ');
+}
+
 /**
  * The conversation as Markdown: its title, assistant and settings, then the branch in view, each
- * message under a heading naming who wrote it (and the model of each answer). Failed messages
- * and notes are kept, as the chat shows them.
+ * message under a heading naming who wrote it (and the model of each answer), an answer's tool
+ * steps a line each after its text. Failed messages and notes are kept, as the chat shows them.
  */
 export function conversationMarkdown(conversation: TConversation): string {
   const assistant = CHAT_PROVIDER_INFO[conversation.provider]?.label ?? conversation.provider;
@@ -289,6 +300,7 @@ export function conversationMarkdown(conversation: TConversation): string {
     const who = message.role === 'user' ? 'You' : `${assistant}${message.model ? ` (${message.model})` : ''}`;
     const version = versions.length > 1 ? ` — version ${index + 1} of ${versions.length}` : '';
     lines.push('', `## ${who}${version}`, '', message.content || '_(no text)_');
+    if (message.toolSteps?.length) lines.push('', ...message.toolSteps.map((step) => `- ${toolStepLine(step)}`));
     const images = message.images?.length ?? 0;
     if (images > 0) lines.push('', `_${images === 1 ? 'One image' : `${images} images`} (kept in the chat on the server)._`);
     if (message.imagesNotKept) lines.push('', `_${message.imagesNotKept === 1 ? 'A generated image was' : `${message.imagesNotKept} generated images were`} not kept._`);

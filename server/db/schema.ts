@@ -5,6 +5,7 @@ import type { TAgentConfig, TAgentRun, TAgentStatus } from '../../contracts/agen
 import type { TRunAlert } from '../../contracts/market.ts';
 import type { TNotifiedCondition } from '../../contracts/condition-outcomes.ts';
 import type { TChannelKind, TDeliveryEvent, TDeliveryStatus } from '../../contracts/channels.ts';
+import type { TToolStep } from '../../contracts/assistant-tools.ts';
 import type { TChatFinish, TChatImageType, TChatProvider } from '../../contracts/chat.ts';
 import type { TBriefStatus } from '../../contracts/notifications.ts';
 
@@ -160,6 +161,8 @@ export const chatConversations = pgTable(
     leafId: text('leaf_id'),
     systemPrompt: text('system_prompt').notNull().default(''),
     temperature: doublePrecision('temperature'),
+    /** "Use my agents" (issue 31, docs/decisions/0076): null until the chat sets it (the default, on for admins, applies). */
+    useAgents: boolean('use_agents'),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -209,6 +212,9 @@ export const chatMessages = pgTable(
      * once (docs/decisions/0061). */
     unsettledInputTokens: integer('unsettled_input_tokens'),
     reservationId: uuid('reservation_id'),
+    /** The tool steps an answer took (issue 31, docs/decisions/0076), in order; saved as each ends
+     * while the answer is written. Null: none. */
+    toolSteps: jsonb('tool_steps').$type<TToolStep[]>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [

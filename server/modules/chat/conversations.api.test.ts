@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TConversation, TConversationList, TImportResult, TPreset, TSaveConversation, TStoredMessage } from '../../../contracts/chat-history.ts';
+import type { TToolStep } from '../../../contracts/assistant-tools.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 
 const OWNER = 'history-owner@example.com';
@@ -289,6 +290,41 @@ describe('chat history on the server', () => {
     expect((await t.request({ url: `/api/chat/conversations/${chat.id}/export?format=pdf`, cookie: owner })).json().details).toEqual([
       { path: 'format', message: "Format must be 'md' or 'json'" },
     ]);
+  });
+
+  it('keeps an answer’s tool steps and a chat’s "Use my agents": saved, answered, exported, imported (issue 31)', async () => {
+    const steps: TToolStep[] = [
+      { id: 'call_1', tool: 'list_agents', args: {}, argsText: 'all your agents', status: 'ok', summary: '3 agents, 1 failing', durationMs: 42, at: 0 },
+      { id: 'call_2', tool: 'get_run', args: '{"agentId": 7', argsText: '{"agentId": 7', status: 'invalid', summary: 'The arguments are not JSON', durationMs: 1, at: 12 },
+    ];
+    const answer = { ...turn('s', 'Which agents fail?', 'BTC watcher fails: the exchange is down.', null)[1]!, toolSteps: steps };
+    const chat = conversation({ messages: [turn('s', 'Which agents fail?', '', null)[0]!, answer], useAgents: false });
+    expect((await save(chat)).statusCode).toBe(201);
+    let body = (await get(chat.id)).json<TConversation>();
+    expect(body.useAgents).toBe(false);
+    expect(body.messages[1]!.toolSteps).toEqual(steps);
+    expect(body.messages[0]!.toolSteps).toBeUndefined();
+
+    const patched = await t.request({ method: 'PATCH', url: `/api/chat/conversations/${chat.id}`, cookie: owner, payload: { useAgents: true } });
+    expect(patched.json()).toMatchObject({ useAgents: true });
+    const wrong = await t.request({ method: 'PATCH', url: `/api/chat/conversations/${chat.id}`, cookie: owner, payload: { useAgents: 'yes' } });
+    expect(wrong.json().details).toEqual([{ path: 'useAgents', message: 'Use my agents must be true or false' }]);
+    body = (await get(chat.id)).json<TConversation>();
+    expect(body.useAgents).toBe(true);
+
+    const md = await t.request({ url: `/api/chat/conversations/${chat.id}/export?format=md`, cookie: owner });
+    expect(md.body).toContain('BTC watcher fails: the exchange is down.\n\n- Listed your agents (all your agents): 3 agents, 1 failing — 42 ms\n- Read a run ({"agentId": 7) (invalid): The arguments are not JSON — 1 ms\n');
+    const json = JSON.parse((await t.request({ url: `/api/chat/conversations/${chat.id}/export?format=json`, cookie: owner })).body) as TConversation;
+    expect(json.messages[1]!.toolSteps).toEqual(steps);
+
+    // Imported elsewhere (another user's browser copy), the steps come along; a step that breaks the contract is refused.
+    const imported = await t.request({ method: 'POST', url: '/api/chat/conversations/import', cookie: other, payload: { conversations: [chat] } });
+    expect(imported.statusCode, imported.body).toBe(200);
+    expect((await get(chat.id, other)).json<TConversation>().messages[1]!.toolSteps).toEqual(steps);
+    const bad = conversation({ messages: [turn('b', 'Q', '', null)[0]!, { ...answer, id: 'b-a', parentId: 'b-q', toolSteps: [{ ...steps[0]!, status: 'sideways' as never }] }] });
+    const refused = await save(bad);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().details[0].path).toBe('messages.1.toolSteps.0.status');
   });
 
   it('stores a long answer of many different words (its text-search entry stays within PostgreSQL’s limit)', async () => {

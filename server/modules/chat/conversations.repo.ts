@@ -144,19 +144,26 @@ export async function streamingChildOf(db: Tx, conversationId: string, parentId:
   return row?.id;
 }
 
-/** Saves the text so far of an answer still being written and renews its lease; says whether Stop
+/** Saves the text and tool steps so far of an answer still being written and renews its lease; says whether Stop
  * was asked for it elsewhere, or that it is not being written (deleted, or ended). */
-export async function saveAnswerText(db: Tx, conversationId: string, id: string, content: string, streamingUntil: Date): Promise<{ stopRequested: boolean } | undefined> {
+export async function saveAnswerText(
+  db: Tx,
+  conversationId: string,
+  id: string,
+  content: string,
+  toolSteps: MessageRow['toolSteps'],
+  streamingUntil: Date,
+): Promise<{ stopRequested: boolean } | undefined> {
   const [row] = await db
     .update(chatMessages)
-    .set({ content, streamingUntil })
+    .set({ content, toolSteps, streamingUntil })
     .where(and(eq(chatMessages.conversationId, conversationId), eq(chatMessages.id, id), isNotNull(chatMessages.streamingUntil)))
     .returning({ stopRequested: chatMessages.stopRequested });
   return row;
 }
 
 /** Ends an answer being written: its last text, note and finish; from then on the row never changes. */
-export async function endAnswer(db: Tx, conversationId: string, id: string, fields: Pick<MessageRow, 'content' | 'note' | 'imageIds' | 'model' | 'finish'>): Promise<boolean> {
+export async function endAnswer(db: Tx, conversationId: string, id: string, fields: Pick<MessageRow, 'content' | 'note' | 'imageIds' | 'model' | 'finish' | 'toolSteps'>): Promise<boolean> {
   const rows = await db
     .update(chatMessages)
     .set({ ...fields, streamingUntil: null, stopRequested: false })

@@ -21,6 +21,7 @@ import type {
   ZUpdateConversation,
   ZUpdatePreset,
 } from '../../../contracts/chat-history.ts';
+import { MAX_TOOL_STEPS_KEPT, type TToolStep } from '../../../contracts/assistant-tools.ts';
 import { CHAT_PROVIDER_INFO, cutShortNote, type TChatFinish, type TChatProvider, type ZAnswerTarget } from '../../../contracts/chat.ts';
 import type { Db } from '../../db/client.ts';
 import { sqlState } from '../../lib/db-errors.ts';
@@ -83,6 +84,9 @@ function summary(row: ConversationRow, answering = false): TConversationSummary 
  * its usage is settled yet or not (interrupted-answers.ts). */
 export const WRITER_GONE_NOTE = cutShortNote('the server stopped before the answer was complete. Please try again.');
 
+/** An answer's steps as a row keeps them: null for none, at most MAX_TOOL_STEPS_KEPT. */
+const keptSteps = (steps: readonly TToolStep[]): TToolStep[] | null => (steps.length > 0 ? steps.slice(0, MAX_TOOL_STEPS_KEPT) : null);
+
 /** Whether an answer is still being written at `at`: its writer renewed its lease lately. */
 export const isStreaming = (row: Pick<MessageRow, 'streamingUntil'>, at: Date) => row.streamingUntil !== null && row.streamingUntil.getTime() > at.getTime();
 
@@ -103,6 +107,7 @@ function storedMessage(row: MessageRow, at: Date): TConversationMessage {
     ...(row.failed ? { failed: true } : {}),
     ...(row.imagesNotKept ? { imagesNotKept: row.imagesNotKept } : {}),
     ...(row.imageIds.length > 0 ? { images: row.imageIds } : {}),
+    ...(row.toolSteps?.length ? { toolSteps: row.toolSteps } : {}),
     ...(isStreaming(row, at) ? { streaming: true as const } : {}),
   };
 }
@@ -150,6 +155,7 @@ export function createConversationsService({ db, images, now = () => new Date() 
     leafId: row.leafId,
     systemPrompt: row.systemPrompt,
     temperature: row.temperature,
+    useAgents: row.useAgents,
   });
 
   async function conversation(row: ConversationRow): Promise<TConversation> {
@@ -225,6 +231,7 @@ export function createConversationsService({ db, images, now = () => new Date() 
         failed: m.failed ?? false,
         imagesNotKept: m.imagesNotKept ?? 0,
         imageIds: m.images ?? [],
+        toolSteps: m.toolSteps?.length ? m.toolSteps : null,
         createdAt: notAfterNow(m.timestamp, at),
         ...extra(m),
       })),
@@ -250,6 +257,7 @@ export function createConversationsService({ db, images, now = () => new Date() 
       leafId: null,
       systemPrompt: input.systemPrompt ?? '',
       temperature: input.temperature ?? null,
+      useAgents: input.useAgents ?? null,
       createdAt,
       updatedAt: updatedAt < createdAt ? createdAt : updatedAt,
     });
@@ -278,6 +286,7 @@ export function createConversationsService({ db, images, now = () => new Date() 
         leafId,
         ...(input.systemPrompt !== undefined ? { systemPrompt: input.systemPrompt } : {}),
         ...(input.temperature !== undefined ? { temperature: input.temperature } : {}),
+        ...(input.useAgents !== undefined ? { useAgents: input.useAgents } : {}),
         updatedAt: created ? row.updatedAt : at,
       });
       return { conversation: summary(saved), created };
@@ -319,6 +328,7 @@ export function createConversationsService({ db, images, now = () => new Date() 
       ...(patch.customTitle !== undefined ? { customTitle: patch.customTitle } : {}),
       ...(patch.systemPrompt !== undefined ? { systemPrompt: patch.systemPrompt } : {}),
       ...(patch.temperature !== undefined ? { temperature: patch.temperature } : {}),
+      ...(patch.useAgents !== undefined ? { useAgents: patch.useAgents } : {}),
     };
     return info(Object.keys(fields).length > 0 ? await updateConversation(db, row.id, fields) : row);
   }
@@ -389,9 +399,9 @@ export function createConversationsService({ db, images, now = () => new Date() 
     });
   }
 
-  /** Saves the text so far of an answer being written (and renews its lease). */
-  async function saveAnswerProgress(conversationId: string, answerId: string, content: string, leaseUntil: Date) {
-    return saveAnswerText(db, conversationId, answerId, content.slice(0, CHAT_HISTORY_LIMITS.maxStoredMessageChars), leaseUntil);
+  /** Saves the text so far of an answer being written and the tool steps it has taken (and renews its lease). */
+  async function saveAnswerProgress(conversationId: string, answerId: string, content: string, toolSteps: readonly TToolStep[], leaseUntil: Date) {
+    return saveAnswerText(db, conversationId, answerId, content.slice(0, CHAT_HISTORY_LIMITS.maxStoredMessageChars), keptSteps(toolSteps), leaseUntil);
   }
 
   /**
@@ -402,7 +412,7 @@ export function createConversationsService({ db, images, now = () => new Date() 
   async function endAnswerWith(
     conversationId: string,
     answer: { id: string; questionId: string },
-    end: { content: string; note: string | null; finish: TChatFinish; images: string[]; model: string } | 'drop',
+    end: { content: string; note: string | null; finish: TChatFinish; images: string[]; model: string; toolSteps: readonly TToolStep[] } | 'drop',
   ) {
     if (end === 'drop') {
       await db.transaction(async (tx) => {
@@ -411,7 +421,14 @@ export function createConversationsService({ db, images, now = () => new Date() 
       });
       return;
     }
-    await endAnswer(db, conversationId, answer.id, { content: end.content.slice(0, CHAT_HISTORY_LIMITS.maxStoredMessageChars), note: end.note, finish: end.finish, imageIds: end.images, model: end.model });
+    await endAnswer(db, conversationId, answer.id, {
+      content: end.content.slice(0, CHAT_HISTORY_LIMITS.maxStoredMessageChars),
+      note: end.note,
+      finish: end.finish,
+      imageIds: end.images,
+      model: end.model,
+      toolSteps: keptSteps(end.toolSteps),
+    });
   }
 
   /** The user's answer with this id in their chat (404 for anyone else's, or none). */

@@ -76,7 +76,7 @@ describe('answers left by a process that died', () => {
       { target, provider: 'openai', model: 'gpt-4o', question: { content: QUESTION, images: [] }, systemPrompt: '', temperature: null, unsettled: { inputTokens: INPUT_TOKENS, reservationId: reservation.id } },
       lease,
     );
-    await conversations.saveAnswerProgress(conversationId, 'a1', PARTIAL, new Date(t.now().getTime() + leftMs));
+    await conversations.saveAnswerProgress(conversationId, 'a1', PARTIAL, [], new Date(t.now().getTime() + leftMs));
     return { conversationId, reservationId: reservation.id! };
   }
   const conversation = async (chatId: string) => (await t.request({ url: `/api/chat/conversations/${chatId}`, cookie: admin })).json<TConversation>();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { TToolStep } from '../../../contracts/assistant-tools.ts';
 import type { TChatStreamEvent } from '../../../contracts/chat.ts';
 import { createLiveAnswers } from './live-answers.ts';
 
@@ -34,6 +35,22 @@ describe('live answers (docs/decisions/0056)', () => {
     expect(first.events).toEqual([delta('Hello'), delta(', wor'), delta('ld'), done]);
     expect(late.events).toEqual([delta('Hello, wor'), delta('ld'), done]);
     expect(live.size()).toBe(0);
+  });
+
+  it('gives a late follower every tool step so far, as it stands, after the text (issue 31)', async () => {
+    const live = createLiveAnswers();
+    const answer = live.open('u1', 'chat-1-a', 'a1')!;
+    const step = (status: TToolStep['status']): TToolStep => ({ id: 'call-1', tool: 'list_agents', args: {}, argsText: 'all your agents', status, summary: status === 'running' ? '' : '3 agents', durationMs: 0, at: 5 });
+    await live.publish(answer, delta('Let m'));
+    await live.publish(answer, { event: 'tool', data: step('running') });
+    await live.publish(answer, { event: 'tool', data: step('ok') });
+    const late = recorder();
+    const joined = live.follow(answer, late.listener, new AbortController().signal);
+    await live.publish(answer, delta('e see'));
+    await live.publish(answer, done);
+    await Promise.all([joined, answer.ended]);
+    expect(late.events).toEqual([delta('Let m'), { event: 'tool', data: step('ok') }, delta('e see'), done]);
+    expect(answer.toolSteps).toEqual([step('ok')]);
   });
 
   it('goes on when a follower leaves', async () => {

@@ -1,3 +1,4 @@
+import type { TToolStep } from '../../../contracts/assistant-tools.ts';
 import type { TChatStreamEvent } from '../../../contracts/chat.ts';
 
 /** Writes one event to one browser; resolves when it may take more (or at once when it is gone). */
@@ -17,6 +18,8 @@ export type LiveAnswer = {
   readonly answerId: string;
   /** The text so far. */
   text: string;
+  /** The tool steps so far (issue 31): each as last sent, running or ended, in the order they began. */
+  toolSteps: TToolStep[];
   /** The last event (done or error) once the answer has ended. */
   end: TChatStreamEvent | null;
   /** Aborts the provider call. */
@@ -43,7 +46,7 @@ export function createLiveAnswers() {
     if (answers.has(key)) return null;
     let resolveEnded!: () => void;
     const ended = new Promise<void>((resolve) => (resolveEnded = resolve));
-    const entry: Entry = { userId, chatId, answerId, text: '', end: null, controller: new AbortController(), stopReason: null, ended, listeners: new Set(), resolveEnded };
+    const entry: Entry = { userId, chatId, answerId, text: '', toolSteps: [], end: null, controller: new AbortController(), stopReason: null, ended, listeners: new Set(), resolveEnded };
     answers.set(key, entry);
     return entry;
   }
@@ -59,6 +62,7 @@ export function createLiveAnswers() {
     const entry = entryOf(answer);
     if (!entry || entry.end) return;
     if (event.event === 'delta') entry.text += event.data.text;
+    else if (event.event === 'tool') upsertStep(entry.toolSteps, event.data);
     else {
       entry.end = event;
       answers.delete(keyOf(answer.userId, answer.chatId, answer.answerId));
@@ -77,18 +81,21 @@ export function createLiveAnswers() {
   }
 
   /**
-   * Follows an answer: first everything so far as one delta (in the same tick as joining, so no
-   * word is lost or sent twice), then each event as it comes. Resolves when the answer has ended,
-   * or when `gone` fires (the browser left; the answer goes on).
+   * Follows an answer: first everything so far, as one delta and then each tool step as it stands
+   * (in the same tick as joining, so no word or step is lost, sent twice or sent out of order),
+   * then each event as it comes. Resolves when the answer has ended, or when `gone` fires (the
+   * browser left; the answer goes on).
    */
   async function follow(answer: LiveAnswer, listener: AnswerListener, gone: AbortSignal): Promise<void> {
     const entry = answer as Entry;
+    const soFar = (): TChatStreamEvent[] => [...(entry.text ? [{ event: 'delta' as const, data: { text: entry.text } }] : []), ...entry.toolSteps.map((step) => ({ event: 'tool' as const, data: step }))];
     if (entry.end) {
-      if (entry.text) await listener({ event: 'delta', data: { text: entry.text } });
+      for (const event of soFar()) await listener(event);
       return listener(entry.end);
     }
     entry.listeners.add(listener);
-    const first = entry.text ? listener({ event: 'delta', data: { text: entry.text } }) : Promise.resolve();
+    // Each write starts now, in order; only waiting for them is left for later.
+    const first = Promise.all(soFar().map((event) => listener(event)));
     const left = new Promise<void>((resolve) => {
       if (gone.aborted) resolve();
       else gone.addEventListener('abort', () => resolve(), { once: true });
@@ -117,3 +124,10 @@ export function createLiveAnswers() {
 }
 
 export type LiveAnswers = ReturnType<typeof createLiveAnswers>;
+
+/** A step replaces the one with its id (its end after its start), or comes after the others. */
+export function upsertStep(steps: TToolStep[], step: TToolStep): void {
+  const at = steps.findIndex((s) => s.id === step.id);
+  if (at === -1) steps.push(step);
+  else steps[at] = step;
+}
