@@ -208,12 +208,15 @@ describe('loadConfig', () => {
       CHAT_MAX_OUTPUT_TOKENS: '1024',
       CHAT_POLICY: 'deepseek=admin, openai=signedIn',
       OLLAMA_VISION_MODELS: 'my-vision, llava',
+      OLLAMA_TOOL_MODELS: 'my-tools, qwen3',
       CHAT_IMAGE_STORAGE_MB: '50',
       CHAT_ANSWER_MAX_SECONDS: '120',
       CHAT_ANSWER_LEASE_SECONDS: '4',
     });
     expect(chat.ollamaVisionModels).toEqual(expect.arrayContaining(['llava', 'llama3.2-vision', 'my-vision']));
     expect(new Set(chat.ollamaVisionModels).size).toBe(chat.ollamaVisionModels.length);
+    expect(chat.ollamaToolModels).toEqual(expect.arrayContaining(['llama3.1', 'qwen3', 'my-tools']));
+    expect(new Set(chat.ollamaToolModels).size).toBe(chat.ollamaToolModels.length);
     expect(chat.imageStorageBytes).toBe(50 * 1024 * 1024);
     expect(chat.answerMaxMs).toBe(120_000);
     expect(chat.answerLeaseMs).toBe(4_000);

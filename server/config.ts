@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { ZEmail, type TPublicConfig } from '../contracts/auth.ts';
-import { CHAT_PROVIDERS, DEFAULT_CHAT_POLICY, OLLAMA_VISION_MODELS, type TChatPolicy, type TChatProvider } from '../contracts/chat.ts';
+import { CHAT_PROVIDERS, DEFAULT_CHAT_POLICY, OLLAMA_TOOL_MODELS, OLLAMA_VISION_MODELS, type TChatPolicy, type TChatProvider } from '../contracts/chat.ts';
 import { controlSocketPath, DATA_DIR_TOO_DEEP } from './db/data-dir-lock.ts';
 
 const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
@@ -184,6 +184,15 @@ const ZEnv = z.object({
   CHAT_IMAGE_STORAGE_MB: positiveInt(200),
   /** Ollama models that see images besides the known ones (names before any ':' tag). */
   OLLAMA_VISION_MODELS: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .default('')
+      .transform((list) => list.split(',').map((m) => m.trim()).filter(Boolean))
+      .pipe(z.array(z.string().max(100))),
+  ),
+  /** Ollama models that call tools besides the known ones (names before any ':' tag; issue 31). */
+  OLLAMA_TOOL_MODELS: z.preprocess(
     emptyToUndefined,
     z
       .string()
@@ -386,6 +395,8 @@ export type ChatConfig = {
   ollamaModels: string[];
   /** Ollama model names that see images: the contract's and OLLAMA_VISION_MODELS. */
   ollamaVisionModels: string[];
+  /** Ollama model names that call tools (issue 31): the contract's and OLLAMA_TOOL_MODELS. */
+  ollamaToolModels: string[];
   /** Who may use each assistant: the contract's default with CHAT_POLICY applied. */
   access: TChatPolicy;
   rateLimitPerMinute: number;
@@ -503,6 +514,7 @@ export function loadConfig(
       },
       ollamaModels: e.OLLAMA_MODELS,
       ollamaVisionModels: [...new Set([...OLLAMA_VISION_MODELS, ...e.OLLAMA_VISION_MODELS])],
+      ollamaToolModels: [...new Set([...OLLAMA_TOOL_MODELS, ...e.OLLAMA_TOOL_MODELS])],
       access: { ...DEFAULT_CHAT_POLICY, ...e.CHAT_POLICY },
       rateLimitPerMinute: e.CHAT_RATE_LIMIT,
       dailyTokenBudget: e.CHAT_DAILY_TOKEN_BUDGET,

@@ -1,7 +1,19 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.ts';
 import type { TChatProvider, TChatUsage, TChatUsagePurpose } from '../../../contracts/chat.ts';
-import { budgetTotals, deleteReservation, extendReservation, insertChatUsage, insertReservation, lockUserBudget, type BudgetTotals, type NewChatUsage, type Tx } from './chat.repo.ts';
+import {
+  budgetTotals,
+  deleteReservation,
+  extendReservation,
+  insertChatUsage,
+  insertReservation,
+  lockUserBudget,
+  reservedTokensOf,
+  resizeReservation,
+  type BudgetTotals,
+  type NewChatUsage,
+  type Tx,
+} from './chat.repo.ts';
 import { MESSAGE_OVERHEAD_TOKENS } from './token-estimate.ts';
 
 /**
@@ -116,13 +128,39 @@ export function createChatBudget({ db, limits, now, leaseMs = RESERVATION_LEASE_
   }
 
   /**
+   * The next provider call of an answer that takes several (a tool loop, docs/decisions/0076): the
+   * answer's one reservation is made to hold what its calls so far spent (`ask.inputTokens`
+   * counts it, with the next call's input) plus the next call's output, decided under the same
+   * lock as `reserve` with the reservation's own holding left out. Refused: the reservation is
+   * left as it was, and the caller settles it at once.
+   */
+  async function reserveNext(reservation: Reservation, ask: Extract<BudgetAsk, { kind: 'text' }>): Promise<Reservation | BudgetRefusal> {
+    if (limits.tokens === 0 || reservation.id === null) return { ...reservation, maxOutputTokens: ask.maxOutputTokens };
+    const held = reservation.id;
+    const at = now();
+    return db.transaction(async (tx) => {
+      await lockUserBudget(tx, reservation.userId);
+      const totals = await budgetTotals(tx, reservation.userId, startOfUtcDay(at), at);
+      const own = await reservedTokensOf(tx, held);
+      const decision = decide(limits, { ...totals, reservedTokens: Math.max(0, totals.reservedTokens - own) }, ask);
+      if (!decision.ok) return decision;
+      const expiresAt = new Date(at.getTime() + leaseMs);
+      const id = (await resizeReservation(tx, held, decision.tokens, expiresAt)) ? held : await insertReservation(tx, { userId: reservation.userId, tokens: decision.tokens, images: 0, expiresAt });
+      return { id, userId: reservation.userId, maxOutputTokens: decision.maxOutputTokens };
+    });
+  }
+
+  /**
    * Keeps the reservation alive while its call runs (a stream may outlast the lease); stop it
    * when the call ends. A failed renewal is logged: the call goes on.
    */
-  function hold(reservation: Reservation, log: FastifyBaseLogger): { stop(): void } {
-    const { id } = reservation;
-    if (id === null) return { stop() {} };
+  function hold(reservation: Reservation | (() => Reservation | null), log: FastifyBaseLogger): { stop(): void } {
+    // A tool loop's reservation may be made again between its calls: the current one is renewed.
+    const current = typeof reservation === 'function' ? reservation : () => reservation;
+    if (current()?.id == null) return { stop() {} };
     const timer = setInterval(() => {
+      const id = current()?.id;
+      if (id == null) return;
       extendReservation(db, id, new Date(now().getTime() + leaseMs)).catch((err: unknown) => log.warn({ err }, 'could not renew a chat budget reservation'));
     }, leaseMs / 3);
     timer.unref();
@@ -169,7 +207,7 @@ export function createChatBudget({ db, limits, now, leaseMs = RESERVATION_LEASE_
       });
   }
 
-  return { reserve, hold, settle, release, usageRecorder };
+  return { reserve, reserveNext, hold, settle, release, usageRecorder };
 }
 
 export type ChatBudget = ReturnType<typeof createChatBudget>;

@@ -49,3 +49,17 @@ describe('which models see images (docs/decisions/0055)', () => {
     expect(Object.values(vision('deepseek'))).toEqual([null, null]);
   });
 });
+
+describe('which models call tools (issue 31)', () => {
+  it('marks the Ollama models named as calling tools, by name before the tag, and no others', () => {
+    const models = modelsOf({ ollamaModels: ['llama3.1:8b', 'qwen3', 'mine', 'llava'], ollamaToolModels: ['llama3.1', 'qwen3', 'mine'] }, 'llama');
+    expect(models.map((m) => [m.id, m.tools ?? null])).toEqual([
+      ['llama3.1:8b', true],
+      ['qwen3', true],
+      ['mine', true],
+      ['llava', null],
+    ]);
+    // Not listed: even the contract's own Llama 3.1 does not, when the server's list leaves it out.
+    expect(modelsOf({ ollamaModels: ['llama3.1'], ollamaToolModels: [] }, 'llama')[0]!.tools).toBeUndefined();
+  });
+});

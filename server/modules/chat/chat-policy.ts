@@ -1,5 +1,5 @@
 import { BRIEF_MODEL_RULE, BRIEF_PROVIDER_RULE, type TAlertBriefChoice } from '../../../contracts/agents.ts';
-import { CHAT_PROVIDER_INFO, OLLAMA_VISION_TYPES, type TChatModel, type TChatProvider } from '../../../contracts/chat.ts';
+import { CHAT_PROVIDER_INFO, OLLAMA_TOOL_MODELS, OLLAMA_VISION_TYPES, type TChatModel, type TChatProvider } from '../../../contracts/chat.ts';
 import type { TRole } from '../../../contracts/users.ts';
 import type { ChatConfig } from '../../config.ts';
 import type { ErrorDetail } from '../../lib/errors.ts';
@@ -11,13 +11,19 @@ import type { ErrorDetail } from '../../lib/errors.ts';
  */
 
 /** The models the server accepts for a provider: the contract's list, Llama's from OLLAMA_MODELS
- * (those named in OLLAMA_VISION_MODELS or the contract's list of them see images). */
-export function modelsOf(config: Pick<ChatConfig, 'ollamaModels'> & Partial<Pick<ChatConfig, 'ollamaVisionModels'>>, provider: TChatProvider): TChatModel[] {
+ * (those named in OLLAMA_VISION_MODELS or the contract's list of them see images; those named in
+ * OLLAMA_TOOL_MODELS or the contract's list of them call tools, issue 31). */
+export function modelsOf(
+  config: Pick<ChatConfig, 'ollamaModels'> & Partial<Pick<ChatConfig, 'ollamaVisionModels' | 'ollamaToolModels'>>,
+  provider: TChatProvider,
+): TChatModel[] {
   if (provider !== 'llama') return [...CHAT_PROVIDER_INFO[provider].models];
   const vision = new Set(config.ollamaVisionModels ?? []);
+  const tools = new Set(config.ollamaToolModels ?? OLLAMA_TOOL_MODELS);
   return config.ollamaModels.map((id) => {
-    const model = CHAT_PROVIDER_INFO.llama.models.find((m) => m.id === id) ?? { id, label: id };
-    return vision.has(id.split(':')[0]!) ? { ...model, vision: OLLAMA_VISION_TYPES } : model;
+    const { tools: _listed, ...model } = CHAT_PROVIDER_INFO.llama.models.find((m) => m.id === id) ?? { id, label: id };
+    const name = id.split(':')[0]!;
+    return { ...model, ...(vision.has(name) ? { vision: OLLAMA_VISION_TYPES } : {}), ...(tools.has(name) ? { tools: true as const } : {}) };
   });
 }
 

@@ -55,6 +55,18 @@ export async function extendReservation(db: Tx, id: string, expiresAt: Date): Pr
   await db.update(chatReservations).set({ expiresAt }).where(eq(chatReservations.id, id));
 }
 
+/** What a reservation holds now (0 when it is gone: settled, or expired and swept). */
+export async function reservedTokensOf(tx: Tx, id: string): Promise<number> {
+  const [row] = await tx.select({ tokens: chatReservations.tokens }).from(chatReservations).where(eq(chatReservations.id, id));
+  return row?.tokens ?? 0;
+}
+
+/** Makes a reservation hold `tokens` from now on; false when it is gone. */
+export async function resizeReservation(tx: Tx, id: string, tokens: number, expiresAt: Date): Promise<boolean> {
+  const rows = await tx.update(chatReservations).set({ tokens, expiresAt }).where(eq(chatReservations.id, id)).returning({ id: chatReservations.id });
+  return rows.length > 0;
+}
+
 /** Deletes a settled or released reservation, and the user's reservations left by dead processes. */
 export async function deleteReservation(tx: Tx, id: string, userId: string, now: Date): Promise<void> {
   await tx

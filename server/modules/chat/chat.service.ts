@@ -35,7 +35,12 @@ import {
   type AiCall,
   type AiChatMessage,
   type AiGeneratedImage,
+  type AiToolSpec,
+  type AiToolTurn,
 } from '../../integrations/ai/index.ts';
+import { toolLimitNote, type TToolStep } from '../../../contracts/assistant-tools.ts';
+import type { AgentTools, ToolCaller } from '../agent-tools/types.ts';
+import { ToolLoopStopped, runToolLoop } from './tool-loop.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
 import { mayUse as mayUseConfig, modelsOf as modelsOfConfig } from './chat-policy.ts';
@@ -45,11 +50,19 @@ import { createRateWindow } from '../../lib/rate-window.ts';
 import { estimateImageTokens, estimateInputTokens, estimateTextTokens } from './token-estimate.ts';
 import type { ConversationsService } from './conversations.service.ts';
 import type { ImagesService, RequestImage } from './images.service.ts';
-import { createLiveAnswers, type AnswerListener, type LiveAnswer, type StopReason } from './live-answers.ts';
+import { createLiveAnswers, upsertStep, type AnswerListener, type LiveAnswer, type StopReason } from './live-answers.ts';
 import { claimAnswerUsage, type MessageRow } from './conversations.repo.ts';
 import { createInterruptedAnswers } from './interrupted-answers.ts';
 
-export type ChatServiceDeps = { db: Db; config: ChatConfig; images: ImagesService; conversations: ConversationsService; now?: () => Date };
+export type ChatServiceDeps = {
+  db: Db;
+  config: ChatConfig;
+  images: ImagesService;
+  conversations: ConversationsService;
+  /** The agent tools "Use my agents" calls (issue 31); without them no chat uses tools. */
+  agentTools?: AgentTools;
+  now?: () => Date;
+};
 
 type AnswerTarget = z.output<typeof ZAnswerTarget>;
 
@@ -91,8 +104,23 @@ export type ChatPlan = {
   /** The chat's system prompt and temperature (docs/decisions/0047); none for a model that takes none. */
   system: string | undefined;
   temperature: number | undefined;
+  /** "Use my agents" (issue 31): the tools offered, and their share of each call's input; null: a plain answer. */
+  tools: { specs: AiToolSpec[]; inputTokens: number } | null;
+  /** The most output one call asks for (each call of a tool loop reserves it again). */
+  outputAsk: number;
+  /** What the answer's earlier provider calls spent (a tool loop's), recorded with its last call. */
+  spent: { usage: TChatUsage; estimated: boolean };
   log: FastifyBaseLogger;
 };
+
+/** The budget refused a tool loop's next call: the answer ends with the budget's sentence, its steps kept. */
+class NextCallRefused extends Error {
+  readonly reason: string;
+  constructor(message: string, reason: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
 
 /** Writes one event to the client; resolves when it may take more (backpressure). */
 export type ChatEventSink = (event: TChatStreamEvent) => Promise<void>;
@@ -100,7 +128,7 @@ export type ChatEventSink = (event: TChatStreamEvent) => Promise<void>;
 /** How a call ended in the usage records: 'stopped' by the person, 'interrupted' by the server stopping (docs/decisions/0061). */
 type Outcome = 'ok' | 'error' | 'stopped' | 'interrupted' | 'rejected';
 
-export function createChatService({ db, config, images, conversations, now = () => new Date() }: ChatServiceDeps) {
+export function createChatService({ db, config, images, conversations, agentTools, now = () => new Date() }: ChatServiceDeps) {
   const live = createLiveAnswers();
   const rateWindow = createRateWindow(config.rateLimitPerMinute);
   const budget = createChatBudget({ db, limits: { tokens: config.dailyTokenBudget, images: config.dailyImageBudget }, now });
@@ -156,6 +184,7 @@ export function createChatService({ db, config, images, conversations, now = () 
         { path: `messages.${withImages[0]}.images`, message: `${model.label} reads text only: choose a model that takes images, or send the question without them` },
       ]);
     }
+    const tools = input.useAgents === true ? toolsFor(user, model) : null;
 
     const at = now();
     const slot = rateWindow.take(user.id, at.getTime());
@@ -198,10 +227,13 @@ export function createChatService({ db, config, images, conversations, now = () 
       stopReason: () => null,
       maxOutputTokens: undefined,
       limit: undefined,
-      // An image is drawn from the last question alone.
-      system: model.image ? undefined : input.system?.trim() || undefined,
+      // An image is drawn from the last question alone. With tools, the tools' rules follow the chat's own.
+      system: model.image ? undefined : [input.system?.trim(), tools ? agentTools!.systemPrompt : undefined].filter(Boolean).join('\n\n') || undefined,
       // Sent only to a model that takes one: OpenAI's reasoning models refuse it (400).
       temperature: model.temperature === false ? undefined : input.temperature,
+      tools,
+      outputAsk: Math.min(config.maxOutputTokens, model.maxOutputTokens ?? Infinity),
+      spent: { usage: { inputTokens: 0, outputTokens: 0 }, estimated: false },
       log,
     };
     if (plan.missingKey) return plan;
@@ -209,13 +241,26 @@ export function createChatService({ db, config, images, conversations, now = () 
 
     const ask: BudgetAsk = plan.image
       ? { kind: 'image' }
-      : { kind: 'text', inputTokens: promptTokens(plan), maxOutputTokens: Math.min(config.maxOutputTokens, model.maxOutputTokens ?? Infinity) };
+      : { kind: 'text', inputTokens: promptTokens(plan), maxOutputTokens: plan.outputAsk };
     const reserved = await budget.reserve(user.id, ask);
     if ('ok' in reserved) return refuse(plan, reserved);
     plan.reservation = reserved;
     plan.maxOutputTokens = reserved.maxOutputTokens ?? undefined;
     if (ask.kind === 'text' && reserved.maxOutputTokens !== null) plan.limit = { tokens: reserved.maxOutputTokens, byBudget: reserved.maxOutputTokens < ask.maxOutputTokens };
     return plan;
+  }
+
+  /**
+   * "Use my agents" (issue 31, docs/decisions/0076): for admins (agents are theirs), on a model
+   * that calls tools; anything else is a 400 naming the field, and nothing is spent.
+   */
+  function toolsFor(user: SessionUser, model: TChatModel): ChatPlan['tools'] {
+    const refused = (message: string) => new AppError('BAD_REQUEST', 'Invalid request', [{ path: 'useAgents', message }]);
+    if (user.role !== 'admin') throw refused('Use my agents is for admins, who own the agents');
+    if (!model.tools) throw refused(`${model.label} does not call tools: choose a model that does, or turn off Use my agents`);
+    if (!agentTools) throw refused('Use my agents is not available on this server');
+    const specs = agentTools.specs(user, 'propose');
+    return { specs, inputTokens: estimateTextTokens(JSON.stringify(specs)) };
   }
 
   async function refuse(plan: ChatPlan, refusal: BudgetRefusal): Promise<never> {
@@ -247,7 +292,7 @@ export function createChatService({ db, config, images, conversations, now = () 
    * outlive it (recording the usage settles it; an unexpected failure releases it).
    */
   async function holding<T>(plan: ChatPlan, work: () => Promise<T>): Promise<T> {
-    const lease = plan.reservation ? budget.hold(plan.reservation, plan.log) : null;
+    const lease = plan.reservation ? budget.hold(() => plan.reservation, plan.log) : null;
     try {
       return await work();
     } finally {
@@ -267,12 +312,16 @@ export function createChatService({ db, config, images, conversations, now = () 
     }
     return holding(plan, async () => {
       const started = performance.now();
-      let answer: AiAnswer;
+      const steps: TToolStep[] = [];
+      const stepsOf = () => (steps.length > 0 ? { toolSteps: steps } : {});
+      let answer: Answered;
       try {
-        answer = plan.image ? await generateChatImage(call(plan, signal)) : await generateChat(call(plan, signal));
+        answer = plan.image
+          ? await generateChatImage(call(plan, signal))
+          : await provide(plan, signal, null, async (step) => upsertStep(steps, step));
       } catch (err) {
         const { message, finish } = await recordFailure(plan, err, '', null, started);
-        return { error: true, message, choices: [], model: plan.model, finish };
+        return { error: true, message, choices: [], model: plan.model, finish, ...stepsOf() };
       }
       const { usage, estimated } = await recordSuccess(plan, answer, started);
       const urls = answer.images ? await keepImages(plan, answer.images) : [];
@@ -286,15 +335,75 @@ export function createChatService({ db, config, images, conversations, now = () 
         finish: answer.finish,
         ...(note ? { note } : {}),
         ...(answer.images ? { images: urls } : {}),
+        ...stepsOf(),
       };
     });
   }
 
-  /** Why an answer its provider ended is not whole, for the person; none when it is (docs/decisions/0061). */
-  function noteOf(plan: ChatPlan, answer: AiAnswer): string | undefined {
+  /** Why an answer its provider ended is not whole, for the person; none when it is (docs/decisions/0061). A tool loop
+   * that reached its step limit says so too (docs/decisions/0076). */
+  function noteOf(plan: ChatPlan, answer: Answered): string | undefined {
     if (answer.finish === 'other') plan.log.warn({ provider: plan.provider, model: plan.model, finishReason: answer.rawFinish }, 'chat answer ended for a reason the provider named its own');
     const empty = answer.text.trim() === '' && !answer.images?.length;
-    return finishNote(answer.finish, { assistant: CHAT_PROVIDER_INFO[plan.provider].label, empty, limit: plan.limit });
+    const notes = [finishNote(answer.finish, { assistant: CHAT_PROVIDER_INFO[plan.provider].label, empty, limit: plan.limit }), answer.stepLimit ? toolLimitNote(answer.stepLimit) : undefined];
+    return notes.filter(Boolean).join(' ') || undefined;
+  }
+
+  /**
+   * The text answer: one provider call, or with "Use my agents" the tool loop's several
+   * (tool-loop.ts): each later call reserved on the budget first (a refusal ends the answer with
+   * the budget's sentence), each call's usage added to what the answer spent, each tool run with
+   * the user's own rights and stopped with the answer.
+   */
+  async function provide(plan: ChatPlan, signal: AbortSignal, onText: ((text: string) => Promise<void>) | null, onStep: (step: TToolStep) => Promise<void>): Promise<Answered> {
+    const once = (extra: Partial<AiCall>) => (onText ? streamChat({ ...call(plan, signal), ...extra }, onText) : generateChat({ ...call(plan, signal), ...extra }));
+    const tools = plan.tools;
+    if (!tools || !agentTools) return once({});
+    const caller: ToolCaller = {
+      user: plan.user,
+      source: 'chat',
+      sourceName: CHAT_PROVIDER_INFO[plan.provider].label,
+      scope: 'propose',
+      rateKey: `user:${plan.user.id}`,
+      conversationId: plan.conversationId,
+      signal,
+      log: plan.log,
+    };
+    const { answer, steps, limited } = await runToolLoop({
+      ask: async (turns, toolChoice) => {
+        const answer = await once({ tools: tools.specs, toolChoice, toolTurns: turns });
+        spend(plan, answer, turns);
+        return answer;
+      },
+      next: (turns) => reserveNext(plan, turns),
+      run: (toolCall) => agentTools.run(caller, toolCall.name, toolCall.argsText),
+      step: onStep,
+      signal,
+    });
+    // Every call's usage is in `plan.spent`, recorded with the answer.
+    return { ...answer, usage: { inputTokens: 0, outputTokens: 0 }, ...(limited ? { stepLimit: steps } : {}) };
+  }
+
+  /** Adds a call of the tool loop to what the answer spent (estimated when the provider reported nothing). */
+  function spend(plan: ChatPlan, answer: AiAnswer, turns: readonly AiToolTurn[]): void {
+    const calls = answer.toolCalls?.map((c) => c.name + c.argsText).join('') ?? '';
+    const usage = answer.usage ?? { inputTokens: promptTokens(plan) + turnsTokens(turns), outputTokens: estimateTextTokens(answer.text + calls) };
+    plan.spent = {
+      usage: { inputTokens: plan.spent.usage.inputTokens + usage.inputTokens, outputTokens: plan.spent.usage.outputTokens + usage.outputTokens },
+      estimated: plan.spent.estimated || answer.usage === null,
+    };
+  }
+
+  /** Makes room on the budget for the tool loop's next call: what the answer spent so far, the next call's input, and its output. */
+  async function reserveNext(plan: ChatPlan, turns: readonly AiToolTurn[]): Promise<void> {
+    if (!plan.reservation) return;
+    const spent = plan.spent.usage.inputTokens + plan.spent.usage.outputTokens;
+    const ask = { kind: 'text' as const, inputTokens: spent + promptTokens(plan) + turnsTokens(turns), maxOutputTokens: plan.outputAsk };
+    const next = await budget.reserveNext(plan.reservation, ask);
+    if ('ok' in next) throw new NextCallRefused(refusalMessage(next, now()).message, next.reason);
+    plan.reservation = next;
+    plan.maxOutputTokens = next.maxOutputTokens ?? undefined;
+    if (next.maxOutputTokens !== null) plan.limit = { tokens: next.maxOutputTokens, byBudget: next.maxOutputTokens < ask.maxOutputTokens };
   }
 
   /**
@@ -311,20 +420,26 @@ export function createChatService({ db, config, images, conversations, now = () 
     return holding(plan, async () => {
       const started = performance.now();
       let sentText = '';
-      let answer: AiAnswer;
+      let answer: Answered;
       try {
         if (plan.image) {
           answer = await generateChatImage(call(plan, signal));
           sentText = answer.text;
           await send({ event: 'delta', data: { text: answer.text } });
         } else {
-          answer = await streamChat(call(plan, signal), (text) => {
-            sentText += text;
-            return send({ event: 'delta', data: { text } });
-          });
+          answer = await provide(
+            plan,
+            signal,
+            (text) => {
+              sentText += text;
+              return send({ event: 'delta', data: { text } });
+            },
+            (step) => send({ event: 'tool', data: step }),
+          );
         }
       } catch (err) {
-        const partial = err instanceof AiStreamError ? err.partialText : sentText;
+        // A tool loop's earlier calls wrote part of the text: the whole of it is what was sent.
+        const partial = err instanceof AiStreamError && !plan.tools ? err.partialText : sentText;
         const usage = err instanceof AiStreamError ? err.usage : null;
         const { message, finish } = await recordFailure(plan, err, partial, usage, started);
         // After a client abort nobody is listening; the sink skips the write.
@@ -417,7 +532,7 @@ export function createChatService({ db, config, images, conversations, now = () 
         }
         return;
       }
-      const saved = await conversations.saveAnswerProgress(begun.conversationId, target.id, answer.text, new Date(now().getTime() + config.answerLeaseMs));
+      const saved = await conversations.saveAnswerProgress(begun.conversationId, target.id, answer.text, answer.toolSteps, new Date(now().getTime() + config.answerLeaseMs));
       if (!saved) stored = false; // the chat or the answer was deleted meanwhile: it is only sent now
       else if (saved.stopRequested) live.stop(answer, 'stop');
     };
@@ -430,7 +545,7 @@ export function createChatService({ db, config, images, conversations, now = () 
     const limit = setTimeout(() => live.stop(answer, 'limit'), config.answerMaxMs);
 
     const send: ChatEventSink = async (event) => {
-      if (event.event === 'delta') return live.publish(answer, event);
+      if (event.event === 'delta' || event.event === 'tool') return live.publish(answer, event);
       clearInterval(timer);
       clearTimeout(limit);
       await saving;
@@ -465,13 +580,15 @@ export function createChatService({ db, config, images, conversations, now = () 
   /** What the chat keeps of an ended answer, with how it ended and why it is not whole; nothing when it failed before any text. */
   function endFields(plan: ChatPlan, answer: LiveAnswer, last: TChatStreamEvent) {
     if (last.event === 'delta' || last.event === 'tool') throw new Error('an answer ends with done or error');
+    const toolSteps = answer.toolSteps;
     if (last.event === 'done') {
       const images = (last.data.images ?? []).map((url) => url.split('/').at(-1)!);
-      return { content: answer.text, note: last.data.note ?? null, finish: last.data.finish, images, model: plan.model };
+      return { content: answer.text, note: last.data.note ?? null, finish: last.data.finish, images, model: plan.model, toolSteps };
     }
-    if (answer.text.length === 0 && !last.data.stopped) return 'drop' as const;
+    // An answer that failed before any text is dropped, unless it took steps: they are kept with the failure.
+    if (answer.text.length === 0 && toolSteps.length === 0 && !last.data.stopped) return 'drop' as const;
     const note = last.data.stopped ? STOPPED_NOTE : cutShortNote(last.data.message);
-    return { content: answer.text, note, finish: last.data.finish, images: [], model: plan.model };
+    return { content: answer.text, note, finish: last.data.finish, images: [], model: plan.model, toolSteps };
   }
 
   /** Follows an answer this process writes until it ends or the browser leaves. */
@@ -483,6 +600,7 @@ export function createChatService({ db, config, images, conversations, now = () 
   async function answerJson(plan: ChatPlan, answer: LiveAnswer): Promise<TChatResponse> {
     await answer.ended;
     const end = answer.end;
+    const steps = answer.toolSteps.length > 0 ? { toolSteps: answer.toolSteps } : {};
     if (end?.event === 'done') {
       return {
         error: false,
@@ -493,10 +611,11 @@ export function createChatService({ db, config, images, conversations, now = () 
         finish: end.data.finish,
         ...(end.data.note ? { note: end.data.note } : {}),
         ...(end.data.images ? { images: end.data.images } : {}),
+        ...steps,
       };
     }
     const failed = end?.event === 'error' ? end.data : { message: 'The answer could not be completed. Please try again.', finish: 'failed' as const };
-    return { error: true, message: failed.message, choices: [], model: plan.model, finish: failed.finish };
+    return { error: true, message: failed.message, choices: [], model: plan.model, finish: failed.finish, ...steps };
   }
 
   /**
@@ -511,11 +630,19 @@ export function createChatService({ db, config, images, conversations, now = () 
     const { conversation, message } = await conversations.findAnswer(user.id, chatId, answerId);
     const send = open();
     let sent = 0;
+    /** Each step as last sent (a step is sent again when it has changed: it ended). */
+    const stepsSent = new Map<string, string>();
     for (let row: typeof message | undefined = message; ; ) {
       if (!row) return send({ event: 'error', data: { message: 'The answer could not be completed. Please try again.', partial: sent > 0, finish: 'failed' } });
       if (row.content.length > sent) {
         await send({ event: 'delta', data: { text: row.content.slice(sent) } });
         sent = row.content.length;
+      }
+      for (const step of row.toolSteps ?? []) {
+        const json = JSON.stringify(step);
+        if (stepsSent.get(step.id) === json) continue;
+        stepsSent.set(step.id, json);
+        await send({ event: 'tool', data: step });
       }
       if (row.streamingUntil === null) return send(storedEnd(row));
       if (row.streamingUntil.getTime() <= now().getTime()) {
@@ -569,8 +696,7 @@ export function createChatService({ db, config, images, conversations, now = () 
   async function recordSuccess(plan: ChatPlan, answer: AiAnswer, started: number): Promise<{ usage: TChatUsage; estimated: boolean }> {
     const estimated = answer.usage === null && !plan.image;
     const usage = answer.usage ?? (plan.image ? { inputTokens: 0, outputTokens: 0 } : estimateUsage(plan, answer.text));
-    await record(plan, 'ok', usage, performance.now() - started, null, answer.images?.length ?? 0, estimated);
-    return { usage, estimated };
+    return record(plan, 'ok', usage, performance.now() - started, null, answer.images?.length ?? 0, estimated);
   }
 
   function estimateUsage(plan: ChatPlan, output: string): TChatUsage {
@@ -587,6 +713,13 @@ export function createChatService({ db, config, images, conversations, now = () 
    * closing; tokens we estimated are marked so (docs/decisions/0061).
    */
   async function recordFailure(plan: ChatPlan, err: unknown, partial: string, usage: TChatUsage | null, started: number): Promise<{ message: string; finish: TErrorFinish }> {
+    if (err instanceof NextCallRefused) {
+      plan.log.info({ provider: plan.provider, model: plan.model, reason: err.reason }, 'a tool step was refused by the daily budget');
+      await record(plan, 'rejected', null, performance.now() - started, `daily budget: ${err.reason.replaceAll('_', ' ')}`);
+      return { message: err.message, finish: 'failed' };
+    }
+    // Stopped while a tool ran: no provider call was under way, so nothing more was spent.
+    if (err instanceof ToolLoopStopped) usage = { inputTokens: 0, outputTokens: 0 };
     const failure =
       err instanceof AiCallError ? err : new AiCallError('failed', `${CHAT_PROVIDER_INFO[plan.provider].label} could not answer this request`, { message: String(err) });
     const stoppedByUs = failure.kind === 'aborted' || failure.kind === 'timeout';
@@ -626,7 +759,20 @@ export function createChatService({ db, config, images, conversations, now = () 
    * for a kept answer takes its usage from the answer row once (the sweep of answers whose writer
    * died may have recorded it already; docs/decisions/0061).
    */
-  async function record(plan: ChatPlan, outcome: Outcome, usage: TChatUsage | null, durationMs: number, error: string | null, images = 0, estimated = false): Promise<void> {
+  async function record(
+    plan: ChatPlan,
+    outcome: Outcome,
+    usage: TChatUsage | null,
+    durationMs: number,
+    error: string | null,
+    images = 0,
+    estimated = false,
+  ): Promise<{ usage: TChatUsage; estimated: boolean }> {
+    // A tool loop's earlier calls are part of the answer's one row (docs/decisions/0076).
+    const spent = plan.spent;
+    plan.spent = { usage: { inputTokens: 0, outputTokens: 0 }, estimated: false };
+    const total = { inputTokens: (usage?.inputTokens ?? 0) + spent.usage.inputTokens, outputTokens: (usage?.outputTokens ?? 0) + spent.usage.outputTokens };
+    estimated ||= spent.estimated;
     const reservation = plan.reservation;
     plan.reservation = null;
     const answer = plan.answer;
@@ -636,8 +782,8 @@ export function createChatService({ db, config, images, conversations, now = () 
       userId: plan.user.id,
       provider: plan.provider,
       model: plan.model,
-      inputTokens: usage?.inputTokens ?? 0,
-      outputTokens: usage?.outputTokens ?? 0,
+      inputTokens: total.inputTokens,
+      outputTokens: total.outputTokens,
       images,
       durationMs: Math.round(durationMs),
       outcome,
@@ -646,6 +792,7 @@ export function createChatService({ db, config, images, conversations, now = () 
       // The service's clock, not the database's: the budget window is computed from it too.
       createdAt: now(),
     }, claim);
+    return { usage: total, estimated };
   }
 
   async function usageReport(days: number): Promise<TChatUsageReport> {
@@ -692,10 +839,18 @@ function roundCents(usd: number): number {
   return Math.round(usd * 10_000) / 10_000;
 }
 
-/** The estimated input of a call: its messages, their images and its system prompt, which providers bill as input. */
+/** The estimated input of a call: its messages, their images, its system prompt and the tools it offers, which providers bill as input. */
 function promptTokens(plan: ChatPlan): number {
   const text = estimateInputTokens(plan.system ? [{ content: plan.system }, ...plan.messages] : plan.messages);
-  return text + plan.imageInputs.reduce((sum, image) => sum + estimateImageTokens(plan.provider, image.width, image.height), 0);
+  return text + (plan.tools?.inputTokens ?? 0) + plan.imageInputs.reduce((sum, image) => sum + estimateImageTokens(plan.provider, image.width, image.height), 0);
 }
+
+/** The estimated input a tool loop's turns add to a call: the calls and their results. */
+function turnsTokens(turns: readonly AiToolTurn[]): number {
+  return turns.length === 0 ? 0 : estimateTextTokens(JSON.stringify(turns));
+}
+
+/** An answer as the chat shows it: the provider's, and for a tool loop stopped at its limit, how many steps it took. */
+type Answered = AiAnswer & { stepLimit?: number };
 
 export type ChatService = ReturnType<typeof createChatService>;
