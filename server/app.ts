@@ -26,6 +26,8 @@ import { agentsRoutes } from './modules/agents/agents.routes.ts';
 import { conditionStatesRoutes } from './modules/agents/condition-states.routes.ts';
 import { createConditionStatesService } from './modules/agents/condition-states.service.ts';
 import { createAgentsService } from './modules/agents/agents.service.ts';
+import { createAgentTools } from './modules/agent-tools/agent-tools.ts';
+import type { AgentTools } from './modules/agent-tools/types.ts';
 import type { JobQueue } from './modules/runtime/job-queue.ts';
 import { backtestRoutes } from './modules/backtest/backtest.routes.ts';
 import { createBacktestService } from './modules/backtest/backtest.service.ts';
@@ -114,6 +116,8 @@ declare module 'fastify' {
     events: EventHub;
     /** Cache invalidations across processes (docs/decisions/0049). */
     invalidations: Invalidations;
+    /** The assistants' tools on the user's agents (docs/decisions/0076): the chat's tool loop and /mcp call them. */
+    agentTools: AgentTools;
   }
 }
 
@@ -249,6 +253,7 @@ export async function buildApp({
     },
   });
   app.decorate('notifications', notifications);
+  app.decorate('agentTools', createAgentTools({ db, agents, logger, now }));
   await app.register(notificationsRoutes, { notifications });
   await app.register(settingsRoutes, { settings: createSettingsService({ db }) });
   await registerClientApp(app, clientDir, publicConfig(config), [articlePageResolver(articles, config.publicUrl, config.siteName)], now, undefined, articles);
