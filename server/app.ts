@@ -225,7 +225,10 @@ export async function buildApp({
   app.addHook('onClose', async () => imageDecoder.close());
   const images = createImagesService({ db, storageBytes: config.chat.imageStorageBytes, decoder: imageDecoder, now });
   const conversations = createConversationsService({ db, now, images });
-  const chat = createChatService({ db, config: config.chat, images, conversations, now });
+  // The assistants' tools on the user's agents (docs/decisions/0076): the chat's tool loop and /mcp call them.
+  const agentTools = createAgentTools({ db, agents, logger, now });
+  app.decorate('agentTools', agentTools);
+  const chat = createChatService({ db, config: config.chat, images, conversations, agentTools, now });
   // Answers still being written end first, stored as far as they got (docs/decisions/0056).
   app.addHook('preClose', async () => chat.close());
   // Answers a process that died left being written are settled, their usage estimated (docs/decisions/0061).
@@ -253,7 +256,6 @@ export async function buildApp({
     },
   });
   app.decorate('notifications', notifications);
-  app.decorate('agentTools', createAgentTools({ db, agents, logger, now }));
   await app.register(notificationsRoutes, { notifications });
   await app.register(settingsRoutes, { settings: createSettingsService({ db }) });
   await registerClientApp(app, clientDir, publicConfig(config), [articlePageResolver(articles, config.publicUrl, config.siteName)], now, undefined, articles);
