@@ -12,6 +12,7 @@ import type {
   TUpdateConversation,
   TUpdatePreset,
 } from '../../../../contracts/chat-history.ts';
+import { ZToolStep, type TToolStep } from '../../../../contracts/assistant-tools.ts';
 import { CHAT_FINISHES, chatImageId, type TChatFinish, type TChatImage, type TChatImageType, type TChatProvider, type TChatRequest, type TChatResponse } from '../../../../contracts/chat.ts';
 import { ApiError, apiFetch, apiRequest, errorMessage } from '../../../lib/api-client.ts';
 import { readSse } from '../../../lib/sse.ts';
@@ -37,8 +38,15 @@ export class ChatRequestError extends Error {
   }
 }
 
-/** An answer its provider ended: its text, model and images, how it ended, and why it is not whole when it is not (docs/decisions/0061). */
-export type ChatResult = { content: string; model: string; images: string[]; finish?: TChatFinish; note?: string };
+/** An answer its provider ended: its text, model and images, how it ended, and why it is not whole when it is not (docs/decisions/0061);
+ * the tool steps a JSON answer took (issue 31; a stream sends each as it starts and ends). */
+export type ChatResult = { content: string; model: string; images: string[]; finish?: TChatFinish; note?: string; toolSteps?: TToolStep[] };
+
+/** How an answer is read: its text as it comes, and each tool step as it starts and ends (issue 31). */
+export type AnswerReader = { signal: AbortSignal; onDelta(text: string): void; onStep?(step: TToolStep): void };
+
+/** Tool steps the server sent that this client can show (one it cannot read is left out, never shown half). */
+const stepsOf = (value: unknown): TToolStep[] => (Array.isArray(value) ? value.flatMap((v) => { const step = ZToolStep.safeParse(v); return step.success ? [step.data] : []; }) : []);
 
 /** A finish the server named, or none (an older server, a value this client does not know). */
 const finishOf = (value: unknown): TChatFinish | undefined => (CHAT_FINISHES.includes(value as TChatFinish) ? (value as TChatFinish) : undefined);
@@ -68,9 +76,9 @@ function parseData<T>(data: string): T {
  * AbortError when stopped, a ChatRequestError when the server reports a failure, or another
  * error when something unexpected breaks.
  */
-export async function sendChat(endpoint: string, body: TChatRequest, { signal, onDelta }: { signal: AbortSignal; onDelta(text: string): void }): Promise<ChatResult> {
-  const res = await requestAnswer(() => apiFetch('POST', endpoint, body, { signal, headers: { accept: 'text/event-stream' } }));
-  return readAnswer(res, body.model, { signal, onDelta });
+export async function sendChat(endpoint: string, body: TChatRequest, reader: AnswerReader): Promise<ChatResult> {
+  const res = await requestAnswer(() => apiFetch('POST', endpoint, body, { signal: reader.signal, headers: { accept: 'text/event-stream' } }));
+  return readAnswer(res, body.model, reader);
 }
 
 /**
@@ -78,10 +86,10 @@ export async function sendChat(endpoint: string, body: TChatRequest, { signal, o
  * delta is all the text so far; then the rest, as sendChat reads it. 404 when the answer is not
  * the user's or is gone.
  */
-export async function joinAnswer(chatId: string, answerId: string, model: string, { signal, onDelta }: { signal: AbortSignal; onDelta(text: string): void }): Promise<ChatResult> {
+export async function joinAnswer(chatId: string, answerId: string, model: string, reader: AnswerReader): Promise<ChatResult> {
   const url = `${CONVERSATIONS_URL}/${encodeURIComponent(chatId)}/stream?answer=${encodeURIComponent(answerId)}`;
-  const res = await requestAnswer(() => apiFetch('GET', url, undefined, { signal, headers: { accept: 'text/event-stream' } }));
-  return readAnswer(res, model, { signal, onDelta });
+  const res = await requestAnswer(() => apiFetch('GET', url, undefined, { signal: reader.signal, headers: { accept: 'text/event-stream' } }));
+  return readAnswer(res, model, reader);
 }
 
 /** Stop: the server ends the answer wherever it is being written (its stream then ends, stopped). */
@@ -97,13 +105,15 @@ async function requestAnswer(request: () => Promise<Response>): Promise<Response
   }
 }
 
-async function readAnswer(res: Response, model: string, { signal, onDelta }: { signal: AbortSignal; onDelta(text: string): void }): Promise<ChatResult> {
+async function readAnswer(res: Response, model: string, { signal, onDelta, onStep }: AnswerReader): Promise<ChatResult> {
   if (!(res.headers.get('content-type') ?? '').includes('text/event-stream')) {
     const data = (await res.json()) as Partial<TChatResponse> | null;
+    const toolSteps = stepsOf(data?.toolSteps);
+    for (const step of toolSteps) onStep?.(step);
     if (!data || data.error) throw new ChatRequestError(data?.message || NO_RESPONSE_MESSAGE, { finish: finishOf(data?.finish) });
     const content = data.choices?.[0]?.message?.content ?? '';
     if (content) onDelta(content);
-    return { content, model: data.model ?? model, images: safeImages(data.images), ...endingOf(data) };
+    return { content, model: data.model ?? model, images: safeImages(data.images), ...endingOf(data), ...(toolSteps.length > 0 ? { toolSteps } : {}) };
   }
   if (!res.body) throw new ChatRequestError(NO_RESPONSE_MESSAGE);
 
@@ -115,6 +125,9 @@ async function readAnswer(res: Response, model: string, { signal, onDelta }: { s
         content += text;
         onDelta(text);
       }
+    } else if (event.event === 'tool') {
+      const [step] = stepsOf([parseData<unknown>(event.data)]);
+      if (step) onStep?.(step);
     } else if (event.event === 'done') {
       const done = parseData<{ model?: unknown; images?: unknown; finish?: unknown; note?: unknown }>(event.data);
       return { content, model: typeof done.model === 'string' ? done.model : model, images: safeImages(done.images), ...endingOf(done) };

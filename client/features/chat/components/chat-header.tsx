@@ -4,6 +4,7 @@ import { Link } from 'react-router';
 import type { TChatModel } from '../../../../contracts/chat.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { ChatOptionsMenu } from './chat-options-menu.tsx';
+import { UseAgentsSwitch } from './use-agents-switch.tsx';
 
 type Props = {
   titleId: string;
@@ -24,12 +25,14 @@ type Props = {
   canExport: boolean;
   onExport(format: 'md' | 'json'): void;
   onSettings?: () => void;
+  /** "Use my agents" (issue 31): offered to an admin on a model that calls tools; absent otherwise. */
+  agents?: { on: boolean; onChange(on: boolean): void } | null;
 };
 
 /** SPEC's chat header: back to the dashboard, the history toggle, the title and the model; then
  * the chat's menu. */
 export const ChatHeader = memo(function ChatHeader(props: Props) {
-  const { titleId, label, models, model, onModelChange, pending, sidebarId, sidebarShown, toggleLabel, toggleOnWideScreens, onToggleSidebar, toggleRef, canExport, onExport, onSettings } = props;
+  const { titleId, label, models, model, onModelChange, pending, sidebarId, sidebarShown, toggleLabel, toggleOnWideScreens, onToggleSidebar, toggleRef, canExport, onExport, onSettings, agents } = props;
   return (
     <header className="flex flex-wrap items-center gap-2 border-b border-slate-200 px-3 py-2 sm:px-4">
       <Link
@@ -70,6 +73,7 @@ export const ChatHeader = memo(function ChatHeader(props: Props) {
           ))}
         </select>
       </label>
+      {agents && <UseAgentsSwitch checked={agents.on} onCheckedChange={agents.onChange} disabled={pending} />}
       <ChatOptionsMenu canExport={canExport} onExport={onExport} onSettings={onSettings} />
     </header>
   );

@@ -74,7 +74,8 @@ describe('ChatScreen: sending', () => {
     const posts = requests.filter((r) => r.method === 'POST');
     expect(posts).toHaveLength(1);
     // SPEC's {messages, model}, and where the server keeps the answer (docs/decisions/0056).
-    expect(posts[0]!.body).toEqual({ messages: [{ role: 'user', content: 'Hello\nworld' }], model: 'gpt-4o', answer: keptIn(posts[0]!.body) });
+    // An admin's chat on a model that calls tools uses their agents by default (issue 31).
+    expect(posts[0]!.body).toEqual({ messages: [{ role: 'user', content: 'Hello\nworld' }], model: 'gpt-4o', useAgents: true, answer: keptIn(posts[0]!.body) });
     const init = fetchMock.mock.calls.find(([url]) => url === '/api/openai/chat')![1]!;
     expect(init.headers).toMatchObject({ accept: 'text/event-stream' });
     expect(messageBox()).toHaveValue('');
@@ -234,6 +235,7 @@ describe('ChatScreen: errors', () => {
         { role: 'user', content: 'Two' },
       ],
       model: 'gpt-4o',
+      useAgents: true,
       answer: keptIn(second),
     });
   });

@@ -1,6 +1,8 @@
 import '../../../lib/zod-csp.ts';
 import { useCallback, useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { CHAT_PROVIDER_INFO, type TChatProvider } from '../../../../contracts/chat.ts';
+import { canOwnAgents } from '../../../../contracts/constants.ts';
+import { useAuth } from '../../../lib/auth-context.ts';
 import { usePageTitle } from '../../../components/ui/use-page-title.ts';
 import { exportUrl } from '../api/chat-api.ts';
 import { useChatHistory } from '../hooks/use-chat-history.ts';
@@ -32,6 +34,14 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
   usePageTitle(`Chat with ${info.label}`);
   const { models, defaultModel } = useModels(info);
   const session = useChatSession(info, models, defaultModel);
+  // "Use my agents" (issue 31): for the owner of agents (an admin), on a model that calls tools.
+  const { role } = useAuth();
+  const agentsOffered = canOwnAgents(role) && models.find((m) => m.id === session.model)?.tools === true;
+  const { settings, setSettings } = session;
+  const agents = useMemo(
+    () => (agentsOffered ? { on: settings.useAgents ?? true, onChange: (on: boolean) => setSettings({ ...settings, useAgents: on }) } : null),
+    [agentsOffered, settings, setSettings],
+  );
   const sender = useChatSend({
     info,
     variant,
@@ -40,6 +50,7 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
     model: session.model,
     models,
     settings: session.settings,
+    agentsOffered,
     update: session.update,
   });
   const [search, setSearch] = useState('');
@@ -148,6 +159,7 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
           canExport={session.branch.length > 0}
           onExport={onExport}
           onSettings={openSettings}
+          agents={agents}
         />
         <ChatActionsContext.Provider value={actions}>
           <PendingContext.Provider value={sender.pending}>

@@ -82,7 +82,7 @@ function SettingsForm({ info, model, settings, onSave, onDone }: Omit<Props, 'op
       noValidate
       onSubmit={(event) => {
         event.preventDefault();
-        onSave({ systemPrompt: systemPrompt.trim(), temperature });
+        onSave({ ...settings, systemPrompt: systemPrompt.trim(), temperature });
         onDone();
       }}
     >

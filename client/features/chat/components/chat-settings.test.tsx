@@ -60,6 +60,8 @@ describe('ChatScreen: settings and presets', () => {
       model: 'claude-sonnet-4-5',
       system: 'Answer in French.',
       temperature: 0.2,
+      // An admin on a model that calls tools: "Use my agents" is on by default (issue 31).
+      useAgents: true,
       answer: expect.objectContaining({ title: 'Bonjour', questionParentId: null }),
     });
   });

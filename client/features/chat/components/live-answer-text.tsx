@@ -18,10 +18,10 @@ const never = () => () => {};
  * chat's state holds the answer's start and, when it ends, all of it). Until its words arrive
  * here it shows what the chat holds.
  */
-export function LiveAnswerText({ id, fallback }: { id: string; fallback: string }) {
+export function LiveAnswerText({ id, fallback, from = 0 }: { id: string; fallback: string; /** Only the text from here (what follows the answer's last tool step). */ from?: number }) {
   const { store, follow } = useContext(LiveAnswerContext);
   const live = useSyncExternalStore(store?.subscribe ?? never, () => store?.get() ?? NONE);
-  const content = live.id === id ? live.content : fallback;
+  const content = (live.id === id ? live.content : fallback).slice(from);
   useLayoutEffect(follow, [content, follow]);
   return content ? <StreamingMarkdown>{content}</StreamingMarkdown> : null;
 }

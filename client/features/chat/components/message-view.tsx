@@ -7,6 +7,7 @@ import { ChatMarkdown } from './chat-markdown.tsx';
 import { LiveAnswerText } from './live-answer-text.tsx';
 import { CopyButton } from './copy-button.tsx';
 import { AnswerAgain, ContinueAnswer, EditableQuestion, VersionSwitch } from './message-actions.tsx';
+import { TextWithSteps } from './tool-steps.tsx';
 
 type Props = {
   message: ChatMessage;
@@ -80,9 +81,22 @@ export const MessageView = memo(function MessageView({ message, assistantLabel, 
       <div className={`max-w-[85%] min-w-0 rounded-2xl rounded-bl-sm border px-4 py-2.5 ${message.failed ? 'border-red-200 bg-red-50 text-red-800' : 'border-slate-200 bg-white'}`}>
         <span className="sr-only">{assistantLabel}: </span>
         {message.failed ? (
-          <p>{message.content}</p>
+          <>
+            {message.toolSteps?.length ? <TextWithSteps content="" steps={message.toolSteps} text={() => null} /> : null}
+            <p>{message.content}</p>
+          </>
+        ) : message.toolSteps?.length ? (
+          // The tool steps where they happened in the text (issue 31).
+          <TextWithSteps
+            content={message.content}
+            steps={message.toolSteps}
+            text={(piece, key) => <ChatMarkdown key={key}>{piece}</ChatMarkdown>}
+            tail={streaming ? (from) => <LiveAnswerText id={message.id} fallback={message.content} from={from} /> : undefined}
+          />
+        ) : streaming ? (
+          <LiveAnswerText id={message.id} fallback={message.content} />
         ) : (
-          streaming ? <LiveAnswerText id={message.id} fallback={message.content} /> : message.content && <ChatMarkdown>{message.content}</ChatMarkdown>
+          message.content && <ChatMarkdown>{message.content}</ChatMarkdown>
         )}
         {images.length > 0 && (
           <div className="mt-2 grid gap-2">

@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { CHAT_IMAGE_LIMITS, CHAT_LIMITS, CONTINUE_PROMPT, chatImageId, mayContinue, type TChatModel, type TChatProviderInfo, type TChatRequest } from '../../../../contracts/chat.ts';
 import { notify } from '../../../lib/notify.ts';
-import { ChatRequestError, MISSING_KEY_TEXT, joinAnswer, sendChat, stopAnswer, type ChatResult } from '../api/chat-api.ts';
+import type { TToolStep } from '../../../../contracts/assistant-tools.ts';
+import { ChatRequestError, MISSING_KEY_TEXT, joinAnswer, sendChat, stopAnswer, type AnswerReader, type ChatResult } from '../api/chat-api.ts';
 import { sessionTitle, type ChatMessage, type ChatSettings } from '../lib/chat-storage.ts';
 import { createLiveAnswerStore, type LiveAnswer, type LiveAnswerStore } from '../lib/live-answer.ts';
 import { FAILED_TOAST, STOPPED_NOTE, UNEXPECTED_CUT_NOTE, cutShortNote, messageId, sorryMessage } from '../lib/chat-text.ts';
@@ -49,8 +50,17 @@ type Options = {
   /** The models on offer (which see images). */
   models: readonly TChatModel[];
   settings: ChatSettings;
+  /** "Use my agents" is offered here (an admin, on a model that calls tools; issue 31): the request says whether it is on. */
+  agentsOffered?: boolean;
   update(change: (tree: ChatTree) => ChatTree): void;
 };
+
+/** A step replaces the one with its id (its end after its start), or comes after the others. */
+export function withStep(steps: readonly TToolStep[] | undefined, step: TToolStep): TToolStep[] {
+  const list = steps ?? [];
+  const at = list.findIndex((s) => s.id === step.id);
+  return at === -1 ? [...list, step] : list.with(at, step);
+}
 
 /**
  * The messages a model is sent: none of our own error messages or empty ones, the last 100. The
@@ -96,7 +106,7 @@ function messagesUpTo(branch: readonly BranchItem[], id: string | null): ChatMes
  * Stop (the partial answer stays, marked), and where each kind of failure shows. Every action
  * keeps its identity across renders, so nothing re-renders for it on every streamed word.
  */
-export function useChatSend({ info, variant, chatId, branch, model, models, settings, update }: Options): ChatSend {
+export function useChatSend({ info, variant, chatId, branch, model, models, settings, agentsOffered = false, update }: Options): ChatSend {
   const [pending, setPending] = useState(false);
   const [streamingId, setStreamingId] = useState<string | null>(null);
   const [configError, setConfigError] = useState(false);
@@ -108,9 +118,9 @@ export function useChatSend({ info, variant, chatId, branch, model, models, sett
   const generation = useRef(0);
   const busy = useRef(false);
   const [live] = useState(createLiveAnswerStore);
-  const latest = useRef({ info, variant, chatId, branch, model, models, settings, update });
+  const latest = useRef({ info, variant, chatId, branch, model, models, settings, agentsOffered, update });
   useLayoutEffect(() => {
-    latest.current = { info, variant, chatId, branch, model, models, settings, update };
+    latest.current = { info, variant, chatId, branch, model, models, settings, agentsOffered, update };
   });
   // Leaving the screen stops reading the answer; the server goes on writing it into the chat
   // (docs/decisions/0056), where the screen finds it again.
@@ -124,7 +134,7 @@ export function useChatSend({ info, variant, chatId, branch, model, models, sett
    */
   const follow = useCallback(
     async (
-      request: (signal: AbortSignal, onDelta: (text: string) => void) => Promise<ChatResult>,
+      request: (reader: AnswerReader) => Promise<ChatResult>,
       { answerId, questionId, answerModel, previousLeaf, kept, joining }: { answerId: string; questionId: string; answerModel: string; previousLeaf: string | null; kept: { chatId: string } | null; joining: boolean },
     ) => {
       const { variant, update } = latest.current;
@@ -137,6 +147,7 @@ export function useChatSend({ info, variant, chatId, branch, model, models, sett
 
       let answer = '';
       let started = false;
+      let steps: TToolStep[] = [];
       /** Adds the answer and shows it, or updates it once it is there (updaters run later, so check the list). */
       const showAnswer = (fields: Partial<ChatMessage>) =>
         update((tree) => {
@@ -173,26 +184,40 @@ export function useChatSend({ info, variant, chatId, branch, model, models, sett
         showAnswer({ streaming: true });
       }
 
+      const begin = () => {
+        setStreamingId(answerId);
+        started = true;
+        live.set({ id: answerId, content: answer });
+      };
       try {
-        const result = await request(controller.signal, (delta) => {
-          if (!isLive()) return;
-          answer += delta;
-          if (!started) {
-            setStreamingId(answerId);
-            started = true;
-            live.set({ id: answerId, content: answer });
-            showAnswer({ content: answer, streaming: true }); // the first words at once
-          } else if (!frame) {
-            frame = window.setTimeout(() => {
-              frame = nextFrame(showSoFar);
-            }, LIVE_UPDATE_MS);
-          }
+        const result = await request({
+          signal: controller.signal,
+          onDelta: (delta) => {
+            if (!isLive()) return;
+            answer += delta;
+            if (!started) {
+              begin();
+              showAnswer({ content: answer, streaming: true }); // the first words at once
+            } else if (!frame) {
+              frame = window.setTimeout(() => {
+                frame = nextFrame(showSoFar);
+              }, LIVE_UPDATE_MS);
+            }
+          },
+          // A tool step shows at once where it happened (steps are few: each renders the answer).
+          onStep: (step) => {
+            if (!isLive()) return;
+            steps = withStep(steps, step);
+            if (!started) begin();
+            showAnswer({ content: answer, toolSteps: steps, streaming: true });
+          },
         });
         flushFrame();
         if (!isLive()) return;
         // An answer with a note is kept whatever it holds: the note says why it is not whole (or empty).
         if (result.content || result.images.length > 0 || started || result.note) {
           showAnswer({
+            ...(steps.length > 0 ? { toolSteps: steps } : {}),
             content: result.content || answer,
             model: result.model,
             streaming: undefined,
@@ -264,10 +289,12 @@ export function useChatSend({ info, variant, chatId, branch, model, models, sett
         model,
         ...(system ? { system } : {}),
         ...(settings.temperature !== null ? { temperature: settings.temperature } : {}),
+        // On by default where it is offered; never sent where it is not (the server refuses it there).
+        ...(latest.current.agentsOffered ? { useAgents: settings.useAgents ?? true } : {}),
         // The chat's title (SPEC: its first question) for a chat the server does not hold yet.
         answer: { chatId, id: answerId, questionId: question.id, questionParentId: question.parentId ?? null, title: sessionTitle(conversation).slice(0, 200) },
       };
-      return follow((signal, onDelta) => sendChat(info.endpoint, body, { signal, onDelta }), {
+      return follow((reader) => sendChat(info.endpoint, body, reader), {
         answerId,
         questionId: question.id,
         answerModel: model,
@@ -285,7 +312,7 @@ export function useChatSend({ info, variant, chatId, branch, model, models, sett
       const message = branch.find((b) => b.message.id === answerId)?.message;
       if (busy.current || !message || message.role !== 'assistant' || !message.parentId) return false;
       const answerModel = message.model ?? latest.current.model;
-      void follow((signal, onDelta) => joinAnswer(chatId, answerId, answerModel, { signal, onDelta }), {
+      void follow((reader) => joinAnswer(chatId, answerId, answerModel, reader), {
         answerId,
         questionId: message.parentId,
         answerModel,

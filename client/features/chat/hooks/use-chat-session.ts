@@ -9,6 +9,7 @@ import { deleteWithUndo } from '../../../lib/undoable-delete.ts';
 import { CONVERSATIONS_URL, deleteConversation, getConversation, saveConversation, updateConversation } from '../api/chat-api.ts';
 import {
   DEFAULT_SETTINGS,
+  settingsOf,
   SAVE_DELAY_MS,
   deleteSession,
   loadHistory,
@@ -171,6 +172,7 @@ export function useChatSession(info: TChatProviderInfo, models: readonly TChatMo
         customTitle,
         systemPrompt: settings.systemPrompt,
         temperature: settings.temperature,
+        useAgents: settings.useAgents,
         ...(userId ? { userId } : {}),
         unsynced: true,
       };
@@ -238,7 +240,7 @@ export function useChatSession(info: TChatProviderInfo, models: readonly TChatMo
     setChatId(next.id);
     setTree({ messages, leafId: session?.leafId ?? messages.at(-1)?.id ?? null });
     setModel(session?.model ?? null);
-    setSettingsState(session ? { systemPrompt: session.systemPrompt ?? '', temperature: session.temperature ?? null } : DEFAULT_SETTINGS);
+    setSettingsState(session ? settingsOf(session) : DEFAULT_SETTINGS);
     setCustomTitle(session?.customTitle ?? null);
     setLoading(options.loading ?? false);
   };
@@ -263,7 +265,7 @@ export function useChatSession(info: TChatProviderInfo, models: readonly TChatMo
         });
         if (!dirty.current) {
           setModel(merged.model);
-          setSettingsState({ systemPrompt: merged.systemPrompt ?? '', temperature: merged.temperature ?? null });
+          setSettingsState(settingsOf(merged));
           setCustomTitle(merged.customTitle ?? null);
         }
         setLoading(false);

@@ -1,3 +1,4 @@
+import type { TToolStep } from '../../../../contracts/assistant-tools.ts';
 import type { TChatFinish } from '../../../../contracts/chat.ts';
 import { CLOCK, DATE, calendarDaysBetween, formatTime } from '../../../../contracts/time-format.ts';
 
@@ -24,13 +25,21 @@ export type ChatMessage = {
   finish?: TChatFinish;
   /** Our own error message ('Sorry, I encountered an error: ...'): never sent to the model. */
   failed?: boolean;
+  /** The tool steps the answer took (issue 31), shown where they happened in its text. */
+  toolSteps?: TToolStep[];
   /** Still arriving: not saved to the server until it ends. */
   streaming?: boolean;
 };
 
-/** A chat's own settings (docs/decisions/0047). */
-export type ChatSettings = { systemPrompt: string; temperature: number | null };
-export const DEFAULT_SETTINGS: ChatSettings = { systemPrompt: '', temperature: null };
+/** A chat's own settings (docs/decisions/0047); "Use my agents" (issue 31): null until the chat sets it (on for admins). */
+export type ChatSettings = { systemPrompt: string; temperature: number | null; useAgents: boolean | null };
+export const DEFAULT_SETTINGS: ChatSettings = { systemPrompt: '', temperature: null, useAgents: null };
+/** A saved chat's settings, its own or the defaults. */
+export const settingsOf = (session: Pick<ChatSession, 'systemPrompt' | 'temperature' | 'useAgents'>): ChatSettings => ({
+  systemPrompt: session.systemPrompt ?? '',
+  temperature: session.temperature ?? null,
+  useAgents: session.useAgents ?? null,
+});
 
 /**
  * SPEC section 3: a saved chat (local storage, per service), SPEC's fields first. Ours: the
@@ -47,6 +56,7 @@ export type ChatSession = {
   customTitle?: string | null;
   systemPrompt?: string;
   temperature?: number | null;
+  useAgents?: boolean | null;
   userId?: string;
   unsynced?: boolean;
 };

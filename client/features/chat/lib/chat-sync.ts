@@ -1,4 +1,5 @@
 import { CHAT_HISTORY_LIMITS, type TConversation, type TSaveConversation, type TStoredMessage } from '../../../../contracts/chat-history.ts';
+import { MAX_TOOL_STEPS_KEPT } from '../../../../contracts/assistant-tools.ts';
 import { CHAT_IMAGE_LIMITS, chatImageId, chatImageUrl, type TChatProvider } from '../../../../contracts/chat.ts';
 import type { ChatMessage, ChatSession } from './chat-storage.ts';
 
@@ -59,6 +60,7 @@ export function storedMessage(message: ChatMessage, fallbackTime: string): TStor
     ...(message.failed ? { failed: true } : {}),
     ...(images > 0 ? { imagesNotKept: Math.min(images, 100) } : {}),
     ...(stored.length > 0 ? { images: stored } : {}),
+    ...(message.toolSteps?.length ? { toolSteps: message.toolSteps.slice(0, MAX_TOOL_STEPS_KEPT) } : {}),
   };
 }
 
@@ -102,6 +104,7 @@ export function saveFields(provider: TChatProvider, session: ChatSession): SaveF
     leafId: session.leafId ?? session.messages.at(-1)?.id ?? null,
     ...(session.systemPrompt !== undefined ? { systemPrompt: session.systemPrompt } : {}),
     ...(session.temperature !== undefined ? { temperature: session.temperature } : {}),
+    ...(typeof session.useAgents === 'boolean' ? { useAgents: session.useAgents } : {}),
     updatedAt: isoOr(session.timestamp, new Date().toISOString()),
   };
 }
@@ -122,6 +125,7 @@ export function sessionFromServer(conversation: TConversation, userId: string | 
       ...(m.failed ? { failed: true } : {}),
       ...(m.imagesNotKept ? { imagesNotKept: m.imagesNotKept } : {}),
       ...(m.images?.length ? { images: m.images.map(chatImageUrl) } : {}),
+      ...(m.toolSteps?.length ? { toolSteps: m.toolSteps } : {}),
       // Still being written by the server (docs/decisions/0056): the screen joins it.
       ...(m.streaming ? { streaming: true } : {}),
     })),
@@ -132,6 +136,7 @@ export function sessionFromServer(conversation: TConversation, userId: string | 
     customTitle: conversation.renamed ? conversation.title : null,
     systemPrompt: conversation.systemPrompt,
     temperature: conversation.temperature,
+    useAgents: conversation.useAgents ?? null,
     ...(userId ? { userId } : {}),
   };
 }
@@ -157,4 +162,5 @@ const pick = (s: ChatSession) => ({
   ...(s.customTitle !== undefined ? { customTitle: s.customTitle } : {}),
   ...(s.systemPrompt !== undefined ? { systemPrompt: s.systemPrompt } : {}),
   ...(s.temperature !== undefined ? { temperature: s.temperature } : {}),
+  ...(s.useAgents !== undefined ? { useAgents: s.useAgents } : {}),
 });
