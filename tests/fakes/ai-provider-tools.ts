@@ -14,8 +14,10 @@
  *   Chat completions (DeepSeek, Ollama)  tools [{type: 'function', function: {name, description,
  *     parameters}}]; history: an assistant message's `tool_calls` [{id, type, function: {name,
  *     arguments}}] and role 'tool' messages {tool_call_id, content}. Streams `delta.tool_calls`
- *     [{index, id, type, function: {name, arguments}}] (the id and name first, the arguments in
- *     pieces), then `finish_reason: 'tool_calls'`.
+ *     [{index, id, type, function: {name, arguments}}], then `finish_reason: 'tool_calls'`:
+ *     DeepSeek the id and name first and the arguments in pieces; Ollama each call whole in one
+ *     chunk (it parses the model's call before sending it: a call it cannot parse as JSON stays
+ *     in the answer's text, and is no call at all).
  *   Anthropic Messages  tools [{name, description, input_schema}], `tool_choice` {type: 'auto' |
  *     'any' | 'tool' | 'none'}; history: assistant `tool_use` blocks {id, name, input} and user
  *     `tool_result` blocks {tool_use_id, content}. Streams a `tool_use` content block whose input
@@ -269,11 +271,22 @@ export function asObject(argumentsText: string): Json | null {
 export type FakeToolAnswer = { text: string; calls: Array<FakeToolCallScript & { id: string }>; input: number; output: number };
 
 let callCounter = 0;
-/** A call id in the API's own style: Responses and chat completions `call_…`, Anthropic `toolu_…` (Gemini sends none). */
-export function callId(api: FakeToolApi): string {
+/** A call id in the provider's own style (OpenAI `call_…`, Anthropic `toolu_01…`, DeepSeek `call_00_…`, Ollama `call_` and 8 characters); Gemini sends none. */
+export function callId(provider: string): string {
   callCounter++;
-  const serial = String(callCounter).padStart(6, '0');
-  return api === 'anthropic' ? `toolu_fake${serial}` : `call_fake${serial}`;
+  const serial = String(callCounter).padStart(8, '0');
+  if (provider === 'anthropic') return `toolu_01fake${serial}`;
+  if (provider === 'deepseek') return `call_00_fake${serial}`;
+  if (provider === 'llama') return `call_${serial}`;
+  return `call_fake${serial}`;
+}
+
+/** What Ollama makes of an answer: a call whose arguments it cannot parse as JSON is left as text (in the model's own call syntax). */
+export function asOllamaAnswers(answer: FakeToolAnswer): FakeToolAnswer {
+  const unparsed = answer.calls.filter((c) => asObject(c.arguments) === null);
+  if (unparsed.length === 0) return answer;
+  const leftAsText = unparsed.map((c) => `{"name": "${c.name}", "arguments": ${c.arguments}`).join('\n');
+  return { ...answer, text: [answer.text, leftAsText].filter(Boolean).join('\n'), calls: answer.calls.filter((c) => !unparsed.includes(c)) };
 }
 
 const sse = (data: unknown, event?: string): string => `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
@@ -310,7 +323,7 @@ export function toolAnswerJson(api: FakeToolApi, model: string, answer: FakeTool
           {
             index: 0,
             message: { role: 'assistant', content: said || null, tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) },
-            finish_reason: 'tool_calls',
+            finish_reason: calls.length > 0 ? 'tool_calls' : 'stop',
           },
         ],
         usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
@@ -340,7 +353,7 @@ export function toolAnswerJson(api: FakeToolApi, model: string, answer: FakeTool
 }
 
 /** The answer as the API streams it (SSE events; `delta` marks the ones that carry text or arguments). */
-export function toolAnswerStream(api: FakeToolApi, model: string, answer: FakeToolAnswer): Array<{ data: string; delta: boolean }> {
+export function toolAnswerStream(api: FakeToolApi, model: string, answer: FakeToolAnswer, { wholeCalls = false } = {}): Array<{ data: string; delta: boolean }> {
   const { text: said, calls, input, output } = answer;
   const events: Array<{ data: string; delta: boolean }> = [];
   const push = (data: string, delta = false) => events.push({ data, delta });
@@ -372,10 +385,14 @@ export function toolAnswerStream(api: FakeToolApi, model: string, answer: FakeTo
       push(chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]));
       for (const content of said ? halves(said) : []) push(chunk([{ index: 0, delta: { content }, finish_reason: null }]), true);
       calls.forEach((call, index) => {
+        if (wholeCalls) {
+          push(chunk([{ index: 0, delta: { role: 'assistant', content: '', tool_calls: [{ id: call.id, index, type: 'function', function: { name: call.name, arguments: call.arguments } }] }, finish_reason: null }]), true);
+          return;
+        }
         push(chunk([{ index: 0, delta: { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }, finish_reason: null }]));
         for (const piece of halves(call.arguments)) push(chunk([{ index: 0, delta: { tool_calls: [{ index, function: { arguments: piece } }] }, finish_reason: null }]), true);
       });
-      push(chunk([{ index: 0, delta: {}, finish_reason: 'tool_calls' }]));
+      push(chunk([{ index: 0, delta: {}, finish_reason: calls.length > 0 ? 'tool_calls' : 'stop' }]));
       push(chunk([], { usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output } }));
       push('data: [DONE]\n\n');
       return events;

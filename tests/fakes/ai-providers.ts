@@ -76,7 +76,8 @@
  * ends them (Responses `status: "completed"`, chat completions `finish_reason: "tool_calls"`,
  * Anthropic `stop_reason: "tool_use"`, Gemini `finishReason: "STOP"`); arguments that are not a
  * JSON object cannot be Gemini's `args`, so Gemini ends such an answer
- * `finishReason: "MALFORMED_FUNCTION_CALL"` with no content, as it does.
+ * `finishReason: "MALFORMED_FUNCTION_CALL"` with no content, as it does, and Ollama, which parses
+ * a model's call before sending it, leaves such a call in the answer's text.
  * The obedient model (`obey(provider, {pattern, call})`, or `obey` in the same control body), for
  * injection tests: while set, a request that offers tools and carries `pattern` anywhere but
  * inside a JSON string value of a tool result (in the system prompt, a user or assistant text,
@@ -93,6 +94,7 @@
  */
 import { readJson, runStandalone, sendJson, startFakeHttpServer } from './http.ts';
 import {
+  asOllamaAnswers,
   callId,
   invalidToolTurns,
   obeys,
@@ -395,10 +397,11 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   const step = tools.tools.length > 0 && !structured ? nextToolStep(state, provider, api, body, tools.toolChoice) : null;
   if (step?.calls?.length) {
     const said = step.text ?? '';
-    const calls = step.calls.map((call) => ({ ...call, id: callId(api) }));
-    const answer: FakeToolAnswer = { text: said, calls, input: Math.ceil(prompt / 4), output: Math.max(1, Math.ceil((said.length + calls.reduce((sum, c) => sum + c.name.length + c.arguments.length, 0)) / 4)) };
+    const calls = step.calls.map((call) => ({ ...call, id: callId(provider) }));
+    const made: FakeToolAnswer = { text: said, calls, input: Math.ceil(prompt / 4), output: Math.max(1, Math.ceil((said.length + calls.reduce((sum, c) => sum + c.name.length + c.arguments.length, 0)) / 4)) };
+    const answer = provider === 'llama' ? asOllamaAnswers(made) : made;
     if (!stream) return sendJson(res, 200, toolAnswerJson(api, model, answer));
-    return sendEvents(state, res, toolAnswerStream(api, model, answer), fault, message, provider, api);
+    return sendEvents(state, res, toolAnswerStream(api, model, answer, { wholeCalls: provider === 'llama' }), fault, message, provider, api);
   }
   const full = step?.text ?? (state.answer ? state.answer(question) : `Reply to: ${question}`);
   const end = ending(stateEnding(state, provider, question), full, question, maxOutputTokens, Math.ceil(prompt / 4));

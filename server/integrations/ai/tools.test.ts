@@ -99,8 +99,9 @@ describe('tool calls on every provider', () => {
     expect(new Set(answer.toolCalls!.map((c) => c.id)).size).toBe(2);
   });
 
-  // Gemini's `args` and a non-streamed Anthropic `input` are JSON objects on the wire: invalid JSON cannot arrive that way.
-  const invalidCases = cases.filter(([provider, mode]) => provider !== 'gemini' && !(provider === 'anthropic' && mode === 'JSON'));
+  // Gemini's `args` and a non-streamed Anthropic `input` are JSON objects on the wire, and Ollama
+  // sends only the calls it could parse: invalid JSON cannot arrive as a call there.
+  const invalidCases = cases.filter(([provider, mode]) => provider !== 'gemini' && provider !== 'llama' && !(provider === 'anthropic' && mode === 'JSON'));
   it.each(invalidCases)('%s, %s: arguments that are not JSON reach the caller as the model wrote them', async (provider, mode) => {
     const raw = '{"agentId": "0b7c3c1e-8d2a';
     script(provider, [{ calls: [{ name: 'get_agent', arguments: raw }] }]);
@@ -113,6 +114,14 @@ describe('tool calls on every provider', () => {
     script('gemini', [{ calls: [{ name: 'get_agent', arguments: '{"agentId": ' }] }]);
     const { answer } = await ask(mode, call('gemini'));
     expect(answer).toMatchObject({ text: '', finish: 'other', rawFinish: 'MALFORMED_FUNCTION_CALL' });
+    expect(answer.toolCalls ?? []).toEqual([]);
+  });
+
+  it.each(MODES)('llama, %s: a call Ollama could not parse stays in the answer’s text, and is no call', async (mode) => {
+    script('llama', [{ calls: [{ name: 'get_agent', arguments: '{"agentId": ' }] }]);
+    const { answer, streamedText } = await ask(mode, call('llama'));
+    expect(answer).toMatchObject({ text: '{"name": "get_agent", "arguments": {"agentId": ', finish: 'complete' });
+    expect(streamedText).toBe(answer.text);
     expect(answer.toolCalls ?? []).toEqual([]);
   });
 
