@@ -62,14 +62,50 @@
  * "SAFETY"` with no content, chat completions `finish_reason: "content_filter"`); or, for Gemini,
  * a blocked prompt (`promptFeedback.blockReason`, no candidates). Usage as each API reports it.
  *
+ * Tool calling (issue 31; ai-provider-tools.ts has each API's shapes). Every request records
+ * the tools it offers, its tool choice, the calls the model made earlier and the results sent
+ * back (`tools`, `toolChoice`, `toolCalls`, `toolResults`), each read in its API's own shape; a
+ * tool loop the real API refuses (a result naming a call it has not seen, a call left without its
+ * result) is refused with its 400 and error JSON (Ollama checks none). What the model does with
+ * tools is scripted per provider with `scriptTools(provider, steps)` (POST /__control/tools
+ * {provider, steps}): each request that offers tools takes the next step, in order:
+ * `{calls: [{name, arguments}]}` calls those tools (parallel when several; `arguments` is the raw
+ * text the model writes, JSON or not), `{text, calls}` says something first, `{text}` is a final
+ * answer; a request without a step left answers as without tools. With tool choice 'none' the
+ * model calls nothing: a step with calls is left for the next request. Calls end as each API
+ * ends them (Responses `status: "completed"`, chat completions `finish_reason: "tool_calls"`,
+ * Anthropic `stop_reason: "tool_use"`, Gemini `finishReason: "STOP"`); arguments that are not a
+ * JSON object cannot be Gemini's `args`, so Gemini ends such an answer
+ * `finishReason: "MALFORMED_FUNCTION_CALL"` with no content, as it does, and Ollama, which parses
+ * a model's call before sending it, leaves such a call in the answer's text.
+ * The obedient model (`obey(provider, {pattern, call})`, or `obey` in the same control body), for
+ * injection tests: while set, a request that offers tools and carries `pattern` anywhere but
+ * inside a JSON string value of a tool result (in the system prompt, a user or assistant text,
+ * a key of a JSON result, or a result that is not JSON) is answered with `call`, instead of its
+ * script (whose next step is left in place). Usage counts the text and the arguments.
+ *
  * Standalone (for Playwright): `node tests/fakes/ai-providers.ts` prints the env lines
  * (KEY=value) to point the server at it. FAKE_AI_PORT picks the port (default random). A
  * separate process is steered over HTTP: POST /__control/fault {provider, fault, message?},
  * POST /__control/ending {provider, ending, prompt?},
  * POST /__control/structured {provider, reply, prompt?},
+ * POST /__control/tools {provider, steps?, obey?},
  * POST /__control/latency {ms}, POST /__control/reset, GET /__control/requests.
  */
 import { readJson, runStandalone, sendJson, startFakeHttpServer } from './http.ts';
+import {
+  asOllamaAnswers,
+  callId,
+  invalidToolTurns,
+  obeys,
+  toolAnswerJson,
+  toolAnswerStream,
+  toolsOf,
+  type FakeObey,
+  type FakeToolAnswer,
+  type FakeToolStep,
+  type FakeToolsInRequest,
+} from './ai-provider-tools.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TChatProvider } from '../../contracts/chat.ts';
 
@@ -100,7 +136,9 @@ export type FakeAiStructured = {
   schema: unknown;
 };
 
-export type FakeAiRequest = {
+export type { FakeObey, FakeToolCallScript, FakeToolStep, FakeToolsInRequest } from './ai-provider-tools.ts';
+
+export type FakeAiRequest = FakeToolsInRequest & {
   provider: TChatProvider;
   path: string;
   model: string;
@@ -135,6 +173,10 @@ export type FakeAiProviders = {
   setEnding(provider: TChatProvider, ending: FakeAiEnding, options?: { prompt?: string }): void;
   /** What structured requests are answered with from now on: every one to the provider, or only those to the question `prompt`. */
   setStructuredReply(provider: TChatProvider, reply: FakeStructuredReply, options?: { prompt?: string }): void;
+  /** What the model does with the next requests that offer tools, in order (appended to any steps left). */
+  scriptTools(provider: TChatProvider, steps: FakeToolStep[]): void;
+  /** The obedient model (see the header); null stops it. */
+  obey(provider: TChatProvider, rule: FakeObey | null): void;
   /** Holds every answer back this long before its first byte (0: answer at once). */
   setLatency(ms: number): void;
   /** From now on, each streamed answer stops after its first text chunk until `release()`. */
@@ -167,6 +209,8 @@ type State = {
   endings: Map<string, FakeAiEnding>;
   /** Keyed like `endings`. */
   structured: Map<string, FakeStructuredReply>;
+  toolSteps: Map<TChatProvider, FakeToolStep[]>;
+  obey: Map<TChatProvider, FakeObey>;
   chunkDelayMs: number;
   latencyMs: number;
   /** While set, streams wait on it after their first text chunk. */
@@ -231,6 +275,8 @@ export async function startFakeAiProviders(options: FakeAiOptions = {}): Promise
     faults: new Map(),
     endings: new Map(),
     structured: new Map(),
+    toolSteps: new Map(),
+    obey: new Map(),
     chunkDelayMs: options.chunkDelayMs ?? CHUNK_DELAY_MS,
     latencyMs: 0,
     hold: null,
@@ -261,6 +307,8 @@ export async function startFakeAiProviders(options: FakeAiOptions = {}): Promise
     setFault: (provider, fault, message) => void state.faults.set(provider, { fault, message }),
     setEnding: (provider, ending, { prompt } = {}) => void state.endings.set(endingKey(provider, prompt), ending),
     setStructuredReply: (provider, reply, { prompt } = {}) => void state.structured.set(endingKey(provider, prompt), reply),
+    scriptTools: (provider, steps) => void state.toolSteps.set(provider, [...(state.toolSteps.get(provider) ?? []), ...steps]),
+    obey: (provider, rule) => void (rule ? state.obey.set(provider, rule) : state.obey.delete(provider)),
     setLatency: (ms) => void (state.latencyMs = ms),
     holdAfterFirstChunk() {
       let release!: () => void;
@@ -303,7 +351,9 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   const temperature = temperatureOf(api, body);
   const images = imagesOf(api, body);
   const structured = structuredOf(api, body);
+  const tools = api === 'image' ? { tools: [], toolChoice: undefined, toolCalls: [], toolResults: [] } : toolsOf(api, body);
   state.requests.push({
+    ...tools,
     provider,
     path: url.pathname,
     model,
@@ -320,7 +370,12 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   if (res.destroyed) return;
 
   if (provider !== 'llama' && !hasKey(provider, state.keys[provider], req)) return sendError(res, provider, '401', model);
-  const invalid = invalidLimit(api, maxOutputTokens) ?? invalidTemperature(api, model, temperature) ?? invalidImages(provider, api, images) ?? invalidStructured(provider, api, body, structured);
+  const invalid =
+    invalidLimit(api, maxOutputTokens) ??
+    invalidTemperature(api, model, temperature) ??
+    invalidImages(provider, api, images) ??
+    invalidStructured(provider, api, body, structured) ??
+    (api === 'image' ? null : invalidToolTurns(provider, api, body));
   if (invalid) return sendJson(res, 400, invalid);
   const { fault, message } = state.faults.get(provider) ?? { fault: 'none' as const };
   if (fault === '401' || fault === '429' || fault === 'quota' || fault === '404' || fault === '500') return sendError(res, provider, fault, model, message);
@@ -339,13 +394,53 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     const reply = state.structured.get(endingKey(provider, question)) ?? state.structured.get(endingKey(provider)) ?? { kind: 'json', value: { reply: `Reply to: ${question}` } };
     return sendJson(res, 200, structuredAnswer(api, model, reply, Math.ceil(prompt / 4), maxOutputTokens, structured.name));
   }
-  const full = state.answer ? state.answer(question) : `Reply to: ${question}`;
+  const step = tools.tools.length > 0 && !structured ? nextToolStep(state, provider, api, body, tools.toolChoice) : null;
+  if (step?.calls?.length) {
+    const said = step.text ?? '';
+    const calls = step.calls.map((call) => ({ ...call, id: callId(provider) }));
+    const made: FakeToolAnswer = { text: said, calls, input: Math.ceil(prompt / 4), output: Math.max(1, Math.ceil((said.length + calls.reduce((sum, c) => sum + c.name.length + c.arguments.length, 0)) / 4)) };
+    const answer = provider === 'llama' ? asOllamaAnswers(made) : made;
+    if (!stream) return sendJson(res, 200, toolAnswerJson(api, model, answer));
+    return sendEvents(state, res, toolAnswerStream(api, model, answer, { wholeCalls: provider === 'llama' }), fault, message, provider, api);
+  }
+  const full = step?.text ?? (state.answer ? state.answer(question) : `Reply to: ${question}`);
   const end = ending(stateEnding(state, provider, question), full, question, maxOutputTokens, Math.ceil(prompt / 4));
   if (!stream) return sendJson(res, 200, WIRE[api].json(model, end.text, end));
 
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   const chunks = state.chunkChars ? splitEvery(end.text, state.chunkChars) : split(end.text, CHUNKS);
-  const events = WIRE[api].stream(model, chunks, end);
+  return sendEvents(state, res, WIRE[api].stream(model, chunks, end), fault, message, provider, api);
+}
+
+/**
+ * What the model does with this request's tools: the obedient model's call when its pattern
+ * reaches the model as other than data, else the next scripted step (a step with calls stays
+ * for later when the tool choice forbids calls); null: answer as without tools.
+ */
+function nextToolStep(state: State, provider: TChatProvider, api: Exclude<Api, 'image'>, body: Record<string, unknown>, toolChoice: string | undefined): FakeToolStep | null {
+  const canCall = toolChoice !== 'none';
+  const rule = state.obey.get(provider);
+  const texts = messagesOf(api, body)
+    .filter((m) => m.role !== 'tool')
+    .map((m) => m.text);
+  if (canCall && rule && obeys(api, body, systemPrompt(api, body), texts, rule.pattern)) return { calls: [rule.call] };
+  const steps = state.toolSteps.get(provider) ?? [];
+  const next = steps[0];
+  if (!next || (!canCall && next.calls?.length)) return null;
+  steps.shift();
+  return next;
+}
+
+/** Streams the events of an answer, with the provider's fault (a cut, an error event) after some text, and the test's hold. */
+async function sendEvents(
+  state: State,
+  res: ServerResponse,
+  events: WireEvent[],
+  fault: FakeAiFault,
+  message: string | undefined,
+  provider: TChatProvider,
+  api: Api,
+): Promise<void> {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   let sent = 0;
   for (const event of events) {
     if (res.destroyed) return;
@@ -1019,12 +1114,17 @@ function contentText(content: unknown): string {
 
 function messagesOf(api: Api, body: Record<string, unknown>): Array<{ role: string; text: string }> {
   if (api === 'image') return [{ role: 'user', text: String(body.prompt ?? '') }];
+  // A user turn that only carries tool results (Anthropic `tool_result` blocks, Gemini `functionResponse` parts) is the tools' turn, not a question.
+  const onlyResults = (parts: unknown, key: string) => Array.isArray(parts) && parts.length > 0 && parts.every((p: Record<string, unknown> | null) => !!p && (key in p || p.type === key));
   if (api === 'gemini') {
     const contents = (body.contents ?? []) as Array<{ role?: string; parts?: unknown }>;
-    return contents.map((c) => ({ role: c.role === 'model' ? 'assistant' : 'user', text: contentText(c.parts) }));
+    return contents.map((c) => ({ role: c.role === 'model' ? 'assistant' : onlyResults(c.parts, 'functionResponse') ? 'tool' : 'user', text: contentText(c.parts) }));
   }
   const list = (api === 'responses' ? body.input : body.messages) ?? [];
-  return (list as Array<{ role?: string; content?: unknown }>).map((m) => ({ role: String(m.role ?? ''), text: contentText(m.content) }));
+  return (list as Array<{ role?: string; content?: unknown }>).map((m) => ({
+    role: api === 'anthropic' && m.role === 'user' && onlyResults(m.content, 'tool_result') ? 'tool' : String(m.role ?? ''),
+    text: contentText(m.content),
+  }));
 }
 
 function lastUserText(api: Api, body: Record<string, unknown>): string {
@@ -1080,6 +1180,25 @@ function control(state: State, path: string, body: Record<string, unknown>, res:
     state.structured.set(endingKey(provider, prompt), reply);
     return sendJson(res, 200, { ok: true });
   }
+  if (path === '/__control/tools') {
+    const provider = body.provider as TChatProvider;
+    if (!(provider in PREFIX)) return sendJson(res, 400, { error: 'provider unknown' });
+    const isCall = (c: unknown) => !!c && typeof c === 'object' && typeof (c as { name?: unknown }).name === 'string' && typeof (c as { arguments?: unknown }).arguments === 'string';
+    const steps = body.steps ?? [];
+    const stepsOk =
+      Array.isArray(steps) &&
+      steps.every(
+        (step: { text?: unknown; calls?: unknown }) =>
+          !!step && (step.text === undefined || typeof step.text === 'string') && (step.calls === undefined || (Array.isArray(step.calls) && step.calls.every(isCall))) && (step.text !== undefined || step.calls !== undefined),
+      );
+    if (!stepsOk) return sendJson(res, 400, { error: 'steps: each is {text} or {calls: [{name, arguments: string}]} or both' });
+    const obey = body.obey as { pattern?: unknown; call?: unknown } | null | undefined;
+    if (obey && (typeof obey.pattern !== 'string' || obey.pattern === '' || !isCall(obey.call))) return sendJson(res, 400, { error: 'obey: {pattern: string, call: {name, arguments: string}}' });
+    state.toolSteps.set(provider, [...(state.toolSteps.get(provider) ?? []), ...(steps as FakeToolStep[])]);
+    if (obey) state.obey.set(provider, obey as FakeObey);
+    else if (obey === null) state.obey.delete(provider);
+    return sendJson(res, 200, { ok: true });
+  }
   if (path === '/__control/latency') {
     const ms = body.ms;
     if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 0) return sendJson(res, 400, { error: 'ms must be a whole number >= 0' });
@@ -1098,6 +1217,8 @@ function resetState(state: State): void {
   state.faults.clear();
   state.endings.clear();
   state.structured.clear();
+  state.toolSteps.clear();
+  state.obey.clear();
   state.latencyMs = 0;
   state.hold = null;
   state.requests.length = 0;

@@ -1,3 +1,4 @@
+import type { JSONSchema7 } from 'ai';
 import type { TChatUsage, TDoneFinish } from '../../../contracts/chat.ts';
 
 /**
@@ -20,12 +21,17 @@ export type AiFinish = TDoneFinish | 'connection-lost';
 
 /** One piece of a streamed answer, whichever way it was read (our Responses reader or an AI SDK
  * provider). `raw`: the provider's own finish reason, for the log. */
-export type ChatStreamPart = { type: 'text'; text: string } | { type: 'finish'; usage: TChatUsage | null; finish: AiFinish; raw?: string } | { type: 'error'; error: unknown };
+export type ChatStreamPart =
+  | { type: 'text'; text: string }
+  /** A whole tool call (its arguments complete), in the model's order among parallel calls. */
+  | { type: 'tool-call'; call: AiToolCall }
+  | { type: 'finish'; usage: TChatUsage | null; finish: AiFinish; raw?: string }
+  | { type: 'error'; error: unknown };
 
 // --- tool calling (issue 31, docs/decisions/0076) --------------------------------------------
 
 /** A tool the model may call: its name, what it does, and its arguments' JSON Schema. */
-export type AiToolSpec = { name: string; description: string; parameters: import('ai').JSONSchema7 };
+export type AiToolSpec = { name: string; description: string; parameters: JSONSchema7 };
 /**
  * A tool call as the model made it: the provider's call id (Gemini sends none: one is made),
  * the tool's name, and the arguments exactly as the model sent them (the caller parses them;

@@ -1,4 +1,4 @@
-import { generateImage, generateText, InvalidResponseDataError, type JSONSchema7, type LanguageModelUsage, type ModelMessage } from 'ai';
+import { generateImage, InvalidResponseDataError, type JSONSchema7 } from 'ai';
 import { CHAT_PROVIDER_INFO, type TChatProvider, type TChatUsage } from '../../../contracts/chat.ts';
 import type { AiProviderSettings } from '../../config.ts';
 import { AiCallError, classifyProviderError, userMessage, type AiFailureKind } from './errors.ts';
@@ -66,6 +66,57 @@ function promptMessage(message: AiChatMessage) {
 }
 
 /**
+ * The tool loop's turns as AI SDK prompt messages (each provider package writes them in its API's
+ * format): the model's calls an assistant message of `tool-call` parts (after its text, if any),
+ * the results a `tool` message of `tool-result` parts, each naming the call it answers.
+ *
+ * A call's input is its arguments parsed, as the SDK's own loop sends them back; arguments that
+ * were not JSON go back as the raw text, which the chat completions and Responses packages send
+ * as a JSON string and @ai-sdk/anthropic as `{rawInvalidInput}` (an object is required there).
+ * Gemini's `args` must be an object too, and its package would send the string: we wrap it as
+ * Anthropic's does.
+ */
+function toolTurnMessages(provider: TChatProvider, turns: readonly AiToolTurn[]) {
+  return turns.map((turn) => {
+    if (turn.role === 'tool-results') {
+      return {
+        role: 'tool' as const,
+        content: turn.results.map((result) => ({ type: 'tool-result' as const, toolCallId: result.callId, toolName: result.name, output: { type: 'text' as const, value: result.output } })),
+      };
+    }
+    return {
+      role: 'assistant' as const,
+      content: [
+        ...(turn.text ? [{ type: 'text' as const, text: turn.text }] : []),
+        ...turn.calls.map((call) => ({ type: 'tool-call' as const, toolCallId: call.id, toolName: call.name, input: toolInput(provider, call.argsText) })),
+      ],
+    };
+  });
+}
+
+function toolInput(provider: TChatProvider, argsText: string): unknown {
+  try {
+    return JSON.parse(argsText) as unknown;
+  } catch {
+    return provider === 'gemini' ? { rawInvalidInput: argsText } : argsText;
+  }
+}
+
+/** The tools and tool choice in the AI SDK provider interface's terms (none when there are no tools). */
+function sdkTools(call: Pick<AiCall, 'tools' | 'toolChoice'>) {
+  if (!call.tools?.length) return {};
+  return {
+    tools: call.tools.map((tool) => ({ type: 'function' as const, name: tool.name, description: tool.description, inputSchema: tool.parameters })),
+    toolChoice: { type: call.toolChoice ?? ('auto' as const) },
+  };
+}
+
+/** The whole prompt of a call in the provider interface's terms: the system prompt, the messages, then the tool loop so far. */
+function sdkPrompt(call: AiCall) {
+  return [...(call.system ? [{ role: 'system' as const, content: call.system }] : []), ...call.messages.map(promptMessage), ...toolTurnMessages(call.provider, call.toolTurns ?? [])];
+}
+
+/**
  * The SDK retries 429 and 5xx twice with backoff by default: up to ~6 s of a 30 s budget spent
  * waiting, and a 5xx may already have been billed. The user sees a clear message and can retry.
  */
@@ -111,7 +162,6 @@ function reported(input: number | undefined, output: number | undefined): TChatU
   return { inputTokens: input ?? 0, outputTokens: output ?? 0 };
 }
 
-const toUsage = (usage: LanguageModelUsage | undefined): TChatUsage | null => reported(usage?.inputTokens, usage?.outputTokens);
 const fromProviderUsage = (usage: ProviderUsage): TChatUsage | null => reported(usage.inputTokens.total, usage.outputTokens.total);
 
 /** An AI SDK finish reason: the provider interface's `{unified, raw}` (v4), or a plain string (older specifications). */
@@ -186,24 +236,34 @@ export class AiStreamError extends AiCallError {
   }
 }
 
-/** One complete answer (the JSON mode). Throws AiCallError. */
+/**
+ * One complete answer (the JSON mode), through the provider model's `doGenerate`, like the
+ * streams' `doStream`: the tool calls come back with their arguments as the model wrote them
+ * (`generateText` would parse and check them against a schema and keep an invalid call from us).
+ * Throws AiCallError.
+ */
 export async function generateChat(call: AiCall): Promise<AiAnswer> {
   const clock = deadline(call.signal, call.timeoutMs);
   try {
-    const result = await generateText({
-      model: createChatModel(call.provider, call.settings, call.model),
-      ...(call.system ? { system: call.system } : {}),
-      messages: call.messages.map(promptMessage) as ModelMessage[],
+    const result = await createChatModel(call.provider, call.settings, call.model).doGenerate({
+      prompt: sdkPrompt(call),
+      ...sdkTools(call),
       maxOutputTokens: call.maxOutputTokens,
       temperature: call.temperature,
       abortSignal: clock.signal,
-      maxRetries: MAX_RETRIES,
-      // finishOf reads xAI's incomplete_details from it.
-      include: { responseBody: true },
     });
-    const { finish, raw } = finishOf({ unified: result.finishReason, raw: result.rawFinishReason }, { streamed: false, body: result.response.body });
+    // finishOf reads xAI's incomplete_details from the body.
+    const { finish, raw } = finishOf(result.finishReason, { streamed: false, body: result.response?.body });
+    const text = result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+    const toolCalls = result.content.flatMap((part) => (part.type === 'tool-call' && !part.providerExecuted ? [toolCallOf(part)] : []));
     // A JSON answer arrives whole or not at all; a finish it does not name is the provider's own.
-    return { text: result.text, usage: toUsage(result.totalUsage), finish: finish === 'connection-lost' ? 'other' : finish, ...(raw !== undefined ? { rawFinish: raw } : {}) };
+    return {
+      text,
+      usage: fromProviderUsage(result.usage),
+      finish: finish === 'connection-lost' ? 'other' : finish,
+      ...(raw !== undefined ? { rawFinish: raw } : {}),
+      ...(toolCalls.length > 0 ? { toolCalls } : {}),
+    };
   } catch (err) {
     throw toFailure(call, err, clock.stoppedKind());
   } finally {
@@ -211,9 +271,15 @@ export async function generateChat(call: AiCall): Promise<AiAnswer> {
   }
 }
 
+/** A provider interface tool call as ours: its input is the arguments' text as the model sent it (the interface keeps it unparsed). */
+function toolCallOf(part: { toolCallId: string; toolName: string; input: unknown }): AiToolCall {
+  return { id: part.toolCallId, name: part.toolName, argsText: typeof part.input === 'string' ? part.input : JSON.stringify(part.input) };
+}
+
 /**
  * Streams an answer, handing each text chunk to `onText` (awaited, so a slow client slows the
- * read from the provider instead of buffering without bound), and says how its provider ended it.
+ * read from the provider instead of buffering without bound), and says how its provider ended it
+ * and which tools the model called (each call whole, in the model's order).
  * Throws AiStreamError carrying the text already delivered, also when the stream closed without
  * the provider's closing event (kind 'connection_lost': the answer may not be whole).
  *
@@ -227,6 +293,7 @@ export async function streamChat(call: AiCall, onText: (text: string) => void | 
   const clock = deadline(call.signal, call.timeoutMs);
   let text = '';
   let usage: TChatUsage | null = null;
+  const toolCalls: AiToolCall[] = [];
   let end: Extract<ChatStreamPart, { type: 'finish' }> | null = null;
   let streamError: unknown = null;
   try {
@@ -241,6 +308,9 @@ export async function streamChat(call: AiCall, onText: (text: string) => void | 
               messages: call.messages,
               maxOutputTokens: call.maxOutputTokens,
               temperature: call.temperature,
+              tools: call.tools,
+              toolChoice: call.toolChoice,
+              toolTurns: call.toolTurns,
             },
             clock.signal,
           )
@@ -251,6 +321,8 @@ export async function streamChat(call: AiCall, onText: (text: string) => void | 
         if (part.text.length === 0) continue;
         text += part.text;
         await onText(part.text);
+      } else if (part.type === 'tool-call') {
+        toolCalls.push(part.call);
       } else if (part.type === 'finish') {
         end = part;
         usage = part.usage && reported(part.usage.inputTokens, part.usage.outputTokens);
@@ -272,19 +344,22 @@ export async function streamChat(call: AiCall, onText: (text: string) => void | 
     const cause = { reason: 'the stream ended without the provider’s closing event', ...(end?.raw ? { finishReason: end.raw } : {}) };
     throw new AiStreamError(failure(call, 'connection_lost', cause), text, usage);
   }
-  return { text, usage, finish: end.finish, ...(end.raw !== undefined ? { rawFinish: end.raw } : {}) };
+  return { text, usage, finish: end.finish, ...(end.raw !== undefined ? { rawFinish: end.raw } : {}), ...(toolCalls.length > 0 ? { toolCalls } : {}) };
 }
 
 /** An AI SDK provider model's stream (`doStream`), in the pieces streamChat reads. */
 async function* sdkStream(call: AiCall, signal: AbortSignal): AsyncGenerator<ChatStreamPart, void, undefined> {
   const { stream } = await createChatModel(call.provider, call.settings, call.model).doStream({
-    prompt: [...(call.system ? [{ role: 'system' as const, content: call.system }] : []), ...call.messages.map(promptMessage)],
+    prompt: sdkPrompt(call),
+    ...sdkTools(call),
     maxOutputTokens: call.maxOutputTokens,
     temperature: call.temperature,
     abortSignal: signal,
   });
   for await (const part of stream) {
     if (part.type === 'text-delta') yield { type: 'text', text: part.delta };
+    // The whole call (the tool-input-start/delta/end parts before it are its arguments as they streamed).
+    else if (part.type === 'tool-call' && !part.providerExecuted) yield { type: 'tool-call', call: toolCallOf(part) };
     else if (part.type === 'finish') yield { type: 'finish', usage: fromProviderUsage(part.usage), ...finishOf(part.finishReason, { streamed: true }) };
     else if (part.type === 'error') {
       yield endedWithoutFinish(part.error) ? { type: 'finish', usage: null, finish: 'connection-lost' } : { type: 'error', error: part.error };

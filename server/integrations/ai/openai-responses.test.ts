@@ -8,7 +8,7 @@ import { CHAT_PROVIDER_INFO } from '../../../contracts/chat.ts';
 import { freePort } from '../../../tests/e2e/support/app-server.ts';
 import { startFakeAiProviders, TINY_PNG_BASE64, type FakeAiProviders } from '../../../tests/fakes/ai-providers.ts';
 import { classifyProviderError } from './errors.ts';
-import type { AiChatMessage, ChatStreamPart } from './chat-types.ts';
+import type { AiChatMessage, AiToolCall, AiToolSpec, AiToolTurn, ChatStreamPart } from './chat-types.ts';
 import { partOf, responsesRequestBody, statusOf, streamResponses, type ResponsesTurn } from './openai-responses.ts';
 
 /** Every part of a streamed turn, or what it threw. */
@@ -68,6 +68,71 @@ describe('responsesRequestBody', () => {
     expect(sdk.warnings).toEqual([]);
     const ours = responsesRequestBody({ apiKey: 'k', model, system, messages, maxOutputTokens, temperature });
     expect(ours).toEqual(JSON.parse(JSON.stringify({ ...sdk.args, stream: true })));
+  });
+});
+
+describe('responsesRequestBody with tools (issue 31)', () => {
+  const sdkConfig = (createOpenAI({ apiKey: 'k', baseURL: 'http://127.0.0.1:1/v1' }).responses('gpt-4o') as unknown as { config: ConstructorParameters<typeof OpenAIResponsesLanguageModel>[1] }).config;
+  const tools: AiToolSpec[] = [
+    { name: 'list_agents', description: 'List the agents.', parameters: { type: 'object', properties: {}, additionalProperties: false } },
+    { name: 'get_agent', description: 'One agent.', parameters: { type: 'object', properties: { agentId: { type: 'string', description: 'Its id' } }, required: ['agentId'], additionalProperties: false } },
+  ];
+  const calls: AiToolCall[] = [
+    { id: 'call_1', name: 'list_agents', argsText: '{}' },
+    { id: 'call_2', name: 'get_agent', argsText: '{"agentId":"a1"}' },
+  ];
+  const turns: AiToolTurn[] = [
+    { role: 'tool-calls', text: 'Let me look.', calls },
+    {
+      role: 'tool-results',
+      results: [
+        { callId: 'call_1', name: 'list_agents', output: '{"data":[]}' },
+        { callId: 'call_2', name: 'get_agent', output: '{"error":"No such agent"}' },
+      ],
+    },
+  ];
+
+  const toolCases = CHAT_PROVIDER_INFO.openai.models.filter((m) => m.tools).flatMap((m) => (['auto', 'none'] as const).map((toolChoice) => [m.id, toolChoice] as const));
+  it.each(toolCases)('is what @ai-sdk/openai sends for a tool loop’s turns to %s, with tool choice %s', async (model, toolChoice) => {
+    const prompt = [
+      { role: 'system' as const, content: 'Help.' },
+      { role: 'user' as const, content: [{ type: 'text' as const, text: 'Which agents fail?' }] },
+      {
+        role: 'assistant' as const,
+        content: [{ type: 'text' as const, text: 'Let me look.' }, ...calls.map((c) => ({ type: 'tool-call' as const, toolCallId: c.id, toolName: c.name, input: JSON.parse(c.argsText) as unknown }))],
+      },
+      {
+        role: 'tool' as const,
+        content: turns[1]!.role === 'tool-results' ? turns[1]!.results.map((r) => ({ type: 'tool-result' as const, toolCallId: r.callId, toolName: r.name, output: { type: 'text' as const, value: r.output } })) : [],
+      },
+    ];
+    const sdk = await OpenAIResponsesLanguageModel.prepareRequest({
+      modelId: model,
+      config: sdkConfig,
+      options: { prompt, tools: tools.map((t) => ({ type: 'function' as const, name: t.name, description: t.description, inputSchema: t.parameters })), toolChoice: { type: toolChoice } },
+    });
+    expect(sdk.warnings).toEqual([]);
+    const ours = responsesRequestBody({ apiKey: 'k', model, system: 'Help.', messages: [{ role: 'user', content: 'Which agents fail?' }], tools, toolChoice, toolTurns: turns });
+    expect(ours).toEqual(JSON.parse(JSON.stringify({ ...sdk.args, stream: true })));
+  });
+
+  it('sends a call’s arguments back exactly as the model wrote them, JSON or not', () => {
+    const body = responsesRequestBody({
+      apiKey: 'k',
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'Hi' }],
+      tools,
+      toolTurns: [
+        { role: 'tool-calls', text: '', calls: [{ id: 'call_9', name: 'get_agent', argsText: '{"agentId": ' }] },
+        { role: 'tool-results', results: [{ callId: 'call_9', name: 'get_agent', output: '{"error":"The arguments are not JSON"}' }] },
+      ],
+    });
+    expect(body.input).toEqual([
+      { role: 'user', content: [{ type: 'input_text', text: 'Hi' }] },
+      { type: 'function_call', call_id: 'call_9', name: 'get_agent', arguments: '{"agentId": ' },
+      { type: 'function_call_output', call_id: 'call_9', output: '{"error":"The arguments are not JSON"}' },
+    ]);
+    expect(body).toMatchObject({ tool_choice: 'auto', tools: [{ type: 'function', name: 'list_agents', strict: false }, { type: 'function', name: 'get_agent', strict: false }] });
   });
 });
 
@@ -259,6 +324,70 @@ describe('streamResponses against the fake OpenAI', () => {
     expect(parts).toHaveLength(1);
     expect(thrown).toMatchObject({ message: 'stopped' });
     await fake.waitForAborted(1);
+  });
+});
+
+describe('streamResponses: function calls (issue 31)', () => {
+  let server: Server;
+  let base: string;
+  let events: unknown[] = [];
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(events.map((event) => `event: ${(event as { type: string }).type}\ndata: ${JSON.stringify(event)}\n\n`).join(''));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  const turn = (): ResponsesTurn => ({ apiKey: 'k', baseUrl: base, model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
+  const added = (index: number, callId: string, name: string) => ({ type: 'response.output_item.added', output_index: index, item: { type: 'function_call', id: `fc_${index}`, call_id: callId, name, arguments: '', status: 'in_progress' } });
+  const delta = (index: number, piece: string) => ({ type: 'response.function_call_arguments.delta', item_id: `fc_${index}`, output_index: index, delta: piece });
+  const completed = { type: 'response.completed', response: { status: 'completed', usage: { input_tokens: 9, output_tokens: 7 } } };
+
+  it('puts parallel calls together from interleaved argument deltas, each handed on when its item is done, in the model’s order', async () => {
+    events = [
+      added(0, 'call_a', 'list_agents'),
+      added(1, 'call_b', 'get_agent'),
+      delta(1, '{"agentId":'),
+      delta(0, '{}'),
+      delta(1, '"a1"}'),
+      // An item done without its arguments: the deltas are the arguments.
+      { type: 'response.output_item.done', output_index: 0, item: { type: 'function_call', id: 'fc_0', call_id: 'call_a', name: 'list_agents', status: 'completed' } },
+      { type: 'response.function_call_arguments.done', item_id: 'fc_1', output_index: 1, arguments: '{"agentId":"a1"}' },
+      { type: 'response.output_item.done', output_index: 1, item: { type: 'function_call', id: 'fc_1', call_id: 'call_b', name: 'get_agent', arguments: '{"agentId":"a1"}', status: 'completed' } },
+      completed,
+    ];
+    const { parts, thrown } = await collect(turn());
+    expect(thrown).toBeUndefined();
+    expect(parts).toEqual([
+      { type: 'tool-call', call: { id: 'call_a', name: 'list_agents', argsText: '{}' } },
+      { type: 'tool-call', call: { id: 'call_b', name: 'get_agent', argsText: '{"agentId":"a1"}' } },
+      { type: 'finish', usage: { inputTokens: 9, outputTokens: 7 }, finish: 'complete' },
+    ]);
+  });
+
+  it('hands on arguments that are not JSON as they are', async () => {
+    events = [added(0, 'call_x', 'get_agent'), delta(0, '{"agentId": '), { type: 'response.output_item.done', output_index: 0, item: { type: 'function_call', call_id: 'call_x', name: 'get_agent', arguments: '{"agentId": ' } }, completed];
+    expect((await collect(turn())).parts[0]).toEqual({ type: 'tool-call', call: { id: 'call_x', name: 'get_agent', argsText: '{"agentId": ' } });
+  });
+
+  it('drops a call the answer never finished (cut at the output limit) and says how it ended', async () => {
+    events = [added(0, 'call_x', 'get_agent'), delta(0, '{"agent'), { type: 'response.incomplete', response: { incomplete_details: { reason: 'max_output_tokens' }, usage: { input_tokens: 3, output_tokens: 16 } } }];
+    expect((await collect(turn())).parts).toEqual([{ type: 'finish', usage: { inputTokens: 3, outputTokens: 16 }, finish: 'length', raw: 'max_output_tokens' }]);
+  });
+
+  it('reports a call without its call id or name as an error, not as a call nobody can answer', async () => {
+    events = [{ type: 'response.output_item.done', output_index: 0, item: { type: 'function_call', name: 'get_agent', arguments: '{}' } }, completed];
+    const { parts } = await collect(turn());
+    expect(parts).toHaveLength(1);
+    expect(parts[0]).toMatchObject({ type: 'error', error: expect.objectContaining({ message: expect.stringMatching(/without its call id or name/) }) });
   });
 });
 

@@ -3,7 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import { APICallError } from 'ai';
 import type { TChatUsage } from '../../../contracts/chat.ts';
 import { abortReason, keepAliveAgent } from './http-fetch.ts';
-import type { AiChatMessage, AiFinish, ChatStreamPart } from './chat-types.ts';
+import type { AiChatMessage, AiFinish, AiToolCall, AiToolSpec, AiToolTurn, ChatStreamPart } from './chat-types.ts';
 import { createSseParser } from './sse-parser.ts';
 
 /**
@@ -17,7 +17,12 @@ import { createSseParser } from './sse-parser.ts';
  * `response.incomplete` with `incomplete_details.reason` (`max_output_tokens`: cut at the output
  * limit; `content_filter`), failures from an `error` event or `response.failed`. A stream that
  * ends without a closing event (the connection closed after the last text) ends
- * 'connection-lost', never as a whole answer (docs/decisions/0061). Failures are raised
+ * 'connection-lost', never as a whole answer (docs/decisions/0061). Tool calls (issue 31) are
+ * function_call output items: announced by `response.output_item.added`, their arguments streamed
+ * by `response.function_call_arguments.delta` and whole in `.done`, the item whole again in
+ * `response.output_item.done`, which is when a call is handed on (its arguments exactly as the
+ * model wrote them, JSON or not); an answer that called tools closes with `response.completed`
+ * like any other. Failures are raised
  * as the SDK raises them (APICallError with the status, or the one OpenAI's error code stands for,
  * and the body), so they are sorted into the same kinds (errors.ts).
  */
@@ -37,6 +42,11 @@ export type ResponsesTurn = {
   messages: readonly AiChatMessage[];
   maxOutputTokens?: number;
   temperature?: number;
+  /** Functions the model may call, and whether it may call them now ('none': described only). */
+  tools?: readonly AiToolSpec[];
+  toolChoice?: 'auto' | 'none';
+  /** The tool loop so far, after `messages`. */
+  toolTurns?: readonly AiToolTurn[];
 };
 
 /**
@@ -57,13 +67,35 @@ export function responsesRequestBody(turn: ResponsesTurn): Record<string, unknow
     const images = (message.images ?? []).map((image) => ({ type: 'input_image', image_url: `data:${image.mediaType};base64,${Buffer.from(image.data).toString('base64')}` }));
     input.push({ role: 'user', content: [...images, { type: 'input_text', text: message.content }] });
   }
+  for (const toolTurn of turn.toolTurns ?? []) input.push(...toolTurnItems(toolTurn));
+  const tools = turn.tools ?? [];
   return {
     model: turn.model,
     input,
+    ...(tools.length > 0
+      ? {
+          // strict: false: our schemas have optional fields, which strict mode forbids (every property required).
+          tools: tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, parameters: tool.parameters, strict: false })),
+          tool_choice: turn.toolChoice ?? 'auto',
+        }
+      : {}),
     ...(turn.temperature !== undefined ? { temperature: turn.temperature } : {}),
     ...(turn.maxOutputTokens !== undefined ? { max_output_tokens: turn.maxOutputTokens } : {}),
     stream: true,
   };
+}
+
+/**
+ * A tool loop turn as Responses input items: the model's text (if any) as an assistant message,
+ * each call a `function_call` item with the arguments as the model sent them, each result a
+ * `function_call_output` item naming the call it answers.
+ */
+function toolTurnItems(turn: AiToolTurn): unknown[] {
+  if (turn.role === 'tool-results') return turn.results.map((result) => ({ type: 'function_call_output', call_id: result.callId, output: result.output }));
+  return [
+    ...(turn.text ? [{ role: 'assistant', content: turn.text }] : []),
+    ...turn.calls.map((call) => ({ type: 'function_call', call_id: call.id, name: call.name, arguments: call.argsText })),
+  ];
 }
 
 /**
@@ -82,9 +114,10 @@ export async function* streamResponses(turn: ResponsesTurn, signal: AbortSignal)
     const parser = createSseParser();
     let end: Extract<ChatStreamPart, { type: 'finish' }> | null = null;
     let refused = false;
+    const calls = new FunctionCalls();
     for await (const chunk of res as AsyncIterable<string>) {
       for (const data of parser.feed(chunk)) {
-        const part = partOf(data, url, body, res.headers);
+        const part = calls.read(partOf(data, url, body, res.headers));
         if (part === null) continue;
         if (part.type === 'finish') {
           end = part;
@@ -186,14 +219,66 @@ async function failedResponse(res: IncomingMessage, url: string, body: Record<st
 type ResponsesEvent = {
   type?: unknown;
   delta?: unknown;
+  item_id?: unknown;
+  output_index?: unknown;
+  arguments?: unknown;
+  item?: { type?: unknown; id?: unknown; call_id?: unknown; name?: unknown; arguments?: unknown } | null;
   response?: { usage?: { input_tokens?: unknown; output_tokens?: unknown } | null; error?: unknown; incomplete_details?: { reason?: unknown } | null } | null;
   error?: unknown;
   code?: unknown;
   message?: unknown;
 };
 
-/** A piece of the answer as one event gives it: a refusal's text is told apart (it ends the answer as a content filter's). */
-export type ResponsesPart = ChatStreamPart | { type: 'refusal'; text: string };
+/**
+ * A piece of the answer as one event gives it: a refusal's text is told apart (it ends the answer
+ * as a content filter's); a function call's pieces, keyed by its output index, are put together
+ * by FunctionCalls.
+ */
+export type ResponsesPart =
+  | ChatStreamPart
+  | { type: 'refusal'; text: string }
+  | { type: 'call-start'; index: number; callId: string; name: string }
+  | { type: 'call-delta'; index: number; delta: string }
+  | { type: 'call-arguments'; index: number; argsText: string }
+  | { type: 'call-done'; index: number; callId?: string; name?: string; argsText?: string };
+
+/**
+ * Puts each function call together from its events: started by `output_item.added`, arguments
+ * from the deltas, or whole from `function_call_arguments.done` and `output_item.done` (the
+ * item's own fields win, as it is the final word). Parallel calls are told apart by output index.
+ */
+class FunctionCalls {
+  private readonly open = new Map<number, { callId: string; name: string; argsText: string }>();
+
+  /** The part to hand on for this event's part: a whole call when one is done; null while one is being put together. */
+  read(part: ResponsesPart | null): Exclude<ResponsesPart, { type: `call-${string}` }> | null {
+    if (part === null) return null;
+    switch (part.type) {
+      case 'call-start':
+        this.open.set(part.index, { callId: part.callId, name: part.name, argsText: '' });
+        return null;
+      case 'call-delta': {
+        const call = this.open.get(part.index);
+        if (call) call.argsText += part.delta;
+        return null;
+      }
+      case 'call-arguments': {
+        const call = this.open.get(part.index);
+        if (call) call.argsText = part.argsText;
+        return null;
+      }
+      case 'call-done': {
+        const call = this.open.get(part.index);
+        this.open.delete(part.index);
+        const whole: AiToolCall = { id: part.callId ?? call?.callId ?? '', name: part.name ?? call?.name ?? '', argsText: part.argsText ?? call?.argsText ?? '' };
+        if (!whole.id || !whole.name) return { type: 'error', error: new Error(`OpenAI sent a function call without its call id or name (output ${part.index})`) };
+        return { type: 'tool-call', call: whole };
+      }
+      default:
+        return part;
+    }
+  }
+}
 
 /** `incomplete_details.reason` in our words (the SDK's mapping). */
 function incompleteFinish(reason: unknown): AiFinish {
@@ -216,6 +301,25 @@ export function partOf(data: string, url: string, body: Record<string, unknown>,
       return typeof event.delta === 'string' ? { type: 'text', text: event.delta } : null;
     case 'response.refusal.delta':
       return typeof event.delta === 'string' ? { type: 'refusal', text: event.delta } : null;
+    case 'response.output_item.added':
+      return event.item?.type === 'function_call' && typeof event.output_index === 'number'
+        ? { type: 'call-start', index: event.output_index, callId: String(event.item.call_id ?? ''), name: String(event.item.name ?? '') }
+        : null;
+    case 'response.function_call_arguments.delta':
+      return typeof event.output_index === 'number' && typeof event.delta === 'string' ? { type: 'call-delta', index: event.output_index, delta: event.delta } : null;
+    case 'response.function_call_arguments.done':
+      return typeof event.output_index === 'number' && typeof event.arguments === 'string' ? { type: 'call-arguments', index: event.output_index, argsText: event.arguments } : null;
+    case 'response.output_item.done': {
+      const item = event.item;
+      if (item?.type !== 'function_call' || typeof event.output_index !== 'number') return null;
+      return {
+        type: 'call-done',
+        index: event.output_index,
+        ...(typeof item.call_id === 'string' ? { callId: item.call_id } : {}),
+        ...(typeof item.name === 'string' ? { name: item.name } : {}),
+        ...(typeof item.arguments === 'string' ? { argsText: item.arguments } : {}),
+      };
+    }
     case 'response.completed':
       return { type: 'finish', usage: usageOf(event.response?.usage), finish: 'complete' };
     case 'response.incomplete': {
