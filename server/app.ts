@@ -220,7 +220,8 @@ export async function buildApp({
   await app.register(conditionStatesRoutes, { conditions: createConditionStatesService({ db, ownedAgent: agents.get, now, events }) });
   const marketData = sharedMarketData ?? createMarketData(config.market, { logger, now, db });
   if (!sharedMarketData) app.addHook('onClose', async () => marketData.close());
-  await app.register(backtestRoutes, { backtests: createBacktestService({ agents, marketData, logger, now, limits: config.backtest }) });
+  const backtests = createBacktestService({ agents, marketData, logger, now, limits: config.backtest });
+  await app.register(backtestRoutes, { backtests });
   const imageDecoder = createImageDecoder({ logger });
   app.addHook('onClose', async () => imageDecoder.close());
   const images = createImagesService({ db, storageBytes: config.chat.imageStorageBytes, decoder: imageDecoder, now });
@@ -253,7 +254,7 @@ export async function buildApp({
     },
   });
   app.decorate('notifications', notifications);
-  app.decorate('agentTools', createAgentTools({ db, agents, logger, now }));
+  app.decorate('agentTools', createAgentTools({ db, agents, backtests, marketData, notifications, marketReadsPerMinute: config.backtest.ratePerMinute, now }));
   await app.register(notificationsRoutes, { notifications });
   await app.register(settingsRoutes, { settings: createSettingsService({ db }) });
   await registerClientApp(app, clientDir, publicConfig(config), [articlePageResolver(articles, config.publicUrl, config.siteName)], now, undefined, articles);
