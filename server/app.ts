@@ -28,6 +28,8 @@ import { createConditionStatesService } from './modules/agents/condition-states.
 import { createAgentsService } from './modules/agents/agents.service.ts';
 import { createAgentTools } from './modules/agent-tools/agent-tools.ts';
 import type { AgentTools } from './modules/agent-tools/types.ts';
+import { proposalsRoutes } from './modules/proposals/proposals.routes.ts';
+import { createProposalsService } from './modules/proposals/proposals.service.ts';
 import type { JobQueue } from './modules/runtime/job-queue.ts';
 import { backtestRoutes } from './modules/backtest/backtest.routes.ts';
 import { createBacktestService } from './modules/backtest/backtest.service.ts';
@@ -220,25 +222,12 @@ export async function buildApp({
   await app.register(conditionStatesRoutes, { conditions: createConditionStatesService({ db, ownedAgent: agents.get, now, events }) });
   const marketData = sharedMarketData ?? createMarketData(config.market, { logger, now, db });
   if (!sharedMarketData) app.addHook('onClose', async () => marketData.close());
-  await app.register(backtestRoutes, { backtests: createBacktestService({ agents, marketData, logger, now, limits: config.backtest }) });
+  const backtests = createBacktestService({ agents, marketData, logger, now, limits: config.backtest });
+  await app.register(backtestRoutes, { backtests });
   const imageDecoder = createImageDecoder({ logger });
   app.addHook('onClose', async () => imageDecoder.close());
   const images = createImagesService({ db, storageBytes: config.chat.imageStorageBytes, decoder: imageDecoder, now });
   const conversations = createConversationsService({ db, now, images });
-  // The assistants' tools on the user's agents (docs/decisions/0076): the chat's tool loop and /mcp call them.
-  const agentTools = createAgentTools({ db, agents, logger, now });
-  app.decorate('agentTools', agentTools);
-  const chat = createChatService({ db, config: config.chat, images, conversations, agentTools, now });
-  // Answers still being written end first, stored as far as they got (docs/decisions/0056).
-  app.addHook('preClose', async () => chat.close());
-  // Answers a process that died left being written are settled, their usage estimated (docs/decisions/0061).
-  let settling: { stop(): Promise<void> } | null = null;
-  app.addHook('onReady', async () => void (settling = chat.startSettlingInterruptedAnswers(app.log)));
-  app.addHook('onClose', async () => settling?.stop());
-  await app.register(imagesRoutes, { images });
-  await app.register(chatRoutes, { chat });
-  await app.register(conditionDraftRoutes, { drafts: createDraftService({ db, config: config.chat, now }) });
-  await app.register(conversationsRoutes, { conversations });
   const notifications = createNotificationsService({
     db,
     mailer: createMailer(config.email, logger),
@@ -256,6 +245,22 @@ export async function buildApp({
     },
   });
   app.decorate('notifications', notifications);
+  const proposals = createProposalsService({ db, agents, now });
+  await app.register(proposalsRoutes, { proposals });
+  // The assistants' tools on the user's agents (docs/decisions/0076): the chat's tool loop and /mcp call them.
+  const agentTools = createAgentTools({ db, agents, backtests, marketData, notifications, proposals, marketReadsPerMinute: config.backtest.ratePerMinute, now });
+  app.decorate('agentTools', agentTools);
+  const chat = createChatService({ db, config: config.chat, images, conversations, agentTools, now });
+  // Answers still being written end first, stored as far as they got (docs/decisions/0056).
+  app.addHook('preClose', async () => chat.close());
+  // Answers a process that died left being written are settled, their usage estimated (docs/decisions/0061).
+  let settling: { stop(): Promise<void> } | null = null;
+  app.addHook('onReady', async () => void (settling = chat.startSettlingInterruptedAnswers(app.log)));
+  app.addHook('onClose', async () => settling?.stop());
+  await app.register(imagesRoutes, { images });
+  await app.register(chatRoutes, { chat });
+  await app.register(conditionDraftRoutes, { drafts: createDraftService({ db, config: config.chat, now }) });
+  await app.register(conversationsRoutes, { conversations });
   await app.register(notificationsRoutes, { notifications });
   await app.register(settingsRoutes, { settings: createSettingsService({ db }) });
   await registerClientApp(app, clientDir, publicConfig(config), [articlePageResolver(articles, config.publicUrl, config.siteName)], now, undefined, articles);
