@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { arch, cpus, platform, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import agentsScale, { agentsScaleConditions } from './agents-scale.ts';
+import aiTools from './ai-tools.ts';
 import articlePage from './article-page.ts';
 import backtestApi from './backtest-api.ts';
 import articlesRead from './articles-read.ts';
@@ -22,7 +23,7 @@ import { stopBenchPostgres } from './lib.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
 /** The registry: add a module exporting a Benchmark and list it here. */
-const BENCHMARKS: Benchmark[] = [articlesRead, articlePage, serverMemory, chat, chatRender, mixedLoad, loadWithAgents, indicators, backtest, conditions, backtestApi, agentsScale, agentsScaleConditions, eventStreams, lighthouse];
+const BENCHMARKS: Benchmark[] = [articlesRead, articlePage, serverMemory, chat, aiTools, chatRender, mixedLoad, loadWithAgents, indicators, backtest, conditions, backtestApi, agentsScale, agentsScaleConditions, eventStreams, lighthouse];
 
 const { values, positionals } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, list: { type: 'boolean', default: false } },

@@ -219,6 +219,50 @@ export function invalidToolTurns(provider: string, api: FakeToolApi, body: Json)
   }
 }
 
+/**
+ * What the real API answers (400 and its error JSON) to a tool it cannot offer the model: a name
+ * outside the characters function names may use, or arguments whose schema is not an object
+ * (OpenAI, xAI, DeepSeek and Anthropic require `type: "object"` at the top).
+ */
+export function invalidTools(provider: string, api: FakeToolApi, tools: FakeToolsInRequest['tools']): unknown {
+  for (const [i, tool] of tools.entries()) {
+    const type = (tool.parameters as { type?: unknown } | undefined)?.type;
+    switch (api) {
+      case 'responses':
+      case 'chat': {
+        if (provider === 'llama') break;
+        const at = api === 'responses' ? `tools[${i}]` : `tools[${i}].function`;
+        if (!/^[a-zA-Z0-9_-]{1,64}$/.test(tool.name)) {
+          return { error: { message: `Invalid '${at}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`, type: 'invalid_request_error', param: `${at}.name`, code: 'invalid_value' } };
+        }
+        if (type !== 'object') {
+          return {
+            error: {
+              message: `Invalid schema for function '${tool.name}': schema must be a JSON Schema of 'type: "object"', got 'type: "${String(type ?? 'None')}"'.`,
+              type: 'invalid_request_error',
+              param: `${at}.parameters`,
+              code: 'invalid_function_parameters',
+            },
+          };
+        }
+        break;
+      }
+      case 'anthropic':
+        if (!/^[a-zA-Z0-9_-]{1,128}$/.test(tool.name)) return anthropicError(`tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`);
+        if (type !== 'object') return anthropicError(`tools.${i}.custom.input_schema.type: Input should be 'object'`);
+        break;
+      case 'gemini':
+        if (!/^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/.test(tool.name)) {
+          return geminiError(
+            `* GenerateContentRequest.tools[0].function_declarations[${i}].name: Invalid function name. Must start with a letter or an underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_), dots (.), colons (:), or dashes (-), with a maximum length of 64.\n`,
+          );
+        }
+        break;
+    }
+  }
+  return null;
+}
+
 const openAiError = (message: string, param: string | null) => ({ error: { message, type: 'invalid_request_error', param, code: null } });
 const anthropicError = (message: string) => ({ type: 'error', error: { type: 'invalid_request_error', message }, request_id: 'req_fake' });
 const geminiError = (message: string) => ({ error: { code: 400, message, status: 'INVALID_ARGUMENT' } });

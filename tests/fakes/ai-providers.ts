@@ -66,7 +66,9 @@
  * the tools it offers, its tool choice, the calls the model made earlier and the results sent
  * back (`tools`, `toolChoice`, `toolCalls`, `toolResults`), each read in its API's own shape; a
  * tool loop the real API refuses (a result naming a call it has not seen, a call left without its
- * result) is refused with its 400 and error JSON (Ollama checks none). What the model does with
+ * result), and a tool it cannot offer (a name outside the characters function names may use,
+ * arguments whose schema is not an object), are refused with its 400 and error JSON (Ollama
+ * checks none). What the model does with
  * tools is scripted per provider with `scriptTools(provider, steps)` (POST /__control/tools
  * {provider, steps}): each request that offers tools takes the next step, in order:
  * `{calls: [{name, arguments}]}` calls those tools (parallel when several; `arguments` is the raw
@@ -96,6 +98,7 @@ import { readJson, runStandalone, sendJson, startFakeHttpServer } from './http.t
 import {
   asOllamaAnswers,
   callId,
+  invalidTools,
   invalidToolTurns,
   obeys,
   toolAnswerJson,
@@ -375,7 +378,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     invalidTemperature(api, model, temperature) ??
     invalidImages(provider, api, images) ??
     invalidStructured(provider, api, body, structured) ??
-    (api === 'image' ? null : invalidToolTurns(provider, api, body));
+    (api === 'image' ? null : (invalidTools(provider, api, tools.tools) ?? invalidToolTurns(provider, api, body)));
   if (invalid) return sendJson(res, 400, invalid);
   const { fault, message } = state.faults.get(provider) ?? { fault: 'none' as const };
   if (fault === '401' || fault === '429' || fault === 'quota' || fault === '404' || fault === '500') return sendError(res, provider, fault, model, message);
