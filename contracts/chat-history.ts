@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { MAX_TOOL_STEPS_KEPT, TOOL_LABELS, ZToolStep, isAgentTool, type TToolStep } from './assistant-tools.ts';
+import { TOOL_LABELS, isAgentTool } from './assistant-tools.ts';
+import { MAX_TOOL_STEPS_KEPT, ZToolStep, type TToolStep } from './tool-steps.ts';
 import { CHAT_FINISHES, CHAT_LIMITS, CHAT_PROVIDER_INFO, CHAT_PROVIDERS, ZChatId, ZMessageId, ZMessageImages, type TChatProvider } from './chat.ts';
 
 export { ZChatId, ZMessageId } from './chat.ts';
