@@ -1,8 +1,10 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import axe from 'axe-core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { TToolStep } from '../../../../contracts/assistant-tools.ts';
-import { toolLimitNote } from '../../../../contracts/assistant-tools.ts';
+import { defaultAgentConfig, findTemplate } from '../../../../contracts/agents.ts';
+import { toolLimitNote, type TProposal, type TToolStep } from '../../../../contracts/assistant-tools.ts';
+import { backtestResult } from '../../../test/backtest-data.ts';
 import type { TSaveConversation } from '../../../../contracts/chat-history.ts';
 import type { TChatProvider } from '../../../../contracts/chat.ts';
 import { fakeChatHistory } from '../../../test/fake-chat-history.ts';
@@ -118,6 +120,12 @@ describe('ChatScreen: tool steps', () => {
     const panel = document.getElementById(shown.getAttribute('aria-controls')!)!;
     expect(within(panel).getByText('list_agents')).toBeInTheDocument();
     expect(within(panel).getByText('3 agents, 1 failing')).toBeInTheDocument();
+
+    // The header's switch and the steps, collapsed and expanded: no serious accessibility violations.
+    for (const part of [log(), agentsSwitch()!.closest('header')!]) {
+      const serious = (await axe.run(part, { rules: { 'color-contrast': { enabled: false } } })).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.html).join(' ')}`)).toEqual([]);
+    }
   });
 
   it('says how a step that went wrong ended, and shows the note of an answer that reached the step limit', async () => {
@@ -165,5 +173,65 @@ describe('ChatScreen: tool steps', () => {
     await waitFor(() => expect(within(log()).getByRole('button', { name: /Listed your agents/ })).toHaveTextContent('3 agents, 1 failing'));
     expect(within(log()).getByText('Checking.')).toBeInTheDocument();
     expect(within(log()).getByText('One fails.')).toBeInTheDocument();
+  });
+});
+
+const PROPOSAL_ID = '22222222-2222-4222-8222-222222222222';
+const proposal = (overrides: Partial<TProposal> = {}): TProposal => ({
+  id: PROPOSAL_ID,
+  kind: 'create',
+  status: 'pending',
+  source: 'chat',
+  sourceName: 'GPT',
+  reason: 'You asked for an alert on an RSI crossing',
+  agentId: null,
+  agentName: 'RSI watch',
+  templateId: 'stock-market-scanner',
+  config: defaultAgentConfig(findTemplate('stock-market-scanner')!, 'Europe/Paris'),
+  configText: ['Template: Stock Market Scanner'],
+  differences: [],
+  backtest: null,
+  backtestError: 'Not run in this test',
+  createdAt: '2026-11-28T08:00:00.000Z',
+  decidedAt: null,
+  resultAgentId: null,
+  ...overrides,
+});
+
+describe('ChatScreen: a step’s whole result', () => {
+  it('a test on history shows its table when expanded; a proposal its card, read anew, whose Create paused decides it', async () => {
+    const stream = sseStream();
+    const { requests } = stubFetch({
+      ...PROVIDERS,
+      'POST /api/openai/chat': () => stream.response,
+      [`GET /api/agents/proposals/${PROPOSAL_ID}`]: { body: proposal() },
+      [`POST /api/agents/proposals/${PROPOSAL_ID}/apply`]: { body: proposal({ status: 'applied', decidedAt: '2026-11-28T08:01:00.000Z', resultAgentId: '33333333-3333-4333-8333-333333333333' }) },
+    });
+    renderChat();
+    const user = userEvent.setup();
+    await user.type(messageBox(), 'An agent that alerts on an RSI crossing{Enter}');
+    const base = { args: {}, status: 'ok' as const, durationMs: 900, at: 0 };
+    act(() => {
+      stream.send('tool', { ...base, id: 'c1', tool: 'test_on_history', argsText: 'RSI watch, 500 candles', summary: 'Fired 2 times', detail: backtestResult() });
+      stream.send('tool', { ...base, id: 'c2', tool: 'propose_agent', argsText: 'RSI watch', summary: 'Proposed, waiting for you', proposalId: PROPOSAL_ID });
+      stream.send('delta', { text: 'I proposed an agent: review it below.' });
+      stream.send('done', { model: 'gpt-4o', finish: 'complete' });
+      stream.close();
+    });
+    await within(log()).findByText('I proposed an agent: review it below.');
+
+    await user.click(within(log()).getByRole('button', { name: /Tested on history/ }));
+    expect(within(log()).getByRole('region', { name: 'Test on history' })).toHaveTextContent('Price change > 5%');
+
+    await user.click(within(log()).getByRole('button', { name: /Proposed an agent/ }));
+    const card = await within(log()).findByRole('article', { name: 'Proposed agent: RSI watch' });
+    await user.click(within(card).getByRole('button', { name: 'Create paused' }));
+    expect(await within(card).findByText('Created, paused')).toBeInTheDocument();
+    expect(requests.filter((r) => r.url.startsWith('/api/agents/proposals')).map((r) => `${r.method} ${r.url}`)).toEqual([
+      `GET /api/agents/proposals/${PROPOSAL_ID}`,
+      `POST /api/agents/proposals/${PROPOSAL_ID}/apply`,
+      // Deciding reads the agents and proposals anew.
+      `GET /api/agents/proposals/${PROPOSAL_ID}`,
+    ]);
   });
 });

@@ -2,6 +2,7 @@ import { ChevronRight, Wrench } from 'lucide-react';
 import { Fragment, useId, useState, type ReactNode } from 'react';
 import { TOOL_LABELS, isAgentTool, type TToolStep, type TToolStepStatus } from '../../../../contracts/assistant-tools.ts';
 import { stepDuration } from '../../../../contracts/chat-history.ts';
+import { ToolStepDetail } from './tool-step-detail.tsx';
 
 /** How a step ended, in words; none for one that went well. */
 const STATUS_TEXT: Record<TToolStepStatus, string | null> = {
@@ -64,6 +65,7 @@ export function ToolStepView({ step }: { step: TToolStep }) {
             <dt className="text-slate-600">Found</dt>
             <dd className="wrap-anywhere">{step.summary || (running ? 'Still running' : '—')}</dd>
           </dl>
+          <ToolStepDetail step={step} />
         </div>
       )}
     </div>
