@@ -12,6 +12,7 @@ import articlesRead from './articles-read.ts';
 import backtest from './backtest.ts';
 import chat from './chat.ts';
 import chatRender from './chat-render.ts';
+import chatTools from './chat-tools.ts';
 import conditions from './conditions.ts';
 import eventStreams from './event-streams.ts';
 import indicators from './indicators.ts';
@@ -23,7 +24,7 @@ import { stopBenchPostgres } from './lib.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
 /** The registry: add a module exporting a Benchmark and list it here. */
-const BENCHMARKS: Benchmark[] = [articlesRead, articlePage, serverMemory, chat, aiTools, chatRender, mixedLoad, loadWithAgents, indicators, backtest, conditions, backtestApi, agentsScale, agentsScaleConditions, eventStreams, lighthouse];
+const BENCHMARKS: Benchmark[] = [articlesRead, articlePage, serverMemory, chat, aiTools, chatTools, chatRender, mixedLoad, loadWithAgents, indicators, backtest, conditions, backtestApi, agentsScale, agentsScaleConditions, eventStreams, lighthouse];
 
 const { values, positionals } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, list: { type: 'boolean', default: false } },
