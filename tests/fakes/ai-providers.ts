@@ -68,9 +68,9 @@
  * tool loop the real API refuses (a result naming a call it has not seen, a call left without its
  * result), and a tool it cannot offer (a name outside the characters function names may use,
  * arguments whose schema is not an object), are refused with its 400 and error JSON (Ollama
- * checks none). What the model does with
- * tools is scripted per provider with `scriptTools(provider, steps)` (POST /__control/tools
- * {provider, steps}): each request that offers tools takes the next step, in order:
+ * checks none). What the model does with tools is scripted per provider with
+ * `scriptTools(provider, steps)` (POST /__control/tools {provider, steps}): each request that
+ * offers tools takes the next step, in order:
  * `{calls: [{name, arguments}]}` calls those tools (parallel when several; `arguments` is the raw
  * text the model writes, JSON or not), `{text, calls}` says something first, `{text}` is a final
  * answer; a request without a step left answers as without tools. With tool choice 'none' the

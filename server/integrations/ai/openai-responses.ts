@@ -242,13 +242,14 @@ export type ResponsesPart =
   | { type: 'call-arguments'; index: number; argsText: string }
   | { type: 'call-done'; index: number; callId?: string; name?: string; argsText?: string };
 
+/** A call's event before it is whole: the provider talking (it restarts the caller's silence timer). */
+const PROGRESS = { type: 'progress' } as const;
+
 /**
  * Puts each function call together from its events: started by `output_item.added`, arguments
  * from the deltas, or whole from `function_call_arguments.done` and `output_item.done` (the
  * item's own fields win, as it is the final word). Parallel calls are told apart by output index.
  */
-const PROGRESS = { type: 'progress' } as const;
-
 class FunctionCalls {
   private readonly open = new Map<number, { callId: string; name: string; argsText: string }>();
 
