@@ -335,8 +335,13 @@ export function asOllamaAnswers(answer: FakeToolAnswer): FakeToolAnswer {
 
 const sse = (data: unknown, event?: string): string => `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
 const now = () => Math.floor(Date.now() / 1000);
-/** Arguments streamed in two pieces, as the APIs stream them (any split is valid). */
-const halves = (s: string): string[] => (s.length < 2 ? [s] : [s.slice(0, Math.ceil(s.length / 2)), s.slice(Math.ceil(s.length / 2))]);
+/** Text and arguments streamed in pieces of `size` characters, or in two (any split is valid, as the APIs split them). */
+function pieces(s: string, size?: number): string[] {
+  if (!size) return s.length < 2 ? [s] : [s.slice(0, Math.ceil(s.length / 2)), s.slice(Math.ceil(s.length / 2))];
+  const out: string[] = [];
+  for (let i = 0; i < s.length; i += size) out.push(s.slice(i, i + size));
+  return out.length > 0 ? out : [''];
+}
 
 /**
  * The answer as JSON in the API's shape. Anthropic's `input` and Gemini's `args` are objects:
@@ -397,8 +402,14 @@ export function toolAnswerJson(api: FakeToolApi, model: string, answer: FakeTool
 }
 
 /** The answer as the API streams it (SSE events; `delta` marks the ones that carry text or arguments). */
-export function toolAnswerStream(api: FakeToolApi, model: string, answer: FakeToolAnswer, { wholeCalls = false } = {}): Array<{ data: string; delta: boolean }> {
+export function toolAnswerStream(
+  api: FakeToolApi,
+  model: string,
+  answer: FakeToolAnswer,
+  { wholeCalls = false, pieceChars }: { wholeCalls?: boolean; pieceChars?: number } = {},
+): Array<{ data: string; delta: boolean }> {
   const { text: said, calls, input, output } = answer;
+  const halves = (s: string) => pieces(s, pieceChars);
   const events: Array<{ data: string; delta: boolean }> = [];
   const push = (data: string, delta = false) => events.push({ data, delta });
   switch (api) {

@@ -68,9 +68,9 @@
  * tool loop the real API refuses (a result naming a call it has not seen, a call left without its
  * result), and a tool it cannot offer (a name outside the characters function names may use,
  * arguments whose schema is not an object), are refused with its 400 and error JSON (Ollama
- * checks none). What the model does with
- * tools is scripted per provider with `scriptTools(provider, steps)` (POST /__control/tools
- * {provider, steps}): each request that offers tools takes the next step, in order:
+ * checks none). What the model does with tools is scripted per provider with
+ * `scriptTools(provider, steps)` (POST /__control/tools {provider, steps}): each request that
+ * offers tools takes the next step, in order:
  * `{calls: [{name, arguments}]}` calls those tools (parallel when several; `arguments` is the raw
  * text the model writes, JSON or not), `{text, calls}` says something first, `{text}` is a final
  * answer; a request without a step left answers as without tools. With tool choice 'none' the
@@ -84,7 +84,8 @@
  * injection tests: while set, a request that offers tools and carries `pattern` anywhere but
  * inside a JSON string value of a tool result (in the system prompt, a user or assistant text,
  * a key of a JSON result, or a result that is not JSON) is answered with `call`, instead of its
- * script (whose next step is left in place). Usage counts the text and the arguments.
+ * script (whose next step is left in place). Usage counts the text and the arguments. Text and
+ * arguments stream in two pieces each, or `chunkChars` characters a piece when that is set.
  *
  * Standalone (for Playwright): `node tests/fakes/ai-providers.ts` prints the env lines
  * (KEY=value) to point the server at it. FAKE_AI_PORT picks the port (default random). A
@@ -404,7 +405,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     const made: FakeToolAnswer = { text: said, calls, input: Math.ceil(prompt / 4), output: Math.max(1, Math.ceil((said.length + calls.reduce((sum, c) => sum + c.name.length + c.arguments.length, 0)) / 4)) };
     const answer = provider === 'llama' ? asOllamaAnswers(made) : made;
     if (!stream) return sendJson(res, 200, toolAnswerJson(api, model, answer));
-    return sendEvents(state, res, toolAnswerStream(api, model, answer, { wholeCalls: provider === 'llama' }), fault, message, provider, api);
+    return sendEvents(state, res, toolAnswerStream(api, model, answer, { wholeCalls: provider === 'llama', pieceChars: state.chunkChars }), fault, message, provider, api);
   }
   const full = step?.text ?? (state.answer ? state.answer(question) : `Reply to: ${question}`);
   const end = ending(stateEnding(state, provider, question), full, question, maxOutputTokens, Math.ceil(prompt / 4));

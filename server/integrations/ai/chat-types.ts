@@ -25,6 +25,8 @@ export type ChatStreamPart =
   | { type: 'text'; text: string }
   /** A whole tool call (its arguments complete), in the model's order among parallel calls. */
   | { type: 'tool-call'; call: AiToolCall }
+  /** The provider is still talking without text for the person (a call's arguments streaming): the stream is not silent. */
+  | { type: 'progress' }
   | { type: 'finish'; usage: TChatUsage | null; finish: AiFinish; raw?: string }
   | { type: 'error'; error: unknown };
 

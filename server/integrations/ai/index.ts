@@ -323,6 +323,9 @@ export async function streamChat(call: AiCall, onText: (text: string) => void | 
         await onText(part.text);
       } else if (part.type === 'tool-call') {
         toolCalls.push(part.call);
+      } else if (part.type === 'progress') {
+        // Rearmed above: a call's arguments streaming are the provider talking.
+        continue;
       } else if (part.type === 'finish') {
         end = part;
         usage = part.usage && reported(part.usage.inputTokens, part.usage.outputTokens);
@@ -358,8 +361,9 @@ async function* sdkStream(call: AiCall, signal: AbortSignal): AsyncGenerator<Cha
   });
   for await (const part of stream) {
     if (part.type === 'text-delta') yield { type: 'text', text: part.delta };
-    // The whole call (the tool-input-start/delta/end parts before it are its arguments as they streamed).
+    // The whole call; the tool-input parts before it are its arguments as they streamed: not silence.
     else if (part.type === 'tool-call' && !part.providerExecuted) yield { type: 'tool-call', call: toolCallOf(part) };
+    else if (part.type === 'tool-input-start' || part.type === 'tool-input-delta') yield { type: 'progress' };
     else if (part.type === 'finish') yield { type: 'finish', usage: fromProviderUsage(part.usage), ...finishOf(part.finishReason, { streamed: true }) };
     else if (part.type === 'error') {
       yield endedWithoutFinish(part.error) ? { type: 'finish', usage: null, finish: 'connection-lost' } : { type: 'error', error: part.error };

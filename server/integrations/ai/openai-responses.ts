@@ -242,6 +242,9 @@ export type ResponsesPart =
   | { type: 'call-arguments'; index: number; argsText: string }
   | { type: 'call-done'; index: number; callId?: string; name?: string; argsText?: string };
 
+/** A call's event before it is whole: the provider talking (it restarts the caller's silence timer). */
+const PROGRESS = { type: 'progress' } as const;
+
 /**
  * Puts each function call together from its events: started by `output_item.added`, arguments
  * from the deltas, or whole from `function_call_arguments.done` and `output_item.done` (the
@@ -250,22 +253,22 @@ export type ResponsesPart =
 class FunctionCalls {
   private readonly open = new Map<number, { callId: string; name: string; argsText: string }>();
 
-  /** The part to hand on for this event's part: a whole call when one is done; null while one is being put together. */
+  /** The part to hand on for this event's part: a whole call when one is done; progress while one is being put together. */
   read(part: ResponsesPart | null): Exclude<ResponsesPart, { type: `call-${string}` }> | null {
     if (part === null) return null;
     switch (part.type) {
       case 'call-start':
         this.open.set(part.index, { callId: part.callId, name: part.name, argsText: '' });
-        return null;
+        return PROGRESS;
       case 'call-delta': {
         const call = this.open.get(part.index);
         if (call) call.argsText += part.delta;
-        return null;
+        return PROGRESS;
       }
       case 'call-arguments': {
         const call = this.open.get(part.index);
         if (call) call.argsText = part.argsText;
-        return null;
+        return PROGRESS;
       }
       case 'call-done': {
         const call = this.open.get(part.index);

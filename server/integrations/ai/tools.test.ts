@@ -223,6 +223,37 @@ describe('tool calls on every provider', () => {
   );
 });
 
+describe('a call whose arguments take longer to stream than the silence allowed', () => {
+  let fake: FakeAiProviders;
+  beforeAll(async () => {
+    // Two characters an event, 100 ms apart: 40 characters of arguments take about 2 s.
+    fake = await startFakeAiProviders({ chunkDelayMs: 100, chunkChars: 2 });
+  });
+  afterAll(async () => {
+    await fake?.close();
+  });
+
+  // Ollama and Gemini send a call whole, in one chunk.
+  it.each(CHAT_PROVIDERS.filter((p) => p !== 'llama' && p !== 'gemini'))('%s: is the provider talking, not silence: the call arrives whole', async (provider) => {
+    const args = JSON.stringify({ agentId: AGENT_ID });
+    fake.scriptTools(provider, [{ calls: [{ name: 'get_agent', arguments: args }] }]);
+    const answer = await streamChat(
+      {
+        provider,
+        settings: { apiKey: fake.keys[provider as Exclude<TChatProvider, 'llama'>], baseUrl: fake.baseUrls[provider] },
+        model: MODELS[provider],
+        messages: [{ role: 'user', content: QUESTION }],
+        signal: new AbortController().signal,
+        timeoutMs: 700,
+        maxOutputTokens: 1000,
+        tools: TOOLS,
+      },
+      () => {},
+    );
+    expect(answer.toolCalls).toEqual([{ id: expect.any(String), name: 'get_agent', argsText: args }]);
+  });
+});
+
 describe('tools a provider cannot offer', () => {
   let fake: FakeAiProviders;
   beforeAll(async () => {
