@@ -51,8 +51,18 @@ export function ToolStepView({ step }: { step: TToolStep }) {
           {step.summary && <span className={trouble ? 'text-amber-900' : 'text-slate-700'}> — {step.summary}</span>}
         </span>
         <span className="shrink-0 text-xs text-slate-600">
-          {status && <span className={trouble ? 'mr-2 font-medium text-amber-900' : 'mr-2'}>{status}</span>}
-          {!running && stepDuration(step.durationMs)}
+          {status && (
+            <span className={trouble ? 'mr-2 font-medium text-amber-900' : 'mr-2'}>
+              <span className="sr-only">, </span>
+              {status}
+            </span>
+          )}
+          {!running && (
+            <>
+              <span className="sr-only">, took </span>
+              {stepDuration(step.durationMs)}
+            </>
+          )}
         </span>
       </button>
       {open && (
