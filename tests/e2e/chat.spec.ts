@@ -117,6 +117,10 @@ test.describe('chat', () => {
       await expect(page.getByText(/^Error: Your daily image budget of 1 image is used up\. It resets at 00:00 UTC \(in \d+ h \d+ min\)\.$/)).toBeVisible();
 
       await page.goto(`${server.url}/deepseek-chat`);
+      // A plain chat, as this refusal's count is: "Use my agents" (on by default for an admin,
+      // issue 31) would add the tools' schemas to the input.
+      await page.getByRole('switch', { name: 'Use my agents' }).click();
+      await expect(page.getByRole('switch', { name: 'Use my agents' })).not.toBeChecked();
       await send(page, 'DeepSeek', 'x'.repeat(9_000)); // ~2,254 tokens: more than the whole budget
       await expect(
         log.getByText(
