@@ -224,7 +224,7 @@ export async function buildApp({
   if (!sharedMarketData) app.addHook('onClose', async () => marketData.close());
   const backtests = createBacktestService({ agents, marketData, logger, now, limits: config.backtest });
   await app.register(backtestRoutes, { backtests });
-  const proposals = createProposalsService({ db, agents, now });
+  const proposals = createProposalsService({ db, agents, now, events });
   await app.register(proposalsRoutes, { proposals });
   const agentTools = createAgentTools({
     db,
