@@ -224,10 +224,35 @@ export async function buildApp({
   if (!sharedMarketData) app.addHook('onClose', async () => marketData.close());
   const backtests = createBacktestService({ agents, marketData, logger, now, limits: config.backtest });
   await app.register(backtestRoutes, { backtests });
+  const proposals = createProposalsService({ db, agents, now, events });
+  await app.register(proposalsRoutes, { proposals });
+  const agentTools = createAgentTools({
+    db,
+    agents,
+    backtests,
+    marketData,
+    // The alerts service is made below (it needs the chat's brief writer); a tool reads it only when called.
+    notifications: { listJson: (userId, limit) => notifications.listJson(userId, limit) },
+    proposals,
+    marketReadsPerMinute: config.backtest.ratePerMinute,
+    now,
+  });
+  app.decorate('agentTools', agentTools);
   const imageDecoder = createImageDecoder({ logger });
   app.addHook('onClose', async () => imageDecoder.close());
   const images = createImagesService({ db, storageBytes: config.chat.imageStorageBytes, decoder: imageDecoder, now });
   const conversations = createConversationsService({ db, now, images });
+  const chat = createChatService({ db, config: config.chat, images, conversations, agentTools, now });
+  // Answers still being written end first, stored as far as they got (docs/decisions/0056).
+  app.addHook('preClose', async () => chat.close());
+  // Answers a process that died left being written are settled, their usage estimated (docs/decisions/0061).
+  let settling: { stop(): Promise<void> } | null = null;
+  app.addHook('onReady', async () => void (settling = chat.startSettlingInterruptedAnswers(app.log)));
+  app.addHook('onClose', async () => settling?.stop());
+  await app.register(imagesRoutes, { images });
+  await app.register(chatRoutes, { chat });
+  await app.register(conditionDraftRoutes, { drafts: createDraftService({ db, config: config.chat, now }) });
+  await app.register(conversationsRoutes, { conversations });
   const notifications = createNotificationsService({
     db,
     mailer: createMailer(config.email, logger),
@@ -245,22 +270,6 @@ export async function buildApp({
     },
   });
   app.decorate('notifications', notifications);
-  const proposals = createProposalsService({ db, agents, now });
-  await app.register(proposalsRoutes, { proposals });
-  // The assistants' tools on the user's agents (docs/decisions/0076): the chat's tool loop and /mcp call them.
-  const agentTools = createAgentTools({ db, agents, backtests, marketData, notifications, proposals, marketReadsPerMinute: config.backtest.ratePerMinute, now });
-  app.decorate('agentTools', agentTools);
-  const chat = createChatService({ db, config: config.chat, images, conversations, agentTools, now });
-  // Answers still being written end first, stored as far as they got (docs/decisions/0056).
-  app.addHook('preClose', async () => chat.close());
-  // Answers a process that died left being written are settled, their usage estimated (docs/decisions/0061).
-  let settling: { stop(): Promise<void> } | null = null;
-  app.addHook('onReady', async () => void (settling = chat.startSettlingInterruptedAnswers(app.log)));
-  app.addHook('onClose', async () => settling?.stop());
-  await app.register(imagesRoutes, { images });
-  await app.register(chatRoutes, { chat });
-  await app.register(conditionDraftRoutes, { drafts: createDraftService({ db, config: config.chat, now }) });
-  await app.register(conversationsRoutes, { conversations });
   await app.register(notificationsRoutes, { notifications });
   await app.register(settingsRoutes, { settings: createSettingsService({ db }) });
   await registerClientApp(app, clientDir, publicConfig(config), [articlePageResolver(articles, config.publicUrl, config.siteName)], now, undefined, articles);
