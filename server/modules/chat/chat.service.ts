@@ -40,6 +40,7 @@ import {
 } from '../../integrations/ai/index.ts';
 import { toolLimitNote, type TToolStep } from '../../../contracts/assistant-tools.ts';
 import type { AgentTools, ToolCaller } from '../agent-tools/types.ts';
+import { keptDetail } from './step-detail.ts';
 import { ToolLoopStopped, runToolLoop } from './tool-loop.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
@@ -376,7 +377,10 @@ export function createChatService({ db, config, images, conversations, agentTool
         return answer;
       },
       next: (turns) => reserveNext(plan, turns),
-      run: (toolCall) => agentTools.run(caller, toolCall.name, toolCall.argsText),
+      run: async (toolCall) => {
+        const outcome = await agentTools.run(caller, toolCall.name, toolCall.argsText);
+        return outcome.detail === undefined ? outcome : { ...outcome, detail: keptDetail(outcome.detail) };
+      },
       step: onStep,
       signal,
     });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { defaultAgentConfig, findTemplate, type TAgent, type TAgentConfig } from '../../../contracts/agents.ts';
 import { TOOL_LABELS, TOOL_LIMITS, toolLimitNote, type TToolStep } from '../../../contracts/assistant-tools.ts';
+import { ZBacktestResult } from '../../../contracts/backtest.ts';
 import type { TConversation } from '../../../contracts/chat-history.ts';
 import { CHAT_PROVIDERS, type TChatProvider, type TChatStreamEvent } from '../../../contracts/chat.ts';
 import { startFakeAiProviders, type FakeAiProviders } from '../../../tests/fakes/ai-providers.ts';
@@ -129,6 +130,17 @@ describe('the chat’s tool loop, through the chat endpoints', () => {
     expect(md).toContain(`- ${TOOL_LABELS.get_agent} (“BTC watch”): `);
     const json = JSON.parse((await t.request({ url: `/api/chat/conversations/${chatId}/export?format=json`, cookie: owner })).body) as TConversation;
     expect(json.messages.find((m) => m.id === 'a1')!.toolSteps).toEqual(kept.toolSteps);
+  });
+
+  it('a test on history’s step carries its result for the person, without the charts its table does not draw', async () => {
+    fake.scriptTools('openai', [{ calls: [{ name: 'test_on_history', arguments: JSON.stringify({ agentId: agent.id, candles: 200 }) }] }, { text: 'It would have fired.' }]);
+    const events = parseEvents((await ask(owner, 'openai', true)).body);
+    const [step] = ended(tools(events));
+    expect(step).toMatchObject({ tool: 'test_on_history', status: 'ok' });
+    const result = ZBacktestResult.parse(step!.detail);
+    expect(result.markets.length).toBeGreaterThan(0);
+    for (const market of result.markets) if (market.ok) expect(market.chart).toEqual({ candles: [], overlays: {}, markers: [] });
+    expect(JSON.stringify(step).length).toBeLessThan(20_000);
   });
 
   it('tells the model about arguments that are not JSON (the step says invalid) and goes on', async () => {

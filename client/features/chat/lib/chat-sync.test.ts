@@ -62,6 +62,14 @@ describe('saveRequests', () => {
     ]);
   });
 
+  it('counts an answer’s tool steps in a request’s size (issue 31)', () => {
+    const step = { id: 's1', tool: 'test_on_history', args: {}, argsText: 'BTC watch', status: 'ok' as const, summary: '2 markets', durationMs: 900, at: 0, detail: { note: 'z'.repeat(350_000) } };
+    const messages = [msg('q', null), msg('a', 'q', { role: 'assistant', content: 'Tested.', toolSteps: [step] }), msg('q2', 'a'), msg('a2', 'q2', { role: 'assistant', content: 'Again.', toolSteps: [{ ...step, id: 's2' }] })];
+    const requests = saveRequests(fields, messages, new Set());
+    expect(requests.map((r) => r.messages.map((m) => m.id))).toEqual([['q', 'a', 'q2'], ['a2']]);
+    expect(requests[0]!.messages[1]!.toolSteps).toEqual([step]);
+  });
+
   it('splits by size too, and keeps what the server takes: no data images, long text shortened with a note', () => {
     const big = 'x'.repeat(250_000);
     const messages = [

@@ -81,7 +81,8 @@ export function saveRequests(fields: SaveFields, messages: readonly ChatMessage[
   let batch: TStoredMessage[] = [];
   let size = 0;
   for (const message of fresh) {
-    const chars = message.content.length + 200;
+    // A message's tool steps may carry a test on history's table (issue 31): counted with its text.
+    const chars = message.content.length + (message.toolSteps ? JSON.stringify(message.toolSteps).length : 0) + 200;
     if (batch.length > 0 && (batch.length >= CHAT_HISTORY_LIMITS.maxMessagesPerSave || size + chars > MAX_REQUEST_CHARS)) {
       requests.push({ ...fields, leafId: null, messages: batch });
       batch = [];
