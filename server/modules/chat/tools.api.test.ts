@@ -12,7 +12,6 @@ import { chat, chatBody, newTestChatId, parseEvents, TEST_MODELS, usageRows } fr
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 import { until } from '../../test/until.ts';
 import { TOOLS_SYSTEM_PROMPT } from '../agent-tools/pipeline.ts';
-import { setUserRole } from '../users/users.repo.ts';
 import { estimateInputTokens, estimateTextTokens } from './token-estimate.ts';
 
 /**
@@ -180,7 +179,7 @@ describe('the chat’s tool loop, through the chat endpoints', () => {
     expect(fake.requests()[0]!.tools).toEqual([]);
   });
 
-  it('a demoted admin loses the tools at once: a call made after the demotion is refused, mid-answer and in the next question', async () => {
+  it('a demoted admin loses the tools at once: a call made after the demotion is refused mid-answer, and the next question with useAgents is a 400', async () => {
     const cookie = await newAdmin();
     const email = `admin${admins}@example.com`;
     fake.scriptTools('openai', [{ text: 'Checking', calls: [{ name: 'list_agents', arguments: '{}' }] }, { text: ' Done.' }]);
@@ -188,15 +187,18 @@ describe('the chat’s tool loop, through the chat endpoints', () => {
     const pending = ask(cookie, 'openai', true);
     await until(async () => fake.requests().length, (n) => n === 1);
     const [row] = await t.database.db.select().from(users).where(eq(users.email, email));
-    await setUserRole(t.database.db, row!.id, 'guest');
+    // Demoted by the admin while the answer is being written.
+    const demoted = await t.request({ method: 'PATCH', url: `/api/users/${row!.id}`, cookie: owner, payload: { role: 'guest' } });
+    expect(demoted.statusCode, demoted.body).toBe(200);
     held.release();
     const events = parseEvents((await pending).body);
     expect(ended(tools(events))).toMatchObject([{ tool: 'list_agents', status: 'refused' }]);
     expect(JSON.parse(fake.requests()[1]!.toolResults[0]!.output)).toEqual({ error: expect.stringContaining('admin') });
-    // The role is read on every call, not from the session.
-    fake.scriptTools('openai', [{ calls: [{ name: 'get_agent', arguments: JSON.stringify({ agentId: agent.id }) }] }, { text: 'No.' }]);
-    const next = (await ask(cookie, 'openai', false)).json();
-    expect(next.toolSteps).toMatchObject([{ tool: 'get_agent', status: 'refused' }]);
+    // The next question (GPT is for admins: DeepSeek, which any user may use): Use my agents is refused at the door.
+    expect((await ask(cookie, 'openai', false)).statusCode).toBe(403);
+    const next = await ask(cookie, 'deepseek', false);
+    expect(next.statusCode).toBe(400);
+    expect(next.json().details).toEqual([{ path: 'useAgents', message: 'Use my agents is for admins, who own the agents' }]);
   });
 
   it('treats tool results as data: an instruction planted in an agent’s name and a condition’s message does not steer the next call', async () => {
