@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defaultAgentConfig, findTemplate, type TAgent, type TAgentConfig } from '../../../contracts/agents.ts';
 import { ZBacktestResult } from '../../../contracts/backtest.ts';
 import { MARKET_FAILURES } from '../../../contracts/market.ts';
-import { startFakeExchanges, type FakeExchanges } from '../../../tests/fakes/exchanges.ts';
+import { startFakeExchanges, type FakeExchange, type FakeExchanges } from '../../../tests/fakes/exchanges.ts';
 import { agentRuns } from '../../db/schema.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
 import { inAppAlert } from '../../test/agent-fixtures.ts';
@@ -168,14 +168,19 @@ describe('agent tools on runs, alerts, market data and history (fake exchanges)'
   });
 
   describe('time limit and Stop (a provider that never answers)', () => {
-    let tools: AgentTools;
-    let close: () => Promise<void>;
-    beforeAll(() => {
+    const closing: Array<() => Promise<void>> = [];
+    /**
+     * Tools on market data of their own. A request the provider never answers holds that
+     * exchange's request gate (one per process) until the client's own timeout, whatever stopped
+     * its caller: each test below hangs a different exchange, so none waits behind another's.
+     */
+    function freshTools(toolTimeoutMs: number): AgentTools {
       const { logger } = memoryLogger();
       const marketData = createMarketData(t.config.market, { logger, db: t.database.db, backoffMs: 1 });
+      closing.push(() => marketData.close());
       const agents = createAgentsService({ db: t.database.db, jobs: t.jobs });
       const backtests = createBacktestService({ agents, marketData, logger, limits: { ratePerMinute: 100, concurrency: 4 } });
-      tools = createAgentTools({
+      return createAgentTools({
         db: t.database.db,
         agents,
         backtests,
@@ -183,41 +188,47 @@ describe('agent tools on runs, alerts, market data and history (fake exchanges)'
         notifications: t.app.notifications,
         proposals: createProposalsService({ db: t.database.db, agents }),
         marketReadsPerMinute: 100,
-        limits: { toolTimeoutMs: 300, callsPerMinute: 60, maxResultChars: 24_000 },
+        limits: { toolTimeoutMs, callsPerMinute: 60, maxResultChars: 24_000 },
       });
-      close = () => marketData.close();
+    }
+    const hangs = (exchange: FakeExchange) => exchanges.requests(exchange).filter((r) => r.outcome === 'hang').length;
+    /** Hangs `exchange` and returns a wait for its next request (which never ends). */
+    const hangNext = (exchange: FakeExchange) => {
+      exchanges.setFault(exchange, 'hang');
+      const before = hangs(exchange);
+      return () =>
+        until(
+          async () => hangs(exchange),
+          (n) => n > before,
+        );
+    };
+    afterAll(async () => {
+      for (const close of closing) await close();
     });
-    afterAll(async () => close());
 
     it('a tool past its time limit ends as timeout, saying so', async () => {
-      exchanges.setFault('binance', 'hang');
-      const outcome = await run(owner, 'get_market', { market: { kind: 'crypto', symbol: 'ETH/USDT', exchange: 'binance' }, timeframe: '1h' }, {}, tools);
+      hangNext('kucoin');
+      const outcome = await run(owner, 'get_market', { market: { kind: 'crypto', symbol: 'ETH/USDT', exchange: 'kucoin' }, timeframe: '1h' }, {}, freshTools(300));
       expect(outcome.status).toBe('timeout');
       expect(modelSees(outcome.forModel).error).toBe('The tool took longer than its 0.3 s limit and was stopped.');
     });
 
     it('Stop during a tool ends it as stopped', async () => {
-      exchanges.setFault('binance', 'hang');
+      const hung = hangNext('binance');
       const stop = new AbortController();
-      // The app's own tools: a time limit of 20 s, which Stop comes well before.
-      const pending = run(owner, 'test_on_history', { agentId: mine.id, candles: 200 }, { signal: stop.signal });
-      await until(
-        async () => exchanges.requests('binance'),
-        (requests) => requests.some((r) => r.outcome === 'hang'),
-      );
+      // A time limit Stop comes well before.
+      const pending = run(owner, 'test_on_history', { agentId: mine.id, candles: 200 }, { signal: stop.signal }, freshTools(60_000));
+      await hung();
       stop.abort();
       expect((await pending).status).toBe('stopped');
     });
 
     it('Stop during a proposal’s test on history: stopped, and no proposal recorded', async () => {
-      exchanges.setFault('binance', 'hang');
-      const hangsBefore = exchanges.requests('binance').filter((r) => r.outcome === 'hang').length;
+      const hung = hangNext('coinbase');
       const stop = new AbortController();
-      const pending = run(owner, 'propose_agent', { templateId: 'crypto-market-monitor', name: 'Never recorded', config: btcConfig(), reason: 'Stopped' }, { signal: stop.signal });
-      await until(
-        async () => exchanges.requests('binance'),
-        (requests) => requests.filter((r) => r.outcome === 'hang').length > hangsBefore,
-      );
+      const onCoinbase = { ...btcConfig(), parameters: { ...btcConfig().parameters, exchanges: ['Coinbase'] } };
+      const pending = run(owner, 'propose_agent', { templateId: 'crypto-market-monitor', name: 'Never recorded', config: onCoinbase, reason: 'Stopped' }, { signal: stop.signal }, freshTools(60_000));
+      await hung();
       stop.abort();
       expect((await pending).status).toBe('stopped');
       const cookie = await t.signIn('owner@example.com');

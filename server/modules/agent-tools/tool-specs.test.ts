@@ -40,6 +40,15 @@ describe('tool specs', () => {
     expect((listRuns.properties?.agentId as { description: string }).description).toBe('The agent’s id, from list_agents');
   });
 
+  it('a union of object shapes reads as one object of every member’s fields, each tool’s schema within 16,000 characters', () => {
+    const market = specs.find((s) => s.name === 'get_market')!.parameters.properties!.market as { properties: Record<string, { enum?: string[] }>; required: string[] };
+    expect(market.properties.kind!.enum).toEqual(['stock', 'crypto']);
+    expect(Object.keys(market.properties)).toEqual(['kind', 'symbol', 'exchange']);
+    expect(market.required).toEqual(['kind', 'symbol']);
+    // Sent with every call: the four tools that take a configuration or a condition were ~30,000 each before.
+    for (const spec of specs) expect(JSON.stringify(spec.parameters).length, spec.name).toBeLessThan(16_000);
+  });
+
   it('an example the schema describes passes the contract’s own check', () => {
     expect(TOOL_ARGUMENTS.get_market.safeParse({ market: { kind: 'crypto', symbol: 'BTC/USDT', exchange: 'binance' }, timeframe: '1h' }).success).toBe(true);
   });

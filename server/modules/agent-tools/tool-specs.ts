@@ -58,10 +58,46 @@ export function portableSchema(node: unknown): unknown {
   return out;
 }
 
+type Node = Record<string, unknown>;
+const isObjectSchema = (node: unknown): node is Node & { properties: Record<string, unknown> } =>
+  typeof node === 'object' && node !== null && (node as Node).type === 'object' && typeof (node as Node).properties === 'object';
+
+/** Two schemas of one property as one: enums joined when both are enums of one type, else either of them. */
+function mergeProperty(a: unknown, b: unknown): unknown {
+  if (JSON.stringify(a) === JSON.stringify(b)) return a;
+  const x = a as Node;
+  const y = b as Node;
+  if (Array.isArray(x.enum) && Array.isArray(y.enum) && x.type === y.type) return { ...x, enum: [...new Set([...x.enum, ...y.enum])] };
+  const options = [...((x.anyOf as unknown[] | undefined) ?? [x]), ...((y.anyOf as unknown[] | undefined) ?? [y])];
+  const distinct = [...new Map(options.map((o) => [JSON.stringify(o), o])).values()];
+  return distinct.length === 1 ? distinct[0] : { anyOf: distinct };
+}
+
+/**
+ * A union of objects (a condition's sides: one shape per indicator) as one object holding every
+ * member's fields, required only where every member requires them. The discriminated unions
+ * of a configuration would otherwise be spelt out at each of their places (a condition's four
+ * sides, in a group and in its subgroups), about 30,000 characters per tool that takes one,
+ * sent with every call; the arguments are still checked with the exact schema, which names the
+ * field and the rule a member breaks.
+ */
+export function flattenObjectUnions(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(flattenObjectUnions);
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Node = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === 'properties' ? Object.fromEntries(Object.entries(v as Node).map(([p, s]) => [p, flattenObjectUnions(s)])) : flattenObjectUnions(v)]));
+  const members = out.anyOf;
+  if (!Array.isArray(members) || members.length < 2 || !members.every(isObjectSchema)) return out;
+  const properties: Record<string, unknown> = {};
+  for (const member of members) for (const [key, schema] of Object.entries(member.properties)) properties[key] = key in properties ? mergeProperty(properties[key], schema) : schema;
+  const required = (members[0]!.required as string[] | undefined ?? []).filter((key) => members.every((m) => ((m.required as string[] | undefined) ?? []).includes(key)));
+  const { anyOf: _members, ...rest } = out;
+  return { ...rest, type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
+}
+
 function specOf(name: TAgentToolName): AiToolSpec {
   // The input side: a field with a default is optional to the model; no $ref (inlined).
   const schema = z.toJSONSchema(TOOL_ARGUMENTS[name], { io: 'input', reused: 'inline', unrepresentable: 'any', target: 'draft-7' });
-  return { name, description: TOOL_DESCRIPTIONS[name], parameters: portableSchema(schema) as JsonSchema };
+  return { name, description: TOOL_DESCRIPTIONS[name], parameters: flattenObjectUnions(portableSchema(schema)) as JsonSchema };
 }
 
 const ALL_SPECS = new Map(AGENT_TOOLS.map((name) => [name, specOf(name)] as const));
