@@ -39,6 +39,10 @@ const timeoutText = (ms: number) => `The tool took longer than its ${formatLimit
 const rateText = (perMinute: number, seconds: number) => `Tools may be called ${perMinute} times a minute. Try again in ${seconds} s.`;
 const unknownText = (name: string) => `There is no tool named ${JSON.stringify(name.slice(0, 100))}.`;
 
+/** A step's words for the person fit its contract (ZToolStep: 2,000 characters); the model is told in full. */
+const STEP_TEXT_MAX = 2_000;
+const clip = (text: string) => (text.length > STEP_TEXT_MAX ? `${text.slice(0, STEP_TEXT_MAX - 1)}…` : text);
+
 /** Characters of arguments the model sent shown to the person when they are not read. */
 const RAW_SHOWN = 300;
 
@@ -59,8 +63,8 @@ export function createToolPipeline({ tools, currentRole, now = () => new Date(),
   const ended = (status: Exclude<ToolOutcome['status'], 'ok'>, args: unknown, argsText: string, message: string): ToolOutcome => ({
     status,
     args,
-    argsText,
-    summary: message,
+    argsText: clip(argsText),
+    summary: clip(message),
     forModel: errorForModel(message),
   });
 
@@ -112,8 +116,8 @@ export function createToolPipeline({ tools, currentRole, now = () => new Date(),
       return {
         status: 'ok',
         args,
-        argsText: answer.argsText ?? words,
-        summary: answer.summary,
+        argsText: clip(answer.argsText ?? words),
+        summary: clip(answer.summary),
         forModel: dataForModel(answer.data, limits.maxResultChars),
         ...(answer.proposalId !== undefined ? { proposalId: answer.proposalId } : {}),
         ...(answer.detail !== undefined ? { detail: answer.detail } : {}),
