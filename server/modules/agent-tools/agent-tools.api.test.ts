@@ -90,6 +90,8 @@ describe('agent tools: owner scope, hostile input, rights, rate', () => {
     expect(huge.status).toBe('invalid');
     expect(huge.forModel.length).toBeLessThan(2_000);
     expect(huge.argsText.length).toBeLessThanOrEqual(301);
+    // Kept with the answer cut to a step's size, not a megabyte.
+    expect(JSON.stringify(huge.args).length).toBeLessThan(2_100);
 
     const unknown = await run(owner, 'drop_database', {});
     expect(unknown.status).toBe('invalid');

@@ -43,6 +43,15 @@ const unknownText = (name: string) => `There is no tool named ${JSON.stringify(n
 const STEP_TEXT_MAX = 2_000;
 const clip = (text: string) => (text.length > STEP_TEXT_MAX ? `${text.slice(0, STEP_TEXT_MAX - 1)}…` : text);
 
+/**
+ * Arguments a step keeps when they were refused: as sent, unless they are longer than a step's
+ * words may be (a megabyte the model sent is not kept with the answer), then their text, cut.
+ */
+function boundedArgs(args: unknown): unknown {
+  const text = typeof args === 'string' ? args : JSON.stringify(args);
+  return text === undefined || text.length <= STEP_TEXT_MAX ? args : clip(text);
+}
+
 /** Characters of arguments the model sent shown to the person when they are not read. */
 const RAW_SHOWN = 300;
 
@@ -62,7 +71,7 @@ export function createToolPipeline({ tools, currentRole, now = () => new Date(),
 
   const ended = (status: Exclude<ToolOutcome['status'], 'ok'>, args: unknown, argsText: string, message: string): ToolOutcome => ({
     status,
-    args,
+    args: boundedArgs(args),
     argsText: clip(argsText),
     summary: clip(message),
     forModel: errorForModel(message),
@@ -83,6 +92,10 @@ export function createToolPipeline({ tools, currentRole, now = () => new Date(),
       const work = (tool.run as (a: unknown, c: ToolContext) => Promise<ToolAnswer>)(args, { ...context, signal });
       work.catch(() => {});
       return await Promise.race([work, aborted]);
+    } catch (err) {
+      // Whatever the tool threw as the limit cut it (a cancelled read), the ending is the limit's.
+      if (limit.signal.aborted && !callerSignal.aborted) throw new ToolTimeout();
+      throw err;
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
@@ -97,7 +110,13 @@ export function createToolPipeline({ tools, currentRole, now = () => new Date(),
     // The person sees what the model sent (never the model: it has it).
     const plainRaw = argsText.trim() === '' ? 'No arguments' : argsText.length > RAW_SHOWN ? `${argsText.slice(0, RAW_SHOWN)}…` : argsText;
 
-    const role = await currentRole(caller.user.id);
+    let role: Awaited<ReturnType<typeof currentRole>>;
+    try {
+      role = await currentRole(caller.user.id);
+    } catch (err) {
+      caller.log.error({ err, tool: name, userId: caller.user.id }, 'agent tool could not read the caller’s role');
+      return ended('failed', rawArgs, plainRaw, OURS);
+    }
     if (role !== AGENT_OWNER_ROLE) return ended('refused', rawArgs, plainRaw, REFUSED_ROLE);
     if (!TOKEN_SCOPE_TOOLS[caller.scope].includes(name)) return ended('refused', rawArgs, plainRaw, REFUSED_SCOPE);
     const slot = rate.take(caller.rateKey, now().getTime());
