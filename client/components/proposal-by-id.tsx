@@ -1,6 +1,8 @@
+import '../lib/zod-csp.ts';
 import { useQuery } from '@tanstack/react-query';
-import type { TProposal } from '../../contracts/assistant-tools.ts';
+import { ZProposal } from '../../contracts/assistant-tools.ts';
 import { ApiError } from '../lib/api-client.ts';
+import { parsedQueryFn } from '../lib/query-client.ts';
 import { ProposalCard, type ProposalCardProps } from './proposal-card.tsx';
 import { LoadFailed } from './ui/load-failed.tsx';
 import { Skeleton } from './ui/skeleton.tsx';
@@ -13,7 +15,7 @@ export const proposalQueryKey = (id: string) => [`/api/agents/proposals/${id}`] 
  * placeholder meanwhile, and a plain sentence when it is gone (or not the reader's) or failed.
  */
 export function ProposalById({ id, onDecided }: { id: string } & Pick<ProposalCardProps, 'onDecided'>) {
-  const proposal = useQuery<TProposal>({ queryKey: proposalQueryKey(id) });
+  const proposal = useQuery({ queryKey: proposalQueryKey(id), queryFn: parsedQueryFn(ZProposal) });
   if (proposal.isPending) return <Skeleton className="h-40" />;
   if (proposal.isError) {
     if (proposal.error instanceof ApiError && proposal.error.status === 404) return <p className="text-sm text-slate-600">This proposal no longer exists.</p>;
