@@ -144,6 +144,27 @@ export type TProposal = {
   /** The agent created (Create paused) or changed (Apply). */
   resultAgentId: string | null;
 };
+/** A proposal as answered, for the client to parse what it reads (docs/decisions/0024). */
+export const ZProposal = z
+  .object({
+    id: z.string(),
+    kind: z.enum(['create', 'change']),
+    status: z.enum(PROPOSAL_STATUSES),
+    source: z.enum(PROPOSAL_SOURCES),
+    sourceName: z.string(),
+    reason: z.string(),
+    agentId: z.string().nullable(),
+    agentName: z.string(),
+    templateId: z.string(),
+    config: ZAgentConfig,
+    configText: z.array(z.string()),
+    differences: z.array(z.object({ field: z.string(), before: z.string(), after: z.string() })),
+    backtest: z.unknown(),
+    backtestError: z.string().nullable(),
+    createdAt: z.string(),
+    decidedAt: z.string().nullable(),
+    resultAgentId: z.string().nullable(),
+  }) satisfies z.ZodType<TProposal>;
 export const ZProposalParams = z.object({ id: z.uuid('Proposal id must be a UUID') }).strict();
 export const ZProposalsQuery = z.object({ status: z.enum(PROPOSAL_STATUSES, "Status must be 'pending', 'applied' or 'discarded'").optional() }).strict();
 

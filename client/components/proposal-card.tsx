@@ -1,7 +1,8 @@
+import '../lib/zod-csp.ts';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import type { TProposal } from '../../contracts/assistant-tools.ts';
+import { ZProposal, type TProposal } from '../../contracts/assistant-tools.ts';
 import { ZBacktestResult } from '../../contracts/backtest.ts';
 import { notificationPath } from '../../contracts/links.ts';
 import { ApiError, apiRequest, errorMessage } from '../lib/api-client.ts';
@@ -48,7 +49,7 @@ export function ProposalCard({ proposal: given, onDecided }: ProposalCardProps) 
     setPending(action);
     setError(null);
     try {
-      const decided = await apiRequest<TProposal>('POST', `/api/agents/proposals/${proposal.id}/${action}`);
+      const decided: TProposal = ZProposal.parse(await apiRequest('POST', `/api/agents/proposals/${proposal.id}/${action}`));
       setProposal(decided);
       // The agents (their list, the changed one) and every proposals list read anew.
       void queryClient.invalidateQueries({ predicate: (q) => String(q.queryKey[0]).startsWith('/api/agents') });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAgentConfig, findTemplate, type TAgent } from '../../../contracts/agents.ts';
-import { AGENT_TOOLS, READ_TOOLS, TOOL_LIMITS } from '../../../contracts/assistant-tools.ts';
+import { AGENT_TOOLS, READ_TOOLS, TOOL_LIMITS, ZToolStep } from '../../../contracts/assistant-tools.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 import { chatCaller, sessionUser } from '../../test/tool-callers.ts';
@@ -90,10 +90,20 @@ describe('agent tools: owner scope, hostile input, rights, rate', () => {
     expect(huge.status).toBe('invalid');
     expect(huge.forModel.length).toBeLessThan(2_000);
     expect(huge.argsText.length).toBeLessThanOrEqual(301);
+    // Kept with the answer cut to a step's size, not a megabyte.
+    expect(JSON.stringify(huge.args).length).toBeLessThan(2_100);
 
     const unknown = await run(owner, 'drop_database', {});
     expect(unknown.status).toBe('invalid');
     expect(modelSees(unknown.forModel).error).toBe('There is no tool named "drop_database".');
+
+    // Many refused fields: the model hears every one (up to ten); the step's words fit the step's contract.
+    const odd = { type: 'priceChange', value: 1, message: 'm', ['k'.repeat(250)]: 1 };
+    const config = { ...ownersAgent.config, notifications: { ...ownersAgent.config.notifications, thresholds: Array.from({ length: 12 }, () => odd) } };
+    const many = await run(owner, 'propose_agent', { templateId: 'crypto-market-monitor', name: 'Many', config, reason: 'Many refusals' });
+    expect(many.status).toBe('invalid');
+    expect(JSON.parse(many.forModel).error.length).toBeGreaterThan(2_000);
+    expect(ZToolStep.safeParse({ id: 'call_1', tool: 'propose_agent', args: many.args, argsText: many.argsText, status: many.status, summary: many.summary, durationMs: 1, at: 0 }).success).toBe(true);
 
     const array = await run(owner, 'get_agent', '[1,2,3]');
     expect(array.status).toBe('invalid');

@@ -39,6 +39,19 @@ const timeoutText = (ms: number) => `The tool took longer than its ${formatLimit
 const rateText = (perMinute: number, seconds: number) => `Tools may be called ${perMinute} times a minute. Try again in ${seconds} s.`;
 const unknownText = (name: string) => `There is no tool named ${JSON.stringify(name.slice(0, 100))}.`;
 
+/** A step's words for the person fit its contract (ZToolStep: 2,000 characters); the model is told in full. */
+const STEP_TEXT_MAX = 2_000;
+const clip = (text: string) => (text.length > STEP_TEXT_MAX ? `${text.slice(0, STEP_TEXT_MAX - 1)}…` : text);
+
+/**
+ * Arguments a step keeps when they were refused: as sent, unless they are longer than a step's
+ * words may be (a megabyte the model sent is not kept with the answer), then their text, cut.
+ */
+function boundedArgs(args: unknown): unknown {
+  const text = typeof args === 'string' ? args : JSON.stringify(args);
+  return text === undefined || text.length <= STEP_TEXT_MAX ? args : clip(text);
+}
+
 /** Characters of arguments the model sent shown to the person when they are not read. */
 const RAW_SHOWN = 300;
 
@@ -58,9 +71,9 @@ export function createToolPipeline({ tools, currentRole, now = () => new Date(),
 
   const ended = (status: Exclude<ToolOutcome['status'], 'ok'>, args: unknown, argsText: string, message: string): ToolOutcome => ({
     status,
-    args,
-    argsText,
-    summary: message,
+    args: boundedArgs(args),
+    argsText: clip(argsText),
+    summary: clip(message),
     forModel: errorForModel(message),
   });
 
@@ -79,6 +92,10 @@ export function createToolPipeline({ tools, currentRole, now = () => new Date(),
       const work = (tool.run as (a: unknown, c: ToolContext) => Promise<ToolAnswer>)(args, { ...context, signal });
       work.catch(() => {});
       return await Promise.race([work, aborted]);
+    } catch (err) {
+      // Whatever the tool threw as the limit cut it (a cancelled read), the ending is the limit's.
+      if (limit.signal.aborted && !callerSignal.aborted) throw new ToolTimeout();
+      throw err;
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
@@ -93,7 +110,13 @@ export function createToolPipeline({ tools, currentRole, now = () => new Date(),
     // The person sees what the model sent (never the model: it has it).
     const plainRaw = argsText.trim() === '' ? 'No arguments' : argsText.length > RAW_SHOWN ? `${argsText.slice(0, RAW_SHOWN)}…` : argsText;
 
-    const role = await currentRole(caller.user.id);
+    let role: Awaited<ReturnType<typeof currentRole>>;
+    try {
+      role = await currentRole(caller.user.id);
+    } catch (err) {
+      caller.log.error({ err, tool: name, userId: caller.user.id }, 'agent tool could not read the caller’s role');
+      return ended('failed', rawArgs, plainRaw, OURS);
+    }
     if (role !== AGENT_OWNER_ROLE) return ended('refused', rawArgs, plainRaw, REFUSED_ROLE);
     if (!TOKEN_SCOPE_TOOLS[caller.scope].includes(name)) return ended('refused', rawArgs, plainRaw, REFUSED_SCOPE);
     const slot = rate.take(caller.rateKey, now().getTime());
@@ -112,8 +135,8 @@ export function createToolPipeline({ tools, currentRole, now = () => new Date(),
       return {
         status: 'ok',
         args,
-        argsText: answer.argsText ?? words,
-        summary: answer.summary,
+        argsText: clip(answer.argsText ?? words),
+        summary: clip(answer.summary),
         forModel: dataForModel(answer.data, limits.maxResultChars),
         ...(answer.proposalId !== undefined ? { proposalId: answer.proposalId } : {}),
         ...(answer.detail !== undefined ? { detail: answer.detail } : {}),

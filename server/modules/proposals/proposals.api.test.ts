@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAgentConfig, findTemplate, type TAgent, type TAgentConfig } from '../../../contracts/agents.ts';
-import type { TProposal } from '../../../contracts/assistant-tools.ts';
+import { ZProposal, type TProposal } from '../../../contracts/assistant-tools.ts';
 import { ZBacktestResult } from '../../../contracts/backtest.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
@@ -45,7 +45,7 @@ describe('proposals: propose, Create paused, Apply, Discard', () => {
     // Nothing created yet.
     expect((await api('GET', '/api/agents')).json()).not.toContainEqual(expect.objectContaining({ name: 'Tech watch' }));
 
-    const read = (await api('GET', `/api/agents/proposals/${outcome.proposalId}`)).json() as TProposal;
+    const read: TProposal = ZProposal.parse((await api('GET', `/api/agents/proposals/${outcome.proposalId}`)).json());
     expect(read).toMatchObject({ kind: 'create', status: 'pending', source: 'chat', sourceName: 'Claude', agentName: 'Tech watch', reason: 'You asked for an hourly scan', differences: [] });
     expect(read.configText).toContain('Template: Stock Market Scanner');
     expect(read.configText.some((line) => line.startsWith('Schedule: Hourly'))).toBe(true);

@@ -4,7 +4,7 @@ import { useEffect, useRef } from 'react';
 import { z } from 'zod';
 import { ZCondition, ZConditionState, type TCondition, type TConditionState } from '../../../../contracts/conditions.ts';
 import type { TConditionDraft, TConditionDraftRequest } from '../../../../contracts/condition-draft.ts';
-import type { TProposal } from '../../../../contracts/assistant-tools.ts';
+import { ZProposal } from '../../../../contracts/assistant-tools.ts';
 import { ZAgent, ZRunHistory, ZRunQueued, type TAgent, type TAgentConfig, type TAgentStatus, type TAgentTemplate, type TRunHistoryEntry } from '../../../../contracts/agents.ts';
 import { BACKTEST_CONTENT_TYPE, ZBacktestEvent, type TAgentBacktestRequest, type TBacktestRequest, type TBacktestResult } from '../../../../contracts/backtest.ts';
 import { AGENT_LIST_STALE_MS, STATUS_CHANGE_TIMEOUT_MS } from '../../../../contracts/constants.ts';
@@ -32,7 +32,7 @@ export const useTemplates = () => useQuery<TAgentTemplate[]>({ queryKey: TEMPLAT
 /** SPEC: the agent list is fresh for 30 s, and runs only once the user is known. */
 export const useAgents = (enabled: boolean) => useQuery({ queryKey: AGENTS_QUERY_KEY, queryFn: parsedQueryFn(ZAgentList), staleTime: AGENT_LIST_STALE_MS, enabled });
 
-export const usePendingProposals = (enabled: boolean) => useQuery<TProposal[]>({ queryKey: PENDING_PROPOSALS_QUERY_KEY, enabled });
+export const usePendingProposals = (enabled: boolean) => useQuery({ queryKey: PENDING_PROPOSALS_QUERY_KEY, queryFn: parsedQueryFn(ZProposal.array()), enabled });
 
 export const useAgent = (id: string) => useQuery({ queryKey: agentQueryKey(id), queryFn: parsedQueryFn(ZAgent) });
 
