@@ -36,6 +36,8 @@ const MODULE_USES = {
   // Open streams end with their session.
   events: ['auth'],
   backtest: ['agents', 'conditions', 'market', 'notifications', 'runtime'],
+  // The assistants' tools read with the owner's own services (docs/decisions/0076), the role from users.
+  'agent-tools': ['agents', 'backtest', 'conditions', 'market', 'notifications', 'runtime', 'users'],
   // The conditions engine reads the indicators (issue 30).
   conditions: ['market'],
   // "Describe it" spends the chat's budget with the chat's assistants (docs/decisions/0075).

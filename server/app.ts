@@ -26,6 +26,8 @@ import { agentsRoutes } from './modules/agents/agents.routes.ts';
 import { conditionStatesRoutes } from './modules/agents/condition-states.routes.ts';
 import { createConditionStatesService } from './modules/agents/condition-states.service.ts';
 import { createAgentsService } from './modules/agents/agents.service.ts';
+import { createAgentTools } from './modules/agent-tools/agent-tools.ts';
+import type { AgentTools } from './modules/agent-tools/types.ts';
 import type { JobQueue } from './modules/runtime/job-queue.ts';
 import { backtestRoutes } from './modules/backtest/backtest.routes.ts';
 import { createBacktestService } from './modules/backtest/backtest.service.ts';
@@ -116,6 +118,8 @@ declare module 'fastify' {
     events: EventHub;
     /** Cache invalidations across processes (docs/decisions/0049). */
     invalidations: Invalidations;
+    /** The assistants' tools on the user's agents (docs/decisions/0076): the chat's tool loop and /mcp call them. */
+    agentTools: AgentTools;
   }
 }
 
@@ -218,7 +222,8 @@ export async function buildApp({
   await app.register(conditionStatesRoutes, { conditions: createConditionStatesService({ db, ownedAgent: agents.get, now, events }) });
   const marketData = sharedMarketData ?? createMarketData(config.market, { logger, now, db });
   if (!sharedMarketData) app.addHook('onClose', async () => marketData.close());
-  await app.register(backtestRoutes, { backtests: createBacktestService({ agents, marketData, logger, now, limits: config.backtest }) });
+  const backtests = createBacktestService({ agents, marketData, logger, now, limits: config.backtest });
+  await app.register(backtestRoutes, { backtests });
   const imageDecoder = createImageDecoder({ logger });
   app.addHook('onClose', async () => imageDecoder.close());
   const images = createImagesService({ db, storageBytes: config.chat.imageStorageBytes, decoder: imageDecoder, now });
@@ -251,6 +256,7 @@ export async function buildApp({
     },
   });
   app.decorate('notifications', notifications);
+  app.decorate('agentTools', createAgentTools({ db, agents, backtests, marketData, notifications, marketReadsPerMinute: config.backtest.ratePerMinute, now }));
   await app.register(notificationsRoutes, { notifications });
   await app.register(settingsRoutes, { settings: createSettingsService({ db }) });
   const accessTokens = createAccessTokensService({ db, now });

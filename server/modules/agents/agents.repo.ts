@@ -65,6 +65,12 @@ export async function listRuns(db: Db, agentId: string, limit: number): Promise<
   return db.select().from(agentRuns).where(eq(agentRuns.agentId, agentId)).orderBy(desc(agentRuns.id)).limit(limit);
 }
 
+/** One run of the agent (the caller has checked the agent is theirs). */
+export async function findRun(db: Db, agentId: string, runId: number): Promise<AgentRunRow | undefined> {
+  const [row] = await db.select().from(agentRuns).where(and(eq(agentRuns.agentId, agentId), eq(agentRuns.id, runId)));
+  return row;
+}
+
 /**
  * Drops scheduled runs no worker has started yet (queued ahead of their slot, or waiting in a
  * backlog): the agent was paused or rescheduled, so those slots are no longer its. Run-now

@@ -22,6 +22,7 @@ import {
   insertAgent,
   listAgentsWithHealth,
   listRuns,
+  findRun,
   queueRunNow,
   updateAgent,
   agentHealth,
@@ -189,6 +190,15 @@ export function createAgentsService({ db, jobs, foreignChannels, briefProblems, 
     return (await listRuns(db, agent.id, limit)).map(toApiRun);
   }
 
+  /** One run of the caller's agent; 404 'Run not found' when the agent has no such run, and
+   * 'Agent not found' when the agent is not the caller's (the assistants' get_run). */
+  async function run(caller: Caller, id: string, runId: number): Promise<TRunHistoryAnswer[number]> {
+    const agent = await owned(caller, id);
+    const row = await findRun(db, agent.id, runId);
+    if (!row) throw new AppError('NOT_FOUND', 'Run not found');
+    return toApiRun(row);
+  }
+
   /** SPEC: a new agent starts paused. The body is checked whole: every refused field at once. */
   async function create(caller: Caller, body: unknown): Promise<TAgent> {
     const input = await checkAgentRequest(ZCreateAgent, body, () => configProblems(caller.user, fieldOf(body, 'templateId'), fieldOf(body, 'config')));
@@ -258,7 +268,7 @@ export function createAgentsService({ db, jobs, foreignChannels, briefProblems, 
     return { runId: run.id };
   }
 
-  return { listJson, get, runs, create, update, remove, runNow };
+  return { listJson, get, runs, run, create, update, remove, runNow };
 }
 
 export type AgentsService = ReturnType<typeof createAgentsService>;
