@@ -65,6 +65,7 @@ import { channelsServiceFromConfig, type ChannelsService, type EnqueueDelivery }
 import { settingsRoutes } from './modules/settings/settings.routes.ts';
 import { accessTokensRoutes } from './modules/auth/access-tokens.routes.ts';
 import { createAccessTokensService } from './modules/auth/access-tokens.service.ts';
+import { mcpRoutes } from './modules/mcp/mcp.routes.ts';
 import { createSettingsService } from './modules/settings/settings.service.ts';
 import { usersRoutes } from './modules/users/users.routes.ts';
 import { createUsersService } from './modules/users/users.service.ts';
@@ -261,6 +262,7 @@ export async function buildApp({
   await app.register(settingsRoutes, { settings: createSettingsService({ db }) });
   const accessTokens = createAccessTokensService({ db, now });
   await app.register(accessTokensRoutes, { accessTokens });
+  await app.register(mcpRoutes, { accessTokens, agentTools: app.agentTools, publicOrigin: config.publicOrigin, requestsPerMinute: config.mcpRateLimit, now });
   await registerClientApp(app, clientDir, publicConfig(config), [articlePageResolver(articles, config.publicUrl, config.siteName)], now, undefined, articles);
 
   const purge = setInterval(() => {
