@@ -37,7 +37,9 @@ const MODULE_USES = {
   events: ['auth'],
   backtest: ['agents', 'conditions', 'market', 'notifications', 'runtime'],
   // The assistants' tools read with the owner's own services (docs/decisions/0076), the role from users.
-  'agent-tools': ['agents', 'backtest', 'conditions', 'market', 'notifications', 'runtime', 'users'],
+  'agent-tools': ['agents', 'backtest', 'conditions', 'market', 'notifications', 'proposals', 'runtime', 'users'],
+  // Applying a proposal goes through the agents service's own create and update.
+  proposals: ['agents'],
   // The conditions engine reads the indicators (issue 30).
   conditions: ['market'],
   // "Describe it" spends the chat's budget with the chat's assistants (docs/decisions/0075).

@@ -28,6 +28,8 @@ import { createConditionStatesService } from './modules/agents/condition-states.
 import { createAgentsService } from './modules/agents/agents.service.ts';
 import { createAgentTools } from './modules/agent-tools/agent-tools.ts';
 import type { AgentTools } from './modules/agent-tools/types.ts';
+import { proposalsRoutes } from './modules/proposals/proposals.routes.ts';
+import { createProposalsService } from './modules/proposals/proposals.service.ts';
 import type { JobQueue } from './modules/runtime/job-queue.ts';
 import { backtestRoutes } from './modules/backtest/backtest.routes.ts';
 import { createBacktestService } from './modules/backtest/backtest.service.ts';
@@ -257,7 +259,9 @@ export async function buildApp({
     },
   });
   app.decorate('notifications', notifications);
-  app.decorate('agentTools', createAgentTools({ db, agents, backtests, marketData, notifications, marketReadsPerMinute: config.backtest.ratePerMinute, now }));
+  const proposals = createProposalsService({ db, agents, now });
+  await app.register(proposalsRoutes, { proposals });
+  app.decorate('agentTools', createAgentTools({ db, agents, backtests, marketData, notifications, proposals, marketReadsPerMinute: config.backtest.ratePerMinute, now }));
   await app.register(notificationsRoutes, { notifications });
   await app.register(settingsRoutes, { settings: createSettingsService({ db }) });
   const accessTokens = createAccessTokensService({ db, now });

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { bigint, boolean, check, customType, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { NOTIFICATION_KINDS, type TNotificationKind } from '../../contracts/agent-health.ts';
 import type { TAgentConfig, TAgentRun, TAgentStatus } from '../../contracts/agents.ts';
+import type { PROPOSAL_SOURCES, TProposal, TProposalStatus } from '../../contracts/assistant-tools.ts';
 import type { TRunAlert } from '../../contracts/market.ts';
 import type { TNotifiedCondition } from '../../contracts/condition-outcomes.ts';
 import type { TChannelKind, TDeliveryEvent, TDeliveryStatus } from '../../contracts/channels.ts';
@@ -494,6 +495,47 @@ export const conditionControls = pgTable(
     snoozedUntil: timestamp('snoozed_until', { withTimezone: true }),
   },
   (t) => [primaryKey({ columns: [t.agentId, t.conditionId] })],
+);
+
+/**
+ * An agent or a change an assistant proposed (issue 31, docs/decisions/0076): nothing is created
+ * or changed until the owner applies it through the agents service. `base_config` and `base_name`
+ * are the agent as it was when the change was proposed: applying is refused when it has changed
+ * since. `backtest` is its test on history, run when proposed (or why not, `backtest_error`).
+ * A change's agent is not a foreign key: the proposal outlives it, and applying says it is gone.
+ */
+export const agentProposals = pgTable(
+  'agent_proposals',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    source: text('source').$type<(typeof PROPOSAL_SOURCES)[number]>().notNull(),
+    /** The assistant's label in the chat, the access token's name over MCP. */
+    sourceName: text('source_name').notNull(),
+    conversationId: uuid('conversation_id').references(() => chatConversations.id, { onDelete: 'set null' }),
+    kind: text('kind').$type<TProposal['kind']>().notNull(),
+    agentId: uuid('agent_id'),
+    templateId: text('template_id').notNull(),
+    name: text('name').notNull(),
+    config: jsonb('config').$type<TAgentConfig>().notNull(),
+    reason: text('reason').notNull(),
+    baseName: text('base_name'),
+    baseConfig: jsonb('base_config').$type<TAgentConfig>(),
+    backtest: jsonb('backtest'),
+    backtestError: text('backtest_error'),
+    status: text('status').$type<TProposalStatus>().notNull().default('pending'),
+    createdAt: createdAt(),
+    decidedAt: timestamp('decided_at', { withTimezone: true }),
+    resultAgentId: uuid('result_agent_id'),
+  },
+  (t) => [
+    index('agent_proposals_user_status_idx').on(t.userId, t.status, t.createdAt),
+    check('agent_proposals_status_check', sql`${t.status} in ('pending', 'applied', 'discarded')`),
+    check('agent_proposals_kind_check', sql`${t.kind} in ('create', 'change')`),
+    check('agent_proposals_source_check', sql`${t.source} in ('chat', 'mcp')`),
+  ],
 );
 
 /**

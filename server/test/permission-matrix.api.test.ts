@@ -4,6 +4,7 @@ import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS } from '../../contracts/chat.ts';
 import { createTestApp, type TestApp } from './test-app.ts';
 import { customMonitorConfig, inAppAlert, sampleCondition } from './agent-fixtures.ts';
 import { conversationBody, imageBody, presetBody } from './chat-helpers.ts';
+import { chatCaller, sessionUser } from './tool-callers.ts';
 
 const ACTORS = ['signed out', 'guest', 'owner', 'another admin'] as const;
 type Actor = (typeof ACTORS)[number];
@@ -70,6 +71,12 @@ describe('permission matrix', () => {
   };
   const newChannel = async (): Promise<string> => (await asOwner('POST', '/api/channels', { kind: 'telegram', name: 'Desk', botToken: '123456789:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', chatId: '42' })).id;
   const at = (path: string, payload?: unknown) => async (): Promise<Call> => ({ path, payload });
+  /** A pending proposal of the owner's, made as an assistant makes one (issue 31). */
+  const newProposal = async (): Promise<string> => {
+    const outcome = await t.app.agentTools.run(chatCaller(await sessionUser(t, OWNER)), 'propose_agent', JSON.stringify({ templateId: template.id, name: `Proposed ${++n}`, config: agentConfig(), reason: 'A test' }));
+    if (!outcome.proposalId) throw new Error(`propose_agent: ${outcome.status} ${outcome.summary}`);
+    return outcome.proposalId;
+  };
   const newConversation = async (): Promise<string> => (await asOwner('POST', '/api/chat/conversations', conversationBody())).conversation.id;
   const newAccessToken = async (): Promise<string> => (await asOwner('POST', '/api/settings/access-tokens', { name: `Matrix token ${++n}`, scope: 'read', expiresInDays: 7 })).id;
   const newPreset = async (): Promise<string> => (await asOwner('POST', '/api/chat/presets', presetBody())).id;
@@ -116,6 +123,11 @@ describe('permission matrix', () => {
     { method: 'POST', url: '/api/agents/:id/conditions/:conditionId/snooze', call: async () => ({ path: await conditionPath('snooze'), payload: { preset: '4h' } }), expected: [401, 403, 200, 404] },
     { method: 'DELETE', url: '/api/agents/:id/conditions/:conditionId/snooze', call: async () => ({ path: await conditionPath('snooze') }), expected: [401, 403, 200, 404] },
     { method: 'POST', url: '/api/agents/:id/conditions/:conditionId/rearm', call: async () => ({ path: await conditionPath('rearm') }), expected: [401, 403, 200, 404] },
+    // Proposals are their owner's (issue 31): another admin's is 404, as a missing one.
+    { method: 'GET', url: '/api/agents/proposals', call: at('/api/agents/proposals?status=pending'), expected: [401, 403, 200, 200] },
+    { method: 'GET', url: '/api/agents/proposals/:id', call: async () => ({ path: `/api/agents/proposals/${await newProposal()}` }), expected: [401, 403, 200, 404] },
+    { method: 'POST', url: '/api/agents/proposals/:id/apply', call: async () => ({ path: `/api/agents/proposals/${await newProposal()}/apply` }), expected: [401, 403, 200, 404] },
+    { method: 'POST', url: '/api/agents/proposals/:id/discard', call: async () => ({ path: `/api/agents/proposals/${await newProposal()}/discard` }), expected: [401, 403, 200, 404] },
     { method: 'GET', url: '/api/articles', call: at('/api/articles'), expected: [200, 200, 200, 200] },
     { method: 'GET', url: '/api/articles/:slug', call: async () => ({ path: `/api/articles/${(await newArticle()).slug}` }), expected: [200, 200, 200, 200] },
     { method: 'POST', url: '/api/articles', call: async () => ({ path: '/api/articles', payload: { title: `Posted article ${++n}`, ...ARTICLE_TEXT } }), expected: [401, 403, 201, 201] },

@@ -13,6 +13,7 @@ import { until } from '../../test/until.ts';
 import { createAgentsService } from '../agents/agents.service.ts';
 import { createBacktestService } from '../backtest/backtest.service.ts';
 import { createMarketData } from '../market/market-data.ts';
+import { createProposalsService } from '../proposals/proposals.service.ts';
 import { createAgentTools } from './agent-tools.ts';
 import type { AgentTools } from './types.ts';
 
@@ -180,6 +181,7 @@ describe('agent tools on runs, alerts, market data and history (fake exchanges)'
         backtests,
         marketData,
         notifications: t.app.notifications,
+        proposals: createProposalsService({ db: t.database.db, agents }),
         marketReadsPerMinute: 100,
         limits: { toolTimeoutMs: 300, callsPerMinute: 60, maxResultChars: 24_000 },
       });
