@@ -6,7 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAgentConfig, findTemplate, type TAgent } from '../../../contracts/agents.ts';
-import { PROPOSAL_TOOLS, READ_TOOLS, TOOL_DESCRIPTIONS, type TCreatedAccessToken, type TTokenScope } from '../../../contracts/assistant-tools.ts';
+import { PROPOSAL_TOOLS, READ_TOOLS, TOOL_DESCRIPTIONS, type TCreatedAccessToken, type TProposal, type TTokenScope } from '../../../contracts/assistant-tools.ts';
 import { accessTokens, agentRuns } from '../../db/schema.ts';
 import { capturingLogger, encodings, leaks } from '../../test/secret-scan.ts';
 import { createTestApp, TEST_ORIGIN, type TestApp } from '../../test/test-app.ts';
@@ -128,6 +128,22 @@ describe('MCP server (/mcp) with personal access tokens', () => {
     const notFound = await theirs.callTool({ name: 'get_agent', arguments: { agentId: agent.id } });
     expect(notFound.isError).toBe(true);
     expect(said(notFound).error).toMatch(/not found/i);
+  });
+
+  it('a proposal made over MCP waits in the owner’s console as a pending proposal, named after the token; nothing else is written', async () => {
+    const created = await newToken(owner, 'propose');
+    const client = await connect(created.token);
+    const agentsBefore = (await t.request({ url: '/api/agents', cookie: owner })).json<unknown[]>().length;
+    const template = findTemplate('stock-market-scanner')!;
+    const result = await client.callTool({
+      name: 'propose_agent',
+      arguments: { templateId: template.id, name: 'Proposed over MCP', config: defaultAgentConfig(template), reason: 'Watch the tech names for breakouts.' },
+    });
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    const { proposalId } = said(result).data as { proposalId: string };
+    const pending = (await t.request({ url: '/api/agents/proposals?status=pending', cookie: owner })).json<TProposal[]>();
+    expect(pending.find((p) => p.id === proposalId)).toMatchObject({ kind: 'create', status: 'pending', source: 'mcp', sourceName: created.name, agentName: 'Proposed over MCP', agentId: null });
+    expect((await t.request({ url: '/api/agents', cookie: owner })).json<unknown[]>()).toHaveLength(agentsBefore);
   });
 
   it('tells the client about bad arguments and refused tools as tool errors, in the chat’s words', async () => {
