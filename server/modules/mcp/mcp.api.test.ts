@@ -231,6 +231,46 @@ describe('MCP server (/mcp) with personal access tokens', () => {
     expect(((await ours.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name).toBe('axiom-agents');
   });
 
+  it('answers hostile bodies with a 4xx or a JSON-RPC error, never a 5xx, and writes nothing', async () => {
+    const { token } = await newToken(owner, 'propose');
+    const headers = { authorization: `Bearer ${token}`, 'mcp-protocol-version': '2025-06-18' };
+    const proposalsBefore = (await t.request({ url: '/api/agents/proposals', cookie: owner })).json<unknown[]>().length;
+    const call = (params: unknown) => ({ jsonrpc: '2.0', id: 7, method: 'tools/call', params });
+    let deep: unknown = 'x';
+    for (let i = 0; i < 2_000; i++) deep = { a: deep };
+    const bodies: unknown[] = [
+      {},
+      [],
+      'tools/list',
+      null,
+      { jsonrpc: '1.0', id: 1, method: 'tools/list' },
+      { jsonrpc: '2.0', id: { not: 'an id' }, method: 'tools/list' },
+      call({ name: { evil: true }, arguments: {} }),
+      call({ name: 'get_agent', arguments: ['not', 'an', 'object'] }),
+      call({ name: 'get_agent', arguments: { agentId: 'x'.repeat(200_000) } }),
+      call({ name: 'propose_agent', arguments: { templateId: 'stock-market-scanner', name: '\u0000', config: deep, reason: 'x' } }),
+      call({ name: '__proto__', arguments: {} }),
+      call({ name: 'list_agents', arguments: { extra: 1 } }),
+      Array.from({ length: 500 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/list' })),
+    ];
+    for (const body of bodies) {
+      const res = await post(headers, body);
+      const label = JSON.stringify(body).slice(0, 80);
+      expect(res.status, label).toBeLessThan(500);
+      const text = await res.text();
+      if (res.status >= 400) expect(text, label).toMatch(/"error"/);
+      // 202: the SDK's answer to a batch with no request in it (an empty one): nothing to say.
+      else if (res.status === 202) expect(text, label).toBe('');
+      else expect(JSON.parse(text), label).toBeDefined();
+      expect(text, label).not.toMatch(/\.ts:\d+|node_modules|\n\s+at /);
+    }
+    const wrongType = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'text/plain', accept: 'application/json, text/event-stream' }, body: '{}' });
+    expect(wrongType.status).toBe(415);
+    const notJson = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":' });
+    expect(notJson.status).toBe(400);
+    expect((await t.request({ url: '/api/agents/proposals', cookie: owner })).json<unknown[]>()).toHaveLength(proposalsBefore);
+  });
+
   it('answers GET and DELETE with 405 (stateless: no stream, no session to end)', async () => {
     for (const method of ['GET', 'DELETE']) {
       const res = await fetch(url, { method, headers: { accept: 'text/event-stream' } });
