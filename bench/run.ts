@@ -4,6 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { arch, cpus, platform, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
+import agentTools from './agent-tools.ts';
 import agentsScale, { agentsScaleConditions } from './agents-scale.ts';
 import articlePage from './article-page.ts';
 import backtestApi from './backtest-api.ts';
@@ -22,7 +23,7 @@ import { stopBenchPostgres } from './lib.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
 /** The registry: add a module exporting a Benchmark and list it here. */
-const BENCHMARKS: Benchmark[] = [articlesRead, articlePage, serverMemory, chat, chatRender, mixedLoad, loadWithAgents, indicators, backtest, conditions, backtestApi, agentsScale, agentsScaleConditions, eventStreams, lighthouse];
+const BENCHMARKS: Benchmark[] = [articlesRead, articlePage, serverMemory, chat, chatRender, mixedLoad, loadWithAgents, indicators, backtest, conditions, backtestApi, agentTools, agentsScale, agentsScaleConditions, eventStreams, lighthouse];
 
 const { values, positionals } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, list: { type: 'boolean', default: false } },

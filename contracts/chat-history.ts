@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_TOOL_STEPS_KEPT, ZToolStep } from './assistant-tools.ts';
+import { MAX_TOOL_STEPS_KEPT, ZToolStep } from './tool-steps.ts';
 import { CHAT_FINISHES, CHAT_LIMITS, CHAT_PROVIDER_INFO, CHAT_PROVIDERS, ZChatId, ZMessageId, ZMessageImages, type TChatProvider } from './chat.ts';
 
 export { ZChatId, ZMessageId } from './chat.ts';

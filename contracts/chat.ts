@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { TToolStep } from './assistant-tools.ts';
+import type { TToolStep } from './tool-steps.ts';
 
 /** The chat assistants (SPEC sections 2 and 9, DESIGN section 6). One record each drives the
  * server endpoint, the client screen, storage keys and the dashboard. */

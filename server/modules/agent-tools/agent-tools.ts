@@ -19,7 +19,7 @@ export type AgentToolsDeps = {
   db: Db;
   agents: Pick<AgentsService, 'listJson' | 'get' | 'runs' | 'run'>;
   backtests: Pick<BacktestService, 'forAgent' | 'forConfig'>;
-  marketData: Pick<MarketData, 'getHistory'>;
+  marketData: Pick<MarketData, 'getCandles'>;
   notifications: Pick<NotificationsService, 'listJson'>;
   proposals: Pick<ProposalsService, 'record'>;
   /** get_market's reads per user per minute (Test on history's rate: each may fetch history). */

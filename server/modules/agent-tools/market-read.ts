@@ -5,17 +5,20 @@ import { watchedMarketLabel, WATCHLIST_EXCHANGE_LABELS, type TWatchedMarket } fr
 import { createRateWindow } from '../../lib/rate-window.ts';
 import { conditionCandlesNeeded, latestClosedIndex, prepareConditions } from '../conditions/engine.ts';
 import type { MarketData } from '../market/market-data.ts';
+import { tickOf } from '../runtime/run-executor.ts';
 import { count, ToolRefusal, type Tool } from './tool-kit.ts';
 
 /**
- * get_market: the latest closed candles of a market through the same market data and history
- * cache as the runs and Test on history (MarketData.getHistory), the usual indicators on the latest
- * closed candle, and, with a condition, each of its sides there, computed by the conditions
- * engine that runs and tests use (so the numbers agree with what an agent would record).
+ * get_market: the latest closed candles of a market read as a live run reads them
+ * (MarketData.getCandles in the current minute's tick: the candles this minute's runs fetched
+ * are shared, and one fetch serves every caller of the minute, a failure included), the usual
+ * indicators on the latest closed candle, and, with a condition, each of its sides there,
+ * computed by the conditions engine that runs and tests use (so the numbers agree with what an
+ * agent would record).
  */
 
 export type MarketReadDeps = {
-  marketData: Pick<MarketData, 'getHistory'>;
+  marketData: Pick<MarketData, 'getCandles'>;
   now?: () => Date;
   /** Reads per user per minute: Test on history's rate (each may fetch history from a provider). */
   ratePerMinute: number;
@@ -53,7 +56,7 @@ export function getMarketTool({ marketData, now = () => new Date(), ratePerMinut
   return {
     argsText: ({ market, timeframe, candles, condition }) =>
       `${marketWords(market)}, ${TIMEFRAME_LABELS[timeframe]} candles, the latest ${candles}${condition ? ', with a condition' : ''}`,
-    async run({ market, timeframe, candles, condition }, { caller, signal }) {
+    async run({ market, timeframe, candles, condition }, { caller }) {
       if (condition) {
         const problems = conditionTimeframeProblems([condition], timeframe);
         if (problems.length > 0) throw new ToolRefusal('invalid', `The arguments were refused: ${problems.map((p) => `condition.${p.path.replace(/^0\.?/, '')}: ${p.message}`).join('; ')}.`);
@@ -68,10 +71,11 @@ export function getMarketTool({ marketData, now = () => new Date(), ratePerMinut
       const source = sourceOf(market);
       const series = new Map<TCandleTimeframe, TCandle[]>();
       let simulated = false;
+      const tick = tickOf(now());
       for (const [tf, n] of needed) {
-        const history = await marketData.getHistory({ source, symbol: market.symbol, timeframe: tf, candles: n }, { signal });
-        series.set(tf, history.candles);
-        simulated ||= history.simulated;
+        const read = await marketData.getCandles({ source, symbol: market.symbol, timeframe: tf, limit: n }, tick);
+        series.set(tf, read.candles);
+        simulated ||= read.simulated;
       }
       const own = series.get(timeframe)!;
       const latest = latestClosedIndex(own, timeframe, now().getTime());

@@ -10,6 +10,7 @@ import { ZUpdateSettings } from '../../../contracts/settings.ts';
 import { ZChannelIdParams, ZCreateChannel } from '../../../contracts/channels.ts';
 import { ZAccessTokenParams, ZCreateAccessToken } from '../../../contracts/assistant-tools.ts';
 import { ZConditionParams, ZSnoozeRequest } from '../../../contracts/conditions.ts';
+import { ZProposalParams, ZProposalsQuery } from '../../../contracts/assistant-tools.ts';
 import {
   ZAnswerQuery,
   ZConversationListQuery,
@@ -70,6 +71,7 @@ const conditionAgent = async (fx: Fixtures) => ({ id: (await fx.conditionAgent()
 const channelId = { name: 'id', contract: { schema: ZChannelIdParams }, real: (fx: Fixtures) => fx.channel() };
 const conversationId = { name: 'id', contract: { schema: ZConversationParams }, real: (fx: Fixtures) => fx.conversation() };
 const presetId = { name: 'id', contract: { schema: ZPresetIdParams }, real: (fx: Fixtures) => fx.preset() };
+const proposalId = { name: 'id', contract: { schema: ZProposalParams }, real: (fx: Fixtures) => fx.proposal() };
 const imageId = { name: 'id', contract: { schema: ZImageIdParams }, real: (fx: Fixtures) => fx.image() };
 
 const chatEndpoints: Endpoint[] = CHAT_PROVIDERS.map((provider) => ({
@@ -127,6 +129,11 @@ export const ENDPOINTS: Endpoint[] = [
   },
   { method: 'DELETE', route: '/api/agents/:id', actor: 'admin', param: { ...agentId, freshEachRequest: true }, query: { schema: ZAgentQuery } },
   // Run now: the route reads a null body as an empty one.
+  // Proposals (issue 31): each decision takes a pending proposal of its own.
+  { method: 'GET', route: '/api/agents/proposals', actor: 'admin', query: { schema: ZProposalsQuery } },
+  { method: 'GET', route: '/api/agents/proposals/:id', actor: 'admin', param: proposalId },
+  { method: 'POST', route: '/api/agents/proposals/:id/apply', actor: 'admin', param: { ...proposalId, freshEachRequest: true }, body: IGNORED_BODY },
+  { method: 'POST', route: '/api/agents/proposals/:id/discard', actor: 'admin', param: { ...proposalId, freshEachRequest: true }, body: IGNORED_BODY },
   { method: 'POST', route: '/api/agents/:id/run', actor: 'admin', param: agentId, query: { schema: ZAgentQuery }, body: { contract: { schema: ZRunAgent, asSeen: (b) => b ?? {} }, sample: {} } },
   // Test on history: few cases, each valid one evaluates 500 candles per market.
   { method: 'POST', route: '/api/agents/backtest', actor: 'admin', body: { contract: { schema: ZBacktestRequest }, sample: { templateId: VALID_AGENT.templateId, config: VALID_AGENT.config, candles: 50 } }, runs: 15 },

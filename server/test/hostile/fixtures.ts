@@ -5,6 +5,7 @@ import { MAX_PRESETS } from '../../../contracts/chat-history.ts';
 import { conversationBody, imageBody } from '../chat-helpers.ts';
 import { customMonitorConfig, inAppAlert, sampleCondition } from '../agent-fixtures.ts';
 import type { TestApp } from '../test-app.ts';
+import { insertProposal } from '../../modules/proposals/proposals.repo.ts';
 
 export const ADMIN_EMAIL = 'hostile-admin@example.com';
 
@@ -24,6 +25,8 @@ export type Fixtures = {
   preset(): Promise<string>;
   /** An uploaded chat image's id. */
   image(): Promise<string>;
+  /** A pending proposal's id, made as an assistant makes one (issue 31). */
+  proposal(): Promise<string>;
   guestUserId(): Promise<string>;
   /** A session of its own, for routes that end the caller's session. */
   throwawaySession(): Promise<string>;
@@ -97,6 +100,26 @@ export async function createFixtures(t: TestApp): Promise<Fixtures> {
       return (await asAdmin<{ id: string }>('POST', '/api/chat/presets', { name: `Fixture preset ${++n}` })).id;
     },
     image: async () => (await asAdmin<{ id: string }>('POST', '/api/chat/images', imageBody())).id,
+    // Recorded as propose_agent records one, without its test on history (each decision needs a fresh one).
+    proposal: async () =>
+      (
+        await insertProposal(t.database.db, {
+          userId: await adminId(),
+          source: 'mcp',
+          sourceName: 'Fixture token',
+          conversationId: null,
+          kind: 'create',
+          agentId: null,
+          templateId: VALID_AGENT.templateId,
+          name: `Fixture proposal ${++n}`,
+          config: VALID_AGENT.config,
+          reason: 'A fixture',
+          baseName: null,
+          baseConfig: null,
+          backtest: null,
+          backtestError: 'Not tested: a fixture',
+        })
+      ).id,
     async guestUserId() {
       const email = `hostile-guest-${++n}@example.com`;
       await t.signIn(email, 'Guest');

@@ -4,6 +4,7 @@ import { useEffect, useRef } from 'react';
 import { z } from 'zod';
 import { ZCondition, ZConditionState, type TCondition, type TConditionState } from '../../../../contracts/conditions.ts';
 import type { TConditionDraft, TConditionDraftRequest } from '../../../../contracts/condition-draft.ts';
+import type { TProposal } from '../../../../contracts/assistant-tools.ts';
 import { ZAgent, ZRunHistory, ZRunQueued, type TAgent, type TAgentConfig, type TAgentStatus, type TAgentTemplate, type TRunHistoryEntry } from '../../../../contracts/agents.ts';
 import { BACKTEST_CONTENT_TYPE, ZBacktestEvent, type TAgentBacktestRequest, type TBacktestRequest, type TBacktestResult } from '../../../../contracts/backtest.ts';
 import { AGENT_LIST_STALE_MS, STATUS_CHANGE_TIMEOUT_MS } from '../../../../contracts/constants.ts';
@@ -16,6 +17,8 @@ export const TEMPLATES_QUERY_KEY = ['/api/agent-templates'] as const;
 export const AGENTS_QUERY_KEY = ['/api/agents'] as const;
 export const agentQueryKey = (id: string) => [`/api/agents/${id}`] as const;
 export const RUNS_LIMIT = 50;
+/** The owner's proposals waiting for a decision (issue 31): a ProposalCard each, in the console. */
+export const PENDING_PROPOSALS_QUERY_KEY = ['/api/agents/proposals?status=pending'] as const;
 export const runsQueryKey = (id: string) => [`/api/agents/${id}/runs?limit=${RUNS_LIMIT}`] as const;
 
 /** SPEC section 9: lists refresh this long after a status change succeeds or fails. */
@@ -28,6 +31,8 @@ export const useTemplates = () => useQuery<TAgentTemplate[]>({ queryKey: TEMPLAT
 
 /** SPEC: the agent list is fresh for 30 s, and runs only once the user is known. */
 export const useAgents = (enabled: boolean) => useQuery({ queryKey: AGENTS_QUERY_KEY, queryFn: parsedQueryFn(ZAgentList), staleTime: AGENT_LIST_STALE_MS, enabled });
+
+export const usePendingProposals = (enabled: boolean) => useQuery<TProposal[]>({ queryKey: PENDING_PROPOSALS_QUERY_KEY, enabled });
 
 export const useAgent = (id: string) => useQuery({ queryKey: agentQueryKey(id), queryFn: parsedQueryFn(ZAgent) });
 

@@ -31,7 +31,11 @@ const recordTimeOf = (show: ReturnType<typeof vi.mocked<typeof notify.error>>) =
   show.mockImplementation(() => void (at = Date.now()));
   return () => at;
 };
-const baseRoutes = (agents = [STOCK_AGENT, CRYPTO_AGENT]) => ({ 'GET /api/agent-templates': { body: AGENT_TEMPLATES }, 'GET /api/agents': { body: agents } });
+const baseRoutes = (agents = [STOCK_AGENT, CRYPTO_AGENT]) => ({
+  'GET /api/agent-templates': { body: AGENT_TEMPLATES },
+  'GET /api/agents': { body: agents },
+  'GET /api/agents/proposals?status=pending': { body: [] },
+});
 
 async function openNameDialog(template = 'Crypto Market Monitor') {
   await userEvent.click(await screen.findByRole('tab', { name: 'Agent Templates' }));

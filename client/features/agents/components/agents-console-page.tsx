@@ -20,6 +20,7 @@ import { AGENTS_QUERY_KEY, createAgent, useAgents, useTemplates } from '../api/a
 import { fieldErrors } from '../lib/field-errors.ts';
 import { NameAgentDialog } from './name-agent-dialog.tsx';
 import { FIX_MARKED_FIELDS } from './config-fields.tsx';
+import { ProposalsSection } from './proposals-section.tsx';
 import { TabList, TabPanel } from './tabs.tsx';
 import { TemplateCard } from './template-card.tsx';
 import { TemplatePickerDialog } from './template-picker-dialog.tsx';
@@ -139,6 +140,8 @@ export default function AgentsConsolePage() {
           <Plus aria-hidden="true" /> Create Agent
         </Button>
       </div>
+
+      <ProposalsSection enabled={Boolean(user)} />
 
       <Tabs.Root value={tab} onValueChange={(value) => setTab(value as TConsoleTab)} className="mt-8">
         <TabList label="Agents" tabs={CONSOLE_TABS} />
