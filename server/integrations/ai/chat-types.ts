@@ -1,3 +1,4 @@
+import type { JSONSchema7 } from 'ai';
 import type { TChatUsage, TDoneFinish } from '../../../contracts/chat.ts';
 
 /**
@@ -25,7 +26,7 @@ export type ChatStreamPart = { type: 'text'; text: string } | { type: 'finish'; 
 // --- tool calling (issue 31, docs/decisions/0076) --------------------------------------------
 
 /** A tool the model may call: its name, what it does, and its arguments' JSON Schema. */
-export type AiToolSpec = { name: string; description: string; parameters: import('ai').JSONSchema7 };
+export type AiToolSpec = { name: string; description: string; parameters: JSONSchema7 };
 /**
  * A tool call as the model made it: the provider's call id (Gemini sends none: one is made),
  * the tool's name, and the arguments exactly as the model sent them (the caller parses them;
