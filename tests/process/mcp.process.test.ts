@@ -112,11 +112,14 @@ describe('MCP server in the server process, driven by the official SDK client', 
     expect((err as StreamableHTTPError).code).toBe(401);
   });
 
-  it('a demoted admin’s token loses the agent tools on its next request', async () => {
+  it('a user’s token reaches no tools; made an admin they reach them, and demoted again they lose them on the next request', async () => {
     const cookie = await signIn('second@example.com');
+    const asGuest = await connect((await newToken(cookie, 'propose')).token);
+    expect(await toolNames(asGuest)).toEqual([]);
     const users = await api<Array<{ id: string; email: string }>>('GET', '/api/users', owner);
     const id = users.find((u) => u.email === 'second@example.com')!.id;
     await api('PATCH', `/api/users/${id}`, owner, { role: 'admin' });
+    expect(await toolNames(asGuest)).toEqual([...AGENT_TOOLS]);
     const client = await connect((await newToken(cookie, 'propose')).token);
     expect(await toolNames(client)).toEqual([...AGENT_TOOLS]);
     await api('PATCH', `/api/users/${id}`, owner, { role: 'guest' });
