@@ -102,7 +102,7 @@ function TokenRow({ token, expired, times, onRevoke }: { token: TAccessToken; ex
   return (
     <li className="flex flex-wrap items-center gap-3 px-4 py-3">
       <div className="min-w-0 flex-1">
-        <p className="font-medium wrap-anywhere text-slate-900">
+        <p className="font-medium text-slate-900">
           {token.name} <Badge variant={token.scope === 'propose' ? 'brand' : 'neutral'}>{TOKEN_SCOPE_LABELS[token.scope]}</Badge>{' '}
           {expired && <Badge variant="warning">Expired</Badge>}
         </p>
@@ -250,7 +250,7 @@ function NewToken({ token, onDone }: { token: TCreatedAccessToken; onDone(): voi
       .catch(() => notify.error('Could not copy the token', 'Select it and copy it by hand.'));
   return (
     <div role="alert" className="mb-6 rounded-md border border-amber-300 bg-amber-50 p-4">
-      <p className="font-medium wrap-anywhere text-slate-900">Your new token “{token.name}”</p>
+      <p className="font-medium text-slate-900">Your new token “{token.name}”</p>
       <p className="mt-1 text-sm text-slate-700">Copy it now: it will not be shown again. Give it to your MCP client as the bearer token for {mcpUrl()} (the README shows how).</p>
       <code className="mt-2 block rounded bg-white px-2 py-1 font-mono text-sm break-all" aria-label="New access token">
         {token.token}
