@@ -9,11 +9,13 @@ export type TLiveEvent =
   /** An agent's status, last run or health changed. */
   | { type: 'agent'; agentId: string }
   /** A run was queued or finished. */
-  | { type: 'run'; action: 'queued' | 'finished'; agentId: string; runId: number };
+  | { type: 'run'; action: 'queued' | 'finished'; agentId: string; runId: number }
+  /** An assistant proposed an agent or a change, or the owner decided one (issue 31). */
+  | { type: 'proposal'; action: 'created' | 'decided'; proposalId: string };
 
 export type TLiveEventType = TLiveEvent['type'];
 
 /** Sent instead of events the server no longer has (an old Last-Event-ID, a lost bus): refetch everything. */
 export const RESET_EVENT = 'reset';
-export const LIVE_EVENT_TYPES: readonly TLiveEventType[] = ['notification', 'agent', 'run'];
+export const LIVE_EVENT_TYPES: readonly TLiveEventType[] = ['notification', 'agent', 'run', 'proposal'];
 export const EVENTS_PATH = '/api/events';

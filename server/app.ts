@@ -227,6 +227,20 @@ export async function buildApp({
   if (!sharedMarketData) app.addHook('onClose', async () => marketData.close());
   const backtests = createBacktestService({ agents, marketData, logger, now, limits: config.backtest });
   await app.register(backtestRoutes, { backtests });
+  const proposals = createProposalsService({ db, agents, now, events });
+  await app.register(proposalsRoutes, { proposals });
+  const agentTools = createAgentTools({
+    db,
+    agents,
+    backtests,
+    marketData,
+    // The alerts service is made below (it needs the chat's brief writer); a tool reads it only when called.
+    notifications: { listJson: (userId, limit) => notifications.listJson(userId, limit) },
+    proposals,
+    marketReadsPerMinute: config.backtest.ratePerMinute,
+    now,
+  });
+  app.decorate('agentTools', agentTools);
   const imageDecoder = createImageDecoder({ logger });
   app.addHook('onClose', async () => imageDecoder.close());
   const images = createImagesService({ db, storageBytes: config.chat.imageStorageBytes, decoder: imageDecoder, now });
@@ -259,9 +273,6 @@ export async function buildApp({
     },
   });
   app.decorate('notifications', notifications);
-  const proposals = createProposalsService({ db, agents, now });
-  await app.register(proposalsRoutes, { proposals });
-  app.decorate('agentTools', createAgentTools({ db, agents, backtests, marketData, notifications, proposals, marketReadsPerMinute: config.backtest.ratePerMinute, now }));
   await app.register(notificationsRoutes, { notifications });
   await app.register(settingsRoutes, { settings: createSettingsService({ db }) });
   const accessTokens = createAccessTokensService({ db, now });

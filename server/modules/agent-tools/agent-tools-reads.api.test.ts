@@ -208,5 +208,20 @@ describe('agent tools on runs, alerts, market data and history (fake exchanges)'
       stop.abort();
       expect((await pending).status).toBe('stopped');
     });
+
+    it('Stop during a proposal’s test on history: stopped, and no proposal recorded', async () => {
+      exchanges.setFault('binance', 'hang');
+      const hangsBefore = exchanges.requests('binance').filter((r) => r.outcome === 'hang').length;
+      const stop = new AbortController();
+      const pending = run(owner, 'propose_agent', { templateId: 'crypto-market-monitor', name: 'Never recorded', config: btcConfig(), reason: 'Stopped' }, { signal: stop.signal });
+      await until(
+        async () => exchanges.requests('binance'),
+        (requests) => requests.filter((r) => r.outcome === 'hang').length > hangsBefore,
+      );
+      stop.abort();
+      expect((await pending).status).toBe('stopped');
+      const cookie = await t.signIn('owner@example.com');
+      expect((await t.request({ url: '/api/agents/proposals', cookie })).json()).toEqual([]);
+    });
   });
 });

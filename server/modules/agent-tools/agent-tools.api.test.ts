@@ -74,6 +74,8 @@ describe('agent tools: owner scope, hostile input, rights, rate', () => {
     const notJson = await run(owner, 'get_agent', '{"agentId": "abc"');
     expect(notJson.status).toBe('invalid');
     expect(notJson.args).toBe('{"agentId": "abc"');
+    // The person sees what the model sent.
+    expect(notJson.argsText).toBe('{"agentId": "abc"');
     expect(modelSees(notJson.forModel).error).toMatch(/not JSON/);
 
     const wrongType = await run(owner, 'get_agent', { agentId: 42 });
@@ -87,6 +89,7 @@ describe('agent tools: owner scope, hostile input, rights, rate', () => {
     const huge = await run(owner, 'get_agent', { agentId: 'x'.repeat(1_000_000) });
     expect(huge.status).toBe('invalid');
     expect(huge.forModel.length).toBeLessThan(2_000);
+    expect(huge.argsText.length).toBeLessThanOrEqual(301);
 
     const unknown = await run(owner, 'drop_database', {});
     expect(unknown.status).toBe('invalid');

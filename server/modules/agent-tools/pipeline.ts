@@ -39,6 +39,9 @@ const timeoutText = (ms: number) => `The tool took longer than its ${formatLimit
 const rateText = (perMinute: number, seconds: number) => `Tools may be called ${perMinute} times a minute. Try again in ${seconds} s.`;
 const unknownText = (name: string) => `There is no tool named ${JSON.stringify(name.slice(0, 100))}.`;
 
+/** Characters of arguments the model sent shown to the person when they are not read. */
+const RAW_SHOWN = 300;
+
 /** The reason of a timed out tool's abort (told apart from Stop). */
 class ToolTimeout extends Error {}
 
@@ -87,7 +90,8 @@ export function createToolPipeline({ tools, currentRole, now = () => new Date(),
     const rawArgs = parsedJson.ok ? parsedJson.value : argsText;
     if (!isAgentTool(name)) return ended('invalid', rawArgs, '', unknownText(name));
     const tool = tools[name] as Tool<TAgentToolName> | undefined;
-    const plainRaw = 'Arguments as sent';
+    // The person sees what the model sent (never the model: it has it).
+    const plainRaw = argsText.trim() === '' ? 'No arguments' : argsText.length > RAW_SHOWN ? `${argsText.slice(0, RAW_SHOWN)}…` : argsText;
 
     const role = await currentRole(caller.user.id);
     if (role !== AGENT_OWNER_ROLE) return ended('refused', rawArgs, plainRaw, REFUSED_ROLE);

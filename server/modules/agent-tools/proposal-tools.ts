@@ -63,6 +63,8 @@ export function proposeAgentTool(deps: ProposalToolsDeps): Tool<'propose_agent'>
     async run({ templateId, name, config, reason }, context) {
       refuseInvalid(templateId, config);
       const tested = await testProposal(deps, context.owner, templateId, config, context.signal);
+      // Past the time limit or after Stop the model is told so: nothing may be recorded then.
+      context.signal.throwIfAborted();
       const proposal = await deps.proposals.record({ ...origin(context), kind: 'create', agentId: null, templateId, name, config, reason, baseName: null, baseConfig: null, ...tested });
       return {
         data: answerOf(proposal, tested, { configuration: proposal.configText }),
@@ -82,6 +84,7 @@ export function proposeChangeTool(deps: ProposalToolsDeps): Tool<'propose_change
       if (config) refuseInvalid(agent.templateId, config);
       const differences = configDifferences(agent, proposed);
       const tested = await testProposal(deps, context.owner, agent.templateId, proposed.config, context.signal);
+      context.signal.throwIfAborted();
       const proposal = await deps.proposals.record({
         ...origin(context),
         kind: 'change',

@@ -11,9 +11,6 @@ import { count, shortId, type Tool } from './tool-kit.ts';
 type Agents = Pick<AgentsService, 'runs' | 'run'>;
 type Run = TRunHistoryAnswer[number];
 
-/** Runs read when filtering by status: the latest this many, then the filter (Run History's most). */
-const FILTER_WINDOW = 500;
-
 const resultOf = (run: Run): TRunResult | null => {
   const parsed = ZRunResult.nullable().safeParse(run.result ?? null);
   return parsed.success ? parsed.data : null;
@@ -49,8 +46,7 @@ export function listRunsTool(agents: Agents): Tool<'list_runs'> {
   return {
     argsText: ({ agentId, limit, status }) => `Agent ${shortId(agentId)}, the latest ${limit}${status ? ` ${status === 'success' ? 'successful' : 'failed'}` : ''} runs`,
     async run({ agentId, limit, status }, { owner }) {
-      const all = await agents.runs(owner, agentId, status ? FILTER_WINDOW : limit);
-      const runs = (status ? all.filter((r) => r.status === status) : all).slice(0, limit);
+      const runs = await agents.runs(owner, agentId, limit, status);
       const failed = runs.filter((r) => r.status === 'failure').length;
       return {
         data: { runs: runs.map((r) => runFacts(r, false)) },

@@ -60,9 +60,10 @@ export async function deleteAgent(db: Db, id: string, ownerId: string): Promise<
   return removed.length > 0;
 }
 
-/** The agent's runs, newest first (served by the (agent_id, id desc) index). */
-export async function listRuns(db: Db, agentId: string, limit: number): Promise<AgentRunRow[]> {
-  return db.select().from(agentRuns).where(eq(agentRuns.agentId, agentId)).orderBy(desc(agentRuns.id)).limit(limit);
+/** The agent's runs, newest first (served by the (agent_id, id desc) index); only those of `status` when given. */
+export async function listRuns(db: Db, agentId: string, limit: number, status?: AgentRunRow['status']): Promise<AgentRunRow[]> {
+  const where = status ? and(eq(agentRuns.agentId, agentId), eq(agentRuns.status, status)) : eq(agentRuns.agentId, agentId);
+  return db.select().from(agentRuns).where(where).orderBy(desc(agentRuns.id)).limit(limit);
 }
 
 /** One run of the agent (the caller has checked the agent is theirs). */

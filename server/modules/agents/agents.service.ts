@@ -185,9 +185,10 @@ export function createAgentsService({ db, jobs, foreignChannels, briefProblems, 
     return (await present([await owned(caller, id)]))[0]!;
   }
 
-  async function runs(caller: Caller, id: string, limit: number): Promise<TRunHistoryAnswer> {
+  /** The agent's latest runs; only those that succeeded or failed when `status` says (the assistants' list_runs). */
+  async function runs(caller: Caller, id: string, limit: number, status?: 'success' | 'failure'): Promise<TRunHistoryAnswer> {
     const agent = await owned(caller, id);
-    return (await listRuns(db, agent.id, limit)).map(toApiRun);
+    return (await listRuns(db, agent.id, limit, status)).map(toApiRun);
   }
 
   /** One run of the caller's agent; 404 'Run not found' when the agent has no such run, and

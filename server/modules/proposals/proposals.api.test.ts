@@ -5,6 +5,8 @@ import { ZBacktestResult } from '../../../contracts/backtest.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 import { chatCaller, sessionUser } from '../../test/tool-callers.ts';
+import { until } from '../../test/until.ts';
+import type { TLiveEvent } from '../../../contracts/events.ts';
 
 const TEMPLATE = 'stock-market-scanner';
 const config = (): TAgentConfig => defaultAgentConfig(findTemplate(TEMPLATE)!, 'Europe/Paris');
@@ -141,6 +143,26 @@ describe('proposals: propose, Create paused, Apply, Discard', () => {
     expect(noChange.status).toBe('invalid');
     expect(JSON.parse(noChange.forModel).error).toContain('config: Propose a new name or a new configuration');
     expect(((await api('GET', '/api/agents/proposals')).json() as TProposal[]).length).toBe(before);
+  });
+
+  it('the owner’s open consoles hear of a proposal made and decided (live events), nobody else does', async () => {
+    const other = await sessionUser(t, 'other@example.com');
+    const heard: TLiveEvent[] = [];
+    const overheard: TLiveEvent[] = [];
+    const stop = [t.app.events.subscribe(owner.id, (_id, event) => heard.push(event), () => {}), t.app.events.subscribe(other.id, (_id, event) => overheard.push(event), () => {})];
+    try {
+      const outcome = await propose('propose_agent', { templateId: TEMPLATE, name: 'Heard of', config: config(), reason: 'Live' });
+      await until(async () => heard.filter((e) => e.type === 'proposal'), (events) => events.length === 1);
+      expect((await api('POST', `/api/agents/proposals/${outcome.proposalId}/discard`)).statusCode).toBe(200);
+      const events = await until(async () => heard.filter((e) => e.type === 'proposal'), (list) => list.length === 2);
+      expect(events).toEqual([
+        { type: 'proposal', action: 'created', proposalId: outcome.proposalId },
+        { type: 'proposal', action: 'decided', proposalId: outcome.proposalId },
+      ]);
+      expect(overheard.filter((e) => e.type === 'proposal')).toEqual([]);
+    } finally {
+      for (const unsubscribe of stop) unsubscribe();
+    }
   });
 
   it('propose_change on another user’s agent answers not-found, as a missing one, and records nothing', async () => {

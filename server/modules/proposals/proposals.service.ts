@@ -3,6 +3,7 @@ import type { TAgentConfig } from '../../../contracts/agents.ts';
 import type { TProposal, TProposalStatus } from '../../../contracts/assistant-tools.ts';
 import type { Db } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
+import { NO_EVENTS, type EventPublisher } from '../../lib/live-events.ts';
 import type { AgentsService, Caller } from '../agents/agents.service.ts';
 import { decideProposal, findProposal, insertProposal, listProposals, reopenProposal, setResultAgent, type NewProposal, type ProposalRow } from './proposals.repo.ts';
 
@@ -10,6 +11,8 @@ export type ProposalsServiceDeps = {
   db: Db;
   agents: Pick<AgentsService, 'get' | 'create' | 'update'>;
   now?: () => Date;
+  /** The owner's open consoles show a new or decided proposal live (docs/decisions/0042). */
+  events?: EventPublisher;
 };
 
 const NOT_FOUND = 'Proposal not found';
@@ -62,7 +65,9 @@ export function toApiProposal(row: ProposalRow): TProposal {
  * agent starts) and update, with their validation; a change is refused (409) when the agent has
  * changed since it was proposed. A proposal is decided once.
  */
-export function createProposalsService({ db, agents, now = () => new Date() }: ProposalsServiceDeps) {
+export function createProposalsService({ db, agents, now = () => new Date(), events = NO_EVENTS }: ProposalsServiceDeps) {
+  const told = (row: ProposalRow, action: 'created' | 'decided') => events.publish(row.userId, { type: 'proposal', action, proposalId: row.id });
+
   async function pending(userId: string, id: string): Promise<ProposalRow> {
     const row = await findProposal(db, id, userId);
     if (!row) throw new AppError('NOT_FOUND', NOT_FOUND);
@@ -83,7 +88,9 @@ export function createProposalsService({ db, agents, now = () => new Date() }: P
   async function applyTaken(row: ProposalRow, write: () => Promise<{ id: string }>): Promise<TProposal> {
     try {
       const agent = await write();
-      return toApiProposal(await setResultAgent(db, row.id, agent.id));
+      const applied = await setResultAgent(db, row.id, agent.id);
+      told(applied, 'decided');
+      return toApiProposal(applied);
     } catch (err) {
       await reopenProposal(db, row.id);
       throw err;
@@ -92,7 +99,9 @@ export function createProposalsService({ db, agents, now = () => new Date() }: P
 
   return {
     async record(values: NewProposal): Promise<TProposal> {
-      return toApiProposal(await insertProposal(db, values));
+      const row = await insertProposal(db, values);
+      told(row, 'created');
+      return toApiProposal(row);
     },
 
     async list(userId: string, status?: TProposalStatus): Promise<TProposal[]> {
@@ -127,7 +136,9 @@ export function createProposalsService({ db, agents, now = () => new Date() }: P
 
     async discard(userId: string, id: string): Promise<TProposal> {
       await pending(userId, id);
-      return toApiProposal(await take(userId, id, 'discarded'));
+      const discarded = await take(userId, id, 'discarded');
+      told(discarded, 'decided');
+      return toApiProposal(discarded);
     },
   };
 }

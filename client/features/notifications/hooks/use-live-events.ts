@@ -14,6 +14,10 @@ function invalidate(queryClient: QueryClient, event: TLiveEvent): void {
     void queryClient.invalidateQueries(startsWith('/api/notifications'));
     return;
   }
+  if (event.type === 'proposal') {
+    void queryClient.invalidateQueries(startsWith('/api/agents/proposals'));
+    return;
+  }
   // The list (cards) and the agent itself; a run also changes that agent's Run History.
   void queryClient.invalidateQueries({ queryKey: ['/api/agents'] });
   void queryClient.invalidateQueries(startsWith(`/api/agents/${event.agentId}`));
