@@ -46,6 +46,8 @@ const MODULE_USES = {
   conditions: ['market'],
   // "Describe it" spends the chat's budget with the chat's assistants (docs/decisions/0075).
   'conditions-draft': ['chat'],
+  // The MCP server authenticates access tokens and serves the agent tools (docs/decisions/0078).
+  mcp: ['auth', 'agent-tools'],
 };
 
 /** The only packages a layer may import; layers not listed may import any. Contracts are read by

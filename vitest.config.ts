@@ -31,6 +31,7 @@ const LONG_FILES: Record<string, Record<string, number>> = {
     'server/modules/runtime/runtime-faults.api.test.ts': 13,
     'server/modules/chat/images.api.test.ts': 11,
     'tests/process/server-entry.process.test.ts': 10,
+    'tests/process/mcp.process.test.ts': 9,
     'server/modules/runtime/runtime.api.test.ts': 8,
     'server/modules/backtest/backtest.api.test.ts': 8,
     'server/modules/auth/auth.api.test.ts': 8,

@@ -65,6 +65,9 @@ import type { BriefFacts } from './modules/notifications/alert-brief.ts';
 import { channelsRoutes } from './modules/channels/channels.routes.ts';
 import { channelsServiceFromConfig, type ChannelsService, type EnqueueDelivery } from './modules/channels/channels.service.ts';
 import { settingsRoutes } from './modules/settings/settings.routes.ts';
+import { accessTokensRoutes } from './modules/auth/access-tokens.routes.ts';
+import { createAccessTokensService } from './modules/auth/access-tokens.service.ts';
+import { mcpRoutes } from './modules/mcp/mcp.routes.ts';
 import { createSettingsService } from './modules/settings/settings.service.ts';
 import { usersRoutes } from './modules/users/users.routes.ts';
 import { createUsersService } from './modules/users/users.service.ts';
@@ -272,6 +275,9 @@ export async function buildApp({
   app.decorate('notifications', notifications);
   await app.register(notificationsRoutes, { notifications });
   await app.register(settingsRoutes, { settings: createSettingsService({ db }) });
+  const accessTokens = createAccessTokensService({ db, now });
+  await app.register(accessTokensRoutes, { accessTokens });
+  await app.register(mcpRoutes, { accessTokens, agentTools: app.agentTools, publicOrigin: config.publicOrigin, requestsPerMinute: config.mcpRateLimit, now });
   await registerClientApp(app, clientDir, publicConfig(config), [articlePageResolver(articles, config.publicUrl, config.siteName)], now, undefined, articles);
 
   const purge = setInterval(() => {

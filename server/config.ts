@@ -148,6 +148,7 @@ const ZEnv = z.object({
   MAX_CONNECTIONS_PER_IP: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).optional()),
   SIGN_IN_RATE_LIMIT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).default(10)),
   WRITE_RATE_LIMIT: positiveInt(120),
+  MCP_RATE_LIMIT: positiveInt(120),
   BACKTEST_RATE_LIMIT: positiveInt(6),
   BACKTEST_CONCURRENCY: positiveInt(4),
   SITE_NAME: z.preprocess(emptyToUndefined, z.string().max(60).default('Axiom Automation')),
@@ -269,6 +270,8 @@ export type Config = {
   signInRateLimit: number;
   /** State-changing requests per signed-in user per minute (chat has its own limit). */
   writeRateLimit: number;
+  /** Requests to /mcp per access token per minute (its tool calls have their own limit). */
+  mcpRateLimit: number;
   /** Test on history: tests per user per minute, and tests loading history at once per process. */
   backtest: { ratePerMinute: number; concurrency: number };
   siteName: string;
@@ -498,6 +501,7 @@ export function loadConfig(
     },
     signInRateLimit: e.SIGN_IN_RATE_LIMIT,
     writeRateLimit: e.WRITE_RATE_LIMIT,
+    mcpRateLimit: e.MCP_RATE_LIMIT,
     backtest: { ratePerMinute: e.BACKTEST_RATE_LIMIT, concurrency: e.BACKTEST_CONCURRENCY },
     siteName: e.SITE_NAME,
     contactEmail: e.CONTACT_EMAIL,

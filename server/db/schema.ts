@@ -9,6 +9,7 @@ import type { TChannelKind, TDeliveryEvent, TDeliveryStatus } from '../../contra
 import type { TToolStep } from '../../contracts/assistant-tools.ts';
 import type { TChatFinish, TChatImageType, TChatProvider } from '../../contracts/chat.ts';
 import type { TBriefStatus } from '../../contracts/notifications.ts';
+import { TOKEN_SCOPES } from '../../contracts/assistant-tools.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
@@ -56,6 +57,36 @@ export const sessions = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   },
   (t) => [index('sessions_user_idx').on(t.userId), index('sessions_expires_idx').on(t.expiresAt)],
+);
+
+/**
+ * Personal access tokens for the MCP server (issue 31, docs/decisions/0078): each acts as its
+ * user, with the user's role read on every request. Only the token's SHA-256 is kept, like a
+ * session's; a revoked token keeps its row (revoked_at) so its last use stays on record.
+ */
+export const accessTokens = pgTable(
+  'access_tokens',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    scope: text('scope', { enum: TOKEN_SCOPES }).notNull(),
+    /** SHA-256 of the token, hex: a leaked table cannot be replayed as tokens. */
+    tokenHash: text('token_hash').notNull(),
+    /** The first characters after `agt_`, so its owner can tell tokens apart; not enough to guess the rest. */
+    prefix: text('prefix').notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('access_tokens_hash_idx').on(t.tokenHash),
+    index('access_tokens_user_idx').on(t.userId),
+    check('access_tokens_scope_check', sql`${t.scope} in ('read', 'propose')`),
+  ],
 );
 
 export const articles = pgTable(

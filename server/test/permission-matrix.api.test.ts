@@ -78,6 +78,7 @@ describe('permission matrix', () => {
     return outcome.proposalId;
   };
   const newConversation = async (): Promise<string> => (await asOwner('POST', '/api/chat/conversations', conversationBody())).conversation.id;
+  const newAccessToken = async (): Promise<string> => (await asOwner('POST', '/api/settings/access-tokens', { name: `Matrix token ${++n}`, scope: 'read', expiresInDays: 7 })).id;
   const newPreset = async (): Promise<string> => (await asOwner('POST', '/api/chat/presets', presetBody())).id;
   const newImage = async (): Promise<string> => (await asOwner('POST', '/api/chat/images', imageBody())).id;
 
@@ -168,6 +169,10 @@ describe('permission matrix', () => {
     { method: 'DELETE', url: '/api/channels/:id', call: async () => ({ path: `/api/channels/${await newChannel()}` }), expected: [401, 403, 204, 404] },
     { method: 'POST', url: '/api/channels/:id/test', call: async () => ({ path: `/api/channels/${await newChannel()}/test` }), expected: [401, 403, 200, 404] },
     { method: 'PUT', url: '/api/settings', call: at('/api/settings', { alertEmail: null, timeZone: 'Europe/Paris' }), expected: [401, 200, 200, 200] },
+    // Access tokens for the MCP server (docs/decisions/0078): any signed-in user's own; another's is 404.
+    { method: 'GET', url: '/api/settings/access-tokens', call: at('/api/settings/access-tokens'), expected: [401, 200, 200, 200] },
+    { method: 'POST', url: '/api/settings/access-tokens', call: async () => ({ path: '/api/settings/access-tokens', payload: { name: `Posted token ${++n}`, scope: 'propose', expiresInDays: 30 } }), expected: [401, 201, 201, 201] },
+    { method: 'DELETE', url: '/api/settings/access-tokens/:id', call: async () => ({ path: `/api/settings/access-tokens/${await newAccessToken()}` }), expected: [401, 404, 204, 404] },
   ];
 
   it('has a row for every registered /api route, and no row for a route that is gone', () => {

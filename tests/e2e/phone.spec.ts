@@ -270,6 +270,15 @@ test.describe('every screen on a phone', () => {
     await expectFitsViewport(page, 'users with a long name');
     await visit(page, '/admin/usage', heading('Usage'), 'usage');
     await visit(page, '/settings', heading('Settings'), 'settings (admin)');
+    // An access token named with a word longer than the screen: its secret, shown once, and its row.
+    const tokens = page.getByRole('region', { name: 'Access tokens' });
+    await tokens.getByRole('textbox', { name: 'Name' }).fill(`Workstation-${'upstairs'.repeat(6)}-${id}`.slice(0, 60));
+    await tokens.getByRole('button', { name: 'Create token' }).click();
+    await expect(tokens.getByLabel('New access token')).toBeVisible();
+    await expectFitsViewport(page, 'settings with a new access token');
+    await tokens.getByRole('button', { name: 'Done' }).click();
+    await expect(tokens.getByRole('list', { name: 'Your access tokens' })).toBeVisible();
+    await expectFitsViewport(page, 'settings with an access token listed');
   });
 
   test('an admin: the agents console, its tabs, the wizard and an agent’s details', async ({ page, login, admin, baseURL }) => {

@@ -27,6 +27,12 @@ declare module 'fastify' {
     /** false: a state-changing route that is not counted against the per-user write limit,
      * because it has a limit of its own (the chat). */
     writeLimit?: false;
+    /**
+     * A route authenticated by a bearer token alone, never by the session cookie (/mcp): a
+     * cross-site page cannot ride on a session there, and outside clients send no Origin, so the
+     * request guard's same-origin rule is the route's own Origin check instead.
+     */
+    bearerAuth?: true;
   }
   interface FastifyRequest {
     user: SessionUser | null;

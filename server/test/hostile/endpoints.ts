@@ -8,6 +8,7 @@ import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS, ZChatRequest, ZChatUsageQuery, ZIma
 import { ZNotificationIdParams, ZNotificationsQuery } from '../../../contracts/notifications.ts';
 import { ZUpdateSettings } from '../../../contracts/settings.ts';
 import { ZChannelIdParams, ZCreateChannel } from '../../../contracts/channels.ts';
+import { ZAccessTokenParams, ZCreateAccessToken } from '../../../contracts/assistant-tools.ts';
 import { ZConditionParams, ZSnoozeRequest } from '../../../contracts/conditions.ts';
 import { ZProposalParams, ZProposalsQuery } from '../../../contracts/assistant-tools.ts';
 import {
@@ -26,7 +27,7 @@ import {
 import { IMAGE_UPLOAD_BODY_LIMIT } from '../../modules/chat/images.routes.ts';
 import { TEST_MODELS, conversationBody, imageBody } from '../chat-helpers.ts';
 import type { Json } from './arbitraries.ts';
-import { VALID_AGENT, VALID_ARTICLE, VALID_CHANNEL, VALID_MONITOR, type Fixtures } from './fixtures.ts';
+import { VALID_ACCESS_TOKEN, VALID_AGENT, VALID_ARTICLE, VALID_CHANNEL, VALID_MONITOR, type Fixtures } from './fixtures.ts';
 import type { Contract } from './oracle.ts';
 
 /** Who sends the requests: the admin (every signed-in and admin route), nobody (sign-in, which
@@ -198,4 +199,12 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'DELETE', route: '/api/channels/:id', actor: 'admin', param: { ...channelId, freshEachRequest: true } },
   { method: 'POST', route: '/api/channels/:id/test', actor: 'admin', param: channelId, body: IGNORED_BODY },
   { method: 'PUT', route: '/api/settings', actor: 'admin', body: { contract: { schema: ZUpdateSettings }, sample: { alertEmail: 'alerts@example.com', timeZone: 'Europe/Paris' } } },
+  { method: 'GET', route: '/api/settings/access-tokens', actor: 'admin', runs: 10 },
+  { method: 'POST', route: '/api/settings/access-tokens', actor: 'admin', body: { contract: { schema: ZCreateAccessToken }, sample: VALID_ACCESS_TOKEN } },
+  {
+    method: 'DELETE',
+    route: '/api/settings/access-tokens/:id',
+    actor: 'admin',
+    param: { name: 'id', contract: { schema: ZAccessTokenParams }, real: (fx) => fx.accessToken(), freshEachRequest: true },
+  },
 ];

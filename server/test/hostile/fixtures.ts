@@ -1,4 +1,5 @@
 import { defaultAgentConfig, findTemplate, type TAgentConfig } from '../../../contracts/agents.ts';
+import { ACCESS_TOKENS_PER_USER } from '../../../contracts/assistant-tools.ts';
 import { MAX_CHANNELS } from '../../../contracts/channels.ts';
 import { MAX_PRESETS } from '../../../contracts/chat-history.ts';
 import { conversationBody, imageBody } from '../chat-helpers.ts';
@@ -18,6 +19,7 @@ export type Fixtures = {
   article(): Promise<{ id: string; slug: string }>;
   notification(): Promise<string>;
   channel(): Promise<string>;
+  accessToken(): Promise<string>;
   /** A saved chat's id. */
   conversation(): Promise<string>;
   preset(): Promise<string>;
@@ -49,6 +51,7 @@ export const VALID_ARTICLE = {
 };
 
 export const VALID_CHANNEL = { kind: 'telegram', name: 'Desk', botToken: '123456789:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', chatId: '42' };
+export const VALID_ACCESS_TOKEN = { name: 'Claude Desktop', scope: 'read', expiresInDays: 30 };
 
 export async function createFixtures(t: TestApp): Promise<Fixtures> {
   const admin = await t.signIn(ADMIN_EMAIL, 'Hostile Admin');
@@ -82,6 +85,12 @@ export async function createFixtures(t: TestApp): Promise<Fixtures> {
       const { channels } = await asAdmin<{ channels: Array<{ id: string }> }>('GET', '/api/channels');
       if (channels.length >= MAX_CHANNELS) await t.request({ method: 'DELETE', url: `/api/channels/${channels.at(-1)!.id}`, cookie: admin });
       return (await asAdmin<{ id: string }>('POST', '/api/channels', { ...VALID_CHANNEL, name: `Fixture channel ${++n}` })).id;
+    },
+    async accessToken() {
+      // Valid hostile bodies create tokens too: at the cap, the newest is revoked to make room.
+      const tokens = await asAdmin<Array<{ id: string }>>('GET', '/api/settings/access-tokens');
+      if (tokens.length >= ACCESS_TOKENS_PER_USER) await t.request({ method: 'DELETE', url: `/api/settings/access-tokens/${tokens[0]!.id}`, cookie: admin });
+      return (await asAdmin<{ id: string }>('POST', '/api/settings/access-tokens', VALID_ACCESS_TOKEN)).id;
     },
     conversation: async () => (await asAdmin<{ conversation: { id: string } }>('POST', '/api/chat/conversations', conversationBody())).conversation.id,
     async preset() {

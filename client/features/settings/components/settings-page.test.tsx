@@ -19,6 +19,7 @@ function stubSettingsApi(initial: TSettings = EMPTY, put?: (request: StubRequest
   return stubFetch({
     'GET /api/settings': () => jsonResponse(stored),
     'GET /api/channels': () => jsonResponse({ channels: [] }),
+    'GET /api/settings/access-tokens': () => jsonResponse([]),
     'PUT /api/settings': async (request) => {
       const answer = await put?.(request);
       if (answer) return answer;
@@ -40,7 +41,8 @@ describe('SettingsPage', () => {
     stubSettingsApi();
     renderWithProviders(<SettingsPage />, { path: '/settings', auth: ADMIN });
     expect(screen.getByRole('heading', { level: 1, name: 'Settings' })).toBeInTheDocument();
-    expect(screen.getByRole('status')).toHaveTextContent('Loading settings');
+    // The settings' spinner, beside the access tokens' own.
+    expect(screen.getAllByRole('status').map((status) => status.textContent)).toContain('Loading settings');
 
     expect(await screen.findByRole('textbox', { name: 'Alert email' })).toHaveValue('');
     expect(alertEmail()).toHaveAttribute('placeholder', 'ada@example.com');
@@ -132,7 +134,7 @@ describe('SettingsPage', () => {
   });
 
   it('offers a retry when the settings cannot be loaded', async () => {
-    stubFetch({ 'GET /api/settings': { status: 500, body: { error: 'Internal Server Error' } } });
+    stubFetch({ 'GET /api/settings': { status: 500, body: { error: 'Internal Server Error' } }, 'GET /api/settings/access-tokens': () => jsonResponse([]) });
     renderWithProviders(<SettingsPage />, { path: '/settings', auth: ADMIN });
     expect(await screen.findByRole('alert')).toHaveTextContent('Your settings could not be loaded: 500: Internal Server Error');
     stubSettingsApi();
@@ -146,14 +148,14 @@ describe('SettingsPage', () => {
     await vi.waitFor(() => expect(timeZone()).toHaveValue('Asia/Calcutta'));
   });
 
-  it('shows a user who cannot own agents no alert settings, and asks for none', async () => {
-    const { fetchMock } = stubSettingsApi();
+  it('shows a user who cannot own agents no alert settings and asks for none, but lets them hold access tokens', async () => {
+    const { requests } = stubSettingsApi();
     renderWithProviders(<SettingsPage />, { path: '/settings', auth: signedInAs('guest') });
     expect(screen.getByRole('heading', { level: 1, name: 'Settings' })).toBeInTheDocument();
     expect(screen.getByText(/Alert settings come with market agents, which need the admin role; you are signed in as guest/)).toBeInTheDocument();
-    await Promise.resolve();
+    expect(await screen.findByText('No access tokens yet.')).toBeInTheDocument();
     expect(screen.queryByRole('textbox', { name: 'Alert email' })).not.toBeInTheDocument();
     expect(screen.queryByRole('combobox', { name: 'Time zone' })).not.toBeInTheDocument();
-    expect(fetchMock).not.toHaveBeenCalled();
+    expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /api/settings/access-tokens']);
   });
 });

@@ -17,6 +17,7 @@ import { useAuth } from '../../../lib/auth-context.ts';
 import { notify } from '../../../lib/notify.ts';
 import { browserTimeZone } from '../../../lib/time-zone.ts';
 import { SETTINGS_QUERY_KEY } from '../api/settings-api.ts';
+import { AccessTokensSection } from './access-tokens-section.tsx';
 import { ChannelsSection } from './channels-section.tsx';
 
 type FormValues = z.input<typeof ZUpdateSettings>;
@@ -33,8 +34,9 @@ function timeZoneOptions(...extra: Array<string | null>): string[] {
   return [...new Set([...known, ...extra.filter((zone): zone is string => Boolean(zone))])].sort();
 }
 
-/** /settings (signed in): where agent alerts are emailed, and the user's time zone. Both are
- * about agents' alerts, so only a user who can own agents sees them. */
+/** /settings (signed in): where agent alerts are emailed, and the user's time zone, both about
+ * agents' alerts, so only a user who can own agents sees them; and everyone's access tokens for
+ * MCP clients. */
 export default function SettingsPage() {
   usePageTitle('Settings');
   const { role } = useAuth();
@@ -47,11 +49,10 @@ export default function SettingsPage() {
           <AlertSettings />
         </>
       ) : (
-        <p className="mt-2 text-slate-600">
-          There is nothing to set up here for your account yet. Alert settings come with market agents, which need the admin role; you are signed in as{' '}
-          {role}.
-        </p>
+        <p className="mt-2 text-slate-600">Alert settings come with market agents, which need the admin role; you are signed in as {role}.</p>
       )}
+      {/* Any signed-in user may hold tokens (docs/decisions/0078); the section says what theirs reach. */}
+      <AccessTokensSection />
     </div>
   );
 }
