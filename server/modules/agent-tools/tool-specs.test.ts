@@ -49,6 +49,17 @@ describe('tool specs', () => {
     for (const spec of specs) expect(JSON.stringify(spec.parameters).length, spec.name).toBeLessThan(16_000);
   });
 
+  it('spells a configuration’s shape out once (propose_agent) and names it elsewhere: the nine tools together stay within 20,000 characters, sent with every call', () => {
+    const byName = new Map(specs.map((s) => [s.name, s.parameters]));
+    const proposeConditions = (byName.get('propose_agent')!.properties!.config as { properties: Record<string, unknown> }).properties.conditions;
+    expect(JSON.stringify(proposeConditions)).toContain('crosses-above');
+    expect(byName.get('propose_change')!.properties!.config).toEqual({ type: 'object', description: expect.stringContaining('propose_agent') });
+    const proposal = byName.get('test_on_history')!.properties!.proposal as { properties: Record<string, unknown> };
+    expect(proposal.properties.config).toEqual({ type: 'object', description: expect.stringContaining('propose_agent') });
+    expect(byName.get('get_market')!.properties!.condition).toEqual({ type: 'object', description: expect.stringContaining('propose_agent') });
+    expect(JSON.stringify(specs).length).toBeLessThan(20_000);
+  });
+
   it('an example the schema describes passes the contract’s own check', () => {
     expect(TOOL_ARGUMENTS.get_market.safeParse({ market: { kind: 'crypto', symbol: 'BTC/USDT', exchange: 'binance' }, timeframe: '1h' }).success).toBe(true);
   });

@@ -94,10 +94,37 @@ export function flattenObjectUnions(node: unknown): unknown {
   return { ...rest, type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
 }
 
+const CONFIG_SHAPE = 'An agent configuration, in the shape propose_agent’s `config` spells out (and get_agent answers); checked in full, a mistake answered with its field and rule.';
+const CONDITION_SHAPE = 'A condition, in the shape of one item of propose_agent’s `config.conditions`; checked in full, a mistake answered with its field and rule.';
+
+/**
+ * Fields whose shape is spelt out once, in propose_agent, and named by reference elsewhere. Even
+ * flattened, a configuration's schema is about 10,000 characters (its conditions' clauses, groups
+ * and sub-groups); spelt out in four tools it was 48,000 characters, some 12,000 tokens on every
+ * provider call of a chat with "Use my agents" on. A `$ref` to shared `$defs` would say the same,
+ * but support for it differs between the providers' tool schemas; a description reads everywhere.
+ */
+const SHAPE_BY_REFERENCE: Partial<Record<TAgentToolName, { path: readonly string[]; description: string }>> = {
+  propose_change: { path: ['config'], description: `The whole new configuration (get_agent’s, changed). ${CONFIG_SHAPE}` },
+  test_on_history: { path: ['proposal', 'config'], description: CONFIG_SHAPE },
+  get_market: { path: ['condition'], description: `A condition whose sides are evaluated on the latest closed candle. ${CONDITION_SHAPE}` },
+};
+
+/** The schema with the property at `path` (through `properties`) replaced by a bare object and its description. */
+function byReference(schema: Node, path: readonly string[], description: string): Node {
+  const [head, ...rest] = path;
+  const properties = schema.properties as Record<string, Node> | undefined;
+  if (head === undefined || !properties?.[head]) throw new Error(`no property ${path.join('.')} to refer to`);
+  const replaced = rest.length === 0 ? { type: 'object', description } : byReference(properties[head], rest, description);
+  return { ...schema, properties: { ...properties, [head]: replaced } };
+}
+
 function specOf(name: TAgentToolName): AiToolSpec {
   // The input side: a field with a default is optional to the model; no $ref (inlined).
   const schema = z.toJSONSchema(TOOL_ARGUMENTS[name], { io: 'input', reused: 'inline', unrepresentable: 'any', target: 'draft-7' });
-  return { name, description: TOOL_DESCRIPTIONS[name], parameters: flattenObjectUnions(portableSchema(schema)) as JsonSchema };
+  const portable = flattenObjectUnions(portableSchema(schema)) as Node;
+  const reference = SHAPE_BY_REFERENCE[name];
+  return { name, description: TOOL_DESCRIPTIONS[name], parameters: (reference ? byReference(portable, reference.path, reference.description) : portable) as JsonSchema };
 }
 
 const ALL_SPECS = new Map(AGENT_TOOLS.map((name) => [name, specOf(name)] as const));
