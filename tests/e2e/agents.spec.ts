@@ -62,6 +62,8 @@ test.describe('agents console', () => {
     await token.fill('eth');
     await expect(token).toHaveValue('ETH');
     await details.getByRole('button', { name: 'Save' }).click();
+    // The first save's toast may still be showing: the save is done when the section leaves editing.
+    await expect(details.getByRole('button', { name: 'Edit parameters' })).toBeVisible();
     await expect(toasts(page).getByText('Agent updated successfully').last()).toBeVisible();
 
     await details.getByRole('tab', { name: 'Run History' }).click();
