@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import { type Page, type TestInfo } from '@playwright/test';
-import { expect, test, waitForAnimations } from './fixtures.ts';
+import { expect, test, toasts, waitForAnimations } from './fixtures.ts';
 import type { BrowserWindow } from './support/browser-types.ts';
 
 const scrollTo = (top: number) => (globalThis as unknown as BrowserWindow).scrollTo({ top, behavior: 'instant' });
@@ -8,10 +8,11 @@ const scrollTo = (top: number) => (globalThis as unknown as BrowserWindow).scrol
 // No axe violation of impact serious or critical on the main screens.
 const BLOCKING = new Set(['serious', 'critical']);
 
-async function expectNoSeriousViolations(page: Page, testInfo: TestInfo, label: string): Promise<void> {
+async function expectNoSeriousViolations(page: Page, testInfo: TestInfo, label: string, only?: string): Promise<void> {
   // Animated-in content is checked in its final state (mid-fade text fails contrast).
   await waitForAnimations(page);
-  const results = await new AxeBuilder({ page }).analyze();
+  const axe = new AxeBuilder({ page });
+  const results = await (only ? axe.include(only) : axe).analyze();
   const blocking = results.violations.filter((v) => BLOCKING.has(v.impact ?? ''));
   const report = blocking
     .map(
@@ -115,6 +116,23 @@ test.describe('accessibility (axe)', () => {
     await page.getByRole('button', { name: /^Notifications/ }).click();
     await expect(page.getByRole('dialog', { name: 'Notifications' }).getByText('No notifications yet')).toBeVisible();
     await expectNoSeriousViolations(page, testInfo, 'notifications panel');
+  });
+
+  test('toasts: a success and an error are readable (sonner’s own colours were under 4.5:1)', async ({ page, login, owner }, testInfo) => {
+    await login(page, owner);
+    await page.goto('/settings');
+    await page.getByRole('textbox', { name: 'Alert email' }).fill('desk@example.com');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect(toasts(page).getByText('Settings saved')).toBeVisible();
+    await expectNoSeriousViolations(page, testInfo, 'success toast', '[data-sonner-toaster]');
+
+    // The server refusing for a reason of its own is an error toast.
+    await page.route('**/api/settings', (route) =>
+      route.request().method() === 'PUT' ? route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: 'The database is not answering' }) }) : route.fallback(),
+    );
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect(toasts(page).getByText('Could not save your settings')).toBeVisible();
+    await expectNoSeriousViolations(page, testInfo, 'error toast', '[data-sonner-toaster]');
   });
 
   test('insights page', async ({ page }, testInfo) => {
