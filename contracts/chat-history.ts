@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { TOOL_LABELS, isAgentTool } from './assistant-tools.ts';
 import { MAX_TOOL_STEPS_KEPT, ZToolStep, type TToolStep } from './tool-steps.ts';
-import { CHAT_FINISHES, CHAT_LIMITS, CHAT_PROVIDER_INFO, CHAT_PROVIDERS, ZChatId, ZMessageId, ZMessageImages, type TChatProvider } from './chat.ts';
+import { MAX_CITATIONS, ZCitation } from './documents.ts';
+import { CHAT_FINISHES, CHAT_LIMITS, CHAT_PROVIDER_INFO, CHAT_PROVIDERS, ZChatId, ZMessageDocuments, ZMessageId, ZMessageImages, type TChatProvider } from './chat.ts';
 
 export { ZChatId, ZMessageId } from './chat.ts';
 
@@ -69,6 +70,9 @@ export const ZStoredMessage = z
     imagesNotKept: z.number().int().min(0).max(100).optional(),
     /** Stored images (docs/decisions/0055): a question's uploads, an answer's generated images. */
     images: ZMessageImages.optional(),
+    /** A question's documents; an answer's sources, cited as [n] (issue 32, docs/decisions/0081). */
+    documents: ZMessageDocuments.optional(),
+    citations: z.array(ZCitation).max(MAX_CITATIONS, `An answer keeps at most ${MAX_CITATIONS} sources`).optional(),
     /** The tool steps an answer took (issue 31, docs/decisions/0076), in order. */
     toolSteps: z.array(ZToolStep).max(MAX_TOOL_STEPS_KEPT, `An answer keeps at most ${MAX_TOOL_STEPS_KEPT} tool steps`).optional(),
   })
@@ -95,6 +99,10 @@ export const ZSaveConversation = z
     temperature: ZTemperature.nullable().optional(),
     /** "Use my agents" for this chat (issue 31); absent: the default (on for admins). */
     useAgents: z.boolean('Use my agents must be true or false').optional(),
+    /** "Search the web" for this chat (issue 32). */
+    webSearch: z.boolean('Search the web must be true or false').optional(),
+    /** The project it is in (issue 32); null or absent: none. */
+    projectId: z.uuid('A project id must be a UUID').nullable().optional(),
     createdAt: ZTimestamp.optional(),
     updatedAt: ZTimestamp,
     messages: z.array(ZStoredMessage).max(CHAT_HISTORY_LIMITS.maxMessagesPerSave, `Save at most ${CHAT_HISTORY_LIMITS.maxMessagesPerSave} messages at once`),
@@ -127,6 +135,10 @@ export const ZUpdateConversation = z
     systemPrompt: ZSystemPrompt.optional(),
     temperature: ZTemperature.nullable().optional(),
     useAgents: z.boolean('Use my agents must be true or false').optional(),
+    webSearch: z.boolean('Search the web must be true or false').optional(),
+    /** Moved into a project, or out (null) (issue 32). */
+    projectId: z.uuid('A project id must be a UUID').nullable().optional(),
+    pinned: z.boolean('Pinned must be true or false').optional(),
   })
   .strict();
 export type TUpdateConversation = z.input<typeof ZUpdateConversation>;
@@ -137,6 +149,8 @@ const PAGE_RULE = 'The page must start where the previous one ended (its `next`)
 export const ZConversationListQuery = z
   .object({
     provider: ZChatProvider.optional(),
+    /** Only the chats of one project (issue 32); search finds chats by their project's name too. */
+    projectId: z.uuid('A project id must be a UUID').optional(),
     q: z.string().trim().max(CHAT_HISTORY_LIMITS.maxSearchChars, `The search must be at most ${CHAT_HISTORY_LIMITS.maxSearchChars} characters`).optional(),
     /** The page after the one that ended with this conversation (the answer's `next`). */
     before: z
@@ -168,6 +182,9 @@ export type TConversationSummary = {
   updatedAt: string;
   /** An answer of this chat is being written now (docs/decisions/0056). */
   answering: boolean;
+  /** Its project (issue 32), and whether it is pinned (pinned chats head the list). */
+  projectId?: string | null;
+  pinned?: boolean;
 };
 export type TConversationList = { conversations: TConversationSummary[]; next: string | null };
 
@@ -180,6 +197,7 @@ export type TConversationInfo = TConversationSummary & {
   temperature: number | null;
   /** "Use my agents" (issue 31): null until the chat sets it (the default applies: on for admins). */
   useAgents?: boolean | null;
+  webSearch?: boolean | null;
 };
 /** One conversation with every message (every version). */
 export type TConversation = TConversationInfo & { messages: TConversationMessage[] };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { TToolStep } from './tool-steps.ts';
+import { DOCUMENT_LIMITS, type TCitation, type TRetrievalInfo } from './documents.ts';
 
 /** The chat assistants (SPEC sections 2 and 9, DESIGN section 6). One record each drives the
  * server endpoint, the client screen, storage keys and the dashboard. */
@@ -230,6 +231,10 @@ export const ZMessageId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, MESSAGE_ID_R
 export const ZImageId = z.uuid('An image id must be a UUID');
 const MAX_IMAGES_RULE = `A message carries at most ${CHAT_IMAGE_LIMITS.maxPerMessage} images`;
 export const ZMessageImages = z.array(ZImageId).max(CHAT_IMAGE_LIMITS.maxPerMessage, MAX_IMAGES_RULE);
+/** The documents a question carries (issue 32). */
+export const ZMessageDocuments = z
+  .array(z.uuid('A document id must be a UUID'))
+  .max(DOCUMENT_LIMITS.maxPerMessage, `A question carries at most ${DOCUMENT_LIMITS.maxPerMessage} documents`);
 
 export const ZChatMessage = z
   .object({
@@ -239,8 +244,11 @@ export const ZChatMessage = z
     timestamp: z.union([z.string(), z.number()]).optional(),
     /** Images the question shows the model (ids of the user's uploads; docs/decisions/0055). */
     images: ZMessageImages.optional(),
+    /** Documents the question carries (ids of the user's uploads; issue 32, docs/decisions/0081). */
+    documents: ZMessageDocuments.optional(),
   })
-  .refine((m) => m.role === 'user' || !m.images?.length, { path: ['images'], message: 'Only a question (role user) carries images' });
+  .refine((m) => m.role === 'user' || !m.images?.length, { path: ['images'], message: 'Only a question (role user) carries images' })
+  .refine((m) => m.role === 'user' || !m.documents?.length, { path: ['documents'], message: 'Only a question (role user) carries documents' });
 
 /**
  * The answer a streamed request writes into the user's saved chat (docs/decisions/0056): the chat,
@@ -282,6 +290,10 @@ export const ZChatRequest = z.object({
   /** "Use my agents" (issue 31, docs/decisions/0076): the assistant may call the agent tools with
    * the user's own rights. Admins only, on a model with `tools`; else 400 naming this field. */
   useAgents: z.boolean('Use my agents must be true or false').optional(),
+  /** "Search the web" (issue 32): only when the server has a search engine configured, else 400 naming this field. */
+  webSearch: z.boolean('Search the web must be true or false').optional(),
+  /** The project the chat is in (issue 32): its instructions go before the chat's own system prompt, its knowledge is retrieved from. */
+  projectId: z.uuid('A project id must be a UUID').optional(),
 })
   .refine((r) => r.messages.reduce((n, m) => n + (m.images?.length ?? 0), 0) <= CHAT_IMAGE_LIMITS.maxPerRequest, {
     path: ['messages'],
@@ -325,7 +337,9 @@ export type TChatResponse = {
    * `/api/chat/images/:id` (docs/decisions/0055). */
   images?: string[];
   /** The tool steps the answer took, in order (issue 31). */
-  toolSteps?: TToolStep[];
+  toolSteps?: TToolStep[];  /** The sources the answer may cite as [n] (issue 32), and how they were found. */
+  citations?: TCitation[];
+  retrieval?: TRetrievalInfo;
 };
 
 /**
@@ -339,10 +353,14 @@ export type TChatResponse = {
  * `event: tool` (issue 31): a tool step, sent when it starts (status 'running') and again when it
  * ends (same id; the client replaces it); a joined stream sends every step so far after its
  * first delta.
+ * `event: citations` (issue 32): the sources the answer may cite as [n] (documents' passages, web
+ * pages), once, before its first delta; `note` says when retrieval was limited (full text only,
+ * documents without text, a failed web search). A joined stream resends it first.
  */
 export type TChatStreamEvent =
   | { event: 'delta'; data: { text: string } }
   | { event: 'tool'; data: TToolStep }
+  | { event: 'citations'; data: { citations: TCitation[]; retrieval: TRetrievalInfo | null; note?: string } }
   | { event: 'done'; data: { model: string; usage?: TChatUsage; usageEstimated?: true; finish: TDoneFinish; note?: string; images?: string[] } }
   | { event: 'error'; data: { message: string; partial: boolean; stopped?: true; finish: TErrorFinish } };
 

@@ -583,7 +583,7 @@ export function createChatService({ db, config, images, conversations, agentTool
 
   /** What the chat keeps of an ended answer, with how it ended and why it is not whole; nothing when it failed before any text. */
   function endFields(plan: ChatPlan, answer: LiveAnswer, last: TChatStreamEvent) {
-    if (last.event === 'delta' || last.event === 'tool') throw new Error('an answer ends with done or error');
+    if (last.event === 'delta' || last.event === 'tool' || last.event === 'citations') throw new Error('an answer ends with done or error');
     const toolSteps = answer.toolSteps;
     if (last.event === 'done') {
       const images = (last.data.images ?? []).map((url) => url.split('/').at(-1)!);
