@@ -485,7 +485,7 @@ export const ZChatUsageQuery = z.object({
 });
 
 /** What AI calls were for: chat messages, alert briefs (docs/decisions/0044), or conditions drafted from words (docs/decisions/0075). */
-export const CHAT_USAGE_PURPOSES = ['chat', 'alert-brief', 'condition-draft'] as const;
+export const CHAT_USAGE_PURPOSES = ['chat', 'alert-brief', 'condition-draft', 'embedding'] as const;
 export type TChatUsagePurpose = (typeof CHAT_USAGE_PURPOSES)[number];
 
 export type TChatUsageRow = {

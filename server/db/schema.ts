@@ -8,6 +8,7 @@ import type { TNotifiedCondition } from '../../contracts/condition-outcomes.ts';
 import type { TChannelKind, TDeliveryEvent, TDeliveryStatus } from '../../contracts/channels.ts';
 import type { TToolStep } from '../../contracts/assistant-tools.ts';
 import type { TChatFinish, TChatImageType, TChatProvider } from '../../contracts/chat.ts';
+import type { TCitation, TDocumentStatus, TDocumentType } from '../../contracts/documents.ts';
 import type { TBriefStatus } from '../../contracts/notifications.ts';
 import { TOKEN_SCOPES } from '../../contracts/assistant-tools.ts';
 
@@ -138,14 +139,14 @@ export const chatUsage = pgTable(
     /** What the call was for: a chat message, an alert's brief (docs/decisions/0044), or a
      * condition drafted from words (docs/decisions/0075). All count against the user's daily
      * budget; the usage report tells them apart. */
-    purpose: text('purpose', { enum: ['chat', 'alert-brief', 'condition-draft'] }).notNull().default('chat'),
+    purpose: text('purpose', { enum: ['chat', 'alert-brief', 'condition-draft', 'embedding'] }).notNull().default('chat'),
     createdAt: createdAt(),
   },
   (t) => [
     index('chat_usage_user_created_idx').on(t.userId, t.createdAt),
     index('chat_usage_created_idx').on(t.createdAt),
     check('chat_usage_outcome_check', sql`${t.outcome} in ('ok', 'error', 'stopped', 'interrupted', 'rejected')`),
-    check('chat_usage_purpose_check', sql`${t.purpose} in ('chat', 'alert-brief', 'condition-draft')`),
+    check('chat_usage_purpose_check', sql`${t.purpose} in ('chat', 'alert-brief', 'condition-draft', 'embedding')`),
   ],
 );
 
@@ -195,6 +196,12 @@ export const chatConversations = pgTable(
     temperature: doublePrecision('temperature'),
     /** "Use my agents" (issue 31, docs/decisions/0076): null until the chat sets it (the default, on for admins, applies). */
     useAgents: boolean('use_agents'),
+    /** "Search the web" (issue 32): null until the chat sets it. */
+    webSearch: boolean('web_search'),
+    /** Its project (issue 32); a deleted project leaves its chats outside any project. */
+    projectId: uuid('project_id').references(() => projects.id, { onDelete: 'set null' }),
+    /** Pinned chats head the list (issue 32). */
+    pinned: boolean('pinned').notNull().default(false),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -247,6 +254,10 @@ export const chatMessages = pgTable(
     /** The tool steps an answer took (issue 31, docs/decisions/0076), in order; saved as each ends
      * while the answer is written. Null: none. */
     toolSteps: jsonb('tool_steps').$type<TToolStep[]>(),
+    /** A question's documents (issue 32; `documents` ids of the same user), in order. */
+    documentIds: jsonb('document_ids').$type<string[]>().notNull().default([]),
+    /** An answer's sources, cited as [n] (issue 32). Null: none. */
+    citations: jsonb('citations').$type<TCitation[]>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [
@@ -633,4 +644,125 @@ export const channelDeliveries = pgTable(
     check('channel_deliveries_status_check', sql`${t.status} in ('pending', 'sent', 'failed')`),
     check('channel_deliveries_event_check', sql`${t.event} in ('notification', 'notification.brief')`),
   ],
+);
+
+// --- Documents, projects and share links (issue 32, docs/decisions/0081) ------------------------
+
+/** A full-text vector (PostgreSQL tsvector), read back as its text. */
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+
+/** A user's project: shared instructions, knowledge documents and a default assistant for its chats. */
+export const projects = pgTable(
+  'projects',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    instructions: text('instructions').notNull().default(''),
+    defaultProvider: text('default_provider').$type<TChatProvider>(),
+    defaultModel: text('default_model'),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('projects_user_name_idx').on(t.userId, sql`lower(${t.name})`)],
+);
+
+/**
+ * A document's text, extracted on upload (its bytes are not kept). It belongs to a project's
+ * knowledge, or to the chat whose question carried it (null until the question is kept);
+ * deleting either deletes it, its passages and their vectors.
+ */
+export const documents = pgTable(
+  'documents',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    projectId: uuid('project_id').references(() => projects.id, { onDelete: 'cascade' }),
+    conversationId: uuid('conversation_id').references(() => chatConversations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    type: text('type').$type<TDocumentType>().notNull(),
+    bytes: integer('bytes').notNull(),
+    status: text('status').$type<TDocumentStatus>().notNull(),
+    error: text('error'),
+    pages: integer('pages'),
+    passages: integer('passages').notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('documents_user_created_idx').on(t.userId, t.createdAt),
+    index('documents_project_idx').on(t.projectId),
+    index('documents_conversation_idx').on(t.conversationId),
+    check('documents_status_check', sql`${t.status} in ('ready', 'no-text', 'failed')`),
+    check('documents_type_check', sql`${t.type} in ('pdf', 'docx', 'xlsx', 'csv', 'markdown', 'text', 'html')`),
+  ],
+);
+
+/**
+ * A passage of a document: its text, where it sits (page or sheet, the heading it falls under),
+ * a generated full-text vector, and, once embedded, its vector (float32 bytes) with the model and
+ * dimensions that made it (a change of model re-embeds).
+ */
+export const documentPassages = pgTable(
+  'document_passages',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    documentId: uuid('document_id')
+      .notNull()
+      .references(() => documents.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    ord: integer('ord').notNull(),
+    page: integer('page'),
+    sheet: text('sheet'),
+    heading: text('heading'),
+    text: text('text').notNull(),
+    tsv: tsvector('tsv')
+      .notNull()
+      .generatedAlwaysAs(sql`to_tsvector('english', coalesce(heading, '') || ' ' || text)`),
+    embedding: bytea('embedding'),
+    embeddingModel: text('embedding_model'),
+    embeddingDims: integer('embedding_dims'),
+  },
+  (t) => [
+    uniqueIndex('document_passages_document_ord_idx').on(t.documentId, t.ord),
+    index('document_passages_user_idx').on(t.userId),
+    index('document_passages_tsv_idx').using('gin', t.tsv),
+  ],
+);
+
+/** Each user's documents version: bumped with every change to their passages, so a process's vector cache knows when it is stale. */
+export const documentVersions = pgTable('document_versions', {
+  userId: uuid('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  version: bigint('version', { mode: 'number' }).notNull().default(0),
+});
+
+/** A conversation shared as a read-only snapshot at an unguessable URL; the token is kept as its SHA-256. */
+export const shareLinks = pgTable(
+  'share_links',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    conversationId: uuid('conversation_id')
+      .notNull()
+      .references(() => chatConversations.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull(),
+    title: text('title').notNull(),
+    provider: text('provider').$type<TChatProvider>().notNull(),
+    includeImages: boolean('include_images').notNull().default(false),
+    /** The branch in view when shared: role, content, model, note, image ids (when included), citations. */
+    snapshot: jsonb('snapshot').$type<unknown[]>().notNull(),
+    views: integer('views').notNull().default(0),
+    createdAt: createdAt(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  },
+  (t) => [uniqueIndex('share_links_token_idx').on(t.tokenHash), index('share_links_user_idx').on(t.userId), index('share_links_conversation_idx').on(t.conversationId)],
 );
