@@ -23,6 +23,9 @@ test.describe('chat: images and answers that survive a reload', () => {
   let server: AppServer;
 
   test.beforeAll(async () => {
+    // A fresh server applies every migration to a new database: on a busy machine that outlasts
+    // a test's 30 s (startAppServer itself waits up to 60 s for its health check).
+    test.setTimeout(90_000);
     fake = await startFakeAiProviders();
     server = await startAppServer({ env: { ...fake.env, MARKET_DATA: 'simulated' } });
   });
