@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { parseInput } from '../../lib/validate.ts';
 import type { DocumentsService } from './types.ts';
 
-const ZListDocumentsQuery = z.object({ projectId: z.uuid('A project id must be a UUID').optional() }).strict();
+/** GET /api/documents?projectId=: a project's knowledge, or all the user's documents. */
+export const ZListDocumentsQuery = z.object({ projectId: z.uuid('A project id must be a UUID').optional() }).strict();
 
 /**
  * Documents (issue 32, docs/decisions/0081): upload one (its raw bytes), list, delete, and read a
