@@ -5,6 +5,7 @@ import type { TDocument, TDocumentList, TPassageView } from '../../../contracts/
 import { makeDocx, makeLyingZip, makePdf, makePdfWithoutText, makeXlsx, makeZipBomb } from '../../../tests/fakes/sample-documents.ts';
 import { chatConversations, documentPassages, documents, documentVersions, projects, users } from '../../db/schema.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
+import { createDocumentsService } from './documents.service.ts';
 
 const upload = (t: TestApp, cookie: string, name: string, bytes: Uint8Array | string, query = '') =>
   t.request({
@@ -219,5 +220,48 @@ describe('documents: upload, type by content, owner only (issue 32, docs/decisio
     expect(found.passages.map((p) => [p.fileName, p.text])).toEqual([['a.txt', 'The penguin colony doubled in size.\n\nUnrelated words about trains.']]);
     const otherUser = { id: await userId(t, 'other@example.com') } as never;
     expect((await t.app.documents.retrieve(otherUser, 'penguin', { documentIds: [a.id, b.id], projectId: null }, { signal: new AbortController().signal, log: t.app.log })).passages).toEqual([]);
+  });
+
+  it('keeps a file of the right type that cannot be read as failed, saying why in a sentence', async () => {
+    const res = await upload(t, owner, 'broken.pdf', '%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 9 0 R >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF');
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json<TDocument>()).toMatchObject({ status: 'failed', passages: 0, error: 'The file could not be read: it may be damaged, or made in a way we cannot read.' });
+  });
+
+  it('deletes uploads no question kept and no project holds a day after upload, and keeps the rest', async () => {
+    const id = await userId(t, 'owner@example.com');
+    const [project] = await t.database.db.insert(projects).values({ userId: id, name: `Kept ${Date.now()}` }).returning();
+    const loose = (await upload(t, owner, 'loose.txt', 'Never sent.')).json<TDocument>();
+    const kept = (await upload(t, owner, 'kept.txt', 'Project knowledge.', `&projectId=${project!.id}`)).json<TDocument>();
+    // The service the app purges with hourly, on the app's clock.
+    const service = createDocumentsService({ db: t.database.db, maxBytes: t.config.documents.maxBytes, now: () => t.now() });
+    expect(await service.purgeUnattached()).toBe(0);
+    t.advanceTime(24 * 3_600_000 + 60_000);
+    expect(await service.purgeUnattached()).toBe(1);
+    const left = (await t.database.db.select({ id: documents.id }).from(documents)).map((d) => d.id);
+    expect(left).toEqual([kept.id]);
+    expect(left).not.toContain(loose.id);
+    await t.database.db.delete(projects).where(eq(projects.id, project!.id));
+  });
+
+  it.each(['<img src=x onerror=alert(1)>.txt', '"><script>alert(1)</script>.md', "javascript:alert('x').txt", '../../etc/passwd.txt'])(
+    'keeps the file name %s as data, returned exactly as sent (the client shows it as text)',
+    async (name) => {
+      const res = await upload(t, owner, name, 'Harmless words.');
+      expect(res.statusCode, res.body).toBe(201);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.json<TDocument>().name).toBe(name);
+      expect((await t.request({ url: '/api/documents', cookie: owner })).json<TDocumentList>().documents[0]!.name).toBe(name);
+    },
+  );
+
+  it('refuses a file name PostgreSQL cannot store, or none, naming the field', async () => {
+    const nul = await upload(t, owner, 'a\u0000b.txt', 'x');
+    expect(nul.statusCode).toBe(400);
+    expect(nul.json().details).toEqual([{ path: 'name', message: 'must not contain NUL characters or unpaired surrogates' }]);
+    const none = await t.request({ method: 'POST', url: '/api/documents', cookie: owner, headers: { 'content-type': 'application/octet-stream' }, payload: Buffer.from('x') });
+    expect(none.statusCode).toBe(400);
+    expect(none.json().details).toEqual([{ path: 'name', message: 'Name the file' }]);
+    expect(await t.database.db.select().from(documents)).toEqual([]);
   });
 });
