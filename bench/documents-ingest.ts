@@ -2,6 +2,7 @@ import pino from 'pino';
 import { openDatabase } from '../server/db/client.ts';
 import type { SessionUser } from '../server/lib/http/types.ts';
 import { createDocumentsService } from '../server/modules/documents/documents.service.ts';
+import { createExtractor } from '../server/modules/documents/extractor.ts';
 import { insertUser } from '../server/modules/users/users.repo.ts';
 import { makePdf } from '../tests/fakes/sample-documents.ts';
 import type { Benchmark } from './types.ts';
@@ -63,7 +64,9 @@ const documentsIngestBench: Benchmark = {
       const { db } = database;
       const row = await insertUser(db, { provider: 'local', subject: 'bench@example.com', email: 'bench@example.com', name: 'Bench', profilePicture: '', role: 'admin' });
       const user: SessionUser = { ...row, role: 'admin' };
-      const documents = createDocumentsService({ db, maxBytes: 25 * 1024 * 1024 });
+      // As the server reads them: each file in a worker thread of its own.
+      const extractor = createExtractor();
+      const documents = createDocumentsService({ db, maxBytes: 25 * 1024 * 1024, extractor });
       const allPages = Array.from({ length: pages }, (_, i) => pageLines(i));
       const pdf = await makePdf(allPages);
       const text = new TextEncoder().encode(allPages.map((lines) => lines.join('\n')).join('\n\n'));

@@ -70,6 +70,7 @@ import { createAccessTokensService } from './modules/auth/access-tokens.service.
 import { mcpRoutes } from './modules/mcp/mcp.routes.ts';
 import { documentsRoutes } from './modules/documents/documents.routes.ts';
 import { createDocumentsService } from './modules/documents/documents.service.ts';
+import { createExtractor } from './modules/documents/extractor.ts';
 import type { DocumentsService } from './modules/documents/types.ts';
 import { createSettingsService } from './modules/settings/settings.service.ts';
 import { usersRoutes } from './modules/users/users.routes.ts';
@@ -248,7 +249,9 @@ export async function buildApp({
   app.decorate('agentTools', agentTools);
   const imageDecoder = createImageDecoder({ logger });
   app.addHook('onClose', async () => imageDecoder.close());
-  const documents = createDocumentsService({ db, maxBytes: config.documents.maxBytes, now });
+  const documentExtractor = createExtractor();
+  app.addHook('onClose', async () => documentExtractor.close());
+  const documents = createDocumentsService({ db, maxBytes: config.documents.maxBytes, extractor: documentExtractor, now });
   app.decorate('documents', documents);
   await app.register(documentsRoutes, { documents, maxBytes: config.documents.maxBytes });
   const images = createImagesService({ db, storageBytes: config.chat.imageStorageBytes, decoder: imageDecoder, now });

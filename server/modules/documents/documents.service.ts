@@ -3,7 +3,7 @@ import { DOCUMENT_LIMITS, type TDocument, type TPassageView } from '../../../con
 import type { Db } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
-import { chunkSections, type Passage } from './chunk.ts';
+import type { Passage } from './chunk.ts';
 import {
   attachDocuments,
   bumpDocumentsVersion,
@@ -22,12 +22,21 @@ import {
   scopeCondition,
   type DocumentRow,
 } from './documents.repo.ts';
-import { extractDocument, type Extracted } from './extract.ts';
+import { readDocument, type ReadDocument } from './extract.ts';
 import { ExtractionLimitError } from './extraction-error.ts';
+import type { Extractor } from './extractor.ts';
 import { sniffDocument } from './sniff.ts';
 import type { DocumentsService, Retrieval } from './types.ts';
 
-export type DocumentsServiceDeps = { db: Db; maxBytes: number; now?: () => Date };
+export type DocumentsServiceDeps = {
+  db: Db;
+  maxBytes: number;
+  /** Where text is extracted: the app's worker threads (extractor.ts); in this thread when not given. */
+  extractor?: Pick<Extractor, 'read'>;
+  now?: () => Date;
+};
+
+const IN_PROCESS: Pick<Extractor, 'read'> = { read: readDocument };
 
 const NOT_FOUND = 'Document not found';
 /** Documents no question kept and no project holds go after this long (as unsent chat images do). */
@@ -58,7 +67,7 @@ export function documentOf(row: DocumentRow): TDocument {
  * not kept), and found again by its owner only (another user's id is not found). `retrieve` here
  * is full text alone; the retrieval module adds vectors and fuses the two.
  */
-export function createDocumentsService({ db, maxBytes, now = () => new Date() }: DocumentsServiceDeps): DocumentsService & { purgeUnattached(): Promise<number> } {
+export function createDocumentsService({ db, maxBytes, extractor = IN_PROCESS, now = () => new Date() }: DocumentsServiceDeps): DocumentsService & { purgeUnattached(): Promise<number> } {
   async function upload(user: SessionUser, input: { name: string; bytes: Uint8Array; projectId: string | null }, log: FastifyBaseLogger): Promise<TDocument> {
     const { name, bytes, projectId } = input;
     if (bytes.length > maxBytes) throw new AppError('PAYLOAD_TOO_LARGE', `A document may be at most ${megabytes(maxBytes)}`);
@@ -67,17 +76,18 @@ export function createDocumentsService({ db, maxBytes, now = () => new Date() }:
     if (!sniffed.ok) {
       throw new AppError(sniffed.status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'BAD_REQUEST', 'Invalid request', [{ path: sniffed.field, message: sniffed.message }]);
     }
-    let extracted: Extracted | null = null;
+    let read: ReadDocument | null = null;
     let error: string | null = null;
     try {
-      extracted = await extractDocument({ ...sniffed, bytes });
+      read = await extractor.read({ type: sniffed.type, text: sniffed.text, zip: sniffed.zip, bytes });
     } catch (err) {
       if (err instanceof ExtractionLimitError) throw new AppError('BAD_REQUEST', 'Invalid request', [{ path: 'body', message: err.message }]);
+      if (err instanceof AppError) throw err; // busy, or too slow: try again
       // A file of the right type a library cannot read: kept as failed, so the chat says why.
       log.warn({ err, type: sniffed.type, bytes: bytes.length }, 'document extraction failed');
       error = UNREADABLE;
     }
-    const passages: Passage[] = extracted ? chunkSections(extracted.sections) : [];
+    const passages: Passage[] = read?.passages ?? [];
     const status = error ? 'failed' : passages.length === 0 ? 'no-text' : 'ready';
     return db.transaction(async (tx) => {
       await lockUserDocuments(tx, user.id);
@@ -93,7 +103,7 @@ export function createDocumentsService({ db, maxBytes, now = () => new Date() }:
         bytes: bytes.length,
         status,
         error,
-        pages: extracted?.pages ?? null,
+        pages: read?.pages ?? null,
         passages: passages.length,
         createdAt: now(),
       });

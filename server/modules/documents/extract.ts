@@ -1,5 +1,5 @@
 import { DOCUMENT_LIMITS, type TDocumentType } from '../../../contracts/documents.ts';
-import type { Section } from './chunk.ts';
+import { chunkSections, type Passage, type Section } from './chunk.ts';
 import { ExtractionLimitError } from './extraction-error.ts';
 import { htmlSections, readableHtmlSections } from './html-text.ts';
 import { checkZipInflates } from './zip-inflate.ts';
@@ -33,6 +33,15 @@ export async function extractDocument({ type, bytes, text, zip }: ExtractInput):
     case 'text':
       return { sections: bounded([{ page: null, sheet: null, heading: null, text: text ?? '' }]), pages: null };
   }
+}
+
+/** A document read: its pages or sheets, and its text split into passages. */
+export type ReadDocument = { pages: number | null; passages: Passage[] };
+
+/** Extracts the text and splits it into passages (both heavy on a big file: extractor.ts runs this in a worker thread). */
+export async function readDocument(input: ExtractInput): Promise<ReadDocument> {
+  const { sections, pages } = await extractDocument(input);
+  return { pages, passages: chunkSections(sections) };
 }
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
