@@ -37,6 +37,12 @@ export type DocumentsServiceDeps = {
 };
 
 const IN_PROCESS: Pick<Extractor, 'read'> = { read: readDocument };
+/**
+ * Plain text, CSV and Markdown up to this size are split on the event loop (a few milliseconds):
+ * a worker thread's start (loading the code, 0.5-1 s on a busy two-core machine) would cost more.
+ */
+const IN_PROCESS_TEXT_BYTES = 512 * 1024;
+const PLAIN_TEXT_TYPES = new Set(['text', 'csv', 'markdown']);
 
 const NOT_FOUND = 'Document not found';
 /** Documents no question kept and no project holds go after this long (as unsent chat images do). */
@@ -79,7 +85,8 @@ export function createDocumentsService({ db, maxBytes, extractor = IN_PROCESS, n
     let read: ReadDocument | null = null;
     let error: string | null = null;
     try {
-      read = await extractor.read({ type: sniffed.type, text: sniffed.text, zip: sniffed.zip, bytes });
+      const input = { type: sniffed.type, text: sniffed.text, zip: sniffed.zip, bytes };
+      read = await (PLAIN_TEXT_TYPES.has(sniffed.type) && bytes.length <= IN_PROCESS_TEXT_BYTES ? IN_PROCESS : extractor).read(input);
     } catch (err) {
       if (err instanceof ExtractionLimitError) throw new AppError('BAD_REQUEST', 'Invalid request', [{ path: 'body', message: err.message }]);
       if (err instanceof AppError) throw err; // busy, or too slow: try again

@@ -1,7 +1,6 @@
 import { DOCUMENT_LIMITS, type TDocumentType } from '../../../contracts/documents.ts';
 import { chunkSections, type Passage, type Section } from './chunk.ts';
 import { ExtractionLimitError } from './extraction-error.ts';
-import { htmlSections, readableHtmlSections } from './html-text.ts';
 import { checkZipInflates } from './zip-inflate.ts';
 import type { ZipDirectory } from './zip-directory.ts';
 
@@ -25,8 +24,11 @@ export async function extractDocument({ type, bytes, text, zip }: ExtractInput):
     case 'xlsx':
       checkZipInflates(bytes, zip!);
       return extractXlsx(bytes);
-    case 'html':
+    case 'html': {
+      // Loaded when first needed, as the PDF, DOCX and XLSX libraries are: the server starts without them.
+      const { readableHtmlSections } = await import('./html-text.ts');
       return { sections: bounded(readableHtmlSections(text ?? '')), pages: null };
+    }
     case 'markdown':
       return { sections: bounded(markdownSections(text ?? '')), pages: null };
     case 'csv':
@@ -93,6 +95,7 @@ async function extractDocx(bytes: Uint8Array): Promise<Extracted> {
   const mammoth = (await import('mammoth')).default;
   const { value: html } = await mammoth.convertToHtml({ buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) });
   await yieldToLoop();
+  const { htmlSections } = await import('./html-text.ts');
   return { sections: bounded(htmlSections(html)), pages: null };
 }
 
