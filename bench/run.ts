@@ -15,6 +15,7 @@ import chat from './chat.ts';
 import chatRender from './chat-render.ts';
 import chatTools from './chat-tools.ts';
 import conditions from './conditions.ts';
+import documentsIngest from './documents-ingest.ts';
 import eventStreams from './event-streams.ts';
 import indicators from './indicators.ts';
 import lighthouse from './lighthouse.ts';
@@ -25,7 +26,7 @@ import { stopBenchPostgres } from './lib.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
 /** The registry: add a module exporting a Benchmark and list it here. */
-const BENCHMARKS: Benchmark[] = [articlesRead, articlePage, serverMemory, chat, aiTools, chatTools, chatRender, mixedLoad, loadWithAgents, indicators, backtest, conditions, backtestApi, agentTools, agentsScale, agentsScaleConditions, eventStreams, lighthouse];
+const BENCHMARKS: Benchmark[] = [articlesRead, articlePage, serverMemory, chat, aiTools, chatTools, chatRender, mixedLoad, loadWithAgents, indicators, backtest, conditions, backtestApi, agentTools, agentsScale, agentsScaleConditions, documentsIngest, eventStreams, lighthouse];
 
 const { values, positionals } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, list: { type: 'boolean', default: false } },

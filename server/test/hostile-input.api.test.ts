@@ -3,11 +3,11 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZApiError } from '../../contracts/errors.ts';
 import { startFakeAiProviders, type FakeAiProviders } from '../../tests/fakes/ai-providers.ts';
-import { bodyCases, queryCases, segmentCases, segmentExamples, unstorableTextBodies, unstorableTextQueries, type BodyCase } from './hostile/arbitraries.ts';
+import { bodyCases, queryCases, rawBodyCases, segmentCases, segmentExamples, unstorableTextBodies, unstorableTextQueries, type BodyCase } from './hostile/arbitraries.ts';
 import { snapshotter, type Snapshot } from './hostile/db-snapshot.ts';
-import { ENDPOINTS, type Endpoint } from './hostile/endpoints.ts';
+import { ENDPOINTS, HOSTILE_DOCUMENT_MAX_MB, type Endpoint } from './hostile/endpoints.ts';
 import { ADMIN_EMAIL, createFixtures, type Fixtures } from './hostile/fixtures.ts';
-import { expectedForBody, expectedForQuery, expectedForSegment, type Expected } from './hostile/oracle.ts';
+import { expectedForBody, expectedForQuery, expectedForRawBody, expectedForSegment, type Expected } from './hostile/oracle.ts';
 import { createTestApp, type TestApp } from './test-app.ts';
 
 /** Fixed, so a run is reproducible; HOSTILE_SEED explores others, HOSTILE_SCALE=10 ten times as many cases. */
@@ -58,6 +58,7 @@ describe('hostile input', () => {
         CHAT_RATE_LIMIT: '100000',
         BACKTEST_RATE_LIMIT: '100000',
         CHAT_DAILY_TOKEN_BUDGET: '0',
+        DOCUMENT_MAX_MB: String(HOSTILE_DOCUMENT_MAX_MB),
         // The live console's stream ends on its own soon, so inject() gets its whole answer.
         EVENT_STREAM_MAX_MS: '50',
       },
@@ -95,7 +96,9 @@ describe('hostile input', () => {
   };
 
   const validBody = (endpoint: Endpoint): BodyCase | undefined =>
-    endpoint.body && { label: 'the valid sample', contentType: 'application/json', payload: JSON.stringify(endpoint.body.sample) };
+    endpoint.rawBody
+      ? { label: 'the valid sample', contentType: 'application/octet-stream', payload: endpoint.rawBody.sample }
+      : endpoint.body && { label: 'the valid sample', contentType: 'application/json', payload: JSON.stringify(endpoint.body.sample) };
 
   /** Sends one request (the valid sample where a part is not given) with the snapshot from just before it. */
   async function send(endpoint: Endpoint, parts: { segment?: string; search?: string; body?: BodyCase }) {
@@ -186,7 +189,7 @@ describe('hostile input', () => {
     expect([...covered].filter((r) => !registered.has(r)), 'rows without a route').toEqual([]);
     // A route that reads a body must say so: a new write route cannot slip past the body cases.
     for (const endpoint of ENDPOINTS) {
-      if (!['GET', 'DELETE'].includes(endpoint.method)) expect(endpoint.body, `${key(endpoint)} needs a body row`).toBeDefined();
+      if (!['GET', 'DELETE'].includes(endpoint.method)) expect(endpoint.body ?? endpoint.rawBody, `${key(endpoint)} needs a body row`).toBeDefined();
     }
   });
 
@@ -195,6 +198,24 @@ describe('hostile input', () => {
       const { res } = await send(endpoint, {});
       expect(res.statusCode, res.body.slice(0, 500)).toBeLessThan(300);
     });
+
+    if (endpoint.rawBody) {
+      const { sample } = endpoint.rawBody;
+      const limit = endpoint.bodyLimit!;
+      it(
+        'body: any bytes, the wrong content type, oversize',
+        async () => {
+          await fc.assert(
+            fc.asyncProperty(rawBodyCases(sample, limit), async (body) => {
+              const { url, res, before } = await send(endpoint, { body });
+              await checkAnswer(body.label, expectedForRawBody(body, limit), res, before, url);
+            }),
+            options(endpoint, 'body'),
+          );
+        },
+        TIMEOUT_MS,
+      );
+    }
 
     if (endpoint.body) {
       const { contract, sample } = endpoint.body;

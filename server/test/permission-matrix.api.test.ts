@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { documentPassages } from '../db/schema.ts';
 import { defaultAgentConfig, findTemplate } from '../../contracts/agents.ts';
 import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS } from '../../contracts/chat.ts';
 import { createTestApp, type TestApp } from './test-app.ts';
@@ -8,7 +10,8 @@ import { chatCaller, sessionUser } from './tool-callers.ts';
 
 const ACTORS = ['signed out', 'guest', 'owner', 'another admin'] as const;
 type Actor = (typeof ACTORS)[number];
-type Call = { path: string; payload?: unknown };
+/** `raw`: the payload is a file's bytes, sent as application/octet-stream (a document upload). */
+type Call = { path: string; payload?: unknown; raw?: true };
 /** One registered route: how to call it (objects made fresh for each call, owned by `owner`)
  * and the status each actor gets, in ACTORS order. */
 type Row = { method: string; url: string; call: () => Promise<Call>; expected: [number, number, number, number]; freshSession?: boolean };
@@ -81,6 +84,16 @@ describe('permission matrix', () => {
   const newAccessToken = async (): Promise<string> => (await asOwner('POST', '/api/settings/access-tokens', { name: `Matrix token ${++n}`, scope: 'read', expiresInDays: 7 })).id;
   const newPreset = async (): Promise<string> => (await asOwner('POST', '/api/chat/presets', presetBody())).id;
   const newImage = async (): Promise<string> => (await asOwner('POST', '/api/chat/images', imageBody())).id;
+  const newDocument = async (): Promise<string> => {
+    const res = await t.request({ method: 'POST', url: `/api/documents?name=matrix-${++n}.txt`, cookie: cookies.owner, headers: { 'content-type': 'application/octet-stream' }, payload: Buffer.from('Matrix words.') });
+    if (res.statusCode !== 201) throw new Error(`POST /api/documents: ${res.statusCode} ${res.body}`);
+    return res.json<{ id: string }>().id;
+  };
+  const newPassage = async (): Promise<string> => {
+    const documentId = await newDocument();
+    const [row] = await t.database.db.select({ id: documentPassages.id }).from(documentPassages).where(eq(documentPassages.documentId, documentId));
+    return row!.id;
+  };
 
   const chatRows: Row[] = CHAT_PROVIDERS.map((provider) => ({
     method: 'POST',
@@ -154,6 +167,11 @@ describe('permission matrix', () => {
     { method: 'POST', url: '/api/chat/images', call: async () => ({ path: '/api/chat/images', payload: imageBody() }), expected: [401, 201, 201, 201] },
     { method: 'GET', url: '/api/chat/images/:id', call: async () => ({ path: `/api/chat/images/${await newImage()}` }), expected: [401, 404, 200, 404] },
     { method: 'DELETE', url: '/api/chat/images/:id', call: async () => ({ path: `/api/chat/images/${await newImage()}` }), expected: [401, 404, 204, 404] },
+    // Documents are each signed-in user's own (issue 32, docs/decisions/0081).
+    { method: 'POST', url: '/api/documents', call: async () => ({ path: `/api/documents?name=posted-${++n}.txt`, payload: Buffer.from('Posted words.'), raw: true }), expected: [401, 201, 201, 201] },
+    { method: 'GET', url: '/api/documents', call: at('/api/documents'), expected: [401, 200, 200, 200] },
+    { method: 'GET', url: '/api/documents/passages/:id', call: async () => ({ path: `/api/documents/passages/${await newPassage()}` }), expected: [401, 404, 200, 404] },
+    { method: 'DELETE', url: '/api/documents/:id', call: async () => ({ path: `/api/documents/${await newDocument()}` }), expected: [401, 404, 204, 404] },
     { method: 'GET', url: '/api/chat/presets', call: at('/api/chat/presets'), expected: [401, 200, 200, 200] },
     { method: 'POST', url: '/api/chat/presets', call: async () => ({ path: '/api/chat/presets', payload: presetBody() }), expected: [401, 201, 201, 201] },
     { method: 'PATCH', url: '/api/chat/presets/:id', call: async () => ({ path: `/api/chat/presets/${await newPreset()}`, payload: { temperature: 1 } }), expected: [401, 404, 200, 404] },
@@ -187,14 +205,20 @@ describe('permission matrix', () => {
   it.each(rows.map((row) => [`${row.method} ${row.url}`, row] as const))('%s', async (_label, row) => {
     const seen: Record<string, number> = {};
     for (const actor of ACTORS) {
-      const { path, payload } = await row.call();
+      const { path, payload, raw } = await row.call();
       const cookie =
         actor === 'signed out'
           ? undefined
           : row.freshSession
             ? await t.signIn(actor === 'owner' ? OWNER : actor === 'another admin' ? OTHER : 'guest@example.com')
             : cookies[actor];
-      const res = await t.request({ method: row.method as 'GET', url: path, ...(cookie ? { cookie } : {}), ...(payload === undefined ? {} : { payload: payload as object }) });
+      const res = await t.request({
+        method: row.method as 'GET',
+        url: path,
+        ...(cookie ? { cookie } : {}),
+        ...(payload === undefined ? {} : { payload: payload as object }),
+        ...(raw ? { headers: { 'content-type': 'application/octet-stream' } } : {}),
+      });
       seen[actor] = res.statusCode;
       if (res.statusCode >= 400) expect(res.json(), `${actor}: error body`).toHaveProperty('error');
     }

@@ -327,6 +327,28 @@ function oversizeBodies(sample: Json, limit: number): fc.Arbitrary<BodyCase> {
   );
 }
 
+/**
+ * A route that takes a file's raw bytes (a document upload): any bytes (text, binary, the
+ * magic of one format with the rest of another), the sample under other content types, and
+ * bodies over its limit.
+ */
+export function rawBodyCases(sample: string, limit: number): fc.Arbitrary<BodyCase> {
+  const octets = 'application/octet-stream';
+  const magics = ['%PDF-1.7\n', 'PK\u0003\u0004', 'PK\u0005\u0006', '<!doctype html>', '\uFEFF', '\u0089PNG\r\n\u001a\n'];
+  return fc.oneof(
+    { weight: 4, arbitrary: fc.uint8Array({ maxLength: 4096 }).map((bytes) => labelled({ label: `${bytes.length} random bytes`, contentType: octets, payload: Buffer.from(bytes) })) },
+    { weight: 3, arbitrary: anyText({ maxLength: 2000 }).map((text) => labelled({ label: `text ${JSON.stringify(text.slice(0, 40))}`, contentType: octets, payload: text })) },
+    {
+      weight: 3,
+      arbitrary: fc.tuple(fc.constantFrom(...magics), fc.uint8Array({ maxLength: 2048 })).map(([magic, rest]) =>
+        labelled({ label: `${JSON.stringify(magic)} then ${rest.length} random bytes`, contentType: octets, payload: Buffer.concat([Buffer.from(magic, 'latin1'), Buffer.from(rest)]) }),
+      ),
+    },
+    { weight: 2, arbitrary: fc.constantFrom<string | null>('application/json', 'text/plain', null, 'multipart/form-data; boundary=x', 'application/pdf').map((type) => labelled({ label: `the sample as ${type}`, contentType: type, payload: sample })) },
+    { weight: 1, arbitrary: fc.integer({ min: limit + 1, max: limit + 4096 }).map((bytes) => labelled({ label: `${bytes} bytes`, contentType: octets, payload: 'x'.repeat(bytes) })) },
+  );
+}
+
 export function bodyCases(sample: Json, limit = 1024 * 1024): fc.Arbitrary<BodyCase> {
   return fc.oneof(
     { weight: 12, arbitrary: mutatedBodies(sample) },

@@ -25,6 +25,11 @@ import {
   ZUpdatePreset,
 } from '../../../contracts/chat-history.ts';
 import { IMAGE_UPLOAD_BODY_LIMIT } from '../../modules/chat/images.routes.ts';
+import { ZDocumentParams, ZPassageParams, ZUploadDocumentQuery } from '../../../contracts/documents.ts';
+import { ZListDocumentsQuery } from '../../modules/documents/documents.routes.ts';
+
+/** The hostile test's DOCUMENT_MAX_MB: oversize cases stay small. */
+export const HOSTILE_DOCUMENT_MAX_MB = 1;
 import { TEST_MODELS, conversationBody, imageBody } from '../chat-helpers.ts';
 import type { Json } from './arbitraries.ts';
 import { VALID_ACCESS_TOKEN, VALID_AGENT, VALID_ARTICLE, VALID_CHANNEL, VALID_MONITOR, type Fixtures } from './fixtures.ts';
@@ -51,6 +56,8 @@ export type Endpoint = {
   /** The query of the valid sample (a route whose query has a required field); '' when none. */
   sampleQuery?: string;
   body?: { contract: Contract | null; sample: Json };
+  /** A route whose body is a file's raw bytes (application/octet-stream), with a valid sample file's text. */
+  rawBody?: { sample: string };
   /** The route's own body limit, when it is not the app's 1 MB. */
   bodyLimit?: number;
   /** At most this many cases per input kind: fewer for the six chat routes, which share one
@@ -177,6 +184,19 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'POST', route: '/api/chat/images', actor: 'admin', body: { contract: { schema: ZUploadImage }, sample: imageBody() }, bodyLimit: IMAGE_UPLOAD_BODY_LIMIT },
   { method: 'GET', route: '/api/chat/images/:id', actor: 'admin', param: imageId },
   { method: 'DELETE', route: '/api/chat/images/:id', actor: 'admin', param: { ...imageId, freshEachRequest: true } },
+  // Documents: a file's raw bytes, under DOCUMENT_MAX_MB (1 in this test), each user's own (docs/decisions/0081).
+  {
+    method: 'POST',
+    route: '/api/documents',
+    actor: 'admin',
+    query: { schema: ZUploadDocumentQuery },
+    sampleQuery: '?name=hostile.txt',
+    rawBody: { sample: 'A plain text file of a few words.' },
+    bodyLimit: HOSTILE_DOCUMENT_MAX_MB * 1024 * 1024,
+  },
+  { method: 'GET', route: '/api/documents', actor: 'admin', query: { schema: ZListDocumentsQuery } },
+  { method: 'GET', route: '/api/documents/passages/:id', actor: 'admin', param: { name: 'id', contract: { schema: ZPassageParams }, real: (fx: Fixtures) => fx.passage() } },
+  { method: 'DELETE', route: '/api/documents/:id', actor: 'admin', param: { name: 'id', contract: { schema: ZDocumentParams }, real: (fx: Fixtures) => fx.document(), freshEachRequest: true } },
   { method: 'GET', route: '/api/chat/presets', actor: 'admin', runs: 10 },
   { method: 'POST', route: '/api/chat/presets', actor: 'admin', body: { contract: { schema: ZCreatePreset }, sample: { name: 'Hostile preset', systemPrompt: 'Answer briefly.', temperature: 0.5 } } },
   { method: 'PATCH', route: '/api/chat/presets/:id', actor: 'admin', param: presetId, body: { contract: { schema: ZUpdatePreset }, sample: { name: 'Edited preset', temperature: 1 } } },

@@ -6,6 +6,8 @@ import { conversationBody, imageBody } from '../chat-helpers.ts';
 import { customMonitorConfig, inAppAlert, sampleCondition } from '../agent-fixtures.ts';
 import type { TestApp } from '../test-app.ts';
 import { insertProposal } from '../../modules/proposals/proposals.repo.ts';
+import { eq } from 'drizzle-orm';
+import { documentPassages } from '../../db/schema.ts';
 
 export const ADMIN_EMAIL = 'hostile-admin@example.com';
 
@@ -25,6 +27,9 @@ export type Fixtures = {
   preset(): Promise<string>;
   /** An uploaded chat image's id. */
   image(): Promise<string>;
+  /** An uploaded document's id, and a passage of a new one (issue 32). */
+  document(): Promise<string>;
+  passage(): Promise<string>;
   /** A pending proposal's id, made as an assistant makes one (issue 31). */
   proposal(): Promise<string>;
   guestUserId(): Promise<string>;
@@ -56,6 +61,11 @@ export const VALID_ACCESS_TOKEN = { name: 'Claude Desktop', scope: 'read', expir
 export async function createFixtures(t: TestApp): Promise<Fixtures> {
   const admin = await t.signIn(ADMIN_EMAIL, 'Hostile Admin');
   let n = 0;
+  const newDocument = async (): Promise<string> => {
+    const res = await t.request({ method: 'POST', url: `/api/documents?name=fixture-${++n}.txt`, cookie: admin, headers: { 'content-type': 'application/octet-stream' }, payload: Buffer.from('A fixture document.') });
+    if (res.statusCode !== 201) throw new Error(`POST /api/documents: ${res.statusCode} ${res.body}`);
+    return res.json<{ id: string }>().id;
+  };
   const asAdmin = async <T>(method: 'GET' | 'POST', url: string, payload?: object): Promise<T> => {
     const res = await t.request({ method, url, cookie: admin, ...(payload ? { payload } : {}) });
     if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
@@ -100,6 +110,12 @@ export async function createFixtures(t: TestApp): Promise<Fixtures> {
       return (await asAdmin<{ id: string }>('POST', '/api/chat/presets', { name: `Fixture preset ${++n}` })).id;
     },
     image: async () => (await asAdmin<{ id: string }>('POST', '/api/chat/images', imageBody())).id,
+    document: newDocument,
+    async passage() {
+      const documentId = await newDocument();
+      const [row] = await t.database.db.select({ id: documentPassages.id }).from(documentPassages).where(eq(documentPassages.documentId, documentId));
+      return row!.id;
+    },
     // Recorded as propose_agent records one, without its test on history (each decision needs a fresh one).
     proposal: async () =>
       (

@@ -50,6 +50,14 @@ export function expectedForBody(c: BodyCase, contract: Contract | null, bodyLimi
   return contract ? contractVerdict(contract, parsed) : { why: 'the route ignores its body' };
 }
 
+/** A file's raw bytes (a document upload): octet-stream only, within the route's limit; what the bytes are is the route's to judge (never a 5xx, a 400 naming its field). */
+export function expectedForRawBody(c: BodyCase, bodyLimit: number): Expected {
+  const bytes = Buffer.isBuffer(c.payload) ? c.payload : Buffer.from(c.payload);
+  if (!/^application\/octet-stream\s*(;|$)/i.test(c.contentType ?? '')) return bytes.length > 0 ? { status: 415, why: 'the bytes are not sent as application/octet-stream' } : { why: 'an empty body of any type' };
+  if (bytes.length > bodyLimit) return { status: 413, why: `the body is over the route's limit of ${bodyLimit} bytes` };
+  return { why: 'the route reads the bytes for their type' };
+}
+
 /** What fastify's query parser makes of the pairs: a repeated key becomes an array. */
 export function expectedForQuery(c: QueryCase, contract: Contract | null): Expected {
   if (c.pairs === null) return { why: 'a raw part makes the parse unpredictable' };
