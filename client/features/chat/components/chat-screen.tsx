@@ -8,7 +8,8 @@ import { exportUrl } from '../api/chat-api.ts';
 import { useChatHistory } from '../hooks/use-chat-history.ts';
 import { useChatSend } from '../hooks/use-chat-send.ts';
 import { useChatSession } from '../hooks/use-chat-session.ts';
-import { useModels } from '../hooks/use-models.ts';
+import { useModels, useWebSearchOffered } from '../hooks/use-models.ts';
+import { WebSearchSwitch } from './use-agents-switch.tsx';
 import { useWideScreen } from '../hooks/use-wide-screen.ts';
 import { download, exportLocally } from '../lib/chat-export.ts';
 import type { ChatHistoryEntry } from '../lib/chat-storage.ts';
@@ -42,6 +43,12 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
     () => (agentsOffered ? { on: settings.useAgents ?? true, onChange: (on: boolean) => setSettings({ ...settings, useAgents: on }) } : null),
     [agentsOffered, settings, setSettings],
   );
+  // "Search the web" (issue 32): where the server has a search engine; each chat keeps its own.
+  const webSearchOffered = useWebSearchOffered();
+  const webSearch = useMemo(
+    () => (webSearchOffered ? <WebSearchSwitch checked={settings.webSearch === true} onCheckedChange={(on) => setSettings({ ...settings, webSearch: on })} /> : null),
+    [webSearchOffered, settings, setSettings],
+  );
   const sender = useChatSend({
     info,
     variant,
@@ -51,6 +58,7 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
     models,
     settings: session.settings,
     agentsOffered,
+    webSearchOffered,
     update: session.update,
   });
   const [search, setSearch] = useState('');
@@ -185,6 +193,7 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
           inlineError={sender.inlineError}
           onSend={sender.send}
           onStop={sender.stop}
+          extra={webSearch}
         />
       </section>
       <ChatSettingsDialog
