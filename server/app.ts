@@ -71,6 +71,8 @@ import { mcpRoutes } from './modules/mcp/mcp.routes.ts';
 import { createSettingsService } from './modules/settings/settings.service.ts';
 import { usersRoutes } from './modules/users/users.routes.ts';
 import { createUsersService } from './modules/users/users.service.ts';
+import type { WebSearchService } from './modules/web-search/types.ts';
+import { createWebSearchService } from './modules/web-search/web-search.service.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const SESSION_PURGE_INTERVAL_MS = 60 * 60 * 1000;
@@ -123,6 +125,8 @@ declare module 'fastify' {
     invalidations: Invalidations;
     /** The assistants' tools on the user's agents (docs/decisions/0076): the chat's tool loop and /mcp call them. */
     agentTools: AgentTools;
+    /** Web search in chat (issue 32): the chat searches through it when a question asks for the web. */
+    webSearch: WebSearchService;
   }
 }
 
@@ -245,6 +249,8 @@ export async function buildApp({
   app.addHook('onClose', async () => imageDecoder.close());
   const images = createImagesService({ db, storageBytes: config.chat.imageStorageBytes, decoder: imageDecoder, now });
   const conversations = createConversationsService({ db, now, images });
+  const webSearch = createWebSearchService({ engine: config.webSearch, outbound: config.outbound });
+  app.decorate('webSearch', webSearch);
   const chat = createChatService({ db, config: config.chat, images, conversations, agentTools, now });
   // Answers still being written end first, stored as far as they got (docs/decisions/0056).
   app.addHook('preClose', async () => chat.close());
@@ -253,7 +259,7 @@ export async function buildApp({
   app.addHook('onReady', async () => void (settling = chat.startSettlingInterruptedAnswers(app.log)));
   app.addHook('onClose', async () => settling?.stop());
   await app.register(imagesRoutes, { images });
-  await app.register(chatRoutes, { chat });
+  await app.register(chatRoutes, { chat, webSearch });
   await app.register(conditionDraftRoutes, { drafts: createDraftService({ db, config: config.chat, now }) });
   await app.register(conversationsRoutes, { conversations });
   const notifications = createNotificationsService({
