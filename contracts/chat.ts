@@ -477,7 +477,11 @@ export type TChatProviderStatus = {
   models: TChatModel[];
   defaultModel: string;
 };
-export type TChatProvidersResponse = { providers: TChatProviderStatus[] };
+export type TChatProvidersResponse = {
+  providers: TChatProviderStatus[];
+  /** The server has a web search engine (issue 32): the chat offers "Search the web". */
+  webSearch?: boolean;
+};
 
 /** GET /api/admin/usage?days=N (admin). */
 export const ZChatUsageQuery = z.object({

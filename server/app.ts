@@ -74,6 +74,8 @@ import type { DocumentsService } from './modules/documents/types.ts';
 import { createSettingsService } from './modules/settings/settings.service.ts';
 import { usersRoutes } from './modules/users/users.routes.ts';
 import { createUsersService } from './modules/users/users.service.ts';
+import type { WebSearchService } from './modules/web-search/types.ts';
+import { createWebSearchService } from './modules/web-search/web-search.service.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const SESSION_PURGE_INTERVAL_MS = 60 * 60 * 1000;
@@ -128,6 +130,8 @@ declare module 'fastify' {
     agentTools: AgentTools;
     /** Documents in chat (docs/decisions/0081): upload, list, retrieval; the chat reads its questions' documents through it. */
     documents: DocumentsService;
+    /** Web search in chat (issue 32): the chat searches through it when a question asks for the web. */
+    webSearch: WebSearchService;
   }
 }
 
@@ -253,6 +257,8 @@ export async function buildApp({
   await app.register(documentsRoutes, { documents, maxBytes: config.documents.maxBytes });
   const images = createImagesService({ db, storageBytes: config.chat.imageStorageBytes, decoder: imageDecoder, now });
   const conversations = createConversationsService({ db, now, images });
+  const webSearch = createWebSearchService({ engine: config.webSearch, outbound: config.outbound });
+  app.decorate('webSearch', webSearch);
   const chat = createChatService({ db, config: config.chat, images, conversations, agentTools, now });
   // Answers still being written end first, stored as far as they got (docs/decisions/0056).
   app.addHook('preClose', async () => chat.close());
@@ -261,7 +267,7 @@ export async function buildApp({
   app.addHook('onReady', async () => void (settling = chat.startSettlingInterruptedAnswers(app.log)));
   app.addHook('onClose', async () => settling?.stop());
   await app.register(imagesRoutes, { images });
-  await app.register(chatRoutes, { chat });
+  await app.register(chatRoutes, { chat, webSearch });
   await app.register(conditionDraftRoutes, { drafts: createDraftService({ db, config: config.chat, now }) });
   await app.register(conversationsRoutes, { conversations });
   const notifications = createNotificationsService({

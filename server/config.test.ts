@@ -24,6 +24,20 @@ describe('loadConfig', () => {
     expect(config.database).toEqual({ kind: 'postgres', url: 'postgres://u@h/db' });
   });
 
+  it('has web search off and sharing off by default, and reads each engine with what it needs', () => {
+    expect(load({}).webSearch).toBeNull();
+    expect(load({}).chat.shareRoles).toEqual([]);
+    expect(load({ CHAT_SHARE_ROLES: 'guest, admin,guest' }).chat.shareRoles).toEqual(['guest', 'admin']);
+    expect(() => load({ CHAT_SHARE_ROLES: 'owner' })).toThrow(/CHAT_SHARE_ROLES: 'owner' is not a role \(admin, guest\)/);
+    expect(load({ WEB_SEARCH_PROVIDER: 'searxng', SEARXNG_URL: 'http://searxng:8080/' }).webSearch).toEqual({ provider: 'searxng', baseUrl: 'http://searxng:8080', apiKey: null });
+    expect(load({ WEB_SEARCH_PROVIDER: 'brave', BRAVE_SEARCH_API_KEY: 'k' }).webSearch).toEqual({ provider: 'brave', baseUrl: 'https://api.search.brave.com', apiKey: 'k' });
+    expect(load({ WEB_SEARCH_PROVIDER: 'tavily', TAVILY_API_KEY: 'k', TAVILY_BASE_URL: 'http://127.0.0.1:4000' }).webSearch).toEqual({ provider: 'tavily', baseUrl: 'http://127.0.0.1:4000', apiKey: 'k' });
+    expect(() => load({ WEB_SEARCH_PROVIDER: 'searxng' })).toThrow(/SEARXNG_URL: required when WEB_SEARCH_PROVIDER=searxng/);
+    expect(() => load({ WEB_SEARCH_PROVIDER: 'brave' })).toThrow(/BRAVE_SEARCH_API_KEY: required when WEB_SEARCH_PROVIDER=brave/);
+    expect(() => load({ WEB_SEARCH_PROVIDER: 'tavily' })).toThrow(/TAVILY_API_KEY: required when WEB_SEARCH_PROVIDER=tavily/);
+    expect(() => load({ WEB_SEARCH_PROVIDER: 'bing' })).toThrow(/WEB_SEARCH_PROVIDER: must be one of searxng, brave, tavily/);
+  });
+
   it('normalises ADMIN_EMAILS and PUBLIC_URL', () => {
     const config = load({ ADMIN_EMAILS: ' A@Example.com ,b@example.com,', PUBLIC_URL: 'https://app.example.com/' });
     expect(config.adminEmails).toEqual(['a@example.com', 'b@example.com']);

@@ -6,6 +6,9 @@ import { z } from 'zod';
 import { ZEmail, type TPublicConfig } from '../contracts/auth.ts';
 import { CHAT_PROVIDERS, DEFAULT_CHAT_POLICY, OLLAMA_TOOL_MODELS, OLLAMA_VISION_MODELS, type TChatPolicy, type TChatProvider } from '../contracts/chat.ts';
 import { DOCUMENT_LIMITS } from '../contracts/documents.ts';
+import { ROLES, type TRole } from '../contracts/users.ts';
+import { SHARE_ROLES_DEFAULT } from '../contracts/share-links.ts';
+import { WEB_SEARCH_PROVIDERS, type TWebSearchProvider } from '../contracts/web-search.ts';
 import { controlSocketPath, DATA_DIR_TOO_DEEP } from './db/data-dir-lock.ts';
 
 const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
@@ -35,6 +38,25 @@ const ZChatPolicy = z.preprocess(
         policy[name as TChatProvider] = access;
       }
       return policy;
+    }),
+);
+
+/** CHAT_SHARE_ROLES (issue 32): `admin,guest`, the roles that may share a chat; none by default. */
+const ZShareRoles = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined) return [...SHARE_ROLES_DEFAULT];
+      const roles = [...new Set(text.split(',').map((r) => r.trim()).filter(Boolean))];
+      for (const role of roles) {
+        if (!(ROLES as readonly string[]).includes(role)) {
+          ctx.addIssue({ code: 'custom', message: `'${role}' is not a role (${ROLES.join(', ')})` });
+          return z.NEVER;
+        }
+      }
+      return roles as TRole[];
     }),
 );
 
@@ -205,6 +227,15 @@ const ZEnv = z.object({
       .pipe(z.array(z.string().max(100))),
   ),
   CHAT_POLICY: ZChatPolicy,
+  CHAT_SHARE_ROLES: ZShareRoles,
+  /** Web search in chat (issue 32): off unless an engine is named. */
+  WEB_SEARCH_PROVIDER: z.preprocess(emptyToUndefined, z.enum(WEB_SEARCH_PROVIDERS, `must be one of ${WEB_SEARCH_PROVIDERS.join(', ')}`).optional()),
+  SEARXNG_URL: optionalUrl,
+  BRAVE_SEARCH_API_KEY: optionalString,
+  TAVILY_API_KEY: optionalString,
+  /** The engines' API origins, for test fakes (the real ones by default). */
+  BRAVE_SEARCH_BASE_URL: optionalUrl,
+  TAVILY_BASE_URL: optionalUrl,
   /** "Explain alerts" (docs/decisions/0044): how long an alert's email and channels wait for its
    * brief, and how long the assistant has to write it. */
   ALERT_BRIEF_WAIT_SECONDS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(300).default(8)),
@@ -286,6 +317,8 @@ export type Config = {
   chat: ChatConfig;
   /** Documents in chat (docs/decisions/0081): the largest upload, in bytes (DOCUMENT_MAX_MB). */
   documents: { maxBytes: number };
+  /** Web search in chat (issue 32): the engine, or null when the operator configured none. */
+  webSearch: WebSearchConfig | null;
   alertBriefs: AlertBriefsConfig;
   market: MarketConfig;
   email: EmailConfig;
@@ -421,7 +454,37 @@ export type ChatConfig = {
   answerLeaseMs: number;
   /** Each user's stored chat images, in bytes (CHAT_IMAGE_STORAGE_MB). */
   imageStorageBytes: number;
+  /** Roles that may share a chat as a link (CHAT_SHARE_ROLES; none by default). */
+  shareRoles: TRole[];
 };
+
+/** The search engine for web search in chat (issue 32); null in Config when none is configured. */
+export type WebSearchConfig = {
+  provider: TWebSearchProvider;
+  /** The engine's origin (SearXNG's own URL, with any path it is served under). */
+  baseUrl: string;
+  /** Brave's and Tavily's key; SearXNG needs none. */
+  apiKey: string | null;
+};
+
+const WEB_SEARCH_ORIGINS = { brave: 'https://api.search.brave.com', tavily: 'https://api.tavily.com' } as const;
+
+function webSearchConfig(e: Pick<z.infer<typeof ZEnv>, 'WEB_SEARCH_PROVIDER' | 'SEARXNG_URL' | 'BRAVE_SEARCH_API_KEY' | 'TAVILY_API_KEY' | 'BRAVE_SEARCH_BASE_URL' | 'TAVILY_BASE_URL'>, problems: string[]): WebSearchConfig | null {
+  const trim = (url: string) => url.replace(/\/+$/, '');
+  switch (e.WEB_SEARCH_PROVIDER) {
+    case undefined:
+      return null;
+    case 'searxng':
+      if (!e.SEARXNG_URL) problems.push('SEARXNG_URL: required when WEB_SEARCH_PROVIDER=searxng');
+      return { provider: 'searxng', baseUrl: trim(e.SEARXNG_URL ?? ''), apiKey: null };
+    case 'brave':
+      if (!e.BRAVE_SEARCH_API_KEY) problems.push('BRAVE_SEARCH_API_KEY: required when WEB_SEARCH_PROVIDER=brave');
+      return { provider: 'brave', baseUrl: trim(e.BRAVE_SEARCH_BASE_URL ?? WEB_SEARCH_ORIGINS.brave), apiKey: e.BRAVE_SEARCH_API_KEY ?? null };
+    case 'tavily':
+      if (!e.TAVILY_API_KEY) problems.push('TAVILY_API_KEY: required when WEB_SEARCH_PROVIDER=tavily');
+      return { provider: 'tavily', baseUrl: trim(e.TAVILY_BASE_URL ?? WEB_SEARCH_ORIGINS.tavily), apiKey: e.TAVILY_API_KEY ?? null };
+  }
+}
 
 /** Several browsers behind one address (an office) stay well under it; one client cannot hold
  * more. Off by default behind a proxy (TRUST_PROXY). */
@@ -472,6 +535,7 @@ export function loadConfig(
   if (!e.RUN_WORKERS && !e.DATABASE_URL) {
     problems.push('RUN_WORKERS: false needs DATABASE_URL; the embedded database runs its agents in the web process');
   }
+  const webSearch = webSearchConfig(e, problems);
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
 
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
@@ -533,8 +597,10 @@ export function loadConfig(
       answerMaxMs: e.CHAT_ANSWER_MAX_SECONDS * 1000,
       answerLeaseMs: e.CHAT_ANSWER_LEASE_SECONDS * 1000,
       imageStorageBytes: e.CHAT_IMAGE_STORAGE_MB * 1024 * 1024,
+      shareRoles: e.CHAT_SHARE_ROLES,
     },
     documents: { maxBytes: e.DOCUMENT_MAX_MB * 1024 * 1024 },
+    webSearch,
     alertBriefs: { waitSeconds: e.ALERT_BRIEF_WAIT_SECONDS, timeoutSeconds: e.ALERT_BRIEF_TIMEOUT_SECONDS },
     market: {
       mode: e.MARKET_DATA,
