@@ -259,7 +259,7 @@ export async function buildApp({
   const conversations = createConversationsService({ db, now, images });
   const webSearch = createWebSearchService({ engine: config.webSearch, outbound: config.outbound });
   app.decorate('webSearch', webSearch);
-  const chat = createChatService({ db, config: config.chat, images, conversations, agentTools, now });
+  const chat = createChatService({ db, config: config.chat, images, conversations, agentTools, documents, webSearch, now });
   // Answers still being written end first, stored as far as they got (docs/decisions/0056).
   app.addHook('preClose', async () => chat.close());
   // Answers a process that died left being written are settled, their usage estimated (docs/decisions/0061).

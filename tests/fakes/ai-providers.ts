@@ -423,8 +423,9 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
 function nextToolStep(state: State, provider: TChatProvider, api: Exclude<Api, 'image'>, body: Record<string, unknown>, toolChoice: string | undefined): FakeToolStep | null {
   const canCall = toolChoice !== 'none';
   const rule = state.obey.get(provider);
+  // The system and developer messages are read as the system text (where a sources block's strings are data, issue 32).
   const texts = messagesOf(api, body)
-    .filter((m) => m.role !== 'tool')
+    .filter((m) => m.role !== 'tool' && m.role !== 'system' && m.role !== 'developer')
     .map((m) => m.text);
   if (canCall && rule && obeys(api, body, systemPrompt(api, body), texts, rule.pattern)) return { calls: [rule.call] };
   const steps = state.toolSteps.get(provider) ?? [];
