@@ -45,10 +45,6 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
   );
   // "Search the web" (issue 32): where the server has a search engine; each chat keeps its own.
   const webSearchOffered = useWebSearchOffered();
-  const webSearch = useMemo(
-    () => (webSearchOffered ? <WebSearchSwitch checked={settings.webSearch === true} onCheckedChange={(on) => setSettings({ ...settings, webSearch: on })} /> : null),
-    [webSearchOffered, settings, setSettings],
-  );
   const sender = useChatSend({
     info,
     variant,
@@ -61,6 +57,13 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
     webSearchOffered,
     update: session.update,
   });
+  const webSearch = useMemo(
+    () =>
+      webSearchOffered ? (
+        <WebSearchSwitch checked={settings.webSearch === true} onCheckedChange={(on) => setSettings({ ...settings, webSearch: on })} disabled={sender.pending} />
+      ) : null,
+    [webSearchOffered, settings, setSettings, sender.pending],
+  );
   const [search, setSearch] = useState('');
   const [settingsOpen, setSettingsOpen] = useState(false);
   const openSettings = useCallback(() => setSettingsOpen(true), []);

@@ -9,7 +9,7 @@ export const CITATION_HREF_PREFIX = '#source-';
 export function linkCitations(text: string, count: number): string {
   if (count === 0 || !text.includes('[')) return text;
   const link = (plain: string) =>
-    plain.replace(/\[(\d{1,3})\](?![(:[])/g, (whole, digits: string) => {
+    plain.replace(/\[(\d{1,3})\](?![(:])/g, (whole, digits: string) => {
       const n = Number(digits);
       return n >= 1 && n <= count ? `[\\[${n}\\]](${CITATION_HREF_PREFIX}${n})` : whole;
     });
