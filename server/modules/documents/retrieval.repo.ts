@@ -54,10 +54,16 @@ export async function passageEmbeddings(db: Tx, userId: string, ids: readonly st
     .where(and(eq(documentPassages.userId, userId), inArray(documentPassages.id, [...ids])));
 }
 
-/** Passages in the documents that answer the question's words, best first (`ts_rank_cd`). */
+/**
+ * Passages in the documents that answer the question's words, best first (`ts_rank_cd`). The
+ * question is read by `websearch_to_tsquery` (quoted phrases, `-word`), but its words are then
+ * joined by OR, not AND: a question in a sentence ("what is the refund window for Canada?")
+ * rarely has every word in one passage, and `ts_rank_cd` still ranks the passages with more of
+ * them, closer together, first.
+ */
 export async function fullTextSearch(db: Tx, userId: string, documentIds: readonly string[], question: string, limit: number): Promise<string[]> {
   if (documentIds.length === 0) return [];
-  const query = sql`websearch_to_tsquery('english', ${question})`;
+  const query = sql`replace(websearch_to_tsquery('english', ${question})::text, ' & ', ' | ')::tsquery`;
   const rank = sql<number>`ts_rank_cd(${documentPassages.tsv}, ${query})`;
   const rows = await db
     .select({ id: documentPassages.id })
