@@ -25,14 +25,6 @@ export async function documentsVersion(db: Tx, userId: string): Promise<number> 
   return row?.version ?? 0;
 }
 
-/** Bumps the user's documents version, in the transaction that changed their passages. */
-export async function bumpDocumentsVersion(db: Tx, userId: string): Promise<void> {
-  await db
-    .insert(documentVersions)
-    .values({ userId, version: 1 })
-    .onConflictDoUpdate({ target: documentVersions.userId, set: { version: sql`${documentVersions.version} + 1` } });
-}
-
 /** Every passage of the user embedded with the target model: the rows of their vector index. */
 export async function embeddedPassages(db: Tx, userId: string, target: EmbeddingTarget) {
   return db

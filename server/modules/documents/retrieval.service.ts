@@ -8,8 +8,8 @@ import type { Invalidations } from '../../lib/invalidations.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
 import { createChatBudget, type Reservation } from '../chat/budget.ts';
 import { fuseByRank } from './fusion.ts';
+import { bumpDocumentsVersion } from './documents.repo.ts';
 import {
-  bumpDocumentsVersion,
   documentsVersion,
   embeddedPassages,
   fullTextSearch,
