@@ -49,6 +49,8 @@ const MODULE_USES = {
   'conditions-draft': ['chat'],
   // The MCP server authenticates access tokens and serves the agent tools (docs/decisions/0078).
   mcp: ['auth', 'agent-tools'],
+  // Embedding calls spend the chat's budget (docs/decisions/0081).
+  documents: ['chat'],
 };
 
 /** The only packages a layer may import; layers not listed may import any. Contracts are read by

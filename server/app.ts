@@ -70,6 +70,7 @@ import { createAccessTokensService } from './modules/auth/access-tokens.service.
 import { mcpRoutes } from './modules/mcp/mcp.routes.ts';
 import { documentsRoutes } from './modules/documents/documents.routes.ts';
 import { createDocumentsService } from './modules/documents/documents.service.ts';
+import { createRetrievalService } from './modules/documents/retrieval.service.ts';
 import type { DocumentsService } from './modules/documents/types.ts';
 import { createSettingsService } from './modules/settings/settings.service.ts';
 import { usersRoutes } from './modules/users/users.routes.ts';
@@ -252,7 +253,11 @@ export async function buildApp({
   app.decorate('agentTools', agentTools);
   const imageDecoder = createImageDecoder({ logger });
   app.addHook('onClose', async () => imageDecoder.close());
-  const documents = createDocumentsService({ db, maxBytes: config.documents.maxBytes, now });
+  // Hybrid retrieval and the passages' embeddings (docs/decisions/0081); passages of another model re-embedded from the start.
+  const retrieval = createRetrievalService({ db, embeddings: config.embeddings, chat: config.chat, invalidations, logger, now });
+  app.addHook('onReady', async () => void retrieval.embedStale().catch((err: unknown) => app.log.warn({ err }, 'could not look for passages to re-embed')));
+  app.addHook('onClose', async () => retrieval.close());
+  const documents = createDocumentsService({ db, maxBytes: config.documents.maxBytes, retrieval, now });
   app.decorate('documents', documents);
   await app.register(documentsRoutes, { documents, maxBytes: config.documents.maxBytes });
   const images = createImagesService({ db, storageBytes: config.chat.imageStorageBytes, decoder: imageDecoder, now });

@@ -199,6 +199,21 @@ describe('loadConfig', () => {
     expect(chat.access).toEqual({ openai: 'admin', anthropic: 'admin', gemini: 'admin', grok: 'admin', deepseek: 'signedIn', llama: 'signedIn' });
   });
 
+  it('has no embedding provider by default (full-text retrieval), and reads EMBEDDING_* with the provider\'s key and base URL', () => {
+    const plain = load({});
+    expect(plain.embeddings).toEqual({ setup: null, cacheBytes: 256 * 1024 * 1024, timeoutMs: plain.chat.timeoutMs });
+    const openai = load({ EMBEDDING_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-x', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', EMBEDDING_CACHE_MB: '64' });
+    expect(openai.embeddings.setup).toEqual({ provider: 'openai', settings: { apiKey: 'sk-x', baseUrl: 'http://127.0.0.1:9/v1' }, model: 'text-embedding-3-small', dimensions: 512 });
+    expect(openai.embeddings.cacheBytes).toBe(64 * 1024 * 1024);
+    const gemini = load({ EMBEDDING_PROVIDER: 'gemini', GOOGLE_GENERATIVE_AI_API_KEY: 'g', EMBEDDING_DIMENSIONS: '768', EMBEDDING_MODEL: 'text-embedding-004' });
+    expect(gemini.embeddings.setup).toMatchObject({ provider: 'gemini', model: 'text-embedding-004', dimensions: 768 });
+    // Ollama's models give their own dimensions; its base URL is the Llama assistant's.
+    expect(load({ EMBEDDING_PROVIDER: 'ollama', OLLAMA_BASE_URL: 'http://gpu:11434/' }).embeddings.setup).toEqual({ provider: 'ollama', settings: { apiKey: null, baseUrl: 'http://gpu:11434' }, model: 'nomic-embed-text', dimensions: null });
+    expect(() => load({ EMBEDDING_PROVIDER: 'openai' })).toThrow(/EMBEDDING_PROVIDER: openai needs OPENAI_API_KEY/);
+    expect(() => load({ EMBEDDING_PROVIDER: 'cohere' })).toThrow(/EMBEDDING_PROVIDER: must be one of openai, gemini, ollama/);
+    expect(() => load({ EMBEDDING_DIMENSIONS: '3' })).toThrow(/EMBEDDING_DIMENSIONS/);
+  });
+
   it('gives alert briefs an 8 s grace and a 20 s timeout of their own, and reads both in whole seconds', () => {
     expect(load({}).alertBriefs).toEqual({ waitSeconds: 8, timeoutSeconds: 20 });
     expect(load({ ALERT_BRIEF_WAIT_SECONDS: '0', ALERT_BRIEF_TIMEOUT_SECONDS: '45' }).alertBriefs).toEqual({ waitSeconds: 0, timeoutSeconds: 45 });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { ZEmail, type TPublicConfig } from '../contracts/auth.ts';
 import { CHAT_PROVIDERS, DEFAULT_CHAT_POLICY, OLLAMA_TOOL_MODELS, OLLAMA_VISION_MODELS, type TChatPolicy, type TChatProvider } from '../contracts/chat.ts';
-import { DOCUMENT_LIMITS } from '../contracts/documents.ts';
+import { DEFAULT_EMBEDDING_MODELS, DOCUMENT_LIMITS, EMBEDDING_DIMENSIONS_DEFAULT, EMBEDDING_PROVIDERS, type TEmbeddingProvider } from '../contracts/documents.ts';
 import { ROLES, type TRole } from '../contracts/users.ts';
 import { SHARE_ROLES_DEFAULT } from '../contracts/share-links.ts';
 import { WEB_SEARCH_PROVIDERS, type TWebSearchProvider } from '../contracts/web-search.ts';
@@ -240,6 +240,11 @@ const ZEnv = z.object({
    * brief, and how long the assistant has to write it. */
   ALERT_BRIEF_WAIT_SECONDS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(300).default(8)),
   ALERT_BRIEF_TIMEOUT_SECONDS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(300).default(20)),
+  /** Documents' embeddings (issue 32, docs/decisions/0081): unset, full-text retrieval alone. */
+  EMBEDDING_PROVIDER: z.preprocess(emptyToUndefined, z.enum(EMBEDDING_PROVIDERS, { error: `must be one of ${EMBEDDING_PROVIDERS.join(', ')}` }).optional()),
+  EMBEDDING_MODEL: z.preprocess(emptyToUndefined, z.string().max(100).optional()),
+  EMBEDDING_DIMENSIONS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(64).max(4096).default(EMBEDDING_DIMENSIONS_DEFAULT)),
+  EMBEDDING_CACHE_MB: positiveInt(256),
   MARKET_DATA: z.preprocess(emptyToUndefined, z.enum(['live', 'simulated']).default('live')),
   BINANCE_BASE_URL: marketUrl('binance'),
   COINBASE_BASE_URL: marketUrl('coinbase'),
@@ -320,6 +325,7 @@ export type Config = {
   /** Web search in chat (issue 32): the engine, or null when the operator configured none. */
   webSearch: WebSearchConfig | null;
   alertBriefs: AlertBriefsConfig;
+  embeddings: EmbeddingsConfig;
   market: MarketConfig;
   email: EmailConfig;
   outbound: OutboundConfig;
@@ -486,6 +492,20 @@ function webSearchConfig(e: Pick<z.infer<typeof ZEnv>, 'WEB_SEARCH_PROVIDER' | '
   }
 }
 
+/** The chat provider whose key and base URL an embedding provider uses (and whose name its usage rows carry). */
+export const EMBEDDING_CHAT_PROVIDER: Record<TEmbeddingProvider, TChatProvider> = { openai: 'openai', gemini: 'gemini', ollama: 'llama' };
+
+/**
+ * Documents' embeddings (docs/decisions/0081): the provider (its key and base URL are the chat
+ * provider's), the model, the dimensions asked (null: the model's own, Ollama), and the bytes the
+ * in-process vector cache may hold.
+ */
+export type EmbeddingsConfig = {
+  setup: { provider: TEmbeddingProvider; settings: AiProviderSettings; model: string; dimensions: number | null } | null;
+  cacheBytes: number;
+  timeoutMs: number;
+};
+
 /** Several browsers behind one address (an office) stay well under it; one client cannot hold
  * more. Off by default behind a proxy (TRUST_PROXY). */
 const DEFAULT_MAX_CONNECTIONS_PER_IP = 256;
@@ -536,8 +556,18 @@ export function loadConfig(
     problems.push('RUN_WORKERS: false needs DATABASE_URL; the embedded database runs its agents in the web process');
   }
   const webSearch = webSearchConfig(e, problems);
+  if (e.EMBEDDING_PROVIDER === 'openai' && !e.OPENAI_API_KEY) problems.push('EMBEDDING_PROVIDER: openai needs OPENAI_API_KEY');
+  if (e.EMBEDDING_PROVIDER === 'gemini' && !e.GOOGLE_GENERATIVE_AI_API_KEY) problems.push('EMBEDDING_PROVIDER: gemini needs GOOGLE_GENERATIVE_AI_API_KEY');
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
 
+  const chatProviders: ChatConfig['providers'] = {
+    openai: { apiKey: e.OPENAI_API_KEY ?? null, baseUrl: e.OPENAI_BASE_URL },
+    anthropic: { apiKey: e.ANTHROPIC_API_KEY ?? null, baseUrl: e.ANTHROPIC_BASE_URL },
+    gemini: { apiKey: e.GOOGLE_GENERATIVE_AI_API_KEY ?? null, baseUrl: e.GOOGLE_AI_BASE_URL },
+    grok: { apiKey: e.XAI_API_KEY ?? null, baseUrl: e.XAI_BASE_URL },
+    deepseek: { apiKey: e.DEEPSEEK_API_KEY ?? null, baseUrl: e.DEEPSEEK_BASE_URL },
+    llama: { apiKey: null, baseUrl: e.OLLAMA_BASE_URL.replace(/\/+$/, '') },
+  };
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   const dataDir = path.resolve(e.DATA_DIR);
   const database: Config['database'] = e.DATABASE_URL
@@ -577,14 +607,7 @@ export function loadConfig(
     logLevel: e.LOG_LEVEL,
     startWarnings: [...deprecations(e), ...testOnlySettings(e)],
     chat: {
-      providers: {
-        openai: { apiKey: e.OPENAI_API_KEY ?? null, baseUrl: e.OPENAI_BASE_URL },
-        anthropic: { apiKey: e.ANTHROPIC_API_KEY ?? null, baseUrl: e.ANTHROPIC_BASE_URL },
-        gemini: { apiKey: e.GOOGLE_GENERATIVE_AI_API_KEY ?? null, baseUrl: e.GOOGLE_AI_BASE_URL },
-        grok: { apiKey: e.XAI_API_KEY ?? null, baseUrl: e.XAI_BASE_URL },
-        deepseek: { apiKey: e.DEEPSEEK_API_KEY ?? null, baseUrl: e.DEEPSEEK_BASE_URL },
-        llama: { apiKey: null, baseUrl: e.OLLAMA_BASE_URL.replace(/\/+$/, '') },
-      },
+      providers: chatProviders,
       ollamaModels: e.OLLAMA_MODELS,
       ollamaVisionModels: [...new Set([...OLLAMA_VISION_MODELS, ...e.OLLAMA_VISION_MODELS])],
       ollamaToolModels: [...new Set([...OLLAMA_TOOL_MODELS, ...e.OLLAMA_TOOL_MODELS])],
@@ -602,6 +625,18 @@ export function loadConfig(
     documents: { maxBytes: e.DOCUMENT_MAX_MB * 1024 * 1024 },
     webSearch,
     alertBriefs: { waitSeconds: e.ALERT_BRIEF_WAIT_SECONDS, timeoutSeconds: e.ALERT_BRIEF_TIMEOUT_SECONDS },
+    embeddings: {
+      setup: e.EMBEDDING_PROVIDER
+        ? {
+            provider: e.EMBEDDING_PROVIDER,
+            settings: chatProviders[EMBEDDING_CHAT_PROVIDER[e.EMBEDDING_PROVIDER]],
+            model: e.EMBEDDING_MODEL ?? DEFAULT_EMBEDDING_MODELS[e.EMBEDDING_PROVIDER],
+            dimensions: e.EMBEDDING_PROVIDER === 'ollama' ? null : e.EMBEDDING_DIMENSIONS,
+          }
+        : null,
+      cacheBytes: e.EMBEDDING_CACHE_MB * 1024 * 1024,
+      timeoutMs: e.CHAT_TIMEOUT_MS,
+    },
     market: {
       mode: e.MARKET_DATA,
       baseUrls: Object.fromEntries(
