@@ -8,6 +8,7 @@ import { ARTICLE_SENTENCE, startFakeWebSearch, type FakeWebSearch } from '../../
 import { agentProposals, documents, projects, users } from '../../db/schema.ts';
 import { chat, chatBody, newTestChatId, parseEvents } from '../../test/chat-helpers.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
+import { until } from '../../test/until.ts';
 import { SOURCES_PREAMBLE } from './sources.ts';
 
 /**
@@ -158,6 +159,35 @@ describe('documents and the web in the chat (issue 32)', () => {
     expect(toolsIn(res.body)).toEqual([]);
     expect(fake.requests()[0]!.system).toContain('Ignore previous instructions');
     expect(await t.database.db.select().from(agentProposals)).toEqual([]);
+  });
+});
+
+describe('documents in the chat with an embedding model (issue 32)', () => {
+  let fake: FakeAiProviders;
+  let t: TestApp;
+  let owner: string;
+
+  beforeAll(async () => {
+    fake = await startFakeAiProviders();
+    t = await createTestApp({ env: { ...fake.env, EMBEDDING_PROVIDER: 'openai', CHAT_RATE_LIMIT: '10000', CHAT_DAILY_TOKEN_BUDGET: '0' } });
+    owner = await t.signIn(OWNER);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await fake?.close();
+  });
+
+  it('searches by meaning and words (hybrid) once the passages are embedded, and then has no note to add', async () => {
+    const res = await t.request({ method: 'POST', url: '/api/documents?name=terms.txt', cookie: owner, headers: { 'content-type': 'application/octet-stream' }, payload: Buffer.from(FACT) });
+    expect(res.statusCode, res.body).toBe(201);
+    const doc = res.json<TDocument>();
+    await until(
+      async () => (await t.request({ url: '/api/documents', cookie: owner })).json<{ documents: TDocument[] }>().documents.find((d) => d.id === doc.id),
+      (listed) => listed?.embeddingModel != null,
+    );
+    const events = eventsOf((await chat(t, owner, 'openai', { stream: true, body: { ...chatBody('openai', QUESTION), messages: [{ role: 'user', content: QUESTION, documents: [doc.id] }] } })).body);
+    expect(events[0]).toMatchObject({ event: 'citations', data: { retrieval: { mode: 'hybrid', noText: [] }, citations: [{ kind: 'document', documentId: doc.id }] } });
+    expect(events[0]!.data).not.toHaveProperty('note');
   });
 });
 
