@@ -5,7 +5,7 @@ import type { TChatResponse, TChatStreamEvent } from '../../../contracts/chat.ts
 import { FULL_TEXT_ONLY_NOTE, type TCitation, type TDocument } from '../../../contracts/documents.ts';
 import { startFakeAiProviders, type FakeAiProviders } from '../../../tests/fakes/ai-providers.ts';
 import { ARTICLE_SENTENCE, startFakeWebSearch, type FakeWebSearch } from '../../../tests/fakes/web-search.ts';
-import { agentProposals, documents, projects, users } from '../../db/schema.ts';
+import { agentProposals, chatConversations, documents, projects, users } from '../../db/schema.ts';
 import { chat, chatBody, newTestChatId, parseEvents } from '../../test/chat-helpers.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 import { until } from '../../test/until.ts';
@@ -140,6 +140,21 @@ describe('documents and the web in the chat (issue 32)', () => {
     const refused = await ask(owner, false, { projectId: theirs!.id });
     expect(refused.statusCode).toBe(404);
     expect(fake.requests()).toHaveLength(1);
+
+    // A kept chat in the project brings the project's instructions even when the browser names none.
+    const chatId = newTestChatId();
+    const first = await ask(owner, false, { answer: { chatId, id: 'a1', questionId: 'q1', questionParentId: null, title: 'In a project' } });
+    expect(first.statusCode, first.body).toBe(200);
+    await t.database.db.update(chatConversations).set({ projectId: mine!.id }).where(eq(chatConversations.chatId, chatId));
+    const next = await chat(t, owner, 'openai', {
+      body: {
+        ...chatBody('openai', 'And then?'),
+        messages: [{ role: 'user', content: QUESTION }, { role: 'assistant', content: 'Reply' }, { role: 'user', content: 'And then?' }],
+        answer: { chatId, id: 'a2', questionId: 'q2', questionParentId: 'a1', title: 'In a project' },
+      },
+    });
+    expect(next.statusCode, next.body).toBe(200);
+    expect(fake.requests().at(-1)!.system).toBe('Answer as the contracts team.');
   });
 
   it('with Use my agents on, an instruction planted in a document calls no tool (the obedient fake follows it only outside data)', async () => {

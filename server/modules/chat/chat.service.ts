@@ -57,7 +57,7 @@ import { createInterruptedAnswers } from './interrupted-answers.ts';
 import type { DocumentsService, Retrieval } from '../documents/types.ts';
 import type { WebSearchService, WebSource } from '../web-search/types.ts';
 import { buildSources, systemWith, type AnswerSources } from './sources.ts';
-import { projectInstructions } from './conversations.repo.ts';
+import { conversationProject, projectInstructions } from './conversations.repo.ts';
 
 export type ChatServiceDeps = {
   db: Db;
@@ -226,10 +226,12 @@ export function createChatService({ db, config, images, conversations, agentTool
     );
     if (typeProblems.length > 0) throw new AppError('BAD_REQUEST', 'Invalid request', typeProblems);
     await checkDocuments(user, input);
-    const project = input.projectId === undefined ? undefined : await projectInstructions(db, user.id, input.projectId);
-    if (input.projectId !== undefined && project === undefined) throw new AppError('NOT_FOUND', 'Project not found');
+    // The request names the project; a kept chat that is in one brings its own (whatever the browser sent).
+    const projectId = input.projectId ?? (input.answer ? await conversationProject(db, user.id, input.answer.chatId) : undefined);
+    const project = projectId === undefined ? undefined : await projectInstructions(db, user.id, projectId);
+    if (projectId !== undefined && project === undefined) throw new AppError('NOT_FOUND', 'Project not found');
     // An image is drawn from the last question alone: it reads no sources.
-    const sources = model.image ? null : await gatherSources(user, input, log);
+    const sources = model.image ? null : await gatherSources(user, { ...input, projectId }, log);
 
     const plan: ChatPlan = {
       provider,

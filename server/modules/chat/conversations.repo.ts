@@ -333,3 +333,12 @@ export async function projectInstructions(db: Tx, userId: string, projectId: str
   const [row] = await db.select({ instructions: projects.instructions }).from(projects).where(and(eq(projects.userId, userId), eq(projects.id, projectId)));
   return row?.instructions;
 }
+
+/** The project the user's kept chat is in (issue 32), or undefined when it is in none or not kept yet. */
+export async function conversationProject(db: Tx, userId: string, chatId: string): Promise<string | undefined> {
+  const [row] = await db
+    .select({ projectId: chatConversations.projectId })
+    .from(chatConversations)
+    .where(and(eq(chatConversations.userId, userId), eq(chatConversations.chatId, chatId)));
+  return row?.projectId ?? undefined;
+}
