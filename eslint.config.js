@@ -40,14 +40,17 @@ const MODULE_USES = {
   'agent-tools': ['agents', 'backtest', 'conditions', 'market', 'notifications', 'proposals', 'runtime', 'users'],
   // Applying a proposal goes through the agents service's own create and update.
   proposals: ['agents'],
-  // "Use my agents": the chat's tool loop calls the assistants' tools (docs/decisions/0076).
-  chat: ['agent-tools'],
+  // "Use my agents": the chat's tool loop calls the assistants' tools (docs/decisions/0076); an
+  // answer's sources come from the documents' retrieval and the web search (issue 32).
+  chat: ['agent-tools', 'documents', 'web-search'],
   // The conditions engine reads the indicators (issue 30).
   conditions: ['market'],
   // "Describe it" spends the chat's budget with the chat's assistants (docs/decisions/0075).
   'conditions-draft': ['chat'],
   // The MCP server authenticates access tokens and serves the agent tools (docs/decisions/0078).
   mcp: ['auth', 'agent-tools'],
+  // Embedding calls spend the chat's budget (docs/decisions/0081).
+  documents: ['chat'],
 };
 
 /** The only packages a layer may import; layers not listed may import any. Contracts are read by

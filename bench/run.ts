@@ -12,6 +12,7 @@ import backtestApi from './backtest-api.ts';
 import articlesRead from './articles-read.ts';
 import backtest from './backtest.ts';
 import chat from './chat.ts';
+import chatDocuments from './chat-documents.ts';
 import chatRender from './chat-render.ts';
 import chatTools from './chat-tools.ts';
 import conditions from './conditions.ts';
@@ -26,7 +27,7 @@ import { stopBenchPostgres } from './lib.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
 /** The registry: add a module exporting a Benchmark and list it here. */
-const BENCHMARKS: Benchmark[] = [articlesRead, articlePage, serverMemory, chat, aiTools, chatTools, chatRender, mixedLoad, loadWithAgents, indicators, backtest, conditions, backtestApi, agentTools, agentsScale, agentsScaleConditions, documentsIngest, eventStreams, lighthouse];
+const BENCHMARKS: Benchmark[] = [articlesRead, articlePage, serverMemory, chat, aiTools, chatTools, chatDocuments, chatRender, mixedLoad, loadWithAgents, indicators, backtest, conditions, backtestApi, agentTools, agentsScale, agentsScaleConditions, documentsIngest, eventStreams, lighthouse];
 
 const { values, positionals } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, list: { type: 'boolean', default: false } },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TOOL_LABELS, isAgentTool } from './assistant-tools.ts';
 import { MAX_TOOL_STEPS_KEPT, ZToolStep, type TToolStep } from './tool-steps.ts';
-import { MAX_CITATIONS, ZCitation } from './documents.ts';
+import { MAX_CITATIONS, ZCitation, type TCitation } from './documents.ts';
 import { CHAT_FINISHES, CHAT_LIMITS, CHAT_PROVIDER_INFO, CHAT_PROVIDERS, ZChatId, ZMessageDocuments, ZMessageId, ZMessageImages, type TChatProvider } from './chat.ts';
 
 export { ZChatId, ZMessageId } from './chat.ts';
@@ -310,6 +310,14 @@ export function toolStepLine(step: TToolStep): string {
  * message under a heading naming who wrote it (and the model of each answer), an answer's tool
  * steps a line each after its text. Failed messages and notes are kept, as the chat shows them.
  */
+/** A source an answer cited, as the Markdown export lists it (issue 32): the file and where in it, or the web page. */
+function citationLine(c: TCitation): string {
+  const flat = (text: string) => text.replace(/\s+/g, ' ').trim();
+  if (c.kind === 'web') return `[${flat(c.title) || c.url}](<${c.url}>)`;
+  const where = [c.page !== null ? `page ${c.page}` : null, c.sheet !== null ? `sheet ${flat(c.sheet)}` : null, c.heading !== null ? flat(c.heading) : null].filter(Boolean).join(', ');
+  return `${flat(c.fileName)}${where ? ` (${where})` : ''}: “${flat(c.snippet)}”`;
+}
+
 export function conversationMarkdown(conversation: TConversation): string {
   const assistant = CHAT_PROVIDER_INFO[conversation.provider]?.label ?? conversation.provider;
   const lines = [`# ${conversation.title.replace(/\n/g, ' ')}`, '', `- Assistant: ${assistant}`, `- Created: ${conversation.createdAt}`, `- Updated: ${conversation.updatedAt}`];
@@ -323,6 +331,9 @@ export function conversationMarkdown(conversation: TConversation): string {
     const images = message.images?.length ?? 0;
     if (images > 0) lines.push('', `_${images === 1 ? 'One image' : `${images} images`} (kept in the chat on the server)._`);
     if (message.imagesNotKept) lines.push('', `_${message.imagesNotKept === 1 ? 'A generated image was' : `${message.imagesNotKept} generated images were`} not kept._`);
+    const documents = message.documents?.length ?? 0;
+    if (documents > 0) lines.push('', `_${documents === 1 ? 'One document' : `${documents} documents`} attached._`);
+    if (message.citations?.length) lines.push('', '### Sources', '', ...message.citations.map((c) => `${c.n}. ${citationLine(c)}`));
     if (message.note) lines.push('', `_${message.note}_`);
   }
   return `${lines.join('\n')}\n`;

@@ -452,6 +452,10 @@ export const CHAT_PRICES_PER_MILLION: Record<string, { input: number; output: nu
   'deepseek-chat': { input: 0.28, output: 0.42 },
   'deepseek-reasoner': { input: 0.28, output: 0.42 },
   'llama3.1': { input: 0, output: 0 },
+  // Documents' embeddings (issue 32): input only.
+  'text-embedding-3-small': { input: 0.02, output: 0 },
+  'gemini-embedding-001': { input: 0.15, output: 0 },
+  'nomic-embed-text': { input: 0, output: 0 },
 };
 
 /** Public list prices in USD per generated image (xAI lists grok-2-image-1212 at $0.07). */
@@ -477,7 +481,11 @@ export type TChatProviderStatus = {
   models: TChatModel[];
   defaultModel: string;
 };
-export type TChatProvidersResponse = { providers: TChatProviderStatus[] };
+export type TChatProvidersResponse = {
+  providers: TChatProviderStatus[];
+  /** The server has a web search engine (issue 32): the chat offers "Search the web". */
+  webSearch?: boolean;
+};
 
 /** GET /api/admin/usage?days=N (admin). */
 export const ZChatUsageQuery = z.object({

@@ -34,4 +34,4 @@ export type TShareLink = {
 };
 export type TShareLinkList = { links: TShareLink[] };
 /** Roles allowed to share (the server's CHAT_SHARE_ROLES; none by default). */
-export const SHARE_ROLES_DEFAULT: readonly ('admin' | 'user')[] = [];
+export const SHARE_ROLES_DEFAULT: readonly ('admin' | 'guest')[] = [];

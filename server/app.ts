@@ -71,10 +71,13 @@ import { mcpRoutes } from './modules/mcp/mcp.routes.ts';
 import { documentsRoutes } from './modules/documents/documents.routes.ts';
 import { createDocumentsService } from './modules/documents/documents.service.ts';
 import { createExtractor } from './modules/documents/extractor.ts';
+import { createRetrievalService } from './modules/documents/retrieval.service.ts';
 import type { DocumentsService } from './modules/documents/types.ts';
 import { createSettingsService } from './modules/settings/settings.service.ts';
 import { usersRoutes } from './modules/users/users.routes.ts';
 import { createUsersService } from './modules/users/users.service.ts';
+import type { WebSearchService } from './modules/web-search/types.ts';
+import { createWebSearchService } from './modules/web-search/web-search.service.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const SESSION_PURGE_INTERVAL_MS = 60 * 60 * 1000;
@@ -129,6 +132,8 @@ declare module 'fastify' {
     agentTools: AgentTools;
     /** Documents in chat (docs/decisions/0081): upload, list, retrieval; the chat reads its questions' documents through it. */
     documents: DocumentsService;
+    /** Web search in chat (issue 32): the chat searches through it when a question asks for the web. */
+    webSearch: WebSearchService;
   }
 }
 
@@ -251,12 +256,18 @@ export async function buildApp({
   app.addHook('onClose', async () => imageDecoder.close());
   const documentExtractor = createExtractor();
   app.addHook('onClose', async () => documentExtractor.close());
-  const documents = createDocumentsService({ db, maxBytes: config.documents.maxBytes, extractor: documentExtractor, now });
+  // Hybrid retrieval and the passages' embeddings (docs/decisions/0081); passages of another model re-embedded from the start.
+  const retrieval = createRetrievalService({ db, embeddings: config.embeddings, chat: config.chat, invalidations, logger, now });
+  app.addHook('onReady', async () => void retrieval.embedStale().catch((err: unknown) => app.log.warn({ err }, 'could not look for passages to re-embed')));
+  app.addHook('onClose', async () => retrieval.close());
+  const documents = createDocumentsService({ db, maxBytes: config.documents.maxBytes, extractor: documentExtractor, retrieval, now });
   app.decorate('documents', documents);
   await app.register(documentsRoutes, { documents, maxBytes: config.documents.maxBytes });
   const images = createImagesService({ db, storageBytes: config.chat.imageStorageBytes, decoder: imageDecoder, now });
   const conversations = createConversationsService({ db, now, images });
-  const chat = createChatService({ db, config: config.chat, images, conversations, agentTools, now });
+  const webSearch = createWebSearchService({ engine: config.webSearch, outbound: config.outbound });
+  app.decorate('webSearch', webSearch);
+  const chat = createChatService({ db, config: config.chat, images, conversations, agentTools, documents, webSearch, now });
   // Answers still being written end first, stored as far as they got (docs/decisions/0056).
   app.addHook('preClose', async () => chat.close());
   // Answers a process that died left being written are settled, their usage estimated (docs/decisions/0061).
@@ -264,7 +275,7 @@ export async function buildApp({
   app.addHook('onReady', async () => void (settling = chat.startSettlingInterruptedAnswers(app.log)));
   app.addHook('onClose', async () => settling?.stop());
   await app.register(imagesRoutes, { images });
-  await app.register(chatRoutes, { chat });
+  await app.register(chatRoutes, { chat, webSearch });
   await app.register(conditionDraftRoutes, { drafts: createDraftService({ db, config: config.chat, now }) });
   await app.register(conversationsRoutes, { conversations });
   const notifications = createNotificationsService({

@@ -24,6 +24,20 @@ describe('loadConfig', () => {
     expect(config.database).toEqual({ kind: 'postgres', url: 'postgres://u@h/db' });
   });
 
+  it('has web search off and sharing off by default, and reads each engine with what it needs', () => {
+    expect(load({}).webSearch).toBeNull();
+    expect(load({}).chat.shareRoles).toEqual([]);
+    expect(load({ CHAT_SHARE_ROLES: 'guest, admin,guest' }).chat.shareRoles).toEqual(['guest', 'admin']);
+    expect(() => load({ CHAT_SHARE_ROLES: 'owner' })).toThrow(/CHAT_SHARE_ROLES: 'owner' is not a role \(admin, guest\)/);
+    expect(load({ WEB_SEARCH_PROVIDER: 'searxng', SEARXNG_URL: 'http://searxng:8080/' }).webSearch).toEqual({ provider: 'searxng', baseUrl: 'http://searxng:8080', apiKey: null });
+    expect(load({ WEB_SEARCH_PROVIDER: 'brave', BRAVE_SEARCH_API_KEY: 'k' }).webSearch).toEqual({ provider: 'brave', baseUrl: 'https://api.search.brave.com', apiKey: 'k' });
+    expect(load({ WEB_SEARCH_PROVIDER: 'tavily', TAVILY_API_KEY: 'k', TAVILY_BASE_URL: 'http://127.0.0.1:4000' }).webSearch).toEqual({ provider: 'tavily', baseUrl: 'http://127.0.0.1:4000', apiKey: 'k' });
+    expect(() => load({ WEB_SEARCH_PROVIDER: 'searxng' })).toThrow(/SEARXNG_URL: required when WEB_SEARCH_PROVIDER=searxng/);
+    expect(() => load({ WEB_SEARCH_PROVIDER: 'brave' })).toThrow(/BRAVE_SEARCH_API_KEY: required when WEB_SEARCH_PROVIDER=brave/);
+    expect(() => load({ WEB_SEARCH_PROVIDER: 'tavily' })).toThrow(/TAVILY_API_KEY: required when WEB_SEARCH_PROVIDER=tavily/);
+    expect(() => load({ WEB_SEARCH_PROVIDER: 'bing' })).toThrow(/WEB_SEARCH_PROVIDER: must be one of searxng, brave, tavily/);
+  });
+
   it('normalises ADMIN_EMAILS and PUBLIC_URL', () => {
     const config = load({ ADMIN_EMAILS: ' A@Example.com ,b@example.com,', PUBLIC_URL: 'https://app.example.com/' });
     expect(config.adminEmails).toEqual(['a@example.com', 'b@example.com']);
@@ -183,6 +197,21 @@ describe('loadConfig', () => {
     });
     expect(chat.ollamaVisionModels).toContain('llama3.2-vision');
     expect(chat.access).toEqual({ openai: 'admin', anthropic: 'admin', gemini: 'admin', grok: 'admin', deepseek: 'signedIn', llama: 'signedIn' });
+  });
+
+  it('has no embedding provider by default (full-text retrieval), and reads EMBEDDING_* with the provider\'s key and base URL', () => {
+    const plain = load({});
+    expect(plain.embeddings).toEqual({ setup: null, cacheBytes: 256 * 1024 * 1024, timeoutMs: plain.chat.timeoutMs });
+    const openai = load({ EMBEDDING_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-x', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', EMBEDDING_CACHE_MB: '64' });
+    expect(openai.embeddings.setup).toEqual({ provider: 'openai', settings: { apiKey: 'sk-x', baseUrl: 'http://127.0.0.1:9/v1' }, model: 'text-embedding-3-small', dimensions: 512 });
+    expect(openai.embeddings.cacheBytes).toBe(64 * 1024 * 1024);
+    const gemini = load({ EMBEDDING_PROVIDER: 'gemini', GOOGLE_GENERATIVE_AI_API_KEY: 'g', EMBEDDING_DIMENSIONS: '768', EMBEDDING_MODEL: 'text-embedding-004' });
+    expect(gemini.embeddings.setup).toMatchObject({ provider: 'gemini', model: 'text-embedding-004', dimensions: 768 });
+    // Ollama's models give their own dimensions; its base URL is the Llama assistant's.
+    expect(load({ EMBEDDING_PROVIDER: 'ollama', OLLAMA_BASE_URL: 'http://gpu:11434/' }).embeddings.setup).toEqual({ provider: 'ollama', settings: { apiKey: null, baseUrl: 'http://gpu:11434' }, model: 'nomic-embed-text', dimensions: null });
+    expect(() => load({ EMBEDDING_PROVIDER: 'openai' })).toThrow(/EMBEDDING_PROVIDER: openai needs OPENAI_API_KEY/);
+    expect(() => load({ EMBEDDING_PROVIDER: 'cohere' })).toThrow(/EMBEDDING_PROVIDER: must be one of openai, gemini, ollama/);
+    expect(() => load({ EMBEDDING_DIMENSIONS: '3' })).toThrow(/EMBEDDING_DIMENSIONS/);
   });
 
   it('gives alert briefs an 8 s grace and a 20 s timeout of their own, and reads both in whole seconds', () => {

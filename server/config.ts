@@ -5,7 +5,10 @@ import path from 'node:path';
 import { z } from 'zod';
 import { ZEmail, type TPublicConfig } from '../contracts/auth.ts';
 import { CHAT_PROVIDERS, DEFAULT_CHAT_POLICY, OLLAMA_TOOL_MODELS, OLLAMA_VISION_MODELS, type TChatPolicy, type TChatProvider } from '../contracts/chat.ts';
-import { DOCUMENT_LIMITS } from '../contracts/documents.ts';
+import { DEFAULT_EMBEDDING_MODELS, DOCUMENT_LIMITS, EMBEDDING_DIMENSIONS_DEFAULT, EMBEDDING_PROVIDERS, type TEmbeddingProvider } from '../contracts/documents.ts';
+import { ROLES, type TRole } from '../contracts/users.ts';
+import { SHARE_ROLES_DEFAULT } from '../contracts/share-links.ts';
+import { WEB_SEARCH_PROVIDERS, type TWebSearchProvider } from '../contracts/web-search.ts';
 import { controlSocketPath, DATA_DIR_TOO_DEEP } from './db/data-dir-lock.ts';
 
 const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
@@ -35,6 +38,25 @@ const ZChatPolicy = z.preprocess(
         policy[name as TChatProvider] = access;
       }
       return policy;
+    }),
+);
+
+/** CHAT_SHARE_ROLES (issue 32): `admin,guest`, the roles that may share a chat; none by default. */
+const ZShareRoles = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined) return [...SHARE_ROLES_DEFAULT];
+      const roles = [...new Set(text.split(',').map((r) => r.trim()).filter(Boolean))];
+      for (const role of roles) {
+        if (!(ROLES as readonly string[]).includes(role)) {
+          ctx.addIssue({ code: 'custom', message: `'${role}' is not a role (${ROLES.join(', ')})` });
+          return z.NEVER;
+        }
+      }
+      return roles as TRole[];
     }),
 );
 
@@ -205,10 +227,24 @@ const ZEnv = z.object({
       .pipe(z.array(z.string().max(100))),
   ),
   CHAT_POLICY: ZChatPolicy,
+  CHAT_SHARE_ROLES: ZShareRoles,
+  /** Web search in chat (issue 32): off unless an engine is named. */
+  WEB_SEARCH_PROVIDER: z.preprocess(emptyToUndefined, z.enum(WEB_SEARCH_PROVIDERS, `must be one of ${WEB_SEARCH_PROVIDERS.join(', ')}`).optional()),
+  SEARXNG_URL: optionalUrl,
+  BRAVE_SEARCH_API_KEY: optionalString,
+  TAVILY_API_KEY: optionalString,
+  /** The engines' API origins, for test fakes (the real ones by default). */
+  BRAVE_SEARCH_BASE_URL: optionalUrl,
+  TAVILY_BASE_URL: optionalUrl,
   /** "Explain alerts" (docs/decisions/0044): how long an alert's email and channels wait for its
    * brief, and how long the assistant has to write it. */
   ALERT_BRIEF_WAIT_SECONDS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(300).default(8)),
   ALERT_BRIEF_TIMEOUT_SECONDS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(300).default(20)),
+  /** Documents' embeddings (issue 32, docs/decisions/0081): unset, full-text retrieval alone. */
+  EMBEDDING_PROVIDER: z.preprocess(emptyToUndefined, z.enum(EMBEDDING_PROVIDERS, { error: `must be one of ${EMBEDDING_PROVIDERS.join(', ')}` }).optional()),
+  EMBEDDING_MODEL: z.preprocess(emptyToUndefined, z.string().max(100).optional()),
+  EMBEDDING_DIMENSIONS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(64).max(4096).default(EMBEDDING_DIMENSIONS_DEFAULT)),
+  EMBEDDING_CACHE_MB: positiveInt(256),
   MARKET_DATA: z.preprocess(emptyToUndefined, z.enum(['live', 'simulated']).default('live')),
   BINANCE_BASE_URL: marketUrl('binance'),
   COINBASE_BASE_URL: marketUrl('coinbase'),
@@ -286,7 +322,10 @@ export type Config = {
   chat: ChatConfig;
   /** Documents in chat (docs/decisions/0081): the largest upload, in bytes (DOCUMENT_MAX_MB). */
   documents: { maxBytes: number };
+  /** Web search in chat (issue 32): the engine, or null when the operator configured none. */
+  webSearch: WebSearchConfig | null;
   alertBriefs: AlertBriefsConfig;
+  embeddings: EmbeddingsConfig;
   market: MarketConfig;
   email: EmailConfig;
   outbound: OutboundConfig;
@@ -421,6 +460,50 @@ export type ChatConfig = {
   answerLeaseMs: number;
   /** Each user's stored chat images, in bytes (CHAT_IMAGE_STORAGE_MB). */
   imageStorageBytes: number;
+  /** Roles that may share a chat as a link (CHAT_SHARE_ROLES; none by default). */
+  shareRoles: TRole[];
+};
+
+/** The search engine for web search in chat (issue 32); null in Config when none is configured. */
+export type WebSearchConfig = {
+  provider: TWebSearchProvider;
+  /** The engine's origin (SearXNG's own URL, with any path it is served under). */
+  baseUrl: string;
+  /** Brave's and Tavily's key; SearXNG needs none. */
+  apiKey: string | null;
+};
+
+const WEB_SEARCH_ORIGINS = { brave: 'https://api.search.brave.com', tavily: 'https://api.tavily.com' } as const;
+
+function webSearchConfig(e: Pick<z.infer<typeof ZEnv>, 'WEB_SEARCH_PROVIDER' | 'SEARXNG_URL' | 'BRAVE_SEARCH_API_KEY' | 'TAVILY_API_KEY' | 'BRAVE_SEARCH_BASE_URL' | 'TAVILY_BASE_URL'>, problems: string[]): WebSearchConfig | null {
+  const trim = (url: string) => url.replace(/\/+$/, '');
+  switch (e.WEB_SEARCH_PROVIDER) {
+    case undefined:
+      return null;
+    case 'searxng':
+      if (!e.SEARXNG_URL) problems.push('SEARXNG_URL: required when WEB_SEARCH_PROVIDER=searxng');
+      return { provider: 'searxng', baseUrl: trim(e.SEARXNG_URL ?? ''), apiKey: null };
+    case 'brave':
+      if (!e.BRAVE_SEARCH_API_KEY) problems.push('BRAVE_SEARCH_API_KEY: required when WEB_SEARCH_PROVIDER=brave');
+      return { provider: 'brave', baseUrl: trim(e.BRAVE_SEARCH_BASE_URL ?? WEB_SEARCH_ORIGINS.brave), apiKey: e.BRAVE_SEARCH_API_KEY ?? null };
+    case 'tavily':
+      if (!e.TAVILY_API_KEY) problems.push('TAVILY_API_KEY: required when WEB_SEARCH_PROVIDER=tavily');
+      return { provider: 'tavily', baseUrl: trim(e.TAVILY_BASE_URL ?? WEB_SEARCH_ORIGINS.tavily), apiKey: e.TAVILY_API_KEY ?? null };
+  }
+}
+
+/** The chat provider whose key and base URL an embedding provider uses (and whose name its usage rows carry). */
+export const EMBEDDING_CHAT_PROVIDER: Record<TEmbeddingProvider, TChatProvider> = { openai: 'openai', gemini: 'gemini', ollama: 'llama' };
+
+/**
+ * Documents' embeddings (docs/decisions/0081): the provider (its key and base URL are the chat
+ * provider's), the model, the dimensions asked (null: the model's own, Ollama), and the bytes the
+ * in-process vector cache may hold.
+ */
+export type EmbeddingsConfig = {
+  setup: { provider: TEmbeddingProvider; settings: AiProviderSettings; model: string; dimensions: number | null } | null;
+  cacheBytes: number;
+  timeoutMs: number;
 };
 
 /** Several browsers behind one address (an office) stay well under it; one client cannot hold
@@ -472,8 +555,19 @@ export function loadConfig(
   if (!e.RUN_WORKERS && !e.DATABASE_URL) {
     problems.push('RUN_WORKERS: false needs DATABASE_URL; the embedded database runs its agents in the web process');
   }
+  const webSearch = webSearchConfig(e, problems);
+  if (e.EMBEDDING_PROVIDER === 'openai' && !e.OPENAI_API_KEY) problems.push('EMBEDDING_PROVIDER: openai needs OPENAI_API_KEY');
+  if (e.EMBEDDING_PROVIDER === 'gemini' && !e.GOOGLE_GENERATIVE_AI_API_KEY) problems.push('EMBEDDING_PROVIDER: gemini needs GOOGLE_GENERATIVE_AI_API_KEY');
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
 
+  const chatProviders: ChatConfig['providers'] = {
+    openai: { apiKey: e.OPENAI_API_KEY ?? null, baseUrl: e.OPENAI_BASE_URL },
+    anthropic: { apiKey: e.ANTHROPIC_API_KEY ?? null, baseUrl: e.ANTHROPIC_BASE_URL },
+    gemini: { apiKey: e.GOOGLE_GENERATIVE_AI_API_KEY ?? null, baseUrl: e.GOOGLE_AI_BASE_URL },
+    grok: { apiKey: e.XAI_API_KEY ?? null, baseUrl: e.XAI_BASE_URL },
+    deepseek: { apiKey: e.DEEPSEEK_API_KEY ?? null, baseUrl: e.DEEPSEEK_BASE_URL },
+    llama: { apiKey: null, baseUrl: e.OLLAMA_BASE_URL.replace(/\/+$/, '') },
+  };
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   const dataDir = path.resolve(e.DATA_DIR);
   const database: Config['database'] = e.DATABASE_URL
@@ -513,14 +607,7 @@ export function loadConfig(
     logLevel: e.LOG_LEVEL,
     startWarnings: [...deprecations(e), ...testOnlySettings(e)],
     chat: {
-      providers: {
-        openai: { apiKey: e.OPENAI_API_KEY ?? null, baseUrl: e.OPENAI_BASE_URL },
-        anthropic: { apiKey: e.ANTHROPIC_API_KEY ?? null, baseUrl: e.ANTHROPIC_BASE_URL },
-        gemini: { apiKey: e.GOOGLE_GENERATIVE_AI_API_KEY ?? null, baseUrl: e.GOOGLE_AI_BASE_URL },
-        grok: { apiKey: e.XAI_API_KEY ?? null, baseUrl: e.XAI_BASE_URL },
-        deepseek: { apiKey: e.DEEPSEEK_API_KEY ?? null, baseUrl: e.DEEPSEEK_BASE_URL },
-        llama: { apiKey: null, baseUrl: e.OLLAMA_BASE_URL.replace(/\/+$/, '') },
-      },
+      providers: chatProviders,
       ollamaModels: e.OLLAMA_MODELS,
       ollamaVisionModels: [...new Set([...OLLAMA_VISION_MODELS, ...e.OLLAMA_VISION_MODELS])],
       ollamaToolModels: [...new Set([...OLLAMA_TOOL_MODELS, ...e.OLLAMA_TOOL_MODELS])],
@@ -533,9 +620,23 @@ export function loadConfig(
       answerMaxMs: e.CHAT_ANSWER_MAX_SECONDS * 1000,
       answerLeaseMs: e.CHAT_ANSWER_LEASE_SECONDS * 1000,
       imageStorageBytes: e.CHAT_IMAGE_STORAGE_MB * 1024 * 1024,
+      shareRoles: e.CHAT_SHARE_ROLES,
     },
     documents: { maxBytes: e.DOCUMENT_MAX_MB * 1024 * 1024 },
+    webSearch,
     alertBriefs: { waitSeconds: e.ALERT_BRIEF_WAIT_SECONDS, timeoutSeconds: e.ALERT_BRIEF_TIMEOUT_SECONDS },
+    embeddings: {
+      setup: e.EMBEDDING_PROVIDER
+        ? {
+            provider: e.EMBEDDING_PROVIDER,
+            settings: chatProviders[EMBEDDING_CHAT_PROVIDER[e.EMBEDDING_PROVIDER]],
+            model: e.EMBEDDING_MODEL ?? DEFAULT_EMBEDDING_MODELS[e.EMBEDDING_PROVIDER],
+            dimensions: e.EMBEDDING_PROVIDER === 'ollama' ? null : e.EMBEDDING_DIMENSIONS,
+          }
+        : null,
+      cacheBytes: e.EMBEDDING_CACHE_MB * 1024 * 1024,
+      timeoutMs: e.CHAT_TIMEOUT_MS,
+    },
     market: {
       mode: e.MARKET_DATA,
       baseUrls: Object.fromEntries(

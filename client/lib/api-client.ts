@@ -63,12 +63,14 @@ export async function apiFetch(method: string, url: string, body?: unknown, opti
   const onOuterAbort = () => controller.abort(options.signal?.reason);
   if (options.signal?.aborted) onOuterAbort();
   else options.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  // A file's bytes go as they are (a document upload, issue 32); anything else as JSON.
+  const raw = body instanceof Blob;
   try {
     const res = await fetch(url, {
       method,
       credentials: 'include',
-      headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), accept: 'application/json', ...options.headers },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
+      headers: { ...(body !== undefined ? { 'content-type': raw ? 'application/octet-stream' : 'application/json' } : {}), accept: 'application/json', ...options.headers },
+      body: raw ? body : body !== undefined ? JSON.stringify(body) : undefined,
       signal: controller.signal,
       ...(options.keepalive ? { keepalive: true } : {}),
     });

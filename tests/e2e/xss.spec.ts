@@ -354,6 +354,39 @@ test.describe('rendering safety: an XSS corpus in every user-controlled text', (
   });
 });
 
+test.describe('rendering safety: documents in the chat (issue 32)', () => {
+  test('a file name and its text: the chips, the sources and the cited passage show them as text', async ({ page, request, xss, baseURL }) => {
+    const user = await signIn(page.request, baseURL, { email: `xss-doc-${randomUUID().slice(0, 8)}@example.com`, name: 'Doc tester' });
+    await makeAdmin(request, baseURL, user.id);
+    const short = shortPayloads('doc');
+    const fileName = `${joinWithin(200, [short.close, short.svg, short.img])}.txt`;
+    const inText = [short.script, short.entity, short.tpl, short.js, short.mdlink];
+    const text = `Penguin clause.\n${inText.map((p) => p.text).join('\n')}`;
+
+    await page.goto('/chat-console');
+    await page.locator('input[type="file"][accept*=".pdf"]').setInputFiles({ name: fileName, mimeType: 'text/plain', buffer: Buffer.from(text) });
+    const attached = page.getByRole('list', { name: 'Documents for this question' });
+    await expectShown(attached, [fileName]);
+    await expect(attached.getByText('Plain text')).toBeVisible();
+    await expectNoXss(page, xss, 'the document chip');
+
+    const input = page.getByLabel('Message GPT');
+    await input.fill('What does the penguin clause say?');
+    await input.press('Enter');
+    const log = page.getByRole('log', { name: 'Messages' });
+    await expect(log.getByText('Reply to: What does the penguin clause say?')).toBeVisible();
+    await expectShown(log.getByRole('list', { name: 'Documents of this question' }), [fileName]);
+    const sources = log.getByRole('region', { name: 'Sources' });
+    await expectShown(sources, [fileName]);
+    await expectNoXss(page, xss, 'the question and its sources');
+
+    await sources.getByRole('button').first().click();
+    const dialog = page.getByRole('dialog');
+    await expectShown(dialog, [fileName, ...inText.map((p) => p.text)]);
+    await expectNoXss(page, xss, 'the cited passage');
+  });
+});
+
 /** The question exactly as typed and the answer as safe Markdown, both complete. */
 async function expectChat(log: Locator, answer: Locator, corpus: readonly XssPayload[]): Promise<void> {
   // The user's bubble: the parent of its screen-reader prefix.

@@ -273,8 +273,18 @@ const geminiError = (message: string) => ({ error: { code: 400, message, status:
  * its string values are data (a key still counts).
  */
 export function obeys(api: FakeToolApi, body: Json, systemText: string | undefined, messageTexts: string[], pattern: string): boolean {
-  if ((systemText ?? '').includes(pattern) || messageTexts.some((t) => t.includes(pattern))) return true;
+  if (outsideSources(systemText ?? '').includes(pattern) || messageTexts.some((t) => t.includes(pattern))) return true;
   return toolsOf(api, body).toolResults.some((result) => outsideStringValues(result.output).includes(pattern));
+}
+
+/**
+ * A system text without the quoted strings of its sources block (issue 32, docs/decisions/0081):
+ * a document's or web page's text reaches the model inside `<sources>`, under a preamble saying
+ * it is data, each text a JSON string; what is inside those strings is data, what is outside them
+ * (a source that broke out of its quotes, say) still counts.
+ */
+function outsideSources(systemText: string): string {
+  return systemText.replace(/<sources>\n[\s\S]*?\n<\/sources>/g, (block) => block.replace(/"(?:[^"\\\n]|\\.)*"/g, '""'));
 }
 
 /** The text of a tool result that is not inside a JSON string value: the keys of a JSON result, or all of a result that is not JSON. */

@@ -93,7 +93,12 @@
  * POST /__control/ending {provider, ending, prompt?},
  * POST /__control/structured {provider, reply, prompt?},
  * POST /__control/tools {provider, steps?, obey?},
- * POST /__control/latency {ms}, POST /__control/reset, GET /__control/requests.
+ * POST /__control/latency {ms}, POST /__control/reset, GET /__control/requests,
+ * POST /__control/embed-as {text, as}, GET /__control/embedding-requests.
+ *
+ * Embeddings (issue 32): each provider's embeddings endpoint in its real shape, with
+ * deterministic vectors (ai-embeddings.ts); `embedAs(text, as)` embeds one text as another;
+ * `embeddingRequests()` lists them apart from the chat's requests. Faults apply to them too.
  */
 import { readJson, runStandalone, sendJson, startFakeHttpServer } from './http.ts';
 import {
@@ -110,6 +115,7 @@ import {
   type FakeToolStep,
   type FakeToolsInRequest,
 } from './ai-provider-tools.ts';
+import { answerEmbeddings, embeddingRoute, newEmbeddingState, type EmbeddingState, type FakeEmbeddingRequest } from './ai-embeddings.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TChatProvider } from '../../contracts/chat.ts';
 
@@ -186,6 +192,10 @@ export type FakeAiProviders = {
   /** From now on, each streamed answer stops after its first text chunk until `release()`. */
   holdAfterFirstChunk(): { release(): void };
   requests(): FakeAiRequest[];
+  /** From now on, `text` is embedded as `as` would be (a vector-only match a test can make). */
+  embedAs(text: string, as: string): void;
+  /** The embeddings requests, in order. */
+  embeddingRequests(): FakeEmbeddingRequest[];
   /** Requests whose connection closed before the fake finished answering. */
   abortedCount(): number;
   /** Resolves when `abortedCount()` reaches n (polling; rejects after `timeoutMs`). */
@@ -224,6 +234,7 @@ type State = {
   keys: Record<Exclude<TChatProvider, 'llama'>, string>;
   answer?: (question: string) => string;
   chunkChars?: number;
+  embeddings: EmbeddingState;
 };
 
 /** The keys the fake accepts (anything else gets a 401). */
@@ -289,6 +300,7 @@ export async function startFakeAiProviders(options: FakeAiOptions = {}): Promise
     keys: FAKE_AI_KEYS,
     answer: options.answer,
     chunkChars: options.chunkChars,
+    embeddings: newEmbeddingState(),
   };
   const { root, close } = await startFakeHttpServer(
     'fake AI providers',
@@ -326,6 +338,8 @@ export async function startFakeAiProviders(options: FakeAiOptions = {}): Promise
       };
     },
     requests: () => [...state.requests],
+    embedAs: (text, as) => void state.embeddings.aliases.set(text, as),
+    embeddingRequests: () => [...state.embeddings.requests],
     abortedCount: () => state.aborted,
     async waitForAborted(n, timeoutMs = 5_000) {
       const until = Date.now() + timeoutMs;
@@ -345,6 +359,18 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   const url = new URL(req.url ?? '/', 'http://fake');
   const body = req.method === 'POST' ? await readJson(req) : {};
   if (url.pathname.startsWith('/__control/')) return control(state, url.pathname, body, res);
+
+  const embeddings = embeddingRoute(req.method ?? 'GET', url.pathname);
+  if (embeddings) {
+    const { provider } = embeddings;
+    const model = provider === 'gemini' ? decodeURIComponent(/models\/([^:]+):/.exec(url.pathname)?.[1] ?? '') : String(body.model ?? '');
+    if (state.latencyMs > 0) await sleep(state.latencyMs);
+    if (provider !== 'llama' && !hasKey(provider, state.keys[provider], req)) return sendError(res, provider, '401', model);
+    const { fault, message } = state.faults.get(provider) ?? { fault: 'none' as const };
+    if (fault === '401' || fault === '429' || fault === 'quota' || fault === '404' || fault === '500') return sendError(res, provider, fault, model, message);
+    if (fault === 'hang') return;
+    return answerEmbeddings(state.embeddings, embeddings, url.pathname, body, res);
+  }
 
   const route = matchRoute(req.method ?? 'GET', url.pathname);
   if (!route) return sendJson(res, 404, { error: { message: `fake: no route ${req.method} ${url.pathname}` } });
@@ -423,8 +449,9 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
 function nextToolStep(state: State, provider: TChatProvider, api: Exclude<Api, 'image'>, body: Record<string, unknown>, toolChoice: string | undefined): FakeToolStep | null {
   const canCall = toolChoice !== 'none';
   const rule = state.obey.get(provider);
+  // The system and developer messages are read as the system text (where a sources block's strings are data, issue 32).
   const texts = messagesOf(api, body)
-    .filter((m) => m.role !== 'tool')
+    .filter((m) => m.role !== 'tool' && m.role !== 'system' && m.role !== 'developer')
     .map((m) => m.text);
   if (canCall && rule && obeys(api, body, systemPrompt(api, body), texts, rule.pattern)) return { calls: [rule.call] };
   const steps = state.toolSteps.get(provider) ?? [];
@@ -1210,6 +1237,12 @@ function control(state: State, path: string, body: Record<string, unknown>, res:
     return sendJson(res, 200, { ok: true });
   }
   if (path === '/__control/requests') return sendJson(res, 200, { requests: state.requests, aborted: state.aborted });
+  if (path === '/__control/embedding-requests') return sendJson(res, 200, { requests: state.embeddings.requests });
+  if (path === '/__control/embed-as') {
+    if (typeof body.text !== 'string' || typeof body.as !== 'string') return sendJson(res, 400, { error: 'text and as must be strings' });
+    state.embeddings.aliases.set(body.text, body.as);
+    return sendJson(res, 200, { ok: true });
+  }
   if (path === '/__control/reset') {
     resetState(state);
     return sendJson(res, 200, { ok: true });
@@ -1219,6 +1252,8 @@ function control(state: State, path: string, body: Record<string, unknown>, res:
 
 function resetState(state: State): void {
   state.faults.clear();
+  state.embeddings.aliases.clear();
+  state.embeddings.requests.length = 0;
   state.endings.clear();
   state.structured.clear();
   state.toolSteps.clear();

@@ -13,6 +13,12 @@ export type OutboundRequest = {
   /** The whole request: resolving, connecting, sending and reading the answer. */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * 'refuse' (the default): a 3xx is an OutboundError('redirect'). 'return': the 3xx is answered,
+   * its body unread, so the caller can check its Location as a new URL and send again (web
+   * pages, followed hop by hop with each hop checked: never a redirect followed blindly).
+   */
+  redirects?: 'refuse' | 'return';
 };
 
 export type OutboundResponse = {
@@ -43,7 +49,7 @@ const TIMEOUT = Symbol('timeout');
  * The one door for requests to user-supplied URLs (docs/decisions/0040): checks the URL as
  * checkOutboundUrl does, then connects to one of the addresses it checked (never a second
  * lookup, so a name cannot answer differently in between), with SNI, certificate and Host for
- * the name. No redirect is followed, no answer read beyond maxResponseBytes. Throws
+ * the name. No redirect is followed (one may be returned to the caller), no answer read beyond maxResponseBytes. Throws
  * OutboundError; any other status is the caller's to judge.
  */
 export async function sendOutbound(request: OutboundRequest, options: OutboundOptions): Promise<OutboundResponse> {
@@ -124,7 +130,12 @@ function exchange(
     });
     req.once('response', (res: IncomingMessage) => {
       const status = res.statusCode ?? 0;
-      if (status >= 300 && status < 400) return fail(new OutboundError('redirect', { target, status }));
+      if (status >= 300 && status < 400) {
+        if (request.redirects !== 'return') return fail(new OutboundError('redirect', { target, status }));
+        settled = true;
+        req.destroy();
+        return resolve({ status, headers: flatHeaders(res), body: '', truncated: false });
+      }
       readBounded(res, maxBytes).then(
         ({ body, truncated }) => {
           if (settled) return;

@@ -5,7 +5,7 @@ import { clientGone, openEventStream } from '../../lib/http/sse.ts';
 import { parseInput } from '../../lib/validate.ts';
 import type { ChatService } from './chat.service.ts';
 
-export async function chatRoutes(app: FastifyInstance, { chat }: { chat: ChatService }): Promise<void> {
+export async function chatRoutes(app: FastifyInstance, { chat, webSearch }: { chat: ChatService; webSearch: { readonly enabled: boolean } }): Promise<void> {
   for (const provider of CHAT_PROVIDERS) {
     // signedIn here; the service applies the per-provider role policy (configurable). Not counted
     // as a write: the chat has its own per-user limit (CHAT_RATE_LIMIT) and daily budget.
@@ -87,7 +87,7 @@ export async function chatRoutes(app: FastifyInstance, { chat }: { chat: ChatSer
 
   app.get('/api/chat/providers', { config: { access: 'signedIn' } }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
-    return chat.providersFor(request.user!);
+    return { ...chat.providersFor(request.user!), webSearch: webSearch.enabled };
   });
 
   app.get('/api/admin/usage', { config: { access: 'admin' } }, async (request, reply) => {

@@ -54,6 +54,10 @@ import type { ImagesService, RequestImage } from './images.service.ts';
 import { createLiveAnswers, upsertStep, type AnswerListener, type LiveAnswer, type StopReason } from './live-answers.ts';
 import { claimAnswerUsage, type MessageRow } from './conversations.repo.ts';
 import { createInterruptedAnswers } from './interrupted-answers.ts';
+import type { DocumentsService, Retrieval } from '../documents/types.ts';
+import type { WebSearchService, WebSource } from '../web-search/types.ts';
+import { buildSources, systemWith, type AnswerSources } from './sources.ts';
+import { conversationProject, projectInstructions } from './conversations.repo.ts';
 
 export type ChatServiceDeps = {
   db: Db;
@@ -62,6 +66,10 @@ export type ChatServiceDeps = {
   conversations: ConversationsService;
   /** The agent tools "Use my agents" calls (issue 31); without them no chat uses tools. */
   agentTools?: AgentTools;
+  /** Documents a question carries and a project's knowledge, retrieved from for the answer (issue 32). */
+  documents?: Pick<DocumentsService, 'owned' | 'retrieve'>;
+  /** The web, searched when a chat asks (issue 32); absent or not enabled: no web search. */
+  webSearch?: WebSearchService;
   now?: () => Date;
 };
 
@@ -86,6 +94,10 @@ export type ChatPlan = {
   imageInputs: RequestImage[];
   /** Each message's image ids, in order. */
   imageIds: string[][];
+  /** Each message's document ids, in order (issue 32). */
+  documentIds: string[][];
+  /** The sources the answer may cite (documents' passages, web pages), given to the model as data (issue 32). */
+  sources: AnswerSources | null;
   /** The chat a kept answer goes in (its generated images go there too); null when the answer is only sent back. */
   conversationId: string | null;
   user: SessionUser;
@@ -104,6 +116,8 @@ export type ChatPlan = {
   limit: TAnswerLimit | undefined;
   /** The chat's system prompt and temperature (docs/decisions/0047); none for a model that takes none. */
   system: string | undefined;
+  /** The chat's own system prompt, as a chat the answer starts keeps it (without the project's, the tools' or the sources' parts). */
+  chatSystem: string;
   temperature: number | undefined;
   /** "Use my agents" (issue 31): the tools offered, and their share of each call's input; null: a plain answer. */
   tools: { specs: AiToolSpec[]; inputTokens: number } | null;
@@ -129,7 +143,7 @@ export type ChatEventSink = (event: TChatStreamEvent) => Promise<void>;
 /** How a call ended in the usage records: 'stopped' by the person, 'interrupted' by the server stopping (docs/decisions/0061). */
 type Outcome = 'ok' | 'error' | 'stopped' | 'interrupted' | 'rejected';
 
-export function createChatService({ db, config, images, conversations, agentTools, now = () => new Date() }: ChatServiceDeps) {
+export function createChatService({ db, config, images, conversations, agentTools, documents, webSearch, now = () => new Date() }: ChatServiceDeps) {
   const live = createLiveAnswers();
   const rateWindow = createRateWindow(config.rateLimitPerMinute);
   const budget = createChatBudget({ db, limits: { tokens: config.dailyTokenBudget, images: config.dailyImageBudget }, now });
@@ -186,6 +200,9 @@ export function createChatService({ db, config, images, conversations, agentTool
       ]);
     }
     const tools = input.useAgents === true ? toolsFor(user, model) : null;
+    if (input.webSearch === true && !webSearch?.enabled) {
+      throw new AppError('BAD_REQUEST', 'Invalid request', [{ path: 'webSearch', message: 'Search the web is not available: this server has no search engine configured' }]);
+    }
 
     const at = now();
     const slot = rateWindow.take(user.id, at.getTime());
@@ -208,6 +225,13 @@ export function createChatService({ db, config, images, conversations, agentTool
       }),
     );
     if (typeProblems.length > 0) throw new AppError('BAD_REQUEST', 'Invalid request', typeProblems);
+    await checkDocuments(user, input);
+    // The request names the project; a kept chat that is in one brings its own (whatever the browser sent).
+    const projectId = input.projectId ?? (input.answer ? await conversationProject(db, user.id, input.answer.chatId) : undefined);
+    const project = projectId === undefined ? undefined : await projectInstructions(db, user.id, projectId);
+    if (projectId !== undefined && project === undefined) throw new AppError('NOT_FOUND', 'Project not found');
+    // An image is drawn from the last question alone: it reads no sources.
+    const sources = model.image ? null : await gatherSources(user, { ...input, projectId }, log);
 
     const plan: ChatPlan = {
       provider,
@@ -220,6 +244,8 @@ export function createChatService({ db, config, images, conversations, agentTool
       })),
       imageInputs: input.messages.flatMap((m) => (m.images ?? []).map((id) => stored.get(id)!)),
       imageIds: input.messages.map((m) => m.images ?? []),
+      documentIds: input.messages.map((m) => m.documents ?? []),
+      sources,
       conversationId: null,
       user,
       missingKey: !isConfigured(provider),
@@ -228,8 +254,10 @@ export function createChatService({ db, config, images, conversations, agentTool
       stopReason: () => null,
       maxOutputTokens: undefined,
       limit: undefined,
-      // An image is drawn from the last question alone. With tools, the tools' rules follow the chat's own.
-      system: model.image ? undefined : [input.system?.trim(), tools ? agentTools!.systemPrompt : undefined].filter(Boolean).join('\n\n') || undefined,
+      // An image is drawn from the last question alone. The project's instructions come before the chat's
+      // own, the tools' rules after; the sources last, as data (docs/decisions/0081).
+      system: model.image ? undefined : systemWith([project, input.system, tools ? agentTools!.systemPrompt : undefined, sources?.block]),
+      chatSystem: model.image ? '' : (input.system?.trim() ?? ''),
       // Sent only to a model that takes one: OpenAI's reasoning models refuse it (400).
       temperature: model.temperature === false ? undefined : input.temperature,
       tools,
@@ -262,6 +290,38 @@ export function createChatService({ db, config, images, conversations, agentTool
     if (!agentTools) throw refused('Use my agents is not available on this server');
     const specs = agentTools.specs(user, 'propose');
     return { specs, inputTokens: estimateTextTokens(JSON.stringify(specs)) };
+  }
+
+  /** A question's documents must be the user's own (issue 32): another's, or a missing one, is a 400 naming it. */
+  async function checkDocuments(user: SessionUser, input: TChatRequest): Promise<void> {
+    const refs = input.messages.flatMap((m, i) => (m.documents ?? []).map((id, j) => ({ id, path: `messages.${i}.documents.${j}` })));
+    if (refs.length === 0) return;
+    if (!documents) throw new AppError('BAD_REQUEST', 'Invalid request', [{ path: refs[0]!.path.replace(/\.\d+$/, ''), message: 'Documents are not available on this server' }]);
+    const owned = new Set((await documents.owned(user, [...new Set(refs.map((r) => r.id))])).map((d) => d.id));
+    const missing = refs.filter((r) => !owned.has(r.id));
+    if (missing.length > 0) throw new AppError('BAD_REQUEST', 'Invalid request', missing.map((r) => ({ path: r.path, message: 'is not a document of yours: upload it again' })));
+  }
+
+  /**
+   * The sources of an answer (issue 32, docs/decisions/0081): the passages that answer the last
+   * question best among the chat's documents so far and its project's knowledge, and with "Search
+   * the web" the pages found for it. Both are looked for at once, bounded by the provider's time.
+   */
+  async function gatherSources(user: SessionUser, input: TChatRequest, log: FastifyBaseLogger): Promise<AnswerSources | null> {
+    const question = input.messages.at(-1)?.content ?? '';
+    const documentIds = [...new Set(input.messages.flatMap((m) => m.documents ?? []))];
+    const projectId = input.projectId ?? null;
+    const searchDocuments = documents !== undefined && (documentIds.length > 0 || projectId !== null);
+    const searchWeb = input.webSearch === true && webSearch?.enabled === true;
+    if (!searchDocuments && !searchWeb) return null;
+    const signal = AbortSignal.timeout(config.timeoutMs);
+    const [found, web] = await Promise.all([
+      searchDocuments ? documents.retrieve(user, question, { documentIds, projectId }, { signal, log }) : Promise.resolve<Retrieval | null>(null),
+      searchWeb ? webSearch.search(user, question, { signal, log }) : Promise.resolve<{ sources: WebSource[]; failed: boolean } | null>(null),
+    ]);
+    // A project without knowledge, asked without documents, has nothing to say about retrieval.
+    const retrieval = found && (found.passages.length > 0 || documentIds.length > 0) ? found.info : null;
+    return buildSources({ passages: found?.passages ?? [], retrieval, web: web?.sources ?? [], webFailed: web?.failed ?? false });
   }
 
   async function refuse(plan: ChatPlan, refusal: BudgetRefusal): Promise<never> {
@@ -322,7 +382,7 @@ export function createChatService({ db, config, images, conversations, agentTool
           : await provide(plan, signal, null, async (step) => upsertStep(steps, step));
       } catch (err) {
         const { message, finish } = await recordFailure(plan, err, '', null, started);
-        return { error: true, message, choices: [], model: plan.model, finish, ...stepsOf() };
+        return { error: true, message, choices: [], model: plan.model, finish, ...stepsOf(), ...citationsOf(plan) };
       }
       const { usage, estimated } = await recordSuccess(plan, answer, started);
       const urls = answer.images ? await keepImages(plan, answer.images) : [];
@@ -337,6 +397,7 @@ export function createChatService({ db, config, images, conversations, agentTool
         ...(note ? { note } : {}),
         ...(answer.images ? { images: urls } : {}),
         ...stepsOf(),
+        ...citationsOf(plan),
       };
     });
   }
@@ -421,6 +482,8 @@ export function createChatService({ db, config, images, conversations, agentTool
       await record(plan, 'rejected', null, 0, 'API key not configured');
       return send({ event: 'error', data: { message: missingKeyMessage(plan.provider), partial: false, finish: 'failed' } });
     }
+    const cited = citationsEvent(plan);
+    if (cited) await send(cited);
     return holding(plan, async () => {
       const started = performance.now();
       let sentText = '';
@@ -459,6 +522,20 @@ export function createChatService({ db, config, images, conversations, agentTool
     });
   }
 
+  /** The `citations` event of an answer with sources (issue 32): sent before its first delta. */
+  function citationsEvent(plan: ChatPlan): Extract<TChatStreamEvent, { event: 'citations' }> | null {
+    const sources = plan.sources;
+    if (!sources || (sources.citations.length === 0 && !sources.note)) return null;
+    return { event: 'citations', data: { citations: sources.citations, retrieval: sources.retrieval, ...(sources.note ? { note: sources.note } : {}) } };
+  }
+
+  /** The sources on a JSON answer (issue 32). */
+  function citationsOf(plan: ChatPlan): Pick<TChatResponse, 'citations' | 'retrieval'> {
+    const sources = plan.sources;
+    if (!sources) return {};
+    return { ...(sources.citations.length > 0 ? { citations: sources.citations } : {}), ...(sources.retrieval ? { retrieval: sources.retrieval } : {}) };
+  }
+
   /** Stores generated images for the user (in the chat the answer goes in) and gives their URLs. */
   async function keepImages(plan: ChatPlan, generated: AiGeneratedImage[]): Promise<string[]> {
     const { stored, dropped, reasons } = await images.storeGenerated(plan.user.id, plan.conversationId, generated);
@@ -492,8 +569,9 @@ export function createChatService({ db, config, images, conversations, agentTool
           target,
           provider: plan.provider,
           model: plan.model,
-          question: { content: question.content, images: lastQuestionImages },
-          systemPrompt: plan.system ?? '',
+          question: { content: question.content, images: lastQuestionImages, documents: plan.documentIds.at(-1) ?? [] },
+          citations: plan.sources?.citations ?? [],
+          systemPrompt: plan.chatSystem,
           temperature: plan.temperature ?? null,
           // An image is billed per image, not by its prompt (interrupted-answers.ts counts it).
           unsettled: { inputTokens: plan.image ? 0 : promptTokens(plan), reservationId: plan.reservation?.id ?? null },
@@ -549,7 +627,7 @@ export function createChatService({ db, config, images, conversations, agentTool
     const limit = setTimeout(() => live.stop(answer, 'limit'), config.answerMaxMs);
 
     const send: ChatEventSink = async (event) => {
-      if (event.event === 'delta' || event.event === 'tool') return live.publish(answer, event);
+      if (event.event === 'delta' || event.event === 'tool' || event.event === 'citations') return live.publish(answer, event);
       clearInterval(timer);
       clearTimeout(limit);
       await saving;
@@ -616,10 +694,11 @@ export function createChatService({ db, config, images, conversations, agentTool
         ...(end.data.note ? { note: end.data.note } : {}),
         ...(end.data.images ? { images: end.data.images } : {}),
         ...steps,
+        ...citationsOf(plan),
       };
     }
     const failed = end?.event === 'error' ? end.data : { message: 'The answer could not be completed. Please try again.', finish: 'failed' as const };
-    return { error: true, message: failed.message, choices: [], model: plan.model, finish: failed.finish, ...steps };
+    return { error: true, message: failed.message, choices: [], model: plan.model, finish: failed.finish, ...steps, ...citationsOf(plan) };
   }
 
   /**
@@ -634,6 +713,7 @@ export function createChatService({ db, config, images, conversations, agentTool
     const { conversation, message } = await conversations.findAnswer(user.id, chatId, answerId);
     const send = open();
     let sent = 0;
+    if (message.citations?.length) await send({ event: 'citations', data: { citations: message.citations, retrieval: null } });
     /** Each step as last sent (a step is sent again when it has changed: it ended). */
     const stepsSent = new Map<string, string>();
     for (let row: typeof message | undefined = message; ; ) {

@@ -1,7 +1,7 @@
-import { and, asc, count, desc, eq, getTableColumns, inArray, isNotNull, lt, lte, or, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { TChatProvider } from '../../../contracts/chat.ts';
 import type { Db } from '../../db/client.ts';
-import { chatConversations, chatMessages, chatPresets } from '../../db/schema.ts';
+import { chatConversations, chatMessages, chatPresets, documents, projects } from '../../db/schema.ts';
 
 /** Any connection or transaction: repo functions run inside the caller's transaction. */
 type Tx = Pick<Db, 'select' | 'insert' | 'update' | 'delete' | 'execute'>;
@@ -308,4 +308,37 @@ export async function deletePreset(db: Tx, userId: string, id: string): Promise<
     .where(and(eq(chatPresets.id, id), eq(chatPresets.userId, userId)))
     .returning({ id: chatPresets.id });
   return removed.length > 0;
+}
+
+/**
+ * The documents questions of this chat carry (issue 32): those of the user's among `ids` (others
+ * are absent, and the caller refuses them), and the unattached ones tied to the chat, so that
+ * deleting the chat deletes them. A project's knowledge stays the project's.
+ */
+export async function claimDocuments(db: Tx, userId: string, conversationId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const owned = await db
+    .select({ id: documents.id })
+    .from(documents)
+    .where(and(eq(documents.userId, userId), inArray(documents.id, [...ids])));
+  await db
+    .update(documents)
+    .set({ conversationId })
+    .where(and(eq(documents.userId, userId), inArray(documents.id, [...ids]), isNull(documents.conversationId), isNull(documents.projectId)));
+  return new Set(owned.map((r) => r.id));
+}
+
+/** The user's project's instructions (issue 32), or undefined when it is not theirs. */
+export async function projectInstructions(db: Tx, userId: string, projectId: string): Promise<string | undefined> {
+  const [row] = await db.select({ instructions: projects.instructions }).from(projects).where(and(eq(projects.userId, userId), eq(projects.id, projectId)));
+  return row?.instructions;
+}
+
+/** The project the user's kept chat is in (issue 32), or undefined when it is in none or not kept yet. */
+export async function conversationProject(db: Tx, userId: string, chatId: string): Promise<string | undefined> {
+  const [row] = await db
+    .select({ projectId: chatConversations.projectId })
+    .from(chatConversations)
+    .where(and(eq(chatConversations.userId, userId), eq(chatConversations.chatId, chatId)));
+  return row?.projectId ?? undefined;
 }

@@ -55,8 +55,10 @@ import {
   type MessageRow,
   type NewMessage,
   type PresetRow,
+  claimDocuments,
 } from './conversations.repo.ts';
 import type { ImagesService } from './images.service.ts';
+import type { TCitation } from '../../../contracts/documents.ts';
 
 type SaveInput = z.output<typeof ZSaveConversation>;
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -107,6 +109,8 @@ function storedMessage(row: MessageRow, at: Date): TConversationMessage {
     ...(row.failed ? { failed: true } : {}),
     ...(row.imagesNotKept ? { imagesNotKept: row.imagesNotKept } : {}),
     ...(row.imageIds.length > 0 ? { images: row.imageIds } : {}),
+    ...(row.documentIds.length > 0 ? { documents: row.documentIds } : {}),
+    ...(row.citations?.length ? { citations: row.citations } : {}),
     ...(row.toolSteps?.length ? { toolSteps: row.toolSteps } : {}),
     ...(isStreaming(row, at) ? { streaming: true as const } : {}),
   };
@@ -114,6 +118,25 @@ function storedMessage(row: MessageRow, at: Date): TConversationMessage {
 
 function presetOf(row: PresetRow): TPreset {
   return { id: row.id, name: row.name, systemPrompt: row.systemPrompt, temperature: row.temperature, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
+}
+
+/**
+ * The documents new questions carry (issue 32): each must be the user's (else 400 naming it, and
+ * nothing is saved: the caller's transaction rolls back); unattached ones are tied to the chat.
+ */
+async function claimQuestionDocuments(
+  tx: Parameters<typeof claimDocuments>[0],
+  userId: string,
+  conversationId: string,
+  messages: readonly { id: string; documents?: readonly string[] }[],
+  stored: ReadonlySet<string>,
+  path: string,
+): Promise<void> {
+  const refs = messages.flatMap((m, i) => (stored.has(m.id) ? [] : (m.documents ?? []).map((id, j) => ({ id, path: `${path}messages.${i}.documents.${j}` }))));
+  if (refs.length === 0) return;
+  const owned = await claimDocuments(tx, userId, conversationId, [...new Set(refs.map((r) => r.id))]);
+  const missing = refs.filter((r) => !owned.has(r.id));
+  if (missing.length > 0) throw invalid(missing.map((r) => ({ path: r.path, message: 'is not a document of yours: upload it again' })));
 }
 
 const invalid = (details: ErrorDetail[]) => new AppError('BAD_REQUEST', 'Invalid request', details);
@@ -156,6 +179,7 @@ export function createConversationsService({ db, images, now = () => new Date() 
     systemPrompt: row.systemPrompt,
     temperature: row.temperature,
     useAgents: row.useAgents,
+    webSearch: row.webSearch,
   });
 
   async function conversation(row: ConversationRow): Promise<TConversation> {
@@ -209,6 +233,7 @@ export function createConversationsService({ db, images, now = () => new Date() 
 
     const imageRefs = input.messages.flatMap((m, i) => (stored.has(m.id) ? [] : (m.images ?? []).map((id, j) => ({ id, path: `${path}messages.${i}.images.${j}` }))));
     await images.attach(tx, row.userId, row.id, imageRefs);
+    await claimQuestionDocuments(tx, row.userId, row.id, input.messages, stored, path);
 
     const totals = await messageTotals(tx, row.id);
     if (totals.messages + fresh.length > CHAT_HISTORY_LIMITS.maxMessages) {
@@ -231,6 +256,8 @@ export function createConversationsService({ db, images, now = () => new Date() 
         failed: m.failed ?? false,
         imagesNotKept: m.imagesNotKept ?? 0,
         imageIds: m.images ?? [],
+        documentIds: m.documents ?? [],
+        citations: m.citations?.length ? m.citations : null,
         toolSteps: m.toolSteps?.length ? m.toolSteps : null,
         createdAt: notAfterNow(m.timestamp, at),
         ...extra(m),
@@ -258,6 +285,7 @@ export function createConversationsService({ db, images, now = () => new Date() 
       systemPrompt: input.systemPrompt ?? '',
       temperature: input.temperature ?? null,
       useAgents: input.useAgents ?? null,
+      webSearch: input.webSearch ?? null,
       createdAt,
       updatedAt: updatedAt < createdAt ? createdAt : updatedAt,
     });
@@ -287,6 +315,7 @@ export function createConversationsService({ db, images, now = () => new Date() 
         ...(input.systemPrompt !== undefined ? { systemPrompt: input.systemPrompt } : {}),
         ...(input.temperature !== undefined ? { temperature: input.temperature } : {}),
         ...(input.useAgents !== undefined ? { useAgents: input.useAgents } : {}),
+        ...(input.webSearch !== undefined ? { webSearch: input.webSearch } : {}),
         updatedAt: created ? row.updatedAt : at,
       });
       return { conversation: summary(saved), created };
@@ -329,6 +358,7 @@ export function createConversationsService({ db, images, now = () => new Date() 
       ...(patch.systemPrompt !== undefined ? { systemPrompt: patch.systemPrompt } : {}),
       ...(patch.temperature !== undefined ? { temperature: patch.temperature } : {}),
       ...(patch.useAgents !== undefined ? { useAgents: patch.useAgents } : {}),
+      ...(patch.webSearch !== undefined ? { webSearch: patch.webSearch } : {}),
     };
     return info(Object.keys(fields).length > 0 ? await updateConversation(db, row.id, fields) : row);
   }
@@ -361,7 +391,9 @@ export function createConversationsService({ db, images, now = () => new Date() 
       target: z.output<typeof ZAnswerTarget>;
       provider: TChatProvider;
       model: string;
-      question: { content: string; images: string[] };
+      question: { content: string; images: string[]; documents?: string[] };
+      /** The sources the answer may cite (issue 32), kept with it from its start so a rejoin shows them. */
+      citations?: TCitation[];
       systemPrompt: string;
       temperature: number | null;
       /** What the answer's usage will be settled from should its writer die: its estimated
@@ -389,8 +421,8 @@ export function createConversationsService({ db, images, now = () => new Date() 
       const messages = [
         ...(known.has(target.questionId)
           ? []
-          : [{ id: target.questionId, parentId: target.questionParentId, role: 'user' as const, content: question.content, timestamp: at.toISOString(), images: question.images.length > 0 ? question.images : undefined }]),
-        { id: target.id, parentId: target.questionId, role: 'assistant' as const, content: '', timestamp: at.toISOString(), model },
+          : [{ id: target.questionId, parentId: target.questionParentId, role: 'user' as const, content: question.content, timestamp: at.toISOString(), images: question.images.length > 0 ? question.images : undefined, documents: question.documents?.length ? question.documents : undefined }]),
+        { id: target.id, parentId: target.questionId, role: 'assistant' as const, content: '', timestamp: at.toISOString(), model, ...(input.citations?.length ? { citations: input.citations } : {}) },
       ];
       const unsettled = { unsettledInputTokens: input.unsettled.inputTokens, reservationId: input.unsettled.reservationId };
       await addMessages(tx, row, { messages, leafId: null }, at, 'answer.', false, (m) => (m.id === target.id ? { streamingUntil: leaseUntil, ...unsettled } : {}));

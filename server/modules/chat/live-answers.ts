@@ -20,6 +20,8 @@ export type LiveAnswer = {
   text: string;
   /** The tool steps so far (issue 31): each as last sent, running or ended, in the order they began. */
   toolSteps: TToolStep[];
+  /** The sources it may cite (issue 32), sent before its first delta and first to anyone who joins. */
+  citations: Extract<TChatStreamEvent, { event: 'citations' }> | null;
   /** The last event (done or error) once the answer has ended. */
   end: TChatStreamEvent | null;
   /** Aborts the provider call. */
@@ -46,7 +48,7 @@ export function createLiveAnswers() {
     if (answers.has(key)) return null;
     let resolveEnded!: () => void;
     const ended = new Promise<void>((resolve) => (resolveEnded = resolve));
-    const entry: Entry = { userId, chatId, answerId, text: '', toolSteps: [], end: null, controller: new AbortController(), stopReason: null, ended, listeners: new Set(), resolveEnded };
+    const entry: Entry = { userId, chatId, answerId, text: '', toolSteps: [], citations: null, end: null, controller: new AbortController(), stopReason: null, ended, listeners: new Set(), resolveEnded };
     answers.set(key, entry);
     return entry;
   }
@@ -63,6 +65,7 @@ export function createLiveAnswers() {
     if (!entry || entry.end) return;
     if (event.event === 'delta') entry.text += event.data.text;
     else if (event.event === 'tool') upsertStep(entry.toolSteps, event.data);
+    else if (event.event === 'citations') entry.citations = event;
     else {
       entry.end = event;
       answers.delete(keyOf(answer.userId, answer.chatId, answer.answerId));
@@ -81,14 +84,14 @@ export function createLiveAnswers() {
   }
 
   /**
-   * Follows an answer: first everything so far, as one delta and then each tool step as it stands
+   * Follows an answer: first everything so far, its sources, then the text as one delta and then each tool step as it stands
    * (in the same tick as joining, so no word or step is lost, sent twice or sent out of order),
    * then each event as it comes. Resolves when the answer has ended, or when `gone` fires (the
    * browser left; the answer goes on).
    */
   async function follow(answer: LiveAnswer, listener: AnswerListener, gone: AbortSignal): Promise<void> {
     const entry = answer as Entry;
-    const soFar = (): TChatStreamEvent[] => [...(entry.text ? [{ event: 'delta' as const, data: { text: entry.text } }] : []), ...entry.toolSteps.map((step) => ({ event: 'tool' as const, data: step }))];
+    const soFar = (): TChatStreamEvent[] => [...(entry.citations ? [entry.citations] : []), ...(entry.text ? [{ event: 'delta' as const, data: { text: entry.text } }] : []), ...entry.toolSteps.map((step) => ({ event: 'tool' as const, data: step }))];
     if (entry.end) {
       for (const event of soFar()) await listener(event);
       return listener(entry.end);

@@ -234,7 +234,9 @@ describe('documents: upload, type by content, owner only (issue 32, docs/decisio
     const loose = (await upload(t, owner, 'loose.txt', 'Never sent.')).json<TDocument>();
     const kept = (await upload(t, owner, 'kept.txt', 'Project knowledge.', `&projectId=${project!.id}`)).json<TDocument>();
     // The service the app purges with hourly, on the app's clock.
-    const service = createDocumentsService({ db: t.database.db, maxBytes: t.config.documents.maxBytes, now: () => t.now() });
+    // (The purge needs no retrieval: none is given.)
+    const noRetrieval = { retrieve: () => Promise.reject(new Error('not used')), embedInBackground: () => {} };
+    const service = createDocumentsService({ db: t.database.db, maxBytes: t.config.documents.maxBytes, retrieval: noRetrieval, now: () => t.now() });
     expect(await service.purgeUnattached()).toBe(0);
     t.advanceTime(24 * 3_600_000 + 60_000);
     expect(await service.purgeUnattached()).toBe(1);

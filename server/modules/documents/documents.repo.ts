@@ -13,8 +13,12 @@ const DOCUMENTS_LOCK_CLASS = 72432;
 /** Passages inserted per statement (PostgreSQL's 65,535 parameters over a row's 7). */
 const PASSAGE_BATCH = 1_000;
 
-/** The model of a document's vectors, when its passages have them. */
-const embeddingModel = sql<string | null>`(select ${documentPassages.embeddingModel} from ${documentPassages} where ${documentPassages.documentId} = ${documents.id} and ${documentPassages.embeddingModel} is not null limit 1)`;
+/**
+ * The model of a document's vectors, when its passages have them. Written out by hand: drizzle
+ * leaves the table off a column in a one-table select, so `${documents.id}` here would read as
+ * the passage's own id inside the subquery (and the model was always null).
+ */
+const embeddingModel = sql<string | null>`(select p.embedding_model from document_passages p where p.document_id = "documents"."id" and p.embedding_model is not null limit 1)`;
 const columns = {
   id: documents.id,
   userId: documents.userId,
@@ -161,35 +165,3 @@ export function scopeCondition(userId: string, documentIds: readonly string[], p
   return and(eq(documents.userId, userId), or(...inScope));
 }
 
-/** Passages matching the question's words in scope, best first by `ts_rank_cd` (docs/decisions/0081). */
-export async function fullTextPassages(db: Tx, scope: SQL, question: string, limit: number): Promise<Array<PassageRow & { score: number }>> {
-  const query = sql`websearch_to_tsquery('english', ${question})`;
-  const score = sql<number>`ts_rank_cd(${documentPassages.tsv}, ${query})`.mapWith(Number);
-  return db
-    .select({
-      id: documentPassages.id,
-      documentId: documentPassages.documentId,
-      fileName: documents.name,
-      ord: documentPassages.ord,
-      page: documentPassages.page,
-      sheet: documentPassages.sheet,
-      heading: documentPassages.heading,
-      text: documentPassages.text,
-      score,
-    })
-    .from(documentPassages)
-    .innerJoin(documents, eq(documents.id, documentPassages.documentId))
-    .where(and(scope, sql`${documentPassages.tsv} @@ ${query}`))
-    .orderBy(desc(score), asc(documentPassages.id))
-    .limit(limit);
-}
-
-/** The names of the documents in scope that have no text to read. */
-export async function noTextNames(db: Tx, scope: SQL): Promise<string[]> {
-  const rows = await db
-    .select({ name: documents.name })
-    .from(documents)
-    .where(and(scope, eq(documents.status, 'no-text')))
-    .orderBy(asc(documents.createdAt));
-  return rows.map((r) => r.name);
-}

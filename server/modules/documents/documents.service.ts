@@ -11,28 +11,28 @@ import {
   deleteDocument,
   documentsByIds,
   findPassageWithNeighbours,
-  fullTextPassages,
   insertDocument,
   insertPassages,
   listDocuments,
   lockUserDocuments,
-  noTextNames,
   projectOwned,
   purgeUnattachedDocuments,
-  scopeCondition,
   type DocumentRow,
 } from './documents.repo.ts';
 import { readDocument, type ReadDocument } from './extract.ts';
 import { ExtractionLimitError } from './extraction-error.ts';
 import type { Extractor } from './extractor.ts';
 import { sniffDocument } from './sniff.ts';
-import type { DocumentsService, Retrieval } from './types.ts';
+import type { RetrievalService } from './retrieval.service.ts';
+import type { DocumentsService } from './types.ts';
 
 export type DocumentsServiceDeps = {
   db: Db;
   maxBytes: number;
   /** Where text is extracted: the app's worker threads (extractor.ts); in this thread when not given. */
   extractor?: Pick<Extractor, 'read'>;
+  /** The hybrid search, and the embedding of a new document's passages after its upload. */
+  retrieval: Pick<RetrievalService, 'retrieve' | 'embedInBackground'>;
   now?: () => Date;
 };
 
@@ -71,9 +71,10 @@ export function documentOf(row: DocumentRow): TDocument {
  * Each user's documents (issue 32, docs/decisions/0081): a file is typed by its bytes, bounded,
  * its text extracted and split into passages, stored with them in one transaction (its bytes are
  * not kept), and found again by its owner only (another user's id is not found). `retrieve` here
- * is full text alone; the retrieval module adds vectors and fuses the two.
+ * is the retrieval service's hybrid (retrieval.service.ts), which also embeds a new document's
+ * passages in the background once its upload has committed.
  */
-export function createDocumentsService({ db, maxBytes, extractor = IN_PROCESS, now = () => new Date() }: DocumentsServiceDeps): DocumentsService & { purgeUnattached(): Promise<number> } {
+export function createDocumentsService({ db, maxBytes, extractor = IN_PROCESS, retrieval, now = () => new Date() }: DocumentsServiceDeps): DocumentsService & { purgeUnattached(): Promise<number> } {
   async function upload(user: SessionUser, input: { name: string; bytes: Uint8Array; projectId: string | null }, log: FastifyBaseLogger): Promise<TDocument> {
     const { name, bytes, projectId } = input;
     if (bytes.length > maxBytes) throw new AppError('PAYLOAD_TOO_LARGE', `A document may be at most ${megabytes(maxBytes)}`);
@@ -96,7 +97,7 @@ export function createDocumentsService({ db, maxBytes, extractor = IN_PROCESS, n
     }
     const passages: Passage[] = read?.passages ?? [];
     const status = error ? 'failed' : passages.length === 0 ? 'no-text' : 'ready';
-    return db.transaction(async (tx) => {
+    const stored = await db.transaction(async (tx) => {
       await lockUserDocuments(tx, user.id);
       const held = await countDocuments(tx, user.id);
       if (held >= DOCUMENT_LIMITS.maxPerUser) {
@@ -118,6 +119,9 @@ export function createDocumentsService({ db, maxBytes, extractor = IN_PROCESS, n
       await bumpDocumentsVersion(tx, user.id);
       return documentOf(row);
     });
+    // Never awaited: the upload answers at once; until its passages have vectors they are found by their words.
+    if (stored.status === 'ready') retrieval.embedInBackground(user.id);
+    return stored;
   }
 
   async function list(user: SessionUser, filter: { projectId?: string | null }): Promise<TDocument[]> {
@@ -146,17 +150,6 @@ export function createDocumentsService({ db, maxBytes, extractor = IN_PROCESS, n
     return { id: p.id, documentId: p.documentId, fileName: p.fileName, page: p.page, sheet: p.sheet, heading: p.heading, text: p.text, before, after };
   }
 
-  /** Full text alone (websearch_to_tsquery, ts_rank_cd) over the scope's passages. */
-  async function retrieve(user: SessionUser, question: string, scope: { documentIds: readonly string[]; projectId: string | null }, options: { limit?: number }): Promise<Retrieval> {
-    const condition = scopeCondition(user.id, scope.documentIds, scope.projectId);
-    if (!condition) return { passages: [], info: { mode: 'full-text', noText: [] } };
-    const [rows, noText] = await Promise.all([fullTextPassages(db, condition, question, options.limit ?? DOCUMENT_LIMITS.retrieved), noTextNames(db, condition)]);
-    return {
-      passages: rows.map((r) => ({ passageId: r.id, documentId: r.documentId, fileName: r.fileName, page: r.page, sheet: r.sheet, heading: r.heading, text: r.text, score: r.score })),
-      info: { mode: 'full-text', noText },
-    };
-  }
-
   /** Deletes documents no question kept and no project holds, a day after upload (the app does this hourly). */
   async function purgeUnattached(): Promise<number> {
     return db.transaction(async (tx) => {
@@ -167,5 +160,5 @@ export function createDocumentsService({ db, maxBytes, extractor = IN_PROCESS, n
     });
   }
 
-  return { upload, list, owned, attachToConversation, remove, passage, retrieve, purgeUnattached };
+  return { upload, list, owned, attachToConversation, remove, passage, retrieve: retrieval.retrieve, purgeUnattached };
 }

@@ -14,6 +14,7 @@ import type {
 } from '../../../../contracts/chat-history.ts';
 import { ZToolStep, type TToolStep } from '../../../../contracts/assistant-tools.ts';
 import { CHAT_FINISHES, chatImageId, type TChatFinish, type TChatImage, type TChatImageType, type TChatProvider, type TChatRequest, type TChatResponse } from '../../../../contracts/chat.ts';
+import { ZCitation, type TCitation, type TDocument, type TPassageView } from '../../../../contracts/documents.ts';
 import { ApiError, apiFetch, apiRequest, errorMessage } from '../../../lib/api-client.ts';
 import { readSse } from '../../../lib/sse.ts';
 
@@ -40,10 +41,16 @@ export class ChatRequestError extends Error {
 
 /** An answer its provider ended: its text, model and images, how it ended, and why it is not whole when it is not (docs/decisions/0061);
  * the tool steps a JSON answer took (issue 31; a stream sends each as it starts and ends). */
-export type ChatResult = { content: string; model: string; images: string[]; finish?: TChatFinish; note?: string; toolSteps?: TToolStep[] };
+export type ChatResult = { content: string; model: string; images: string[]; finish?: TChatFinish; note?: string; toolSteps?: TToolStep[]; sources?: AnswerSources };
 
-/** How an answer is read: its text as it comes, and each tool step as it starts and ends (issue 31). */
-export type AnswerReader = { signal: AbortSignal; onDelta(text: string): void; onStep?(step: TToolStep): void };
+/** The sources an answer may cite as [n] (issue 32), and what the person is told about how they were found. */
+export type AnswerSources = { citations: TCitation[]; note?: string };
+
+/** How an answer is read: its text as it comes, each tool step as it starts and ends (issue 31), and its sources before its text (issue 32). */
+export type AnswerReader = { signal: AbortSignal; onDelta(text: string): void; onStep?(step: TToolStep): void; onSources?(sources: AnswerSources): void };
+
+/** Citations the server sent that this client can show (one it cannot read is left out). */
+export const citationsOf = (value: unknown): TCitation[] => (Array.isArray(value) ? value.flatMap((v) => { const c = ZCitation.safeParse(v); return c.success ? [c.data] : []; }) : []);
 
 /** Tool steps the server sent that this client can show (one it cannot read is left out, never shown half). */
 const stepsOf = (value: unknown): TToolStep[] => (Array.isArray(value) ? value.flatMap((v) => { const step = ZToolStep.safeParse(v); return step.success ? [step.data] : []; }) : []);
@@ -105,19 +112,23 @@ async function requestAnswer(request: () => Promise<Response>): Promise<Response
   }
 }
 
-async function readAnswer(res: Response, model: string, { signal, onDelta, onStep }: AnswerReader): Promise<ChatResult> {
+async function readAnswer(res: Response, model: string, { signal, onDelta, onStep, onSources }: AnswerReader): Promise<ChatResult> {
   if (!(res.headers.get('content-type') ?? '').includes('text/event-stream')) {
     const data = (await res.json()) as Partial<TChatResponse> | null;
     const toolSteps = stepsOf(data?.toolSteps);
     for (const step of toolSteps) onStep?.(step);
+    const citations = citationsOf(data?.citations);
+    const sources = citations.length > 0 ? { citations } : undefined;
+    if (sources) onSources?.(sources);
     if (!data || data.error) throw new ChatRequestError(data?.message || NO_RESPONSE_MESSAGE, { finish: finishOf(data?.finish) });
     const content = data.choices?.[0]?.message?.content ?? '';
     if (content) onDelta(content);
-    return { content, model: data.model ?? model, images: safeImages(data.images), ...endingOf(data), ...(toolSteps.length > 0 ? { toolSteps } : {}) };
+    return { content, model: data.model ?? model, images: safeImages(data.images), ...endingOf(data), ...(toolSteps.length > 0 ? { toolSteps } : {}), ...(sources ? { sources } : {}) };
   }
   if (!res.body) throw new ChatRequestError(NO_RESPONSE_MESSAGE);
 
   let content = '';
+  let sources: AnswerSources | undefined;
   for await (const event of readSse(res.body, signal)) {
     if (event.event === 'delta') {
       const { text } = parseData<{ text?: unknown }>(event.data);
@@ -128,9 +139,13 @@ async function readAnswer(res: Response, model: string, { signal, onDelta, onSte
     } else if (event.event === 'tool') {
       const [step] = stepsOf([parseData<unknown>(event.data)]);
       if (step) onStep?.(step);
+    } else if (event.event === 'citations') {
+      const data = parseData<{ citations?: unknown; note?: unknown }>(event.data);
+      sources = { citations: citationsOf(data.citations), ...(typeof data.note === 'string' && data.note ? { note: data.note } : {}) };
+      onSources?.(sources);
     } else if (event.event === 'done') {
       const done = parseData<{ model?: unknown; images?: unknown; finish?: unknown; note?: unknown }>(event.data);
-      return { content, model: typeof done.model === 'string' ? done.model : model, images: safeImages(done.images), ...endingOf(done) };
+      return { content, model: typeof done.model === 'string' ? done.model : model, images: safeImages(done.images), ...endingOf(done), ...(sources ? { sources } : {}) };
     } else if (event.event === 'error') {
       const { message, stopped, finish } = parseData<{ message?: unknown; stopped?: unknown; finish?: unknown }>(event.data);
       throw new ChatRequestError(typeof message === 'string' && message ? message : NO_RESPONSE_MESSAGE, { stopped: stopped === true, finish: finishOf(finish) });
@@ -199,3 +214,18 @@ export function uploadImage(type: TChatImageType, dataUrl: string, signal?: Abor
 
 /** Deletes an upload not sent (a thumbnail removed before Send). */
 export const deleteImage = (id: string) => apiRequest<void>('DELETE', `/api/chat/images/${encodeURIComponent(id)}`);
+
+// --- documents (issue 32, docs/decisions/0081) -------------------------------------------------
+
+export const DOCUMENTS_URL = '/api/documents';
+
+/** Uploads a file's bytes for a question (or a project's knowledge); the server reads its type from them. */
+export function uploadDocument(file: Blob, name: string, signal?: AbortSignal): Promise<TDocument> {
+  return apiRequest<TDocument>('POST', `${DOCUMENTS_URL}?${new URLSearchParams({ name })}`, file, { signal, timeoutMs: UPLOAD_TIMEOUT_MS });
+}
+
+/** Deletes a document not sent (a chip removed before Send). */
+export const deleteDocument = (id: string) => apiRequest<void>('DELETE', `${DOCUMENTS_URL}/${encodeURIComponent(id)}`);
+
+/** A cited passage with the text around it. */
+export const getPassage = (id: string, signal?: AbortSignal) => apiRequest<TPassageView>('GET', `${DOCUMENTS_URL}/passages/${encodeURIComponent(id)}`, undefined, { signal });

@@ -1,10 +1,14 @@
-import { ImagePlus, Send, Square } from 'lucide-react';
+import { FilePlus, ImagePlus, Send, Square } from 'lucide-react';
 import { memo, useEffect, useId, useLayoutEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from 'react';
 import { CHAT_LIMITS, type TChatModel } from '../../../../contracts/chat.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { noVisionReason, useAttachments } from '../hooks/use-attachments.ts';
 import type { ChatVariant } from '../lib/chat-variant.ts';
 import { ImageAttachments } from './image-attachments.tsx';
+import { DOCUMENT_ACCEPT } from '../../../../contracts/documents.ts';
+import { useDocumentAttachments } from '../hooks/use-document-attachments.ts';
+import type { QuestionDocument } from '../lib/chat-storage.ts';
+import { DocumentAttachments } from './document-attachments.tsx';
 
 type Props = {
   label: string;
@@ -14,12 +18,16 @@ type Props = {
   pending: boolean;
   /** Grok's 'Error: {message}' under the input. */
   inlineError: string | null;
-  /** Sends the text and the attached images (our URLs); false when it was not sent (the input keeps it). */
-  onSend(text: string, images: readonly string[]): boolean;
+  /** Sends the text, the attached images (our URLs) and documents (issue 32); false when it was not sent (the input keeps it). */
+  onSend(text: string, images: readonly string[], documents: readonly QuestionDocument[]): boolean;
+  /** Beside the buttons: the chat's switches ("Search the web", issue 32). */
+  extra?: React.ReactNode;
   onStop(): void;
 };
 
-const imagesOf = (files: FileList | null | undefined): File[] => [...(files ?? [])].filter((f) => f.type.startsWith('image/') || f.type === '');
+const isImage = (f: File) => f.type.startsWith('image/');
+/** Pasted or dropped files: images go with the images, anything else is a document (issue 32; the server reads its type from its bytes). */
+const split = (files: FileList | null | undefined) => ({ images: [...(files ?? [])].filter(isImage), documents: [...(files ?? [])].filter((f) => !isImage(f)) });
 
 /**
  * The input, images (pick, paste, drop; docs/decisions/0055), Send and (while an answer is
@@ -27,13 +35,15 @@ const imagesOf = (files: FileList | null | undefined): File[] => [...(files ?? [
  * focus when the screen opens; Stop takes it while an answer is pending, and the input gets it
  * back afterwards.
  */
-export const ChatComposer = memo(function ChatComposer({ label, variant, model, pending, inlineError, onSend, onStop }: Props) {
+export const ChatComposer = memo(function ChatComposer({ label, variant, model, pending, inlineError, onSend, onStop, extra }: Props) {
   const [input, setInput] = useState('');
   const inputId = useId();
   const errorId = useId();
   const hintId = useId();
   const fileRef = useRef<HTMLInputElement>(null);
   const attachments = useAttachments(model);
+  const documents = useDocumentAttachments();
+  const documentRef = useRef<HTMLInputElement>(null);
   const [dragging, setDragging] = useState(false);
   const [refusal, setRefusal] = useState<string | null>(null);
   const vision = model?.vision;
@@ -57,10 +67,11 @@ export const ChatComposer = memo(function ChatComposer({ label, variant, model, 
   }, [pending]);
 
   const send = () => {
-    if (attachments.uploading || attachments.blocked) return;
-    if (onSend(input, attachments.urls())) {
+    if (attachments.uploading || attachments.blocked || documents.uploading || documents.blocked) return;
+    if (onSend(input, attachments.urls(), documents.documents())) {
       setInput('');
       attachments.clear();
+      documents.clear();
       setRefusal(null);
     }
   };
@@ -73,11 +84,15 @@ export const ChatComposer = memo(function ChatComposer({ label, variant, model, 
     if (visionReason) return setRefusal(visionReason);
     fileRef.current?.click();
   };
+  const attachAll = (files: FileList | null | undefined) => {
+    const { images, documents: others } = split(files);
+    if (images.length > 0) attach(images);
+    if (others.length > 0) documents.add(others);
+  };
   const onPaste = (event: ClipboardEvent<HTMLElement>) => {
-    const files = imagesOf(event.clipboardData.files);
-    if (files.length === 0) return;
+    if (event.clipboardData.files.length === 0) return;
     event.preventDefault();
-    attach(files);
+    attachAll(event.clipboardData.files);
   };
   const carriesFiles = (event: DragEvent) => [...event.dataTransfer.types].includes('Files');
   const onDragOver = (event: DragEvent<HTMLFormElement>) => {
@@ -90,9 +105,9 @@ export const ChatComposer = memo(function ChatComposer({ label, variant, model, 
     setDragging(false);
     if (!carriesFiles(event) || pending) return;
     event.preventDefault();
-    attach(imagesOf(event.dataTransfer.files));
+    attachAll(event.dataTransfer.files);
   };
-  const note = refusal ?? attachments.problem ?? attachments.blocked;
+  const note = refusal ?? attachments.problem ?? attachments.blocked ?? documents.problem ?? documents.blocked;
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
@@ -101,7 +116,7 @@ export const ChatComposer = memo(function ChatComposer({ label, variant, model, 
     }
   };
 
-  const canSend = !pending && input.trim() !== '' && !attachments.uploading && !attachments.blocked;
+  const canSend = !pending && input.trim() !== '' && !attachments.uploading && !attachments.blocked && !documents.uploading && !documents.blocked;
   const describedBy = [inlineError ? errorId : null, note ? hintId : null].filter(Boolean).join(' ') || undefined;
   const fieldClasses = 'min-w-0 flex-1 rounded-lg border border-slate-300 text-slate-900 placeholder:text-slate-500 focus-visible:outline-2 focus-visible:outline-brand-600 disabled:bg-slate-50 disabled:opacity-60';
 
@@ -117,6 +132,8 @@ export const ChatComposer = memo(function ChatComposer({ label, variant, model, 
       onDrop={onDrop}
     >
       <ImageAttachments items={attachments.items} onRemove={attachments.remove} disabled={pending} />
+      <DocumentAttachments items={documents.items} onRemove={documents.remove} disabled={pending} />
+      {extra && <div className="mx-auto mb-2 flex max-w-3xl flex-wrap items-center gap-x-4 gap-y-1">{extra}</div>}
       <div className="mx-auto flex max-w-3xl items-end gap-2">
         <input
           ref={fileRef}
@@ -141,6 +158,28 @@ export const ChatComposer = memo(function ChatComposer({ label, variant, model, 
           className={`h-11 ${visionReason ? 'opacity-60' : ''}`}
         >
           <ImagePlus aria-hidden="true" className="size-5" />
+        </Button>
+        <input
+          ref={documentRef}
+          type="file"
+          hidden
+          multiple
+          accept={DOCUMENT_ACCEPT}
+          onChange={(event) => {
+            documents.add([...(event.target.files ?? [])]);
+            event.target.value = '';
+          }}
+        />
+        <Button
+          variant="ghost"
+          size="icon"
+          onClick={() => documentRef.current?.click()}
+          disabled={pending}
+          aria-label="Attach documents"
+          title="Attach documents: PDF, Word, Excel, CSV, Markdown, text or HTML (or paste or drop them here)"
+          className="h-11"
+        >
+          <FilePlus aria-hidden="true" className="size-5" />
         </Button>
         <label htmlFor={inputId} className="sr-only">
           Message {label}
@@ -192,7 +231,7 @@ export const ChatComposer = memo(function ChatComposer({ label, variant, model, 
         </p>
       )}
       <p id={hintId} aria-live="polite" className="mx-auto mt-1 max-w-3xl text-sm text-slate-700 empty:hidden">
-        {note ?? (attachments.uploading ? 'Uploading images…' : '')}
+        {note ?? (attachments.uploading ? 'Uploading images…' : documents.uploading ? 'Uploading documents…' : '')}
       </p>
     </form>
   );

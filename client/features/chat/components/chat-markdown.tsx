@@ -1,8 +1,10 @@
-import { memo } from 'react';
+import { memo, useMemo, type ComponentProps, type ComponentType } from 'react';
 import type { Components, ExtraProps } from 'react-markdown';
-import { SafeMarkdown, safeUrl } from '../../../components/markdown.tsx';
+import { SafeMarkdown, markdownComponents, safeUrl } from '../../../components/markdown.tsx';
 import { markdownBlocks } from '../lib/markdown-blocks.ts';
 import { CodeBlock } from './code-block.tsx';
+import { citationNumber, linkCitations } from '../lib/citation-links.ts';
+import { CitationButton, useAnswerSources } from './answer-sources.tsx';
 
 type HastNode = { type: string; value?: string; tagName?: string; properties?: Record<string, unknown>; children?: HastNode[] };
 
@@ -44,6 +46,9 @@ const components: Components = {
   },
 };
 
+/** Any other link in an answer, as Markdown shows links everywhere. */
+const MarkdownLink = markdownComponents.a as ComponentType<ComponentProps<'a'> & ExtraProps>;
+
 /** While a block is still being written its code is left plain: highlighting it again for every
  * word is most of what a streamed word would cost. It is highlighted once the block is done. */
 const liveComponents: Components = {
@@ -56,9 +61,26 @@ const liveComponents: Components = {
 
 /** An assistant's answer: GitHub-flavoured Markdown, safely, with highlighted code blocks. */
 export function ChatMarkdown({ children, live = false }: { children: string; live?: boolean }) {
+  // An answer with sources (issue 32): each [n] it cites is a button opening that source.
+  const sources = useAnswerSources();
+  const count = sources?.count ?? 0;
+  const base = live ? liveComponents : components;
+  const withCitations = useMemo<Components | null>(
+    () =>
+      count === 0
+        ? null
+        : {
+            ...base,
+            a: (props) => {
+              const n = citationNumber(props.href);
+              return n !== null ? <CitationButton n={n} /> : <MarkdownLink {...props} />;
+            },
+          },
+    [base, count],
+  );
   return (
-    <SafeMarkdown components={live ? liveComponents : components} className="text-[15px] text-slate-800 [&>*:first-child]:mt-0 [&>*:last-child]:mb-0">
-      {children}
+    <SafeMarkdown components={withCitations ?? base} className="text-[15px] text-slate-800 [&>*:first-child]:mt-0 [&>*:last-child]:mb-0">
+      {count > 0 ? linkCitations(children, count) : children}
     </SafeMarkdown>
   );
 }

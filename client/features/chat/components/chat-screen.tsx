@@ -8,7 +8,8 @@ import { exportUrl } from '../api/chat-api.ts';
 import { useChatHistory } from '../hooks/use-chat-history.ts';
 import { useChatSend } from '../hooks/use-chat-send.ts';
 import { useChatSession } from '../hooks/use-chat-session.ts';
-import { useModels } from '../hooks/use-models.ts';
+import { useModels, useWebSearchOffered } from '../hooks/use-models.ts';
+import { WebSearchSwitch } from './use-agents-switch.tsx';
 import { useWideScreen } from '../hooks/use-wide-screen.ts';
 import { download, exportLocally } from '../lib/chat-export.ts';
 import type { ChatHistoryEntry } from '../lib/chat-storage.ts';
@@ -42,6 +43,8 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
     () => (agentsOffered ? { on: settings.useAgents ?? true, onChange: (on: boolean) => setSettings({ ...settings, useAgents: on }) } : null),
     [agentsOffered, settings, setSettings],
   );
+  // "Search the web" (issue 32): where the server has a search engine; each chat keeps its own.
+  const webSearchOffered = useWebSearchOffered();
   const sender = useChatSend({
     info,
     variant,
@@ -51,8 +54,16 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
     models,
     settings: session.settings,
     agentsOffered,
+    webSearchOffered,
     update: session.update,
   });
+  const webSearch = useMemo(
+    () =>
+      webSearchOffered ? (
+        <WebSearchSwitch checked={settings.webSearch === true} onCheckedChange={(on) => setSettings({ ...settings, webSearch: on })} disabled={sender.pending} />
+      ) : null,
+    [webSearchOffered, settings, setSettings, sender.pending],
+  );
   const [search, setSearch] = useState('');
   const [settingsOpen, setSettingsOpen] = useState(false);
   const openSettings = useCallback(() => setSettingsOpen(true), []);
@@ -185,6 +196,7 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
           inlineError={sender.inlineError}
           onSend={sender.send}
           onStop={sender.stop}
+          extra={webSearch}
         />
       </section>
       <ChatSettingsDialog

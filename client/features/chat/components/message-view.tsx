@@ -8,6 +8,8 @@ import { LiveAnswerText } from './live-answer-text.tsx';
 import { CopyButton } from './copy-button.tsx';
 import { AnswerAgain, ContinueAnswer, EditableQuestion, VersionSwitch } from './message-actions.tsx';
 import { TextWithSteps } from './tool-steps.tsx';
+import { AnswerSources } from './answer-sources.tsx';
+import { QuestionDocuments } from './document-attachments.tsx';
 
 type Props = {
   message: ChatMessage;
@@ -46,6 +48,7 @@ export const MessageView = memo(function MessageView({ message, assistantLabel, 
                 ))}
               </ul>
             )}
+            {message.documents?.length ? <QuestionDocuments documents={message.documents} /> : null}
             <div className="flex w-full justify-end">
               {/* A pasted URL or file name breaks at the bubble's edge instead of widening the chat. */}
               <div className="max-w-[85%] min-w-0 rounded-2xl rounded-br-sm bg-brand-600 px-4 py-2.5 whitespace-pre-wrap wrap-anywhere text-white">
@@ -80,6 +83,7 @@ export const MessageView = memo(function MessageView({ message, assistantLabel, 
       <Bot aria-hidden="true" className="mt-2 size-5 shrink-0 text-brand-600" />
       <div className={`max-w-[85%] min-w-0 rounded-2xl rounded-bl-sm border px-4 py-2.5 ${message.failed ? 'border-red-200 bg-red-50 text-red-800' : 'border-slate-200 bg-white'}`}>
         <span className="sr-only">{assistantLabel}: </span>
+        <WithSources message={message}>
         {message.failed ? (
           <>
             {message.toolSteps?.length ? <TextWithSteps content="" steps={message.toolSteps} text={() => null} /> : null}
@@ -98,6 +102,7 @@ export const MessageView = memo(function MessageView({ message, assistantLabel, 
         ) : (
           message.content && <ChatMarkdown>{message.content}</ChatMarkdown>
         )}
+        </WithSources>
         {images.length > 0 && (
           <div className="mt-2 grid gap-2">
             {images.map((src, i) => (
@@ -124,3 +129,13 @@ export const MessageView = memo(function MessageView({ message, assistantLabel, 
     </div>
   );
 });
+
+/** An answer with sources (issue 32): its [n] open them, and they are listed under it. */
+function WithSources({ message, children }: { message: ChatMessage; children: React.ReactNode }) {
+  if (!message.citations?.length && !message.sourcesNote) return children;
+  return (
+    <AnswerSources citations={message.citations ?? []} note={message.sourcesNote}>
+      {children}
+    </AnswerSources>
+  );
+}

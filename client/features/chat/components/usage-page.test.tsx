@@ -69,6 +69,21 @@ describe('UsagePage', () => {
     expect(total).toHaveTextContent('TotalRequests19Input tokens12,900Output tokens3,500Images3Cost$0.2782');
   });
 
+  it('says which rows are embeddings of documents (issue 32), apart from the chats of the same provider', async () => {
+    const embeddings: TChatUsageReport = {
+      ...report(30),
+      rows: [
+        { user: { id: 'u1', email: 'ada@example.com', name: 'Ada' }, provider: 'openai', model: 'gpt-4o', purpose: 'chat', requests: 2, failed: 0, stopped: 0, estimated: 0, inputTokens: 100, outputTokens: 50, images: 0, costUsd: 0.0008 },
+        { user: { id: 'u1', email: 'ada@example.com', name: 'Ada' }, provider: 'openai', model: 'text-embedding-3-small', purpose: 'embedding', requests: 4, failed: 0, stopped: 0, estimated: 0, inputTokens: 9000, outputTokens: 0, images: 0, costUsd: 0.0002 },
+      ],
+    };
+    stubFetch({ 'GET /api/admin/usage?days=30': { body: embeddings } });
+    renderWithProviders(<UsagePage />, { auth: signedInAs('admin'), path: '/admin/usage' });
+    const rows = within(await screen.findByRole('table', { name: 'AI usage in the last 30 days' })).getAllByRole('row');
+    expect(within(rows[1]!).getAllByRole('cell')[1]).toHaveTextContent(/^gpt-4o$/);
+    expect(within(rows[2]!).getAllByRole('cell')[1]).toHaveTextContent('text-embedding-3-smallEmbeddings');
+  });
+
   it('says which rows are alert briefs and condition drafts, apart from the chats of the same model', async () => {
     const briefs: TChatUsageReport = {
       ...report(30),

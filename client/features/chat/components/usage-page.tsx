@@ -16,8 +16,8 @@ const count = new Intl.NumberFormat('en-US');
 /** Cost in USD: cents, or four decimals for the fractions of a cent small calls cost. */
 export const formatUsd = (value: number): string => usd.format(value);
 
-/** Alert briefs (docs/decisions/0044) and condition drafts (docs/decisions/0075) spend the same budget as chats; their rows say so. */
-const PURPOSE_NOTE: Partial<Record<TChatUsagePurpose, string>> = { 'alert-brief': 'Alert briefs', 'condition-draft': 'Condition drafts' };
+/** Alert briefs (docs/decisions/0044), condition drafts (docs/decisions/0075) and documents' embeddings (docs/decisions/0081) spend the same budget as chats; their rows say so. */
+const PURPOSE_NOTE: Partial<Record<TChatUsagePurpose, string>> = { 'alert-brief': 'Alert briefs', 'condition-draft': 'Condition drafts', embedding: 'Embeddings' };
 const rowKey = (row: TChatUsageRow) => `${row.user.id}|${row.provider}|${row.model}|${row.purpose}`;
 
 const providerLabel = (id: string) => (CHAT_PROVIDERS.includes(id as TChatProvider) ? CHAT_PROVIDER_INFO[id as TChatProvider].label : id);

@@ -46,10 +46,10 @@ const MAX_MB = CHAT_IMAGE_LIMITS.maxBytes / (1024 * 1024);
  * large in pixels, data cut short: docs/decisions/0064), else its message (storage full, busy),
  * else what went wrong on the way.
  */
-export function uploadRefusal(err: unknown): string {
+export function uploadRefusal(err: unknown, fallback = 'The image could not be uploaded.'): string {
   const body = err instanceof ApiError && err.body && typeof err.body === 'object' ? (err.body as { details?: unknown }) : null;
   const detail = Array.isArray(body?.details) ? (body.details as Array<{ message?: unknown }>).find((d) => typeof d?.message === 'string')?.message : undefined;
-  const reason = typeof detail === 'string' && detail ? detail : errorMessage(err, 'The image could not be uploaded.');
+  const reason = typeof detail === 'string' && detail ? detail : errorMessage(err, fallback);
   return reason.charAt(0).toUpperCase() + reason.slice(1);
 }
 

@@ -1,9 +1,10 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { CHAT_IMAGE_LIMITS, CHAT_LIMITS, CONTINUE_PROMPT, chatImageId, mayContinue, type TChatModel, type TChatProviderInfo, type TChatRequest } from '../../../../contracts/chat.ts';
 import { notify } from '../../../lib/notify.ts';
+import { DOCUMENT_LIMITS } from '../../../../contracts/documents.ts';
 import type { TToolStep } from '../../../../contracts/assistant-tools.ts';
-import { ChatRequestError, MISSING_KEY_TEXT, joinAnswer, sendChat, stopAnswer, type AnswerReader, type ChatResult } from '../api/chat-api.ts';
-import { sessionTitle, type ChatMessage, type ChatSettings } from '../lib/chat-storage.ts';
+import { ChatRequestError, MISSING_KEY_TEXT, joinAnswer, sendChat, stopAnswer, type AnswerReader, type AnswerSources, type ChatResult } from '../api/chat-api.ts';
+import { sessionTitle, type ChatMessage, type ChatSettings, type QuestionDocument } from '../lib/chat-storage.ts';
 import { createLiveAnswerStore, type LiveAnswer, type LiveAnswerStore } from '../lib/live-answer.ts';
 import { FAILED_TOAST, STOPPED_NOTE, UNEXPECTED_CUT_NOTE, cutShortNote, messageId, sorryMessage } from '../lib/chat-text.ts';
 import type { ChatVariant } from '../lib/chat-variant.ts';
@@ -20,7 +21,7 @@ export type ChatSend = {
   inlineError: string | null;
   /** Sends a message (and the images it shows: our image URLs) after the branch in view; false
    * when it is not sent (empty, or a request is pending). */
-  send(text: string, images?: readonly string[]): boolean;
+  send(text: string, images?: readonly string[], documents?: readonly QuestionDocument[]): boolean;
   /** Joins an answer of the open chat that the server is writing (after a reload, or from
    * another tab; docs/decisions/0056): what came so far, then the rest. False when busy. */
   attach(answerId: string): boolean;
@@ -52,6 +53,8 @@ type Options = {
   settings: ChatSettings;
   /** "Use my agents" is offered here (an admin, on a model that calls tools; issue 31): the request says whether it is on. */
   agentsOffered?: boolean;
+  /** The server has a search engine (issue 32): the request says when the chat's "Search the web" is on. */
+  webSearchOffered?: boolean;
   update(change: (tree: ChatTree) => ChatTree): void;
 };
 
@@ -82,8 +85,16 @@ export function requestMessages(conversation: readonly ChatMessage[], variant: C
     content: m.content,
     ...(variant.sendsTimestamps ? { timestamp: m.timestamp } : {}),
     ...(imagesOf.has(m) ? { images: imagesOf.get(m)! } : {}),
+    // A question's documents are searched for every later answer of the chat (issue 32).
+    ...(m.role === 'user' && m.documents?.length ? { documents: m.documents.map((d) => d.id).slice(0, DOCUMENT_LIMITS.maxPerMessage) } : {}),
   }));
 }
+
+/** An answer's sources as its message keeps them (issue 32). */
+const sourcesFields = (sources: AnswerSources | undefined): Pick<ChatMessage, 'citations' | 'sourcesNote'> => ({
+  ...(sources?.citations.length ? { citations: sources.citations } : {}),
+  ...(sources?.note ? { sourcesNote: sources.note } : {}),
+});
 
 /** How long Stop waits for the server to end the answer (so what is shown is what is kept) before it stops reading. */
 const STOP_GRACE_MS = 3_000;
@@ -106,7 +117,7 @@ function messagesUpTo(branch: readonly BranchItem[], id: string | null): ChatMes
  * Stop (the partial answer stays, marked), and where each kind of failure shows. Every action
  * keeps its identity across renders, so nothing re-renders for it on every streamed word.
  */
-export function useChatSend({ info, variant, chatId, branch, model, models, settings, agentsOffered = false, update }: Options): ChatSend {
+export function useChatSend({ info, variant, chatId, branch, model, models, settings, agentsOffered = false, webSearchOffered = false, update }: Options): ChatSend {
   const [pending, setPending] = useState(false);
   const [streamingId, setStreamingId] = useState<string | null>(null);
   const [configError, setConfigError] = useState(false);
@@ -118,9 +129,9 @@ export function useChatSend({ info, variant, chatId, branch, model, models, sett
   const generation = useRef(0);
   const busy = useRef(false);
   const [live] = useState(createLiveAnswerStore);
-  const latest = useRef({ info, variant, chatId, branch, model, models, settings, agentsOffered, update });
+  const latest = useRef({ info, variant, chatId, branch, model, models, settings, agentsOffered, webSearchOffered, update });
   useLayoutEffect(() => {
-    latest.current = { info, variant, chatId, branch, model, models, settings, agentsOffered, update };
+    latest.current = { info, variant, chatId, branch, model, models, settings, agentsOffered, webSearchOffered, update };
   });
   // Leaving the screen stops reading the answer; the server goes on writing it into the chat
   // (docs/decisions/0056), where the screen finds it again.
@@ -148,6 +159,7 @@ export function useChatSend({ info, variant, chatId, branch, model, models, sett
       let answer = '';
       let started = false;
       let steps: TToolStep[] = [];
+      let sources: AnswerSources | undefined;
       /** Adds the answer and shows it, or updates it once it is there (updaters run later, so check the list). */
       const showAnswer = (fields: Partial<ChatMessage>) =>
         update((tree) => {
@@ -211,6 +223,10 @@ export function useChatSend({ info, variant, chatId, branch, model, models, sett
             if (!started) begin();
             showAnswer({ content: answer, toolSteps: steps, streaming: true });
           },
+          // The sources come before the text (issue 32): kept for the answer's [n], shown with it.
+          onSources: (found) => {
+            if (isLive()) sources = found;
+          },
         });
         flushFrame();
         if (!isLive()) return;
@@ -224,6 +240,7 @@ export function useChatSend({ info, variant, chatId, branch, model, models, sett
             finish: result.finish,
             note: result.note,
             ...(result.images.length > 0 ? { images: result.images } : {}),
+            ...sourcesFields(result.sources ?? sources),
           });
         } else {
           throw new ChatRequestError('The assistant returned an empty answer');
@@ -238,14 +255,14 @@ export function useChatSend({ info, variant, chatId, branch, model, models, sett
         };
         if (controller.signal.aborted || (err instanceof ChatRequestError && err.stopped)) {
           // Stopped: the partial answer stays, marked.
-          showAnswer({ content: answer, note: STOPPED_NOTE, finish: 'stopped', streaming: undefined });
+          showAnswer({ content: answer, note: STOPPED_NOTE, finish: 'stopped', streaming: undefined, ...sourcesFields(sources) });
         } else if (joining && err instanceof ChatRequestError && err.status === 404) {
           // Gone meanwhile (it failed before any text): the chat as the server holds it.
           noAnswer();
         } else if (err instanceof ChatRequestError) {
           if (answer) {
             // Cut short (the connection lost, a failure): the text stays with why, and Retry.
-            showAnswer({ content: answer, note: cutShortNote(err.message), finish: err.finish, streaming: undefined });
+            showAnswer({ content: answer, note: cutShortNote(err.message), finish: err.finish, streaming: undefined, ...sourcesFields(sources) });
             if (underInput) setInlineError(err.message);
           } else if (err.message.includes(MISSING_KEY_TEXT)) {
             noAnswer();
@@ -291,6 +308,8 @@ export function useChatSend({ info, variant, chatId, branch, model, models, sett
         ...(settings.temperature !== null ? { temperature: settings.temperature } : {}),
         // On by default where it is offered; never sent where it is not (the server refuses it there).
         ...(latest.current.agentsOffered ? { useAgents: settings.useAgents ?? true } : {}),
+        // "Search the web" (issue 32): sent only where the server offers it (it refuses it elsewhere).
+        ...(latest.current.webSearchOffered && settings.webSearch ? { webSearch: true } : {}),
         // The chat's title (SPEC: its first question) for a chat the server does not hold yet.
         answer: { chatId, id: answerId, questionId: question.id, questionParentId: question.parentId ?? null, title: sessionTitle(conversation).slice(0, 200) },
       };
@@ -327,11 +346,19 @@ export function useChatSend({ info, variant, chatId, branch, model, models, sett
 
   /** A new question after `parentId`, shown as the branch's end, then its answer. */
   const ask = useCallback(
-    (text: string, parentId: string | null, images: readonly string[] = []): boolean => {
+    (text: string, parentId: string | null, images: readonly string[] = [], documents: readonly QuestionDocument[] = []): boolean => {
       const content = text.trim();
       const before = messagesUpTo(latest.current.branch, parentId);
       if (!content || busy.current || before === null) return false;
-      const question: ChatMessage = { id: messageId(), parentId, role: 'user', content, timestamp: new Date().toISOString(), ...(images.length > 0 ? { images: [...images] } : {}) };
+      const question: ChatMessage = {
+        id: messageId(),
+        parentId,
+        role: 'user',
+        content,
+        timestamp: new Date().toISOString(),
+        ...(images.length > 0 ? { images: [...images] } : {}),
+        ...(documents.length > 0 ? { documents: [...documents] } : {}),
+      };
       latest.current.update((tree) => ({ messages: [...tree.messages, question], leafId: question.id }));
       void run([...before, question], null);
       return true;
@@ -339,13 +366,16 @@ export function useChatSend({ info, variant, chatId, branch, model, models, sett
     [run],
   );
 
-  const send = useCallback((text: string, images?: readonly string[]) => ask(text, latest.current.branch.at(-1)?.message.id ?? null, images), [ask]);
+  const send = useCallback(
+    (text: string, images?: readonly string[], documents?: readonly QuestionDocument[]) => ask(text, latest.current.branch.at(-1)?.message.id ?? null, images, documents),
+    [ask],
+  );
 
-  // An edited question shows the images of the question it replaces.
+  // An edited question shows the images and carries the documents of the question it replaces.
   const edit = useCallback(
     (questionId: string, text: string) => {
       const question = latest.current.branch.find((b) => b.message.id === questionId)?.message;
-      return question?.role === 'user' ? ask(text, question.parentId ?? null, question.images ?? []) : false;
+      return question?.role === 'user' ? ask(text, question.parentId ?? null, question.images ?? [], question.documents ?? []) : false;
     },
     [ask],
   );

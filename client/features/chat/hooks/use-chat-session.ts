@@ -173,6 +173,7 @@ export function useChatSession(info: TChatProviderInfo, models: readonly TChatMo
         systemPrompt: settings.systemPrompt,
         temperature: settings.temperature,
         useAgents: settings.useAgents,
+        ...(typeof settings.webSearch === 'boolean' ? { webSearch: settings.webSearch } : {}),
         ...(userId ? { userId } : {}),
         unsynced: true,
       };

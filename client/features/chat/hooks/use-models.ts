@@ -17,3 +17,9 @@ export function useModels(info: TChatProviderInfo): { models: readonly TChatMode
   const server = status.data;
   return server ? { models: server.models, defaultModel: server.defaultModel || server.models[0]!.id } : { models: info.models, defaultModel: info.defaultModel };
 }
+
+/** Whether the server has a web search engine configured (issue 32: GET /api/chat/providers says `webSearch: true`). */
+export function useWebSearchOffered(): boolean {
+  const status = useQuery({ queryKey: PROVIDERS_QUERY_KEY, select: (data: unknown) => typeof data === 'object' && data !== null && 'webSearch' in data && data.webSearch === true });
+  return status.data === true;
+}

@@ -1,5 +1,6 @@
 import type { TToolStep } from '../../../../contracts/assistant-tools.ts';
 import type { TChatFinish } from '../../../../contracts/chat.ts';
+import type { TCitation, TDocumentStatus, TDocumentType } from '../../../../contracts/documents.ts';
 import { CLOCK, DATE, calendarDaysBetween, formatTime } from '../../../../contracts/time-format.ts';
 
 /** SPEC section 3: a chat message; id, images, the notes and its place among versions are ours. */
@@ -27,18 +28,28 @@ export type ChatMessage = {
   failed?: boolean;
   /** The tool steps the answer took (issue 31), shown where they happened in its text. */
   toolSteps?: TToolStep[];
+  /** The documents a question carries (issue 32): their ids, with name, type and state when this browser attached them. */
+  documents?: QuestionDocument[];
+  /** The sources an answer may cite as [n] (issue 32), and how they were found (full text only, files without text, a failed web search). */
+  citations?: TCitation[];
+  sourcesNote?: string;
   /** Still arriving: not saved to the server until it ends. */
   streaming?: boolean;
 };
 
+/** A document a question carries (issue 32); a chat read from the server knows its id only. */
+export type QuestionDocument = { id: string; name?: string; type?: TDocumentType; status?: TDocumentStatus };
+
 /** A chat's own settings (docs/decisions/0047); "Use my agents" (issue 31): null until the chat sets it (on for admins). */
-export type ChatSettings = { systemPrompt: string; temperature: number | null; useAgents: boolean | null };
+export type ChatSettings = { systemPrompt: string; temperature: number | null; useAgents: boolean | null; webSearch?: boolean | null };
 export const DEFAULT_SETTINGS: ChatSettings = { systemPrompt: '', temperature: null, useAgents: null };
 /** A saved chat's settings, its own or the defaults. */
-export const settingsOf = (session: Pick<ChatSession, 'systemPrompt' | 'temperature' | 'useAgents'>): ChatSettings => ({
+export const settingsOf = (session: Pick<ChatSession, 'systemPrompt' | 'temperature' | 'useAgents' | 'webSearch'>): ChatSettings => ({
   systemPrompt: session.systemPrompt ?? '',
   temperature: session.temperature ?? null,
   useAgents: session.useAgents ?? null,
+  // "Search the web" (issue 32): off until the chat turns it on.
+  ...(typeof session.webSearch === 'boolean' ? { webSearch: session.webSearch } : {}),
 });
 
 /**
@@ -57,6 +68,7 @@ export type ChatSession = {
   systemPrompt?: string;
   temperature?: number | null;
   useAgents?: boolean | null;
+  webSearch?: boolean | null;
   userId?: string;
   unsynced?: boolean;
 };

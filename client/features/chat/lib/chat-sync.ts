@@ -61,6 +61,8 @@ export function storedMessage(message: ChatMessage, fallbackTime: string): TStor
     ...(images > 0 ? { imagesNotKept: Math.min(images, 100) } : {}),
     ...(stored.length > 0 ? { images: stored } : {}),
     ...(message.toolSteps?.length ? { toolSteps: message.toolSteps.slice(0, MAX_TOOL_STEPS_KEPT) } : {}),
+    ...(message.role === 'user' && message.documents?.length ? { documents: message.documents.map((d) => d.id) } : {}),
+    ...(message.role === 'assistant' && message.citations?.length ? { citations: message.citations } : {}),
   };
 }
 
@@ -106,6 +108,7 @@ export function saveFields(provider: TChatProvider, session: ChatSession): SaveF
     ...(session.systemPrompt !== undefined ? { systemPrompt: session.systemPrompt } : {}),
     ...(session.temperature !== undefined ? { temperature: session.temperature } : {}),
     ...(typeof session.useAgents === 'boolean' ? { useAgents: session.useAgents } : {}),
+    ...(typeof session.webSearch === 'boolean' ? { webSearch: session.webSearch } : {}),
     updatedAt: isoOr(session.timestamp, new Date().toISOString()),
   };
 }
@@ -127,6 +130,8 @@ export function sessionFromServer(conversation: TConversation, userId: string | 
       ...(m.imagesNotKept ? { imagesNotKept: m.imagesNotKept } : {}),
       ...(m.images?.length ? { images: m.images.map(chatImageUrl) } : {}),
       ...(m.toolSteps?.length ? { toolSteps: m.toolSteps } : {}),
+      ...(m.documents?.length ? { documents: m.documents.map((id) => ({ id })) } : {}),
+      ...(m.citations?.length ? { citations: m.citations } : {}),
       // Still being written by the server (docs/decisions/0056): the screen joins it.
       ...(m.streaming ? { streaming: true } : {}),
     })),
@@ -138,6 +143,7 @@ export function sessionFromServer(conversation: TConversation, userId: string | 
     systemPrompt: conversation.systemPrompt,
     temperature: conversation.temperature,
     useAgents: conversation.useAgents ?? null,
+    ...(typeof conversation.webSearch === 'boolean' ? { webSearch: conversation.webSearch } : {}),
     ...(userId ? { userId } : {}),
   };
 }
@@ -164,4 +170,5 @@ const pick = (s: ChatSession) => ({
   ...(s.systemPrompt !== undefined ? { systemPrompt: s.systemPrompt } : {}),
   ...(s.temperature !== undefined ? { temperature: s.temperature } : {}),
   ...(s.useAgents !== undefined ? { useAgents: s.useAgents } : {}),
+  ...(s.webSearch !== undefined ? { webSearch: s.webSearch } : {}),
 });

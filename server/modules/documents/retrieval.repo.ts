@@ -1,0 +1,129 @@
+import { and, desc, eq, inArray, isNotNull, ne, or, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.ts';
+import { documentPassages, documents, documentVersions } from '../../db/schema.ts';
+
+/** Any connection or transaction: repo functions run inside the caller's transaction. */
+type Tx = Pick<Db, 'select' | 'selectDistinct' | 'insert' | 'update' | 'delete' | 'execute'>;
+
+/** The embedding a passage must have to be searched by vector: this model, at these dimensions (null: any). */
+export type EmbeddingTarget = { model: string; dims: number | null };
+
+/** The user's documents in a scope: those named (their own only) and their project's knowledge. */
+export async function scopeDocuments(db: Tx, userId: string, scope: { documentIds: readonly string[]; projectId: string | null }) {
+  const named = scope.documentIds.length > 0 ? inArray(documents.id, [...scope.documentIds]) : undefined;
+  const project = scope.projectId !== null ? eq(documents.projectId, scope.projectId) : undefined;
+  if (!named && !project) return [];
+  return db
+    .select({ id: documents.id, name: documents.name, status: documents.status })
+    .from(documents)
+    .where(and(eq(documents.userId, userId), or(named, project)));
+}
+
+/** The user's documents version (0 before their first change). One indexed read per question. */
+export async function documentsVersion(db: Tx, userId: string): Promise<number> {
+  const [row] = await db.select({ version: documentVersions.version }).from(documentVersions).where(eq(documentVersions.userId, userId));
+  return row?.version ?? 0;
+}
+
+/** Every passage of the user embedded with the target model: the rows of their vector index. */
+export async function embeddedPassages(db: Tx, userId: string, target: EmbeddingTarget) {
+  return db
+    .select({ id: documentPassages.id, documentId: documentPassages.documentId, embedding: documentPassages.embedding })
+    .from(documentPassages)
+    .where(and(eq(documentPassages.userId, userId), ...currentEmbedding(target)));
+}
+
+function currentEmbedding(target: EmbeddingTarget) {
+  return [isNotNull(documentPassages.embedding), eq(documentPassages.embeddingModel, target.model), ...(target.dims !== null ? [eq(documentPassages.embeddingDims, target.dims)] : [])];
+}
+
+/** The stored float32 vectors of some passages (the re-scoring of the index's candidates). */
+export async function passageEmbeddings(db: Tx, userId: string, ids: readonly string[]) {
+  if (ids.length === 0) return [];
+  return db
+    .select({ id: documentPassages.id, embedding: documentPassages.embedding })
+    .from(documentPassages)
+    .where(and(eq(documentPassages.userId, userId), inArray(documentPassages.id, [...ids])));
+}
+
+/**
+ * Passages in the documents that answer the question's words, best first (`ts_rank_cd`). The
+ * question is read by `websearch_to_tsquery` (quoted phrases, `-word`), but its words are then
+ * joined by OR, not AND: a question in a sentence ("what is the refund window for Canada?")
+ * rarely has every word in one passage, and `ts_rank_cd` still ranks the passages with more of
+ * them, closer together, first.
+ */
+export async function fullTextSearch(db: Tx, userId: string, documentIds: readonly string[], question: string, limit: number): Promise<string[]> {
+  if (documentIds.length === 0) return [];
+  const query = sql`replace(websearch_to_tsquery('english', ${question})::text, ' & ', ' | ')::tsquery`;
+  const rank = sql<number>`ts_rank_cd(${documentPassages.tsv}, ${query})`;
+  const rows = await db
+    .select({ id: documentPassages.id })
+    .from(documentPassages)
+    .where(and(eq(documentPassages.userId, userId), inArray(documentPassages.documentId, [...documentIds]), sql`${documentPassages.tsv} @@ ${query}`))
+    .orderBy(desc(rank), documentPassages.id)
+    .limit(limit);
+  return rows.map((r) => r.id);
+}
+
+/** The passages to give the model, with their file's name. */
+export async function passagesByIds(db: Tx, userId: string, ids: readonly string[]) {
+  if (ids.length === 0) return [];
+  return db
+    .select({
+      id: documentPassages.id,
+      documentId: documentPassages.documentId,
+      fileName: documents.name,
+      page: documentPassages.page,
+      sheet: documentPassages.sheet,
+      heading: documentPassages.heading,
+      text: documentPassages.text,
+    })
+    .from(documentPassages)
+    .innerJoin(documents, eq(documents.id, documentPassages.documentId))
+    .where(and(eq(documentPassages.userId, userId), inArray(documentPassages.id, [...ids])));
+}
+
+/** Whether any passage of these documents lacks the target embedding (it is then re-embedded in the background). */
+export async function hasPassagesToEmbed(db: Tx, userId: string, documentIds: readonly string[] | null, target: EmbeddingTarget): Promise<boolean> {
+  const rows = await db
+    .select({ id: documentPassages.id })
+    .from(documentPassages)
+    .where(and(eq(documentPassages.userId, userId), documentIds ? inArray(documentPassages.documentId, [...documentIds]) : undefined, needsEmbedding(target)))
+    .limit(1);
+  return rows.length > 0;
+}
+
+function needsEmbedding(target: EmbeddingTarget) {
+  return or(
+    sql`${documentPassages.embedding} is null`,
+    sql`${documentPassages.embeddingModel} is distinct from ${target.model}`,
+    ...(target.dims !== null ? [ne(documentPassages.embeddingDims, target.dims)] : []),
+  );
+}
+
+/** The next passages of the user to embed (none embedded with the target), oldest documents first. */
+export async function passagesToEmbed(db: Tx, userId: string, target: EmbeddingTarget, limit: number) {
+  return db
+    .select({ id: documentPassages.id, heading: documentPassages.heading, text: documentPassages.text })
+    .from(documentPassages)
+    .where(and(eq(documentPassages.userId, userId), needsEmbedding(target)))
+    .orderBy(documentPassages.documentId, documentPassages.ord)
+    .limit(limit);
+}
+
+/** Users with passages to embed with the target (the start's re-embedding after a change of model). */
+export async function usersWithPassagesToEmbed(db: Tx, target: EmbeddingTarget): Promise<string[]> {
+  const rows = await db.selectDistinct({ userId: documentPassages.userId }).from(documentPassages).where(needsEmbedding(target));
+  return rows.map((r) => r.userId);
+}
+
+/** Stores passages' vectors (a passage deleted meanwhile is simply not there to update). */
+export async function storeEmbeddings(db: Tx, userId: string, rows: readonly { id: string; embedding: Uint8Array }[], target: { model: string; dims: number }): Promise<void> {
+  for (const row of rows) {
+    await db
+      .update(documentPassages)
+      .set({ embedding: Buffer.from(row.embedding.buffer, row.embedding.byteOffset, row.embedding.byteLength), embeddingModel: target.model, embeddingDims: target.dims })
+      .where(and(eq(documentPassages.id, row.id), eq(documentPassages.userId, userId)));
+  }
+}
