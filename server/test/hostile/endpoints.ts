@@ -24,6 +24,7 @@ import {
   ZUpdateConversation,
   ZUpdatePreset,
 } from '../../../contracts/chat-history.ts';
+import { ZCreateShare, ZShareIdParams } from '../../../contracts/share-links.ts';
 import { IMAGE_UPLOAD_BODY_LIMIT } from '../../modules/chat/images.routes.ts';
 import { TEST_MODELS, conversationBody, imageBody } from '../chat-helpers.ts';
 import type { Json } from './arbitraries.ts';
@@ -177,6 +178,10 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'POST', route: '/api/chat/images', actor: 'admin', body: { contract: { schema: ZUploadImage }, sample: imageBody() }, bodyLimit: IMAGE_UPLOAD_BODY_LIMIT },
   { method: 'GET', route: '/api/chat/images/:id', actor: 'admin', param: imageId },
   { method: 'DELETE', route: '/api/chat/images/:id', actor: 'admin', param: { ...imageId, freshEachRequest: true } },
+  // Share links (issue 32): every valid body makes a link, so fewer cases than the default.
+  { method: 'POST', route: '/api/chat/conversations/:id/shares', actor: 'admin', param: conversationId, body: { contract: { schema: ZCreateShare, asSeen: (b) => b ?? {} }, sample: { includeImages: true } }, runs: 30 },
+  { method: 'GET', route: '/api/chat/shares', actor: 'admin', runs: 10 },
+  { method: 'DELETE', route: '/api/chat/shares/:id', actor: 'admin', param: { name: 'id', contract: { schema: ZShareIdParams }, real: (fx) => fx.shareLink(), freshEachRequest: true } },
   { method: 'GET', route: '/api/chat/presets', actor: 'admin', runs: 10 },
   { method: 'POST', route: '/api/chat/presets', actor: 'admin', body: { contract: { schema: ZCreatePreset }, sample: { name: 'Hostile preset', systemPrompt: 'Answer briefly.', temperature: 0.5 } } },
   { method: 'PATCH', route: '/api/chat/presets/:id', actor: 'admin', param: presetId, body: { contract: { schema: ZUpdatePreset }, sample: { name: 'Edited preset', temperature: 1 } } },
