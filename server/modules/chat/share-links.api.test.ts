@@ -141,3 +141,31 @@ describe('share links', () => {
     expect(page).toContain('&#60;/title&#62;&#60;script&#62;alert(6)&#60;/script&#62;');
   });
 });
+
+describe.skipIf(process.env.TEST_DATABASE !== 'postgres')('share links in two processes', () => {
+  const env = { ADMIN_EMAILS: OWNER, CHAT_SHARE_ROLES: 'admin', SESSION_SECRET: 'a-session-secret-both-processes-share-0123456789' };
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    a = await createTestApp({ env });
+    b = await createTestApp({ env, sameDatabaseAs: a });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  it('a link revoked in one process answers 404 at once in the other', async () => {
+    const ownerA = await a.signIn(OWNER, 'Owner');
+    const ownerB = await b.signIn(OWNER, 'Owner');
+    const chatId = await saveChat(a, ownerA);
+    const link = (await a.request({ method: 'POST', url: `/api/chat/conversations/${chatId}/shares`, cookie: ownerA, payload: {} })).json();
+    const token = tokenOf(link.url);
+    expect((await b.request({ url: `/s/${token}` })).statusCode).toBe(200);
+    // The other process lists the same URL (the token is derived from the shared secret).
+    expect((await b.request({ url: '/api/chat/shares', cookie: ownerB })).json().links.map((l: { url: string }) => l.url)).toEqual([link.url]);
+    expect((await a.request({ method: 'DELETE', url: `/api/chat/shares/${link.id}`, cookie: ownerA })).statusCode).toBe(204);
+    expect((await b.request({ url: `/s/${token}` })).statusCode).toBe(404);
+    expect((await a.request({ url: `/s/${token}` })).statusCode).toBe(404);
+  });
+});
