@@ -110,6 +110,8 @@ export default defineConfig({
         MARKET_DATA: 'simulated',
         // The channels journey's receiver listens on 127.0.0.1 (plain http, tests only).
         OUTBOUND_ALLOW_LOOPBACK: 'true',
+        // Admins may share chats as links (issue 32; off by default), for the XSS journey's shared page.
+        CHAT_SHARE_ROLES: 'admin',
         ...aiEnv,
       },
     },

@@ -47,6 +47,8 @@ import { createChatService } from './modules/chat/chat.service.ts';
 import { conversationsRoutes } from './modules/chat/conversations.routes.ts';
 import { createConversationsService } from './modules/chat/conversations.service.ts';
 import { imagesRoutes } from './modules/chat/images.routes.ts';
+import { shareLinksRoutes } from './modules/chat/share-links.routes.ts';
+import { createShareLinksService } from './modules/chat/share-links.service.ts';
 import { createImageDecoder } from './modules/chat/image-decoder.ts';
 import { createImagesService } from './modules/chat/images.service.ts';
 import { googleAuthRoutes } from './modules/auth/google.routes.ts';
@@ -278,6 +280,16 @@ export async function buildApp({
   await app.register(chatRoutes, { chat, webSearch });
   await app.register(conditionDraftRoutes, { drafts: createDraftService({ db, config: config.chat, now }) });
   await app.register(conversationsRoutes, { conversations });
+  const shares = createShareLinksService({
+    db,
+    conversations,
+    images,
+    shareRoles: config.chat.shareRoles,
+    publicOrigin: config.publicOrigin,
+    secret: config.sessionSecret,
+    now,
+  });
+  await app.register(shareLinksRoutes, { shares, siteName: config.siteName });
   const notifications = createNotificationsService({
     db,
     mailer: createMailer(config.email, logger),

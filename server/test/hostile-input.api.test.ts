@@ -52,6 +52,8 @@ describe('hostile input', () => {
         ...fake.env,
         ADMIN_EMAILS: ADMIN_EMAIL,
         MARKET_DATA: 'simulated',
+        // Sharing is off by default; on for the admin, so share routes reach past the policy.
+        CHAT_SHARE_ROLES: 'admin',
         // Limits that would refuse (and, for the budget, record) valid requests part-way through.
         SIGN_IN_RATE_LIMIT: '100000',
         WRITE_RATE_LIMIT: '100000',

@@ -33,7 +33,7 @@ describe('permission matrix', () => {
   beforeAll(async () => {
     // The live console's stream ends on its own soon, so inject() gets its whole answer.
     // Every row makes its objects as the owner: more writes a minute than the default limit (write-limit.api.test.ts checks that limit).
-    t = await createTestApp({ env: { ADMIN_EMAILS: `${OWNER},${OTHER}`, MARKET_DATA: 'simulated', EVENT_STREAM_MAX_MS: '50', WRITE_RATE_LIMIT: '1000' } });
+    t = await createTestApp({ env: { ADMIN_EMAILS: `${OWNER},${OTHER}`, CHAT_SHARE_ROLES: 'admin', MARKET_DATA: 'simulated', EVENT_STREAM_MAX_MS: '50', WRITE_RATE_LIMIT: '1000' } });
     cookies.owner = await t.signIn(OWNER, 'Owner');
     cookies['another admin'] = await t.signIn(OTHER, 'Other');
     cookies.guest = await t.signIn('guest@example.com', 'Guest');
@@ -83,6 +83,7 @@ describe('permission matrix', () => {
   const newConversation = async (): Promise<string> => (await asOwner('POST', '/api/chat/conversations', conversationBody())).conversation.id;
   const newAccessToken = async (): Promise<string> => (await asOwner('POST', '/api/settings/access-tokens', { name: `Matrix token ${++n}`, scope: 'read', expiresInDays: 7 })).id;
   const newPreset = async (): Promise<string> => (await asOwner('POST', '/api/chat/presets', presetBody())).id;
+  const newShareLink = async (): Promise<string> => (await asOwner('POST', `/api/chat/conversations/${await newConversation()}/shares`, {})).id;
   const newImage = async (): Promise<string> => (await asOwner('POST', '/api/chat/images', imageBody())).id;
   const newDocument = async (): Promise<string> => {
     const res = await t.request({ method: 'POST', url: `/api/documents?name=matrix-${++n}.txt`, cookie: cookies.owner, headers: { 'content-type': 'application/octet-stream' }, payload: Buffer.from('Matrix words.') });
@@ -164,6 +165,10 @@ describe('permission matrix', () => {
     { method: 'GET', url: '/api/chat/conversations/:id/stream', call: async () => ({ path: `/api/chat/conversations/${await newConversation()}/stream?answer=a1` }), expected: [401, 404, 200, 404] },
     { method: 'POST', url: '/api/chat/conversations/:id/stop', call: async () => ({ path: `/api/chat/conversations/${await newConversation()}/stop`, payload: { answer: 'a1' } }), expected: [401, 404, 204, 404] },
     // Chat images are each user's own (docs/decisions/0055).
+    // Share links (issue 32): sharing is for the roles CHAT_SHARE_ROLES names (admin here), so a guest hears 403.
+    { method: 'POST', url: '/api/chat/conversations/:id/shares', call: async () => ({ path: `/api/chat/conversations/${await newConversation()}/shares`, payload: {} }), expected: [401, 403, 201, 404] },
+    { method: 'GET', url: '/api/chat/shares', call: at('/api/chat/shares'), expected: [401, 200, 200, 200] },
+    { method: 'DELETE', url: '/api/chat/shares/:id', call: async () => ({ path: `/api/chat/shares/${await newShareLink()}` }), expected: [401, 404, 204, 404] },
     { method: 'POST', url: '/api/chat/images', call: async () => ({ path: '/api/chat/images', payload: imageBody() }), expected: [401, 201, 201, 201] },
     { method: 'GET', url: '/api/chat/images/:id', call: async () => ({ path: `/api/chat/images/${await newImage()}` }), expected: [401, 404, 200, 404] },
     { method: 'DELETE', url: '/api/chat/images/:id', call: async () => ({ path: `/api/chat/images/${await newImage()}` }), expected: [401, 404, 204, 404] },

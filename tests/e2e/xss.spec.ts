@@ -344,6 +344,26 @@ test.describe('rendering safety: an XSS corpus in every user-controlled text', (
     await expectChat(log, answer, corpus);
     await expectNoXss(page, xss, 'the chat reopened from history');
 
+    // Shared as a link (issue 32; the suite's server lets admins share): the server's page of its
+    // own, opened signed out, renders the same corpus with no script and no dangerous markup.
+    let chatId = '';
+    await expect
+      .poll(async () => {
+        const list = (await (await page.request.get('/api/chat/conversations?q=corpus')).json()) as { conversations: Array<{ id: string }> };
+        chatId = list.conversations[0]?.id ?? '';
+        return chatId;
+      })
+      .not.toBe('');
+    const made = await page.request.post(`/api/chat/conversations/${chatId}/shares`, { headers: sameOrigin(baseURL), data: {} });
+    await expectStatus(made, 201, 'share the chat');
+    const { url } = (await made.json()) as { url: string };
+    await page.context().clearCookies();
+    await page.goto(url);
+    await expect(page.getByRole('heading', { name: 'Chat corpus' }).first()).toBeVisible();
+    await expect(page.locator('script')).toHaveCount(0);
+    await expectNoXss(page, xss, 'the shared page');
+    await signIn(page.request, baseURL, { email, name });
+
     await page.goto('/admin/usage');
     await expectShown(page.getByRole('row').filter({ hasText: email }).first(), [name]);
     await expectNoXss(page, xss, '/admin/usage');

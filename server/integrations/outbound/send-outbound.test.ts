@@ -99,6 +99,13 @@ describe('sendOutbound', () => {
     expect(fake.received.map((r) => r.path)).toEqual(['/hook']);
   });
 
+  it("returns a redirect unread when the caller asks to follow it by hand, and still follows none itself", async () => {
+    const fake = await target({ respond: (_req, res) => res.writeHead(301, { location: '/moved', 'content-type': 'text/html' }).end('<p>moved</p>') });
+    const answer = await sendOutbound({ url: `http://127.0.0.1:${fake.port}/page`, method: 'GET', redirects: 'return' }, loopback);
+    expect(answer).toMatchObject({ status: 301, body: '', truncated: false, headers: { location: '/moved' } });
+    expect(fake.received.map((r) => r.path)).toEqual(['/page']);
+  });
+
   it('gives up on a receiver that does not answer in time', async () => {
     const fake = await target({ respond: () => undefined });
     const err = await failure(sendOutbound({ url: `http://127.0.0.1:${fake.port}/slow`, timeoutMs: 300 }, loopback));

@@ -24,6 +24,7 @@ import {
   ZUpdateConversation,
   ZUpdatePreset,
 } from '../../../contracts/chat-history.ts';
+import { ZCreateShare, ZShareIdParams } from '../../../contracts/share-links.ts';
 import { IMAGE_UPLOAD_BODY_LIMIT } from '../../modules/chat/images.routes.ts';
 import { ZDocumentParams, ZPassageParams, ZUploadDocumentQuery } from '../../../contracts/documents.ts';
 import { ZListDocumentsQuery } from '../../modules/documents/documents.routes.ts';
@@ -197,6 +198,10 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'GET', route: '/api/documents', actor: 'admin', query: { schema: ZListDocumentsQuery } },
   { method: 'GET', route: '/api/documents/passages/:id', actor: 'admin', param: { name: 'id', contract: { schema: ZPassageParams }, real: (fx: Fixtures) => fx.passage() } },
   { method: 'DELETE', route: '/api/documents/:id', actor: 'admin', param: { name: 'id', contract: { schema: ZDocumentParams }, real: (fx: Fixtures) => fx.document(), freshEachRequest: true } },
+  // Share links (issue 32): every valid body makes a link, so fewer cases than the default.
+  { method: 'POST', route: '/api/chat/conversations/:id/shares', actor: 'admin', param: conversationId, body: { contract: { schema: ZCreateShare, asSeen: (b) => b ?? {} }, sample: { includeImages: true } }, runs: 30 },
+  { method: 'GET', route: '/api/chat/shares', actor: 'admin', runs: 10 },
+  { method: 'DELETE', route: '/api/chat/shares/:id', actor: 'admin', param: { name: 'id', contract: { schema: ZShareIdParams }, real: (fx) => fx.shareLink(), freshEachRequest: true } },
   { method: 'GET', route: '/api/chat/presets', actor: 'admin', runs: 10 },
   { method: 'POST', route: '/api/chat/presets', actor: 'admin', body: { contract: { schema: ZCreatePreset }, sample: { name: 'Hostile preset', systemPrompt: 'Answer briefly.', temperature: 0.5 } } },
   { method: 'PATCH', route: '/api/chat/presets/:id', actor: 'admin', param: presetId, body: { contract: { schema: ZUpdatePreset }, sample: { name: 'Edited preset', temperature: 1 } } },

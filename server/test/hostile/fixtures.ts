@@ -30,6 +30,8 @@ export type Fixtures = {
   /** An uploaded document's id, and a passage of a new one (issue 32). */
   document(): Promise<string>;
   passage(): Promise<string>;
+  /** A share link's id (issue 32), of a saved chat of its own. */
+  shareLink(): Promise<string>;
   /** A pending proposal's id, made as an assistant makes one (issue 31). */
   proposal(): Promise<string>;
   guestUserId(): Promise<string>;
@@ -103,6 +105,10 @@ export async function createFixtures(t: TestApp): Promise<Fixtures> {
       return (await asAdmin<{ id: string }>('POST', '/api/settings/access-tokens', VALID_ACCESS_TOKEN)).id;
     },
     conversation: async () => (await asAdmin<{ conversation: { id: string } }>('POST', '/api/chat/conversations', conversationBody())).conversation.id,
+    async shareLink() {
+      const chat = (await asAdmin<{ conversation: { id: string } }>('POST', '/api/chat/conversations', conversationBody())).conversation.id;
+      return (await asAdmin<{ id: string }>('POST', `/api/chat/conversations/${chat}/shares`, {})).id;
+    },
     async preset() {
       // Valid hostile bodies create presets too: at the cap, one makes room.
       const { presets } = await asAdmin<{ presets: Array<{ id: string }> }>('GET', '/api/chat/presets');

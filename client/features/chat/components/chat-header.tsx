@@ -25,6 +25,8 @@ type Props = {
   canExport: boolean;
   onExport(format: 'md' | 'json'): void;
   onSettings?: () => void;
+  /** Opens Share (issue 32). */
+  onShare?: () => void;
   /** "Use my agents" (issue 31): offered to an admin on a model that calls tools; absent otherwise. */
   agents?: { on: boolean; onChange(on: boolean): void } | null;
 };
@@ -32,7 +34,7 @@ type Props = {
 /** SPEC's chat header: back to the dashboard, the history toggle, the title and the model; then
  * the chat's menu. */
 export const ChatHeader = memo(function ChatHeader(props: Props) {
-  const { titleId, label, models, model, onModelChange, pending, sidebarId, sidebarShown, toggleLabel, toggleOnWideScreens, onToggleSidebar, toggleRef, canExport, onExport, onSettings, agents } = props;
+  const { titleId, label, models, model, onModelChange, pending, sidebarId, sidebarShown, toggleLabel, toggleOnWideScreens, onToggleSidebar, toggleRef, canExport, onExport, onSettings, onShare, agents } = props;
   return (
     <header className="flex flex-wrap items-center gap-2 border-b border-slate-200 px-3 py-2 sm:px-4">
       <Link
@@ -74,7 +76,7 @@ export const ChatHeader = memo(function ChatHeader(props: Props) {
         </select>
       </label>
       {agents && <UseAgentsSwitch checked={agents.on} onCheckedChange={agents.onChange} disabled={pending} />}
-      <ChatOptionsMenu canExport={canExport} onExport={onExport} onSettings={onSettings} />
+      <ChatOptionsMenu canExport={canExport} onExport={onExport} onSettings={onSettings} onShare={onShare} />
     </header>
   );
 });

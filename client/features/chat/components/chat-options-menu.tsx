@@ -1,4 +1,4 @@
-import { Download, EllipsisVertical, SlidersHorizontal } from 'lucide-react';
+import { Download, EllipsisVertical, Share2, SlidersHorizontal } from 'lucide-react';
 import { DropdownMenu } from 'radix-ui';
 
 type Props = {
@@ -7,13 +7,15 @@ type Props = {
   onExport(format: 'md' | 'json'): void;
   /** Opens the chat's settings (system prompt, temperature, presets); absent: not offered. */
   onSettings?: () => void;
+  /** Opens Share (a link to the chat, and the user's shared links; issue 32); absent: not offered. */
+  onShare?: () => void;
 };
 
 const ITEM =
   'flex cursor-default items-center gap-2 rounded-md px-3 py-2 text-sm text-slate-800 outline-none select-none data-[disabled]:pointer-events-none data-[disabled]:opacity-50 data-[highlighted]:bg-slate-100';
 
-/** The open chat's menu: export it as a file, and its settings. */
-export function ChatOptionsMenu({ canExport, onExport, onSettings }: Props) {
+/** The open chat's menu: its settings, share it as a link, export it as a file. */
+export function ChatOptionsMenu({ canExport, onExport, onSettings, onShare }: Props) {
   return (
     <DropdownMenu.Root modal={false}>
       <DropdownMenu.Trigger
@@ -28,6 +30,11 @@ export function ChatOptionsMenu({ canExport, onExport, onSettings }: Props) {
           {onSettings && (
             <DropdownMenu.Item className={ITEM} onSelect={onSettings}>
               <SlidersHorizontal aria-hidden="true" className="size-4" /> Chat settings
+            </DropdownMenu.Item>
+          )}
+          {onShare && (
+            <DropdownMenu.Item className={ITEM} onSelect={onShare}>
+              <Share2 aria-hidden="true" className="size-4" /> Share…
             </DropdownMenu.Item>
           )}
           <DropdownMenu.Item className={ITEM} disabled={!canExport} onSelect={() => onExport('md')}>

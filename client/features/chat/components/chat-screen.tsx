@@ -17,6 +17,7 @@ import { chatVariant } from '../lib/chat-variant.ts';
 import { ChatComposer } from './chat-composer.tsx';
 import { ChatHeader } from './chat-header.tsx';
 import { ChatSettingsDialog } from './chat-settings-dialog.tsx';
+import { ShareDialog } from './share-dialog.tsx';
 import { HistorySidebar } from './history-sidebar.tsx';
 import { ChatActionsContext, PendingContext, type ChatActions } from './message-actions.tsx';
 import { MessageList } from './message-list.tsx';
@@ -67,6 +68,8 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
   const [search, setSearch] = useState('');
   const [settingsOpen, setSettingsOpen] = useState(false);
   const openSettings = useCallback(() => setSettingsOpen(true), []);
+  const [shareOpen, setShareOpen] = useState(false);
+  const openShare = useCallback(() => setShareOpen(true), []);
   const history = useChatHistory(info, session.history, search);
 
   // Answers survive a reload (docs/decisions/0056). The screen opens on a new chat (SPEC); when
@@ -170,6 +173,7 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
           canExport={session.branch.length > 0}
           onExport={onExport}
           onSettings={openSettings}
+          onShare={openShare}
           agents={agents}
         />
         <ChatActionsContext.Provider value={actions}>
@@ -199,6 +203,7 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
           extra={webSearch}
         />
       </section>
+      <ShareDialog open={shareOpen} onOpenChange={setShareOpen} chatId={session.chatId} canShare={session.branch.length > 0} save={() => latest.current.flush()} />
       <ChatSettingsDialog
         open={settingsOpen}
         onOpenChange={setSettingsOpen}
