@@ -46,6 +46,8 @@ import { createDraftService } from './modules/conditions-draft/draft.service.ts'
 import { createChatService } from './modules/chat/chat.service.ts';
 import { conversationsRoutes } from './modules/chat/conversations.routes.ts';
 import { createConversationsService } from './modules/chat/conversations.service.ts';
+import { projectsRoutes } from './modules/projects/projects.routes.ts';
+import { createProjectsService, type ProjectsService } from './modules/projects/projects.service.ts';
 import { imagesRoutes } from './modules/chat/images.routes.ts';
 import { createImageDecoder } from './modules/chat/image-decoder.ts';
 import { createImagesService } from './modules/chat/images.service.ts';
@@ -123,6 +125,8 @@ declare module 'fastify' {
     invalidations: Invalidations;
     /** The assistants' tools on the user's agents (docs/decisions/0076): the chat's tool loop and /mcp call them. */
     agentTools: AgentTools;
+    /** Each user's projects (issue 32): the chat reads a project's instructions and default assistant from it. */
+    projects: ProjectsService;
   }
 }
 
@@ -244,7 +248,9 @@ export async function buildApp({
   const imageDecoder = createImageDecoder({ logger });
   app.addHook('onClose', async () => imageDecoder.close());
   const images = createImagesService({ db, storageBytes: config.chat.imageStorageBytes, decoder: imageDecoder, now });
-  const conversations = createConversationsService({ db, now, images });
+  const projects = createProjectsService({ db, now });
+  app.decorate('projects', projects);
+  const conversations = createConversationsService({ db, now, images, projects });
   const chat = createChatService({ db, config: config.chat, images, conversations, agentTools, now });
   // Answers still being written end first, stored as far as they got (docs/decisions/0056).
   app.addHook('preClose', async () => chat.close());
@@ -256,6 +262,7 @@ export async function buildApp({
   await app.register(chatRoutes, { chat });
   await app.register(conditionDraftRoutes, { drafts: createDraftService({ db, config: config.chat, now }) });
   await app.register(conversationsRoutes, { conversations });
+  await app.register(projectsRoutes, { projects });
   const notifications = createNotificationsService({
     db,
     mailer: createMailer(config.email, logger),

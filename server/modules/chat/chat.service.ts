@@ -88,6 +88,8 @@ export type ChatPlan = {
   imageIds: string[][];
   /** The chat a kept answer goes in (its generated images go there too); null when the answer is only sent back. */
   conversationId: string | null;
+  /** The project a chat the answer makes starts in (issue 32); null: none. */
+  projectId: string | null;
   user: SessionUser;
   /** The provider's key is missing: answer SPEC's 'API key not configured' text instead. */
   missingKey: boolean;
@@ -221,6 +223,7 @@ export function createChatService({ db, config, images, conversations, agentTool
       imageInputs: input.messages.flatMap((m) => (m.images ?? []).map((id) => stored.get(id)!)),
       imageIds: input.messages.map((m) => m.images ?? []),
       conversationId: null,
+      projectId: input.projectId ?? null,
       user,
       missingKey: !isConfigured(provider),
       reservation: null,
@@ -495,6 +498,7 @@ export function createChatService({ db, config, images, conversations, agentTool
           question: { content: question.content, images: lastQuestionImages },
           systemPrompt: plan.system ?? '',
           temperature: plan.temperature ?? null,
+          projectId: plan.projectId,
           // An image is billed per image, not by its prompt (interrupted-answers.ts counts it).
           unsettled: { inputTokens: plan.image ? 0 : promptTokens(plan), reservationId: plan.reservation?.id ?? null },
         },
