@@ -70,6 +70,9 @@ import { settingsRoutes } from './modules/settings/settings.routes.ts';
 import { accessTokensRoutes } from './modules/auth/access-tokens.routes.ts';
 import { createAccessTokensService } from './modules/auth/access-tokens.service.ts';
 import { mcpRoutes } from './modules/mcp/mcp.routes.ts';
+import { documentsRoutes } from './modules/documents/documents.routes.ts';
+import { createDocumentsService } from './modules/documents/documents.service.ts';
+import type { DocumentsService } from './modules/documents/types.ts';
 import { createSettingsService } from './modules/settings/settings.service.ts';
 import { usersRoutes } from './modules/users/users.routes.ts';
 import { createUsersService } from './modules/users/users.service.ts';
@@ -127,6 +130,8 @@ declare module 'fastify' {
     agentTools: AgentTools;
     /** Each user's projects (issue 32): the chat reads a project's instructions and default assistant from it. */
     projects: ProjectsService;
+    /** Documents in chat (docs/decisions/0081): upload, list, retrieval; the chat reads its questions' documents through it. */
+    documents: DocumentsService;
   }
 }
 
@@ -247,6 +252,9 @@ export async function buildApp({
   app.decorate('agentTools', agentTools);
   const imageDecoder = createImageDecoder({ logger });
   app.addHook('onClose', async () => imageDecoder.close());
+  const documents = createDocumentsService({ db, maxBytes: config.documents.maxBytes, now });
+  app.decorate('documents', documents);
+  await app.register(documentsRoutes, { documents, maxBytes: config.documents.maxBytes });
   const images = createImagesService({ db, storageBytes: config.chat.imageStorageBytes, decoder: imageDecoder, now });
   const projects = createProjectsService({ db, now });
   app.decorate('projects', projects);
@@ -290,6 +298,7 @@ export async function buildApp({
   const purge = setInterval(() => {
     auth.purgeExpiredSessions().catch((err: unknown) => app.log.warn({ err }, 'session purge failed'));
     images.purgeUnsent().catch((err: unknown) => app.log.warn({ err }, 'purge of unsent chat images failed'));
+    documents.purgeUnattached().catch((err: unknown) => app.log.warn({ err }, 'purge of unattached documents failed'));
   }, SESSION_PURGE_INTERVAL_MS);
   purge.unref();
   app.addHook('onClose', async () => clearInterval(purge));

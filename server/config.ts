@@ -5,6 +5,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { ZEmail, type TPublicConfig } from '../contracts/auth.ts';
 import { CHAT_PROVIDERS, DEFAULT_CHAT_POLICY, OLLAMA_TOOL_MODELS, OLLAMA_VISION_MODELS, type TChatPolicy, type TChatProvider } from '../contracts/chat.ts';
+import { DOCUMENT_LIMITS } from '../contracts/documents.ts';
 import { controlSocketPath, DATA_DIR_TOO_DEEP } from './db/data-dir-lock.ts';
 
 const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
@@ -183,6 +184,8 @@ const ZEnv = z.object({
   CHAT_ANSWER_LEASE_SECONDS: positiveInt(15, 3),
   /** Each user's chat images, uploaded and generated, in MB (docs/decisions/0055). */
   CHAT_IMAGE_STORAGE_MB: positiveInt(200),
+  /** The largest document a user may upload, in MB (issue 32, docs/decisions/0081). */
+  DOCUMENT_MAX_MB: positiveInt(DOCUMENT_LIMITS.defaultMaxMb),
   /** Ollama models that see images besides the known ones (names before any ':' tag). */
   OLLAMA_VISION_MODELS: z.preprocess(
     emptyToUndefined,
@@ -281,6 +284,8 @@ export type Config = {
    * test-only settings that weaken a rule (refused in production, said aloud elsewhere). */
   startWarnings: string[];
   chat: ChatConfig;
+  /** Documents in chat (docs/decisions/0081): the largest upload, in bytes (DOCUMENT_MAX_MB). */
+  documents: { maxBytes: number };
   alertBriefs: AlertBriefsConfig;
   market: MarketConfig;
   email: EmailConfig;
@@ -529,6 +534,7 @@ export function loadConfig(
       answerLeaseMs: e.CHAT_ANSWER_LEASE_SECONDS * 1000,
       imageStorageBytes: e.CHAT_IMAGE_STORAGE_MB * 1024 * 1024,
     },
+    documents: { maxBytes: e.DOCUMENT_MAX_MB * 1024 * 1024 },
     alertBriefs: { waitSeconds: e.ALERT_BRIEF_WAIT_SECONDS, timeoutSeconds: e.ALERT_BRIEF_TIMEOUT_SECONDS },
     market: {
       mode: e.MARKET_DATA,

@@ -11,7 +11,8 @@ const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const ADMIN = 'admin@example.com';
 
 type Route = { method: string; url: string };
-type Call = { path: string; payload: unknown };
+/** `raw`: the route takes a file's bytes as application/octet-stream (a document upload), not JSON. */
+type Call = { path: string; payload: unknown; raw?: true };
 
 /** An attack: the headers a hostile page (or a request without browser headers) would send,
  * and the answer the request guard must give before any route runs. */
@@ -39,6 +40,7 @@ const EXPECTED_BODY = {
   403: { error: 'Forbidden', message: 'Cross-origin request refused' },
   415: { error: 'Unsupported Media Type', message: 'Send the request body as application/json' },
 };
+const EXPECTED_RAW_415 = { error: 'Unsupported Media Type', message: 'Send the file as application/octet-stream' };
 
 /**
  * Every state-changing /api route the app registers (read from `app.apiRoutes`, so a new route
@@ -73,6 +75,11 @@ describe('request guard on every state-changing route', () => {
   const newConversationId = async (): Promise<string> => (await asAdmin('POST', '/api/chat/conversations', conversationBody())).conversation.id;
   const newPresetId = async (): Promise<string> => (await asAdmin('POST', '/api/chat/presets', presetBody())).id;
   const newImageId = async (): Promise<string> => (await asAdmin('POST', '/api/chat/images', imageBody())).id;
+  const newDocumentId = async (): Promise<string> => {
+    const res = await t.request({ method: 'POST', url: `/api/documents?name=guard-${++n}.txt`, cookie: admin, headers: { 'content-type': 'application/octet-stream' }, payload: Buffer.from('Guarded words.') });
+    if (res.statusCode !== 201) throw new Error(`POST /api/documents: ${res.statusCode} ${res.body}`);
+    return res.json<{ id: string }>().id;
+  };
   const newArticleId = async (): Promise<string> => (await asAdmin('POST', '/api/articles', { ...article(), published: true })).id;
   const newUserId = async (): Promise<string> => {
     const email = `user-${++n}@example.com`;
@@ -118,6 +125,8 @@ describe('request guard on every state-changing route', () => {
     'POST /api/chat/conversations/:id/stop': async () => ({ path: `/api/chat/conversations/${await newConversationId()}/stop`, payload: { answer: 'a1' } }),
     'POST /api/chat/images': async () => ({ path: '/api/chat/images', payload: imageBody() }),
     'DELETE /api/chat/images/:id': async () => ({ path: `/api/chat/images/${await newImageId()}`, payload: {} }),
+    'POST /api/documents': async () => ({ path: `/api/documents?name=posted-${++n}.txt`, payload: Buffer.from('Posted words.'), raw: true }),
+    'DELETE /api/documents/:id': async () => ({ path: `/api/documents/${await newDocumentId()}`, payload: {} }),
     ...Object.fromEntries(
       CHAT_PROVIDERS.map((p) => [`POST ${CHAT_PROVIDER_INFO[p].endpoint}`, async (): Promise<Call> => ({ path: CHAT_PROVIDER_INFO[p].endpoint, payload: chatBody(p) })]),
     ),
@@ -159,10 +168,11 @@ describe('request guard on every state-changing route', () => {
     const before = await snapshot();
     const wrong: string[] = [];
     for (const route of routes) {
-      const { path, payload } = calls.get(key(route))!;
+      const { path, payload, raw } = calls.get(key(route))!;
       const res = await t.app.inject({ method: route.method as 'POST', url: path, payload: attack.body(payload), headers: { ...attack.headers, cookie: admin } });
       const body = res.headers['content-type']?.startsWith('application/json') ? res.json() : res.body;
-      if (res.statusCode !== attack.status || JSON.stringify(body) !== JSON.stringify(EXPECTED_BODY[attack.status])) {
+      const expected = raw && attack.status === 415 ? EXPECTED_RAW_415 : EXPECTED_BODY[attack.status];
+      if (res.statusCode !== attack.status || JSON.stringify(body) !== JSON.stringify(expected)) {
         wrong.push(`${key(route)}: ${res.statusCode} ${res.body.slice(0, 120)}`);
       }
     }
@@ -172,12 +182,18 @@ describe('request guard on every state-changing route', () => {
     expect((await t.request({ url: '/api/auth/me', cookie: admin })).json().user?.email).toBe(ADMIN);
   });
 
-  it('control: the same calls from our origin, as JSON, are let through and succeed', async () => {
+  it('control: the same calls from our origin, as JSON (or a file as octet-stream), are let through and succeed', async () => {
     const wrong: string[] = [];
     for (const route of routes) {
-      const { path, payload } = calls.get(key(route))!;
+      const { path, payload, raw } = calls.get(key(route))!;
       // A fresh session each time: the sign-out call ends its own.
-      const res = await t.request({ method: route.method as 'POST', url: path, payload: payload as object, cookie: await t.signIn(ADMIN) });
+      const res = await t.request({
+        method: route.method as 'POST',
+        url: path,
+        payload: payload as object,
+        cookie: await t.signIn(ADMIN),
+        ...(raw ? { headers: { 'content-type': 'application/octet-stream' } } : {}),
+      });
       const ok = key(route) in knownCalls ? res.statusCode < 300 : res.statusCode !== 403 && res.statusCode !== 415;
       if (!ok) wrong.push(`${key(route)}: ${res.statusCode} ${res.body.slice(0, 120)}`);
     }

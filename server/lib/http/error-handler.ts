@@ -7,7 +7,7 @@ import { QueueFullError } from '../fair-queue.ts';
 /** One place where every error becomes the JSON of DESIGN section 5. No stack reaches a client. */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | AppError | Error, request, reply) => {
-    const appError = toAppError(err);
+    const appError = toAppError(err, request.routeOptions.bodyLimit);
     if (appError) {
       if (appError.status >= 500) reply.header('cache-control', 'no-store');
       if (appError.retryAfterSeconds !== undefined) reply.header('retry-after', String(appError.retryAfterSeconds));
@@ -53,7 +53,9 @@ export function answerFrameworkError(err: FastifyError, _request: FastifyRequest
   void reply.status(error.status).send(error.toBody());
 }
 
-function toAppError(err: Error): AppError | null {
+const megabytes = (bytes: number) => `${Number((bytes / (1024 * 1024)).toFixed(1))} MB`;
+
+function toAppError(err: Error, bodyLimit: number | undefined): AppError | null {
   if (err instanceof AppError) return err;
   // Drizzle wraps what the driver threw in a query error of its own.
   const busy = err instanceof QueueFullError ? err : err.cause instanceof QueueFullError ? err.cause : null;
@@ -62,7 +64,8 @@ function toAppError(err: Error): AppError | null {
   }
   switch ((err as FastifyError).code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('PAYLOAD_TOO_LARGE', 'Request body is larger than 1 MB');
+      // The route's own limit (a document upload's is DOCUMENT_MAX_MB), else the app's 1 MB.
+      return new AppError('PAYLOAD_TOO_LARGE', `Request body is larger than ${megabytes(bodyLimit ?? 1024 * 1024)}`);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

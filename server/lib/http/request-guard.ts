@@ -9,7 +9,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * subdomains, old browsers) without CSRF tokens. A request with neither `Origin` nor
  * `Sec-Fetch-Site: same-origin` is refused, so a forged form post cannot slip through. A route
  * that takes a bearer token and no cookie (`bearerAuth`: /mcp, for outside clients that send no
- * Origin) checks Origin itself; its body must still be JSON.
+ * Origin) checks Origin itself; its body must still be JSON. A route marked `rawBody` (a document
+ * upload) takes `application/octet-stream` instead; the same-origin rule still holds.
  */
 export function registerRequestGuard(app: FastifyInstance, publicOrigin: string): void {
   app.addHook('onRequest', async (request) => {
@@ -24,8 +25,10 @@ export function registerRequestGuard(app: FastifyInstance, publicOrigin: string)
     const hasBody =
       request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
     const type = request.headers['content-type'] ?? '';
-    if (hasBody && !/^application\/json\s*(;|$)/i.test(type)) {
-      throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json');
-    }
+    // A file's bytes (a document upload) come raw: base64 in JSON would add a third.
+    const [wanted, rule] = request.routeOptions.config.rawBody
+      ? [/^application\/octet-stream\s*(;|$)/i, 'Send the file as application/octet-stream']
+      : [/^application\/json\s*(;|$)/i, 'Send the request body as application/json'];
+    if (hasBody && !wanted.test(type)) throw new AppError('UNSUPPORTED_MEDIA_TYPE', rule);
   });
 }

@@ -33,6 +33,8 @@ declare module 'fastify' {
      * request guard's same-origin rule is the route's own Origin check instead.
      */
     bearerAuth?: true;
+    /** A route whose body is a file's raw bytes (`application/octet-stream`, a document upload), not JSON. */
+    rawBody?: true;
   }
   interface FastifyRequest {
     user: SessionUser | null;
