@@ -291,6 +291,8 @@ export function useChatSend({ info, variant, chatId, branch, model, models, sett
         ...(settings.temperature !== null ? { temperature: settings.temperature } : {}),
         // On by default where it is offered; never sent where it is not (the server refuses it there).
         ...(latest.current.agentsOffered ? { useAgents: settings.useAgents ?? true } : {}),
+        // A chat in a project (issue 32): its instructions and knowledge apply; a chat the server makes starts in it.
+        ...(settings.projectId ? { projectId: settings.projectId } : {}),
         // The chat's title (SPEC: its first question) for a chat the server does not hold yet.
         answer: { chatId, id: answerId, questionId: question.id, questionParentId: question.parentId ?? null, title: sessionTitle(conversation).slice(0, 200) },
       };

@@ -31,14 +31,16 @@ export type ChatMessage = {
   streaming?: boolean;
 };
 
-/** A chat's own settings (docs/decisions/0047); "Use my agents" (issue 31): null until the chat sets it (on for admins). */
-export type ChatSettings = { systemPrompt: string; temperature: number | null; useAgents: boolean | null };
-export const DEFAULT_SETTINGS: ChatSettings = { systemPrompt: '', temperature: null, useAgents: null };
+/** A chat's own settings (docs/decisions/0047); "Use my agents" (issue 31): null until the chat sets it (on for admins);
+ * the project it is in (issue 32): null for none. */
+export type ChatSettings = { systemPrompt: string; temperature: number | null; useAgents: boolean | null; projectId: string | null };
+export const DEFAULT_SETTINGS: ChatSettings = { systemPrompt: '', temperature: null, useAgents: null, projectId: null };
 /** A saved chat's settings, its own or the defaults. */
-export const settingsOf = (session: Pick<ChatSession, 'systemPrompt' | 'temperature' | 'useAgents'>): ChatSettings => ({
+export const settingsOf = (session: Pick<ChatSession, 'systemPrompt' | 'temperature' | 'useAgents' | 'projectId'>): ChatSettings => ({
   systemPrompt: session.systemPrompt ?? '',
   temperature: session.temperature ?? null,
   useAgents: session.useAgents ?? null,
+  projectId: session.projectId ?? null,
 });
 
 /**
@@ -57,12 +59,24 @@ export type ChatSession = {
   systemPrompt?: string;
   temperature?: number | null;
   useAgents?: boolean | null;
+  projectId?: string | null;
   userId?: string;
   unsynced?: boolean;
 };
 
 /** SPEC section 3: the sidebar's entry for a saved chat (userId and unsynced: as its session's). */
-export type ChatHistoryEntry = { id: string; title: string; timestamp: string; model: string; aiService: string; userId?: string; unsynced?: boolean };
+export type ChatHistoryEntry = {
+  id: string;
+  title: string;
+  timestamp: string;
+  model: string;
+  aiService: string;
+  userId?: string;
+  unsynced?: boolean;
+  /** Ours (issue 32), from the server's list: pinned chats head it; the project it is in. */
+  pinned?: boolean;
+  projectId?: string | null;
+};
 
 /** SPEC section 9. */
 export const MAX_SESSIONS = 50;

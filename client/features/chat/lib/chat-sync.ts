@@ -106,6 +106,8 @@ export function saveFields(provider: TChatProvider, session: ChatSession): SaveF
     ...(session.systemPrompt !== undefined ? { systemPrompt: session.systemPrompt } : {}),
     ...(session.temperature !== undefined ? { temperature: session.temperature } : {}),
     ...(typeof session.useAgents === 'boolean' ? { useAgents: session.useAgents } : {}),
+    // The server takes it when it makes the chat (a move after that is a PATCH).
+    ...(session.projectId ? { projectId: session.projectId } : {}),
     updatedAt: isoOr(session.timestamp, new Date().toISOString()),
   };
 }
@@ -138,6 +140,7 @@ export function sessionFromServer(conversation: TConversation, userId: string | 
     systemPrompt: conversation.systemPrompt,
     temperature: conversation.temperature,
     useAgents: conversation.useAgents ?? null,
+    projectId: conversation.projectId ?? null,
     ...(userId ? { userId } : {}),
   };
 }
