@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TConversationInfo, TConversationList, TSaveConversation } from '../../../contracts/chat-history.ts';
-import type { TProject, TProjectList } from '../../../contracts/projects.ts';
+import { PROJECT_LIMITS, type TProject, type TProjectList } from '../../../contracts/projects.ts';
 import { startFakeAiProviders, type FakeAiProviders } from '../../../tests/fakes/ai-providers.ts';
 import { chat as ask, chatBody } from '../../test/chat-helpers.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
@@ -215,5 +215,31 @@ describe('projects and pins', () => {
     const refused = await ask(t, owner, 'openai', { body: { ...chatBody('openai', 'Sneak in'), projectId: theirs.id, answer: { ...answer, chatId: chatId() } } });
     expect(refused.statusCode).toBe(404);
     expect((await call('GET', `/api/projects/${theirs.id}`, undefined, other)).json()).toMatchObject({ chats: 0 });
+  });
+
+  it("uploads knowledge into a project up to its limit, and refuses a file for another user's project with a 404", async () => {
+    const project = await createProject({ name: 'Knowledge base' });
+    const upload = (projectId: string, name = 'notes.txt', cookie = owner) =>
+      t.request({ method: 'POST', url: `/api/documents?${new URLSearchParams({ name, projectId }).toString()}`, cookie, headers: { 'content-type': 'application/octet-stream' }, payload: Buffer.from('Our fiscal year ends in March.\n') });
+    const first = await upload(project.id);
+    expect(first.statusCode, first.body).toBe(201);
+    expect(first.json()).toMatchObject({ name: 'notes.txt', projectId: project.id, status: 'ready' });
+    const listed = await call('GET', `/api/documents?projectId=${project.id}`);
+    expect(listed.json()).toMatchObject({ documents: [{ name: 'notes.txt' }] });
+    expect((await call('GET', `/api/projects/${project.id}`)).json()).toMatchObject({ documents: 1 });
+
+    const theirs = await createProject({ name: 'Their knowledge' }, other);
+    expect((await upload(theirs.id)).statusCode).toBe(404);
+    expect((await call('GET', `/api/documents?projectId=${project.id}`, undefined, other)).json()).toMatchObject({ documents: [] });
+
+    // Filled to the limit (rows made directly: 200 uploads would only be slower), the next file is refused and nothing is added.
+    const [{ id: userId }] = ((await t.database.db.execute(sql`select id from users where email = ${OWNER}`)) as unknown as { rows: Array<{ id: string }> }).rows as [{ id: string }];
+    await t.database.db.execute(
+      sql`insert into documents (user_id, project_id, name, type, bytes, status, passages) select ${userId}, ${project.id}, 'filler-' || g, 'text', 1, 'ready', 0 from generate_series(2, ${PROJECT_LIMITS.maxKnowledgeDocuments}) g`,
+    );
+    const full = await upload(project.id, 'one-too-many.txt');
+    expect(full.statusCode).toBe(409);
+    expect(full.json()).toMatchObject({ message: `A project holds at most ${PROJECT_LIMITS.maxKnowledgeDocuments} files. Delete some of its files to add more.` });
+    expect(await count('documents', `project_id = '${project.id}'`)).toBe(PROJECT_LIMITS.maxKnowledgeDocuments);
   });
 });
