@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { startFakeAiProviders, type FakeAiProviders } from '../fakes/ai-providers.ts';
-import { expect, test } from './fixtures.ts';
+import { expect, expectFitsViewport, PHONE_VIEWPORT, test } from './fixtures.ts';
 import { startAppServer, type AppServer } from './support/app-server.ts';
 import { expectNoSeriousViolations } from './support/axe.ts';
 import { ADMIN_EMAIL, ADMIN_NAME } from './support/constants.ts';
@@ -90,5 +90,32 @@ test.describe('projects', () => {
     await sidebar.getByRole('button', { name: /^Board pack/ }).click();
     await expect(sidebar.getByRole('list', { name: 'Chats in Board pack' }).getByRole('button', { name: question })).toBeVisible();
     await expect(page.getByText('In project Board pack')).toBeVisible();
+  });
+
+  test("on a phone: the drawer shows the projects, a project's dialog fits, and a chat's menu moves it", async ({ page }, testInfo) => {
+    await page.setViewportSize(PHONE_VIEWPORT);
+    await signIn(page);
+    await page.request.post(`${server.url}/api/projects`, { data: { name: 'Phone project', instructions: 'Be brief.' }, headers: { origin: server.url } });
+    await page.goto(`${server.url}/chat-console`);
+    const question = 'Short question from a phone';
+    const input = page.getByLabel('Message GPT');
+    await input.fill(question);
+    await input.press('Enter');
+    await expect(page.getByRole('log', { name: 'Messages' }).getByText(`Reply to: ${question}`)).toBeVisible();
+
+    await page.getByRole('button', { name: 'Show chat history' }).click();
+    const sidebar = page.getByRole('complementary', { name: 'Chat history' });
+    await sidebar.getByRole('button', { name: 'Project settings: Phone project' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Phone project' });
+    await expect(dialog.getByRole('textbox', { name: 'Instructions' })).toHaveValue('Be brief.');
+    await expectFitsViewport(page, 'the project dialog on a phone');
+    await expectNoSeriousViolations(page, testInfo, 'project dialog on a phone', '[role="dialog"]');
+    await page.keyboard.press('Escape');
+
+    // Touch screens show the row's buttons without hover.
+    await sidebar.getByRole('button', { name: `More actions: ${question}` }).click();
+    await page.getByRole('menuitem', { name: 'Move to project' }).click();
+    await page.getByRole('menuitem', { name: 'Phone project' }).click();
+    await expect(page.getByText('In project Phone project')).toBeVisible();
   });
 });
