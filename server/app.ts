@@ -46,6 +46,8 @@ import { createDraftService } from './modules/conditions-draft/draft.service.ts'
 import { createChatService } from './modules/chat/chat.service.ts';
 import { conversationsRoutes } from './modules/chat/conversations.routes.ts';
 import { createConversationsService } from './modules/chat/conversations.service.ts';
+import { projectsRoutes } from './modules/projects/projects.routes.ts';
+import { createProjectsService, type ProjectsService } from './modules/projects/projects.service.ts';
 import { imagesRoutes } from './modules/chat/images.routes.ts';
 import { shareLinksRoutes } from './modules/chat/share-links.routes.ts';
 import { createShareLinksService } from './modules/chat/share-links.service.ts';
@@ -132,6 +134,8 @@ declare module 'fastify' {
     invalidations: Invalidations;
     /** The assistants' tools on the user's agents (docs/decisions/0076): the chat's tool loop and /mcp call them. */
     agentTools: AgentTools;
+    /** Each user's projects (issue 32): the chat reads a project's instructions and default assistant from it. */
+    projects: ProjectsService;
     /** Documents in chat (docs/decisions/0081): upload, list, retrieval; the chat reads its questions' documents through it. */
     documents: DocumentsService;
     /** Web search in chat (issue 32): the chat searches through it when a question asks for the web. */
@@ -266,7 +270,9 @@ export async function buildApp({
   app.decorate('documents', documents);
   await app.register(documentsRoutes, { documents, maxBytes: config.documents.maxBytes });
   const images = createImagesService({ db, storageBytes: config.chat.imageStorageBytes, decoder: imageDecoder, now });
-  const conversations = createConversationsService({ db, now, images });
+  const projects = createProjectsService({ db, now });
+  app.decorate('projects', projects);
+  const conversations = createConversationsService({ db, now, images, projects });
   const webSearch = createWebSearchService({ engine: config.webSearch, outbound: config.outbound });
   app.decorate('webSearch', webSearch);
   const chat = createChatService({ db, config: config.chat, images, conversations, agentTools, documents, webSearch, now });
@@ -290,6 +296,7 @@ export async function buildApp({
     now,
   });
   await app.register(shareLinksRoutes, { shares, siteName: config.siteName });
+  await app.register(projectsRoutes, { projects });
   const notifications = createNotificationsService({
     db,
     mailer: createMailer(config.email, logger),

@@ -95,6 +95,7 @@ describe('permission matrix', () => {
     const [row] = await t.database.db.select({ id: documentPassages.id }).from(documentPassages).where(eq(documentPassages.documentId, documentId));
     return row!.id;
   };
+  const newProject = async (): Promise<string> => (await asOwner('POST', '/api/projects', { name: `Matrix project ${++n}` })).id;
 
   const chatRows: Row[] = CHAT_PROVIDERS.map((provider) => ({
     method: 'POST',
@@ -181,6 +182,12 @@ describe('permission matrix', () => {
     { method: 'POST', url: '/api/chat/presets', call: async () => ({ path: '/api/chat/presets', payload: presetBody() }), expected: [401, 201, 201, 201] },
     { method: 'PATCH', url: '/api/chat/presets/:id', call: async () => ({ path: `/api/chat/presets/${await newPreset()}`, payload: { temperature: 1 } }), expected: [401, 404, 200, 404] },
     { method: 'DELETE', url: '/api/chat/presets/:id', call: async () => ({ path: `/api/chat/presets/${await newPreset()}` }), expected: [401, 404, 204, 404] },
+    // Projects are each user's own (issue 32).
+    { method: 'GET', url: '/api/projects', call: at('/api/projects'), expected: [401, 200, 200, 200] },
+    { method: 'POST', url: '/api/projects', call: async () => ({ path: '/api/projects', payload: { name: `Matrix project ${++n}` } }), expected: [401, 201, 201, 201] },
+    { method: 'GET', url: '/api/projects/:id', call: async () => ({ path: `/api/projects/${await newProject()}` }), expected: [401, 404, 200, 404] },
+    { method: 'PATCH', url: '/api/projects/:id', call: async () => ({ path: `/api/projects/${await newProject()}`, payload: { instructions: 'Be brief.' } }), expected: [401, 404, 200, 404] },
+    { method: 'DELETE', url: '/api/projects/:id', call: async () => ({ path: `/api/projects/${await newProject()}` }), expected: [401, 404, 204, 404] },
     { method: 'GET', url: '/api/notifications', call: at('/api/notifications'), expected: [401, 200, 200, 200] },
     { method: 'POST', url: '/api/notifications/read-all', call: at('/api/notifications/read-all'), expected: [401, 204, 204, 204] },
     { method: 'POST', url: '/api/notifications/:id/read', call: async () => ({ path: `/api/notifications/${await newNotification()}/read` }), expected: [401, 404, 200, 404] },

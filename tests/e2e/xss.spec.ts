@@ -372,6 +372,41 @@ test.describe('rendering safety: an XSS corpus in every user-controlled text', (
     await expectShown(page.getByRole('row').filter({ hasText: email }), [name]);
     await expectNoXss(page, xss, '/admin/users');
   });
+
+  test('projects (issue 32): names, instructions and file names in the sidebar, the menus and the dialog show as text', async ({ page, request, xss, baseURL }) => {
+    const headers = sameOrigin(baseURL);
+    const me = await signIn(page.request, baseURL, { email: `xss-${randomUUID().slice(0, 8)}@example.com`, name: 'Project owner' });
+    await makeAdmin(request, baseURL, me.id);
+    const p = shortPayloads('project');
+    const name = joinWithin(80, [p.script, p.svg]);
+    const instructions = fullCorpus('instructions').map((x) => x.text).join('\n').slice(0, 8_000);
+    const created = await page.request.post('/api/projects', { data: { name, instructions }, headers });
+    await expectStatus(created, 201, 'the project');
+    const project = (await created.json()) as { id: string };
+    const f = shortPayloads('file');
+    const fileName = joinWithin(200, [f.svg, f.script]) + '.txt';
+    const uploaded = await page.request.post(`/api/documents?${new URLSearchParams({ name: fileName, projectId: project.id }).toString()}`, {
+      data: Buffer.from('Plain notes.\n'),
+      headers: { ...headers, 'content-type': 'application/octet-stream' },
+    });
+    await expectStatus(uploaded, 201, 'the file');
+
+    await page.goto('/chat-console');
+    await expect(page.getByLabel('Message GPT')).toBeVisible();
+    const sidebar = page.getByRole('complementary', { name: 'Chat history' });
+    if (!(await page.getByRole('heading', { name: 'Chat History' }).isVisible())) await page.getByRole('button', { name: 'Show chat history' }).click();
+    await expectShown(sidebar.getByRole('button', { name: `Project settings: ${name}` }).locator('xpath=..'), [name]);
+    await expectNoXss(page, xss, 'the sidebar with a project');
+
+    await sidebar.getByRole('button', { name: `Project settings: ${name}` }).click();
+    const dialog = page.getByRole('dialog');
+    await expect(dialog.getByRole('textbox', { name: 'Instructions' })).toHaveValue(instructions);
+    await expectShown(dialog.getByRole('list', { name: `Files of ${name}` }), [fileName]);
+    await expectNoXss(page, xss, 'the project dialog');
+    await dialog.getByRole('button', { name: 'New chat in this project' }).click();
+    await expectShown(page.getByText('In project'), [name]);
+    await expectNoXss(page, xss, 'a chat in the project');
+  });
 });
 
 test.describe('rendering safety: documents in the chat (issue 32)', () => {

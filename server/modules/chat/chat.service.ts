@@ -100,6 +100,8 @@ export type ChatPlan = {
   sources: AnswerSources | null;
   /** The chat a kept answer goes in (its generated images go there too); null when the answer is only sent back. */
   conversationId: string | null;
+  /** The project a chat the answer makes starts in (issue 32); null: none. */
+  projectId: string | null;
   user: SessionUser;
   /** The provider's key is missing: answer SPEC's 'API key not configured' text instead. */
   missingKey: boolean;
@@ -247,6 +249,7 @@ export function createChatService({ db, config, images, conversations, agentTool
       documentIds: input.messages.map((m) => m.documents ?? []),
       sources,
       conversationId: null,
+      projectId: input.projectId ?? null,
       user,
       missingKey: !isConfigured(provider),
       reservation: null,
@@ -573,6 +576,7 @@ export function createChatService({ db, config, images, conversations, agentTool
           citations: plan.sources?.citations ?? [],
           systemPrompt: plan.chatSystem,
           temperature: plan.temperature ?? null,
+          projectId: plan.projectId,
           // An image is billed per image, not by its prompt (interrupted-answers.ts counts it).
           unsettled: { inputTokens: plan.image ? 0 : promptTokens(plan), reservationId: plan.reservation?.id ?? null },
         },

@@ -51,22 +51,26 @@ export async function deleteConversation(db: Tx, userId: string, chatId: string)
   return removed.length > 0;
 }
 
-export type ListOptions = { provider?: TChatProvider; q?: string; before?: { updatedAt: Date; chatId: string }; limit: number };
+export type ListOptions = { provider?: TChatProvider; projectId?: string; q?: string; before?: { updatedAt: Date; chatId: string }; limit: number };
 
 /**
- * The user's conversations, most recently updated first, a page at a time (keyed by updated_at
- * and chat id, so a page never repeats or skips one). `q` is matched as a web search
- * (`websearch_to_tsquery`: words, "phrases", -exclusions, or) against the title and every
- * message through their text-search indexes, and as plain text within the title, so a word
- * still being typed finds the chats named with it.
+ * The user's conversations, pinned ones first (issue 32), then most recently updated first, a
+ * page at a time (keyed by updated_at and chat id, so a page never repeats or skips one; the
+ * page's last chat says whether the next page goes on among the pinned ones or past them).
+ * `projectId` keeps one project's chats. `q` is matched as a web search (`websearch_to_tsquery`:
+ * words, "phrases", -exclusions, or) against the title, every message and the chat's project's
+ * name through their text-search indexes, and as plain text within the title and the project's
+ * name, so a word still being typed finds the chats named with it.
  */
-export async function listConversations(db: Tx, userId: string, { provider, q, before, limit }: ListOptions, now: Date): Promise<ListedConversation[]> {
+export async function listConversations(db: Tx, userId: string, { provider, projectId, q, before, limit }: ListOptions, now: Date): Promise<ListedConversation[]> {
   const conditions = [eq(chatConversations.userId, userId)];
   if (provider) conditions.push(eq(chatConversations.provider, provider));
+  if (projectId) conditions.push(eq(chatConversations.projectId, projectId));
   if (before) {
-    conditions.push(
-      or(lt(chatConversations.updatedAt, before.updatedAt), and(eq(chatConversations.updatedAt, before.updatedAt), lt(chatConversations.chatId, before.chatId)))!,
-    );
+    const older = or(lt(chatConversations.updatedAt, before.updatedAt), and(eq(chatConversations.updatedAt, before.updatedAt), lt(chatConversations.chatId, before.chatId)))!;
+    // Whether the page ended among the pinned chats: its last chat's pin (a chat deleted since: not pinned).
+    const endedPinned = sql`coalesce((select c2."pinned" from "chat_conversations" c2 where c2."user_id" = ${userId} and c2."chat_id" = ${before.chatId}), false)`;
+    conditions.push(sql`case when ${endedPinned} then (not ${chatConversations.pinned} or ${older}) else (not ${chatConversations.pinned} and ${older}) end`);
   }
   if (q) {
     const query = sql`websearch_to_tsquery(${TEXT_SEARCH}, ${q})`;
@@ -76,6 +80,7 @@ export async function listConversations(db: Tx, userId: string, { provider, q, b
         sql`to_tsvector(${TEXT_SEARCH}, coalesce(${chatConversations.customTitle}, ${chatConversations.title})) @@ ${query}`,
         sql`coalesce(${chatConversations.customTitle}, ${chatConversations.title}) ilike ${pattern}`,
         sql`exists (select 1 from ${chatMessages} where ${chatMessages.conversationId} = ${chatConversations.id} and to_tsvector(${TEXT_SEARCH}, ${chatMessages.content}) @@ ${query})`,
+        sql`exists (select 1 from ${projects} where ${projects.id} = ${chatConversations.projectId} and (to_tsvector(${TEXT_SEARCH}, ${projects.name}) @@ ${query} or ${projects.name} ilike ${pattern}))`,
       )!,
     );
   }
@@ -87,7 +92,7 @@ export async function listConversations(db: Tx, userId: string, { provider, q, b
     })
     .from(chatConversations)
     .where(and(...conditions))
-    .orderBy(desc(chatConversations.updatedAt), desc(chatConversations.chatId))
+    .orderBy(desc(chatConversations.pinned), desc(chatConversations.updatedAt), desc(chatConversations.chatId))
     .limit(limit);
 }
 

@@ -63,7 +63,10 @@ import type { TCitation } from '../../../contracts/documents.ts';
 type SaveInput = z.output<typeof ZSaveConversation>;
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
-export type ConversationsServiceDeps = { db: Db; images: ImagesService; now?: () => Date };
+/** The user's project, or a 404 for anyone else's (the projects module). */
+export type ProjectOwnership = { owned(userId: string, projectId: string): Promise<unknown> };
+
+export type ConversationsServiceDeps = { db: Db; images: ImagesService; projects: ProjectOwnership; now?: () => Date };
 
 const NOT_FOUND = 'Chat not found';
 const UNIQUE_VIOLATION = '23505';
@@ -79,6 +82,8 @@ function summary(row: ConversationRow, answering = false): TConversationSummary 
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     answering,
+    projectId: row.projectId,
+    pinned: row.pinned,
   };
 }
 
@@ -154,7 +159,7 @@ function checkTemperature(provider: TChatProvider, temperature: number | null | 
  * (0047). Every read and write is scoped to the signed-in user: another user's chat id is not
  * found (404), never forbidden, so ids do not leak.
  */
-export function createConversationsService({ db, images, now = () => new Date() }: ConversationsServiceDeps) {
+export function createConversationsService({ db, images, projects, now = () => new Date() }: ConversationsServiceDeps) {
   /** A client's clock may run ahead; nothing is stored as happening later than now. */
   const notAfterNow = (iso: string | undefined, at: Date): Date => {
     const date = iso ? new Date(iso) : at;
@@ -167,7 +172,7 @@ export function createConversationsService({ db, images, now = () => new Date() 
       const [time, chatId] = query.before.split('~') as [string, string];
       before = { updatedAt: new Date(time), chatId };
     }
-    const rows = await listConversations(db, userId, { provider: query.provider, q: query.q || undefined, before, limit: query.limit }, now());
+    const rows = await listConversations(db, userId, { provider: query.provider, projectId: query.projectId, q: query.q || undefined, before, limit: query.limit }, now());
     const last = rows.at(-1);
     return { conversations: rows.map((r) => summary(r, r.answering)), next: rows.length === query.limit && last ? `${last.updatedAt.toISOString()}~${last.chatId}` : null };
   }
@@ -286,6 +291,8 @@ export function createConversationsService({ db, images, now = () => new Date() 
       temperature: input.temperature ?? null,
       useAgents: input.useAgents ?? null,
       webSearch: input.webSearch ?? null,
+      // A chat starts in its project; later moves are PATCHes (a browser's later saves never move it).
+      projectId: input.projectId ?? null,
       createdAt,
       updatedAt: updatedAt < createdAt ? createdAt : updatedAt,
     });
@@ -301,6 +308,7 @@ export function createConversationsService({ db, images, now = () => new Date() 
    */
   async function save(userId: string, input: SaveInput): Promise<TSaveResult> {
     checkTemperature(input.provider, input.temperature, 'temperature');
+    if (input.projectId) await projects.owned(userId, input.projectId);
     return db.transaction(async (tx) => {
       const at = now();
       const { row, created } = await findOrCreate(tx, userId, input, at);
@@ -330,6 +338,7 @@ export function createConversationsService({ db, images, now = () => new Date() 
    */
   async function importMany(userId: string, input: z.output<typeof ZImportConversations>): Promise<TImportResult> {
     input.conversations.forEach((c, i) => checkTemperature(c.provider, c.temperature, `conversations.${i}.temperature`));
+    for (const projectId of new Set(input.conversations.flatMap((c) => (c.projectId ? [c.projectId] : [])))) await projects.owned(userId, projectId);
     return db.transaction(async (tx) => {
       const at = now();
       let created = 0;
@@ -353,12 +362,15 @@ export function createConversationsService({ db, images, now = () => new Date() 
     const row = await findConversation(db, userId, chatId);
     if (!row) throw new AppError('NOT_FOUND', NOT_FOUND);
     checkTemperature(row.provider, patch.temperature, 'temperature');
+    if (patch.projectId) await projects.owned(userId, patch.projectId);
     const fields = {
       ...(patch.customTitle !== undefined ? { customTitle: patch.customTitle } : {}),
       ...(patch.systemPrompt !== undefined ? { systemPrompt: patch.systemPrompt } : {}),
       ...(patch.temperature !== undefined ? { temperature: patch.temperature } : {}),
       ...(patch.useAgents !== undefined ? { useAgents: patch.useAgents } : {}),
       ...(patch.webSearch !== undefined ? { webSearch: patch.webSearch } : {}),
+      ...(patch.projectId !== undefined ? { projectId: patch.projectId } : {}),
+      ...(patch.pinned !== undefined ? { pinned: patch.pinned } : {}),
     };
     return info(Object.keys(fields).length > 0 ? await updateConversation(db, row.id, fields) : row);
   }
@@ -396,6 +408,8 @@ export function createConversationsService({ db, images, now = () => new Date() 
       citations?: TCitation[];
       systemPrompt: string;
       temperature: number | null;
+      /** The project a chat made here starts in (issue 32); the user's own, else 404. */
+      projectId?: string | null;
       /** What the answer's usage will be settled from should its writer die: its estimated
        * input and the budget it holds (docs/decisions/0061). */
       unsettled: { inputTokens: number; reservationId: string | null };
@@ -403,12 +417,24 @@ export function createConversationsService({ db, images, now = () => new Date() 
     leaseUntil: Date,
   ): Promise<{ conversationId: string; stored: boolean }> {
     const { target, provider, model, question } = input;
+    if (input.projectId) await projects.owned(userId, input.projectId);
     return db.transaction(async (tx) => {
       const at = now();
       const created = await findOrCreate(
         tx,
         userId,
-        { id: target.chatId, provider, title: target.title, model, leafId: null, systemPrompt: input.systemPrompt, temperature: input.temperature, updatedAt: at.toISOString(), messages: [] },
+        {
+          id: target.chatId,
+          provider,
+          title: target.title,
+          model,
+          leafId: null,
+          systemPrompt: input.systemPrompt,
+          temperature: input.temperature,
+          projectId: input.projectId ?? null,
+          updatedAt: at.toISOString(),
+          messages: [],
+        },
         at,
       );
       const row = created.row;

@@ -66,7 +66,7 @@ describe('answers left by a process that died', () => {
   /** What a writer killed mid-answer leaves: the answer begun with its reservation, its text saved, and its lease `leftMs` from now. */
   async function leftByADeadWriter(chatId: string, leftMs: number) {
     const db = t.database.db;
-    const conversations = createConversationsService({ db, images: createImagesService({ db, storageBytes: 1e9, decoder: { decode: () => Promise.reject(new Error('this test uploads no image')) } }), now: t.now });
+    const conversations = createConversationsService({ db, images: createImagesService({ db, storageBytes: 1e9, decoder: { decode: () => Promise.reject(new Error('this test uploads no image')) } }), projects: t.app.projects, now: t.now });
     const reservation = await createChatBudget({ db, limits: { tokens: BUDGET, images: 10 }, now: t.now }).reserve(userId, { kind: 'text', inputTokens: INPUT_TOKENS, maxOutputTokens: 1_000 });
     if ('ok' in reservation) throw new Error('not reserved');
     const target = { chatId, id: 'a1', questionId: 'q1', questionParentId: null, title: QUESTION };

@@ -44,6 +44,12 @@ export async function countDocuments(db: Tx, userId: string): Promise<number> {
   return row?.n ?? 0;
 }
 
+/** How many knowledge documents a project holds (issue 32: at most PROJECT_LIMITS.maxKnowledgeDocuments). */
+export async function countProjectDocuments(db: Tx, projectId: string): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(documents).where(eq(documents.projectId, projectId));
+  return row?.n ?? 0;
+}
+
 export async function projectOwned(db: Tx, userId: string, projectId: string): Promise<boolean> {
   const [row] = await db
     .select({ id: projects.id })

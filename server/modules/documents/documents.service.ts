@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { DOCUMENT_LIMITS, type TDocument, type TPassageView } from '../../../contracts/documents.ts';
+import { PROJECT_LIMITS } from '../../../contracts/projects.ts';
 import type { Db } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
@@ -8,6 +9,7 @@ import {
   attachDocuments,
   bumpDocumentsVersion,
   countDocuments,
+  countProjectDocuments,
   deleteDocument,
   documentsByIds,
   findPassageWithNeighbours,
@@ -102,6 +104,10 @@ export function createDocumentsService({ db, maxBytes, extractor = IN_PROCESS, r
       const held = await countDocuments(tx, user.id);
       if (held >= DOCUMENT_LIMITS.maxPerUser) {
         throw new AppError('CONFLICT', `You keep ${held} documents, the most allowed. Delete some (or the chats that hold them) to add more.`);
+      }
+      // Counted under the same lock, so two uploads at once cannot both take the last place.
+      if (projectId && (await countProjectDocuments(tx, projectId)) >= PROJECT_LIMITS.maxKnowledgeDocuments) {
+        throw new AppError('CONFLICT', `A project holds at most ${PROJECT_LIMITS.maxKnowledgeDocuments} files. Delete some of its files to add more.`);
       }
       const row = await insertDocument(tx, {
         userId: user.id,

@@ -7,6 +7,7 @@ import { ZUpdateUserRole, ZUserIdParams } from '../../../contracts/users.ts';
 import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS, ZChatRequest, ZChatUsageQuery, ZImageIdParams, ZUploadImage } from '../../../contracts/chat.ts';
 import { ZNotificationIdParams, ZNotificationsQuery } from '../../../contracts/notifications.ts';
 import { ZUpdateSettings } from '../../../contracts/settings.ts';
+import { ZCreateProject, ZProjectParams, ZUpdateProject } from '../../../contracts/projects.ts';
 import { ZChannelIdParams, ZCreateChannel } from '../../../contracts/channels.ts';
 import { ZAccessTokenParams, ZCreateAccessToken } from '../../../contracts/assistant-tools.ts';
 import { ZConditionParams, ZSnoozeRequest } from '../../../contracts/conditions.ts';
@@ -81,6 +82,7 @@ const conversationId = { name: 'id', contract: { schema: ZConversationParams }, 
 const presetId = { name: 'id', contract: { schema: ZPresetIdParams }, real: (fx: Fixtures) => fx.preset() };
 const proposalId = { name: 'id', contract: { schema: ZProposalParams }, real: (fx: Fixtures) => fx.proposal() };
 const imageId = { name: 'id', contract: { schema: ZImageIdParams }, real: (fx: Fixtures) => fx.image() };
+const projectId = { name: 'id', contract: { schema: ZProjectParams }, real: (fx: Fixtures) => fx.project() };
 
 const chatEndpoints: Endpoint[] = CHAT_PROVIDERS.map((provider) => ({
   method: 'POST',
@@ -175,7 +177,7 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'POST', route: '/api/chat/conversations', actor: 'admin', body: { contract: { schema: ZSaveConversation }, sample: conversationBody('chat-1746000000000-hostile') } },
   { method: 'POST', route: '/api/chat/conversations/import', actor: 'admin', body: { contract: { schema: ZImportConversations }, sample: { conversations: [conversationBody('chat-1746000000001-hostile')] } } },
   { method: 'GET', route: '/api/chat/conversations/:id', actor: 'admin', param: conversationId },
-  { method: 'PATCH', route: '/api/chat/conversations/:id', actor: 'admin', param: conversationId, body: { contract: { schema: ZUpdateConversation }, sample: { customTitle: 'Renamed chat', systemPrompt: 'Be brief.', temperature: 0.3 } } },
+  { method: 'PATCH', route: '/api/chat/conversations/:id', actor: 'admin', param: conversationId, body: { contract: { schema: ZUpdateConversation }, sample: { customTitle: 'Renamed chat', systemPrompt: 'Be brief.', temperature: 0.3, pinned: true } } },
   { method: 'DELETE', route: '/api/chat/conversations/:id', actor: 'admin', param: { ...conversationId, freshEachRequest: true } },
   { method: 'GET', route: '/api/chat/conversations/:id/export', actor: 'admin', param: conversationId, query: { schema: ZExportQuery } },
   // An ended answer of the chat (conversationBody's 'a1'): joined again (its text and its end) and stopped (nothing to stop).
@@ -206,6 +208,12 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'POST', route: '/api/chat/presets', actor: 'admin', body: { contract: { schema: ZCreatePreset }, sample: { name: 'Hostile preset', systemPrompt: 'Answer briefly.', temperature: 0.5 } } },
   { method: 'PATCH', route: '/api/chat/presets/:id', actor: 'admin', param: presetId, body: { contract: { schema: ZUpdatePreset }, sample: { name: 'Edited preset', temperature: 1 } } },
   { method: 'DELETE', route: '/api/chat/presets/:id', actor: 'admin', param: { ...presetId, freshEachRequest: true } },
+  // Projects (issue 32).
+  { method: 'GET', route: '/api/projects', actor: 'admin', runs: 10 },
+  { method: 'POST', route: '/api/projects', actor: 'admin', body: { contract: { schema: ZCreateProject }, sample: { name: 'Hostile project', instructions: 'Answer briefly.', defaultAssistant: { provider: 'openai', model: 'gpt-4o' } } } },
+  { method: 'GET', route: '/api/projects/:id', actor: 'admin', param: projectId },
+  { method: 'PATCH', route: '/api/projects/:id', actor: 'admin', param: projectId, body: { contract: { schema: ZUpdateProject }, sample: { instructions: 'Be brief.', defaultAssistant: null } } },
+  { method: 'DELETE', route: '/api/projects/:id', actor: 'admin', param: { ...projectId, freshEachRequest: true } },
   { method: 'GET', route: '/api/notifications', actor: 'admin', query: { schema: ZNotificationsQuery } },
   // The live console's stream (ends after EVENT_STREAM_MAX_MS here); it reads no input but the Last-Event-ID header.
   { method: 'GET', route: '/api/events', actor: 'admin', runs: 10 },

@@ -2,6 +2,7 @@ import { defaultAgentConfig, findTemplate, type TAgentConfig } from '../../../co
 import { ACCESS_TOKENS_PER_USER } from '../../../contracts/assistant-tools.ts';
 import { MAX_CHANNELS } from '../../../contracts/channels.ts';
 import { MAX_PRESETS } from '../../../contracts/chat-history.ts';
+import { PROJECT_LIMITS } from '../../../contracts/projects.ts';
 import { conversationBody, imageBody } from '../chat-helpers.ts';
 import { customMonitorConfig, inAppAlert, sampleCondition } from '../agent-fixtures.ts';
 import type { TestApp } from '../test-app.ts';
@@ -25,6 +26,8 @@ export type Fixtures = {
   /** A saved chat's id. */
   conversation(): Promise<string>;
   preset(): Promise<string>;
+  /** A project's id (issue 32). */
+  project(): Promise<string>;
   /** An uploaded chat image's id. */
   image(): Promise<string>;
   /** An uploaded document's id, and a passage of a new one (issue 32). */
@@ -114,6 +117,12 @@ export async function createFixtures(t: TestApp): Promise<Fixtures> {
       const { presets } = await asAdmin<{ presets: Array<{ id: string }> }>('GET', '/api/chat/presets');
       if (presets.length >= MAX_PRESETS) await t.request({ method: 'DELETE', url: `/api/chat/presets/${presets.at(-1)!.id}`, cookie: admin });
       return (await asAdmin<{ id: string }>('POST', '/api/chat/presets', { name: `Fixture preset ${++n}` })).id;
+    },
+    async project() {
+      // Valid hostile bodies create projects too: at the cap, one makes room.
+      const { projects } = await asAdmin<{ projects: Array<{ id: string }> }>('GET', '/api/projects');
+      if (projects.length >= PROJECT_LIMITS.maxProjects) await t.request({ method: 'DELETE', url: `/api/projects/${projects.at(-1)!.id}`, cookie: admin });
+      return (await asAdmin<{ id: string }>('POST', '/api/projects', { name: `Fixture project ${++n}` })).id;
     },
     image: async () => (await asAdmin<{ id: string }>('POST', '/api/chat/images', imageBody())).id,
     document: newDocument,

@@ -161,13 +161,14 @@ async function readAnswer(res: Response, model: string, { signal, onDelta, onSte
 export const CONVERSATIONS_URL = '/api/chat/conversations';
 export const PRESETS_URL = '/api/chat/presets';
 
-/** The list's cache key: every page of one assistant's list for one search. */
-export const conversationsKey = (provider?: TChatProvider, q?: string) => [CONVERSATIONS_URL, { provider, q: q || undefined }] as const;
+/** The list's cache key: every page of one assistant's list for one search (or one project's chats, any assistant's). */
+export const conversationsKey = (provider?: TChatProvider, q?: string, projectId?: string) => [CONVERSATIONS_URL, { provider, q: q || undefined, projectId }] as const;
 
-/** One page of the user's chats, newest first; `q` searches titles and messages. */
-export function listConversations(params: { provider?: TChatProvider; q?: string; before?: string | null }, signal?: AbortSignal): Promise<TConversationList> {
+/** One page of the user's chats, pinned first, then newest first; `q` searches titles, messages and project names. */
+export function listConversations(params: { provider?: TChatProvider; projectId?: string; q?: string; before?: string | null }, signal?: AbortSignal): Promise<TConversationList> {
   const search = new URLSearchParams();
   if (params.provider) search.set('provider', params.provider);
+  if (params.projectId) search.set('projectId', params.projectId);
   if (params.q) search.set('q', params.q);
   if (params.before) search.set('before', params.before);
   const query = search.toString();

@@ -1,6 +1,8 @@
 import '../../../lib/zod-csp.ts';
 import { useCallback, useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useNavigate, useSearchParams } from 'react-router';
 import { CHAT_PROVIDER_INFO, type TChatProvider } from '../../../../contracts/chat.ts';
+import type { TProject } from '../../../../contracts/projects.ts';
 import { canOwnAgents } from '../../../../contracts/constants.ts';
 import { useAuth } from '../../../lib/auth-context.ts';
 import { usePageTitle } from '../../../components/ui/use-page-title.ts';
@@ -9,6 +11,7 @@ import { useChatHistory } from '../hooks/use-chat-history.ts';
 import { useChatSend } from '../hooks/use-chat-send.ts';
 import { useChatSession } from '../hooks/use-chat-session.ts';
 import { useModels, useWebSearchOffered } from '../hooks/use-models.ts';
+import { useOrganiseChat, useProjects } from '../hooks/use-projects.ts';
 import { WebSearchSwitch } from './use-agents-switch.tsx';
 import { useWideScreen } from '../hooks/use-wide-screen.ts';
 import { download, exportLocally } from '../lib/chat-export.ts';
@@ -18,7 +21,8 @@ import { ChatComposer } from './chat-composer.tsx';
 import { ChatHeader } from './chat-header.tsx';
 import { ChatSettingsDialog } from './chat-settings-dialog.tsx';
 import { ShareDialog } from './share-dialog.tsx';
-import { HistorySidebar } from './history-sidebar.tsx';
+import { HistorySidebar, type Organise } from './history-sidebar.tsx';
+import { ProjectDialog } from './project-dialog.tsx';
 import { ChatActionsContext, PendingContext, type ChatActions } from './message-actions.tsx';
 import { MessageList } from './message-list.tsx';
 
@@ -113,6 +117,44 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
     if (id === session.chatId) return setDrawerOpen(false);
     session.open(id, switching());
   };
+
+  // Projects and pins (issue 32).
+  const { projects } = useProjects();
+  const [projectDialog, setProjectDialog] = useState<{ open: boolean; project: TProject | null }>({ open: false, project: null });
+  const navigate = useNavigate();
+  const [params, setParams] = useSearchParams();
+  const organiseChat = useOrganiseChat((id, projectId) => {
+    if (id === session.chatId) session.followMove(projectId);
+  });
+  /** A new chat in the project, with its default assistant: here, or on that assistant's screen. */
+  const newChatIn = (project: TProject) => {
+    const assistant = project.defaultAssistant;
+    if (assistant && assistant.provider !== provider) {
+      setDrawerOpen(false);
+      return void navigate(`${CHAT_PROVIDER_INFO[assistant.provider].path}?${new URLSearchParams({ project: project.id, model: assistant.model }).toString()}`);
+    }
+    session.newChat(switching(), { projectId: project.id, ...(assistant ? { model: assistant.model } : {}) });
+  };
+  // Arrived from another assistant's sidebar: a chat of this one to open, or a new chat in a project.
+  const arrival = useRef({ chat: params.get('chat'), project: params.get('project'), model: params.get('model') });
+  useEffect(() => {
+    const { chat: chatParam, project, model } = arrival.current;
+    if (!chatParam && !project) return;
+    arrival.current = { chat: null, project: null, model: null };
+    setParams({}, { replace: true });
+    if (chatParam) session.open(chatParam);
+    else if (project) session.newChat(null, { projectId: project, ...(model ? { model } : {}) });
+  }, [session, setParams]);
+  const organise: Organise = {
+    provider,
+    projects,
+    onPin: organiseChat.pin,
+    onMove: organiseChat.move,
+    onOpenProject: (project) => setProjectDialog({ open: true, project }),
+    onNewChatIn: newChatIn,
+  };
+  const openProject = projects.find((p) => p.id === session.settings.projectId);
+
   const removeChat = (entry: ChatHistoryEntry) => {
     // Deleting another chat leaves an answer streaming in the open one alone.
     if (session.remove(entry.id)) switching();
@@ -155,6 +197,7 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
         onSelect={openChat}
         onDelete={removeChat}
         onRename={(entry, title) => session.rename(entry.id, title)}
+        organise={organise}
       />
       <section aria-labelledby={`${sidebarId}-title`} className="flex min-w-0 flex-1 flex-col">
         <ChatHeader
@@ -176,6 +219,14 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
           onShare={openShare}
           agents={agents}
         />
+        {openProject && (
+          <p className="border-b border-slate-200 bg-slate-50 px-4 py-1.5 text-xs text-slate-700">
+            In project{' '}
+            <button type="button" onClick={() => setProjectDialog({ open: true, project: openProject })} className="font-medium text-brand-700 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-brand-600">
+              {openProject.name}
+            </button>
+          </p>
+        )}
         <ChatActionsContext.Provider value={actions}>
           <PendingContext.Provider value={sender.pending}>
           <MessageList
@@ -212,6 +263,7 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
         settings={session.settings}
         onSave={session.setSettings}
       />
+      <ProjectDialog open={projectDialog.open} onOpenChange={(open) => setProjectDialog((d) => ({ ...d, open }))} project={projectDialog.project} onNewChatIn={newChatIn} />
     </div>
   );
 }

@@ -1,7 +1,11 @@
-import { Check, Pencil, Plus, Search, Trash2, X } from 'lucide-react';
+import { Check, Pencil, Pin, Plus, Search, Trash2, X } from 'lucide-react';
 import { useEffect, useId, useRef, useState } from 'react';
 import { CHAT_HISTORY_LIMITS } from '../../../../contracts/chat-history.ts';
+import type { TChatProvider } from '../../../../contracts/chat.ts';
+import type { TProject } from '../../../../contracts/projects.ts';
 import { Button } from '../../../components/ui/button.tsx';
+import { ChatRowMenu } from './chat-row-menu.tsx';
+import { ProjectsSection } from './projects-section.tsx';
 import type { ChatHistoryList } from '../hooks/use-chat-history.ts';
 import { relativeDateLabel, type ChatHistoryEntry } from '../lib/chat-storage.ts';
 import { useTimeZone } from '../../../lib/time-zone.ts';
@@ -22,6 +26,17 @@ type Props = {
   onDelete(entry: ChatHistoryEntry): void;
   /** Resolves true when renamed. */
   onRename(entry: ChatHistoryEntry, title: string): Promise<boolean>;
+  /** Projects and pins (issue 32), once the user's chats are on the server; absent: not offered. */
+  organise?: Organise;
+};
+
+export type Organise = {
+  provider: TChatProvider;
+  projects: readonly TProject[];
+  onPin(entry: ChatHistoryEntry, pinned: boolean): void;
+  onMove(entry: ChatHistoryEntry, project: TProject | null): void;
+  onOpenProject(project: TProject | null): void;
+  onNewChatIn(project: TProject): void;
 };
 
 const ROW_BUTTON =
@@ -33,7 +48,7 @@ const ROW_BUTTON =
  * (docs/decisions/0046): the list is the user's history on the server, searched there (titles and
  * messages), a page at a time; each chat can be renamed.
  */
-export function HistorySidebar({ id, list, search, onSearch, currentId, drawerOpen, pinned, onClose, onNewChat, onSelect, onDelete, onRename }: Props) {
+export function HistorySidebar({ id, list, search, onSearch, currentId, drawerOpen, pinned, onClose, onNewChat, onSelect, onDelete, onRename, organise }: Props) {
   const newChatButton = useRef<HTMLButtonElement>(null);
   const searchId = useId();
   const [renaming, setRenaming] = useState<string | null>(null);
@@ -104,6 +119,16 @@ export function HistorySidebar({ id, list, search, onSearch, currentId, drawerOp
             />
           </div>
         </div>
+        {organise && !list.offline && (
+          <ProjectsSection
+            provider={organise.provider}
+            currentId={currentId}
+            projects={organise.projects}
+            onSelect={onSelect}
+            onOpenProject={organise.onOpenProject}
+            onNewChatIn={organise.onNewChatIn}
+          />
+        )}
         <h2 className="px-4 pt-4 pb-2 text-xs font-semibold tracking-wide text-slate-600 uppercase">Chat History</h2>
         {list.offline && <p className="px-4 pb-2 text-xs text-slate-600">Offline: the chats saved in this browser.</p>}
         {entries.length === 0 ? (
@@ -128,11 +153,14 @@ export function HistorySidebar({ id, list, search, onSearch, currentId, drawerOp
                     data-chat-id={entry.id}
                     onClick={() => onSelect(entry.id)}
                     aria-current={entry.id === currentId ? 'true' : undefined}
-                    className={`block w-full rounded-md py-2 pr-18 pl-3 text-left hover:bg-slate-200/70 focus-visible:outline-2 focus-visible:outline-brand-600 ${
+                    className={`block w-full rounded-md py-2 ${organise ? 'pr-26' : 'pr-18'} pl-3 text-left hover:bg-slate-200/70 focus-visible:outline-2 focus-visible:outline-brand-600 ${
                       entry.id === currentId ? 'bg-brand-50 text-brand-700' : 'text-slate-800'
                     }`}
                   >
-                    <span className="block truncate text-sm font-medium">{entry.title}</span>
+                    <span className="flex items-center gap-1 text-sm font-medium">
+                      {entry.pinned && <Pin aria-label="Pinned" className="size-3.5 shrink-0 text-slate-500" />}
+                      <span className="truncate">{entry.title}</span>
+                    </span>
                     <time dateTime={entry.timestamp} className="block text-xs text-slate-600">
                       {relativeDateLabel(entry.timestamp, now, zone)}
                     </time>
@@ -141,6 +169,7 @@ export function HistorySidebar({ id, list, search, onSearch, currentId, drawerOp
                     <button type="button" onClick={() => setRenaming(entry.id)} aria-label={`Rename chat: ${entry.title}`} title="Rename chat" className={`${ROW_BUTTON} hover:bg-slate-200 hover:text-slate-900`}>
                       <Pencil aria-hidden="true" className="size-4" />
                     </button>
+                    {organise && <ChatRowMenu entry={entry} projects={organise.projects} className={`${ROW_BUTTON} hover:bg-slate-200 hover:text-slate-900`} onPin={organise.onPin} onMove={organise.onMove} />}
                     <button type="button" onClick={() => remove(entry, index)} aria-label={`Delete chat: ${entry.title}`} title="Delete chat" className={`${ROW_BUTTON} hover:bg-red-50 hover:text-red-700`}>
                       <Trash2 aria-hidden="true" className="size-4" />
                     </button>

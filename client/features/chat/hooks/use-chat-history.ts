@@ -69,7 +69,11 @@ export function useChatHistory(info: TChatProviderInfo, local: ChatHistoryEntry[
     };
   }
   const server = query.data.pages
-    .flatMap((page) => page.conversations.map((c): ChatHistoryEntry => ({ id: c.id, title: c.title, timestamp: c.updatedAt, model: c.model, aiService: info.storageService })))
+    .flatMap((page) =>
+      page.conversations.map(
+        (c): ChatHistoryEntry => ({ id: c.id, title: c.title, timestamp: c.updatedAt, model: c.model, aiService: info.storageService, pinned: c.pinned ?? false, projectId: c.projectId ?? null }),
+      ),
+    )
     .filter(listed);
   const onServer = new Set(server.map((e) => e.id));
   const notSaved = local.filter((e) => e.unsynced && !onServer.has(e.id) && matches(e));

@@ -310,6 +310,8 @@ export function useChatSend({ info, variant, chatId, branch, model, models, sett
         ...(latest.current.agentsOffered ? { useAgents: settings.useAgents ?? true } : {}),
         // "Search the web" (issue 32): sent only where the server offers it (it refuses it elsewhere).
         ...(latest.current.webSearchOffered && settings.webSearch ? { webSearch: true } : {}),
+        // A chat in a project (issue 32): its instructions and knowledge apply; a chat the server makes starts in it.
+        ...(settings.projectId ? { projectId: settings.projectId } : {}),
         // The chat's title (SPEC: its first question) for a chat the server does not hold yet.
         answer: { chatId, id: answerId, questionId: question.id, questionParentId: question.parentId ?? null, title: sessionTitle(conversation).slice(0, 200) },
       };

@@ -54,7 +54,10 @@ export type ChatSession = {
   /** Shows another version of a message's turn (-1: the one before, 1: the one after). */
   switchVersion(messageId: string, step: -1 | 1): void;
   /** `unfinished`: the answer the open chat was still streaming, kept here as far as it got (the server goes on with it). */
-  newChat(unfinished?: LiveAnswer | null): void;
+  /** The open chat was moved into a project or out (issue 32): its next questions go with it. */
+  followMove(projectId: string | null): void;
+  /** A new chat; `start` puts it in a project (issue 32), on the project's model. */
+  newChat(unfinished?: LiveAnswer | null, start?: NewChatStart): void;
   /** Opens a chat (this browser's copy at once, then the server's); false when it cannot. */
   open(id: string, unfinished?: LiveAnswer | null): boolean;
   /** Deletes a chat here and on the server, after a few seconds for Undo (docs/decisions/0070); true when it was the open one (a new chat has started). */
@@ -76,6 +79,9 @@ function leftAt(tree: ChatTree, answer: LiveAnswer): ChatTree {
   if (at < 0) return tree;
   return { ...tree, messages: tree.messages.with(at, { ...tree.messages[at]!, content: answer.content, note: LEFT_NOTE, streaming: undefined }) };
 }
+
+/** Where a new chat starts (issue 32): in a project, on its default model when this assistant has it. */
+export type NewChatStart = { projectId: string; model?: string };
 
 /**
  * The open chat and the saved ones (SPEC sections 4 and 9; docs/decisions/0046, 0048): every
@@ -174,6 +180,7 @@ export function useChatSession(info: TChatProviderInfo, models: readonly TChatMo
         temperature: settings.temperature,
         useAgents: settings.useAgents,
         ...(typeof settings.webSearch === 'boolean' ? { webSearch: settings.webSearch } : {}),
+        projectId: settings.projectId,
         ...(userId ? { userId } : {}),
         unsynced: true,
       };
@@ -246,7 +253,12 @@ export function useChatSession(info: TChatProviderInfo, models: readonly TChatMo
     setLoading(options.loading ?? false);
   };
 
-  const newChat = (unfinished?: LiveAnswer | null) => load({ id: newChatId() }, { unfinished });
+  const newChat = (unfinished?: LiveAnswer | null, start?: NewChatStart) => {
+    load({ id: newChatId() }, { unfinished });
+    if (!start) return;
+    setSettingsState({ ...DEFAULT_SETTINGS, projectId: start.projectId });
+    if (start.model) setModel(start.model);
+  };
 
   /** The server's copy of the open chat, joined with this browser's (which it may lack). */
   const refreshFromServer = (id: string, hadLocal: boolean) => {
@@ -377,5 +389,8 @@ export function useChatSession(info: TChatProviderInfo, models: readonly TChatMo
   };
 
   const title = customTitle ?? autoTitle;
-  return { chatId, tree, branch, model, setModel, settings, setSettings, title, history, loading, update, switchVersion, newChat, open, remove, rename, flush };
+  // Not a change to save: the server moved it already.
+  const followMove = useCallback((projectId: string | null) => setSettingsState((s) => ({ ...s, projectId })), []);
+
+  return { chatId, tree, branch, model, setModel, settings, setSettings, title, history, loading, update, switchVersion, newChat, followMove, open, remove, rename, flush };
 }

@@ -40,16 +40,17 @@ export type ChatMessage = {
 /** A document a question carries (issue 32); a chat read from the server knows its id only. */
 export type QuestionDocument = { id: string; name?: string; type?: TDocumentType; status?: TDocumentStatus };
 
-/** A chat's own settings (docs/decisions/0047); "Use my agents" (issue 31): null until the chat sets it (on for admins). */
-export type ChatSettings = { systemPrompt: string; temperature: number | null; useAgents: boolean | null; webSearch?: boolean | null };
-export const DEFAULT_SETTINGS: ChatSettings = { systemPrompt: '', temperature: null, useAgents: null };
+/** A chat's own settings (docs/decisions/0047); "Use my agents" (issue 31): null until the chat sets it (on for admins);
+ * "Search the web" (issue 32): off until the chat turns it on; the project it is in (issue 32): null for none. */
+export type ChatSettings = { systemPrompt: string; temperature: number | null; useAgents: boolean | null; webSearch?: boolean | null; projectId: string | null };
+export const DEFAULT_SETTINGS: ChatSettings = { systemPrompt: '', temperature: null, useAgents: null, projectId: null };
 /** A saved chat's settings, its own or the defaults. */
-export const settingsOf = (session: Pick<ChatSession, 'systemPrompt' | 'temperature' | 'useAgents' | 'webSearch'>): ChatSettings => ({
+export const settingsOf = (session: Pick<ChatSession, 'systemPrompt' | 'temperature' | 'useAgents' | 'webSearch' | 'projectId'>): ChatSettings => ({
   systemPrompt: session.systemPrompt ?? '',
   temperature: session.temperature ?? null,
   useAgents: session.useAgents ?? null,
-  // "Search the web" (issue 32): off until the chat turns it on.
   ...(typeof session.webSearch === 'boolean' ? { webSearch: session.webSearch } : {}),
+  projectId: session.projectId ?? null,
 });
 
 /**
@@ -69,12 +70,24 @@ export type ChatSession = {
   temperature?: number | null;
   useAgents?: boolean | null;
   webSearch?: boolean | null;
+  projectId?: string | null;
   userId?: string;
   unsynced?: boolean;
 };
 
 /** SPEC section 3: the sidebar's entry for a saved chat (userId and unsynced: as its session's). */
-export type ChatHistoryEntry = { id: string; title: string; timestamp: string; model: string; aiService: string; userId?: string; unsynced?: boolean };
+export type ChatHistoryEntry = {
+  id: string;
+  title: string;
+  timestamp: string;
+  model: string;
+  aiService: string;
+  userId?: string;
+  unsynced?: boolean;
+  /** Ours (issue 32), from the server's list: pinned chats head it; the project it is in. */
+  pinned?: boolean;
+  projectId?: string | null;
+};
 
 /** SPEC section 9. */
 export const MAX_SESSIONS = 50;

@@ -109,6 +109,8 @@ export function saveFields(provider: TChatProvider, session: ChatSession): SaveF
     ...(session.temperature !== undefined ? { temperature: session.temperature } : {}),
     ...(typeof session.useAgents === 'boolean' ? { useAgents: session.useAgents } : {}),
     ...(typeof session.webSearch === 'boolean' ? { webSearch: session.webSearch } : {}),
+    // The server takes it when it makes the chat (a move after that is a PATCH).
+    ...(session.projectId ? { projectId: session.projectId } : {}),
     updatedAt: isoOr(session.timestamp, new Date().toISOString()),
   };
 }
@@ -144,6 +146,7 @@ export function sessionFromServer(conversation: TConversation, userId: string | 
     temperature: conversation.temperature,
     useAgents: conversation.useAgents ?? null,
     ...(typeof conversation.webSearch === 'boolean' ? { webSearch: conversation.webSearch } : {}),
+    projectId: conversation.projectId ?? null,
     ...(userId ? { userId } : {}),
   };
 }
