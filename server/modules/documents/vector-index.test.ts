@@ -124,3 +124,12 @@ describe('the vector cache', () => {
     expect(cache.bytes()).toBe(200);
   });
 });
+
+describe('the int8 vector index at dimensions not a multiple of four', () => {
+  it('pads each row to whole words and still ranks an identical row first', () => {
+    const dims = 66;
+    const rows = Array.from({ length: 40 }, (_, i) => ({ passageId: `p${i}`, documentId: 'd', vector: unitVector(i + 11, dims) }));
+    const index = buildQuantizedIndex(rows, dims);
+    for (const probe of [0, 17, 39]) expect(index.search(rows[probe]!.vector, new Set(['d']), 1)[0]!.passageId).toBe(`p${probe}`);
+  });
+});

@@ -18,7 +18,10 @@ export type QuantizedIndex = {
 
 export function buildQuantizedIndex(rows: readonly VectorRow[], dims: number): QuantizedIndex {
   const size = rows.length;
-  const codes = new Int8Array(size * dims);
+  // Rows padded to whole 32-bit words: the scan reads four codes a word (below).
+  const stride = Math.ceil(dims / 4) * 4;
+  const codes = new Int8Array(size * stride);
+  const words = new Int32Array(codes.buffer);
   const scales = new Float32Array(size);
   const ids = new Array<string>(size);
   const documentNames: string[] = [];
@@ -29,7 +32,7 @@ export function buildQuantizedIndex(rows: readonly VectorRow[], dims: number): Q
     let max = 0;
     for (const x of row.vector) max = Math.max(max, Math.abs(x));
     const scale = max > 0 ? max / 127 : 1;
-    const offset = r * dims;
+    const offset = r * stride;
     for (let j = 0; j < dims; j++) codes[offset + j] = Math.round(row.vector[j]! / scale);
     scales[r] = scale;
     ids[r] = row.passageId;
@@ -60,12 +63,26 @@ export function buildQuantizedIndex(rows: readonly VectorRow[], dims: number): Q
     const bestScores = new Float64Array(k).fill(-Infinity);
     let filled = 0;
     let floor = -Infinity;
+    // The question quantized like a row: the scan is then integer arithmetic on 32-bit words,
+    // four codes each (sign-extended by shifts; typed arrays are little-endian on every platform
+    // Node runs on), about four times faster than float multiplies per code. 512 x 127 x 127
+    // stays far inside an int32. The order it gives is approximate; the caller re-scores exactly.
+    let queryMax = 0;
+    for (const x of query) queryMax = Math.max(queryMax, Math.abs(x));
+    const queryScale = queryMax > 0 ? queryMax / 127 : 1;
+    const q = new Int32Array(stride);
+    for (let j = 0; j < dims; j++) q[j] = Math.round(query[j]! / queryScale);
+    const wordsPerRow = stride >> 2;
     for (let r = 0; r < size; r++) {
       if (allowed[documentOf[r]!] === 0) continue;
-      const offset = r * dims;
-      let dot = 0;
-      for (let j = 0; j < dims; j++) dot += codes[offset + j]! * query[j]!;
-      const score = dot * scales[r]!;
+      const offset = r * wordsPerRow;
+      let sum = 0;
+      for (let w = 0; w < wordsPerRow; w++) {
+        const word = words[offset + w]!;
+        const k = w << 2;
+        sum = (sum + ((word << 24) >> 24) * q[k]! + ((word << 16) >> 24) * q[k + 1]! + ((word << 8) >> 24) * q[k + 2]! + (word >> 24) * q[k + 3]!) | 0;
+      }
+      const score = sum * scales[r]! * queryScale;
       if (filled === k && score <= floor) continue;
       let at = filled < k ? filled++ : k - 1;
       while (at > 0 && bestScores[at - 1]! < score) {
