@@ -25,10 +25,10 @@ export async function documentsVersion(db: Tx, userId: string): Promise<number> 
   return row?.version ?? 0;
 }
 
-/** Every passage of the user embedded with the target model: the rows of their vector index. */
-export async function embeddedPassages(db: Tx, userId: string, target: EmbeddingTarget) {
+/** Every passage of the user embedded with the target model (without the vectors): the rows of their vector index. */
+export async function embeddedPassageIds(db: Tx, userId: string, target: EmbeddingTarget) {
   return db
-    .select({ id: documentPassages.id, documentId: documentPassages.documentId, embedding: documentPassages.embedding })
+    .select({ id: documentPassages.id, documentId: documentPassages.documentId })
     .from(documentPassages)
     .where(and(eq(documentPassages.userId, userId), ...currentEmbedding(target)));
 }
@@ -37,13 +37,21 @@ function currentEmbedding(target: EmbeddingTarget) {
   return [isNotNull(documentPassages.embedding), eq(documentPassages.embeddingModel, target.model), ...(target.dims !== null ? [eq(documentPassages.embeddingDims, target.dims)] : [])];
 }
 
-/** The stored float32 vectors of some passages (the re-scoring of the index's candidates). */
+/** Ids per read of vectors by id (PostgreSQL's 65,535 parameters; smaller reads keep the pool shared). */
+const IDS_PER_READ = 2_000;
+
+/** The stored float32 vectors of some passages (an index's new rows, the re-scoring of its candidates). */
 export async function passageEmbeddings(db: Tx, userId: string, ids: readonly string[]) {
-  if (ids.length === 0) return [];
-  return db
-    .select({ id: documentPassages.id, embedding: documentPassages.embedding })
-    .from(documentPassages)
-    .where(and(eq(documentPassages.userId, userId), inArray(documentPassages.id, [...ids])));
+  const rows: { id: string; documentId: string; embedding: Buffer | null }[] = [];
+  for (let i = 0; i < ids.length; i += IDS_PER_READ) {
+    rows.push(
+      ...(await db
+        .select({ id: documentPassages.id, documentId: documentPassages.documentId, embedding: documentPassages.embedding })
+        .from(documentPassages)
+        .where(and(eq(documentPassages.userId, userId), inArray(documentPassages.id, ids.slice(i, i + IDS_PER_READ))))),
+    );
+  }
+  return rows;
 }
 
 /**

@@ -12,11 +12,16 @@ export type QuantizedIndex = {
   size: number;
   /** The bytes it holds (codes, scales, ids), for the cache's bound. */
   bytes: number;
+  /** A row's quantized vector, to carry it into the next index without reading it again. */
+  row(passageId: string): { codes: Int8Array; scale: number } | null;
   /** The best `k` rows whose document is in `documents`, best first, with their approximate scores. */
   search(query: Float32Array, documents: ReadonlySet<string>, k: number): { passageId: string; score: number }[];
 };
 
-export function buildQuantizedIndex(rows: readonly VectorRow[], dims: number): QuantizedIndex {
+/** A row already quantized (carried from the index before), or a vector to quantize. */
+export type IndexRow = VectorRow | { passageId: string; documentId: string; codes: Int8Array; scale: number };
+
+export function buildQuantizedIndex(rows: readonly IndexRow[], dims: number): QuantizedIndex {
   const size = rows.length;
   // Rows padded to whole 32-bit words: the scan reads four codes a word (below).
   const stride = Math.ceil(dims / 4) * 4;
@@ -28,13 +33,19 @@ export function buildQuantizedIndex(rows: readonly VectorRow[], dims: number): Q
   const documentOrdinal = new Map<string, number>();
   const documentOf = new Int32Array(size);
   for (const [r, row] of rows.entries()) {
-    if (row.vector.length !== dims) throw new Error(`vector of ${row.vector.length} dimensions in an index of ${dims}`);
-    let max = 0;
-    for (const x of row.vector) max = Math.max(max, Math.abs(x));
-    const scale = max > 0 ? max / 127 : 1;
     const offset = r * stride;
-    for (let j = 0; j < dims; j++) codes[offset + j] = Math.round(row.vector[j]! / scale);
-    scales[r] = scale;
+    if ('codes' in row) {
+      if (row.codes.length !== dims) throw new Error(`a row of ${row.codes.length} dimensions in an index of ${dims}`);
+      codes.set(row.codes, offset);
+      scales[r] = row.scale;
+    } else {
+      if (row.vector.length !== dims) throw new Error(`vector of ${row.vector.length} dimensions in an index of ${dims}`);
+      let max = 0;
+      for (const x of row.vector) max = Math.max(max, Math.abs(x));
+      const scale = max > 0 ? max / 127 : 1;
+      for (let j = 0; j < dims; j++) codes[offset + j] = Math.round(row.vector[j]! / scale);
+      scales[r] = scale;
+    }
     ids[r] = row.passageId;
     let ordinal = documentOrdinal.get(row.documentId);
     if (ordinal === undefined) {
@@ -44,8 +55,8 @@ export function buildQuantizedIndex(rows: readonly VectorRow[], dims: number): Q
     }
     documentOf[r] = ordinal;
   }
-  // Ids are ~36 characters, held twice (the array and the string): about 100 bytes a row.
-  const bytes = codes.byteLength + scales.byteLength + documentOf.byteLength + size * 100;
+  // Ids are ~36 characters, held in the array and the id-to-row map: about 150 bytes a row.
+  const bytes = codes.byteLength + scales.byteLength + documentOf.byteLength + size * 150;
 
   function search(query: Float32Array, documents: ReadonlySet<string>, k: number) {
     if (query.length !== dims) throw new Error(`a question of ${query.length} dimensions against vectors of ${dims}`);
@@ -97,7 +108,13 @@ export function buildQuantizedIndex(rows: readonly VectorRow[], dims: number): Q
     return Array.from({ length: filled }, (_, i) => ({ passageId: ids[bestRows[i]!]!, score: bestScores[i]! }));
   }
 
-  return { dims, size, bytes, search };
+  const rowOf = new Map(ids.map((id, r) => [id, r]));
+  function row(passageId: string) {
+    const r = rowOf.get(passageId);
+    return r === undefined ? null : { codes: codes.subarray(r * stride, r * stride + dims), scale: scales[r]! };
+  }
+
+  return { dims, size, bytes, row, search };
 }
 
 /** The dot product of two float32 vectors (the cosine of unit vectors): the re-scoring's exact score. */
