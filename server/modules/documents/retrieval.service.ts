@@ -13,7 +13,7 @@ import {
   documentsVersion,
   embeddedPassageIds,
   fullTextSearch,
-  hasPassagesToEmbed,
+  readyPassageCount,
   passageEmbeddings,
   passagesByIds,
   passagesToEmbed,
@@ -77,12 +77,6 @@ export function createRetrievalService({ db, embeddings, chat, invalidations, lo
     if (readable.length === 0) return { passages: [], info: { mode: setup ? 'hybrid' : 'full-text', noText } };
 
     const [fullText, vector] = await Promise.all([fullTextSearch(db, user.id, readable, question, CANDIDATES), searchVectors(user.id, question, readable, options)]);
-    if (target) {
-      // Passages of another model (or none yet) are found by their words until re-embedded.
-      hasPassagesToEmbed(db, user.id, readable, target)
-        .then((stale) => stale && embedInBackground(user.id))
-        .catch((err: unknown) => options.log.warn({ err }, 'could not check for passages to embed'));
-    }
     const fused = fuseByRank(vector ? [vector, fullText] : [fullText], limit);
     const rows = new Map((await passagesByIds(db, user.id, fused.map((f) => f.id))).map((row) => [row.id, row]));
     const passages: RetrievedPassage[] = [];
@@ -152,6 +146,9 @@ export function createRetrievalService({ db, embeddings, chat, invalidations, lo
     }
     const index = buildQuantizedIndex(rows, dims);
     cache.set(userId, { version, model: cacheKey, index });
+    // Checked once per documents version, not per question: passages of another model (or none
+    // yet) are found by their words until embedded.
+    if (current.length < (await readyPassageCount(db, userId))) embedInBackground(userId);
     return index;
   }
 
