@@ -11,9 +11,9 @@ import { fuseByRank } from './fusion.ts';
 import { bumpDocumentsVersion } from './documents.repo.ts';
 import {
   documentsVersion,
-  embeddedPassages,
+  embeddedPassageIds,
   fullTextSearch,
-  hasPassagesToEmbed,
+  readyPassageCount,
   passageEmbeddings,
   passagesByIds,
   passagesToEmbed,
@@ -24,7 +24,7 @@ import {
 } from './retrieval.repo.ts';
 import type { Retrieval, RetrievalScope, RetrievedPassage } from './types.ts';
 import { createVectorCache } from './vector-cache.ts';
-import { buildQuantizedIndex, bytesToVector, dot, vectorToBytes, type VectorRow } from './vector-index.ts';
+import { buildQuantizedIndex, bytesToVector, dot, vectorToBytes, type IndexRow } from './vector-index.ts';
 
 /**
  * Retrieval (issue 32, docs/decisions/0081): a question's passages by a hybrid of vector
@@ -77,12 +77,6 @@ export function createRetrievalService({ db, embeddings, chat, invalidations, lo
     if (readable.length === 0) return { passages: [], info: { mode: setup ? 'hybrid' : 'full-text', noText } };
 
     const [fullText, vector] = await Promise.all([fullTextSearch(db, user.id, readable, question, CANDIDATES), searchVectors(user.id, question, readable, options)]);
-    if (target) {
-      // Passages of another model (or none yet) are found by their words until re-embedded.
-      hasPassagesToEmbed(db, user.id, readable, target)
-        .then((stale) => stale && embedInBackground(user.id))
-        .catch((err: unknown) => options.log.warn({ err }, 'could not check for passages to embed'));
-    }
     const fused = fuseByRank(vector ? [vector, fullText] : [fullText], limit);
     const rows = new Map((await passagesByIds(db, user.id, fused.map((f) => f.id))).map((row) => [row.id, row]));
     const passages: RetrievedPassage[] = [];
@@ -124,15 +118,27 @@ export function createRetrievalService({ db, embeddings, chat, invalidations, lo
       .map((row) => row.id);
   }
 
+  /**
+   * The user's index for this documents version: cached, or built on the one before (its rows
+   * carried, only new passages' vectors read), or read whole the first time.
+   */
   async function vectorIndex(userId: string) {
     // Read before the rows: a change committed between the two is newer than the version the
-    // entry is kept under, so the next question reloads it.
+    // entry is kept under, so the next question looks again.
     const version = await documentsVersion(db, userId);
     const cached = cache.get(userId, version, cacheKey);
     if (cached) return cached;
-    const rows: VectorRow[] = [];
-    let dims = target!.dims ?? 0;
-    for (const row of await embeddedPassages(db, userId, target!)) {
+    const before = cache.stale(userId, cacheKey);
+    const current = await embeddedPassageIds(db, userId, target!);
+    const rows: IndexRow[] = [];
+    const missing: string[] = [];
+    for (const { id, documentId } of current) {
+      const carried = before?.row(id);
+      if (carried) rows.push({ passageId: id, documentId, ...carried });
+      else missing.push(id);
+    }
+    let dims = before?.dims ?? target!.dims ?? 0;
+    for (const row of await passageEmbeddings(db, userId, missing)) {
       if (!row.embedding) continue;
       const vector = bytesToVector(row.embedding);
       if (dims === 0) dims = vector.length;
@@ -140,6 +146,9 @@ export function createRetrievalService({ db, embeddings, chat, invalidations, lo
     }
     const index = buildQuantizedIndex(rows, dims);
     cache.set(userId, { version, model: cacheKey, index });
+    // Checked once per documents version, not per question: passages of another model (or none
+    // yet) are found by their words until embedded.
+    if (current.length < (await readyPassageCount(db, userId))) embedInBackground(userId);
     return index;
   }
 

@@ -10,6 +10,8 @@ export type CachedIndex = { version: number; model: string; index: QuantizedInde
 
 export type VectorCache = {
   get(userId: string, version: number, model: string): QuantizedIndex | null;
+  /** The user's entry for the model whatever its version (to carry its rows into the next one), or null. */
+  stale(userId: string, model: string): QuantizedIndex | null;
   set(userId: string, entry: CachedIndex): void;
   drop(userId: string): void;
   clear(): void;
@@ -32,13 +34,14 @@ export function createVectorCache(maxBytes: number): VectorCache {
     get(userId, version, model) {
       const entry = entries.get(userId);
       if (!entry) return null;
-      if (entry.version !== version || entry.model !== model) {
-        drop(userId);
-        return null;
-      }
+      if (entry.version !== version || entry.model !== model) return null;
       entries.delete(userId);
       entries.set(userId, entry);
       return entry.index;
+    },
+    stale(userId, model) {
+      const entry = entries.get(userId);
+      return entry && entry.model === model ? entry.index : null;
     },
     set(userId, entry) {
       drop(userId);

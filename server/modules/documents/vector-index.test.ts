@@ -98,15 +98,17 @@ describe('reciprocal rank fusion', () => {
 });
 
 describe('the vector cache', () => {
-  const indexOf = (bytes: number) => ({ dims: 1, size: 1, bytes, search: () => [] });
+  const indexOf = (bytes: number) => ({ dims: 1, size: 1, bytes, row: () => null, search: () => [] });
 
   it('serves an entry for its version and model only', () => {
     const cache = createVectorCache(1000);
     cache.set('u1', { version: 3, model: 'm', index: indexOf(100) });
     expect(cache.get('u1', 3, 'm')).not.toBeNull();
     expect(cache.get('u1', 3, 'other')).toBeNull();
-    expect(cache.get('u1', 3, 'm')).toBeNull(); // a stale read dropped it
-    expect(cache.bytes()).toBe(0);
+    expect(cache.get('u1', 4, 'm')).toBeNull();
+    // A stale entry is kept for its rows until the next version replaces it.
+    expect(cache.stale('u1', 'm')).not.toBeNull();
+    expect(cache.stale('u1', 'other')).toBeNull();
   });
 
   it('drops the least recently used entries past its bound, and keeps none larger than it', () => {
@@ -122,5 +124,29 @@ describe('the vector cache', () => {
     cache.set('huge', { version: 1, model: 'm', index: indexOf(300) });
     expect(cache.get('huge', 1, 'm')).toBeNull();
     expect(cache.bytes()).toBe(200);
+  });
+});
+
+describe('the int8 vector index at dimensions not a multiple of four', () => {
+  it('pads each row to whole words and still ranks an identical row first', () => {
+    const dims = 66;
+    const rows = Array.from({ length: 40 }, (_, i) => ({ passageId: `p${i}`, documentId: 'd', vector: unitVector(i + 11, dims) }));
+    const index = buildQuantizedIndex(rows, dims);
+    for (const probe of [0, 17, 39]) expect(index.search(rows[probe]!.vector, new Set(['d']), 1)[0]!.passageId).toBe(`p${probe}`);
+  });
+});
+
+describe('an index built on the one before', () => {
+  it('carries rows it already holds and quantizes only the new ones, ranking as a fresh build does', () => {
+    const dims = 64;
+    const rows = Array.from({ length: 50 }, (_, i) => ({ passageId: `p${i}`, documentId: 'd', vector: unitVector(i + 100, dims) }));
+    const before = buildQuantizedIndex(rows.slice(0, 40), dims);
+    const carried = rows.slice(5, 40).map((r) => ({ passageId: r.passageId, documentId: r.documentId, ...before.row(r.passageId)! }));
+    const next = buildQuantizedIndex([...carried, ...rows.slice(40)], dims);
+    const fresh = buildQuantizedIndex(rows.slice(5), dims);
+    const query = unitVector(999, dims);
+    expect(next.search(query, new Set(['d']), 10)).toEqual(fresh.search(query, new Set(['d']), 10));
+    expect(next.row('p0')).toBeNull();
+    expect(next.size).toBe(45);
   });
 });

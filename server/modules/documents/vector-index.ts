@@ -12,26 +12,40 @@ export type QuantizedIndex = {
   size: number;
   /** The bytes it holds (codes, scales, ids), for the cache's bound. */
   bytes: number;
+  /** A row's quantized vector, to carry it into the next index without reading it again. */
+  row(passageId: string): { codes: Int8Array; scale: number } | null;
   /** The best `k` rows whose document is in `documents`, best first, with their approximate scores. */
   search(query: Float32Array, documents: ReadonlySet<string>, k: number): { passageId: string; score: number }[];
 };
 
-export function buildQuantizedIndex(rows: readonly VectorRow[], dims: number): QuantizedIndex {
+/** A row already quantized (carried from the index before), or a vector to quantize. */
+export type IndexRow = VectorRow | { passageId: string; documentId: string; codes: Int8Array; scale: number };
+
+export function buildQuantizedIndex(rows: readonly IndexRow[], dims: number): QuantizedIndex {
   const size = rows.length;
-  const codes = new Int8Array(size * dims);
+  // Rows padded to whole 32-bit words: the scan reads four codes a word (below).
+  const stride = Math.ceil(dims / 4) * 4;
+  const codes = new Int8Array(size * stride);
+  const words = new Int32Array(codes.buffer);
   const scales = new Float32Array(size);
   const ids = new Array<string>(size);
   const documentNames: string[] = [];
   const documentOrdinal = new Map<string, number>();
   const documentOf = new Int32Array(size);
   for (const [r, row] of rows.entries()) {
-    if (row.vector.length !== dims) throw new Error(`vector of ${row.vector.length} dimensions in an index of ${dims}`);
-    let max = 0;
-    for (const x of row.vector) max = Math.max(max, Math.abs(x));
-    const scale = max > 0 ? max / 127 : 1;
-    const offset = r * dims;
-    for (let j = 0; j < dims; j++) codes[offset + j] = Math.round(row.vector[j]! / scale);
-    scales[r] = scale;
+    const offset = r * stride;
+    if ('codes' in row) {
+      if (row.codes.length !== dims) throw new Error(`a row of ${row.codes.length} dimensions in an index of ${dims}`);
+      codes.set(row.codes, offset);
+      scales[r] = row.scale;
+    } else {
+      if (row.vector.length !== dims) throw new Error(`vector of ${row.vector.length} dimensions in an index of ${dims}`);
+      let max = 0;
+      for (const x of row.vector) max = Math.max(max, Math.abs(x));
+      const scale = max > 0 ? max / 127 : 1;
+      for (let j = 0; j < dims; j++) codes[offset + j] = Math.round(row.vector[j]! / scale);
+      scales[r] = scale;
+    }
     ids[r] = row.passageId;
     let ordinal = documentOrdinal.get(row.documentId);
     if (ordinal === undefined) {
@@ -41,8 +55,8 @@ export function buildQuantizedIndex(rows: readonly VectorRow[], dims: number): Q
     }
     documentOf[r] = ordinal;
   }
-  // Ids are ~36 characters, held twice (the array and the string): about 100 bytes a row.
-  const bytes = codes.byteLength + scales.byteLength + documentOf.byteLength + size * 100;
+  // Ids are ~36 characters, held in the array and the id-to-row map: about 150 bytes a row.
+  const bytes = codes.byteLength + scales.byteLength + documentOf.byteLength + size * 150;
 
   function search(query: Float32Array, documents: ReadonlySet<string>, k: number) {
     if (query.length !== dims) throw new Error(`a question of ${query.length} dimensions against vectors of ${dims}`);
@@ -60,12 +74,26 @@ export function buildQuantizedIndex(rows: readonly VectorRow[], dims: number): Q
     const bestScores = new Float64Array(k).fill(-Infinity);
     let filled = 0;
     let floor = -Infinity;
+    // The question quantized like a row: the scan is then integer arithmetic on 32-bit words,
+    // four codes each (sign-extended by shifts; typed arrays are little-endian on every platform
+    // Node runs on), about four times faster than float multiplies per code. 512 x 127 x 127
+    // stays far inside an int32. The order it gives is approximate; the caller re-scores exactly.
+    let queryMax = 0;
+    for (const x of query) queryMax = Math.max(queryMax, Math.abs(x));
+    const queryScale = queryMax > 0 ? queryMax / 127 : 1;
+    const q = new Int32Array(stride);
+    for (let j = 0; j < dims; j++) q[j] = Math.round(query[j]! / queryScale);
+    const wordsPerRow = stride >> 2;
     for (let r = 0; r < size; r++) {
       if (allowed[documentOf[r]!] === 0) continue;
-      const offset = r * dims;
-      let dot = 0;
-      for (let j = 0; j < dims; j++) dot += codes[offset + j]! * query[j]!;
-      const score = dot * scales[r]!;
+      const offset = r * wordsPerRow;
+      let sum = 0;
+      for (let w = 0; w < wordsPerRow; w++) {
+        const word = words[offset + w]!;
+        const k = w << 2;
+        sum = (sum + ((word << 24) >> 24) * q[k]! + ((word << 16) >> 24) * q[k + 1]! + ((word << 8) >> 24) * q[k + 2]! + (word >> 24) * q[k + 3]!) | 0;
+      }
+      const score = sum * scales[r]! * queryScale;
       if (filled === k && score <= floor) continue;
       let at = filled < k ? filled++ : k - 1;
       while (at > 0 && bestScores[at - 1]! < score) {
@@ -80,7 +108,13 @@ export function buildQuantizedIndex(rows: readonly VectorRow[], dims: number): Q
     return Array.from({ length: filled }, (_, i) => ({ passageId: ids[bestRows[i]!]!, score: bestScores[i]! }));
   }
 
-  return { dims, size, bytes, search };
+  const rowOf = new Map(ids.map((id, r) => [id, r]));
+  function row(passageId: string) {
+    const r = rowOf.get(passageId);
+    return r === undefined ? null : { codes: codes.subarray(r * stride, r * stride + dims), scale: scales[r]! };
+  }
+
+  return { dims, size, bytes, row, search };
 }
 
 /** The dot product of two float32 vectors (the cosine of unit vectors): the re-scoring's exact score. */
