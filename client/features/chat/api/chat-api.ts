@@ -14,7 +14,9 @@ import type {
 } from '../../../../contracts/chat-history.ts';
 import { ZToolStep, type TToolStep } from '../../../../contracts/assistant-tools.ts';
 import { CHAT_FINISHES, chatImageId, type TChatFinish, type TChatImage, type TChatImageType, type TChatProvider, type TChatRequest, type TChatResponse } from '../../../../contracts/chat.ts';
-import { ZCitation, type TCitation, type TDocument, type TPassageView } from '../../../../contracts/documents.ts';
+import { ZCitation, type TCitation, type TDocument, type TDocumentList, type TPassageView } from '../../../../contracts/documents.ts';
+import type { TCreateProject, TProject, TProjectList, TUpdateProject } from '../../../../contracts/projects.ts';
+import type { TCreateShare, TShareLink, TShareLinkList } from '../../../../contracts/share-links.ts';
 import { ApiError, apiFetch, apiRequest, errorMessage } from '../../../lib/api-client.ts';
 import { readSse } from '../../../lib/sse.ts';
 
@@ -221,8 +223,9 @@ export const deleteImage = (id: string) => apiRequest<void>('DELETE', `/api/chat
 export const DOCUMENTS_URL = '/api/documents';
 
 /** Uploads a file's bytes for a question (or a project's knowledge); the server reads its type from them. */
-export function uploadDocument(file: Blob, name: string, signal?: AbortSignal): Promise<TDocument> {
-  return apiRequest<TDocument>('POST', `${DOCUMENTS_URL}?${new URLSearchParams({ name })}`, file, { signal, timeoutMs: UPLOAD_TIMEOUT_MS });
+export function uploadDocument(file: Blob, name: string, signal?: AbortSignal, projectId?: string): Promise<TDocument> {
+  const query = new URLSearchParams({ name, ...(projectId ? { projectId } : {}) });
+  return apiRequest<TDocument>('POST', `${DOCUMENTS_URL}?${query}`, file, { signal, timeoutMs: UPLOAD_TIMEOUT_MS });
 }
 
 /** Deletes a document not sent (a chip removed before Send). */
@@ -230,3 +233,26 @@ export const deleteDocument = (id: string) => apiRequest<void>('DELETE', `${DOCU
 
 /** A cited passage with the text around it. */
 export const getPassage = (id: string, signal?: AbortSignal) => apiRequest<TPassageView>('GET', `${DOCUMENTS_URL}/passages/${encodeURIComponent(id)}`, undefined, { signal });
+
+// --- projects and their knowledge (issue 32, docs/decisions/0081) ------------------------------
+
+export const PROJECTS_URL = '/api/projects';
+export const projectsKey = [PROJECTS_URL] as const;
+
+export const listProjects = (signal?: AbortSignal) => apiRequest<TProjectList>('GET', PROJECTS_URL, undefined, { signal });
+export const createProject = (body: TCreateProject) => apiRequest<TProject>('POST', PROJECTS_URL, body);
+export const updateProject = (id: string, body: TUpdateProject) => apiRequest<TProject>('PATCH', `${PROJECTS_URL}/${encodeURIComponent(id)}`, body);
+export const deleteProject = (id: string) => apiRequest<void>('DELETE', `${PROJECTS_URL}/${encodeURIComponent(id)}`);
+
+/** A project's knowledge: the documents with its id. */
+export const knowledgeKey = (projectId: string) => [DOCUMENTS_URL, { projectId }] as const;
+export const listKnowledge = (projectId: string, signal?: AbortSignal) => apiRequest<TDocumentList>('GET', `${DOCUMENTS_URL}?projectId=${encodeURIComponent(projectId)}`, undefined, { signal });
+/** A file's bytes to a project's knowledge (the same raw upload as a question's). */
+export const uploadKnowledge = (projectId: string, file: File) => uploadDocument(file, file.name, undefined, projectId);
+
+// --- share links (issue 32): the signed-in user's own ------------------------------------------
+
+export const SHARES_URL = '/api/chat/shares';
+export const createShare = (chatId: string, body: TCreateShare) => apiRequest<TShareLink>('POST', `/api/chat/conversations/${encodeURIComponent(chatId)}/shares`, body);
+export const listShares = () => apiRequest<TShareLinkList>('GET', SHARES_URL);
+export const revokeShare = (id: string) => apiRequest<void>('DELETE', `${SHARES_URL}/${encodeURIComponent(id)}`);

@@ -8,7 +8,7 @@ import { Button } from '../../../components/ui/button.tsx';
 import { Dialog } from '../../../components/ui/dialog.tsx';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { notify } from '../../../lib/notify.ts';
-import { createProject, deleteDocument, deleteProject, knowledgeKey, listKnowledge, updateProject, uploadKnowledge } from '../api/projects-api.ts';
+import { createProject, deleteDocument, deleteProject, knowledgeKey, listKnowledge, updateProject, uploadKnowledge } from '../api/chat-api.ts';
 import { useModels } from '../hooks/use-models.ts';
 import { useRefreshOrganised } from '../hooks/use-projects.ts';
 

@@ -5,7 +5,7 @@ import { Button } from '../../../components/ui/button.tsx';
 import { Dialog } from '../../../components/ui/dialog.tsx';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { notify } from '../../../lib/notify.ts';
-import { createShare, listShares, revokeShare, SHARES_URL } from '../api/share-api.ts';
+import { createShare, listShares, revokeShare, SHARES_URL } from '../api/chat-api.ts';
 import { CopyButton } from './copy-button.tsx';
 
 type Props = {

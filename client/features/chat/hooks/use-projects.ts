@@ -2,8 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { TProject } from '../../../../contracts/projects.ts';
 import { errorMessage } from '../../../lib/api-client.ts';
 import { notify } from '../../../lib/notify.ts';
-import { CONVERSATIONS_URL, updateConversation } from '../api/chat-api.ts';
-import { PROJECTS_URL, listProjects } from '../api/projects-api.ts';
+import { CONVERSATIONS_URL, PROJECTS_URL, listProjects, updateConversation } from '../api/chat-api.ts';
 import type { ChatHistoryEntry } from '../lib/chat-storage.ts';
 
 /** The user's projects (issue 32), for the sidebar and a chat's "Move to project". */
