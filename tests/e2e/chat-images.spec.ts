@@ -54,7 +54,7 @@ test.describe('chat: images and answers that survive a reload', () => {
     test.slow();
     await signIn(page);
     await page.goto(`${server.url}/chat-console`);
-    await page.locator('input[type="file"]').setInputFiles({ name: 'chart.png', mimeType: 'image/png', buffer: sampleImage('png') });
+    await page.locator('input[type="file"][accept^="image/"]').setInputFiles({ name: 'chart.png', mimeType: 'image/png', buffer: sampleImage('png') });
     const attached = page.getByRole('list', { name: 'Images for this question' });
     await expect(attached.getByRole('img', { name: 'Image 1: chart.png' })).toBeVisible();
     await expect(attached.getByRole('button', { name: 'Remove image 1: chart.png' })).toBeEnabled();
@@ -117,7 +117,7 @@ test.describe('chat: images and answers that survive a reload', () => {
     await signIn(page);
     await page.goto(`${server.url}/chat-console`);
     const requestsBefore = fake.requests().length;
-    await page.locator('input[type="file"]').setInputFiles([
+    await page.locator('input[type="file"][accept^="image/"]').setInputFiles([
       { name: 'bomb.png', mimeType: 'image/png', buffer: pngBomb() },
       { name: 'cut.png', mimeType: 'image/png', buffer: truncatedPng() },
     ]);
