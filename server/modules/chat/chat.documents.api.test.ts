@@ -155,6 +155,19 @@ describe('documents and the web in the chat (issue 32)', () => {
     });
     expect(next.statusCode, next.body).toBe(200);
     expect(fake.requests().at(-1)!.system).toBe('Answer as the contracts team.');
+
+    // Moved out of the project in another tab: this tab still names the project, and the chat's own place wins.
+    await t.database.db.update(chatConversations).set({ projectId: null }).where(eq(chatConversations.chatId, chatId));
+    const stale = await chat(t, owner, 'openai', {
+      body: {
+        ...chatBody('openai', 'And now?'),
+        messages: [{ role: 'user', content: QUESTION }, { role: 'assistant', content: 'Reply' }, { role: 'user', content: 'And now?' }],
+        answer: { chatId, id: 'a3', questionId: 'q3', questionParentId: 'a1', title: 'In a project' },
+        projectId: mine!.id,
+      },
+    });
+    expect(stale.statusCode, stale.body).toBe(200);
+    expect(fake.requests().at(-1)!.system).toBeUndefined();
   });
 
   it('with Use my agents on, an instruction planted in a document calls no tool (the obedient fake follows it only outside data)', async () => {

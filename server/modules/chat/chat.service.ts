@@ -228,8 +228,10 @@ export function createChatService({ db, config, images, conversations, agentTool
     );
     if (typeProblems.length > 0) throw new AppError('BAD_REQUEST', 'Invalid request', typeProblems);
     await checkDocuments(user, input);
-    // The request names the project; a kept chat that is in one brings its own (whatever the browser sent).
-    const projectId = input.projectId ?? (input.answer ? await conversationProject(db, user.id, input.answer.chatId) : undefined);
+    // A stored chat's own place wins over the browser's copy (moved in another tab, this one still
+    // names the old project); only a chat the server does not hold yet starts where the request says.
+    const storedProject = input.answer ? await conversationProject(db, user.id, input.answer.chatId) : undefined;
+    const projectId = storedProject === undefined ? input.projectId : (storedProject ?? undefined);
     const project = projectId === undefined ? undefined : await projectInstructions(db, user.id, projectId);
     if (projectId !== undefined && project === undefined) throw new AppError('NOT_FOUND', 'Project not found');
     // An image is drawn from the last question alone: it reads no sources.

@@ -340,10 +340,11 @@ export async function projectInstructions(db: Tx, userId: string, projectId: str
 }
 
 /** The project the user's kept chat is in (issue 32), or undefined when it is in none or not kept yet. */
-export async function conversationProject(db: Tx, userId: string, chatId: string): Promise<string | undefined> {
+/** A stored chat's project: its id, null when it is in none, undefined when the chat is not stored. */
+export async function conversationProject(db: Tx, userId: string, chatId: string): Promise<string | null | undefined> {
   const [row] = await db
     .select({ projectId: chatConversations.projectId })
     .from(chatConversations)
     .where(and(eq(chatConversations.userId, userId), eq(chatConversations.chatId, chatId)));
-  return row?.projectId ?? undefined;
+  return row === undefined ? undefined : row.projectId;
 }
