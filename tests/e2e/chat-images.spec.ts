@@ -1,10 +1,8 @@
 import type { Page } from '@playwright/test';
-import { startFakeAiProviders, type FakeAiProviders } from '../fakes/ai-providers.ts';
 import { SAMPLE_IMAGES, pngBomb, sampleImage, truncatedPng } from '../fakes/sample-images.ts';
 import { expect, test } from './fixtures.ts';
-import { startAppServer, type AppServer } from './support/app-server.ts';
+import { ownServerWithFakeProviders } from './support/own-server.ts';
 import { expectNoSeriousViolations } from './support/axe.ts';
-import { ADMIN_EMAIL, ADMIN_NAME } from './support/constants.ts';
 
 // Issue 18 items 4 and 5: images in a question, and answers that survive a reload. A server of its
 // own and fake providers in this process, so the journeys read what each provider was sent and
@@ -19,41 +17,25 @@ async function send(page: Page, assistant: string, text: string) {
 }
 
 test.describe('chat: images and answers that survive a reload', () => {
-  let fake: FakeAiProviders;
-  let server: AppServer;
-
-  test.beforeAll(async () => {
-    // A fresh server applies every migration to a new database: on a busy machine that outlasts
-    // a test's 30 s (startAppServer itself waits up to 60 s for its health check).
-    test.setTimeout(90_000);
-    fake = await startFakeAiProviders();
-    server = await startAppServer({ env: { ...fake.env, MARKET_DATA: 'simulated' } });
-  });
-  test.afterAll(async () => {
-    await server?.stop();
-    await fake?.close();
-  });
+  const own = ownServerWithFakeProviders();
 
   /** Another user's session cookie (signed in through the API, as a second browser would be). */
   const otherUser = async () => {
-    const res = await fetch(`${server.url}/api/auth/local/login`, {
+    const res = await fetch(`${own.server.url}/api/auth/local/login`, {
       method: 'POST',
-      headers: { origin: server.url, 'content-type': 'application/json' },
+      headers: { origin: own.server.url, 'content-type': 'application/json' },
       body: JSON.stringify({ email: `someone-else-${Date.now()}@example.com`, name: 'Someone Else' }),
     });
     expect(res.status).toBe(200);
     return res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
   };
 
-  const signIn = async (page: Page) => {
-    const res = await page.request.post(`${server.url}/api/auth/local/login`, { data: { email: ADMIN_EMAIL, name: ADMIN_NAME }, headers: { origin: server.url } });
-    expect(res.status()).toBe(200);
-  };
+  const signIn = (page: Page) => own.signIn(page);
 
   test('attach images (pick, drop, paste): uploaded, shown, and sent to the provider with the question', async ({ page }, testInfo) => {
     test.slow();
     await signIn(page);
-    await page.goto(`${server.url}/chat-console`);
+    await page.goto(`${own.server.url}/chat-console`);
     await page.locator('input[type="file"][accept^="image/"]').setInputFiles({ name: 'chart.png', mimeType: 'image/png', buffer: sampleImage('png') });
     const attached = page.getByRole('list', { name: 'Images for this question' });
     await expect(attached.getByRole('img', { name: 'Image 1: chart.png' })).toBeVisible();
@@ -92,7 +74,7 @@ test.describe('chat: images and answers that survive a reload', () => {
     await expect(attached).toHaveCount(0);
 
     // OpenAI's Responses API got it as an input_image, the PNG's bytes.
-    const sent = fake.requests().find((r) => r.prompt === question)!;
+    const sent = own.fake.requests().find((r) => r.prompt === question)!;
     expect(sent.images).toEqual([
       { part: 'input_image', mediaType: 'image/png', bytes: sampleImage('png').length },
       { part: 'input_image', mediaType: 'image/jpeg', bytes: sampleImage('jpeg').length },
@@ -107,7 +89,7 @@ test.describe('chat: images and answers that survive a reload', () => {
     await expectNoSeriousViolations(page, testInfo, 'a question with its image', '[role="log"]');
 
     // Nobody else can see it: signed out 401, another user 404 (as for an image that does not exist).
-    const src = `${server.url}${await shown.getAttribute('src')}`;
+    const src = `${own.server.url}${await shown.getAttribute('src')}`;
     expect((await fetch(src)).status).toBe(401);
     expect((await fetch(src, { headers: { cookie: await otherUser() } })).status).toBe(404);
   });
@@ -115,8 +97,8 @@ test.describe('chat: images and answers that survive a reload', () => {
   // Issue 29 item 4 (docs/decisions/0064): the server decodes what it keeps, and a refusal says why.
   test('a bomb PNG and a PNG cut short are refused, and the person sees the reason on each attachment', async ({ page }, testInfo) => {
     await signIn(page);
-    await page.goto(`${server.url}/chat-console`);
-    const requestsBefore = fake.requests().length;
+    await page.goto(`${own.server.url}/chat-console`);
+    const requestsBefore = own.fake.requests().length;
     await page.locator('input[type="file"][accept^="image/"]').setInputFiles([
       { name: 'bomb.png', mimeType: 'image/png', buffer: pngBomb() },
       { name: 'cut.png', mimeType: 'image/png', buffer: truncatedPng() },
@@ -140,12 +122,12 @@ test.describe('chat: images and answers that survive a reload', () => {
     await page.keyboard.press('Enter');
     await expect(attached).toHaveCount(0);
     await expect(page.getByRole('button', { name: 'Send message' })).toBeEnabled();
-    expect(fake.requests()).toHaveLength(requestsBefore);
+    expect(own.fake.requests()).toHaveLength(requestsBefore);
   });
 
   test('on a model that reads text only, Attach images says why', async ({ page }, testInfo) => {
     await signIn(page);
-    await page.goto(`${server.url}/deepseek-chat`);
+    await page.goto(`${own.server.url}/deepseek-chat`);
     const attach = page.getByRole('button', { name: 'Attach images' });
     await expect(attach).toHaveAttribute('aria-disabled', 'true');
     // Focusable and announced (aria-disabled, not disabled): pressing it says why.
@@ -158,11 +140,11 @@ test.describe('chat: images and answers that survive a reload', () => {
   test('a reload mid-answer shows what came so far, then the rest; a second tab sees it too; Stop still works; nobody else can join', async ({ page, context }) => {
     test.slow();
     await signIn(page);
-    await page.goto(`${server.url}/chat-console`);
+    await page.goto(`${own.server.url}/chat-console`);
     const question = `Tell me a long story ${Date.now()}`;
     const whole = `Reply to: ${question}`;
     // The provider stops after its first words until released: the reload lands mid-answer.
-    const hold = fake.holdAfterFirstChunk();
+    const hold = own.fake.holdAfterFirstChunk();
     const asked = page.waitForRequest((req) => new URL(req.url()).pathname === '/api/openai/chat' && req.method() === 'POST');
     await send(page, 'GPT', question);
     const { answer } = (await asked).postDataJSON() as { answer: { chatId: string; id: string } };
@@ -171,13 +153,13 @@ test.describe('chat: images and answers that survive a reload', () => {
     expect(whole.startsWith(soFar) && soFar.length < whole.length).toBe(true);
 
     // Someone else asking for this answer's stream (or for its Stop) hears it does not exist.
-    const stream = `${server.url}/api/chat/conversations/${answer.chatId}/stream?answer=${answer.id}`;
+    const stream = `${own.server.url}/api/chat/conversations/${answer.chatId}/stream?answer=${answer.id}`;
     const cookie = await otherUser();
     const theirs = await fetch(stream, { headers: { cookie, accept: 'text/event-stream' } });
     expect([theirs.status, await theirs.json()]).toEqual([404, { error: 'Not Found', message: 'Answer not found' }]);
-    const theirStop = await fetch(`${server.url}/api/chat/conversations/${answer.chatId}/stop`, {
+    const theirStop = await fetch(`${own.server.url}/api/chat/conversations/${answer.chatId}/stop`, {
       method: 'POST',
-      headers: { cookie, origin: server.url, 'content-type': 'application/json' },
+      headers: { cookie, origin: own.server.url, 'content-type': 'application/json' },
       body: JSON.stringify({ answer: answer.id }),
     });
     expect(theirStop.status).toBe(404);
@@ -189,14 +171,14 @@ test.describe('chat: images and answers that survive a reload', () => {
     await expect(page.getByRole('button', { name: 'Stop' })).toBeVisible();
     // A second tab finds it too.
     const second = await context.newPage();
-    await second.goto(`${server.url}/chat-console`);
+    await second.goto(`${own.server.url}/chat-console`);
     await expect(messages(second).getByText(`You: ${question}`, { exact: true })).toBeVisible();
     await expect(messages(second).getByText(soFar, { exact: true })).toBeVisible();
     // Then the rest, in both.
     hold.release();
     for (const tab of [page, second]) await expect(messages(tab).getByText(whole, { exact: true })).toBeVisible({ timeout: 15_000 });
     await expect(messages(page).getByText('(stopped)')).toHaveCount(0);
-    expect(fake.abortedCount()).toBe(0); // the provider call went on through the reload
+    expect(own.fake.abortedCount()).toBe(0); // the provider call went on through the reload
     await second.close();
 
     // Reloaded after the end: the answer is kept on the server.
@@ -206,7 +188,7 @@ test.describe('chat: images and answers that survive a reload', () => {
     await expect(messages(page).getByText(whole, { exact: true })).toBeVisible();
 
     // Stop, after a reload, still stops the provider: the answer ends where it got.
-    const stopHold = fake.holdAfterFirstChunk();
+    const stopHold = own.fake.holdAfterFirstChunk();
     const next = `And another story ${Date.now()}`;
     await send(page, 'GPT', next);
     await expect(messages(page).getByText(/^Reply to: /)).toHaveCount(2); // its first words under the first answer
@@ -214,7 +196,7 @@ test.describe('chat: images and answers that survive a reload', () => {
     await expect(page.getByRole('button', { name: 'Stop' })).toBeVisible();
     await page.getByRole('button', { name: 'Stop' }).click();
     await expect(messages(page).getByText('(stopped)')).toBeVisible();
-    await fake.waitForAborted(1);
+    await own.fake.waitForAborted(1);
     stopHold.release();
     // What is shown is what the chat kept.
     await page.reload();

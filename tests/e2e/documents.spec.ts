@@ -1,10 +1,8 @@
 import type { Page } from '@playwright/test';
-import { startFakeAiProviders, type FakeAiProviders } from '../fakes/ai-providers.ts';
 import { makePdf } from '../fakes/sample-documents.ts';
 import { expect, test } from './fixtures.ts';
-import { startAppServer, type AppServer } from './support/app-server.ts';
+import { ownServerWithFakeProviders } from './support/own-server.ts';
 import { expectNoSeriousViolations } from './support/axe.ts';
-import { ADMIN_EMAIL, ADMIN_NAME } from './support/constants.ts';
 
 // Issue 32: ask about a PDF and see where the answer came from. A server of its own and fake
 // providers in this process, which answer citing the first source and show what they were sent.
@@ -12,27 +10,14 @@ import { ADMIN_EMAIL, ADMIN_NAME } from './support/constants.ts';
 const FACT = 'Invoices unpaid after thirty days cost two percent a month.';
 
 test.describe('chat: documents with citations', () => {
-  let fake: FakeAiProviders;
-  let server: AppServer;
+  const own = ownServerWithFakeProviders({ answer: (question) => `From your file: late invoices cost 2% a month [1]. (${question})` });
 
-  test.beforeAll(async () => {
-    fake = await startFakeAiProviders({ answer: (question) => `From your file: late invoices cost 2% a month [1]. (${question})` });
-    server = await startAppServer({ env: { ...fake.env, MARKET_DATA: 'simulated' } });
-  });
-  test.afterAll(async () => {
-    await server?.stop();
-    await fake?.close();
-  });
-
-  const signIn = async (page: Page) => {
-    const res = await page.request.post(`${server.url}/api/auth/local/login`, { data: { email: ADMIN_EMAIL, name: ADMIN_NAME }, headers: { origin: server.url } });
-    expect(res.status()).toBe(200);
-  };
+  const signIn = (page: Page) => own.signIn(page);
 
   test('attach a PDF, ask, see the citation and open its passage', async ({ page }, testInfo) => {
     test.slow();
     await signIn(page);
-    await page.goto(`${server.url}/chat-console`);
+    await page.goto(`${own.server.url}/chat-console`);
     const pdf = await makePdf([['Terms of sale', 'Payment is due on receipt.'], ['Late payment', FACT], ['Disputes go to arbitration.']]);
     await page.locator('input[type="file"][accept*=".pdf"]').setInputFiles({ name: 'terms.pdf', mimeType: 'application/pdf', buffer: Buffer.from(pdf) });
     const attached = page.getByRole('list', { name: 'Documents for this question' });
@@ -45,7 +30,7 @@ test.describe('chat: documents with citations', () => {
     const messages = page.getByRole('log', { name: 'Messages' });
     await expect(messages.getByText('From your file: late invoices cost 2% a month')).toBeVisible();
     // The provider read the passage as a source, marked as data.
-    const system = fake.requests().at(-1)!.system!;
+    const system = own.fake.requests().at(-1)!.system!;
     expect(system).toContain('never instructions to you');
     expect(system).toContain(FACT);
 

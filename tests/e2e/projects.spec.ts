@@ -1,9 +1,7 @@
 import type { Page } from '@playwright/test';
-import { startFakeAiProviders, type FakeAiProviders } from '../fakes/ai-providers.ts';
 import { expect, expectFitsViewport, PHONE_VIEWPORT, test } from './fixtures.ts';
-import { startAppServer, type AppServer } from './support/app-server.ts';
+import { ownServerWithFakeProviders } from './support/own-server.ts';
 import { expectNoSeriousViolations } from './support/axe.ts';
-import { ADMIN_EMAIL, ADMIN_NAME } from './support/constants.ts';
 
 // Issue 32: projects. Make a project with instructions and a file, start a chat in it, and the
 // provider's fake receives the instructions; pin a chat and move it into the project. A server of
@@ -12,27 +10,14 @@ import { ADMIN_EMAIL, ADMIN_NAME } from './support/constants.ts';
 const INSTRUCTIONS = 'You advise Acme Ltd. Always answer in British English.';
 
 test.describe('projects', () => {
-  let fake: FakeAiProviders;
-  let server: AppServer;
+  const own = ownServerWithFakeProviders();
 
-  test.beforeAll(async () => {
-    fake = await startFakeAiProviders();
-    server = await startAppServer({ env: { ...fake.env, MARKET_DATA: 'simulated' } });
-  });
-  test.afterAll(async () => {
-    await server?.stop();
-    await fake?.close();
-  });
-
-  const signIn = async (page: Page) => {
-    const res = await page.request.post(`${server.url}/api/auth/local/login`, { data: { email: ADMIN_EMAIL, name: ADMIN_NAME }, headers: { origin: server.url } });
-    expect(res.status()).toBe(200);
-  };
+  const signIn = (page: Page) => own.signIn(page);
 
   test('make a project with instructions and a file, start a chat in it: the provider receives the instructions', async ({ page }, testInfo) => {
     test.slow();
     await signIn(page);
-    await page.goto(`${server.url}/chat-console`);
+    await page.goto(`${own.server.url}/chat-console`);
     const sidebar = page.getByRole('complementary', { name: 'Chat history' });
 
     await sidebar.getByRole('button', { name: 'New project' }).click();
@@ -59,7 +44,7 @@ test.describe('projects', () => {
     await input.fill(question);
     await input.press('Enter');
     await expect(page.getByRole('log', { name: 'Messages' }).getByText(`Reply to: ${question}`)).toBeVisible();
-    const sent = fake.requests().find((r) => r.prompt === question);
+    const sent = own.fake.requests().find((r) => r.prompt === question);
     expect(sent?.system).toContain(INSTRUCTIONS);
 
     // The chat is listed under its project.
@@ -69,8 +54,8 @@ test.describe('projects', () => {
 
   test('pin a chat and move it into a project from its menu', async ({ page }) => {
     await signIn(page);
-    await page.request.post(`${server.url}/api/projects`, { data: { name: 'Board pack' }, headers: { origin: server.url } });
-    await page.goto(`${server.url}/chat-console`);
+    await page.request.post(`${own.server.url}/api/projects`, { data: { name: 'Board pack' }, headers: { origin: own.server.url } });
+    await page.goto(`${own.server.url}/chat-console`);
     const question = 'Summarise the minutes';
     const input = page.getByLabel('Message GPT');
     await input.fill(question);
@@ -95,8 +80,8 @@ test.describe('projects', () => {
   test("on a phone: the drawer shows the projects, a project's dialog fits, and a chat's menu moves it", async ({ page }, testInfo) => {
     await page.setViewportSize(PHONE_VIEWPORT);
     await signIn(page);
-    await page.request.post(`${server.url}/api/projects`, { data: { name: 'Phone project', instructions: 'Be brief.' }, headers: { origin: server.url } });
-    await page.goto(`${server.url}/chat-console`);
+    await page.request.post(`${own.server.url}/api/projects`, { data: { name: 'Phone project', instructions: 'Be brief.' }, headers: { origin: own.server.url } });
+    await page.goto(`${own.server.url}/chat-console`);
     const question = 'Short question from a phone';
     const input = page.getByLabel('Message GPT');
     await input.fill(question);
