@@ -127,6 +127,16 @@ describe('windows', () => {
     expect(metSeries(condition([clause({ left: close, operator: 'rising', candles: 2 })]), [1, 2, Number.NaN, 3, 4, 5])).toEqual([null, null, null, null, null, true]);
   });
 
+  it('values that differ by float noise only are equal: not rising, not above, not crossing', () => {
+    const noisy = 0.1 + 0.2; // 0.30000000000000004
+    expect(metSeries(condition([clause({ left: close, operator: 'rising', candles: 1 })]), [0.3, noisy])).toEqual([null, false]);
+    expect(metSeries(condition([clause({ left: close, operator: 'above', right: num(0.3) })]), [noisy])).toEqual([false]);
+    expect(metSeries(condition([clause({ left: close, operator: 'between', lower: num(0.1), upper: num(0.3) })]), [noisy])).toEqual([true]);
+    expect(metSeries(condition([clause({ left: close, operator: 'crosses-above', right: num(0.3) })]), [0.2, noisy, 0.31])).toEqual([null, false, true]);
+    // A real step, however small against the price, still counts.
+    expect(metSeries(condition([clause({ left: close, operator: 'rising', candles: 1 })]), [0.00001234, 0.00001235])).toEqual([null, true]);
+  });
+
   it('a rise from a lowest of 0 is not a percentage: undecided', () => {
     expect(metSeries(condition([clause({ left: { indicator: 'volume' }, operator: 'rises-by', percent: 10, candles: 1 })]), [1, 2])).toEqual([null, false]);
     const candles = hourly([1, 2, 3]).map((c, i) => ({ ...c, volume: [0, 5, 6][i]! }));

@@ -102,6 +102,19 @@ export function latestClosedIndex(candles: readonly TCandle[], timeframe: TCandl
 }
 
 /** Values as a run records them: six decimals, or six significant digits below 1 (a token at 1e-7). */
+/**
+ * Compares two indicator values as equal when they differ by float noise only: rolling sums
+ * (SMA, Bollinger) carry rounding that depends on where the series starts, so a live run (the
+ * latest candles) and a test on history (the whole series) could otherwise decide a tie such as
+ * "rising" between two mathematically equal values differently. One part in 10^9 is far below
+ * any price step a market quotes.
+ */
+const RELATIVE_TIE = 1e-9;
+export function compareValues(a: number, b: number): -1 | 0 | 1 {
+  if (a === b || Math.abs(a - b) <= RELATIVE_TIE * Math.max(Math.abs(a), Math.abs(b))) return 0;
+  return a > b ? 1 : -1;
+}
+
 function rounded(value: number): number | null {
   if (!Number.isFinite(value)) return null;
   return Math.abs(value) >= 1 ? Math.round(value * 1e6) / 1e6 : Number(value.toPrecision(6));
@@ -267,8 +280,8 @@ export function prepareConditions(conditions: readonly TCondition[], agentTimefr
       const v = values[j]!;
       if (Number.isFinite(v)) {
         const previous = j > 0 ? values[j - 1]! : Number.NaN;
-        upRun = finiteRun > 0 && v > previous ? upRun + 1 : 0;
-        downRun = finiteRun > 0 && v < previous ? downRun + 1 : 0;
+        upRun = finiteRun > 0 && compareValues(v, previous) > 0 ? upRun + 1 : 0;
+        downRun = finiteRun > 0 && compareValues(v, previous) < 0 ? downRun + 1 : 0;
         finiteRun++;
       } else finiteRun = upRun = downRun = 0;
       if (finiteRun < candlesBack + 1) continue;
@@ -287,7 +300,7 @@ export function prepareConditions(conditions: readonly TCondition[], agentTimefr
           // A change in % from 0 is not a number: undecided.
           if (extreme === 0) break;
           const change = ((rises ? v - extreme : extreme - v) / Math.abs(extreme)) * 100;
-          own[j] = change >= clause.percent! ? TRUE : FALSE;
+          own[j] = compareValues(change, clause.percent!) >= 0 ? TRUE : FALSE;
           break;
         }
         default:
@@ -311,17 +324,19 @@ export function prepareConditions(conditions: readonly TCondition[], agentTimefr
       if (!defined(l) || !defined(r)) continue;
       switch (clause.operator) {
         case 'above':
-          out[i] = l > r ? TRUE : FALSE;
+          out[i] = compareValues(l, r) > 0 ? TRUE : FALSE;
           break;
         case 'below':
-          out[i] = l < r ? TRUE : FALSE;
+          out[i] = compareValues(l, r) < 0 ? TRUE : FALSE;
           break;
         case 'between':
         case 'outside': {
           const upper = b![i]!;
           if (!defined(upper)) break;
-          const inside = r <= l && l <= upper;
-          out[i] = (clause.operator === 'between' ? inside : l < r || l > upper) ? TRUE : FALSE;
+          const fromLower = compareValues(l, r);
+          const toUpper = compareValues(l, upper);
+          const inside = fromLower >= 0 && toUpper <= 0;
+          out[i] = (clause.operator === 'between' ? inside : fromLower < 0 || toUpper > 0) ? TRUE : FALSE;
           break;
         }
         default: {
@@ -329,8 +344,10 @@ export function prepareConditions(conditions: readonly TCondition[], agentTimefr
           const lb = left[i - 1]!;
           const rb = a[i - 1]!;
           if (!defined(lb) || !defined(rb)) break;
-          const up = lb <= rb && l > r;
-          const down = lb >= rb && l < r;
+          const before = compareValues(lb, rb);
+          const now = compareValues(l, r);
+          const up = before <= 0 && now > 0;
+          const down = before >= 0 && now < 0;
           const met = clause.operator === 'crosses-above' ? up : clause.operator === 'crosses-below' ? down : up || down;
           out[i] = met ? TRUE : FALSE;
         }
