@@ -1,13 +1,13 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { TConversation } from '../../../contracts/chat-history.ts';
+import { CHAT_HISTORY_LIMITS, type TConversation } from '../../../contracts/chat-history.ts';
 import type { TChatResponse, TChatStreamEvent } from '../../../contracts/chat.ts';
 import { FULL_TEXT_ONLY_NOTE, noTextNote, type TCitation, type TDocument } from '../../../contracts/documents.ts';
 import { WEB_SEARCH_FAILED_NOTE } from '../../../contracts/web-search.ts';
 import { startFakeAiProviders, type FakeAiProviders } from '../../../tests/fakes/ai-providers.ts';
 import { ARTICLE_SENTENCE, startFakeWebSearch, type FakeWebSearch } from '../../../tests/fakes/web-search.ts';
 import { agentProposals, chatConversations, chatMessages, documents, projects, users } from '../../db/schema.ts';
-import { chat, chatBody, newTestChatId, parseEvents } from '../../test/chat-helpers.ts';
+import { chat, chatBody, conversationBody, newTestChatId, parseEvents } from '../../test/chat-helpers.ts';
 import { seedDocument, sessionUser } from '../../test/documents-seed.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 import { until } from '../../test/until.ts';
@@ -128,6 +128,26 @@ describe('documents and the web in the chat (issue 32)', () => {
     expect(md.body).toContain(`_${note}_`);
     const json = await t.request({ url: `/api/chat/conversations/${chatId}/export?format=json`, cookie: owner });
     expect(json.json<TConversation>().messages.find((m) => m.id === 'a1')).toMatchObject({ sourcesNote: note, retrieval: cited.data.retrieval });
+  });
+
+  it('keeps the note on the sources of an answer a browser saves, within its bounds (400 naming the field beyond them)', async () => {
+    const body = conversationBody();
+    const answer = { ...body.messages[1]!, sourcesNote: FULL_TEXT_ONLY_NOTE, retrieval: { mode: 'full-text', noText: [] } };
+    const saved = await t.request({ method: 'POST', url: '/api/chat/conversations', cookie: owner, payload: { ...body, messages: [body.messages[0], answer] } });
+    expect(saved.statusCode, saved.body).toBe(201);
+    const read = (await t.request({ url: `/api/chat/conversations/${body.id}`, cookie: owner })).json<TConversation>();
+    expect(read.messages.find((m) => m.id === 'a1')).toMatchObject({ sourcesNote: FULL_TEXT_ONLY_NOTE, retrieval: { mode: 'full-text', noText: [] } });
+
+    const long = conversationBody();
+    const refused = await t.request({
+      method: 'POST',
+      url: '/api/chat/conversations',
+      cookie: owner,
+      payload: { ...long, messages: [long.messages[0], { ...long.messages[1]!, sourcesNote: 'x'.repeat(CHAT_HISTORY_LIMITS.maxSourcesNoteChars + 1), retrieval: { mode: 'vector', noText: [] } }] },
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().details.map((d: { path: string }) => d.path).sort()).toEqual(['messages.1.retrieval.mode', 'messages.1.sourcesNote']);
+    expect((await t.request({ url: `/api/chat/conversations/${long.id}`, cookie: owner })).statusCode).toBe(404);
   });
 
   it('names a question’s documents in the history: the owner’s file by name, a removed one as removed, never another user’s', async () => {
