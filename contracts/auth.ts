@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PARAMETER_SOURCES } from './agent-parameters.ts';
 import { CHAT_ACCESS, CHAT_PROVIDERS } from './chat.ts';
 import { SIGN_IN_ATTEMPT_PATTERN } from './constants.ts';
-import { ZUser } from './users.ts';
+import { ROLES, ZUser } from './users.ts';
 
 export const AUTH_PROVIDERS = ['local', 'google'] as const;
 export type TAuthProvider = (typeof AUTH_PROVIDERS)[number];
@@ -54,5 +54,7 @@ export const ZPublicConfig = z.object({
   chatPolicy: z.record(z.enum(CHAT_PROVIDERS), z.enum(CHAT_ACCESS)),
   /** Which outside sources the server has (the agents wizard starts a switch needing a missing one off). */
   sources: z.record(z.enum(PARAMETER_SOURCES), z.boolean()),
+  /** The roles that may share a chat as a link (CHAT_SHARE_ROLES; none by default): the chat offers Share to them only (docs/decisions/0088). */
+  shareRoles: z.array(z.enum(ROLES)),
 });
 export type TPublicConfig = z.infer<typeof ZPublicConfig>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TOOL_LABELS, isAgentTool } from './assistant-tools.ts';
 import { MAX_TOOL_STEPS_KEPT, ZToolStep, type TToolStep } from './tool-steps.ts';
-import { MAX_CITATIONS, ZCitation, type TCitation } from './documents.ts';
+import { MAX_CITATIONS, ZCitation, type TCitation, type TDocumentStatus, type TDocumentType, type TRetrievalInfo } from './documents.ts';
 import { CHAT_FINISHES, CHAT_LIMITS, CHAT_PROVIDER_INFO, CHAT_PROVIDERS, ZChatId, ZMessageDocuments, ZMessageId, ZMessageImages, type TChatProvider } from './chat.ts';
 
 export { ZChatId, ZMessageId } from './chat.ts';
@@ -33,6 +33,9 @@ export const CHAT_HISTORY_LIMITS = {
   /** Conversations per page of the list. */
   pageSize: 50,
   maxSearchChars: 200,
+  /** An answer's note on its sources (up to three sentences, one naming the files without text), and the files without text it keeps. */
+  maxSourcesNoteChars: 4_000,
+  maxNoTextFiles: 50,
 } as const;
 
 export const ZConversationParams = z.object({ id: ZChatId }).strict();
@@ -48,6 +51,14 @@ export const ZTemperature = z
   .number('Temperature must be a number')
   .min(0, 'Temperature must be from 0 to 2')
   .max(CHAT_LIMITS.maxTemperature, 'Temperature must be from 0 to 2');
+
+/** How an answer's retrieval ran (contracts/documents.ts TRetrievalInfo), as a stored answer keeps it. */
+export const ZRetrievalInfo = z
+  .object({
+    mode: z.enum(['hybrid', 'full-text'], 'Retrieval mode must be hybrid or full-text'),
+    noText: z.array(z.string().max(255, 'A file name must be at most 255 characters')).max(CHAT_HISTORY_LIMITS.maxNoTextFiles, `Name at most ${CHAT_HISTORY_LIMITS.maxNoTextFiles} files without text`),
+  })
+  .strict() satisfies z.ZodType<TRetrievalInfo>;
 
 /** One stored message (SPEC's chat message, with its place in the tree). */
 export const ZStoredMessage = z
@@ -73,14 +84,41 @@ export const ZStoredMessage = z
     /** A question's documents; an answer's sources, cited as [n] (issue 32, docs/decisions/0081). */
     documents: ZMessageDocuments.optional(),
     citations: z.array(ZCitation).max(MAX_CITATIONS, `An answer keeps at most ${MAX_CITATIONS} sources`).optional(),
+    /** How an answer's sources were found, as its stream said (docs/decisions/0088): the sentence
+     * shown with them (full text only, files without text, a failed web search) and how retrieval ran. */
+    sourcesNote: z.string().max(CHAT_HISTORY_LIMITS.maxSourcesNoteChars, `The sources' note must be at most ${CHAT_HISTORY_LIMITS.maxSourcesNoteChars} characters`).optional(),
+    retrieval: ZRetrievalInfo.optional(),
     /** The tool steps an answer took (issue 31, docs/decisions/0076), in order. */
     toolSteps: z.array(ZToolStep).max(MAX_TOOL_STEPS_KEPT, `An answer keeps at most ${MAX_TOOL_STEPS_KEPT} tool steps`).optional(),
   })
   .strict();
 export type TStoredMessage = z.infer<typeof ZStoredMessage>;
+
+/** The fields a stored answer keeps of how its sources were found, within the limits above (a
+ * long list of files without text is cut, never refused: it is the server's own text). */
+export function keptSourcesInfo(note: string | undefined, retrieval: TRetrievalInfo | null | undefined): Pick<TStoredMessage, 'sourcesNote' | 'retrieval'> {
+  const max = CHAT_HISTORY_LIMITS.maxSourcesNoteChars;
+  return {
+    ...(note ? { sourcesNote: note.length > max ? `${note.slice(0, max - 1)}…` : note } : {}),
+    ...(retrieval ? { retrieval: { mode: retrieval.mode, noText: retrieval.noText.slice(0, CHAT_HISTORY_LIMITS.maxNoTextFiles).map((name) => name.slice(0, 255)) } } : {}),
+  };
+}
+
+/** A question's document as the history names it (issue 32, docs/decisions/0088): the owner's file
+ * with its name, type and state, or one since removed (its text and passages are gone). */
+export type TMessageDocumentFile = { id: string; name: string; type: TDocumentType; status: TDocumentStatus } | { id: string; removed: true };
+
 /** A message as the server answers it: `streaming` while the answer is still being written
- * (docs/decisions/0056), its text so far. */
-export type TConversationMessage = TStoredMessage & { streaming?: true };
+ * (docs/decisions/0056), its text so far; a question's documents by name (`documents` holds their ids). */
+export type TConversationMessage = TStoredMessage & { streaming?: true; documentFiles?: TMessageDocumentFile[] };
+
+/** The Markdown export's words for a question's documents: their names when the history has them. */
+function documentsLine(message: TConversationMessage): string | null {
+  const files = message.documentFiles;
+  if (files?.length) return `_Documents attached: ${files.map((f) => ('removed' in f ? 'Removed file' : f.name.replace(/\s+/g, ' ').trim())).join(', ')}._`;
+  const count = message.documents?.length ?? 0;
+  return count > 0 ? `_${count === 1 ? 'One document' : `${count} documents`} attached._` : null;
+}
 
 /**
  * POST /api/chat/conversations: saves a conversation, creating it or adding to it. Messages
@@ -331,9 +369,11 @@ export function conversationMarkdown(conversation: TConversation): string {
     const images = message.images?.length ?? 0;
     if (images > 0) lines.push('', `_${images === 1 ? 'One image' : `${images} images`} (kept in the chat on the server)._`);
     if (message.imagesNotKept) lines.push('', `_${message.imagesNotKept === 1 ? 'A generated image was' : `${message.imagesNotKept} generated images were`} not kept._`);
-    const documents = message.documents?.length ?? 0;
-    if (documents > 0) lines.push('', `_${documents === 1 ? 'One document' : `${documents} documents`} attached._`);
+    const documents = documentsLine(message);
+    if (documents) lines.push('', documents);
     if (message.citations?.length) lines.push('', '### Sources', '', ...message.citations.map((c) => `${c.n}. ${citationLine(c)}`));
+    // How the sources were found (full text only, files without text, a failed web search), as the chat says it.
+    if (message.sourcesNote) lines.push('', `_${message.sourcesNote.replace(/\s+/g, ' ').trim()}_`);
     if (message.note) lines.push('', `_${message.note}_`);
   }
   return `${lines.join('\n')}\n`;

@@ -269,4 +269,10 @@ describe('publicConfig', () => {
     expect(configured.sources).toEqual({ onChain: true });
     expect(JSON.stringify(configured)).not.toContain('whale-key-1234');
   });
+
+  // Issue 32: the chat offered Share to every role while the server refused all but CHAT_SHARE_ROLES (decision 0088).
+  it('carries the roles that may share a chat: none by default', () => {
+    expect(publicConfig(load({})).shareRoles).toEqual([]);
+    expect(publicConfig(load({ CHAT_SHARE_ROLES: 'guest,admin' })).shareRoles).toEqual(['guest', 'admin']);
+  });
 });

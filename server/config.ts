@@ -773,6 +773,7 @@ export function publicConfig(config: Config): TPublicConfig {
     contactEmail: config.contactEmail,
     authProvider: config.auth.provider,
     chatPolicy: config.chat.access,
+    shareRoles: config.chat.shareRoles,
     // The on-chain source is Whale Alert, there exactly when its key is (createWhaleAlertSource).
     sources: { onChain: config.market.whaleAlert.apiKey !== null },
   };

@@ -1,11 +1,11 @@
 import type { TPublicConfig } from '../../contracts/auth.ts';
 
 /**
- * The config as the client holds it. The chat policy and the sources are missing only where no
+ * The config as the client holds it. The chat policy, the sources and the roles that may share are missing only where no
  * server wrote the config (unit tests, the build-time prerender); their readers fall back to the
  * contracts' defaults, which this module does not import: they would weigh on the landing page.
  */
-export type TClientConfig = Omit<TPublicConfig, 'chatPolicy' | 'sources'> & Partial<Pick<TPublicConfig, 'chatPolicy' | 'sources'>>;
+export type TClientConfig = Omit<TPublicConfig, 'chatPolicy' | 'sources' | 'shareRoles'> & Partial<Pick<TPublicConfig, 'chatPolicy' | 'sources' | 'shareRoles'>>;
 
 const FALLBACK: TClientConfig = { siteName: 'Axiom Automation', contactEmail: 'hello@axiom-automation.com', authProvider: 'local' };
 

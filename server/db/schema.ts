@@ -8,7 +8,7 @@ import type { TNotifiedCondition } from '../../contracts/condition-outcomes.ts';
 import type { TChannelKind, TDeliveryEvent, TDeliveryStatus } from '../../contracts/channels.ts';
 import type { TToolStep } from '../../contracts/assistant-tools.ts';
 import type { TChatFinish, TChatImageType, TChatProvider } from '../../contracts/chat.ts';
-import type { TCitation, TDocumentStatus, TDocumentType } from '../../contracts/documents.ts';
+import type { TCitation, TDocumentStatus, TDocumentType, TRetrievalInfo } from '../../contracts/documents.ts';
 import type { TBriefStatus } from '../../contracts/notifications.ts';
 import { TOKEN_SCOPES } from '../../contracts/assistant-tools.ts';
 
@@ -258,6 +258,11 @@ export const chatMessages = pgTable(
     documentIds: jsonb('document_ids').$type<string[]>().notNull().default([]),
     /** An answer's sources, cited as [n] (issue 32). Null: none. */
     citations: jsonb('citations').$type<TCitation[]>(),
+    /** How an answer's sources were found, kept with it so a reload, a rejoin and the exports say
+     * what the stream said (docs/decisions/0088): the sentence shown (full text only, files
+     * without text, a failed web search) and the retrieval's mode and files without text. Null: none. */
+    sourcesNote: text('sources_note'),
+    retrieval: jsonb('retrieval').$type<TRetrievalInfo>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [

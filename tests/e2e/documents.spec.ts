@@ -1,4 +1,5 @@
 import type { Page } from '@playwright/test';
+import { FULL_TEXT_ONLY_NOTE } from '../../contracts/documents.ts';
 import { makePdf } from '../fakes/sample-documents.ts';
 import { expect, test } from './fixtures.ts';
 import { ownServerWithFakeProviders } from './support/own-server.ts';
@@ -43,5 +44,15 @@ test.describe('chat: documents with citations', () => {
     await page.keyboard.press('Escape');
     await expect(dialog).toBeHidden();
     await expect(messages.getByRole('button', { name: 'Source 1' })).toBeFocused();
+    // This server has no embedding model: the answer says its sources were found by their words only.
+    await expect(messages.getByText(FULL_TEXT_ONLY_NOTE)).toBeVisible();
+
+    // After a reload the chat shows what it showed during the stream: the file's name, the sources and their note.
+    await page.reload();
+    await page.getByRole('complementary', { name: 'Chat history' }).getByRole('button', { name: /^What happens when invoices are paid late\?/ }).click();
+    await expect(messages.getByText('From your file: late invoices cost 2% a month')).toBeVisible();
+    await expect(messages.getByRole('list', { name: 'Documents of this question' })).toHaveText(/terms\.pdf/);
+    await expect(messages.getByRole('region', { name: 'Sources' }).getByRole('button', { name: /terms\.pdf, page 2/ })).toBeVisible();
+    await expect(messages.getByText(FULL_TEXT_ONLY_NOTE)).toBeVisible();
   });
 });

@@ -58,6 +58,17 @@ test('share a chat, open the link signed out, revoke it', async ({ page, openPag
       expect(again?.status()).toBe(404);
       await expect(shared.getByRole('heading', { name: 'This link does not work' })).toBeVisible();
     }
+
+    // A guest (not in CHAT_SHARE_ROLES here) is not offered Share, where the server would refuse it.
+    {
+      const guest = await openPage();
+      const signedIn = await guest.request.post(`${server.url}/api/auth/local/login`, { data: { email: 'guest@example.com', name: 'Guest' }, headers: { origin: server.url } });
+      expect(signedIn.status()).toBe(200);
+      await guest.goto(`${server.url}/deepseek-chat`);
+      await guest.getByRole('button', { name: 'Chat options' }).click();
+      await expect(guest.getByRole('menuitem', { name: 'Export as Markdown' })).toBeVisible();
+      await expect(guest.getByRole('menuitem', { name: 'Share…' })).toHaveCount(0);
+    }
   } finally {
     await server.stop();
     await fake.close();

@@ -81,6 +81,8 @@ describe('HTTP conventions', () => {
       chatPolicy: { openai: 'signedIn', anthropic: 'admin', gemini: 'admin', grok: 'admin', deepseek: 'admin', llama: 'signedIn' },
       // No WHALE_ALERT_API_KEY: the wizard starts on-chain metrics off.
       sources: { onChain: false },
+      // No CHAT_SHARE_ROLES: nobody is offered Share.
+      shareRoles: [],
     });
   });
 

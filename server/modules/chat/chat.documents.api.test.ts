@@ -1,12 +1,14 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { TConversation } from '../../../contracts/chat-history.ts';
+import { CHAT_HISTORY_LIMITS, type TConversation } from '../../../contracts/chat-history.ts';
 import type { TChatResponse, TChatStreamEvent } from '../../../contracts/chat.ts';
-import { FULL_TEXT_ONLY_NOTE, type TCitation, type TDocument } from '../../../contracts/documents.ts';
+import { FULL_TEXT_ONLY_NOTE, noTextNote, type TCitation, type TDocument } from '../../../contracts/documents.ts';
+import { WEB_SEARCH_FAILED_NOTE } from '../../../contracts/web-search.ts';
 import { startFakeAiProviders, type FakeAiProviders } from '../../../tests/fakes/ai-providers.ts';
 import { ARTICLE_SENTENCE, startFakeWebSearch, type FakeWebSearch } from '../../../tests/fakes/web-search.ts';
-import { agentProposals, chatConversations, documents, projects, users } from '../../db/schema.ts';
-import { chat, chatBody, newTestChatId, parseEvents } from '../../test/chat-helpers.ts';
+import { agentProposals, chatConversations, chatMessages, documents, projects, users } from '../../db/schema.ts';
+import { chat, chatBody, conversationBody, newTestChatId, parseEvents } from '../../test/chat-helpers.ts';
+import { seedDocument, sessionUser } from '../../test/documents-seed.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 import { until } from '../../test/until.ts';
 import { SOURCES_PREAMBLE } from './sources.ts';
@@ -100,6 +102,84 @@ describe('documents and the web in the chat (issue 32)', () => {
     // A rejoin of the ended answer sends its sources first.
     const joined = eventsOf((await t.request({ url: `/api/chat/conversations/${chatId}/stream?answer=a1`, cookie: owner, headers: { accept: 'text/event-stream' } })).body);
     expect(joined[0]).toMatchObject({ event: 'citations', data: { citations: cited.data.citations } });
+  });
+
+  it('keeps how the sources were found with the answer: a reload, a rejoin and both exports say what the stream said', async () => {
+    const doc = await upload(owner, 'terms.txt', FACT);
+    const { id: ownerId } = await sessionUser(t.database.db, OWNER);
+    const scanned = await seedDocument(t.database.db, ownerId, { name: 'scan.pdf', passages: [], status: 'no-text' });
+    const chatId = newTestChatId();
+    const res = await ask(owner, true, { answer: { chatId, id: 'a1', questionId: 'q1', questionParentId: null, title: 'Terms' } }, [doc.id, scanned.id]);
+    expect(res.statusCode, res.body).toBe(200);
+    const cited = eventsOf(res.body).find((e) => e.event === 'citations');
+    if (cited?.event !== 'citations') throw new Error('no citations event');
+    const note = `${FULL_TEXT_ONLY_NOTE} ${noTextNote(['scan.pdf'])}`;
+    expect(cited.data).toMatchObject({ retrieval: { mode: 'full-text', noText: ['scan.pdf'] }, note });
+
+    // A reload: the history's answer says it as the stream did.
+    const saved = (await t.request({ url: `/api/chat/conversations/${chatId}`, cookie: owner })).json<TConversation>();
+    expect(saved.messages.find((m) => m.id === 'a1')).toMatchObject({ sourcesNote: note, retrieval: { mode: 'full-text', noText: ['scan.pdf'] } });
+
+    // A rejoin of the ended answer starts with the very event the asking tab had.
+    const joined = eventsOf((await t.request({ url: `/api/chat/conversations/${chatId}/stream?answer=a1`, cookie: owner, headers: { accept: 'text/event-stream' } })).body);
+    expect(joined[0]).toEqual(cited);
+
+    const md = await t.request({ url: `/api/chat/conversations/${chatId}/export?format=md`, cookie: owner });
+    expect(md.body).toContain(`_${note}_`);
+    const json = await t.request({ url: `/api/chat/conversations/${chatId}/export?format=json`, cookie: owner });
+    expect(json.json<TConversation>().messages.find((m) => m.id === 'a1')).toMatchObject({ sourcesNote: note, retrieval: cited.data.retrieval });
+  });
+
+  it('keeps the note on the sources of an answer a browser saves, within its bounds (400 naming the field beyond them)', async () => {
+    const body = conversationBody();
+    const answer = { ...body.messages[1]!, sourcesNote: FULL_TEXT_ONLY_NOTE, retrieval: { mode: 'full-text', noText: [] } };
+    const saved = await t.request({ method: 'POST', url: '/api/chat/conversations', cookie: owner, payload: { ...body, messages: [body.messages[0], answer] } });
+    expect(saved.statusCode, saved.body).toBe(201);
+    const read = (await t.request({ url: `/api/chat/conversations/${body.id}`, cookie: owner })).json<TConversation>();
+    expect(read.messages.find((m) => m.id === 'a1')).toMatchObject({ sourcesNote: FULL_TEXT_ONLY_NOTE, retrieval: { mode: 'full-text', noText: [] } });
+
+    const long = conversationBody();
+    const refused = await t.request({
+      method: 'POST',
+      url: '/api/chat/conversations',
+      cookie: owner,
+      payload: { ...long, messages: [long.messages[0], { ...long.messages[1]!, sourcesNote: 'x'.repeat(CHAT_HISTORY_LIMITS.maxSourcesNoteChars + 1), retrieval: { mode: 'vector', noText: [] } }] },
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().details.map((d: { path: string }) => d.path).sort()).toEqual(['messages.1.retrieval.mode', 'messages.1.sourcesNote']);
+    expect((await t.request({ url: `/api/chat/conversations/${long.id}`, cookie: owner })).statusCode).toBe(404);
+  });
+
+  it('names a question’s documents in the history: the owner’s file by name, a removed one as removed, never another user’s', async () => {
+    const kept = await upload(owner, 'terms.txt', FACT);
+    const removed = await upload(owner, 'old-terms.txt', FACT);
+    const theirs = await upload(other, 'their-secret-plan.txt', FACT);
+    const chatId = newTestChatId();
+    const res = await ask(owner, true, { answer: { chatId, id: 'a1', questionId: 'q1', questionParentId: null, title: 'Terms' } }, [kept.id, removed.id]);
+    expect(res.statusCode, res.body).toBe(200);
+    const question = async () => (await t.request({ url: `/api/chat/conversations/${chatId}`, cookie: owner })).json<TConversation>().messages.find((m) => m.id === 'q1')!;
+    expect((await question()).documentFiles).toEqual([
+      { id: kept.id, name: 'terms.txt', type: 'text', status: 'ready' },
+      { id: removed.id, name: 'old-terms.txt', type: 'text', status: 'ready' },
+    ]);
+
+    expect((await t.request({ method: 'DELETE', url: `/api/documents/${removed.id}`, cookie: owner })).statusCode).toBe(204);
+    // A row naming another user's file (the save refuses one; this one is written straight to the table) names nothing of it.
+    const [conversation] = await t.database.db.select({ id: chatConversations.id }).from(chatConversations).where(eq(chatConversations.chatId, chatId));
+    await t.database.db
+      .update(chatMessages)
+      .set({ documentIds: [kept.id, removed.id, theirs.id] })
+      .where(and(eq(chatMessages.conversationId, conversation!.id), eq(chatMessages.id, 'q1')));
+    const after = await question();
+    expect(after.documents).toEqual([kept.id, removed.id, theirs.id]);
+    expect(after.documentFiles).toEqual([
+      { id: kept.id, name: 'terms.txt', type: 'text', status: 'ready' },
+      { id: removed.id, removed: true },
+      { id: theirs.id, removed: true },
+    ]);
+    const md = await t.request({ url: `/api/chat/conversations/${chatId}/export?format=md`, cookie: owner });
+    expect(md.body).toContain('_Documents attached: terms.txt, Removed file, Removed file._');
+    expect(md.body).not.toContain('their-secret-plan');
   });
 
   it('puts the citations on the JSON answer', async () => {
@@ -258,11 +338,18 @@ describe('the web in the chat (issue 32)', () => {
   it('says so when the search itself fails, and answers without the web', async () => {
     web.failWith = 500;
     try {
-      const res = await chat(t, owner, 'openai', { stream: true, body: { ...chatBody('openai', 'Any news?'), webSearch: true } });
+      const chatId = newTestChatId();
+      const answer = { chatId, id: 'a1', questionId: 'q1', questionParentId: null, title: 'News' };
+      const res = await chat(t, owner, 'openai', { stream: true, body: { ...chatBody('openai', 'Any news?'), webSearch: true, answer } });
       expect(res.statusCode, res.body).toBe(200);
       const events = eventsOf(res.body);
-      expect(events[0]).toMatchObject({ event: 'citations', data: { citations: [], note: 'The web search failed, so this answer does not use the web.' } });
+      expect(events[0]).toMatchObject({ event: 'citations', data: { citations: [], note: WEB_SEARCH_FAILED_NOTE } });
       expect(events.at(-1)!.event).toBe('done');
+      // Kept with the answer though it cites nothing: a reload and a rejoin say it too.
+      const saved = (await t.request({ url: `/api/chat/conversations/${chatId}`, cookie: owner })).json<TConversation>();
+      expect(saved.messages.find((m) => m.id === 'a1')!.sourcesNote).toBe(WEB_SEARCH_FAILED_NOTE);
+      const joined = eventsOf((await t.request({ url: `/api/chat/conversations/${chatId}/stream?answer=a1`, cookie: owner, headers: { accept: 'text/event-stream' } })).body);
+      expect(joined[0]).toEqual(events[0]);
     } finally {
       web.failWith = 0;
     }

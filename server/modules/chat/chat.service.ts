@@ -576,6 +576,8 @@ export function createChatService({ db, config, images, conversations, agentTool
           model: plan.model,
           question: { content: question.content, images: lastQuestionImages, documents: plan.documentIds.at(-1) ?? [] },
           citations: plan.sources?.citations ?? [],
+          sourcesNote: plan.sources?.note,
+          retrieval: plan.sources?.retrieval,
           systemPrompt: plan.chatSystem,
           temperature: plan.temperature ?? null,
           projectId: plan.projectId,
@@ -719,7 +721,10 @@ export function createChatService({ db, config, images, conversations, agentTool
     const { conversation, message } = await conversations.findAnswer(user.id, chatId, answerId);
     const send = open();
     let sent = 0;
-    if (message.citations?.length) await send({ event: 'citations', data: { citations: message.citations, retrieval: null } });
+    // The sources as the asking tab heard them: the citations, how retrieval ran and the note (docs/decisions/0088).
+    if (message.citations?.length || message.sourcesNote) {
+      await send({ event: 'citations', data: { citations: message.citations ?? [], retrieval: message.retrieval ?? null, ...(message.sourcesNote ? { note: message.sourcesNote } : {}) } });
+    }
     /** Each step as last sent (a step is sent again when it has changed: it ended). */
     const stepsSent = new Map<string, string>();
     for (let row: typeof message | undefined = message; ; ) {

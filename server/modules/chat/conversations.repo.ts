@@ -348,3 +348,13 @@ export async function conversationProject(db: Tx, userId: string, chatId: string
     .where(and(eq(chatConversations.userId, userId), eq(chatConversations.chatId, chatId)));
   return row === undefined ? undefined : row.projectId;
 }
+
+/** The user's documents among `ids` with their names, types and states (issue 32): the history
+ * names a question's files by these. Another user's id is absent, as a removed file's is. */
+export async function documentFiles(db: Tx, userId: string, ids: readonly string[]): Promise<Array<Pick<typeof documents.$inferSelect, 'id' | 'name' | 'type' | 'status'>>> {
+  if (ids.length === 0) return [];
+  return db
+    .select({ id: documents.id, name: documents.name, type: documents.type, status: documents.status })
+    .from(documents)
+    .where(and(eq(documents.userId, userId), inArray(documents.id, [...ids])));
+}

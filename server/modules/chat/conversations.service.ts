@@ -4,6 +4,8 @@ import {
   type TConversationMessage,
   conversationMarkdown,
   exportFileName,
+  keptSourcesInfo,
+  type TMessageDocumentFile,
   type TConversation,
   type TConversationInfo,
   type TConversationList,
@@ -56,9 +58,10 @@ import {
   type NewMessage,
   type PresetRow,
   claimDocuments,
+  documentFiles,
 } from './conversations.repo.ts';
 import type { ImagesService } from './images.service.ts';
-import type { TCitation } from '../../../contracts/documents.ts';
+import type { TCitation, TRetrievalInfo } from '../../../contracts/documents.ts';
 
 type SaveInput = z.output<typeof ZSaveConversation>;
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -97,7 +100,11 @@ const keptSteps = (steps: readonly TToolStep[]): TToolStep[] | null => (steps.le
 /** Whether an answer is still being written at `at`: its writer renewed its lease lately. */
 export const isStreaming = (row: Pick<MessageRow, 'streamingUntil'>, at: Date) => row.streamingUntil !== null && row.streamingUntil.getTime() > at.getTime();
 
-function storedMessage(row: MessageRow, at: Date): TConversationMessage {
+/** A question's documents by name (docs/decisions/0088): the owner's files as they are now, a removed one as such. */
+type DocumentFiles = ReadonlyMap<string, TMessageDocumentFile>;
+const documentFilesOf = (row: MessageRow, files: DocumentFiles): TMessageDocumentFile[] => row.documentIds.map((id) => files.get(id) ?? { id, removed: true });
+
+function storedMessage(row: MessageRow, at: Date, files: DocumentFiles): TConversationMessage {
   // An answer whose writer's lease ran out ended where it got to.
   const gone = row.streamingUntil !== null && !isStreaming(row, at);
   const note = gone ? WRITER_GONE_NOTE : row.note;
@@ -114,8 +121,10 @@ function storedMessage(row: MessageRow, at: Date): TConversationMessage {
     ...(row.failed ? { failed: true } : {}),
     ...(row.imagesNotKept ? { imagesNotKept: row.imagesNotKept } : {}),
     ...(row.imageIds.length > 0 ? { images: row.imageIds } : {}),
-    ...(row.documentIds.length > 0 ? { documents: row.documentIds } : {}),
+    ...(row.documentIds.length > 0 ? { documents: row.documentIds, documentFiles: documentFilesOf(row, files) } : {}),
     ...(row.citations?.length ? { citations: row.citations } : {}),
+    ...(row.sourcesNote ? { sourcesNote: row.sourcesNote } : {}),
+    ...(row.retrieval ? { retrieval: row.retrieval } : {}),
     ...(row.toolSteps?.length ? { toolSteps: row.toolSteps } : {}),
     ...(isStreaming(row, at) ? { streaming: true as const } : {}),
   };
@@ -189,7 +198,11 @@ export function createConversationsService({ db, images, projects, now = () => n
 
   async function conversation(row: ConversationRow): Promise<TConversation> {
     const at = now();
-    const messages = (await listMessages(db, row.id)).map((m) => storedMessage(m, at));
+    const rows = await listMessages(db, row.id);
+    // Owner-scoped: a file is named only when it is the chat's owner's.
+    const files = await documentFiles(db, row.userId, [...new Set(rows.flatMap((m) => m.documentIds))]);
+    const byId: DocumentFiles = new Map(files.map((f) => [f.id, { id: f.id, name: f.name, type: f.type, status: f.status }]));
+    const messages = rows.map((m) => storedMessage(m, at, byId));
     return { ...info(row, messages.some((m) => m.streaming)), messages };
   }
 
@@ -263,6 +276,8 @@ export function createConversationsService({ db, images, projects, now = () => n
         imageIds: m.images ?? [],
         documentIds: m.documents ?? [],
         citations: m.citations?.length ? m.citations : null,
+        sourcesNote: m.sourcesNote ?? null,
+        retrieval: m.retrieval ?? null,
         toolSteps: m.toolSteps?.length ? m.toolSteps : null,
         createdAt: notAfterNow(m.timestamp, at),
         ...extra(m),
@@ -404,8 +419,11 @@ export function createConversationsService({ db, images, projects, now = () => n
       provider: TChatProvider;
       model: string;
       question: { content: string; images: string[]; documents?: string[] };
-      /** The sources the answer may cite (issue 32), kept with it from its start so a rejoin shows them. */
+      /** The sources the answer may cite (issue 32), and how they were found (the note the stream
+       * shows, the retrieval's mode), kept with it from its start so a reload and a rejoin show them. */
       citations?: TCitation[];
+      sourcesNote?: string;
+      retrieval?: TRetrievalInfo | null;
       systemPrompt: string;
       temperature: number | null;
       /** The project a chat made here starts in (issue 32); the user's own, else 404. */
@@ -448,7 +466,7 @@ export function createConversationsService({ db, images, projects, now = () => n
         ...(known.has(target.questionId)
           ? []
           : [{ id: target.questionId, parentId: target.questionParentId, role: 'user' as const, content: question.content, timestamp: at.toISOString(), images: question.images.length > 0 ? question.images : undefined, documents: question.documents?.length ? question.documents : undefined }]),
-        { id: target.id, parentId: target.questionId, role: 'assistant' as const, content: '', timestamp: at.toISOString(), model, ...(input.citations?.length ? { citations: input.citations } : {}) },
+        { id: target.id, parentId: target.questionId, role: 'assistant' as const, content: '', timestamp: at.toISOString(), model, ...(input.citations?.length ? { citations: input.citations } : {}), ...keptSourcesInfo(input.sourcesNote, input.retrieval) },
       ];
       const unsettled = { unsettledInputTokens: input.unsettled.inputTokens, reservationId: input.unsettled.reservationId };
       await addMessages(tx, row, { messages, leafId: null }, at, 'answer.', false, (m) => (m.id === target.id ? { streamingUntil: leaseUntil, ...unsettled } : {}));

@@ -124,6 +124,51 @@ describe('ChatScreen: documents and sources', () => {
     );
   });
 
+  it('after a reload, shows the answer’s sources with their note and the question’s files by name (a removed one as such), as during the stream', async () => {
+    const REMOVED_ID = '10000000-0000-4000-8000-000000000002';
+    const server = fakeChatHistory();
+    // As the server answers the chat (docs/decisions/0088): the files named from the owner's documents, the note kept with the answer.
+    server.seed({
+      id: 'chat-1-terms',
+      title: 'What if I pay late?',
+      messages: [
+        {
+          id: 'q',
+          parentId: null,
+          role: 'user',
+          content: 'What if I pay late?',
+          timestamp: '2025-06-01T09:00:00.000Z',
+          documents: [DOC_ID, REMOVED_ID],
+          documentFiles: [
+            { id: DOC_ID, name: 'terms.pdf', type: 'pdf', status: 'ready' },
+            { id: REMOVED_ID, removed: true },
+          ],
+        },
+        {
+          id: 'a',
+          parentId: 'q',
+          role: 'assistant',
+          content: 'Late invoices cost 2% a month [1], as is usual [2].',
+          timestamp: '2025-06-01T09:01:00.000Z',
+          model: 'gpt-4o',
+          citations: CITATIONS,
+          sourcesNote: FULL_TEXT_ONLY_NOTE,
+          retrieval: { mode: 'full-text', noText: [] },
+        },
+      ],
+    });
+    stubFetch({ 'GET /api/chat/providers': { body: { providers: [] } } }, server.handle);
+    renderChat(true);
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: /^What if I pay late\?/ }));
+    await within(log()).findByText(FULL_TEXT_ONLY_NOTE);
+    const sources = within(log()).getByRole('region', { name: 'Sources' });
+    expect(within(sources).getByRole('button', { name: /terms\.pdf, page 2, Payment terms/ })).toBeInTheDocument();
+    const files = within(log()).getByRole('list', { name: 'Documents of this question' });
+    expect(within(files).getAllByRole('listitem').map((item) => item.textContent)).toEqual(['terms.pdf· PDF', 'Removed file']);
+    expect(files).not.toHaveTextContent(/Document \d/);
+  });
+
   it('says when a file has no text to read, and when the server refused one (then the question waits until it is removed)', async () => {
     stubFetch({
       'GET /api/chat/providers': { body: { providers: [] } },

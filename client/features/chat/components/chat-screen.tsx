@@ -17,6 +17,7 @@ import { useWideScreen } from '../hooks/use-wide-screen.ts';
 import { download, exportLocally } from '../lib/chat-export.ts';
 import type { ChatHistoryEntry } from '../lib/chat-storage.ts';
 import { chatVariant } from '../lib/chat-variant.ts';
+import { mayShareChats } from '../lib/share-roles.ts';
 import { ChatComposer } from './chat-composer.tsx';
 import { ChatHeader } from './chat-header.tsx';
 import { ChatSettingsDialog } from './chat-settings-dialog.tsx';
@@ -74,6 +75,8 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
   const openSettings = useCallback(() => setSettingsOpen(true), []);
   const [shareOpen, setShareOpen] = useState(false);
   const openShare = useCallback(() => setShareOpen(true), []);
+  // Share (issue 32): offered to the roles the operator lets share (CHAT_SHARE_ROLES), none by default.
+  const shareOffered = mayShareChats(role);
   const history = useChatHistory(info, session.history, search);
 
   // Answers survive a reload (docs/decisions/0056). The screen opens on a new chat (SPEC); when
@@ -216,7 +219,7 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
           canExport={session.branch.length > 0}
           onExport={onExport}
           onSettings={openSettings}
-          onShare={openShare}
+          onShare={shareOffered ? openShare : undefined}
           agents={agents}
         />
         {openProject && (
@@ -254,7 +257,7 @@ export default function ChatScreen({ provider }: { provider: TChatProvider }) {
           extra={webSearch}
         />
       </section>
-      <ShareDialog open={shareOpen} onOpenChange={setShareOpen} chatId={session.chatId} canShare={session.branch.length > 0} save={() => latest.current.flush()} />
+      {shareOffered && <ShareDialog open={shareOpen} onOpenChange={setShareOpen} chatId={session.chatId} canShare={session.branch.length > 0} save={() => latest.current.flush()} />}
       <ChatSettingsDialog
         open={settingsOpen}
         onOpenChange={setSettingsOpen}

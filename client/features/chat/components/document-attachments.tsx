@@ -61,7 +61,7 @@ export function DocumentAttachments({ items, onRemove, disabled }: { items: read
   );
 }
 
-/** The documents a sent question carried, as chips (a chat read from the server knows their ids only). */
+/** The documents a sent question carried, as chips: each file's name, or "Removed file" once it was deleted. */
 export function QuestionDocuments({ documents }: { documents: readonly QuestionDocument[] }) {
   const noText = documents.filter((d) => d.status === 'no-text').map((d) => d.name ?? 'A document');
   return (
@@ -70,7 +70,7 @@ export function QuestionDocuments({ documents }: { documents: readonly QuestionD
         {documents.map((d, i) => (
           <li key={d.id} className="flex max-w-full min-w-0 items-center gap-1.5 rounded-lg border border-slate-200 bg-white px-2 py-1 text-xs text-slate-700">
             <FileText aria-hidden="true" className="size-3.5 shrink-0 text-slate-500" />
-            <span className="min-w-0 break-words">{d.name ?? `Document ${i + 1}`}</span>
+            {d.removed ? <span className="min-w-0 text-slate-500 italic">Removed file</span> : <span className="min-w-0 break-words">{d.name ?? `Document ${i + 1}`}</span>}
             {d.type && <span className="text-slate-500">· {DOCUMENT_TYPE_NAMES[d.type]}</span>}
           </li>
         ))}

@@ -2,6 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import type { TShareLink } from '../../../../contracts/share-links.ts';
+import { primeAppConfig } from '../../../lib/app-config.ts';
 import { jsonResponse, stubFetch, type StubRequest } from '../../../test/fetch-stub.ts';
 import { renderWithProviders, signedInAs } from '../../../test/render.tsx';
 import ChatScreen from './chat-screen.tsx';
@@ -73,12 +74,36 @@ describe('ShareDialog', () => {
     expect(within(dialog).getByText('This chat has no messages to share yet.')).toBeInTheDocument();
   });
 
-  it("is in the chat's menu", async () => {
+  // The page's config as the server writes it (primeAppConfig sets what appConfig() answers).
+  const withShareRoles = (shareRoles?: Array<'admin' | 'guest'>) =>
+    primeAppConfig({ siteName: 'Test', contactEmail: 'a@example.com', authProvider: 'local', ...(shareRoles ? { shareRoles } : {}) }, '2025');
+  const openMenu = async (role: 'admin' | 'guest') => {
     stubFetch({ 'GET /api/chat/providers': { body: { providers: [] } } }, sharesServer());
-    renderWithProviders(<ChatScreen provider="anthropic" />, { auth: signedInAs('admin'), path: '/claude-chat' });
+    const view = renderWithProviders(<ChatScreen provider="openai" />, { auth: signedInAs(role), path: '/chat-console' });
     const user = userEvent.setup();
     await user.click(screen.getByRole('button', { name: 'Chat options' }));
-    await user.click(await screen.findByRole('menuitem', { name: 'Share…' }));
+    await screen.findByRole('menuitem', { name: 'Export as Markdown' });
+    return { user, view };
+  };
+
+  it("is in the chat's menu for the roles CHAT_SHARE_ROLES names, and opens Share", async () => {
+    withShareRoles(['guest']);
+    const { user } = await openMenu('guest');
+    await user.click(screen.getByRole('menuitem', { name: 'Share…' }));
     expect(await screen.findByRole('dialog', { name: 'Share chat' })).toBeInTheDocument();
+  });
+
+  it('is not offered to a role CHAT_SHARE_ROLES leaves out, an admin included, nor to anyone by default', async () => {
+    withShareRoles(['guest']);
+    const admin = await openMenu('admin');
+    expect(screen.queryByRole('menuitem', { name: 'Share…' })).toBeNull();
+    admin.view.unmount();
+
+    for (const roles of [[], undefined]) {
+      withShareRoles(roles);
+      const { view } = await openMenu('admin');
+      expect(screen.queryByRole('menuitem', { name: 'Share…' })).toBeNull();
+      view.unmount();
+    }
   });
 });

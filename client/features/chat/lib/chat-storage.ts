@@ -37,8 +37,9 @@ export type ChatMessage = {
   streaming?: boolean;
 };
 
-/** A document a question carries (issue 32); a chat read from the server knows its id only. */
-export type QuestionDocument = { id: string; name?: string; type?: TDocumentType; status?: TDocumentStatus };
+/** A document a question carries (issue 32): its name, type and state as this browser attached it or
+ * the server names it; `removed` once the file was deleted; only its id from an older server. */
+export type QuestionDocument = { id: string; name?: string; type?: TDocumentType; status?: TDocumentStatus; removed?: true };
 
 /** A chat's own settings (docs/decisions/0047); "Use my agents" (issue 31): null until the chat sets it (on for admins);
  * "Search the web" (issue 32): off until the chat turns it on; the project it is in (issue 32): null for none. */

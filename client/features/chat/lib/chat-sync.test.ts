@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CHAT_HISTORY_LIMITS } from '../../../../contracts/chat-history.ts';
 import type { ChatMessage, ChatSession } from './chat-storage.ts';
 import { requestMessages } from '../hooks/use-chat-send.ts';
 import { CHAT_VARIANTS } from './chat-variant.ts';
@@ -128,6 +129,15 @@ describe('images and answers being written (docs/decisions/0055, 0056)', () => {
       { id: 'q', images: [`/api/chat/images/${id(1)}`] },
       { id: 'a', streaming: true },
     ]);
+  });
+});
+
+describe('sources and documents (issue 32, docs/decisions/0088)', () => {
+  it('saves an answer’s note on its sources, cut to what the server keeps, and never a question’s', () => {
+    const note = 'Documents are searched by their words only.';
+    expect(storedMessage(msg('a', 'q', { role: 'assistant', sourcesNote: note }), at)).toMatchObject({ sourcesNote: note });
+    expect(storedMessage(msg('a', 'q', { role: 'assistant', sourcesNote: 'x'.repeat(CHAT_HISTORY_LIMITS.maxSourcesNoteChars + 10) }), at).sourcesNote).toHaveLength(CHAT_HISTORY_LIMITS.maxSourcesNoteChars);
+    expect(storedMessage(msg('q', null, { sourcesNote: note }), at)).not.toHaveProperty('sourcesNote');
   });
 });
 

@@ -1,7 +1,7 @@
-import { CHAT_HISTORY_LIMITS, type TConversation, type TSaveConversation, type TStoredMessage } from '../../../../contracts/chat-history.ts';
+import { CHAT_HISTORY_LIMITS, keptSourcesInfo, type TConversation, type TConversationMessage, type TSaveConversation, type TStoredMessage } from '../../../../contracts/chat-history.ts';
 import { MAX_TOOL_STEPS_KEPT } from '../../../../contracts/assistant-tools.ts';
 import { CHAT_IMAGE_LIMITS, chatImageId, chatImageUrl, type TChatProvider } from '../../../../contracts/chat.ts';
-import type { ChatMessage, ChatSession } from './chat-storage.ts';
+import type { ChatMessage, ChatSession, QuestionDocument } from './chat-storage.ts';
 
 /**
  * Between a browser's chats (SPEC's local sessions) and the server's history
@@ -63,6 +63,7 @@ export function storedMessage(message: ChatMessage, fallbackTime: string): TStor
     ...(message.toolSteps?.length ? { toolSteps: message.toolSteps.slice(0, MAX_TOOL_STEPS_KEPT) } : {}),
     ...(message.role === 'user' && message.documents?.length ? { documents: message.documents.map((d) => d.id) } : {}),
     ...(message.role === 'assistant' && message.citations?.length ? { citations: message.citations } : {}),
+    ...(message.role === 'assistant' ? keptSourcesInfo(message.sourcesNote, null) : {}),
   };
 }
 
@@ -115,6 +116,17 @@ export function saveFields(provider: TChatProvider, session: ChatSession): SaveF
   };
 }
 
+/** A question's documents as the server names them (docs/decisions/0088): each file's name, type and
+ * state, or removed; an older server's ids alone. */
+function questionDocuments(message: TConversationMessage): QuestionDocument[] {
+  const files = new Map((message.documentFiles ?? []).map((f) => [f.id, f]));
+  return (message.documents ?? []).map((id) => {
+    const file = files.get(id);
+    if (!file) return { id };
+    return 'removed' in file ? { id, removed: true } : { id, name: file.name, type: file.type, status: file.status };
+  });
+}
+
 /** The server's chat as this browser keeps it (SPEC's session, with ours). */
 export function sessionFromServer(conversation: TConversation, userId: string | undefined): ChatSession {
   return {
@@ -132,8 +144,9 @@ export function sessionFromServer(conversation: TConversation, userId: string | 
       ...(m.imagesNotKept ? { imagesNotKept: m.imagesNotKept } : {}),
       ...(m.images?.length ? { images: m.images.map(chatImageUrl) } : {}),
       ...(m.toolSteps?.length ? { toolSteps: m.toolSteps } : {}),
-      ...(m.documents?.length ? { documents: m.documents.map((id) => ({ id })) } : {}),
+      ...(m.documents?.length ? { documents: questionDocuments(m) } : {}),
       ...(m.citations?.length ? { citations: m.citations } : {}),
+      ...(m.sourcesNote ? { sourcesNote: m.sourcesNote } : {}),
       // Still being written by the server (docs/decisions/0056): the screen joins it.
       ...(m.streaming ? { streaming: true } : {}),
     })),
