@@ -1,5 +1,7 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SHARE_TOKEN } from '../../../contracts/share-links.ts';
+import { users } from '../../db/schema.ts';
 import { conversationBody, uploadImage } from '../../test/chat-helpers.ts';
 import { createTestApp, TEST_ORIGIN, type TestApp } from '../../test/test-app.ts';
 import { SHARING_OFF } from './share-links.service.ts';
@@ -77,6 +79,24 @@ describe('share links', () => {
     expect(res.statusCode).toBe(403);
     expect(res.json().message).toBe(SHARING_OFF);
     expect((await t.request({ url: '/api/chat/shares', cookie: other })).json().links).toEqual([]);
+  });
+
+  it("serves a link only while its owner's role may share: a demoted owner's links answer 404, and again 200 once promoted", async () => {
+    const chatId = await saveChat(t, owner);
+    const link = (await t.request({ method: 'POST', url: `/api/chat/conversations/${chatId}/shares`, cookie: owner, payload: {} })).json();
+    const token = tokenOf(link.url);
+    expect((await t.request({ url: `/s/${token}` })).statusCode).toBe(200);
+    const setRole = (role: 'admin' | 'guest') => t.database.db.update(users).set({ role }).where(eq(users.email, OWNER));
+    await setRole('guest');
+    try {
+      const gone = await t.request({ url: `/s/${token}` });
+      expect(gone.statusCode).toBe(404);
+      expect(gone.body).toContain('This link does not work');
+    } finally {
+      await setRole('admin');
+    }
+    expect((await t.request({ url: `/s/${token}` })).statusCode).toBe(200);
+    await t.request({ method: 'DELETE', url: `/api/chat/shares/${link.id}`, cookie: owner });
   });
 
   it("cannot share another user's chat (404), and refuses a body it does not know (400 naming the field)", async () => {
@@ -167,5 +187,19 @@ describe.skipIf(process.env.TEST_DATABASE !== 'postgres')('share links in two pr
     expect((await a.request({ method: 'DELETE', url: `/api/chat/shares/${link.id}`, cookie: ownerA })).statusCode).toBe(204);
     expect((await b.request({ url: `/s/${token}` })).statusCode).toBe(404);
     expect((await a.request({ url: `/s/${token}` })).statusCode).toBe(404);
+  });
+
+  it('a process whose operator turned sharing off (CHAT_SHARE_ROLES empty) serves no link', async () => {
+    const off = await createTestApp({ env: { ...env, CHAT_SHARE_ROLES: '' }, sameDatabaseAs: a });
+    try {
+      const ownerA = await a.signIn(OWNER, 'Owner');
+      const chatId = await saveChat(a, ownerA);
+      const link = (await a.request({ method: 'POST', url: `/api/chat/conversations/${chatId}/shares`, cookie: ownerA, payload: {} })).json();
+      const token = tokenOf(link.url);
+      expect((await a.request({ url: `/s/${token}` })).statusCode).toBe(200);
+      expect((await off.request({ url: `/s/${token}` })).statusCode).toBe(404);
+    } finally {
+      await off.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
-import { and, count, desc, eq, isNull, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { TRole } from '../../../contracts/users.ts';
 import type { Db } from '../../db/client.ts';
-import { chatConversations, shareLinks } from '../../db/schema.ts';
+import { chatConversations, shareLinks, users } from '../../db/schema.ts';
 
 type Tx = Pick<Db, 'select' | 'insert' | 'update' | 'delete' | 'execute'>;
 
@@ -43,10 +44,14 @@ export async function revokeShareLink(db: Tx, userId: string, id: string, at: Da
 
 /**
  * The live link with this token hash, read from the database on every request (no cache: a
- * link revoked in any process is gone at once), counting the view when `view` is set.
+ * link revoked in any process is gone at once), counting the view when `view` is set. Live
+ * also means its owner's role, as it is now, may share (`roles`): an operator who turns sharing
+ * off for a role (CHAT_SHARE_ROLES), or an admin who demotes its owner, takes the links down too.
  */
-export async function findLiveShareLink(db: Tx, tokenHash: string, { view }: { view: boolean }): Promise<ShareLinkRow | undefined> {
-  const live = and(eq(shareLinks.tokenHash, tokenHash), isNull(shareLinks.revokedAt));
+export async function findLiveShareLink(db: Tx, tokenHash: string, { view, roles }: { view: boolean; roles: readonly TRole[] }): Promise<ShareLinkRow | undefined> {
+  if (roles.length === 0) return undefined;
+  const mayShare = db.select({ id: users.id }).from(users).where(inArray(users.role, [...roles]));
+  const live = and(eq(shareLinks.tokenHash, tokenHash), isNull(shareLinks.revokedAt), inArray(shareLinks.userId, mayShare));
   if (view) {
     const [row] = await db
       .update(shareLinks)

@@ -117,7 +117,7 @@ export function createShareLinksService({ db, conversations, images, shareRoles,
   /** The live link a token opens, or null (unknown, malformed, revoked). */
   async function open(token: string, { view }: { view: boolean }): Promise<ShareLinkRow | null> {
     if (!SHARE_TOKEN.test(token)) return null;
-    return (await findLiveShareLink(db, hashOf(token), { view })) ?? null;
+    return (await findLiveShareLink(db, hashOf(token), { view, roles: shareRoles })) ?? null;
   }
 
   /** The shared page's content, counting the view; null when the link is not live. */
