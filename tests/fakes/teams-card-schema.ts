@@ -85,6 +85,14 @@ function elementProblem(element: unknown, at: string): string | null {
       }
       return null;
     }
+    case 'RichTextBlock': {
+      if (!Array.isArray(element.inlines)) return `${at}.inlines: required, an array`;
+      for (const [i, inline] of element.inlines.entries()) {
+        if (typeof inline === 'string') continue;
+        if (!isObject(inline) || inline.type !== 'TextRun' || typeof inline.text !== 'string') return `${at}.inlines[${i}]: a string or a TextRun with its text`;
+      }
+      return null;
+    }
     case 'Image':
       return typeof element.url === 'string' ? null : `${at}.url: required, a string`;
     default:

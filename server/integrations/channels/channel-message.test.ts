@@ -166,7 +166,7 @@ describe('Microsoft Teams (docs/decisions/0090)', () => {
     const card = sent.attachments[0]!;
     expect(card.contentType).toBe('application/vnd.microsoft.card.adaptive');
     expect(card.content).toMatchObject({ type: 'AdaptiveCard', version: '1.4' });
-    expect(card.content.body.map((b) => b.type)).toEqual(['TextBlock', 'TextBlock', 'FactSet', 'TextBlock', 'TextBlock']);
+    expect(card.content.body.map((b) => b.type)).toEqual(['TextBlock', 'TextBlock', 'FactSet', 'TextBlock', 'RichTextBlock']);
     expect(card.content.body[2]).toEqual({
       type: 'FactSet',
       facts: [
@@ -176,7 +176,8 @@ describe('Microsoft Teams (docs/decisions/0090)', () => {
         { title: 'Time', value: '2026-11-27T10:00:00.000Z' },
       ],
     });
-    expect(card.content.body[4]).toMatchObject({ text: HOSTILE });
+    // The assistant's words in a TextRun, which Teams shows as they are (a TextBlock renders markdown).
+    expect(card.content.body[4]).toEqual({ type: 'RichTextBlock', inlines: [{ type: 'TextRun', text: HOSTILE }] });
     expect(card.content.actions).toEqual([{ type: 'Action.OpenUrl', title: 'Open the console', url: 'https://site.example/agents-console?agent=a1&run=7' }]);
   });
 });

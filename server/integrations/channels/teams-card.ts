@@ -30,7 +30,9 @@ export function teamsMessage(card: TeamsCardInput): object {
   if (facts.length > 0) body.push({ type: 'FactSet', facts });
   if (card.brief) {
     body.push({ type: 'TextBlock', text: clip(card.brief.by, FACT_MAX), weight: 'Bolder', wrap: true, spacing: 'Medium' });
-    body.push({ type: 'TextBlock', text: clip(card.brief.text, TEXT_MAX), wrap: true });
+    // An assistant's text, untrusted: a TextRun shows it as it is, where a TextBlock would render
+    // its markdown (links, emphasis) (SECURITY.md, alert briefs).
+    body.push({ type: 'RichTextBlock', inlines: [{ type: 'TextRun', text: clip(card.brief.text, TEXT_MAX) }] });
   }
   return {
     type: 'message',
