@@ -8,7 +8,7 @@ import { ZRunAlert } from './market.ts';
  * bot token, the signing secret) are stored encrypted and never sent back after saving: the API
  * answers a channel with a masked `target` only.
  */
-export const CHANNEL_KINDS = ['webhook', 'slack', 'discord', 'telegram'] as const;
+export const CHANNEL_KINDS = ['webhook', 'slack', 'discord', 'telegram', 'teams'] as const;
 export type TChannelKind = (typeof CHANNEL_KINDS)[number];
 
 export const CHANNEL_KIND_LABELS: Record<TChannelKind, string> = {
@@ -16,6 +16,7 @@ export const CHANNEL_KIND_LABELS: Record<TChannelKind, string> = {
   slack: 'Slack',
   discord: 'Discord',
   telegram: 'Telegram',
+  teams: 'Microsoft Teams',
 };
 
 /** The rule an agent's channel choice follows: only its owner's channels. */
@@ -31,12 +32,45 @@ const ZWebAddress = z.string().trim().min(1, 'Enter the web address').max(2048, 
 export const TELEGRAM_TOKEN_RULE = 'Enter the token BotFather gave you, like 123456789:AAF…';
 export const TELEGRAM_CHAT_RULE = 'Enter a chat id (a number, negative for groups) or a channel name like @my_channel';
 
+/**
+ * A webhook channel's message template (docs/decisions/0090): the body it posts, JSON once its
+ * placeholders are filled in, each value JSON-escaped so it belongs inside a JSON string
+ * (`"text": "{{agent.name}}: {{title}}"`). Without one, the body is the schema below (version 1).
+ */
+export const WEBHOOK_TEMPLATE_PLACEHOLDERS = {
+  'agent.name': "The agent's name",
+  'agent.id': "The agent's id (empty for a test)",
+  market: 'The market the notification is about (empty when none)',
+  title: "The notification's title",
+  message: "The notification's text",
+  alerts: "The alerts' sentences, one a line",
+  brief: "The assistant's brief, when written (else empty)",
+  link: 'Where the notification opens in the console',
+  event: "notification, notification.brief or test",
+  'notification.id': "The notification's id",
+  'run.id': "The run's number (empty when none)",
+  created_at: 'When the notification was made (ISO 8601, UTC)',
+} as const satisfies Record<string, string>;
+export type TWebhookTemplatePlaceholder = keyof typeof WEBHOOK_TEMPLATE_PLACEHOLDERS;
+
+/** The longest template, in characters. */
+export const WEBHOOK_TEMPLATE_MAX = 8000;
+
 export const ZCreateChannel = z.discriminatedUnion(
   'kind',
   [
-    z.object({ kind: z.literal('webhook'), name: ZChannelName, url: ZWebAddress }).strict(),
+    z
+      .object({
+        kind: z.literal('webhook'),
+        name: ZChannelName,
+        url: ZWebAddress,
+        /** Empty or absent: the standard body (README: Webhook schema). Checked to render by the service. */
+        template: z.string().trim().max(WEBHOOK_TEMPLATE_MAX, `The template must be at most ${WEBHOOK_TEMPLATE_MAX.toLocaleString('en-US')} characters`).optional(),
+      })
+      .strict(),
     z.object({ kind: z.literal('slack'), name: ZChannelName, url: ZWebAddress }).strict(),
     z.object({ kind: z.literal('discord'), name: ZChannelName, url: ZWebAddress }).strict(),
+    z.object({ kind: z.literal('teams'), name: ZChannelName, url: ZWebAddress }).strict(),
     z
       .object({
         kind: z.literal('telegram'),

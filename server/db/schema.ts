@@ -618,7 +618,7 @@ export const channels = pgTable(
   },
   (t) => [
     index('channels_user_created_idx').on(t.userId, t.createdAt),
-    check('channels_kind_check', sql`${t.kind} in ('webhook', 'slack', 'discord', 'telegram')`),
+    check('channels_kind_check', sql`${t.kind} in ('webhook', 'slack', 'discord', 'telegram', 'teams')`),
   ],
 );
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { defaultAgentConfig, findTemplate, type TAgent } from '../../contracts/agents.ts';
 import type { TCreatedChannel } from '../../contracts/channels.ts';
+import { Webhook } from 'standardwebhooks';
 import { startChannelReceivers } from '../fakes/channel-receivers.ts';
 import { expect, test } from './fixtures.ts';
 import { expectNoSeriousViolations } from './support/axe.ts';
@@ -30,7 +31,8 @@ test.describe('channels', () => {
       await address.fill(`${fake.origin}/webhook/${endpoint}`);
       await form.getByRole('button', { name: 'Add channel' }).click();
       const secret = page.getByLabel('Signing secret');
-      await expect(secret).toHaveText(/^whsec_[A-Za-z0-9_-]{43}$/);
+      // The Standard Webhooks form (docs/decisions/0090).
+      await expect(secret).toHaveText(/^whsec_[A-Za-z0-9+/]{43}=$/);
       fake.setWebhookSecret(endpoint, (await secret.textContent())!);
       // The page itself; the toast confirming the add is still fading in.
       await expectNoSeriousViolations(page, testInfo, 'settings with a new channel', 'main');
@@ -49,6 +51,63 @@ test.describe('channels', () => {
       await expect(list).toContainText('Desk endpoint');
       await expect(page.getByText(fake.origin)).toHaveCount(0);
       await expect(page.getByLabel('Signing secret')).toHaveCount(0);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  // Issue 33 item 3: a Teams channel and a webhook with its own template (an ntfy server's JSON
+  // publishing), each sent a test: the Teams fake accepts the card, ntfy gets the body as rendered,
+  // signed the Standard Webhooks way (docs/decisions/0090).
+  test('an owner adds a Microsoft Teams channel and a templated webhook, and each test message arrives as its receiver takes it', async ({ page, login, owner }, testInfo) => {
+    const fake = await startChannelReceivers({ tls: false });
+    try {
+      await login(page, owner);
+      await page.goto('/settings');
+      const form = page.getByRole('form', { name: 'Add a channel' });
+      const list = page.getByRole('list', { name: 'Your channels' });
+      const suffix = randomUUID().slice(0, 6);
+
+      await form.getByRole('combobox', { name: 'Kind' }).selectOption('Microsoft Teams');
+      await expect(form.getByRole('textbox', { name: 'Message template' })).toHaveCount(0);
+      await form.getByRole('textbox', { name: 'Name' }).fill(`Teams ${suffix}`);
+      await form.getByRole('textbox', { name: 'Web address' }).fill(`${fake.origin}/teams/${suffix}`);
+      await form.getByRole('button', { name: 'Add channel' }).click();
+      await expect(list).toContainText(`Teams ${suffix} · Microsoft Teams`);
+      await expect(page.getByLabel('Signing secret')).toHaveCount(0);
+      await list.getByRole('button', { name: `Send test to Teams ${suffix}` }).click();
+      await expect(list.getByRole('listitem').filter({ hasText: `Teams ${suffix}` }).getByRole('status')).toHaveText('Test message delivered.');
+      expect(fake.receipts.find((r) => r.kind === 'teams' && r.name === suffix)).toMatchObject({
+        verdict: 'ok',
+        body: { type: 'message', attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive', content: { type: 'AdaptiveCard', version: '1.4' } }] },
+      });
+
+      await form.getByRole('combobox', { name: 'Kind' }).selectOption('webhook');
+      await form.getByRole('textbox', { name: 'Name' }).fill(`Phone ${suffix}`);
+      await form.getByRole('textbox', { name: 'Web address' }).fill(`${fake.origin}/ntfy`);
+      const template = form.getByRole('textbox', { name: 'Message template' });
+      // A placeholder outside a JSON string is refused on the field, with the reason.
+      await template.fill('{"topic": "t", "title": {{title}}}');
+      await form.getByRole('button', { name: 'Add channel' }).click();
+      await expect(form.getByText(/put each placeholder inside a JSON string/)).toBeVisible();
+      await expect(template).toHaveAttribute('aria-invalid', 'true');
+      await template.fill(`{"topic": "alerts-${suffix}", "title": "{{agent.name}}: {{title}}", "message": "{{message}}", "click": "{{link}}"}`);
+      await form.getByRole('button', { name: 'Add channel' }).click();
+      const secret = page.getByLabel('Signing secret');
+      await expect(secret).toHaveText(/^whsec_/);
+      const signingSecret = (await secret.textContent())!;
+      await expectNoSeriousViolations(page, testInfo, 'settings with a templated webhook', 'main');
+      await page.getByRole('button', { name: 'Done' }).click();
+
+      await list.getByRole('button', { name: `Send test to Phone ${suffix}` }).click();
+      await expect(list.getByRole('listitem').filter({ hasText: `Phone ${suffix}` }).getByRole('status')).toHaveText('Test message delivered.');
+      const published = fake.receipts.find((r) => r.kind === 'ntfy' && r.name === `alerts-${suffix}`)!;
+      expect(published).toMatchObject({
+        verdict: 'ok',
+        body: { topic: `alerts-${suffix}`, title: `Test: Test message for Phone ${suffix}`, message: 'This channel works: notifications from the agents you choose it for will arrive here.' },
+      });
+      const headers = Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, String(published.headers[h])]));
+      expect(() => new Webhook(signingSecret).verify(published.raw, headers)).not.toThrow();
     } finally {
       await fake.close();
     }

@@ -3,16 +3,29 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { startOutboundTarget, type OutboundTarget } from './outbound-target.ts';
+import { adaptiveCardProblem } from './teams-card-schema.ts';
 
 /**
  * The four kinds of channel receiver on one https server on 127.0.0.1 (its certificate in
  * `caFile`, for OUTBOUND_CA_FILE), each checking what arrives and answering as the real
  * service documents it:
- * - `/webhook/<name>`: a generic webhook endpoint that verifies the X-Signature header with
- *   the secret registered for <name> (400 when it does not match) and acts on each (notification
- *   id, event) once, as the README tells receivers (a repeat's verdict is 'duplicate'), answering
- *   204; one named 'flaky…' answers 503 to its first request;
+ * - `/webhook/<name>`: a generic webhook endpoint that verifies the X-Signature header and the
+ *   Standard Webhooks headers (with the `standardwebhooks` library, as a receiver would) with the
+ *   secret registered for <name> (400 when either does not match) and acts on each webhook-id
+ *   once, as the README and the specification tell receivers (a repeat's verdict is
+ *   'duplicate'), answering 204; one named 'flaky…' answers 503 to its first request;
+ * - `/teams/<name>`: a Teams Workflows webhook ("Send webhook alerts to a channel"): 202 Accepted
+ *   with no body for a message whose Adaptive Card follows the documented schema
+ *   (teams-card-schema.ts), else 400 with Power Automate's error body `{error: {code, message}}`
+ *   (stricter than Teams, which accepts the request and fails the flow's run, so a card Teams
+ *   could not show is caught here); 'gone' answers 404 `WorkflowNotFound`;
+ * - `/ntfy`: an ntfy server's JSON publishing (POST to its root): 200 with the message as ntfy
+ *   answers it, 400 `{code: 40017, http: 400, error}` when the body is not message JSON, 40009
+ *   without a valid topic;
+ * - `/mattermost/hooks/<key>`: a Mattermost incoming webhook: 200 'ok', 400 'No text specified.'
+ *   (its JSON app error) without `text`;
  * - `/slack/<name>`: a Slack incoming webhook: 200 'ok' for `{text, blocks?}`, else a status with
  *   Slack's short code as plain text (api.slack.com, "Improving error conditions for Incoming
  *   Webhooks"): 400 'invalid_payload' without text, and by <name>: 'gone' 404 'no_service',
@@ -32,7 +45,16 @@ import { startOutboundTarget, type OutboundTarget } from './outbound-target.ts';
  * Requests: retry after N'.
  * Every request is kept in `received` with a verdict, as the checks found it.
  */
-export type ChannelReceipt = { kind: 'webhook' | 'slack' | 'discord' | 'telegram' | 'unknown'; name: string; body: unknown; verdict: string; at: number };
+export type ChannelReceipt = {
+  kind: 'webhook' | 'slack' | 'discord' | 'telegram' | 'teams' | 'ntfy' | 'mattermost' | 'unknown';
+  name: string;
+  body: unknown;
+  verdict: string;
+  at: number;
+  /** The request's headers and body exactly as they arrived, for a test's own verification. */
+  headers: IncomingMessage['headers'];
+  raw: string;
+};
 
 export type ChannelReceivers = {
   origin: string;
@@ -40,8 +62,10 @@ export type ChannelReceivers = {
   caFile: string;
   target: OutboundTarget;
   receipts: ChannelReceipt[];
-  /** The signing secret the webhook endpoint <name> verifies with (given once at creation). */
-  setWebhookSecret(name: string, secret: string): void;
+  /** The signing secret the webhook endpoint <name> verifies with (given once at creation);
+   * `standardSecret`: the one it gives the standardwebhooks library, when another form of it
+   * (a secret made before the standard form, converted as the README says). */
+  setWebhookSecret(name: string, secret: string, standardSecret?: string): void;
   /** A bot token Telegram knows, and the chats it may write to. */
   addTelegramBot(token: string, chats: string[]): void;
   /** The group `from` became the supergroup `to`: `from` answers with migrate_to_chat_id. */
@@ -99,7 +123,7 @@ function rateLimited(kind: string, seconds: number): Answer {
  * the certificate (the journeys' server, with OUTBOUND_ALLOW_LOOPBACK). */
 export async function startChannelReceivers({ tls = true }: { tls?: boolean } = {}): Promise<ChannelReceivers> {
   const receipts: ChannelReceipt[] = [];
-  const secrets = new Map<string, string>();
+  const secrets = new Map<string, { secret: string; standard: string }>();
   const bots = new Map<string, Set<string>>();
   const migrated = new Map<string, string>();
   const blocked = new Set<string>();
@@ -129,7 +153,7 @@ export async function startChannelReceivers({ tls = true }: { tls?: boolean } = 
       // Judged below as the service would: a body that is not JSON.
     }
     const done = (k: ChannelReceipt['kind'], n: string, verdict: string, reply: Answer) => {
-      receipts.push({ kind: k, name: n, body, verdict, at: Date.now() });
+      receipts.push({ kind: k, name: n, body, verdict, at: Date.now(), headers: req.headers, raw: last.body });
       answer(res, reply);
     };
     const bot = /^\/bot([^/]+)\/sendMessage$/.exec(url.pathname);
@@ -144,15 +168,41 @@ export async function startChannelReceivers({ tls = true }: { tls?: boolean } = 
         seenFlaky.add(name);
         return done('webhook', name, 'unavailable', { status: 503, body: { error: 'unavailable' } });
       }
-      const verdict = verifySignature(secrets.get(name), String(req.headers['x-signature'] ?? ''), last.body);
+      const registered = secrets.get(name);
+      const verdict = verifySignature(registered?.secret, String(req.headers['x-signature'] ?? ''), last.body);
       if (verdict !== 'signed') return done('webhook', name, verdict, { status: 400, body: { error: verdict } });
-      // As the README says: a request signed within the tolerance may be a replay, so each
-      // (notification id, event) is acted on once; a repeat is answered 2xx and ignored.
-      const { event, notification } = body as { event: string; notification: { id: string } };
-      const key = `${name} ${notification.id} ${event}`;
+      const standard = verifyStandardWebhook(registered?.standard, req.headers, last.body);
+      if (standard !== 'signed') return done('webhook', name, standard, { status: 400, body: { error: standard } });
+      // As the README and the specification say: a request signed within the tolerance may be a
+      // replay or a retry, so each webhook-id is acted on once; a repeat is answered 2xx and ignored.
+      const key = `${name} ${String(req.headers['webhook-id'])}`;
       if (handled.has(key)) return done('webhook', name, 'duplicate', { status: 204 });
       handled.add(key);
       return done('webhook', name, verdict, { status: 204 });
+    }
+    if (kind === 'teams') {
+      const workflowError = (status: number, code: string, message: string) => done('teams', name, code, { status, body: { error: { code, message } } });
+      if (name === 'gone') return workflowError(404, 'WorkflowNotFound', "The workflow could not be found.");
+      if (body === null) return workflowError(400, 'InvalidRequestContent', 'The request content is not valid JSON.');
+      const problem = adaptiveCardProblem(body);
+      if (problem) return workflowError(400, 'InvalidRequestContent', problem);
+      return done('teams', name, 'ok', { status: 202 });
+    }
+    if (kind === 'ntfy') {
+      const b = body as { topic?: unknown; message?: unknown; title?: unknown; click?: unknown } | null;
+      const ntfyError = (code: number, error: string) => done('ntfy', '', error, { status: 400, body: { code, http: 400, error } });
+      if (!b || typeof b !== 'object' || Array.isArray(b)) return ntfyError(40017, 'invalid request: request body must be message JSON');
+      if (typeof b.topic !== 'string' || !/^[-_A-Za-z0-9]{1,64}$/.test(b.topic)) return ntfyError(40009, 'invalid request: topic invalid');
+      const time = Math.floor(Date.now() / 1000);
+      return done('ntfy', b.topic, 'ok', { status: 200, body: { id: `n${receipts.length}`, time, expires: time + 43200, event: 'message', topic: b.topic, message: b.message, title: b.title, click: b.click } });
+    }
+    if (kind === 'mattermost') {
+      const hook = url.pathname.split('/')[3] ?? '';
+      const text = (body as { text?: unknown } | null)?.text;
+      if (typeof text !== 'string' || text === '') {
+        return done('mattermost', hook, 'No text specified.', { status: 400, body: { id: 'web.incoming_webhook.text.app_error', message: 'No text specified.', detailed_error: '', request_id: 'fake', status_code: 400 } });
+      }
+      return done('mattermost', hook, 'ok', { status: 200, body: 'ok', type: 'text/plain' });
     }
     if (kind === 'slack') {
       const text = (body as { text?: unknown } | null)?.text;
@@ -197,7 +247,7 @@ export async function startChannelReceivers({ tls = true }: { tls?: boolean } = 
     caFile,
     target,
     receipts,
-    setWebhookSecret: (name, secret) => secrets.set(name, secret),
+    setWebhookSecret: (name, secret, standardSecret = secret) => secrets.set(name, { secret, standard: standardSecret }),
     addTelegramBot: (token, chats) => bots.set(token, new Set(chats)),
     migrateTelegramChat: (token, from, to) => {
       migrated.set(`${token} ${from}`, to);
@@ -207,6 +257,18 @@ export async function startChannelReceivers({ tls = true }: { tls?: boolean } = 
     limit: (receiver, seconds, times = 1) => limits.set(receiver, { seconds, times }),
     close: () => target.close(),
   };
+}
+
+/** The Standard Webhooks check, by the specification's own library: id, timestamp (5 minutes) and signature. */
+function verifyStandardWebhook(secret: string | undefined, headers: IncomingMessage['headers'], body: string): string {
+  if (!secret) return 'no secret registered';
+  const wanted = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
+  try {
+    new Webhook(secret).verify(body, Object.fromEntries(wanted.map((h) => [h, String(headers[h] ?? '')])), { jsonParse: false });
+    return 'signed';
+  } catch (err) {
+    return err instanceof WebhookVerificationError ? `standard webhook: ${err.message}` : `standard webhook secret unreadable: ${String(err)}`;
+  }
 }
 
 /** The check the README tells receivers to make: the header's parts, the time, then the HMAC. */

@@ -1,10 +1,12 @@
-import type { TChannelKind } from '../../../contracts/channels.ts';
+import { CHANNEL_KINDS, type TChannelKind } from '../../../contracts/channels.ts';
 
 /** A channel's configuration as stored sealed: everything needed to send, secrets included. */
 export type ChannelConfig =
-  | { kind: 'webhook'; url: string; signingSecret: string }
+  /** `template`: the body it posts instead of the standard one (docs/decisions/0090). */
+  | { kind: 'webhook'; url: string; signingSecret: string; template?: string }
   | { kind: 'slack'; url: string }
   | { kind: 'discord'; url: string }
+  | { kind: 'teams'; url: string }
   /** `movedFrom`: the chat id it was added with, when Telegram moved the group to a supergroup
    * and the channel adopted the new id (docs/decisions/0062). */
   | { kind: 'telegram'; botToken: string; chatId: string; movedFrom?: string };
@@ -26,4 +28,4 @@ export function maskedTarget(config: ChannelConfig): string {
   return path.length > 1 ? `${url.host}/…/${path.slice(-4)}` : url.host;
 }
 
-export const isChannelKind = (kind: string): kind is TChannelKind => ['webhook', 'slack', 'discord', 'telegram'].includes(kind);
+export const isChannelKind = (kind: string): kind is TChannelKind => (CHANNEL_KINDS as readonly string[]).includes(kind);

@@ -1,14 +1,17 @@
+import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { ZWebhookBody } from '../../../contracts/channels.ts';
 import { notificationUrl } from '../../../contracts/links.ts';
 import type { TAlertBrief } from '../../../contracts/notifications.ts';
 import type { ChannelConfig } from './channel-config.ts';
 import { channelRequest, discordEscape, type ChannelMessage } from './channel-message.ts';
+import { templateProblem } from './webhook-template.ts';
 
 const HOSTILE = 'BTC *rose* <!channel> [click](https://evil.example) @everyone & `code` > quote';
 const ready: TAlertBrief = { status: 'ready', text: HOSTILE, provider: 'openai', model: 'gpt-4o', error: null };
 
 const message = (overrides: Partial<ChannelMessage> = {}): ChannelMessage => ({
+  deliveryId: 'd1',
   event: 'notification',
   id: 'n1',
   kind: 'alerts',
@@ -31,6 +34,7 @@ const CONFIGS: Record<ChannelConfig['kind'], ChannelConfig> = {
   slack: { kind: 'slack', url: 'https://hooks.slack.com/services/x' },
   discord: { kind: 'discord', url: 'https://discord.com/api/webhooks/1/x' },
   telegram: { kind: 'telegram', botToken: '123:abc', chatId: '42' },
+  teams: { kind: 'teams', url: 'https://prod-00.westus.logic.azure.com/workflows/x/triggers/manual/paths/invoke' },
 };
 const body = (kind: ChannelConfig['kind'], m: ChannelMessage) => JSON.parse(channelRequest(CONFIGS[kind], m, { telegramBaseUrl: 'https://api.telegram.org', now: new Date() }).body) as Record<string, unknown>;
 
@@ -97,5 +101,83 @@ describe("the owner's conditions in each channel (issue 30)", () => {
     expect((body('slack', met) as { text: string }).text).toContain(text);
     expect((body('discord', met) as { embeds: Array<{ description: string }> }).embeds[0]!.description).toBe(text);
     expect((body('telegram', met) as { text: string }).text).toContain(text);
+  });
+});
+
+describe('Standard Webhooks headers (docs/decisions/0090)', () => {
+  const now = new Date();
+  const send = (signingSecret: string, m = message()) => channelRequest({ kind: 'webhook', url: 'https://hooks.example/x', signingSecret }, m, { telegramBaseUrl: '', now });
+
+  it('signs id.timestamp.body so the standardwebhooks library verifies it, beside X-Signature', () => {
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    const { headers, body: sent } = send(secret);
+    expect(headers).toMatchObject({ 'webhook-id': 'msg_d1', 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)) });
+    expect(headers['x-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(new Webhook(secret).verify(sent, headers)).toMatchObject({ version: 1 });
+    // Another secret does not verify it.
+    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 8).toString('base64')}`).verify(sent, headers)).toThrow('No matching signature found');
+  });
+
+  it("keys a secret made before the standard form (base64url) with the same bytes: its base64 form verifies", () => {
+    const bytes = Buffer.from([...Array(32).keys()].map((i) => 250 - i * 3));
+    const old = `whsec_${bytes.toString('base64url')}`;
+    expect(old).toMatch(/[-_]/);
+    const { headers, body: sent } = send(old);
+    expect(() => new Webhook(old).verify(sent, headers)).toThrow();
+    expect(new Webhook(`whsec_${bytes.toString('base64')}`).verify(sent, headers)).toMatchObject({ version: 1 });
+  });
+});
+
+describe('message templates (docs/decisions/0090)', () => {
+  const config = (template: string): ChannelConfig => ({ kind: 'webhook', url: 'https://hooks.example/x', signingSecret: 'whsec_dGVzdA==', template });
+  const hostile = message({ agentName: 'Say "hi"\\ {{market}}', alerts: [{ market: 'BTC', threshold: 'priceChange', value: 1, limit: 0.1, message: 'BTC "up"\nline' }], brief: ready });
+
+  it('fills each placeholder JSON-escaped, so no value ends its string or adds a key', () => {
+    const template = '{"topic":"alerts","title":"{{agent.name}} on {{market}}","message":"{{alerts}}","click":"{{link}}","brief":"{{brief}}","run":"{{run.id}}","x":"{{ title }}"}';
+    const sent = JSON.parse(channelRequest(config(template), hostile, { telegramBaseUrl: '', now: new Date() }).body) as Record<string, string>;
+    expect(sent).toEqual({
+      topic: 'alerts',
+      title: 'Say "hi"\\ {{market}} on BTC/USDT on binance',
+      message: 'BTC "up"\nline',
+      click: hostile.link,
+      brief: HOSTILE,
+      run: '7',
+      x: hostile.title,
+    });
+  });
+
+  it('refuses an unknown placeholder, naming it and the known ones', () => {
+    expect(templateProblem('{"text":"{{agent.nmae}}"}')).toMatch(/^Unknown placeholder \{\{agent\.nmae\}\}; use one of: \{\{agent\.name\}\}/);
+  });
+
+  it('refuses a body that is not JSON once filled in, a placeholder outside a string included', () => {
+    expect(templateProblem('{"text": "{{title}}"')).toMatch(/^The template is not JSON once its placeholders are filled in/);
+    expect(templateProblem('{"run": {{run.id}}}')).toMatch(/put each placeholder inside a JSON string/);
+    expect(templateProblem('{"text": "{{title}}: {{alerts}}"}')).toBeNull();
+  });
+});
+
+describe('Microsoft Teams (docs/decisions/0090)', () => {
+  it('posts a message with one Adaptive Card 1.4: title, text, facts, the brief and a link', () => {
+    const alerts = [{ market: 'BTC/USDT on binance', threshold: 'priceChange', value: 0.59, limit: 0.1, message: 'Price change above 0.1%' }];
+    const sent = body('teams', message({ alerts, brief: ready })) as { type: string; attachments: Array<{ contentType: string; content: { type: string; version: string; body: Array<Record<string, unknown>>; actions: unknown[] } }> };
+    expect(sent.type).toBe('message');
+    expect(sent.attachments).toHaveLength(1);
+    const card = sent.attachments[0]!;
+    expect(card.contentType).toBe('application/vnd.microsoft.card.adaptive');
+    expect(card.content).toMatchObject({ type: 'AdaptiveCard', version: '1.4' });
+    expect(card.content.body.map((b) => b.type)).toEqual(['TextBlock', 'TextBlock', 'FactSet', 'TextBlock', 'RichTextBlock']);
+    expect(card.content.body[2]).toEqual({
+      type: 'FactSet',
+      facts: [
+        { title: 'Agent', value: 'Coins' },
+        { title: 'Market', value: 'BTC/USDT on binance' },
+        { title: 'BTC/USDT on binance', value: 'Price change above 0.1%' },
+        { title: 'Time', value: '2026-11-27T10:00:00.000Z' },
+      ],
+    });
+    // The assistant's words in a TextRun, which Teams shows as they are (a TextBlock renders markdown).
+    expect(card.content.body[4]).toEqual({ type: 'RichTextBlock', inlines: [{ type: 'TextRun', text: HOSTILE }] });
+    expect(card.content.actions).toEqual([{ type: 'Action.OpenUrl', title: 'Open the console', url: 'https://site.example/agents-console?agent=a1&run=7' }]);
   });
 });

@@ -4,10 +4,15 @@ import type { TNotifiedCondition } from '../../../contracts/condition-outcomes.t
 import type { TRunAlert } from '../../../contracts/market.ts';
 import { briefAttribution, type TAlertBrief } from '../../../contracts/notifications.ts';
 import type { ChannelConfig } from './channel-config.ts';
+import { teamsMessage } from './teams-card.ts';
+import { renderTemplate, type TemplateValues } from './webhook-template.ts';
 
 /** What a channel is told: a notification, the follow-up with its brief (docs/decisions/0044), or
  * the 'Send test' message. */
 export type ChannelMessage = {
+  /** The delivery's id, the same at every attempt: a webhook's `webhook-id`, by which a receiver
+   * knows a retry from a new message (a fresh one for each 'Send test'). */
+  deliveryId: string;
   event: TDeliveryEvent | 'test';
   id: string;
   kind: string;
@@ -71,6 +76,44 @@ export function webhookSignature(secret: string, body: string, at: Date): string
   return `t=${t},v1=${v1}`;
 }
 
+/**
+ * The Standard Webhooks headers (standardwebhooks.com): `webhook-id` (the delivery's, kept on
+ * every retry), `webhook-timestamp` (the attempt's unix seconds) and `webhook-signature`:
+ * `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` keyed with the bytes the `whsec_`
+ * secret's base64 holds. A secret made before the standard form holds base64url (docs/decisions/0090):
+ * the same bytes, so its receivers verify with the same secret in base64 (README).
+ */
+export function standardWebhookHeaders(secret: string, deliveryId: string, body: string, at: Date): Record<string, string> {
+  const id = `msg_${deliveryId}`;
+  const timestamp = String(Math.floor(at.getTime() / 1000));
+  // Node's base64 decoder reads the url-safe alphabet too, so both forms give the same key.
+  const key = Buffer.from(secret.startsWith(SIGNING_SECRET_PREFIX) ? secret.slice(SIGNING_SECRET_PREFIX.length) : secret, 'base64');
+  const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
+  return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` };
+}
+
+/** The Standard Webhooks secret's prefix; what follows is base64 of 32 random bytes. */
+export const SIGNING_SECRET_PREFIX = 'whsec_';
+
+/** The values a webhook's template fills in (contracts' WEBHOOK_TEMPLATE_PLACEHOLDERS). */
+export function templateValuesOf(message: ChannelMessage): TemplateValues {
+  const brief = writtenBrief(message);
+  return {
+    'agent.name': message.agentName,
+    'agent.id': message.agentId ?? '',
+    market: message.market ?? '',
+    title: message.title,
+    message: message.message,
+    alerts: message.alerts.map((a) => a.message).join('\n'),
+    brief: brief?.text ?? '',
+    link: message.link,
+    event: message.event,
+    'notification.id': message.id,
+    'run.id': message.runId === null ? '' : String(message.runId),
+    created_at: message.createdAt.toISOString(),
+  };
+}
+
 /** Slack's mrkdwn treats &, < and > as markup; escaped, a message cannot ping or link. */
 const slackEscape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -96,8 +139,18 @@ export function channelRequest(config: ChannelConfig, message: ChannelMessage, o
   const plain = [title, body, ...(brief ? [`${brief.by}:`, brief.text] : []), message.link].filter((line) => line !== '').join('\n');
   switch (config.kind) {
     case 'webhook': {
-      const json = webhookBody(message);
-      return { url: config.url, headers: { ...JSON_HEADERS, 'x-signature': webhookSignature(config.signingSecret, json, options.now) }, body: json };
+      const json = config.template ? renderTemplate(config.template, templateValuesOf(message)) : webhookBody(message);
+      const headers = { ...JSON_HEADERS, 'x-signature': webhookSignature(config.signingSecret, json, options.now), ...standardWebhookHeaders(config.signingSecret, message.deliveryId, json, options.now) };
+      return { url: config.url, headers, body: json };
+    }
+    case 'teams': {
+      const facts = [
+        { title: 'Agent', value: message.agentName },
+        ...(message.market ? [{ title: 'Market', value: message.market }] : []),
+        ...message.alerts.map((a) => ({ title: a.market, value: a.message })),
+        { title: 'Time', value: message.createdAt.toISOString() },
+      ];
+      return { url: config.url, headers: JSON_HEADERS, body: JSON.stringify(teamsMessage({ title, text: body, facts, brief, link: message.link })) };
     }
     case 'slack': {
       const lines = [`*${slackEscape(title)}*`, ...(body ? [slackEscape(body)] : []), ...(brief ? [`_${slackEscape(brief.by)}:_ ${slackEscape(brief.text)}`] : []), `<${message.link}|Open the console>`];

@@ -52,7 +52,8 @@ const CHAT_ID = /^-?\d{1,20}$/;
  * One delivery attempt through the outbound door (docs/decisions/0040, 0043, 0062). The answer is
  * judged as each service documents it: Slack answers 200 'ok' or a status with a short code,
  * Discord 204 or a JSON error (429 with retry_after), Telegram `{ok:true,result}` or
- * `{ok:false,error_code,description,parameters}`; a generic webhook any 2xx.
+ * `{ok:false,error_code,description,parameters}`; Teams Workflows 202 or `{error:{code,message}}`;
+ * a generic webhook any 2xx.
  */
 export async function sendToChannel(config: ChannelConfig, message: ChannelMessage, options: ChannelSendOptions): Promise<ChannelOutcome> {
   const request = channelRequest(config, message, { telegramBaseUrl: options.telegramBaseUrl, now: options.now() });
@@ -74,6 +75,8 @@ type AnswerBody = {
   message?: unknown;
   retry_after?: unknown;
   parameters?: { retry_after?: unknown; migrate_to_chat_id?: unknown };
+  /** Teams Workflows (Power Automate) errors: `{error: {code, message}}`. */
+  error?: { code?: unknown };
 };
 
 export function judge(kind: ChannelConfig['kind'], answer: OutboundResponse, now: Date): ChannelOutcome {
@@ -162,5 +165,6 @@ function receiverCode(kind: ChannelConfig['kind'], text: string, body: AnswerBod
   if (kind === 'slack') return text.trim().slice(0, 60) || undefined;
   if (!body) return kind === 'telegram' ? 'not JSON' : undefined;
   if (kind === 'telegram') return body.ok === true ? 'ok' : String(body.description ?? 'not ok').slice(0, 60);
+  if (kind === 'teams') return typeof body.error?.code === 'string' ? body.error.code.slice(0, 60) : undefined;
   return String(body.code ?? body.message ?? '').slice(0, 60) || undefined;
 }

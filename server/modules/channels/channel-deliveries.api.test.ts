@@ -20,6 +20,9 @@ import { until } from '../../test/until.ts';
 import { agentRuns } from '../../db/schema.ts';
 import { startWorkers, type Workers } from '../runtime/workers.ts';
 import pino from 'pino';
+import { Webhook } from 'standardwebhooks';
+import { createSecretBox } from '../../lib/secret-box.ts';
+import { updateChannelSecret } from './channels.repo.ts';
 
 /** POSTs `body` to the fake receiver again, as someone who captured a request would. */
 function replayTo(fake: ChannelReceivers, path: string, headers: Record<string, string>, body: string): Promise<number> {
@@ -148,9 +151,10 @@ describe('channel deliveries', () => {
       },
     });
     // A request replayed within the signature's tolerance is signed too: the receiver, as the
-    // README says, acts on each (notification id, event) once.
+    // README says, acts on each webhook-id once.
     const sent = fake.target.received.find((r) => r.path === '/webhook/run-hook')!;
-    expect(await replayTo(fake, sent.path, { 'x-signature': String(sent.headers['x-signature']) }, sent.body)).toBe(204);
+    const signed = Object.fromEntries(['x-signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, String(sent.headers[h])]));
+    expect(await replayTo(fake, sent.path, signed, sent.body)).toBe(204);
     expect(fake.receipts.filter((r) => r.name === 'run-hook').map((r) => r.verdict)).toEqual(['signed', 'duplicate']);
     expect(fake.receipts.find((r) => r.kind === 'slack' && r.name === 'team')).toMatchObject({ verdict: 'ok', body: { text: expect.stringContaining(notification.title) } });
 
@@ -355,6 +359,96 @@ describe('channel deliveries', () => {
 
     const saved = (await t.request({ url: `/api/agents/${agent.id}`, cookie: owner })).json<TAgent>();
     expect(saved.config.notifications.channels).toEqual([]);
+  });
+
+  /** Verifies a request as a Standard Webhooks receiver does, with the specification's library; throws when it does not verify. */
+  const verifyStandard = (secret: string, request: { headers: Record<string, string | string[] | undefined>; body: string }) =>
+    new Webhook(secret).verify(request.body, Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, String(request.headers[h])])), { jsonParse: false });
+
+  it('signs every webhook attempt the Standard Webhooks way, and a retry keeps its webhook-id (docs/decisions/0090)', async () => {
+    const hook = await channel({ kind: 'webhook', name: 'Standard', url: `${fake.origin}/webhook/flaky-standard` });
+    expect(hook.signingSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    fake.setWebhookSecret('flaky-standard', hook.signingSecret!);
+    const agent = (await agentWith([hook.id])).json<TAgent>();
+    const notification = await alert(agent);
+    const [id] = takeQueued();
+    const { retry } = await attemptOnce(id!);
+    await t.app.channels.deliver(id!, retry!.attempt);
+    expect(await shown(notification.id)).toEqual([expect.objectContaining({ status: 'sent', attempts: 2 })]);
+
+    const attempts = fake.target.received.filter((r) => r.path === '/webhook/flaky-standard');
+    expect(attempts).toHaveLength(2);
+    for (const attempt of attempts) expect(() => verifyStandard(hook.signingSecret!, attempt)).not.toThrow();
+    expect(attempts[1]!.headers['webhook-id']).toBe(attempts[0]!.headers['webhook-id']);
+    expect(fake.receipts.filter((r) => r.name === 'flaky-standard').map((r) => r.verdict)).toEqual(['unavailable', 'signed']);
+    // Another message has another id.
+    await alert(agent);
+    await t.app.channels.deliver(takeQueued()[0]!);
+    const third = fake.target.received.filter((r) => r.path === '/webhook/flaky-standard')[2]!;
+    expect(third.headers['webhook-id']).not.toBe(attempts[0]!.headers['webhook-id']);
+    expect(() => verifyStandard(hook.signingSecret!, third)).not.toThrow();
+  });
+
+  it("keeps an older channel's receiver working: its base64url secret verifies X-Signature as before, and in base64 the Standard Webhooks signature", async () => {
+    const hook = await channel({ kind: 'webhook', name: 'Older', url: `${fake.origin}/webhook/older` });
+    // The secret as channels were given it before decision 0090: whsec_ and base64url.
+    const bytes = Buffer.from(Array.from({ length: 32 }, (_, i) => 255 - i * 5));
+    const older = `whsec_${bytes.toString('base64url')}`;
+    const box = createSecretBox(t.config.channels.secretKey.material);
+    await updateChannelSecret(t.database.db, hook.id, { target: hook.target, secret: box.seal(JSON.stringify({ kind: 'webhook', url: `${fake.origin}/webhook/older`, signingSecret: older }), hook.id) });
+    fake.setWebhookSecret('older', older, `whsec_${bytes.toString('base64')}`);
+    expect((await t.request({ method: 'POST', url: `/api/channels/${hook.id}/test`, cookie: owner })).json()).toEqual({ status: 'sent' });
+    expect(fake.receipts.filter((r) => r.name === 'older').map((r) => r.verdict)).toEqual(['signed']);
+  });
+
+  it('posts a templated webhook as rendered: an ntfy and a Mattermost body arrive as their APIs take them, signed', async () => {
+    const ntfy = await channel({
+      kind: 'webhook',
+      name: 'Phone',
+      url: `${fake.origin}/ntfy`,
+      template: '{"topic": "market-alerts", "title": "{{agent.name}}: {{market}}", "message": "{{alerts}}", "click": "{{link}}", "tags": ["chart_with_upwards_trend"]}',
+    });
+    const mattermost = await channel({ kind: 'webhook', name: 'Town square', url: `${fake.origin}/mattermost/hooks/xk3f9`, template: '{"text": "#### {{title}}\\n{{message}}\\n[Open]({{link}})", "username": "{{agent.name}}"}' });
+    const agent = (await agentWith([ntfy.id, mattermost.id])).json<TAgent>();
+    const notification = await alert(agent);
+    for (const id of takeQueued()) await t.app.channels.deliver(id);
+    expect((await shown(notification.id)).map((d) => [d.channelName, d.status])).toEqual([
+      ['Phone', 'sent'],
+      ['Town square', 'sent'],
+    ]);
+    const link = notificationUrl('http://localhost:3000', { agentId: agent.id, runId: null });
+    expect(fake.receipts.find((r) => r.kind === 'ntfy')).toMatchObject({
+      verdict: 'ok',
+      body: { topic: 'market-alerts', title: `Scanner: ${notification.market}`, message: 'AAPL moved 3.2%', click: link, tags: ['chart_with_upwards_trend'] },
+    });
+    expect(fake.receipts.find((r) => r.kind === 'mattermost' && r.name === 'xk3f9')).toMatchObject({
+      verdict: 'ok',
+      body: { text: `#### ${notification.title}\nAAPL moved 3.2%\n[Open](${link})`, username: 'Scanner' },
+    });
+    // Signed like every webhook, so a receiver that checks may.
+    for (const [created, path] of [[ntfy, '/ntfy'], [mattermost, '/mattermost/hooks/xk3f9']] as const) {
+      expect(() => verifyStandard(created.signingSecret!, fake.target.received.find((r) => r.path === path)!)).not.toThrow();
+    }
+  });
+
+  it('delivers a Teams card the Workflows fake accepts (202), and says why when the workflow is gone', async () => {
+    const teams = await channel({ kind: 'teams', name: 'Desk channel', url: `${fake.origin}/teams/desk` });
+    const gone = await channel({ kind: 'teams', name: 'Old flow', url: `${fake.origin}/teams/gone` });
+    expect(teams).not.toHaveProperty('signingSecret');
+    const agent = (await agentWith([teams.id, gone.id])).json<TAgent>();
+    const notification = await alert(agent);
+    for (const id of takeQueued()) await t.app.channels.deliver(id);
+    expect((await shown(notification.id)).map((d) => [d.channelName, d.kind, d.status, d.lastError])).toEqual([
+      ['Desk channel', 'teams', 'sent', null],
+      ['Old flow', 'teams', 'failed', DELIVERY_FAILURES.gone],
+    ]);
+    const card = fake.receipts.find((r) => r.kind === 'teams' && r.name === 'desk')!;
+    expect(card.verdict).toBe('ok');
+    expect(card.body).toMatchObject({
+      type: 'message',
+      attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive', content: { type: 'AdaptiveCard', version: '1.4', body: expect.arrayContaining([expect.objectContaining({ type: 'FactSet', facts: expect.arrayContaining([{ title: 'Agent', value: 'Scanner' }]) })]) } }],
+    });
+    expect((await t.request({ method: 'POST', url: `/api/channels/${teams.id}/test`, cookie: owner })).json()).toEqual({ status: 'sent' });
   });
 });
 

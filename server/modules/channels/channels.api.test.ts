@@ -42,7 +42,8 @@ describe('delivery channels', () => {
     expect(res.statusCode).toBe(201);
     const created = res.json<TCreatedChannel>();
     expect(created).toMatchObject({ kind: 'webhook', name: 'My endpoint', target: `127.0.0.1:${fake.target.port}/…/Zq9x` });
-    expect(created.signingSecret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    // The Standard Webhooks form: whsec_ and the base64 of 32 random bytes (docs/decisions/0090; base64url before).
+    expect(created.signingSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     secrets.webhookUrl = encodings(url);
     secrets.signingSecret = encodings(created.signingSecret!);
     fake.setWebhookSecret('main-hook-Zq9x', created.signingSecret!);
@@ -123,6 +124,24 @@ describe('delivery channels', () => {
     } finally {
       await strict.close();
     }
+  });
+
+  it('refuses a message template that cannot render, on its field with the reason, and stores nothing (docs/decisions/0090)', async () => {
+    const before = await list();
+    const refused = async (template: string) => {
+      const res = await create({ kind: 'webhook', name: 'Templated', url: `${fake.origin}/webhook/templated`, template });
+      expect(res.statusCode).toBe(400);
+      const { details } = res.json<{ details: Array<{ path: string; message: string }> }>();
+      expect(details.map((d) => d.path)).toEqual(['template']);
+      return details[0]!.message;
+    };
+    expect(await refused('{"text": "{{agent.nmae}}"}')).toMatch(/^Unknown placeholder \{\{agent\.nmae\}\}; use one of: /);
+    expect(await refused('{"text": "{{title}}"')).toMatch(/^The template is not JSON once its placeholders are filled in/);
+    expect(await refused('{"run": {{run.id}}}')).toMatch(/put each placeholder inside a JSON string/);
+    expect(await refused('x'.repeat(8001))).toBe('The template must be at most 8,000 characters');
+    expect(await list()).toEqual(before);
+    // Only a webhook takes a template.
+    expect((await create({ kind: 'slack', name: 'S', url: `${fake.origin}/slack/s`, template: '{}' })).statusCode).toBe(400);
   });
 
   it("keeps each owner's channels to themselves", async () => {

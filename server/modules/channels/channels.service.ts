@@ -18,7 +18,8 @@ import type { TAlertBrief } from '../../../contracts/notifications.ts';
 import type { Db } from '../../db/client.ts';
 import type { notifications } from '../../db/schema.ts';
 import { channelUrl, maskedTarget, type ChannelConfig } from '../../integrations/channels/channel-config.ts';
-import type { ChannelMessage } from '../../integrations/channels/channel-message.ts';
+import { SIGNING_SECRET_PREFIX, type ChannelMessage } from '../../integrations/channels/channel-message.ts';
+import { templateProblem } from '../../integrations/channels/webhook-template.ts';
 import { sendToChannel, type ChannelOutcome } from '../../integrations/channels/send-to-channel.ts';
 import { checkOutboundUrl } from '../../integrations/outbound/check-outbound-url.ts';
 import { OutboundError } from '../../integrations/outbound/outbound-error.ts';
@@ -75,7 +76,6 @@ export type ChannelsServiceDeps = {
 };
 
 const NOT_FOUND = 'Channel not found';
-const SIGNING_SECRET_PREFIX = 'whsec_';
 
 function toApiChannel(row: ChannelRow, movedFrom: string | null = null): TChannel {
   return { id: row.id, kind: row.kind, name: row.name, target: row.target, movedFrom, createdAt: row.createdAt.toISOString() };
@@ -118,9 +118,19 @@ export function createChannelsService({ db, secretBox, outbound, telegramBaseUrl
     if ((await countChannels(db, userId)) >= MAX_CHANNELS) {
       throw new AppError('CONFLICT', `You have ${MAX_CHANNELS} channels, the most there can be; remove one first.`);
     }
+    if (input.kind === 'webhook' && input.template) {
+      const problem = templateProblem(input.template);
+      if (problem) throw new AppError('BAD_REQUEST', 'Invalid request', [{ path: 'template', message: problem }]);
+    }
     const config: ChannelConfig =
       input.kind === 'webhook'
-        ? { kind: 'webhook', url: input.url, signingSecret: `${SIGNING_SECRET_PREFIX}${randomBytes(32).toString('base64url')}` }
+        ? {
+            kind: 'webhook',
+            url: input.url,
+            // The Standard Webhooks form: whsec_ and base64 (docs/decisions/0090; base64url before it).
+            signingSecret: `${SIGNING_SECRET_PREFIX}${randomBytes(32).toString('base64')}`,
+            ...(input.template ? { template: input.template } : {}),
+          }
         : input.kind === 'telegram'
           ? { kind: 'telegram', botToken: input.botToken, chatId: input.chatId }
           : { kind: input.kind, url: input.url };
@@ -152,6 +162,7 @@ export function createChannelsService({ db, secretBox, outbound, telegramBaseUrl
     if (!row) throw new AppError('NOT_FOUND', NOT_FOUND);
     const at = now();
     const message: ChannelMessage = {
+      deliveryId: randomUUID(),
       event: 'test',
       id: randomUUID(),
       kind: 'test',
@@ -255,6 +266,7 @@ export function createChannelsService({ db, secretBox, outbound, telegramBaseUrl
       return;
     }
     const outcome = await attemptOn(channel, {
+      deliveryId,
       event: delivery.event,
       id: notification.id,
       kind: notification.kind,

@@ -68,4 +68,48 @@ describe('ChannelsSection', () => {
     expect(within(form).getByRole('textbox', { name: 'Chat id' })).toBeInTheDocument();
     expect(within(form).queryByRole('textbox', { name: 'Web address' })).not.toBeInTheDocument();
   });
+
+  it("sends a webhook's message template and shows the server's reason on the template field (docs/decisions/0090)", async () => {
+    const reason = 'Unknown placeholder {{agent.nmae}}; use one of: {{agent.name}}';
+    let attempt = 0;
+    const { requests } = stubFetch({
+      'GET /api/channels': () => jsonResponse({ channels: [] }),
+      'POST /api/channels': () =>
+        ++attempt === 1
+          ? jsonResponse({ error: 'Invalid request', details: [{ path: 'template', message: reason }] }, 400)
+          : jsonResponse({ ...SLACK, kind: 'webhook', name: 'Phone', signingSecret: 'whsec_abc=' }, 201),
+    });
+    renderWithProviders(<ChannelsSection />, { path: '/settings', auth: signedInAs('admin') });
+    const form = await screen.findByRole('form', { name: 'Add a channel' });
+    await userEvent.type(within(form).getByRole('textbox', { name: 'Name' }), 'Phone');
+    await userEvent.type(within(form).getByRole('textbox', { name: 'Web address' }), 'https://ntfy.example/');
+    const template = within(form).getByRole('textbox', { name: 'Message template' });
+    // userEvent reads braces as key names: {{ types one brace.
+    await userEvent.type(template, '{{"text": "{{{{agent.nmae}}"}');
+    await userEvent.click(within(form).getByRole('button', { name: 'Add channel' }));
+    expect(await within(form).findByText(reason)).toBeInTheDocument();
+    expect(template).toHaveAttribute('aria-invalid', 'true');
+    expect(requests).toContainEqual({ method: 'POST', url: '/api/channels', body: { kind: 'webhook', name: 'Phone', url: 'https://ntfy.example/', template: '{"text": "{{agent.nmae}}"}' } });
+
+    await userEvent.click(within(form).getByRole('button', { name: 'Add channel' }));
+    expect(await screen.findByLabelText('Signing secret')).toHaveTextContent('whsec_abc=');
+  });
+
+  it('offers Microsoft Teams, asking for the Workflows webhook address and no template', async () => {
+    const { requests } = stubFetch({
+      'GET /api/channels': () => jsonResponse({ channels: [] }),
+      'POST /api/channels': () => jsonResponse({ ...SLACK, kind: 'teams', name: 'Desk' }, 201),
+    });
+    renderWithProviders(<ChannelsSection />, { path: '/settings', auth: signedInAs('admin') });
+    const form = await screen.findByRole('form', { name: 'Add a channel' });
+    await userEvent.selectOptions(within(form).getByRole('combobox', { name: 'Kind' }), 'Microsoft Teams');
+    expect(within(form).queryByRole('textbox', { name: 'Message template' })).not.toBeInTheDocument();
+    const address = within(form).getByRole('textbox', { name: 'Web address' });
+    expect(address).toHaveAccessibleDescription(expect.stringContaining("'Send webhook alerts to a channel'"));
+    await userEvent.type(within(form).getByRole('textbox', { name: 'Name' }), 'Desk');
+    await userEvent.type(address, 'https://example.logic.azure.com/workflows/1');
+    await userEvent.click(within(form).getByRole('button', { name: 'Add channel' }));
+    await vi.waitFor(() => expect(requests).toContainEqual({ method: 'POST', url: '/api/channels', body: { kind: 'teams', name: 'Desk', url: 'https://example.logic.azure.com/workflows/1' } }));
+    expect(screen.queryByLabelText('Signing secret')).not.toBeInTheDocument();
+  });
 });

@@ -7,6 +7,8 @@ import {
   channelMovedNote,
   TELEGRAM_CHAT_RULE,
   TELEGRAM_TOKEN_RULE,
+  WEBHOOK_TEMPLATE_MAX,
+  WEBHOOK_TEMPLATE_PLACEHOLDERS,
   type TChannel,
   type TChannelKind,
   type TChannelList,
@@ -29,14 +31,22 @@ const CONTROL =
   'focus:border-brand-600 focus:outline-2 focus:outline-brand-600/30 aria-[invalid=true]:border-red-600';
 
 const URL_HINTS: Record<Exclude<TChannelKind, 'telegram'>, string> = {
-  webhook: 'Your https endpoint. Each message is signed; the signing secret is shown once, after adding.',
+  webhook: 'Your https endpoint. Each message is signed (Standard Webhooks and X-Signature); the signing secret is shown once, after adding.',
   slack: 'The incoming webhook URL Slack gave you (https://hooks.slack.com/services/…).',
   discord: "The channel's webhook URL from Discord (https://discord.com/api/webhooks/…).",
+  teams: "The URL of a Teams workflow made from the template 'Send webhook alerts to a channel' (Workflows app in Teams).",
 };
 
-type Draft = { kind: TChannelKind; name: string; url: string; botToken: string; chatId: string };
-const EMPTY: Draft = { kind: 'webhook', name: '', url: '', botToken: '', chatId: '' };
-type Errors = Partial<Record<'kind' | 'name' | 'url' | 'botToken' | 'chatId', string>>;
+const TEMPLATE_HINT = `Optional. The JSON body to post instead of the standard one, for an API such as ntfy or Mattermost. Placeholders go inside JSON strings and are filled in escaped: ${Object.keys(
+  WEBHOOK_TEMPLATE_PLACEHOLDERS,
+)
+  .map((name) => `{{${name}}}`)
+  .join(', ')}.`;
+
+type Draft = { kind: TChannelKind; name: string; url: string; botToken: string; chatId: string; template: string };
+const EMPTY: Draft = { kind: 'webhook', name: '', url: '', botToken: '', chatId: '', template: '' };
+const FIELDS = ['kind', 'name', 'url', 'botToken', 'chatId', 'template'] as const;
+type Errors = Partial<Record<(typeof FIELDS)[number], string>>;
 
 const asFieldError = (message: string | undefined): FieldError | undefined => (message ? { type: 'server', message } : undefined);
 
@@ -48,7 +58,7 @@ export function ChannelsSection() {
       <h2 id="channels-heading" className="text-xl font-semibold text-slate-900">
         Channels
       </h2>
-      <p className="mt-1 text-slate-600">Webhooks, Slack, Discord and Telegram chats your agents can notify. Choose them per agent in its notifications.</p>
+      <p className="mt-1 text-slate-600">Webhooks, Slack, Discord, Telegram chats and Microsoft Teams channels your agents can notify. Choose them per agent in its notifications.</p>
       {channels.isPending ? (
         <div className="mt-6 flex justify-center">
           <Spinner label="Loading channels" />
@@ -164,8 +174,8 @@ function AddChannelForm() {
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const { kind, name, url, botToken, chatId } = draft;
-    add.mutate(kind === 'telegram' ? { kind, name, botToken, chatId } : { kind, name, url });
+    const { kind, name, url, botToken, chatId, template } = draft;
+    add.mutate(kind === 'telegram' ? { kind, name, botToken, chatId } : kind === 'webhook' && template.trim() ? { kind, name, url, template } : { kind, name, url });
   };
 
   return (
@@ -173,7 +183,7 @@ function AddChannelForm() {
       {secret && (
         <div role="alert" className="mb-6 rounded-md border border-amber-300 bg-amber-50 p-4">
           <p className="font-medium text-slate-900">Signing secret for {secret.name}</p>
-          <p className="mt-1 text-sm text-slate-700">Copy it now: it is shown this once. Your endpoint checks each request’s X-Signature with it (README).</p>
+          <p className="mt-1 text-sm text-slate-700">Copy it now: it is shown this once. Your endpoint checks each request’s Standard Webhooks signature (webhook-signature) or X-Signature with it (README).</p>
           <code className="mt-2 block break-all rounded bg-white px-2 py-1 font-mono text-sm" aria-label="Signing secret">
             {secret.value}
           </code>
@@ -217,6 +227,22 @@ function AddChannelForm() {
             {(props) => <input {...props} type="url" value={draft.url} onChange={(e) => set('url')(e.target.value)} autoComplete="off" placeholder="https://" className={CONTROL} />}
           </Field>
         )}
+        {draft.kind === 'webhook' && (
+          <Field label="Message template" hint={TEMPLATE_HINT} error={asFieldError(errors.template)}>
+            {(props) => (
+              <textarea
+                {...props}
+                value={draft.template}
+                onChange={(e) => set('template')(e.target.value)}
+                maxLength={WEBHOOK_TEMPLATE_MAX}
+                rows={4}
+                spellCheck={false}
+                placeholder={'{"topic": "alerts", "title": "{{agent.name}}", "message": "{{alerts}}"}'}
+                className={`${CONTROL} font-mono text-sm`}
+              />
+            )}
+          </Field>
+        )}
         <div className="flex justify-end">
           <Button type="submit" disabled={add.isPending} aria-busy={add.isPending}>
             {add.isPending ? 'Adding…' : 'Add channel'}
@@ -232,8 +258,8 @@ function detailsOf(body: unknown): Errors {
   if (!body || typeof body !== 'object' || !('details' in body) || !Array.isArray(body.details)) return {};
   const errors: Errors = {};
   for (const d of body.details as Array<{ path?: unknown; message?: unknown }>) {
-    const path = String(d.path);
-    if ((path === 'kind' || path === 'name' || path === 'url' || path === 'botToken' || path === 'chatId') && typeof d.message === 'string') errors[path] ??= d.message;
+    const path = FIELDS.find((field) => field === String(d.path));
+    if (path && typeof d.message === 'string') errors[path] ??= d.message;
   }
   return errors;
 }
