@@ -1,34 +1,58 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ZGoogleStartQuery } from '../../../contracts/auth.ts';
-import type { Config } from '../../config.ts';
-import { createGoogleOidc } from '../../integrations/google-oidc.ts';
+import type { OidcProviderConfig } from '../../config.ts';
+import { createOidcClient, type OidcProviderTraits } from '../../integrations/oidc.ts';
 import { parseInput } from '../../lib/validate.ts';
 import { requestForLog } from '../../lib/http/request-log.ts';
 import type { Clock } from './auth.service.ts';
 import { signInRateLimit, startSession, type AuthRouteDeps } from './auth.routes.ts';
-import { resultPageRenderer } from './google-result-page.ts';
-import { createGoogleSignInService } from './google-sign-in.service.ts';
-import { transactionCookieStore } from './google-transaction-cookie.ts';
+import { createOidcSignInService } from './oidc-sign-in.service.ts';
+import { resultPageRenderer } from './sign-in-result-page.ts';
+import { transactionCookieStore } from './sign-in-transaction-cookie.ts';
 
-export type GoogleAuthRouteDeps = Omit<AuthRouteDeps, 'localSignIn'> & {
-  google: Extract<Config['auth'], { provider: 'google' }>;
+export type OidcAuthRouteDeps = Omit<AuthRouteDeps, 'localSignIn'> & {
+  provider: 'google' | 'oidc';
+  settings: OidcProviderConfig;
   publicUrl: string;
   now: Clock;
 };
 
-const BASE_PATH = '/api/auth/google';
+/**
+ * What sets Google apart from the operator's own provider: its name in SPEC's sentences, an
+ * email_verified it always sends, and its account chooser. Anything else is the same code.
+ */
+const PROVIDER_TRAITS: Record<OidcAuthRouteDeps['provider'], OidcProviderTraits> = {
+  google: {
+    displayName: 'Google',
+    accountName: 'the Google account',
+    emailVerification: 'required',
+    readUserInfo: false,
+    authorizationParams: { prompt: 'select_account' },
+  },
+  oidc: {
+    displayName: 'SSO',
+    accountName: "the account's",
+    emailVerification: 'unlessDenied',
+    readUserInfo: true,
+    authorizationParams: {},
+  },
+};
 
 /**
- * Google sign-in in a popup: `start` sends the browser to Google with a fresh transaction kept in
- * a signed cookie, with the id of the tab's attempt; Google sends it back to `callback`, which
- * signs the user in and answers a small page that reports the result, addressed to that
- * attempt, to the opener and on a BroadcastChannel, and closes itself.
+ * OpenID Connect sign-in in a popup, at /api/auth/{google,oidc}: `start` sends the browser to the
+ * provider with a fresh transaction kept in a signed cookie, with the id of the tab's attempt;
+ * the provider sends it back to `callback`, which signs the user in and answers a small page
+ * that reports the result, addressed to that attempt, to the opener and on a BroadcastChannel,
+ * and closes itself.
  */
-export async function googleAuthRoutes(app: FastifyInstance, deps: GoogleAuthRouteDeps): Promise<void> {
+export async function oidcAuthRoutes(app: FastifyInstance, deps: OidcAuthRouteDeps): Promise<void> {
+  const BASE_PATH = `/api/auth/${deps.provider}`;
+  const traits = PROVIDER_TRAITS[deps.provider];
   const redirectUri = `${deps.publicUrl}${BASE_PATH}/callback`;
-  const google = createGoogleOidc({ ...deps.google, redirectUri, now: deps.now, logger: app.log });
-  const signIn = createGoogleSignInService({ auth: deps.auth, google, redirectUri });
-  const transactionCookie = transactionCookieStore({ secureCookies: deps.secureCookies, now: deps.now, path: BASE_PATH });
+  const { issuer, clientId, clientSecret, scopes, adminClaim } = deps.settings;
+  const client = createOidcClient({ ...traits, issuer, clientId, clientSecret, scopes, redirectUri, now: deps.now, logger: app.log });
+  const signIn = createOidcSignInService({ auth: deps.auth, client, redirectUri, provider: deps.provider, displayName: traits.displayName, adminClaim });
+  const transactionCookie = transactionCookieStore({ secureCookies: deps.secureCookies, now: deps.now, path: BASE_PATH, name: `${deps.provider}_signin` });
   const resultPage = resultPageRenderer(new URL(deps.publicUrl).origin);
   const rateLimit = signInRateLimit(deps.signInRateLimit);
 
