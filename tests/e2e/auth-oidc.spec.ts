@@ -57,7 +57,7 @@ async function signInAtProvider(page: Page, login: string): Promise<void> {
   await expect.poll(() => popup.isClosed()).toBe(true);
 }
 
-test('signs in through the operator’s provider; removed from the admin group, the next sign-in demotes them and ends their admin session', async ({ page, browser }) => {
+test('signs in through the operator’s provider; removed from the admin group, the next sign-in demotes them and ends their admin session', async ({ page, openPage }) => {
   provider.setAccount('grace', { ...PERSON, groups: ['staff', GROUP] });
   await signInAtProvider(page, 'grace');
   await expect(headerItem(page, 'Dashboard')).toBeVisible();
@@ -66,15 +66,10 @@ test('signs in through the operator’s provider; removed from the admin group, 
 
   // Taken out of the group at the provider; she signs in again on another device.
   provider.setAccount('grace', { ...PERSON, groups: ['staff'] });
-  const other = await browser.newContext();
-  try {
-    const otherPage = await other.newPage();
-    await signInAtProvider(otherPage, 'grace');
-    await expect(headerItem(otherPage, 'Dashboard')).toBeVisible();
-    await expect(headerItem(otherPage, 'Users')).toHaveCount(0);
-  } finally {
-    await other.close();
-  }
+  const otherPage = await openPage();
+  await signInAtProvider(otherPage, 'grace');
+  await expect(headerItem(otherPage, 'Dashboard')).toBeVisible();
+  await expect(headerItem(otherPage, 'Users')).toHaveCount(0);
 
   // Her admin session on the first device ended with that sign-in.
   await page.reload();
