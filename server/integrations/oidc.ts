@@ -32,6 +32,12 @@ export type OidcProviderTraits = {
   readUserInfo: boolean;
   /** Further authorization parameters (Google: prompt=select_account). */
   authorizationParams: Record<string, string>;
+  /**
+   * How the client secret goes to the token endpoint: `basic` (HTTP Basic, the standard's default
+   * for a registered client, and the one some providers such as Okta hold a web app to) or
+   * `post` (in the form body, what Google's client has always sent here).
+   */
+  clientAuthentication: 'basic' | 'post';
 };
 
 export type OidcClientOptions = OidcProviderTraits & {
@@ -153,7 +159,8 @@ function lazyDiscovery(options: OidcClientOptions): (log: FastifyBaseLogger) => 
 
 function discover(options: OidcClientOptions): Promise<oidc.Configuration> {
   const issuer = new URL(options.issuer);
-  return oidc.discovery(issuer, options.clientId, options.clientSecret, undefined, {
+  const authentication = options.clientAuthentication === 'basic' ? oidc.ClientSecretBasic(options.clientSecret) : oidc.ClientSecretPost(options.clientSecret);
+  return oidc.discovery(issuer, options.clientId, options.clientSecret, authentication, {
     timeout: OUTBOUND_TIMEOUT_SECONDS,
     // Plain http is for the tests' issuers on loopback only; anything else must be https.
     execute: isLoopbackHttp(issuer) ? [oidc.allowInsecureRequests] : [],

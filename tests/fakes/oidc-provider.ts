@@ -38,8 +38,7 @@ export async function startOidcProvider(options: { clientId: string; clientSecre
         redirect_uris: options.redirectUris,
         grant_types: ['authorization_code'],
         response_types: ['code'],
-        // What openid-client sends given a secret; a registration choice, as at any provider.
-        token_endpoint_auth_method: 'client_secret_post',
+        // token_endpoint_auth_method left at the standard's default, client_secret_basic.
       },
     ],
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },

@@ -28,6 +28,7 @@ const PROVIDER_TRAITS: Record<OidcAuthRouteDeps['provider'], OidcProviderTraits>
     emailVerification: 'required',
     readUserInfo: false,
     authorizationParams: { prompt: 'select_account' },
+    clientAuthentication: 'post',
   },
   oidc: {
     displayName: 'SSO',
@@ -35,6 +36,7 @@ const PROVIDER_TRAITS: Record<OidcAuthRouteDeps['provider'], OidcProviderTraits>
     emailVerification: 'unlessDenied',
     readUserInfo: true,
     authorizationParams: {},
+    clientAuthentication: 'basic',
   },
 };
 
