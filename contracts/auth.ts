@@ -4,7 +4,7 @@ import { CHAT_ACCESS, CHAT_PROVIDERS } from './chat.ts';
 import { SIGN_IN_ATTEMPT_PATTERN } from './constants.ts';
 import { ROLES, ZUser } from './users.ts';
 
-export const AUTH_PROVIDERS = ['local', 'google'] as const;
+export const AUTH_PROVIDERS = ['local', 'google', 'oidc'] as const;
 export type TAuthProvider = (typeof AUTH_PROVIDERS)[number];
 
 /** GET /api/auth/me: the session's user, or null when signed out (never a 401, so a visitor's
@@ -50,6 +50,8 @@ export const ZPublicConfig = z.object({
   siteName: z.string(),
   contactEmail: z.string(),
   authProvider: z.enum(AUTH_PROVIDERS),
+  /** The sign-in button's words with an OpenID Connect provider of the operator's (OIDC_BUTTON_LABEL). */
+  signInLabel: z.string().optional(),
   /** Who may use each assistant (CHAT_POLICY over the defaults), e.g. for the Users page's roles. */
   chatPolicy: z.record(z.enum(CHAT_PROVIDERS), z.enum(CHAT_ACCESS)),
   /** Which outside sources the server has (the agents wizard starts a switch needing a missing one off). */

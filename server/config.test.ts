@@ -20,8 +20,36 @@ describe('loadConfig', () => {
 
   it('chooses Google when a client id is set, PostgreSQL when DATABASE_URL is set', () => {
     const config = load({ GOOGLE_CLIENT_ID: 'id', GOOGLE_CLIENT_SECRET: 'secret', DATABASE_URL: 'postgres://u@h/db' });
-    expect(config.auth).toEqual({ provider: 'google', clientId: 'id', clientSecret: 'secret', issuer: 'https://accounts.google.com' });
+    expect(config.auth).toEqual({
+      provider: 'google',
+      clientId: 'id',
+      clientSecret: 'secret',
+      issuer: 'https://accounts.google.com',
+      scopes: 'openid email profile',
+      buttonLabel: 'Sign in with Google',
+      adminClaim: null,
+    });
     expect(config.database).toEqual({ kind: 'postgres', url: 'postgres://u@h/db' });
+  });
+
+  it('reads any OpenID Connect provider (issue 33): issuer, client, scopes, button label and the admin claim', () => {
+    const oidc = { AUTH_PROVIDER: 'oidc', OIDC_ISSUER_URL: 'https://sso.example.com/realms/acme', OIDC_CLIENT_ID: 'hub', OIDC_CLIENT_SECRET: 's' };
+    expect(load(oidc).auth).toEqual({
+      provider: 'oidc',
+      issuer: 'https://sso.example.com/realms/acme',
+      clientId: 'hub',
+      clientSecret: 's',
+      scopes: 'openid email profile',
+      buttonLabel: 'Sign in with SSO',
+      adminClaim: null,
+    });
+    const full = load({ ...oidc, OIDC_SCOPES: 'openid,email  profile groups', OIDC_BUTTON_LABEL: 'Sign in with Acme SSO', OIDC_ADMIN_CLAIM: 'groups', OIDC_ADMIN_VALUES: 'automation-admins, ops' });
+    expect(full.auth).toMatchObject({ scopes: 'openid email profile groups', buttonLabel: 'Sign in with Acme SSO', adminClaim: { claim: 'groups', values: ['automation-admins', 'ops'] } });
+    expect(publicConfig(full)).toMatchObject({ authProvider: 'oidc', signInLabel: 'Sign in with Acme SSO' });
+    expect(publicConfig(load({}))).not.toHaveProperty('signInLabel');
+    // An operator's provider is a real sign-in: production accepts it without ALLOW_LOCAL_AUTH.
+    expect(load({ ...oidc, NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32) }).auth.provider).toBe('oidc');
+    expect(load({ ...oidc, OIDC_ISSUER_URL: 'http://127.0.0.1:9000' }).auth).toMatchObject({ issuer: 'http://127.0.0.1:9000' });
   });
 
   it('has web search off and sharing off by default, and reads each engine with what it needs', () => {
@@ -83,6 +111,16 @@ describe('loadConfig', () => {
     [{ AUTH_PROVIDER: 'github' }, 'AUTH_PROVIDER'],
     [{ AUTH_PROVIDER: 'google' }, 'GOOGLE_CLIENT_ID'],
     [{ GOOGLE_CLIENT_ID: 'id' }, 'GOOGLE_CLIENT_SECRET'],
+    [{ AUTH_PROVIDER: 'oidc', OIDC_CLIENT_ID: 'id', OIDC_CLIENT_SECRET: 's' }, 'OIDC_ISSUER_URL'],
+    [{ AUTH_PROVIDER: 'oidc', OIDC_ISSUER_URL: 'https://sso.example.com', OIDC_CLIENT_SECRET: 's' }, 'OIDC_CLIENT_ID'],
+    [{ AUTH_PROVIDER: 'oidc', OIDC_ISSUER_URL: 'https://sso.example.com', OIDC_CLIENT_ID: 'id' }, 'OIDC_CLIENT_SECRET'],
+    [{ AUTH_PROVIDER: 'oidc', OIDC_ISSUER_URL: 'http://sso.example.com', OIDC_CLIENT_ID: 'id', OIDC_CLIENT_SECRET: 's' }, 'OIDC_ISSUER_URL'],
+    [{ OIDC_SCOPES: 'email profile' }, 'OIDC_SCOPES'],
+    [{ OIDC_BUTTON_LABEL: 'x'.repeat(61) }, 'OIDC_BUTTON_LABEL'],
+    [{ OIDC_ADMIN_CLAIM: 'groups with spaces' }, 'OIDC_ADMIN_CLAIM'],
+    [{ AUTH_PROVIDER: 'oidc', OIDC_ISSUER_URL: 'https://sso.example.com', OIDC_CLIENT_ID: 'id', OIDC_CLIENT_SECRET: 's', OIDC_ADMIN_CLAIM: 'groups' }, 'OIDC_ADMIN_VALUES'],
+    [{ AUTH_PROVIDER: 'oidc', OIDC_ISSUER_URL: 'https://sso.example.com', OIDC_CLIENT_ID: 'id', OIDC_CLIENT_SECRET: 's', OIDC_ADMIN_VALUES: 'admins' }, 'OIDC_ADMIN_CLAIM'],
+    [{ OIDC_ISSUER_URL: 'https://sso.example.com' }, 'AUTH_PROVIDER'],
     [{ SESSION_SECRET: 'short' }, 'SESSION_SECRET'],
     [{ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32) }, 'AUTH_PROVIDER'],
     [{ NODE_ENV: 'production', ALLOW_LOCAL_AUTH: 'true' }, 'SESSION_SECRET'],

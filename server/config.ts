@@ -118,6 +118,8 @@ export const MARKET_HOSTS = {
 } as const;
 export type MarketHostName = keyof typeof MARKET_HOSTS;
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+/** What an OpenID Connect sign-in asks for unless OIDC_SCOPES says otherwise (Google's always). */
+export const OIDC_DEFAULT_SCOPES = 'openid email profile';
 
 function marketUrl(name: MarketHostName) {
   return z.preprocess(
@@ -144,11 +146,39 @@ const ZEnv = z.object({
       .optional(),
   ),
   DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./data')),
-  AUTH_PROVIDER: z.preprocess(emptyToUndefined, z.enum(['local', 'google']).optional()),
+  AUTH_PROVIDER: z.preprocess(emptyToUndefined, z.enum(['local', 'google', 'oidc'], 'must be local, google or oidc').optional()),
   ALLOW_LOCAL_AUTH: booleanFlag,
   GOOGLE_CLIENT_ID: optionalString,
   GOOGLE_CLIENT_SECRET: optionalString,
   OIDC_ISSUER: z.preprocess(emptyToUndefined, z.url().default('https://accounts.google.com')),
+  // Issue 33 item 1: any OpenID Connect provider (AUTH_PROVIDER=oidc, docs/decisions/0089).
+  OIDC_ISSUER_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .url({ protocol: /^https?$/, error: 'must be an https:// URL (http:// only on a loopback address, for a test provider)' })
+      .refine((url) => new URL(url).protocol === 'https:' || LOOPBACK_HOSTS.has(new URL(url).hostname), 'must be https:// (http:// only on a loopback address, for a test provider)')
+      .optional(),
+  ),
+  OIDC_CLIENT_ID: optionalString,
+  OIDC_CLIENT_SECRET: optionalString,
+  OIDC_SCOPES: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .default(OIDC_DEFAULT_SCOPES)
+      .transform((text) => [...new Set(text.split(/[\s,]+/).filter(Boolean))].join(' '))
+      .refine((scopes) => scopes.split(' ').includes('openid'), "must include 'openid'")
+      .refine((scopes) => /^[\x21\x23-\x5b\x5d-\x7e ]+$/.test(scopes), 'must be scope names separated by spaces'),
+  ),
+  OIDC_BUTTON_LABEL: z.preprocess(emptyToUndefined, z.string().trim().min(1).max(60, 'must be at most 60 characters').default('Sign in with SSO')),
+  OIDC_ADMIN_CLAIM: z.preprocess(emptyToUndefined, z.string().trim().regex(/^[\w:/.-]{1,100}$/, 'must be a claim name (letters, digits, _ : / . -; a dot reaches into an object, e.g. realm_access.roles)').optional()),
+  OIDC_ADMIN_VALUES: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .default('')
+      .transform((list) => [...new Set(list.split(',').map((v) => v.trim()).filter(Boolean))]),
+  ),
   ADMIN_EMAILS: z.preprocess(
     emptyToUndefined,
     z
@@ -297,7 +327,7 @@ export type Config = {
   dataDir: string;
   auth:
     | { provider: 'local' }
-    | { provider: 'google'; clientId: string; clientSecret: string; issuer: string };
+    | ({ provider: 'google' | 'oidc' } & OidcProviderConfig);
   adminEmails: string[];
   publicUrl: string;
   publicOrigin: string;
@@ -510,6 +540,19 @@ export type EmbeddingsConfig = {
  * more. Off by default behind a proxy (TRUST_PROXY). */
 const DEFAULT_MAX_CONNECTIONS_PER_IP = 256;
 
+/** An OpenID Connect provider to sign in with: Google's, or the operator's own (issue 33). */
+export type OidcProviderConfig = {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** Space-separated, always with openid. */
+  scopes: string;
+  /** What the sign-in button says. */
+  buttonLabel: string;
+  /** Admin iff this claim holds one of the values, at every sign-in; null: ADMIN_EMAILS decides. */
+  adminClaim: { claim: string; values: string[] } | null;
+};
+
 export class ConfigError extends Error {}
 
 /**
@@ -538,11 +581,31 @@ export function loadConfig(
       clientId: e.GOOGLE_CLIENT_ID ?? '',
       clientSecret: e.GOOGLE_CLIENT_SECRET ?? '',
       issuer: e.OIDC_ISSUER,
+      scopes: OIDC_DEFAULT_SCOPES,
+      buttonLabel: 'Sign in with Google',
+      adminClaim: null,
     };
   }
+  if (provider === 'oidc') {
+    for (const name of ['OIDC_ISSUER_URL', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'] as const) {
+      if (!e[name]) problems.push(`${name}: required when AUTH_PROVIDER=oidc`);
+    }
+    auth = {
+      provider: 'oidc',
+      issuer: e.OIDC_ISSUER_URL ?? '',
+      clientId: e.OIDC_CLIENT_ID ?? '',
+      clientSecret: e.OIDC_CLIENT_SECRET ?? '',
+      scopes: e.OIDC_SCOPES,
+      buttonLabel: e.OIDC_BUTTON_LABEL,
+      adminClaim: e.OIDC_ADMIN_CLAIM ? { claim: e.OIDC_ADMIN_CLAIM, values: e.OIDC_ADMIN_VALUES } : null,
+    };
+  }
+  if (e.OIDC_ADMIN_CLAIM && e.OIDC_ADMIN_VALUES.length === 0) problems.push('OIDC_ADMIN_VALUES: name at least one value when OIDC_ADMIN_CLAIM is set');
+  if (e.OIDC_ADMIN_VALUES.length > 0 && !e.OIDC_ADMIN_CLAIM) problems.push('OIDC_ADMIN_CLAIM: required when OIDC_ADMIN_VALUES is set (the claim they are looked for in)');
+  if ((e.OIDC_ADMIN_CLAIM || e.OIDC_ISSUER_URL) && provider !== 'oidc') problems.push('AUTH_PROVIDER: set it to oidc to use OIDC_ISSUER_URL and OIDC_ADMIN_CLAIM');
   if (e.NODE_ENV === 'production') {
     if (provider === 'local' && !e.ALLOW_LOCAL_AUTH) {
-      problems.push('AUTH_PROVIDER: local sign-in is refused in production; configure Google or set ALLOW_LOCAL_AUTH=true');
+      problems.push('AUTH_PROVIDER: local sign-in is refused in production; configure Google or an OpenID Connect provider (oidc), or set ALLOW_LOCAL_AUTH=true');
     }
     if (!e.SESSION_SECRET) problems.push('SESSION_SECRET: required when NODE_ENV=production');
     // It would let any user's webhook reach services on the server's own host.
@@ -772,6 +835,7 @@ export function publicConfig(config: Config): TPublicConfig {
     siteName: config.siteName,
     contactEmail: config.contactEmail,
     authProvider: config.auth.provider,
+    ...(config.auth.provider === 'oidc' ? { signInLabel: config.auth.buttonLabel } : {}),
     chatPolicy: config.chat.access,
     shareRoles: config.chat.shareRoles,
     // The on-chain source is Whale Alert, there exactly when its key is (createWhaleAlertSource).

@@ -178,7 +178,7 @@ describe('Header login and logout', () => {
   );
 
   it('google sign-in: a modified click is the browser’s (a new tab at /login), not the popup', () => {
-    const auth = makeAuth({ provider: 'google', signInWithGoogle: vi.fn(async () => makeUser()) });
+    const auth = makeAuth({ provider: 'google', signInWithPopup: vi.fn(async () => makeUser()) });
     renderWithProviders(<Header />, { auth });
     const login = within(banner()).getByRole('link', { name: 'Login' });
     const prevented: boolean[] = [];
@@ -188,24 +188,24 @@ describe('Header login and logout', () => {
     });
     fireEvent.click(login, { ctrlKey: true });
     expect(prevented).toEqual([false]);
-    expect(auth.signInWithGoogle).not.toHaveBeenCalled();
+    expect(auth.signInWithPopup).not.toHaveBeenCalled();
   });
 
   it('google sign-in from / goes to /dashboard once signed in', async () => {
-    const auth = makeAuth({ provider: 'google', signInWithGoogle: vi.fn(async () => makeUser()) });
+    const auth = makeAuth({ provider: 'google', signInWithPopup: vi.fn(async () => makeUser()) });
     renderWithProviders(<Header />, { auth });
     await userEvent.click(within(banner()).getByRole('link', { name: 'Login' }));
-    expect(auth.signInWithGoogle).toHaveBeenCalledOnce();
+    expect(auth.signInWithPopup).toHaveBeenCalledOnce();
     expect(currentLocation()).toBe('/dashboard');
   });
 
   it('google sign-in elsewhere keeps the page; a failed one goes nowhere', async () => {
-    const auth = makeAuth({ provider: 'google', signInWithGoogle: vi.fn(async () => makeUser()) });
+    const auth = makeAuth({ provider: 'google', signInWithPopup: vi.fn(async () => makeUser()) });
     renderWithProviders(<Header />, { auth, path: '/insights' });
     await userEvent.click(within(banner()).getByRole('link', { name: 'Login' }));
     expect(currentLocation()).toBe('/insights');
 
-    const failing = makeAuth({ provider: 'google', signInWithGoogle: vi.fn(async () => null) });
+    const failing = makeAuth({ provider: 'google', signInWithPopup: vi.fn(async () => null) });
     document.body.innerHTML = '';
     renderWithProviders(<Header />, { auth: failing });
     await userEvent.click(screen.getByRole('link', { name: 'Login' }));
@@ -213,10 +213,10 @@ describe('Header login and logout', () => {
   });
 
   it('google sign-in: no second popup while one is open (or the session is still loading)', async () => {
-    const auth = makeAuth({ provider: 'google', loading: true, signInWithGoogle: vi.fn(async () => null) });
+    const auth = makeAuth({ provider: 'google', loading: true, signInWithPopup: vi.fn(async () => null) });
     renderWithProviders(<Header />, { auth });
     await userEvent.click(within(banner()).getByRole('link', { name: 'Login' }));
-    expect(auth.signInWithGoogle).not.toHaveBeenCalled();
+    expect(auth.signInWithPopup).not.toHaveBeenCalled();
     expect(currentLocation()).toBe('/');
   });
 

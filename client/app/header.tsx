@@ -100,7 +100,7 @@ function LogoMark() {
 }
 
 function AuthControl() {
-  const { user, loading, provider, signInWithGoogle, logout } = useAuth();
+  const { user, loading, provider, signInWithPopup, logout } = useAuth();
   const { pathname, search, navigate, Link } = useNavigation();
   const [busy, setBusy] = useState(false);
 
@@ -131,14 +131,14 @@ function AuthControl() {
 
   // A real link, so it works before the page's JavaScript has run (the landing page is
   // prerendered) and opens in a new tab on a modified click. Local sign-in follows it within the
-  // app; Google's plain click opens the popup here instead, and /login offers the same popup to
+  // app; Google's (or the operator's provider's) plain click opens the popup here instead, and /login offers the same popup to
   // whoever arrives there without it.
   const loginHref = `/login?next=${encodeURIComponent(pathname + search)}`;
   const onLogin = async (event: MouseEvent<HTMLAnchorElement>) => {
-    if (provider !== 'google' || !isPlainClick(event)) return;
+    if (provider === 'local' || !isPlainClick(event)) return;
     event.preventDefault();
     if (loading) return; // the session is not known yet, or a popup is already open
-    const signedIn = await signInWithGoogle();
+    const signedIn = await signInWithPopup();
     if (!signedIn) return;
     const next = postLoginPath(pathname);
     if (next !== pathname) navigate(next);

@@ -10,7 +10,7 @@ export type AuthContextValue = {
   loading: boolean;
   provider: TAuthProvider;
   signInLocal(input: TLocalLogin): Promise<TUser | null>;
-  signInWithGoogle(): Promise<TUser | null>;
+  signInWithPopup(): Promise<TUser | null>;
   logout(): Promise<void>;
 };
 

@@ -30,7 +30,7 @@ export function makeAuth(overrides: Partial<AuthContextValue> = {}): AuthContext
     loading: false,
     provider: 'local',
     signInLocal: vi.fn(async () => user),
-    signInWithGoogle: vi.fn(async () => null),
+    signInWithPopup: vi.fn(async () => null),
     logout: vi.fn(async () => undefined),
     ...overrides,
   };

@@ -7,7 +7,7 @@ import type { SessionUser } from '../../lib/http/types.ts';
 import type { Invalidations, Sent } from '../../lib/invalidations.ts';
 import { toSessionUser } from '../users/users.presenter.ts';
 import { findUserByIdentity, hasAnyUser, insertUser, lockFirstUser, updateUserProfile, type Identity, type Profile } from '../users/users.repo.ts';
-import { deleteExpiredSessions, deleteSession, findSessionsWithUsers, findSessionWithUser, insertSession, touchSession } from './sessions.repo.ts';
+import { deleteExpiredSessions, deleteSession, deleteSessionsOfUser, findSessionsWithUsers, findSessionWithUser, insertSession, touchSession } from './sessions.repo.ts';
 
 /** last_seen_at is written at most this often per session and process, so reads do not each
  * cost a write (and concurrent requests of one session never all write at once). */
@@ -97,20 +97,28 @@ export function createAuthService({ db, config, now, invalidations, logger }: Au
 
   /**
    * Finds or creates the user of an identity the provider has vouched for and refreshes the
-   * profile. Roles: ADMIN_EMAILS are admins (promoted at each sign-in); in local mode without
-   * ADMIN_EMAILS the very first account is admin, so a fresh install has someone to manage it.
+   * profile. Roles: when the provider's claim decides (`decided.role`, OIDC_ADMIN_CLAIM), it
+   * alone does, at every sign-in: a demoted admin's other sessions end with this sign-in, a
+   * promoted user's sessions are admin at once. Otherwise ADMIN_EMAILS are admins (promoted at
+   * each sign-in); in local mode without ADMIN_EMAILS the very first account is admin, so a
+   * fresh install has someone to manage it.
    */
-  async function signIn(identity: Identity, profile: Profile): Promise<SessionUser> {
+  async function signIn(identity: Identity, profile: Profile, decided: { role?: TRole } = {}): Promise<SessionUser> {
     const email = profile.email.toLowerCase();
     let changed = null as Sent | null;
+    let ended: string[] = [];
     const user = await db.transaction(async (tx) => {
       const existing = await findUserByIdentity(tx, identity);
       if (existing) {
-        const role: TRole = isConfiguredAdmin(email) ? 'admin' : existing.role;
+        const role: TRole = decided.role ?? (isConfiguredAdmin(email) ? 'admin' : existing.role);
+        // The sessions of an admin the provider no longer vouches for as admin end here; every
+        // process's cache drops them with the user's invalidation below.
+        if (existing.role === 'admin' && role !== 'admin') ended = await deleteSessionsOfUser(tx, existing.id);
         const updated = await updateUserProfile(tx, existing.id, { ...profile, email, role });
         changed = await invalidations.notify(tx, 'user', existing.id);
         return updated;
       }
+      if (decided.role) return insertUser(tx, { ...identity, ...profile, email, role: decided.role });
       let role: TRole = isConfiguredAdmin(email) ? 'admin' : 'guest';
       if (role === 'guest' && config.auth.provider === 'local' && config.adminEmails.length === 0) {
         await lockFirstUser(tx);
@@ -119,6 +127,9 @@ export function createAuthService({ db, config, now, invalidations, logger }: Au
       return insertUser(tx, { ...identity, ...profile, email, role });
     });
     await changed?.delivered();
+    if (ended.length > 0) logger?.warn({ userId: user.id, sessions: ended.length }, 'admin role withdrawn by the identity provider: their sessions ended');
+    // What this process holds open for them (event streams) closes at once.
+    for (const tokenHash of ended) for (const listener of endListeners) listener(tokenHash);
     return toSessionUser(user);
   }
 

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { DEFAULT_FAKE_USER, startFakeOidcIssuer, type FakeOidcFault, type FakeOidcIssuer } from '../../../tests/fakes/oidc-issuer.ts';
 import { createTestApp, TEST_ORIGIN, type TestApp } from '../../test/test-app.ts';
 import { countUsers } from '../../test/user-count.ts';
-import { RESULT_PAGE_CSP } from './google-result-page.ts';
+import { RESULT_PAGE_CSP } from './sign-in-result-page.ts';
 
 const CLIENT_ID = 'test-client.apps.googleusercontent.com';
 const CLIENT_SECRET = 'test-client-secret';

@@ -43,6 +43,12 @@ export async function deleteSession(db: Pick<Db, 'delete'>, tokenHash: string): 
   await db.delete(sessions).where(eq(sessions.tokenHash, tokenHash));
 }
 
+/** Ends every session of a user (a demotion by the provider's claim); their token hashes. */
+export async function deleteSessionsOfUser(db: Pick<Db, 'delete'>, userId: string): Promise<string[]> {
+  const removed = await db.delete(sessions).where(eq(sessions.userId, userId)).returning({ tokenHash: sessions.tokenHash });
+  return removed.map((r) => r.tokenHash);
+}
+
 /** Removes sessions past their absolute expiry or idle longer than the idle limit. */
 export async function deleteExpiredSessions(db: Db, now: Date, idleBefore: Date): Promise<number> {
   const removed = await db

@@ -28,13 +28,13 @@ beforeAll(() => {
 beforeAll(() => import('./google-sign-in-host.tsx'));
 
 function Probe() {
-  const { user, loading, signInWithGoogle } = useAuth();
+  const { user, loading, signInWithPopup } = useAuth();
   const { pathname } = useLocation();
   return (
     <div>
       <p>path:{pathname}</p>
       <p>{loading ? 'loading' : user ? `user:${user.email}` : 'signed out'}</p>
-      <button type="button" onClick={() => void signInWithGoogle()}>
+      <button type="button" onClick={() => void signInWithPopup()}>
         google
       </button>
     </div>

@@ -65,19 +65,21 @@ export function AuthProvider({ session, children }: { session: SessionStore; chi
     return user && signedIn(user);
   }, [signedIn]);
 
-  const signInWithGoogle = useCallback(async () => {
+  /** Google's, or the operator's OpenID Connect provider's, sign-in in a popup: one flow for both. */
+  const signInWithPopup = useCallback(async () => {
+    if (provider === 'local') return null;
     setPopupOpen(true);
     try {
       // Loaded on click: the popup code has no place in the landing page's first load.
       const { signInWithGooglePopup } = await import('./google-sign-in-host.tsx');
-      return await signInWithGooglePopup(signInFromSession);
+      return await signInWithGooglePopup(signInFromSession, provider);
     } catch (err) {
-      notify.error('Login failed', errorMessage(err, 'Failed to sign in with Google', { serverWords: false }));
+      notify.error('Login failed', errorMessage(err, provider === 'google' ? 'Failed to sign in with Google' : 'Failed to sign in', { serverWords: false }));
       return null;
     } finally {
       setPopupOpen(false);
     }
-  }, [signInFromSession]);
+  }, [signInFromSession, provider]);
 
   const logout = useCallback(async () => {
     try {
@@ -98,15 +100,15 @@ export function AuthProvider({ session, children }: { session: SessionStore; chi
       loading: sessionUser === undefined || popupOpen,
       provider,
       signInLocal,
-      signInWithGoogle,
+      signInWithPopup,
       logout,
     };
-  }, [sessionUser, popupOpen, provider, signInLocal, signInWithGoogle, logout]);
+  }, [sessionUser, popupOpen, provider, signInLocal, signInWithPopup, logout]);
 
   return (
     <AuthContext.Provider value={value}>
       {children}
-      {inBrowser && provider === 'google' && (
+      {inBrowser && provider !== 'local' && (
         <Suspense fallback={null}>
           <GoogleSignInHost signIn={signInFromSession} />
         </Suspense>

@@ -4,7 +4,7 @@ import { GOOGLE_RESULT_CHANNEL, isGoogleSignInResult } from '../../../../contrac
 import { useAuth } from '../../../lib/auth-context.ts';
 import { useNavigation } from '../../../lib/navigation.ts';
 import { notify } from '../../../lib/notify.ts';
-import { FAILED_MESSAGE, startGoogleSignIn, type SignInResult } from '../lib/google-popup.ts';
+import { FAILED_MESSAGE, startGoogleSignIn, type PopupProvider, type SignInResult } from '../lib/google-popup.ts';
 import { postLoginPath } from '../lib/post-login-path.ts';
 
 // The tab's part in Google sign-in, beyond what the AuthProvider keeps for every page: loaded on
@@ -27,8 +27,8 @@ let host: { signedIn(): boolean; redirect(): void } | null = null;
  * attempt's result, if one comes, is then finished here, with SPEC's redirect (from / or /login
  * to /dashboard). Rejects with the reason on a refusal or a blocked popup, for the caller's toast.
  */
-export async function signInWithGooglePopup(signIn: SignInFromSession): Promise<TUser | null> {
-  const attempt = startGoogleSignIn();
+export async function signInWithGooglePopup(signIn: SignInFromSession, provider: PopupProvider = 'google'): Promise<TUser | null> {
+  const attempt = startGoogleSignIn(provider);
   ownAttempts.add(attempt.id);
   const progress = await attempt.progress;
   if (progress.kind === 'result') return finish(progress.result, signIn);

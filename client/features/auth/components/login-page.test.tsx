@@ -104,11 +104,11 @@ describe('LoginPage (local sign-in)', () => {
 
 describe('LoginPage (google)', () => {
   it('offers Sign in with Google and goes on once signed in', async () => {
-    const auth = makeAuth({ provider: 'google', signInWithGoogle: vi.fn(async () => makeUser()) });
+    const auth = makeAuth({ provider: 'google', signInWithPopup: vi.fn(async () => makeUser()) });
     renderLogin('/login?next=%2Fcreate-article', auth);
     expect(screen.queryByLabelText('Email')).not.toBeInTheDocument();
     await userEvent.click(screen.getByRole('button', { name: 'Sign in with Google' }));
-    expect(auth.signInWithGoogle).toHaveBeenCalledOnce();
+    expect(auth.signInWithPopup).toHaveBeenCalledOnce();
     expect(currentLocation()).toBe('/create-article');
   });
 });

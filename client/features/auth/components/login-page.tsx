@@ -4,6 +4,7 @@ import { Button } from '../../../components/ui/button.tsx';
 import { Card } from '../../../components/ui/card.tsx';
 import { FullPageSpinner } from '../../../components/ui/spinner.tsx';
 import { usePageTitle } from '../../../components/ui/use-page-title.ts';
+import { appConfig } from '../../../lib/app-config.ts';
 import { useAuth } from '../../../lib/auth-context.ts';
 import { pathAfterLogin } from '../lib/next-path.ts';
 
@@ -12,13 +13,14 @@ const INPUT =
   'focus:border-brand-600 focus:outline-2 focus:outline-offset-0 focus:outline-brand-600';
 
 /**
- * /login: local sign-in (email and name) in local mode, the Google popup in google mode. After
+ * /login: local sign-in (email and name) in local mode, the Google popup in google mode, the
+ * operator's OpenID Connect provider in a popup in oidc mode, with the button it names. After
  * signing in the user goes to `?next=` (a path on this site, else /dashboard; / and /login mean /dashboard);
  * someone already signed in is sent to /dashboard.
  */
 export default function LoginPage() {
   usePageTitle('Sign in');
-  const { user, loading, provider, signInLocal, signInWithGoogle } = useAuth();
+  const { user, loading, provider, signInLocal, signInWithPopup } = useAuth();
   const [params] = useSearchParams();
   const navigate = useNavigate();
   // While this page signs someone in, the "already signed in" redirect below must not race
@@ -53,11 +55,13 @@ export default function LoginPage() {
     <div className="flex justify-center px-4 py-16">
       <Card className="w-full max-w-md p-6 sm:p-8">
         <h1 className="text-2xl font-bold text-slate-900">Sign in</h1>
-        {provider === 'google' ? (
+        {provider !== 'local' ? (
           <>
-            <p className="mt-2 text-slate-600">Use your Google account to continue.</p>
-            <Button className="mt-6 w-full" size="lg" onClick={() => void run(signInWithGoogle)} disabled={submitting}>
-              {submitting ? 'Signing in…' : 'Sign in with Google'}
+            <p className="mt-2 text-slate-600">
+              {provider === 'google' ? 'Use your Google account to continue.' : "Use your organization's account to continue."}
+            </p>
+            <Button className="mt-6 w-full" size="lg" onClick={() => void run(signInWithPopup)} disabled={submitting}>
+              {submitting ? 'Signing in…' : provider === 'google' ? 'Sign in with Google' : (appConfig().signInLabel ?? 'Sign in with SSO')}
             </Button>
           </>
         ) : (

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { SIGN_IN_ATTEMPT_PATTERN, SIGN_IN_ATTEMPT_TTL_MS } from '../../../../contracts/google-sign-in.ts';
-import { GOOGLE_START_URL, POPUP_BLOCKED_MESSAGE, startGoogleSignIn, type SignInProgress } from './google-popup.ts';
+import { POPUP_BLOCKED_MESSAGE, startGoogleSignIn, type SignInProgress } from './google-popup.ts';
 
 type FakePopup = { closed: boolean; focus: () => void; close: () => void };
 
@@ -102,7 +102,7 @@ describe('startGoogleSignIn', () => {
     expect(attempt.id).toMatch(SIGN_IN_ATTEMPT_PATTERN);
     expect(open).toHaveBeenCalledTimes(1);
     const [url, name, features] = open.mock.calls[0] as [string, string, string];
-    expect(url).toBe(`${GOOGLE_START_URL}?attempt=${attempt.id}`);
+    expect(url).toBe(`/api/auth/google/start?attempt=${attempt.id}`);
     expect(name).toBe('google-sign-in');
     expect(features).toContain('width=500,height=600');
     expect(features).toContain('left=600'); // 100 + (1500 - 500) / 2

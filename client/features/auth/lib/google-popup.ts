@@ -6,7 +6,11 @@ import {
   type TGoogleSignInResult,
 } from '../../../../contracts/google-sign-in.ts';
 
-export const GOOGLE_START_URL = '/api/auth/google/start';
+/** Where a popup sign-in starts: Google's, or the operator's own OpenID Connect provider's. */
+export function signInStartUrl(provider: PopupProvider): string {
+  return `/api/auth/${provider}/start`;
+}
+export type PopupProvider = 'google' | 'oidc';
 export const POPUP_BLOCKED_MESSAGE = 'Sign-in popup was blocked. Allow popups for this site and try again.';
 export const FAILED_MESSAGE = 'Failed to sign in with Google';
 /** A fixed name, so a second click reuses the open popup instead of stacking another. */
@@ -44,9 +48,9 @@ let current: { abandon(): void } | null = null;
  * later copies, and results of other attempts, are ignored. Throws at once when the browser
  * blocks the popup.
  */
-export function startGoogleSignIn(): GoogleSignInAttempt {
+export function startGoogleSignIn(provider: PopupProvider = 'google'): GoogleSignInAttempt {
   const id = newAttemptId();
-  const popup = window.open(`${GOOGLE_START_URL}?attempt=${id}`, POPUP_NAME, popupFeatures());
+  const popup = window.open(`${signInStartUrl(provider)}?attempt=${id}`, POPUP_NAME, popupFeatures());
   if (!popup) throw new Error(POPUP_BLOCKED_MESSAGE);
   popup.focus();
   current?.abandon();

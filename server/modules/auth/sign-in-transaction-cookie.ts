@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { SIGN_IN_ATTEMPT_PATTERN, SIGN_IN_ATTEMPT_TTL_MS } from '../../../contracts/google-sign-in.ts';
-import type { SignInTransaction } from '../../integrations/google-oidc.ts';
+import type { SignInTransaction } from '../../integrations/oidc.ts';
 import type { Clock } from './auth.service.ts';
 
 /** Long enough to pick an account and consent, short enough that a stolen cookie soon dies; the
@@ -20,12 +20,12 @@ const ZStoredTransaction = z.object({
 export type StoredTransaction = SignInTransaction & { attempt?: string | undefined };
 
 /**
- * Signed (so it cannot be forged), HttpOnly, SameSite=Lax (Google's redirect back is a top-level
- * GET, which Lax lets through) and scoped to our Google routes only. One use: the callback
- * always clears it.
+ * Signed (so it cannot be forged), HttpOnly, SameSite=Lax (the provider's redirect back is a
+ * top-level GET, which Lax lets through) and scoped to that provider's routes only. One use: the
+ * callback always clears it. `name`: google_signin for Google (as before), oidc_signin.
  */
-export function transactionCookieStore(deps: { secureCookies: boolean; now: Clock; path: string }) {
-  const name = deps.secureCookies ? '__Secure-google_signin' : 'google_signin';
+export function transactionCookieStore(deps: { secureCookies: boolean; now: Clock; path: string; name: string }) {
+  const name = deps.secureCookies ? `__Secure-${deps.name}` : deps.name;
   const options = { httpOnly: true, sameSite: 'lax', secure: deps.secureCookies, path: deps.path } as const;
 
   function set(reply: FastifyReply, transaction: StoredTransaction): void {
