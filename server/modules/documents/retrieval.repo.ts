@@ -38,6 +38,14 @@ function currentEmbedding(target: EmbeddingTarget) {
   return [isNotNull(documentPassages.embedding), eq(documentPassages.embeddingModel, target.model), ...(target.dims !== null ? [eq(documentPassages.embeddingDims, target.dims)] : [])];
 }
 
+/**
+ * The owner's check on rows another index finds (passages by id, by document, by word): compared
+ * as text, so the planner cannot take the user's btree index for it. PGlite, which keeps no
+ * statistics, ANDed that index with the other and read all of a user's entries each time: 40 ms
+ * at 50,000 passages for a read of 50 by id (docs/decisions/0087).
+ */
+const ownedBy = (userId: string) => sql`${documentPassages.userId}::text = ${userId}`;
+
 /** Ids per read of vectors by id (PostgreSQL's 65,535 parameters; smaller reads keep the pool shared). */
 const IDS_PER_READ = 2_000;
 
@@ -56,7 +64,7 @@ export async function passageEmbeddings(db: Tx, userId: string, ids: readonly st
     const read = await db
       .select({ id: documentPassages.id, documentId: documentPassages.documentId, embedding: embeddingBase64 })
       .from(documentPassages)
-      .where(and(eq(documentPassages.userId, userId), inArray(documentPassages.id, ids.slice(i, i + IDS_PER_READ))));
+      .where(and(ownedBy(userId), inArray(documentPassages.id, ids.slice(i, i + IDS_PER_READ))));
     for (const row of read) rows.push({ ...row, embedding: fromBase64(row.embedding) });
   }
   return rows;
@@ -86,7 +94,7 @@ export async function* embeddedPassages(db: Tx, userId: string, target: Embeddin
     db
       .select({ id: documentPassages.id, documentId: documentPassages.documentId, embedding: embeddingBase64 })
       .from(documentPassages)
-      .where(and(inArray(documentPassages.documentId, ids), eq(documentPassages.userId, userId), ...currentEmbedding(target)));
+      .where(and(inArray(documentPassages.documentId, ids), ownedBy(userId), ...currentEmbedding(target)));
   let next = batches.length > 0 ? read(batches[0]!) : null;
   for (let b = 0; next; b++) {
     const rows = await next;
@@ -122,7 +130,7 @@ export async function fullTextSearch(
   // indexes: it did (the user's index, every one of their rows read and each tsvector
   // detoasted to test it: 40-80 ms at 10,000 passages), where the GIN index on tsv finds the
   // few that match and the owner and scope are then checked on those alone.
-  const inScope = sql`${documentPassages.userId}::text = ${userId} and ${documentPassages.documentId}::text in (${sql.join(
+  const inScope = sql`${ownedBy(userId)} and ${documentPassages.documentId}::text in (${sql.join(
     documentIds.map((id) => sql`${id}`),
     sql`, `,
   )})`;
@@ -171,7 +179,7 @@ export async function passagesByIds(db: Tx, userId: string, ids: readonly string
     })
     .from(documentPassages)
     .innerJoin(documents, eq(documents.id, documentPassages.documentId))
-    .where(and(eq(documentPassages.userId, userId), inArray(documentPassages.id, [...ids])));
+    .where(and(ownedBy(userId), inArray(documentPassages.id, [...ids])));
 }
 
 /** The passages of the user's readable documents (the index holds this many once all are embedded). */
