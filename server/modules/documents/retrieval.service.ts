@@ -12,6 +12,7 @@ import { bumpDocumentsVersion } from './documents.repo.ts';
 import {
   documentsVersion,
   embeddedPassageIds,
+  embeddedPassages,
   fullTextSearch,
   readyPassageCount,
   passageEmbeddings,
@@ -24,7 +25,7 @@ import {
 } from './retrieval.repo.ts';
 import type { Retrieval, RetrievalScope, RetrievedPassage } from './types.ts';
 import { createVectorCache } from './vector-cache.ts';
-import { buildQuantizedIndex, bytesToVector, dot, vectorToBytes, type IndexRow } from './vector-index.ts';
+import { buildQuantizedIndex, bytesToVector, dot, vectorToBytes, type IndexRow, type QuantizedIndex } from './vector-index.ts';
 
 /**
  * Retrieval (issue 32, docs/decisions/0081): a question's passages by a hybrid of vector
@@ -50,7 +51,7 @@ export type RetrievalService = {
   retrieve(user: SessionUser, question: string, scope: RetrievalScope, options: { signal: AbortSignal; log: FastifyBaseLogger; limit?: number }): Promise<Retrieval>;
   /** Embeds the user's passages that lack the configured model's vectors, in the background (after an upload, a change of model). */
   embedInBackground(userId: string): void;
-  /** Resolves when no embedding job runs (tests, and closing). */
+  /** Resolves when no embedding job, and no build of an index, runs (tests, and closing). */
   idle(): Promise<void>;
   /** Schedules every user whose passages lack the configured model's vectors (at start: a change of model re-embeds). */
   embedStale(): Promise<void>;
@@ -76,7 +77,7 @@ export function createRetrievalService({ db, embeddings, chat, invalidations, lo
     const readable = docs.filter((d) => d.status === 'ready').map((d) => d.id);
     if (readable.length === 0) return { passages: [], info: { mode: setup ? 'hybrid' : 'full-text', noText } };
 
-    const [fullText, vector] = await Promise.all([fullTextSearch(db, user.id, readable, question, CANDIDATES), searchVectors(user.id, question, readable, options)]);
+    const [{ ids: fullText }, vector] = await Promise.all([fullTextSearch(db, user.id, readable, question, CANDIDATES), searchVectors(user.id, question, readable, options)]);
     const fused = fuseByRank(vector ? [vector, fullText] : [fullText], limit);
     const rows = new Map((await passagesByIds(db, user.id, fused.map((f) => f.id))).map((row) => [row.id, row]));
     const passages: RetrievedPassage[] = [];
@@ -119,37 +120,72 @@ export function createRetrievalService({ db, embeddings, chat, invalidations, lo
   }
 
   /**
-   * The user's index for this documents version: cached, or built on the one before (its rows
-   * carried, only new passages' vectors read), or read whole the first time.
+   * The user's index for this documents version: cached, or being built (one build per user at a
+   * time: questions asked meanwhile wait for it rather than read it again), or built now.
    */
-  async function vectorIndex(userId: string) {
+  const building = new Map<string, { version: number; index: Promise<QuantizedIndex> }>();
+  async function vectorIndex(userId: string): Promise<QuantizedIndex> {
     // Read before the rows: a change committed between the two is newer than the version the
     // entry is kept under, so the next question looks again.
     const version = await documentsVersion(db, userId);
     const cached = cache.get(userId, version, cacheKey);
     if (cached) return cached;
+    const inFlight = building.get(userId);
+    if (inFlight && inFlight.version === version) return inFlight.index;
+    const index = buildIndex(userId, version).finally(() => {
+      if (building.get(userId)?.index === index) building.delete(userId);
+    });
+    building.set(userId, { version, index });
+    return index;
+  }
+
+  /** Builds on the index before (its rows carried, only new passages' vectors read), or reads it whole the first time. */
+  async function buildIndex(userId: string, version: number): Promise<QuantizedIndex> {
     const before = cache.stale(userId, cacheKey);
-    const current = await embeddedPassageIds(db, userId, target!);
     const rows: IndexRow[] = [];
-    const missing: string[] = [];
-    for (const { id, documentId } of current) {
-      const carried = before?.row(id);
-      if (carried) rows.push({ passageId: id, documentId, ...carried });
-      else missing.push(id);
-    }
     let dims = before?.dims ?? target!.dims ?? 0;
-    for (const row of await passageEmbeddings(db, userId, missing)) {
-      if (!row.embedding) continue;
+    const add = (row: { id: string; documentId: string; embedding: Buffer | null }) => {
+      if (!row.embedding) return;
       const vector = bytesToVector(row.embedding);
       if (dims === 0) dims = vector.length;
       if (vector.length === dims) rows.push({ passageId: row.id, documentId: row.documentId, vector });
+    };
+    let embedded: number;
+    if (before) {
+      const current = await embeddedPassageIds(db, userId, target!);
+      const missing: string[] = [];
+      for (const { id, documentId } of current) {
+        const carried = before.row(id);
+        if (carried) rows.push({ passageId: id, documentId, ...carried });
+        else missing.push(id);
+      }
+      for (const row of await passageEmbeddings(db, userId, missing)) add(row);
+      embedded = current.length;
+    } else {
+      for await (const batch of embeddedPassages(db, userId, target!)) for (const row of batch) add(row);
+      embedded = rows.length;
     }
     const index = buildQuantizedIndex(rows, dims);
     cache.set(userId, { version, model: cacheKey, index });
     // Checked once per documents version, not per question: passages of another model (or none
     // yet) are found by their words until embedded.
-    if (current.length < (await readyPassageCount(db, userId))) embedInBackground(userId);
+    if (embedded < (await readyPassageCount(db, userId))) embedInBackground(userId);
     return index;
+  }
+
+  /**
+   * Builds the user's index ahead of their next question (after their passages were embedded: an
+   * upload, a change of model), so that question does not wait for the whole read. A failure is
+   * only logged: the question builds it again.
+   */
+  const warming = new Set<Promise<void>>();
+  function warm(userId: string): void {
+    if (!setup || closing.signal.aborted) return;
+    const job: Promise<void> = vectorIndex(userId)
+      .then(() => {})
+      .catch((err: unknown) => logger.warn({ err, userId }, 'could not build the vector index ahead'))
+      .finally(() => warming.delete(job));
+    warming.add(job);
   }
 
   /** The question's vector, its call counted on the user's budget; null when refused or failed. */
@@ -205,6 +241,10 @@ export function createRetrievalService({ db, embeddings, chat, invalidations, lo
       return;
     }
     const job = embedUser(userId)
+      .then((finished) => {
+        // Every passage embedded: their index is built now, not at their next question.
+        if (finished && !again.has(userId)) warm(userId);
+      })
       .catch((err: unknown) => logger.error({ err, userId }, 'embedding passages failed'))
       .finally(() => {
         running.delete(userId);
@@ -213,20 +253,23 @@ export function createRetrievalService({ db, embeddings, chat, invalidations, lo
     running.set(userId, job);
   }
 
-  /** Embeds the user's passages batch by batch until none lack the target's vectors, the budget refuses, or a call fails. */
-  async function embedUser(userId: string): Promise<void> {
+  /**
+   * Embeds the user's passages batch by batch until none lack the target's vectors, the budget
+   * refuses, or a call fails; true when none lack them.
+   */
+  async function embedUser(userId: string): Promise<boolean> {
     const log = logger.child({ userId, job: 'embed-passages' });
     for (;;) {
-      if (closing.signal.aborted) return;
+      if (closing.signal.aborted) return false;
       const rows = await passagesToEmbed(db, userId, target!, EMBEDDING_BATCH);
-      if (rows.length === 0) return;
+      if (rows.length === 0) return true;
       const vectors = await embedCounted(
         userId,
         rows.map((r) => (r.heading ? `${r.heading}\n\n${r.text}` : r.text)),
         closing.signal,
         log,
       );
-      if (!vectors) return; // refused or failed: said in the log; the next upload or question tries again
+      if (!vectors) return false; // refused or failed: said in the log; the next upload or question tries again
       const dims = vectors[0]!.length;
       await db.transaction(async (tx) => {
         await storeEmbeddings(
@@ -238,12 +281,12 @@ export function createRetrievalService({ db, embeddings, chat, invalidations, lo
         await bumpDocumentsVersion(tx, userId);
       });
       log.info({ passages: rows.length, model: setup!.model, dims }, 'passages embedded');
-      if (rows.length < EMBEDDING_BATCH) return;
+      if (rows.length < EMBEDDING_BATCH) return true;
     }
   }
 
   async function idle(): Promise<void> {
-    while (running.size > 0) await Promise.allSettled([...running.values()]);
+    while (running.size > 0 || building.size > 0 || warming.size > 0) await Promise.allSettled([...running.values(), ...[...building.values()].map((b) => b.index), ...warming]);
   }
 
   async function embedStale(): Promise<void> {

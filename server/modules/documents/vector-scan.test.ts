@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { createScanner, strideFor } from './vector-scan.ts';
+
+/** The WebAssembly scan gives exactly the integer dot products JavaScript computes. */
+describe('the vector scan', () => {
+  it('scores every row exactly, at dimensions that are not a multiple of 16 and at the int8 extremes', () => {
+    let s = 7;
+    const code = () => {
+      s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+      return (s % 255) - 127;
+    };
+    for (const dims of [1, 15, 16, 100, 512]) {
+      const rows = 37;
+      const stride = strideFor(dims);
+      const scanner = createScanner(rows, stride);
+      const expected: number[] = [];
+      const query = new Int8Array(stride);
+      for (let j = 0; j < dims; j++) query[j] = j % 3 === 0 ? -127 : code();
+      for (let r = 0; r < rows; r++) {
+        let sum = 0;
+        for (let j = 0; j < dims; j++) {
+          const c = r === 0 ? -127 : code();
+          scanner.codes[r * stride + j] = c;
+          sum += c * query[j]!;
+        }
+        expected.push(sum);
+      }
+      expect(Array.from(scanner.scores(query))).toEqual(expected);
+    }
+  });
+
+  it('an empty index scores nothing', () => {
+    expect(Array.from(createScanner(0, 16).scores(new Int8Array(16)))).toEqual([]);
+  });
+});
