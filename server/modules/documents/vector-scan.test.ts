@@ -1,8 +1,21 @@
+import { readFileSync } from 'node:fs';
+import wabtInit from 'wabt';
 import { describe, expect, it } from 'vitest';
-import { createScanner, strideFor } from './vector-scan.ts';
+import { createScanner, strideFor, VECTOR_SCAN_WASM_BASE64 } from './vector-scan.ts';
 
 /** The WebAssembly scan gives exactly the integer dot products JavaScript computes. */
 describe('the vector scan', () => {
+  it('runs the committed bytes of vector-scan.wat: assembled again here, they are the same', async () => {
+    const wabt = await wabtInit();
+    const source = readFileSync(new URL('./vector-scan.wat', import.meta.url), 'utf8');
+    const assembled = wabt.parseWat('vector-scan.wat', source, { simd: true });
+    try {
+      expect(Buffer.from(assembled.toBinary({}).buffer).toString('base64')).toBe(VECTOR_SCAN_WASM_BASE64);
+    } finally {
+      assembled.destroy();
+    }
+  });
+
   it('scores every row exactly, at dimensions that are not a multiple of 16 and at the int8 extremes', () => {
     let s = 7;
     const code = () => {
