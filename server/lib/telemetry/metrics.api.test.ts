@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultAgentConfig, findTemplate, type TAgent, type TAgentRun } from '../../../contracts/agents.ts';
+import { defaultAgentConfig, findTemplate, type TAgent, type TAgentConfig, type TAgentRun } from '../../../contracts/agents.ts';
 import { estimateCostUsd } from '../../../contracts/chat.ts';
 import type { TCreatedChannel } from '../../../contracts/channels.ts';
 import { startChannelReceivers, type ChannelReceivers } from '../../../tests/fakes/channel-receivers.ts';
@@ -132,7 +132,9 @@ describe('metrics', () => {
   it('count runs by status and show the queue; deliveries by channel and status', async () => {
     const before = await scrape();
     const template = findTemplate('stock-market-scanner')!;
-    const created = await t.request({ method: 'POST', url: '/api/agents', cookie: admin, payload: { templateId: template.id, name: 'Counted', config: defaultAgentConfig(template) } });
+    // Its run may alert; only the alert below emails, so the email count is known.
+    const quiet = (config: TAgentConfig): TAgentConfig => ({ ...config, notifications: { ...config.notifications, email: false } });
+    const created = await t.request({ method: 'POST', url: '/api/agents', cookie: admin, payload: { templateId: template.id, name: 'Counted', config: quiet(defaultAgentConfig(template)) } });
     const agent = created.json<TAgent>();
     expect((await t.request({ method: 'POST', url: `/api/agents/${agent.id}/run`, cookie: admin })).statusCode).toBe(202);
     await until(async () => (await t.request({ url: `/api/agents/${agent.id}/runs`, cookie: admin })).json<TAgentRun[]>(), (runs) => runs[0]?.status === 'success');
@@ -144,18 +146,25 @@ describe('metrics', () => {
       agentId: agent.id,
       agentName: agent.name,
       runId: null,
-      emailEnabled: false,
+      emailEnabled: true,
       inAppEnabled: true,
       channelIds: [slack.id, gone.id],
       conditions: [{ market: 'AAPL', thresholdType: 'priceChange', firing: true, value: 3.2, limit: 1, message: 'AAPL moved 3.2%' }],
     });
-    const after = await until(scrape, (m) => valueOf(m, 'channel_deliveries_total', { channel: 'discord', status: 'failed' }) > valueOf(before, 'channel_deliveries_total', { channel: 'discord', status: 'failed' }));
+    // Each is counted once its outcome is stored, a moment after the API can show it: wait for all of them.
+    const grew = (m: Map<string, Family>, name: string, labels: Record<string, string>) => valueOf(m, name, labels) > valueOf(before, name, labels);
+    const after = await until(scrape, (m) =>
+      [{ channel: 'slack', status: 'sent' }, { channel: 'discord', status: 'failed' }, { channel: 'email', status: 'logged' }].every((labels) => grew(m, 'channel_deliveries_total', labels)) &&
+      grew(m, 'agent_runs_total', { status: 'success' }),
+    );
     const delta = (name: string, labels: Record<string, string> = {}) => valueOf(after, name, labels) - valueOf(before, name, labels);
     expect(delta('agent_runs_total', { status: 'success' })).toBe(1);
     expect(after.get('agent_runs_queued')!.metrics[0]!.value).toBe('0');
     expect(after.get('agent_run_start_lag_seconds')!.type).toBe('HISTOGRAM');
     expect(delta('channel_deliveries_total', { channel: 'slack', status: 'sent' })).toBe(1);
     expect(delta('channel_deliveries_total', { channel: 'discord', status: 'failed' })).toBe(1);
+    // No SMTP_URL here: the alert's email is written to the log.
+    expect(delta('channel_deliveries_total', { channel: 'email', status: 'logged' })).toBe(1);
   });
 
   it('show the database queue (PGlite) or pool (PostgreSQL), and the event streams open', async () => {

@@ -76,7 +76,7 @@ export const agentRunsQueued = new Gauge({
 
 export const channelDeliveries = new Counter({
   name: 'channel_deliveries_total',
-  help: 'Attempts to deliver an alert, by channel kind and status (sent; retry: failed, tried again later; failed: given up)',
+  help: 'Attempts to deliver an alert, by channel (its kind, or email) and status (sent; logged: an email written to the log without SMTP_URL; retry: failed, tried again later; failed: given up)',
   labelNames: ['channel', 'status'] as const,
   registers: [registry],
 });
