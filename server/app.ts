@@ -20,6 +20,8 @@ import { OneLineRequestLog } from './lib/http/request-log.ts';
 import { registerSecurityHeaders } from './lib/http/security-headers.ts';
 import { fastifyTrustProxy } from './lib/http/trust-proxy.ts';
 import { registerWriteLimit } from './lib/http/write-limit.ts';
+import { registerHttpTelemetry } from './lib/telemetry/http-telemetry.ts';
+import { registerMetricsRoute } from './lib/telemetry/metrics-endpoint.ts';
 import './lib/http/types.ts';
 import { articlePageResolver } from './modules/articles/article-pages.ts';
 import { agentsRoutes } from './modules/agents/agents.routes.ts';
@@ -172,6 +174,9 @@ export async function buildApp({
   });
 
   registerErrorHandler(app);
+  // Issue 33 item 4 (docs/decisions/0091): every request counted, timed and, with tracing on, traced.
+  registerHttpTelemetry(app);
+  registerMetricsRoute(app, config.metrics.token);
   const { db } = database;
   // The process's one LISTEN connection (PostgreSQL): live events and cache invalidations.
   const bus = await createBus({ database, logger });

@@ -313,6 +313,13 @@ const ZEnv = z.object({
   RUN_LEASE_SECONDS: positiveInt(30, 2),
   DISPATCH_INTERVAL_MS: positiveInt(1_000, 50),
   DISPATCH_LOOKAHEAD_MS: positiveInt(5_000, 0),
+  // Issue 33 item 4, metrics and traces (docs/decisions/0091): none of them set, no metrics endpoint and no traces.
+  METRICS_PORT: z.preprocess(emptyToUndefined, z.coerce.number({ error: 'must be a port number' }).int('must be a port number').min(0, 'must be a port number (0 to 65535)').max(65535, 'must be a port number (0 to 65535)').optional()),
+  METRICS_HOST: z.preprocess(emptyToUndefined, z.string().default('127.0.0.1')),
+  METRICS_TOKEN: z.preprocess(emptyToUndefined, z.string().min(32, 'must be at least 32 characters (a scraper\'s bearer token)').regex(/^[\x21-\x7e]+$/, 'must be printable characters without spaces').optional()),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl,
+  OTEL_SERVICE_NAME: z.preprocess(emptyToUndefined, z.string().max(100).default('automation-hub')),
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -362,6 +369,25 @@ export type Config = {
   channels: ChannelsConfig;
   events: EventsConfig;
   runtime: RuntimeConfig;
+  metrics: MetricsConfig;
+  /** null: no traces (OTEL_EXPORTER_OTLP_ENDPOINT unset). */
+  tracing: TracingConfig | null;
+};
+
+/** Where Prometheus reads this process's metrics (issue 33 item 4, docs/decisions/0091). */
+export type MetricsConfig = {
+  /** METRICS_PORT: /metrics on a listener of its own at METRICS_HOST; null: none. */
+  port: number | null;
+  host: string;
+  /** METRICS_TOKEN: asked as a bearer token of every scrape; set, the web app serves /metrics too. */
+  token: string | null;
+};
+
+/** OpenTelemetry traces over OTLP/HTTP (issue 33 item 4, docs/decisions/0091). */
+export type TracingConfig = {
+  /** OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, else OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces. */
+  tracesUrl: string;
+  serviceName: string;
 };
 
 /**
@@ -618,6 +644,7 @@ export function loadConfig(
   if (!e.RUN_WORKERS && !e.DATABASE_URL) {
     problems.push('RUN_WORKERS: false needs DATABASE_URL; the embedded database runs its agents in the web process');
   }
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && (e.METRICS_PORT === e.PORT || e.METRICS_PORT === e.WORKER_HEALTH_PORT)) problems.push('METRICS_PORT: must differ from PORT and WORKER_HEALTH_PORT (the worker serves /metrics on its health port)');
   const webSearch = webSearchConfig(e, problems);
   if (e.EMBEDDING_PROVIDER === 'openai' && !e.OPENAI_API_KEY) problems.push('EMBEDDING_PROVIDER: openai needs OPENAI_API_KEY');
   if (e.EMBEDDING_PROVIDER === 'gemini' && !e.GOOGLE_GENERATIVE_AI_API_KEY) problems.push('EMBEDDING_PROVIDER: gemini needs GOOGLE_GENERATIVE_AI_API_KEY');
@@ -668,7 +695,7 @@ export function loadConfig(
     siteName: e.SITE_NAME,
     contactEmail: e.CONTACT_EMAIL,
     logLevel: e.LOG_LEVEL,
-    startWarnings: [...deprecations(e), ...testOnlySettings(e)],
+    startWarnings: [...deprecations(e), ...testOnlySettings(e), ...openMetrics(e)],
     chat: {
       providers: chatProviders,
       ollamaModels: e.OLLAMA_MODELS,
@@ -743,7 +770,15 @@ export function loadConfig(
       dispatchIntervalMs: e.DISPATCH_INTERVAL_MS,
       dispatchLookaheadMs: e.DISPATCH_LOOKAHEAD_MS,
     },
+    metrics: { port: e.METRICS_PORT ?? null, host: e.METRICS_HOST, token: e.METRICS_TOKEN ?? null },
+    tracing: tracingConfig(e),
   };
+}
+
+/** The OTLP/HTTP traces URL as the OpenTelemetry specification derives it from its variables. */
+function tracingConfig(e: Pick<z.infer<typeof ZEnv>, 'OTEL_EXPORTER_OTLP_ENDPOINT' | 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' | 'OTEL_SERVICE_NAME'>): TracingConfig | null {
+  const tracesUrl = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (e.OTEL_EXPORTER_OTLP_ENDPOINT ? `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` : null);
+  return tracesUrl ? { tracesUrl, serviceName: e.OTEL_SERVICE_NAME } : null;
 }
 
 function readCaFile(file: string): string {
@@ -762,6 +797,12 @@ function deprecations(e: Pick<z.infer<typeof ZEnv>, 'MAIL_FROM' | 'SMTP_FROM'>):
       ? 'SMTP_FROM is deprecated and will stop working: rename it to MAIL_FROM'
       : 'SMTP_FROM is ignored because MAIL_FROM is set: remove SMTP_FROM (its old name)',
   ];
+}
+
+/** Metrics on a listener other machines reach, without a token (docs/decisions/0091). */
+function openMetrics(e: Pick<z.infer<typeof ZEnv>, 'METRICS_PORT' | 'METRICS_HOST' | 'METRICS_TOKEN'>): string[] {
+  if (e.METRICS_PORT === undefined || e.METRICS_TOKEN !== undefined || LOOPBACK_HOSTS.has(e.METRICS_HOST) || e.METRICS_HOST.startsWith('127.')) return [];
+  return [`METRICS_HOST is ${e.METRICS_HOST} and METRICS_TOKEN is unset: anyone who reaches port ${e.METRICS_PORT} reads the metrics (routes, models, counts). Keep it on a private network, or set METRICS_TOKEN`];
 }
 
 /** Test-only settings that are on, and what each one weakens. */

@@ -7,6 +7,8 @@ import { startJobQueue } from './modules/runtime/job-queue.ts';
 import { startWorkers, type Workers } from './modules/runtime/workers.ts';
 import { createMarketData } from './modules/market/market-data.ts';
 import { loggerOptions } from './lib/logger.ts';
+import { METRICS_PATH, startMetricsServer, type MetricsServer } from './lib/telemetry/metrics-endpoint.ts';
+import { startTracing } from './lib/telemetry/start-tracing.ts';
 import { PRIVATE_UMASK } from './lib/private-files.ts';
 import { capYoungGeneration, collectGarbageAndShrink, setV8Flags, v8FlagsFor } from './lib/v8-memory.ts';
 
@@ -19,6 +21,8 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = pino(loggerOptions(config.logLevel));
   for (const message of config.startWarnings) logger.warn(message);
+  // Before anything that makes spans (docs/decisions/0091); null when OTEL_EXPORTER_OTLP_ENDPOINT is unset.
+  const tracing = startTracing(config.tracing, 'web');
   // Before PGlite compiles: V8 reads them when it compiles (docs/decisions/0054).
   setV8Flags(v8FlagsFor(config.database.kind));
   if (config.database.kind === 'pglite') capYoungGeneration();
@@ -40,6 +44,7 @@ async function main(): Promise<void> {
     ? await startWorkers({ config, database, jobs, logger, notifications: app.notifications, channels: app.channels, marketData, events: app.events })
     : null;
 
+  let metricsServer: MetricsServer | null = null;
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
@@ -56,6 +61,8 @@ async function main(): Promise<void> {
       .then(() => marketData.close())
       .then(() => jobs.stop())
       .then(() => database.close())
+      .then(() => metricsServer?.close())
+      .then(() => tracing?.shutdown())
       .then(() => {
         logger.info('shut down cleanly');
         process.exit(0);
@@ -69,6 +76,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+  metricsServer = config.metrics.port === null ? null : await startMetricsServer({ ...config.metrics, port: config.metrics.port, logger });
+  if (metricsServer) logger.info({ metrics: `${metricsServer.url}${METRICS_PATH}` }, 'metrics listening');
   logger.info({ url: config.publicUrl, auth: config.auth.provider, database: database.kind }, 'server ready');
   // Start-up (migrations, unpacking the data directory, PGlite's compile) grows V8's young
   // generation to its largest (~128 MB committed for ~10 MB live) and the old one with garbage;

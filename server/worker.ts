@@ -2,6 +2,7 @@ import pino from 'pino';
 import { loadConfigOrExit } from './config.ts';
 import { openDatabase } from './db/client.ts';
 import { loggerOptions } from './lib/logger.ts';
+import { startTracing } from './lib/telemetry/start-tracing.ts';
 import { startHealthServer } from './modules/health/health-server.ts';
 import { createHealthService } from './modules/health/health.service.ts';
 import { startJobQueue } from './modules/runtime/job-queue.ts';
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
   }
   const logger = pino(loggerOptions(config.logLevel));
   for (const message of config.startWarnings) logger.warn(message);
+  const tracing = startTracing(config.tracing, 'worker');
   const database = await openDatabase(config.database, logger);
   const jobs = await startJobQueue(database, { logger, email: config.email, channels: config.channels, briefs: config.alertBriefs, supervise: true });
   const workers = await startWorkers({ config, database, jobs, logger });
@@ -28,7 +30,7 @@ async function main(): Promise<void> {
   // workers' job queue answer; not ready from the moment it is told to stop.
   const health = createHealthService({ database, checks: [{ name: 'jobQueue', check: () => workers.check() }] });
   const port = config.runtime.workerHealthPort;
-  const healthServer = port === null ? null : await startHealthServer({ health, host: config.host, port, logger });
+  const healthServer = port === null ? null : await startHealthServer({ health, host: config.host, port, logger, metricsToken: config.metrics.token });
   logger.info(healthServer ? { health: healthServer.url } : {}, 'worker ready');
 
   let closing = false;
@@ -45,6 +47,7 @@ async function main(): Promise<void> {
       .then(() => jobs.stop())
       .then(() => database.close())
       .then(() => healthServer?.close())
+      .then(() => tracing?.shutdown())
       .then(() => process.exit(0))
       .catch((err: unknown) => {
         logger.error({ err }, 'error during worker shutdown');

@@ -9,7 +9,9 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { Config } from '../config.ts';
-import { createFairQueue, type FairQueue } from '../lib/fair-queue.ts';
+import { createFairQueue, QueueFullError, type FairQueue } from '../lib/fair-queue.ts';
+import { dbQueueRefused, dbQueueWait, watchPool } from '../lib/telemetry/metrics.ts';
+import { inSpan, SpanKind } from '../lib/telemetry/tracing.ts';
 import { makePrivate } from '../lib/private-files.ts';
 import { claimDataDir, holdHandler, type HoldStill } from './data-dir-lock.ts';
 import { dataDirStart, PGLITE_TEMPLATE, type TemplateFiles } from './pglite-template.ts';
@@ -46,9 +48,9 @@ function queueInFront(client: PGlite, queue: FairQueue): HoldStill {
   const query = client.query.bind(client);
   const exec = client.exec.bind(client);
   const transaction = client.transaction.bind(client);
-  client.query = ((...args: Parameters<typeof query>) => queue.run(() => query(...args))) as typeof client.query;
-  client.exec = (...args) => queue.run(() => exec(...args));
-  client.transaction = (...args) => queue.run(() => transaction(...args));
+  client.query = ((...args: Parameters<typeof query>) => inQueue(queue, statementSpan('query', args[0]), () => query(...args))) as typeof client.query;
+  client.exec = (...args) => inQueue(queue, statementSpan('exec', args[0]), () => exec(...args));
+  client.transaction = (...args) => inQueue(queue, statementSpan('transaction', null), () => transaction(...args));
   // One turn of the queue: nothing else runs, and a transaction is never caught half done. Its
   // length says nothing of the next statements', so it stays out of the queue's average.
   return (work) =>
@@ -59,6 +61,51 @@ function queueInFront(client: PGlite, queue: FairQueue): HoldStill {
       },
       { timed: false },
     );
+}
+
+/**
+ * One piece of the embedded database's work through its queue, its wait measured (metrics) and,
+ * inside a request's or a job's span, a span of its own (docs/decisions/0091).
+ */
+function inQueue<T>(queue: FairQueue, span: { name: string; text: string | null }, work: () => Promise<T>): Promise<T> {
+  const queued = performance.now();
+  return inSpan(span.name, { kind: SpanKind.CLIENT, childOnly: true, attributes: dbAttributes(span.text) }, () =>
+    queue
+      .run(() => {
+        dbQueueWait.observe((performance.now() - queued) / 1000);
+        return work();
+      })
+      .catch((err: unknown) => {
+        if (err instanceof QueueFullError) dbQueueRefused.inc();
+        throw err;
+      }),
+  );
+}
+
+/** A statement's span: its SQL text (with placeholders; the values are not recorded). */
+function statementSpan(kind: 'query' | 'exec' | 'transaction', text: unknown): { name: string; text: string | null } {
+  return { name: kind === 'transaction' ? 'db transaction' : 'db query', text: typeof text === 'string' ? text : null };
+}
+
+const SQL_TEXT_MAX = 2_000;
+function dbAttributes(text: string | null): Record<string, string> {
+  return { 'db.system.name': 'postgresql', ...(text ? { 'db.query.text': text.length > SQL_TEXT_MAX ? `${text.slice(0, SQL_TEXT_MAX)}…` : text } : {}) };
+}
+
+/**
+ * PostgreSQL: each statement the app's pool runs is a span inside a request's or job's span.
+ * Drizzle calls `query` with a config object or text and values, returning a promise, on the pool
+ * and on a client it checked out for a transaction; the callback form (the pool's own use of its
+ * clients) passes through untouched, so no statement has two spans.
+ */
+function traceStatements(target: { query: (...args: never[]) => unknown }): void {
+  const query = target.query.bind(target) as (...args: unknown[]) => unknown;
+  target.query = ((...args: unknown[]) => {
+    if (typeof args.at(-1) === 'function' || typeof (args[0] as { submit?: unknown } | undefined)?.submit === 'function') return query(...args);
+    const first = args[0];
+    const text = typeof first === 'string' ? first : typeof (first as { text?: unknown } | undefined)?.text === 'string' ? (first as { text: string }).text : null;
+    return inSpan('db query', { kind: SpanKind.CLIENT, childOnly: true, attributes: dbAttributes(text) }, () => query(...args) as Promise<unknown>);
+  }) as never;
 }
 
 /** The setting under which migration 0015's triggers announce owners' changes. */
@@ -121,7 +168,10 @@ export async function openDatabase(database: Config['database'] | { kind: 'pglit
   // would die. Its caller's next statement fails with the cause; here it is only logged.
   pool.on('connect', (client) => {
     client.on('error', (err) => logger.warn({ err }, 'database connection failed while in use'));
+    traceStatements(client);
   });
+  traceStatements(pool);
+  const unwatchPool = watchPool(pool);
   const db = drizzlePg({ client: pool, schema });
 
   const lockClient = await pool.connect();
@@ -137,7 +187,10 @@ export async function openDatabase(database: Config['database'] | { kind: 'pglit
     db: db as unknown as Db,
     kind: 'postgres',
     ping: async () => void (await db.execute(sql`select 1`)),
-    close: () => pool.end(),
+    close: () => {
+      unwatchPool();
+      return pool.end();
+    },
     url: database.url,
   };
 }

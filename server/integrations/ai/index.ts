@@ -5,6 +5,7 @@ import { AiCallError, classifyProviderError, userMessage, type AiFailureKind } f
 import { createChatModel, createImageModel, type ProviderUsage } from './models.ts';
 import type { AiChatMessage, AiFinish, AiToolCall, AiToolSpec, AiToolTurn, ChatStreamPart } from './chat-types.ts';
 import { streamResponses } from './openai-responses.ts';
+import { inSpan, SpanKind } from '../../lib/telemetry/tracing.ts';
 
 export { AiCallError, displayUrl, type AiFailureKind } from './errors.ts';
 export type { AiChatMessage, AiFinish, AiImage, AiToolCall, AiToolResult, AiToolSpec, AiToolTurn } from './chat-types.ts';
@@ -242,7 +243,11 @@ export class AiStreamError extends AiCallError {
  * (`generateText` would parse and check them against a schema and keep an invalid call from us).
  * Throws AiCallError.
  */
-export async function generateChat(call: AiCall): Promise<AiAnswer> {
+export function generateChat(call: AiCall): Promise<AiAnswer> {
+  return providerSpan(call, 'chat', () => generateOnce(call));
+}
+
+async function generateOnce(call: AiCall): Promise<AiAnswer> {
   const clock = deadline(call.signal, call.timeoutMs);
   try {
     const result = await createChatModel(call.provider, call.settings, call.model).doGenerate({
@@ -289,7 +294,11 @@ function toolCallOf(part: { toolCallId: string; toolName: string; input: unknown
  * tools, steps or telemetry, and skipping that machinery took ~1 ms off every answer's first
  * token (docs/decisions/0006).
  */
-export async function streamChat(call: AiCall, onText: (text: string) => void | Promise<void>): Promise<AiAnswer> {
+export function streamChat(call: AiCall, onText: (text: string) => void | Promise<void>): Promise<AiAnswer> {
+  return providerSpan(call, 'chat', () => streamOnce(call, onText));
+}
+
+async function streamOnce(call: AiCall, onText: (text: string) => void | Promise<void>): Promise<AiAnswer> {
   const clock = deadline(call.signal, call.timeoutMs);
   let text = '';
   let usage: TChatUsage | null = null;
@@ -403,7 +412,11 @@ export type AiStructuredAnswer = Omit<AiAnswer, 'images'> & { refused: boolean }
  * json_schema); Ollama `response_format: {type: 'json_schema'}` (models.ts turns it on).
  * Throws AiCallError.
  */
-export async function generateStructured(call: AiStructuredCall): Promise<AiStructuredAnswer> {
+export function generateStructured(call: AiStructuredCall): Promise<AiStructuredAnswer> {
+  return providerSpan(call, 'chat', () => generateStructuredOnce(call));
+}
+
+async function generateStructuredOnce(call: AiStructuredCall): Promise<AiStructuredAnswer> {
   const clock = deadline(call.signal, call.timeoutMs);
   try {
     const forcedTool = call.provider === 'anthropic';
@@ -435,7 +448,11 @@ export async function generateStructured(call: AiStructuredCall): Promise<AiStru
 }
 
 /** grok-2-image-1212: one image for the last user message, as the provider's bytes. */
-export async function generateChatImage(call: AiCall): Promise<AiAnswer> {
+export function generateChatImage(call: AiCall): Promise<AiAnswer> {
+  return providerSpan(call, 'generate_content', () => generateImageOnce(call));
+}
+
+async function generateImageOnce(call: AiCall): Promise<AiAnswer> {
   const prompt = [...call.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
   const clock = deadline(call.signal, call.timeoutMs);
   try {
@@ -453,4 +470,24 @@ export async function generateChatImage(call: AiCall): Promise<AiAnswer> {
   } finally {
     clock.stop();
   }
+}
+
+/**
+ * A provider call as a span (docs/decisions/0091), named and described as OpenTelemetry's
+ * semantic conventions for generative AI say (`chat <model>`, gen_ai.* attributes), with the
+ * usage the provider reported; nothing of the messages is recorded.
+ */
+function providerSpan<T extends { usage: TChatUsage | null; finish: string }>(call: Pick<AiCall, 'provider' | 'model'>, operation: 'chat' | 'generate_content', work: () => Promise<T>): Promise<T> {
+  return inSpan(
+    `${operation} ${call.model}`,
+    { kind: SpanKind.CLIENT, attributes: { 'gen_ai.operation.name': operation, 'gen_ai.provider.name': call.provider, 'gen_ai.request.model': call.model } },
+    async (span) => {
+      const answer = await work();
+      span?.setAttributes({
+        'gen_ai.response.finish_reasons': [answer.finish],
+        ...(answer.usage ? { 'gen_ai.usage.input_tokens': answer.usage.inputTokens, 'gen_ai.usage.output_tokens': answer.usage.outputTokens } : {}),
+      });
+      return answer;
+    },
+  );
 }

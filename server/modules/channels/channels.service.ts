@@ -44,6 +44,8 @@ import {
   type ChannelRow,
   type DeliveryRow,
 } from './channels.repo.ts';
+import { channelDeliveries } from '../../lib/telemetry/metrics.ts';
+import { inSpan } from '../../lib/telemetry/tracing.ts';
 
 /** When a failed delivery is tried again: the receiver's asked wait when it gave one, else the
  * doubling schedule (CHANNEL_RETRY_DELAY_SECONDS, 2x, 4x, … up to RETRY_DELAY_MAX_SECONDS). */
@@ -255,14 +257,20 @@ export function createChannelsService({ db, secretBox, outbound, telegramBaseUrl
    * address is forbidden), is 'failed'. Throws only for trouble of our own (the database), which
    * the job queue retries.
    */
-  async function deliver(deliveryId: string, attempt?: number): Promise<void> {
+  function deliver(deliveryId: string, attempt?: number): Promise<void> {
+    return inSpan('channel delivery', { root: true, attributes: { 'channel.delivery.id': deliveryId } }, () => deliverOnce(deliveryId, attempt));
+  }
+
+  async function deliverOnce(deliveryId: string, attempt?: number): Promise<void> {
     const target = await findDeliveryTarget(db, deliveryId);
     if (!target || target.delivery.status !== 'pending') return;
     const { delivery, channel, notification } = target;
     const number = delivery.attempts + 1;
     if (attempt !== undefined && attempt !== number) return;
+    const counted = (status: 'sent' | 'retry' | 'failed') => channelDeliveries.inc({ channel: delivery.channelKind, status });
     if (!channel) {
       await recordDelivery(db, deliveryId, { status: 'failed', lastError: DELIVERY_FAILURES['channel-removed'], attempted: false }, now());
+      counted('failed');
       return;
     }
     const outcome = await attemptOn(channel, {
@@ -284,6 +292,7 @@ export function createChannelsService({ db, secretBox, outbound, telegramBaseUrl
     });
     if (outcome.ok) {
       await recordDelivery(db, deliveryId, { status: 'sent', lastError: null, attempted: true }, now());
+      counted('sent');
       return;
     }
     const log = { deliveryId, channelId: channel.id, kind: delivery.channelKind, attempt: number, ...outcome.detail };
@@ -291,10 +300,12 @@ export function createChannelsService({ db, secretBox, outbound, telegramBaseUrl
     if (!retry || retry.tooLong) {
       const error = retry?.tooLong ? DELIVERY_FAILURES['wait-too-long'] : outcome.error;
       await recordDelivery(db, deliveryId, { status: 'failed', lastError: error, attempted: true }, now());
+      counted('failed');
       logger.warn({ ...log, waitAsked: outcome.retryAfterSeconds }, 'channel delivery failed; giving up');
       return;
     }
     await recordDelivery(db, deliveryId, { status: 'pending', lastError: outcome.error, attempted: true }, now());
+    counted('retry');
     logger.warn({ ...log, retryInSeconds: retry.seconds }, 'channel delivery failed; will retry');
     try {
       await enqueueDelivery(deliveryId, { attempt: number + 1, at: new Date(now().getTime() + retry.seconds * 1000) });

@@ -41,6 +41,7 @@ import {
 import { toolLimitNote, type TToolStep } from '../../../contracts/assistant-tools.ts';
 import type { AgentTools, ToolCaller } from '../agent-tools/types.ts';
 import { keptDetail } from './step-detail.ts';
+import { countAnswer, timingFirstToken } from './chat-metrics.ts';
 import { ToolLoopStopped, runToolLoop } from './tool-loop.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
@@ -422,7 +423,8 @@ export function createChatService({ db, config, images, conversations, agentTool
    * the budget's sentence), each call's usage added to what the answer spent, each tool run with
    * the user's own rights and stopped with the answer.
    */
-  async function provide(plan: ChatPlan, signal: AbortSignal, onText: ((text: string) => Promise<void>) | null, onStep: (step: TToolStep) => Promise<void>): Promise<Answered> {
+  async function provide(plan: ChatPlan, signal: AbortSignal, onAnyText: ((text: string) => Promise<void>) | null, onStep: (step: TToolStep) => Promise<void>): Promise<Answered> {
+    const onText = onAnyText && timingFirstToken(plan.provider, plan.model, onAnyText);
     const once = (extra: Partial<AiCall>) => (onText ? streamChat({ ...call(plan, signal), ...extra }, onText) : generateChat({ ...call(plan, signal), ...extra }));
     const tools = plan.tools;
     if (!tools || !agentTools) return once({});
@@ -887,6 +889,7 @@ export function createChatService({ db, config, images, conversations, agentTool
       // The service's clock, not the database's: the budget window is computed from it too.
       createdAt: now(),
     }, claim);
+    countAnswer(plan.provider, plan.model, outcome, total, images);
     return { usage: total, estimated };
   }
 

@@ -6,6 +6,7 @@ import { AppError } from '../../lib/errors.ts';
 import { openStream } from '../../lib/http/stream.ts';
 import type { AuthService } from '../auth/auth.service.ts';
 import type { EventHub } from './event-hub.ts';
+import { watchEventStreams } from '../../lib/telemetry/metrics.ts';
 
 /** A comment line this often keeps proxies and the idle timeout (IDLE_TIMEOUT_MS) from closing a quiet stream. */
 export const HEARTBEAT_MS = 25_000;
@@ -35,6 +36,7 @@ const frame = (id: string, event: string, data: unknown) => `id: ${id}\nevent: $
 export function createEventStreams({ hub, auth, config, logger }: { hub: EventHub; auth: AuthService; config: EventsConfig; logger: Logger }): EventStreams {
   const streams = new Set<OpenStream>();
   const perUser = new Map<string, number>();
+  const unwatch = watchEventStreams(() => streams.size);
 
   const heartbeat = setInterval(() => {
     for (const s of streams) s.write(': ping\n\n');
@@ -116,6 +118,7 @@ export function createEventStreams({ hub, auth, config, logger }: { hub: EventHu
   return {
     open,
     closeAll() {
+      unwatch();
       clearInterval(heartbeat);
       clearInterval(check);
       for (const s of streams) s.end();

@@ -46,6 +46,7 @@ import type { TNotifiedCondition } from '../../../contracts/condition-outcomes.t
 import { NO_EVENTS, type EventPublisher } from '../../lib/live-events.ts';
 import { NO_CACHE, type Invalidations } from '../../lib/invalidations.ts';
 import { createOwnerCache } from '../../lib/owner-cache.ts';
+import { channelDeliveries } from '../../lib/telemetry/metrics.ts';
 
 /** One threshold the run evaluated for one market; `message` already holds its numbers. */
 export type AlertCondition = { market: string; thresholdType: string; firing: boolean; value: number; limit: number; message: string };
@@ -681,10 +682,12 @@ export function createNotificationsService({ db, mailer, enqueueEmail, logger, p
     try {
       const { delivered } = await mailer.send(email);
       await recordEmailOutcome(db, notificationId, { status: delivered === 'smtp' ? 'sent' : 'logged', error: null, attempted: true });
+      channelDeliveries.inc({ channel: 'email', status: delivered === 'smtp' ? 'sent' : 'logged' });
     } catch (err) {
       const giveUp = attempt.last || (err instanceof EmailDeliveryError && err.permanent);
       const error = errorText(err);
       await recordEmailOutcome(db, notificationId, { status: giveUp ? 'failed' : 'pending', error, attempted: true });
+      channelDeliveries.inc({ channel: 'email', status: giveUp ? 'failed' : 'retry' });
       // The mailer's errors carry no credentials; only their text is logged.
       logger.warn({ notificationId, attempt: attempt.number, giveUp, error }, giveUp ? 'alert email failed; giving up' : 'alert email failed; will retry');
       if (!giveUp) throw err;

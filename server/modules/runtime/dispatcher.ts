@@ -3,6 +3,7 @@ import type { Db } from '../../db/client.ts';
 import { computeNextRunAt } from '../agents/schedule.ts';
 import type { JobQueue } from './job-queue.ts';
 import { candleKeyOf } from './run-plan.ts';
+import { agentRuns } from '../../lib/telemetry/metrics.ts';
 import { claimDueAgents, failInterruptedRuns, insertScheduledRuns, setNextRuns, type DueAgent } from './runtime.repo.ts';
 
 /** Agents claimed per transaction: large enough for 10,000 a minute, small enough to keep locks short. */
@@ -105,6 +106,7 @@ export function createDispatcher({ db, jobs, logger, now = () => new Date(), loo
   async function recoverInterrupted(at: Date = now()): Promise<number> {
     const failed = await failInterruptedRuns(db, at);
     if (failed.length > 0) logger.warn({ runs: failed.map((r) => r.id) }, 'runs interrupted by a stopped worker marked failed');
+    if (failed.length > 0) agentRuns.inc({ status: 'interrupted' }, failed.length);
     return failed.length;
   }
 

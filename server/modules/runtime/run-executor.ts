@@ -36,6 +36,8 @@ import { isStale, staleSentence } from './freshness.ts';
 import { zoneOr } from '../../../contracts/time-zone.ts';
 import { NO_EVENTS, type EventPublisher } from '../../lib/live-events.ts';
 import { FAILING_AFTER_RUNS, FAILING_CONDITION, failureReason } from '../../../contracts/agent-health.ts';
+import { agentRunStartLag, agentRuns } from '../../lib/telemetry/metrics.ts';
+import { inSpan } from '../../lib/telemetry/tracing.ts';
 
 type NotifyTarget = { userId: string; agentId: string; agentName: string; runId: number; emailEnabled: boolean; inAppEnabled: boolean; channelIds: readonly string[] };
 
@@ -349,9 +351,15 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
    * fails its run alone), hands firing thresholds to the alerts, then records every outcome and
    * the agents' lastRun and performance in one statement. Answers how many runs it took.
    */
-  async function executeBatch(runIds: readonly number[]): Promise<number> {
+  function executeBatch(runIds: readonly number[]): Promise<number> {
+    // A job's span (docs/decisions/0091): its statements, market reads and alerts nest under it.
+    return inSpan('agent runs', { root: true, attributes: { 'agent.run.ids': runIds.map(String) } }, () => executeBatchOnce(runIds));
+  }
+
+  async function executeBatchOnce(runIds: readonly number[]): Promise<number> {
     const started = await startRuns(db, runIds, now(), leaseUntil());
     if (started.length === 0) return 0;
+    for (const run of started) if (run.scheduledFor) agentRunStartLag.observe(Math.max(0, run.startTime.getTime() - run.scheduledFor.getTime()) / 1000);
     const leased = started.map((r) => r.id);
     const heartbeat = setInterval(
       () => {
@@ -405,6 +413,7 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
       // A run declared interrupted meanwhile is not in `finished`; a later run takes over.
       const finished = await record(outcomes);
       const done = evaluated.filter((e) => finished.has(e.run.id));
+      for (const outcome of outcomes) if (finished.has(outcome.runId)) agentRuns.inc({ status: outcome.status });
       await reportHealth(done.map((e) => ({ agent: e.run.agent, runId: e.run.id, error: e.ok ? e.outcome.error : e.error, active: e.run.activeAlerts })));
       for (const e of done) finishedRun(e.run.agent, e.run.id);
       return started.length;

@@ -318,3 +318,9 @@ export async function failInterruptedRuns(db: Db, now: Date): Promise<Array<{ id
 function rowsOf<T>(result: unknown): T[] {
   return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 }
+
+/** Runs queued and not started yet, in the whole database: the agent_runs_queued gauge (docs/decisions/0091). */
+export async function countQueuedRuns(db: Db): Promise<number> {
+  const [row] = await db.select({ count: sql<number>`count(*)::int` }).from(agentRuns).where(eq(agentRuns.status, 'queued'));
+  return row?.count ?? 0;
+}

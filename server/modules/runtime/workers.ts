@@ -12,6 +12,8 @@ import { createNotifyPublisher } from '../events/event-publisher.ts';
 import type { JobQueue } from './job-queue.ts';
 import { createRunExecutor } from './run-executor.ts';
 import { startRuntime, type Runtime } from './runtime.ts';
+import { countQueuedRuns } from './runtime.repo.ts';
+import { watchQueuedRuns } from '../../lib/telemetry/metrics.ts';
 
 export type Workers = {
   runtime: Runtime;
@@ -95,6 +97,14 @@ export async function startWorkers({
     logger,
     now,
   });
+  // Read at each scrape; unknown (NaN) while the database does not answer, so one failing read
+  // does not fail the whole scrape.
+  const unwatchQueue = watchQueuedRuns(() =>
+    countQueuedRuns(db).catch((err: unknown) => {
+      logger.warn({ err }, 'metrics: could not count the queued runs');
+      return Number.NaN;
+    }),
+  );
   return {
     runtime,
     async check() {
@@ -102,6 +112,7 @@ export async function startWorkers({
       await jobs.check();
     },
     async stop() {
+      unwatchQueue();
       await runtime.stop();
       await ownPublisher?.flush();
       if (!sharedMarketData) await marketData.close();

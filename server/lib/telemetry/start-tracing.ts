@@ -1,0 +1,43 @@
+import { context, propagation, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { TracingConfig } from '../../config.ts';
+import { setTracingOn } from './tracing.ts';
+
+export type Tracing = {
+  /** Sends the spans still held (tests wait on it). */
+  flush(): Promise<void>;
+  /** Sends what is held and stops tracing. */
+  shutdown(): Promise<void>;
+};
+
+/**
+ * Registers this process's tracer provider, exporting over OTLP/HTTP (JSON) to the collector at
+ * OTEL_EXPORTER_OTLP_ENDPOINT (`/v1/traces` under it, as the specification says of that
+ * variable); null when it is unset, and nothing of the SDK is loaded or running. The exporter
+ * also reads OTEL_EXPORTER_OTLP_HEADERS (a collector's key) from the environment itself.
+ */
+export function startTracing(config: TracingConfig | null, process: 'web' | 'worker'): Tracing | null {
+  if (!config) return null;
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': config.serviceName, 'service.instance.role': process }),
+    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: config.tracesUrl }))],
+  });
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  trace.setGlobalTracerProvider(provider);
+  setTracingOn(true);
+  return {
+    flush: () => provider.forceFlush(),
+    async shutdown() {
+      setTracingOn(false);
+      await provider.shutdown();
+      trace.disable();
+      context.disable();
+      propagation.disable();
+    },
+  };
+}
