@@ -192,6 +192,7 @@ describe('loadConfig', () => {
     expect(load({ INVITE_TTL_HOURS: '24' }).passkeys?.inviteTtlMs).toBe(24 * 3_600_000);
     expect(load({ GOOGLE_CLIENT_ID: 'id', GOOGLE_CLIENT_SECRET: 's' }).passkeys).toBeNull();
     expect(load({}).localSignIn).toBe(true);
+    expect(load({ PUBLIC_URL: 'http://127.0.0.1:3000' }).passkeys).toBeNull();
   });
 
   it('has chat defaults: no keys, Ollama on localhost, SPEC limits, the contract policy', () => {

@@ -620,8 +620,10 @@ export function loadConfig(
     auth,
     adminEmails: e.ADMIN_EMAILS,
     localSignIn: provider === 'local' && (e.NODE_ENV !== 'production' || e.ALLOW_LOCAL_AUTH),
+    // Browsers bind passkeys to a host name, never an IP address: at such a PUBLIC_URL (a
+    // development server at 127.0.0.1) nothing could use them, so none are offered.
     passkeys:
-      provider === 'local'
+      provider === 'local' && isIP(new URL(publicUrl).hostname.replace(/^\[|\]$/g, '')) === 0
         ? { rpId: new URL(publicUrl).hostname, origin: new URL(publicUrl).origin, rpName: e.SITE_NAME, inviteTtlMs: e.INVITE_TTL_HOURS * 3_600_000 }
         : null,
     publicUrl,

@@ -79,6 +79,19 @@ export function AuthProvider({ session, children }: { session: SessionStore; chi
     }
   }, [signInFromSession]);
 
+  const signInWith = useCallback(
+    async (signIn: () => Promise<{ user: TUser }>, describeFailure: (err: unknown) => string) => {
+      try {
+        const { user } = await signIn();
+        return signedIn(user);
+      } catch (err) {
+        notify.error('Login failed', describeFailure(err));
+        return null;
+      }
+    },
+    [signedIn],
+  );
+
   const logout = useCallback(async () => {
     try {
       await logoutRequest();
@@ -99,9 +112,10 @@ export function AuthProvider({ session, children }: { session: SessionStore; chi
       provider,
       signInLocal,
       signInWithGoogle,
+      signInWith,
       logout,
     };
-  }, [sessionUser, popupOpen, provider, signInLocal, signInWithGoogle, logout]);
+  }, [sessionUser, popupOpen, provider, signInLocal, signInWithGoogle, signInWith, logout]);
 
   return (
     <AuthContext.Provider value={value}>
