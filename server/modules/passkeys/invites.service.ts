@@ -30,13 +30,14 @@ export function inviteLink(publicUrl: string, token: string): string {
 
 /** Invitations to passkey accounts (docs/decisions/0092): one-time, expiring, stored as a hash. */
 export function createInvitesService({ db, config, mailer, publicUrl, siteName, now, logger }: InvitesDeps) {
-  async function create(admin: SessionUser, input: { email: string; role: TRole }): Promise<TCreatedInvite> {
+  /** `admin` null: the operator's `npm run invite`, for the first admin of a passkey-only install. */
+  async function create(admin: SessionUser | null, input: { email: string; role: TRole }): Promise<TCreatedInvite> {
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(now().getTime() + config.inviteTtlMs);
     const invite = await db.transaction(async (tx) => {
       if (await userWithEmailExists(tx, input.email)) throw new AppError('CONFLICT', 'A user with this email already exists');
       await deleteUnusedInvites(tx, input.email);
-      return insertInvite(tx, { email: input.email, role: input.role, tokenHash: hashToken(token), invitedBy: admin.id, expiresAt });
+      return insertInvite(tx, { email: input.email, role: input.role, tokenHash: hashToken(token), invitedBy: admin?.id ?? null, expiresAt });
     });
     const link = inviteLink(publicUrl, token);
     const answer = { id: invite.id, email: invite.email, role: input.role, expiresAt: expiresAt.toISOString() };
@@ -46,7 +47,7 @@ export function createInvitesService({ db, config, mailer, publicUrl, siteName, 
         to: invite.email,
         subject: `You are invited to ${siteName}`,
         text: [
-          `${admin.name || admin.email} invited you to ${siteName}.`,
+          admin ? `${admin.name || admin.email} invited you to ${siteName}.` : `You are invited to ${siteName}.`,
           '',
           'Open this link to create your passkey and sign in (it works once):',
           link,

@@ -10,7 +10,7 @@ export type InviteRow = typeof invites.$inferSelect;
 export type PasskeyRow = typeof passkeys.$inferSelect;
 export type ChallengeRow = typeof passkeyChallenges.$inferSelect;
 
-export async function insertInvite(db: Tx, values: { email: string; role: TRole; tokenHash: string; invitedBy: string; expiresAt: Date }): Promise<InviteRow> {
+export async function insertInvite(db: Tx, values: { email: string; role: TRole; tokenHash: string; invitedBy: string | null; expiresAt: Date }): Promise<InviteRow> {
   const [row] = await db.insert(invites).values(values).returning();
   return row!;
 }
