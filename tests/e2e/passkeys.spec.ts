@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import type { CDPSession, Page } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
 import { freePort, startAppServer, type AppServer } from './support/app-server.ts';
@@ -33,6 +34,12 @@ async function signInAsAdmin(page: Page): Promise<void> {
 
 const header = (page: Page) => page.getByRole('banner');
 
+/** No serious or critical axe violation in what `selector` holds. */
+async function expectAccessible(page: Page, selector: string): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).include(selector).analyze();
+  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+}
+
 async function signOut(page: Page): Promise<void> {
   await header(page).getByRole('button', { name: /logout/i }).click();
   await expect(header(page).getByRole('link', { name: /login/i })).toBeVisible();
@@ -53,6 +60,7 @@ test('an invited person registers a passkey, signs in with it, adds a second dev
   await dialog.getByLabel('Role').selectOption('guest');
   await dialog.getByRole('button', { name: 'Send invite' }).click();
   const link = await dialog.getByLabel('Invite link').inputValue();
+  await expectAccessible(page, '[role="dialog"]');
   expect(link).toMatch(new RegExp(`^${origin}/invite#[A-Za-z0-9_-]{43}$`));
 
   // The invited person, in a browser of their own, on their laptop.
@@ -62,6 +70,7 @@ test('an invited person registers a passkey, signs in with it, adds a second dev
   const laptop = await addAuthenticator(cdp);
   await person.goto(link);
   await expect(person.getByRole('heading', { level: 1, name: 'Create your passkey' })).toBeVisible();
+  await expectAccessible(person, 'main');
   await person.getByLabel('Name this passkey').fill('Laptop');
   await person.getByRole('button', { name: 'Create passkey and sign in' }).click();
   await expect(person).toHaveURL(`${origin}/dashboard`);
@@ -87,6 +96,7 @@ test('an invited person registers a passkey, signs in with it, adds a second dev
   await expect(passkeys.getByRole('listitem')).toHaveCount(1);
   await expect(passkeys.getByText(/Last used/)).toBeVisible();
   await expect(passkeys.getByRole('button', { name: 'Remove Laptop' })).toBeDisabled();
+  await expectAccessible(person, 'section[aria-labelledby="passkeys-heading"]');
 
   // A second device: the laptop goes away, a phone is there.
   await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId: laptop });
