@@ -234,15 +234,21 @@ describe('passkey invites by email (SMTP_URL)', () => {
 });
 
 describe('passkeys in production without an identity provider', () => {
-  it('starts without ALLOW_LOCAL_AUTH: the development sign-in is gone, passkey sign-in is offered for PUBLIC_URL', async () => {
+  it('starts without ALLOW_LOCAL_AUTH: the development sign-in is gone, passkey sign-in is offered for PUBLIC_URL and limited per address', async () => {
     const origin = 'https://hub.example.com';
-    const t = await createTestApp({ env: { NODE_ENV: 'production', SESSION_SECRET: 'p'.repeat(32), PUBLIC_URL: origin } });
+    const t = await createTestApp({ env: { NODE_ENV: 'production', SESSION_SECRET: 'p'.repeat(32), PUBLIC_URL: origin, SIGN_IN_RATE_LIMIT: '3' } });
     try {
       const local = await t.request({ method: 'POST', url: '/api/auth/local/login', payload: { email: 'a@example.com', name: 'A' }, headers: { origin } });
       expect(local.statusCode).toBe(404);
       const options = await t.request({ method: 'POST', url: '/api/auth/passkey/options', payload: {}, headers: { origin } });
       expect(options.statusCode).toBe(200);
       expect(options.json().rpId).toBe('hub.example.com');
+      // SIGN_IN_RATE_LIMIT per route and address, as every sign-in.
+      const ask = () => t.request({ method: 'POST', url: '/api/auth/passkey/options', payload: {}, headers: { origin } });
+      expect([(await ask()).statusCode, (await ask()).statusCode]).toEqual([200, 200]);
+      const limited = await ask();
+      expect(limited.statusCode).toBe(429);
+      expect(limited.headers['retry-after']).toBeDefined();
     } finally {
       await t.close();
     }
