@@ -50,7 +50,7 @@ async function signInWithPasskey(page: Page): Promise<void> {
   await page.getByRole('main').getByRole('button', { name: 'Sign in with a passkey' }).click();
 }
 
-test('an invited person registers a passkey, signs in with it, adds a second device, and a removed passkey is refused', async ({ page, openPage }) => {
+test('an invited person registers a passkey, signs in with it (a replayed assertion refused), adds a second device, and a removed passkey is refused', async ({ page, openPage }) => {
   // The admin invites; without SMTP_URL the link is shown to pass on.
   await signInAsAdmin(page);
   await page.goto(`${origin}/admin/users`);
@@ -86,9 +86,16 @@ test('an invited person registers a passkey, signs in with it, adds a second dev
 
   // Signed out, the person signs in with the passkey: no email asked.
   await signOut(person);
+  const verify = person.waitForRequest((request) => request.url().endsWith('/api/auth/passkey/verify'));
   await signInWithPasskey(person);
   await expect(person).toHaveURL(`${origin}/dashboard`);
   await expect(person.getByText('Login successful')).toBeVisible();
+
+  // The browser's assertion, sent again (as by someone who copied it): refused, no session.
+  const replay = await person.request.post(`${origin}/api/auth/passkey/verify`, { data: (await verify).postDataJSON(), headers: { origin } });
+  expect(replay.status()).toBe(401);
+  expect(((await replay.json()) as { message: string }).message).toMatch(/already answered/);
+  expect(replay.headers()['set-cookie']).toBeUndefined();
 
   // Settings lists it; the only passkey cannot be removed.
   await person.goto(`${origin}/settings`);
