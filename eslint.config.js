@@ -51,6 +51,8 @@ const MODULE_USES = {
   mcp: ['auth', 'agent-tools'],
   // Embedding calls spend the chat's budget (docs/decisions/0081).
   documents: ['chat'],
+  // Passkey accounts start sessions as every sign-in does and make their users (docs/decisions/0092).
+  passkeys: ['auth', 'users'],
 };
 
 /** The only packages a layer may import; layers not listed may import any. Contracts are read by

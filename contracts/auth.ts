@@ -52,6 +52,10 @@ export const ZPublicConfig = z.object({
   authProvider: z.enum(AUTH_PROVIDERS),
   /** The sign-in button's words with an OpenID Connect provider of the operator's (OIDC_BUTTON_LABEL). */
   signInLabel: z.string().optional(),
+  /** The development sign-in (email and name) is offered (docs/decisions/0092). */
+  localSignIn: z.boolean(),
+  /** Passkey accounts: the sign-in page offers "Sign in with a passkey", admins may invite (docs/decisions/0092). */
+  passkeys: z.boolean(),
   /** Who may use each assistant (CHAT_POLICY over the defaults), e.g. for the Users page's roles. */
   chatPolicy: z.record(z.enum(CHAT_PROVIDERS), z.enum(CHAT_ACCESS)),
   /** Which outside sources the server has (the agents wizard starts a switch needing a missing one off). */

@@ -33,6 +33,7 @@ export function insightsPageFrom(value: string | null): number {
 export const APP_ROUTES = [
   '/',
   '/login',
+  '/invite',
   '/insights',
   '/insights/:slug',
   '/dashboard',

@@ -56,6 +56,7 @@ import { createShareLinksService } from './modules/chat/share-links.service.ts';
 import { createImageDecoder } from './modules/chat/image-decoder.ts';
 import { createImagesService } from './modules/chat/images.service.ts';
 import { oidcAuthRoutes } from './modules/auth/oidc.routes.ts';
+import { registerPasskeys } from './modules/passkeys/register-passkeys.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { createHealthService, type ReadinessCheck } from './modules/health/health.service.ts';
 import { createMailer } from './integrations/email/mailer.ts';
@@ -206,7 +207,8 @@ export async function buildApp({
 
   const routeDeps = { auth, secureCookies: config.secureCookies, signInRateLimit: config.signInRateLimit };
   await app.register(healthRoutes, { health: createHealthService({ database, checks: readinessChecks }) });
-  await app.register(authRoutes, { ...routeDeps, localSignIn: config.auth.provider === 'local' });
+  await app.register(authRoutes, { ...routeDeps, localSignIn: config.localSignIn });
+  await registerPasskeys(app, { config, db, routeDeps, now });
   if (config.auth.provider !== 'local') {
     await app.register(oidcAuthRoutes, { ...routeDeps, provider: config.auth.provider, settings: config.auth, publicUrl: config.publicUrl, now });
   }

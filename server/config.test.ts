@@ -122,7 +122,11 @@ describe('loadConfig', () => {
     [{ AUTH_PROVIDER: 'oidc', OIDC_ISSUER_URL: 'https://sso.example.com', OIDC_CLIENT_ID: 'id', OIDC_CLIENT_SECRET: 's', OIDC_ADMIN_VALUES: 'admins' }, 'OIDC_ADMIN_CLAIM'],
     [{ OIDC_ISSUER_URL: 'https://sso.example.com' }, 'AUTH_PROVIDER'],
     [{ SESSION_SECRET: 'short' }, 'SESSION_SECRET'],
-    [{ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32) }, 'AUTH_PROVIDER'],
+    [{ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32), PUBLIC_URL: 'http://hub.example.com' }, 'PUBLIC_URL'],
+    [{ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32), PUBLIC_URL: 'https://10.0.0.5' }, 'PUBLIC_URL'],
+    [{ INVITE_TTL_HOURS: '0' }, 'INVITE_TTL_HOURS'],
+    [{ INVITE_TTL_HOURS: 'soon' }, 'INVITE_TTL_HOURS'],
+    [{ INVITE_TTL_HOURS: '721' }, 'INVITE_TTL_HOURS'],
     [{ NODE_ENV: 'production', ALLOW_LOCAL_AUTH: 'true' }, 'SESSION_SECRET'],
     [{ OPENAI_BASE_URL: 'not a url' }, 'OPENAI_BASE_URL'],
     [{ OLLAMA_BASE_URL: 'ftp://h' }, 'OLLAMA_BASE_URL'],
@@ -216,6 +220,17 @@ describe('loadConfig', () => {
   it('allows local sign-in in production only when asked explicitly', () => {
     const config = load({ NODE_ENV: 'production', ALLOW_LOCAL_AUTH: 'true', SESSION_SECRET: 'x'.repeat(32) });
     expect(config.auth.provider).toBe('local');
+    expect(config.localSignIn).toBe(true);
+  });
+
+  it('in production without a provider, starts with passkeys as the only sign-in (docs/decisions/0092)', () => {
+    const config = load({ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(32), PUBLIC_URL: 'https://hub.example.com' });
+    expect(config.localSignIn).toBe(false);
+    expect(config.passkeys).toEqual({ rpId: 'hub.example.com', origin: 'https://hub.example.com', rpName: 'Axiom Automation', inviteTtlMs: 72 * 3_600_000 });
+    expect(load({ INVITE_TTL_HOURS: '24' }).passkeys?.inviteTtlMs).toBe(24 * 3_600_000);
+    expect(load({ GOOGLE_CLIENT_ID: 'id', GOOGLE_CLIENT_SECRET: 's' }).passkeys).toBeNull();
+    expect(load({}).localSignIn).toBe(true);
+    expect(load({ PUBLIC_URL: 'http://127.0.0.1:3000' }).passkeys).toBeNull();
   });
 
   it('has chat defaults: no keys, Ollama on localhost, SPEC limits, the contract policy', () => {

@@ -320,6 +320,17 @@ const ZEnv = z.object({
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl,
   OTEL_SERVICE_NAME: z.preprocess(emptyToUndefined, z.string().max(100).default('automation-hub')),
+  // Issue 33 item 2, passkeys (docs/decisions/0092).
+  /** How long an invite link stays valid. */
+  INVITE_TTL_HOURS: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number of hours' })
+      .int('must be a whole number of hours')
+      .min(1, 'must be at least 1 hour')
+      .max(720, 'must be at most 720 hours (30 days)')
+      .default(72),
+  ),
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -336,6 +347,11 @@ export type Config = {
     | { provider: 'local' }
     | ({ provider: 'google' | 'oidc' } & OidcProviderConfig);
   adminEmails: string[];
+  /** The development sign-in (email and name, no proof): AUTH_PROVIDER=local outside
+   * production, or with ALLOW_LOCAL_AUTH (docs/decisions/0092). */
+  localSignIn: boolean;
+  /** Passkey accounts, invited by an admin (docs/decisions/0092); null with an identity provider. */
+  passkeys: PasskeysConfig | null;
   publicUrl: string;
   publicOrigin: string;
   secureCookies: boolean;
@@ -453,6 +469,18 @@ export type EmailConfig = {
   retries: number;
   /** First wait before a retry; it doubles each time (with jitter), up to 10 minutes. */
   retryDelaySeconds: number;
+};
+
+/** Passkey accounts (issue 33 item 2, docs/decisions/0092): WebAuthn's relying party is PUBLIC_URL. */
+export type PasskeysConfig = {
+  /** PUBLIC_URL's host name: the domain passkeys are bound to. */
+  rpId: string;
+  /** PUBLIC_URL's origin: the only page a ceremony may come from. */
+  origin: string;
+  /** The name authenticators show beside the passkey (SITE_NAME). */
+  rpName: string;
+  /** How long an invite link stays valid, in ms (INVITE_TTL_HOURS). */
+  inviteTtlMs: number;
 };
 
 /** Requests to user-supplied URLs (webhooks, chat channels): server/integrations/outbound/. */
@@ -630,8 +658,16 @@ export function loadConfig(
   if (e.OIDC_ADMIN_VALUES.length > 0 && !e.OIDC_ADMIN_CLAIM) problems.push('OIDC_ADMIN_CLAIM: required when OIDC_ADMIN_VALUES is set (the claim they are looked for in)');
   if ((e.OIDC_ADMIN_CLAIM || e.OIDC_ISSUER_URL) && provider !== 'oidc') problems.push('AUTH_PROVIDER: set it to oidc to use OIDC_ISSUER_URL and OIDC_ADMIN_CLAIM');
   if (e.NODE_ENV === 'production') {
+    // Without a provider and without ALLOW_LOCAL_AUTH, passkeys are the only way in
+    // (docs/decisions/0092): browsers offer them on https only (http://localhost aside), and
+    // never for an IP address.
     if (provider === 'local' && !e.ALLOW_LOCAL_AUTH) {
-      problems.push('AUTH_PROVIDER: local sign-in is refused in production; configure Google or an OpenID Connect provider (oidc), or set ALLOW_LOCAL_AUTH=true');
+      const url = new URL(e.PUBLIC_URL ?? `http://localhost:${e.PORT}`);
+      if (url.protocol !== 'https:' && url.hostname !== 'localhost') {
+        problems.push('PUBLIC_URL: passkey sign-in needs an https:// address in production (without a provider, passkeys are the only sign-in; ALLOW_LOCAL_AUTH=true allows the development sign-in)');
+      } else if (isIP(url.hostname.replace(/^\[|\]$/g, '')) !== 0) {
+        problems.push('PUBLIC_URL: passkeys are bound to a host name, not an IP address');
+      }
     }
     if (!e.SESSION_SECRET) problems.push('SESSION_SECRET: required when NODE_ENV=production');
     // It would let any user's webhook reach services on the server's own host.
@@ -673,6 +709,13 @@ export function loadConfig(
     dataDir,
     auth,
     adminEmails: e.ADMIN_EMAILS,
+    localSignIn: provider === 'local' && (e.NODE_ENV !== 'production' || e.ALLOW_LOCAL_AUTH),
+    // Browsers bind passkeys to a host name, never an IP address: at such a PUBLIC_URL (a
+    // development server at 127.0.0.1) nothing could use them, so none are offered.
+    passkeys:
+      provider === 'local' && isIP(new URL(publicUrl).hostname.replace(/^\[|\]$/g, '')) === 0
+        ? { rpId: new URL(publicUrl).hostname, origin: new URL(publicUrl).origin, rpName: e.SITE_NAME, inviteTtlMs: e.INVITE_TTL_HOURS * 3_600_000 }
+        : null,
     publicUrl,
     publicOrigin: new URL(publicUrl).origin,
     secureCookies: publicUrl.startsWith('https:'),
@@ -877,6 +920,8 @@ export function publicConfig(config: Config): TPublicConfig {
     contactEmail: config.contactEmail,
     authProvider: config.auth.provider,
     ...(config.auth.provider === 'oidc' ? { signInLabel: config.auth.buttonLabel } : {}),
+    localSignIn: config.localSignIn,
+    passkeys: config.passkeys !== null,
     chatPolicy: config.chat.access,
     shareRoles: config.chat.shareRoles,
     // The on-chain source is Whale Alert, there exactly when its key is (createWhaleAlertSource).

@@ -16,6 +16,7 @@ import { RequireAuth } from './require-auth.tsx';
 export const LandingPage = preloadable(() => import('../features/landing/components/landing-page.tsx').then((m) => ({ default: m.LandingPage })));
 export const InsightsPage = preloadable(() => import('../features/articles/components/insights-page.tsx'));
 const LoginPage = lazy(() => import('../features/auth/components/login-page.tsx'));
+const InvitePage = lazy(() => import('../features/auth/components/invite-page.tsx'));
 const DashboardPage = lazy(() => import('../features/dashboard/components/dashboard-page.tsx'));
 const UsersPage = lazy(() => import('../features/users/components/users-page.tsx'));
 const SettingsPage = lazy(() => import('../features/settings/components/settings-page.tsx'));
@@ -86,6 +87,7 @@ export function AppRoutes() {
       <Route element={<AppLayout />}>
         <Route path="/" element={<LandingPage />} />
         <Route path="/login" element={<LoginPage />} />
+        <Route path="/invite" element={<InvitePage />} />
         <Route path="/insights" element={<InsightsPage />} />
         <Route path="/insights/:slug" element={<ArticlePage />} />
         <Route element={<RequireAuth />}>

@@ -5,7 +5,8 @@ import type { TPublicConfig } from '../../contracts/auth.ts';
  * server wrote the config (unit tests, the build-time prerender); their readers fall back to the
  * contracts' defaults, which this module does not import: they would weigh on the landing page.
  */
-export type TClientConfig = Omit<TPublicConfig, 'chatPolicy' | 'sources' | 'shareRoles'> & Partial<Pick<TPublicConfig, 'chatPolicy' | 'sources' | 'shareRoles'>>;
+export type TClientConfig = Omit<TPublicConfig, 'chatPolicy' | 'sources' | 'shareRoles' | 'localSignIn' | 'passkeys'> &
+  Partial<Pick<TPublicConfig, 'chatPolicy' | 'sources' | 'shareRoles' | 'localSignIn' | 'passkeys'>>;
 
 const FALLBACK: TClientConfig = { siteName: 'Axiom Automation', contactEmail: 'hello@axiom-automation.com', authProvider: 'local' };
 

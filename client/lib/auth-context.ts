@@ -11,6 +11,9 @@ export type AuthContextValue = {
   provider: TAuthProvider;
   signInLocal(input: TLocalLogin): Promise<TUser | null>;
   signInWithPopup(): Promise<TUser | null>;
+  /** A sign-in a component does itself (passkeys, docs/decisions/0092): its user, with SPEC's
+   * 'Login successful' toast, or 'Login failed' with what describeFailure says. */
+  signInWith(signIn: () => Promise<{ user: TUser }>, describeFailure: (err: unknown) => string): Promise<TUser | null>;
   logout(): Promise<void>;
 };
 

@@ -31,6 +31,7 @@ export function makeAuth(overrides: Partial<AuthContextValue> = {}): AuthContext
     provider: 'local',
     signInLocal: vi.fn(async () => user),
     signInWithPopup: vi.fn(async () => null),
+    signInWith: vi.fn(async () => null),
     logout: vi.fn(async () => undefined),
     ...overrides,
   };

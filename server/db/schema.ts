@@ -61,6 +61,75 @@ export const sessions = pgTable(
 );
 
 /**
+ * Invitations to a passkey account (issue 33 item 2, docs/decisions/0092): an admin names an
+ * email and a role; the person opens the one-time link and registers a passkey. Only the link
+ * token's SHA-256 is kept; `used_at` makes it single use, `expires_at` ends it.
+ */
+export const invites = pgTable(
+  'invites',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    email: text('email').notNull(),
+    role: text('role', { enum: ['admin', 'guest'] }).notNull(),
+    tokenHash: text('token_hash').notNull(),
+    invitedBy: uuid('invited_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+    /** The account the invite made, once used. */
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
+  },
+  (t) => [
+    uniqueIndex('invites_token_hash_idx').on(t.tokenHash),
+    index('invites_email_idx').on(t.email),
+    check('invites_role_check', sql`${t.role} in ('admin', 'guest')`),
+  ],
+);
+
+/** A passkey account's WebAuthn credentials (docs/decisions/0092): the public key, never a secret. */
+export const passkeys = pgTable(
+  'passkeys',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The credential's id as the browser sends it (base64url). */
+    credentialId: text('credential_id').notNull(),
+    /** The COSE public key. */
+    publicKey: bytea('public_key').notNull(),
+    /** The authenticator's signature counter (0 for authenticators that keep none). */
+    counter: bigint('counter', { mode: 'number' }).notNull().default(0),
+    transports: jsonb('transports').$type<string[]>().notNull().default([]),
+    name: text('name').notNull(),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+  },
+  (t) => [uniqueIndex('passkeys_credential_idx').on(t.credentialId), index('passkeys_user_idx').on(t.userId)],
+);
+
+/**
+ * WebAuthn challenges handed out and not yet answered: each is taken (deleted) by the one answer
+ * that uses it, so a replayed answer finds none. Kept in the database so any process may finish
+ * a ceremony another began.
+ */
+export const passkeyChallenges = pgTable(
+  'passkey_challenges',
+  {
+    challenge: text('challenge').primaryKey(),
+    purpose: text('purpose', { enum: ['invite', 'add', 'sign-in'] }).notNull(),
+    /** 'add': the signed-in user adding a passkey. */
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    /** 'invite': the invite being answered. */
+    inviteId: uuid('invite_id').references(() => invites.id, { onDelete: 'cascade' }),
+    /** 'invite': the WebAuthn user handle the new account's passkey was made for. */
+    userHandle: text('user_handle'),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('passkey_challenges_expires_idx').on(t.expiresAt), check('passkey_challenges_purpose_check', sql`${t.purpose} in ('invite', 'add', 'sign-in')`)],
+);
+
+/**
  * Personal access tokens for the MCP server (issue 31, docs/decisions/0078): each acts as its
  * user, with the user's role read on every request. Only the token's SHA-256 is kept, like a
  * session's; a revoked token keeps its row (revoked_at) so its last use stays on record.

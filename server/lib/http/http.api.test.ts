@@ -77,6 +77,9 @@ describe('HTTP conventions', () => {
       siteName: 'Acme <Automation>',
       contactEmail: 'team@acme.test',
       authProvider: 'local',
+      // No provider, outside production: the development sign-in and passkeys (docs/decisions/0092).
+      localSignIn: true,
+      passkeys: true,
       // CHAT_POLICY over the defaults: the Users page says what guests may use from it.
       chatPolicy: { openai: 'signedIn', anthropic: 'admin', gemini: 'admin', grok: 'admin', deepseek: 'admin', llama: 'signedIn' },
       // No WHALE_ALERT_API_KEY: the wizard starts on-chain metrics off.

@@ -36,7 +36,8 @@ export async function hasAnyUser(db: Tx): Promise<boolean> {
   return row !== undefined;
 }
 
-export async function insertUser(db: Tx, values: Identity & Profile & { role: TRole }): Promise<UserRow> {
+/** `id` is chosen by the caller where it is known before the row (a passkey's user handle). */
+export async function insertUser(db: Tx, values: Identity & Profile & { role: TRole; id?: string }): Promise<UserRow> {
   const [row] = await db.insert(users).values(values).returning();
   return row!;
 }

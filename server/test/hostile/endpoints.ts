@@ -4,6 +4,7 @@ import { ZConditionDraftRequest } from '../../../contracts/condition-draft.ts';
 import { ZArticleIdParams, ZArticleListQuery, ZArticleSlugParams, ZCreateArticle, ZUpdateArticle } from '../../../contracts/articles.ts';
 import { ZLocalLogin, ZSyncUser } from '../../../contracts/auth.ts';
 import { ZUpdateUserRole, ZUserIdParams } from '../../../contracts/users.ts';
+import { ZAddPasskey, ZCreateInvite, ZInviteOptions, ZInviteVerify, ZPasskeyParams, ZPasskeySignIn } from '../../../contracts/passkeys.ts';
 import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS, ZChatRequest, ZChatUsageQuery, ZImageIdParams, ZUploadImage } from '../../../contracts/chat.ts';
 import { ZNotificationIdParams, ZNotificationsQuery } from '../../../contracts/notifications.ts';
 import { ZUpdateSettings } from '../../../contracts/settings.ts';
@@ -62,10 +63,23 @@ export type Endpoint = {
   rawBody?: { sample: string };
   /** The route's own body limit, when it is not the app's 1 MB. */
   bodyLimit?: number;
+  /**
+   * The service's answer to the valid sample, where no fixed sample can succeed: a WebAuthn
+   * answer signs a fresh challenge, and the admin here signs in locally, not with a passkey.
+   * That exact status still proves the sample passed validation.
+   */
+  sampleRefused?: { status: number; why: string };
   /** At most this many cases per input kind: fewer for the six chat routes, which share one
    * service, and for routes that take no input at all. */
   runs?: number;
 };
+
+const SAMPLE_INVITE_TOKEN = 'A'.repeat(43);
+const LOCAL_ACCOUNT = { status: 409, why: 'the admin signs in locally, not with a passkey' };
+const b64url = (text: string) => Buffer.from(text).toString('base64url');
+const SAMPLE_CLIENT_DATA = b64url(JSON.stringify({ type: 'webauthn.create', challenge: 'bm90LWlzc3VlZA', origin: 'http://localhost:3000' }));
+const SAMPLE_REGISTRATION = { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: SAMPLE_CLIENT_DATA, attestationObject: 'AAAA', transports: ['internal'] }, clientExtensionResults: {} };
+const SAMPLE_ASSERTION = { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: SAMPLE_CLIENT_DATA, authenticatorData: 'AAAA', signature: 'AAAA', userHandle: 'AAAA' }, clientExtensionResults: {} };
 
 const agentId = { name: 'id', contract: { schema: ZAgentIdParams }, real: (fx: Fixtures) => fx.agent() };
 const articleId = { name: 'id', contract: { schema: ZArticleIdParams }, real: async (fx: Fixtures) => (await fx.article()).id };
@@ -102,6 +116,22 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'GET', route: '/api/auth/me', actor: 'admin', runs: 10 },
   { method: 'POST', route: '/api/auth/logout', actor: 'own session', body: IGNORED_BODY, runs: 15 },
   { method: 'GET', route: '/api/users', actor: 'admin', runs: 10 },
+  // Passkey accounts (docs/decisions/0092): answers shaped as a browser sends them, for no challenge ever issued.
+  { method: 'POST', route: '/api/invites', actor: 'admin', body: { contract: { schema: ZCreateInvite }, sample: { email: 'hostile-invite@example.com', role: 'guest' } } },
+  { method: 'POST', route: '/api/auth/invite/options', actor: 'signed out', body: { contract: { schema: ZInviteOptions }, sample: { token: SAMPLE_INVITE_TOKEN } }, sampleRefused: { status: 404, why: 'no invite has that token' } },
+  { method: 'POST', route: '/api/auth/invite/verify', actor: 'signed out', body: { contract: { schema: ZInviteVerify }, sample: { token: SAMPLE_INVITE_TOKEN, name: 'Laptop', credential: SAMPLE_REGISTRATION } }, sampleRefused: { status: 409, why: 'no challenge was issued for it' } },
+  { method: 'POST', route: '/api/auth/passkey/options', actor: 'signed out', body: IGNORED_BODY, runs: 10 },
+  { method: 'POST', route: '/api/auth/passkey/verify', actor: 'signed out', body: { contract: { schema: ZPasskeySignIn }, sample: { credential: SAMPLE_ASSERTION } }, sampleRefused: { status: 401, why: 'no challenge was issued for it' } },
+  { method: 'GET', route: '/api/passkeys', actor: 'admin', runs: 10 },
+  { method: 'POST', route: '/api/passkeys/options', actor: 'admin', body: IGNORED_BODY, runs: 10, sampleRefused: LOCAL_ACCOUNT },
+  { method: 'POST', route: '/api/passkeys', actor: 'admin', body: { contract: { schema: ZAddPasskey }, sample: { name: 'Phone', credential: SAMPLE_REGISTRATION } }, sampleRefused: LOCAL_ACCOUNT },
+  {
+    method: 'DELETE',
+    route: '/api/passkeys/:id',
+    actor: 'admin',
+    param: { name: 'id', contract: { schema: ZPasskeyParams }, real: async () => '00000000-0000-4000-8000-000000000000' },
+    sampleRefused: LOCAL_ACCOUNT,
+  },
   {
     method: 'PATCH',
     route: '/api/users/:id',

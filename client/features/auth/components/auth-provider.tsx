@@ -81,6 +81,19 @@ export function AuthProvider({ session, children }: { session: SessionStore; chi
     }
   }, [signInFromSession, provider]);
 
+  const signInWith = useCallback(
+    async (signIn: () => Promise<{ user: TUser }>, describeFailure: (err: unknown) => string) => {
+      try {
+        const { user } = await signIn();
+        return signedIn(user);
+      } catch (err) {
+        notify.error('Login failed', describeFailure(err));
+        return null;
+      }
+    },
+    [signedIn],
+  );
+
   const logout = useCallback(async () => {
     try {
       await logoutRequest();
@@ -101,9 +114,10 @@ export function AuthProvider({ session, children }: { session: SessionStore; chi
       provider,
       signInLocal,
       signInWithPopup,
+      signInWith,
       logout,
     };
-  }, [sessionUser, popupOpen, provider, signInLocal, signInWithPopup, logout]);
+  }, [sessionUser, popupOpen, provider, signInLocal, signInWithPopup, signInWith, logout]);
 
   return (
     <AuthContext.Provider value={value}>

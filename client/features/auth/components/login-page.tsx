@@ -7,6 +7,7 @@ import { usePageTitle } from '../../../components/ui/use-page-title.ts';
 import { appConfig } from '../../../lib/app-config.ts';
 import { useAuth } from '../../../lib/auth-context.ts';
 import { pathAfterLogin } from '../lib/next-path.ts';
+import { PasskeySignIn } from './passkey-sign-in.tsx';
 
 const INPUT =
   'mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-slate-900 shadow-sm placeholder:text-slate-500 ' +
@@ -27,6 +28,8 @@ export default function LoginPage() {
   // the navigation to `next`.
   const [submitting, setSubmitting] = useState(false);
   const target = pathAfterLogin(params.get('next'));
+  // Passkey accounts (docs/decisions/0092): without a provider; in production the only sign-in.
+  const { passkeys = false, localSignIn = true } = appConfig();
 
   if (user && !submitting) return <Navigate to="/dashboard" replace />;
   if (loading && !submitting) return <FullPageSpinner />;
@@ -64,7 +67,7 @@ export default function LoginPage() {
               {submitting ? 'Signing in…' : provider === 'google' ? 'Sign in with Google' : (appConfig().signInLabel ?? 'Sign in with SSO')}
             </Button>
           </>
-        ) : (
+        ) : localSignIn ? (
           <>
             <p className="mt-3 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
               Local sign-in for development. Anyone with access to this server can sign in with any email.
@@ -87,6 +90,13 @@ export default function LoginPage() {
               </Button>
             </form>
           </>
+        ) : (
+          <p className="mt-2 text-slate-600">Use the passkey you created from your invite.</p>
+        )}
+        {passkeys && (
+          <div className={localSignIn ? 'mt-6 border-t border-slate-200 pt-6' : 'mt-6'}>
+            <PasskeySignIn run={run} disabled={submitting} />
+          </div>
         )}
       </Card>
     </div>

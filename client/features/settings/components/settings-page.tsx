@@ -19,6 +19,7 @@ import { browserTimeZone } from '../../../lib/time-zone.ts';
 import { SETTINGS_QUERY_KEY } from '../api/settings-api.ts';
 import { AccessTokensSection } from './access-tokens-section.tsx';
 import { ChannelsSection } from './channels-section.tsx';
+import { PasskeysSection } from './passkeys-section.tsx';
 
 type FormValues = z.input<typeof ZUpdateSettings>;
 type FieldName = keyof FormValues;
@@ -53,6 +54,8 @@ export default function SettingsPage() {
       )}
       {/* Any signed-in user may hold tokens (docs/decisions/0078); the section says what theirs reach. */}
       <AccessTokensSection />
+      {/* Passkey accounts only (docs/decisions/0092): the section shows itself when the account has passkeys. */}
+      <PasskeysSection />
     </div>
   );
 }

@@ -7,9 +7,11 @@ import { Spinner } from '../../../components/ui/spinner.tsx';
 import { usePageTitle } from '../../../components/ui/use-page-title.ts';
 import { LoadFailed } from '../../../components/ui/load-failed.tsx';
 import { apiRequest, errorMessage } from '../../../lib/api-client.ts';
+import { appConfig } from '../../../lib/app-config.ts';
 import { notify } from '../../../lib/notify.ts';
 import { useLocalDate } from '../../../lib/time-zone.ts';
 import { currentChatPolicy, roleSummary } from '../lib/role-summary.ts';
+import { InviteButton } from './invite-dialog.tsx';
 
 export const USERS_QUERY_KEY = ['/api/users'] as const;
 /** The session's query (owned by the auth feature): refreshed after a role change in case the
@@ -36,7 +38,11 @@ export default function UsersPage() {
 
   return (
     <div className="mx-auto max-w-5xl px-4 py-10 sm:px-6 lg:px-8">
-      <h1 className="text-3xl font-bold text-slate-900">Users</h1>
+      <div className="flex flex-wrap items-center justify-between gap-4">
+        <h1 className="text-3xl font-bold text-slate-900">Users</h1>
+        {/* Passkey accounts (docs/decisions/0092): only where no identity provider is configured. */}
+        {appConfig().passkeys && <InviteButton />}
+      </div>
       <p className="mt-2 text-slate-600">Everyone who has signed in. {roleSummary(currentChatPolicy())}</p>
 
       {users.isPending ? (
