@@ -86,7 +86,7 @@ export const ZStoredMessage = z
     citations: z.array(ZCitation).max(MAX_CITATIONS, `An answer keeps at most ${MAX_CITATIONS} sources`).optional(),
     /** How an answer's sources were found, as its stream said (docs/decisions/0088): the sentence
      * shown with them (full text only, files without text, a failed web search) and how retrieval ran. */
-    sourcesNote: z.string().max(CHAT_HISTORY_LIMITS.maxSourcesNoteChars, `The sources' note must be at most ${CHAT_HISTORY_LIMITS.maxSourcesNoteChars} characters`).optional(),
+    sourcesNote: z.string().max(CHAT_HISTORY_LIMITS.maxSourcesNoteChars, `The sources' note must be at most ${CHAT_HISTORY_LIMITS.maxSourcesNoteChars.toLocaleString('en-US')} characters`).optional(),
     retrieval: ZRetrievalInfo.optional(),
     /** The tool steps an answer took (issue 31, docs/decisions/0076), in order. */
     toolSteps: z.array(ZToolStep).max(MAX_TOOL_STEPS_KEPT, `An answer keeps at most ${MAX_TOOL_STEPS_KEPT} tool steps`).optional(),
