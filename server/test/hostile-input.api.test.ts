@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -181,6 +182,32 @@ describe('hostile input', () => {
     const schema = endpoint.query?.schema as { shape?: Record<string, unknown> } | undefined;
     return schema?.shape ? Object.keys(schema.shape) : [];
   };
+
+  it("the snapshot sees every write (a row added, changed, deleted; pg-boss's jobs), but no update that changes nothing and no session's last_seen_at", async () => {
+    const { db } = t.database;
+    const exec = (text: string) => db.execute(sql.raw(text));
+    const start = await snapshot();
+    const changed = async (what: string) => {
+      const now = await snapshot();
+      expect(now, what).not.toEqual(start);
+      await exec('delete from public.hostile_changes');
+      await exec(`insert into public.hostile_changes select key, value::bigint from json_each_text('${JSON.stringify(start)}')`);
+      expect(await snapshot()).toEqual(start);
+    };
+    await exec("update users set name = name where email = 'nobody@example.com'");
+    await exec('update sessions set last_seen_at = now()');
+    await exec('update users set name = name');
+    expect(await snapshot(), 'no change').toEqual(start);
+    await exec("update users set name = name || '!' where email = " + `'${ADMIN_EMAIL}'`);
+    await changed('a row changed');
+    await exec("update users set name = left(name, -1) where email = " + `'${ADMIN_EMAIL}'`);
+    await changed('the row changed back');
+    await exec("insert into pgboss.job (name, data) select name, '{}' from pgboss.queue limit 1");
+    await changed("a job of pg-boss's added");
+    await exec("delete from pgboss.job where data = '{}'::jsonb");
+    await changed("a job of pg-boss's deleted");
+    known = null;
+  });
 
   it('has a row for every registered /api route, and no row for a route that is gone', () => {
     const key = (r: { method: string; url?: string; route?: string }) => `${r.method} ${r.url ?? r.route}`;
