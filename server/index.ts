@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const logger = pino(loggerOptions(config.logLevel));
   for (const message of config.startWarnings) logger.warn(message);
   // Before anything that makes spans (docs/decisions/0091); null when OTEL_EXPORTER_OTLP_ENDPOINT is unset.
-  const tracing = startTracing(config.tracing, 'web');
+  const tracing = await startTracing(config.tracing, 'web');
   // Before PGlite compiles: V8 reads them when it compiles (docs/decisions/0054).
   setV8Flags(v8FlagsFor(config.database.kind));
   if (config.database.kind === 'pglite') capYoungGeneration();

@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   }
   const logger = pino(loggerOptions(config.logLevel));
   for (const message of config.startWarnings) logger.warn(message);
-  const tracing = startTracing(config.tracing, 'worker');
+  const tracing = await startTracing(config.tracing, 'worker');
   const database = await openDatabase(config.database, logger);
   const jobs = await startJobQueue(database, { logger, email: config.email, channels: config.channels, briefs: config.alertBriefs, supervise: true });
   const workers = await startWorkers({ config, database, jobs, logger });

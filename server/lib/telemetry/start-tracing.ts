@@ -1,9 +1,3 @@
-import { context, propagation, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { TracingConfig } from '../../config.ts';
 import { setTracingOn } from './tracing.ts';
 
@@ -20,8 +14,18 @@ export type Tracing = {
  * variable); null when it is unset, and nothing of the SDK is loaded or running. The exporter
  * also reads OTEL_EXPORTER_OTLP_HEADERS (a collector's key) from the environment itself.
  */
-export function startTracing(config: TracingConfig | null, process: 'web' | 'worker'): Tracing | null {
+export async function startTracing(config: TracingConfig | null, process: 'web' | 'worker'): Promise<Tracing | null> {
   if (!config) return null;
+  // Imported here, not at the top: a process that does not trace never loads the SDK and the
+  // exporter (the whole bench's server memory grew past its target when they were always loaded).
+  const [{ context, propagation, trace }, { AsyncLocalStorageContextManager }, { W3CTraceContextPropagator }, { OTLPTraceExporter }, { resourceFromAttributes }, { BasicTracerProvider, BatchSpanProcessor }] = await Promise.all([
+    import('@opentelemetry/api'),
+    import('@opentelemetry/context-async-hooks'),
+    import('@opentelemetry/core'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/sdk-trace-base'),
+  ]);
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': config.serviceName, 'service.instance.role': process }),
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: config.tracesUrl }))],

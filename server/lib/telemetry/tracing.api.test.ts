@@ -26,7 +26,7 @@ describe('traces over OTLP/HTTP', () => {
   beforeAll(async () => {
     receiver = await startOtlpReceiver();
     const config = loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_SERVICE_NAME: 'hub-under-test' }, { inMemoryDatabase: true }).tracing;
-    tracing = startTracing(config, 'web')!;
+    tracing = (await startTracing(config, 'web'))!;
     ai = await startFakeAiProviders();
     t = await createTestApp({ env: { ...ai.env, ADMIN_EMAILS: ADMIN, MARKET_DATA: 'simulated', DISPATCH_LOOKAHEAD_MS: '0' } });
     admin = await t.signIn(ADMIN, 'Tracy Trace');
@@ -114,9 +114,9 @@ describe('traces over OTLP/HTTP', () => {
 describe('tracing configuration', () => {
   const load = (env: Record<string, string>) => loadConfig(env, { inMemoryDatabase: true });
 
-  it('is off without OTEL_EXPORTER_OTLP_ENDPOINT, and then nothing is started', () => {
+  it('is off without OTEL_EXPORTER_OTLP_ENDPOINT, and then nothing is started', async () => {
     expect(load({}).tracing).toBeNull();
-    expect(startTracing(null, 'web')).toBeNull();
+    expect(await startTracing(null, 'web')).toBeNull();
   });
 
   it('sends to /v1/traces under the endpoint, or to the traces endpoint as given', () => {
