@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenBeside, type SideListener } from '../http/side-listener.ts';
 import type { FastifyBaseLogger as Logger, FastifyInstance } from 'fastify';
 import { metricsText } from './metrics.ts';
 
@@ -59,7 +59,7 @@ export function answerMetrics(req: IncomingMessage, res: ServerResponse, token: 
   return true;
 }
 
-export type MetricsServer = { url: string; close(): Promise<void> };
+export type MetricsServer = SideListener;
 
 /** METRICS_PORT: /metrics on a listener of its own (METRICS_HOST, loopback by default), away from
  * the public port, so a scraper reaches it and the internet does not. */
@@ -70,22 +70,5 @@ export async function startMetricsServer({ host, port, token, logger }: { host: 
     res.writeHead(404, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
     res.end(body);
   });
-  server.requestTimeout = REQUEST_TIMEOUT_MS;
-  server.headersTimeout = REQUEST_TIMEOUT_MS;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  return {
-    url: `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return listenBeside(server, { host, port, timeoutMs: REQUEST_TIMEOUT_MS });
 }

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenBeside, type SideListener } from '../../lib/http/side-listener.ts';
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import { answerMetrics, METRICS_PATH } from '../../lib/telemetry/metrics-endpoint.ts';
 import { HEALTH_PATHS, LIVE_ANSWER, readinessAnswer, type HealthService } from './health.service.ts';
@@ -7,7 +7,7 @@ import { HEALTH_PATHS, LIVE_ANSWER, readinessAnswer, type HealthService } from '
 /** Generous for a probe on the same host; a client that dawdles longer is cut off. */
 const REQUEST_TIMEOUT_MS = 5_000;
 
-export type HealthServer = { url: string; close(): Promise<void> };
+export type HealthServer = SideListener;
 
 /**
  * A worker's health without a web server (WORKER_HEALTH_PORT, docs/decisions/0045): the web
@@ -51,24 +51,5 @@ export async function startHealthServer({
         send(req, res, 503, { status: 'unavailable', error: 'Service Unavailable' });
       });
   });
-  server.requestTimeout = REQUEST_TIMEOUT_MS;
-  server.headersTimeout = REQUEST_TIMEOUT_MS;
-  server.keepAliveTimeout = REQUEST_TIMEOUT_MS;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
-  return {
-    url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return listenBeside(server, { host, port, timeoutMs: REQUEST_TIMEOUT_MS });
 }
