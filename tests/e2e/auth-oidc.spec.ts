@@ -21,14 +21,7 @@ test.beforeAll(async () => {
   app = await startAppServer({
     port,
     env: {
-      AUTH_PROVIDER: 'oidc',
-      OIDC_ISSUER_URL: provider.url,
-      OIDC_CLIENT_ID: provider.clientId,
-      OIDC_CLIENT_SECRET: provider.clientSecret,
-      OIDC_SCOPES: 'openid email profile groups',
-      OIDC_BUTTON_LABEL: 'Sign in with Acme SSO',
-      OIDC_ADMIN_CLAIM: 'groups',
-      OIDC_ADMIN_VALUES: GROUP,
+      ...provider.serverEnv(GROUP),
       SIGN_IN_RATE_LIMIT: '10000',
     },
   });

@@ -22,6 +22,9 @@ export type OidcProviderHarness = {
   clientSecret: string;
   /** Creates or changes an account (its groups, its email's status) for the next sign-in. */
   setAccount(id: string, account: ProviderAccount): void;
+  /** The server's environment for signing in through this provider (AUTH_PROVIDER=oidc), its
+   * button 'Sign in with Acme SSO' and admins by the groups claim holding one of `adminValues`. */
+  serverEnv(adminValues: string): Record<string, string>;
   close(): Promise<void>;
 };
 
@@ -59,6 +62,16 @@ export async function startOidcProvider(options: { clientId: string; clientSecre
     clientId: options.clientId,
     clientSecret: options.clientSecret,
     setAccount: (id, account) => void accounts.set(id, account),
+    serverEnv: (adminValues) => ({
+      AUTH_PROVIDER: 'oidc',
+      OIDC_ISSUER_URL: url,
+      OIDC_CLIENT_ID: options.clientId,
+      OIDC_CLIENT_SECRET: options.clientSecret,
+      OIDC_SCOPES: 'openid email profile groups',
+      OIDC_BUTTON_LABEL: 'Sign in with Acme SSO',
+      OIDC_ADMIN_CLAIM: 'groups',
+      OIDC_ADMIN_VALUES: adminValues,
+    }),
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());

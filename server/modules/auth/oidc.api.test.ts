@@ -24,16 +24,7 @@ beforeAll(async () => {
   writeFileSync(path.join(clientDir, 'index.html'), '<!doctype html><title>%SITE_NAME%</title><!--app-config--><div id="root"></div>');
   t = await createTestApp({
     clientDir,
-    env: {
-      AUTH_PROVIDER: 'oidc',
-      OIDC_ISSUER_URL: provider.url,
-      OIDC_CLIENT_ID: provider.clientId,
-      OIDC_CLIENT_SECRET: provider.clientSecret,
-      OIDC_SCOPES: 'openid email profile groups',
-      OIDC_BUTTON_LABEL: 'Sign in with Acme SSO',
-      OIDC_ADMIN_CLAIM: 'groups',
-      OIDC_ADMIN_VALUES: `${ADMINS}, other-admins`,
-    },
+    env: provider.serverEnv(`${ADMINS}, other-admins`),
   });
 });
 afterAll(async () => {
