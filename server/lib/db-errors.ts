@@ -1,3 +1,5 @@
+import { AppError } from './errors.ts';
+
 /** Node socket errors and PostgreSQL SQLSTATE classes that mean "cannot reach the database". */
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
 const UNAVAILABLE_SQLSTATE = /^(08|57P0[1-3]|53300)/; // connection exception, shutdown, too many connections
@@ -47,4 +49,24 @@ export async function retryOnDeadlock<T>(work: () => Promise<T>, attempts = 3): 
       if (sqlState(err) !== DEADLOCK_DETECTED || attempt >= attempts) throw err;
     }
   }
+}
+
+export const UNIQUE_VIOLATION = '23505';
+
+/**
+ * The refusal of a name a user already gave to another of their `things` (a project, a preset),
+ * and a wrapper for the write: the service checks first for the plain answer, and the unique
+ * index refuses the second of two saves of one name at once, which answers the same.
+ */
+export function uniqueNameRule(thing: string) {
+  const nameTaken = (name: string) => new AppError('CONFLICT', 'Invalid request', [{ path: 'name', message: `You already have a ${thing} named ${name}` }]);
+  const orNameTaken = async <T>(name: string | undefined, write: () => Promise<T>): Promise<T> => {
+    try {
+      return await write();
+    } catch (err) {
+      if (name !== undefined && sqlState(err) === UNIQUE_VIOLATION) throw nameTaken(name);
+      throw err;
+    }
+  };
+  return { nameTaken, orNameTaken };
 }

@@ -26,7 +26,7 @@ import type {
 import { MAX_TOOL_STEPS_KEPT, type TToolStep } from '../../../contracts/assistant-tools.ts';
 import { CHAT_PROVIDER_INFO, cutShortNote, type TChatFinish, type TChatProvider, type ZAnswerTarget } from '../../../contracts/chat.ts';
 import type { Db } from '../../db/client.ts';
-import { sqlState } from '../../lib/db-errors.ts';
+import { uniqueNameRule } from '../../lib/db-errors.ts';
 import { AppError, type ErrorDetail } from '../../lib/errors.ts';
 import {
   countConversations,
@@ -72,7 +72,6 @@ export type ProjectOwnership = { owned(userId: string, projectId: string): Promi
 export type ConversationsServiceDeps = { db: Db; images: ImagesService; projects: ProjectOwnership; now?: () => Date };
 
 const NOT_FOUND = 'Chat not found';
-const UNIQUE_VIOLATION = '23505';
 const PRESET_NOT_FOUND = 'Preset not found';
 
 function summary(row: ConversationRow, answering = false): TConversationSummary {
@@ -527,16 +526,7 @@ export function createConversationsService({ db, images, projects, now = () => n
 
   // --- presets -----------------------------------------------------------------------------------
 
-  const nameTaken = (name: string) => new AppError('CONFLICT', 'Invalid request', [{ path: 'name', message: `You already have a preset named ${name}` }]);
-  /** Two saves of one name at once: the unique index refuses the second. */
-  const orNameTaken = async <T>(name: string | undefined, write: () => Promise<T>): Promise<T> => {
-    try {
-      return await write();
-    } catch (err) {
-      if (name !== undefined && sqlState(err) === UNIQUE_VIOLATION) throw nameTaken(name);
-      throw err;
-    }
-  };
+  const { nameTaken, orNameTaken } = uniqueNameRule('preset');
 
   async function presets(userId: string): Promise<{ presets: TPreset[] }> {
     return { presets: (await listPresets(db, userId)).map(presetOf) };

@@ -1,14 +1,13 @@
 import type { z } from 'zod';
 import { PROJECT_LIMITS, type TProject, type TProjectList, type ZCreateProject, type ZUpdateProject } from '../../../contracts/projects.ts';
 import type { Db } from '../../db/client.ts';
-import { sqlState } from '../../lib/db-errors.ts';
+import { uniqueNameRule } from '../../lib/db-errors.ts';
 import { AppError } from '../../lib/errors.ts';
 import { countProjects, deleteProject, findProject, insertProject, listProjects, projectNamed, updateProject, type CountedProject } from './projects.repo.ts';
 
 export type ProjectsServiceDeps = { db: Db; now?: () => Date };
 
 const NOT_FOUND = 'Project not found';
-const UNIQUE_VIOLATION = '23505';
 
 function projectOf(row: CountedProject): TProject {
   return {
@@ -33,16 +32,7 @@ const defaultColumns = (assistant: TProject['defaultAssistant']) => ({ defaultPr
  * (the documents module); deleting the project deletes them and leaves its chats outside any project.
  */
 export function createProjectsService({ db, now = () => new Date() }: ProjectsServiceDeps) {
-  const nameTaken = (name: string) => new AppError('CONFLICT', 'Invalid request', [{ path: 'name', message: `You already have a project named ${name}` }]);
-  /** Two saves of one name at once: the unique index refuses the second. */
-  const orNameTaken = async <T>(name: string | undefined, write: () => Promise<T>): Promise<T> => {
-    try {
-      return await write();
-    } catch (err) {
-      if (name !== undefined && sqlState(err) === UNIQUE_VIOLATION) throw nameTaken(name);
-      throw err;
-    }
-  };
+  const { nameTaken, orNameTaken } = uniqueNameRule('project');
 
   async function list(userId: string): Promise<TProjectList> {
     return { projects: (await listProjects(db, userId)).map(projectOf) };
