@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, check, customType, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, customType, doublePrecision, index, integer, type AnyPgColumn, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { NOTIFICATION_KINDS, type TNotificationKind } from '../../contracts/agent-health.ts';
 import type { TAgentConfig, TAgentRun, TAgentStatus } from '../../contracts/agents.ts';
 import type { PROPOSAL_SOURCES, TProposal, TProposalStatus } from '../../contracts/assistant-tools.ts';
@@ -56,8 +56,15 @@ export const sessions = pgTable(
     createdAt: createdAt(),
     lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    /** The passkey that signed this session in, if one did: removing that passkey ends the
+     * sessions it started (but the one that removes it), docs/decisions/0092's amendment. */
+    passkeyId: uuid('passkey_id').references((): AnyPgColumn => passkeys.id, { onDelete: 'set null' }),
   },
-  (t) => [index('sessions_user_idx').on(t.userId), index('sessions_expires_idx').on(t.expiresAt)],
+  (t) => [
+    index('sessions_user_idx').on(t.userId),
+    index('sessions_expires_idx').on(t.expiresAt),
+    index('sessions_passkey_idx').on(t.passkeyId).where(sql`${t.passkeyId} is not null`),
+  ],
 );
 
 /**

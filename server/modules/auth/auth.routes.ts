@@ -20,9 +20,10 @@ export async function startSession(
   request: FastifyRequest,
   reply: FastifyReply,
   user: SessionUser,
+  { passkeyId }: { passkeyId?: string } = {},
 ): Promise<void> {
   if (request.sessionTokenHash) await deps.auth.endSession(request.sessionTokenHash);
-  const { token } = await deps.auth.createSession(user.id);
+  const { token } = await deps.auth.createSession(user.id, { passkeyId: passkeyId ?? null });
   setSessionCookie(reply, deps.secureCookies, token);
 }
 

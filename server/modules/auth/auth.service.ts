@@ -133,12 +133,13 @@ export function createAuthService({ db, config, now, invalidations, logger }: Au
     return toSessionUser(user);
   }
 
-  async function createSession(userId: string): Promise<{ token: string; expiresAt: Date }> {
+  /** `passkeyId`: the passkey that proved who they are, whose removal ends this session. */
+  async function createSession(userId: string, { passkeyId = null }: { passkeyId?: string | null } = {}): Promise<{ token: string; expiresAt: Date }> {
     const token = randomBytes(32).toString('base64url');
     // Both limits on the app's clock: last_seen_at's column default is the database's.
     const at = now();
     const expiresAt = new Date(at.getTime() + SESSION_ABSOLUTE_MS);
-    await insertSession(db, { tokenHash: hashToken(token), userId, lastSeenAt: at, expiresAt });
+    await insertSession(db, { tokenHash: hashToken(token), userId, lastSeenAt: at, expiresAt, passkeyId });
     return { token, expiresAt };
   }
 
@@ -181,6 +182,12 @@ export function createAuthService({ db, config, now, invalidations, logger }: Au
     for (const listener of endListeners) listener(tokenHash);
   }
 
+  /** Sessions another module ended in its own transaction (a removed passkey's), once it committed
+   * and the user's invalidation was delivered: what this process holds open for them closes. */
+  function sessionsEnded(tokenHashes: readonly string[]): void {
+    for (const tokenHash of tokenHashes) for (const listener of endListeners) listener(tokenHash);
+  }
+
   /** Told of each session ended here (sign-out), so what it holds open closes at once. */
   const endListeners = new Set<(tokenHash: string) => void>();
   function onSessionEnd(listener: (tokenHash: string) => void): () => void {
@@ -213,7 +220,7 @@ export function createAuthService({ db, config, now, invalidations, logger }: Au
     await Promise.allSettled([...touching]);
   }
 
-  return { signIn, createSession, resolveSession, endSession, purgeExpiredSessions, onSessionEnd, checkSessions, close };
+  return { signIn, createSession, resolveSession, endSession, sessionsEnded, purgeExpiredSessions, onSessionEnd, checkSessions, close };
 }
 
 export type AuthService = ReturnType<typeof createAuthService>;

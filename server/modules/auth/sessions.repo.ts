@@ -1,10 +1,10 @@
-import { eq, inArray, lt, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, lt, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { sessions, users } from '../../db/schema.ts';
 
 export async function insertSession(
   db: Db,
-  values: { tokenHash: string; userId: string; lastSeenAt: Date; expiresAt: Date },
+  values: { tokenHash: string; userId: string; lastSeenAt: Date; expiresAt: Date; passkeyId?: string | null },
 ): Promise<void> {
   await db.insert(sessions).values(values);
 }
@@ -46,6 +46,15 @@ export async function deleteSession(db: Pick<Db, 'delete'>, tokenHash: string): 
 /** Ends every session of a user (a demotion by the provider's claim); their token hashes. */
 export async function deleteSessionsOfUser(db: Pick<Db, 'delete'>, userId: string): Promise<string[]> {
   const removed = await db.delete(sessions).where(eq(sessions.userId, userId)).returning({ tokenHash: sessions.tokenHash });
+  return removed.map((r) => r.tokenHash);
+}
+
+/** Ends the sessions a passkey signed in, but `keep` (the one removing it); their token hashes. */
+export async function deleteSessionsOfPasskey(db: Pick<Db, 'delete'>, passkeyId: string, keep: string | undefined): Promise<string[]> {
+  const removed = await db
+    .delete(sessions)
+    .where(and(eq(sessions.passkeyId, passkeyId), keep === undefined ? undefined : ne(sessions.tokenHash, keep)))
+    .returning({ tokenHash: sessions.tokenHash });
   return removed.map((r) => r.tokenHash);
 }
 

@@ -145,7 +145,7 @@ describe('passkey accounts (issue 33 item 2)', () => {
     expect(foreign.statusCode).toBe(403);
   });
 
-  it('adds a second passkey at Settings, removes one (never the last), and the removed one is refused', async () => {
+  it('adds a second passkey at Settings, removes one (never the last): the removed one is refused and the sessions it signed in end, but the remover\'s', async () => {
     const { authenticator: laptop, cookie } = await newAccount('fay@example.com');
     const remove = (id: string) => t.request({ method: 'DELETE', url: `/api/passkeys/${id}`, cookie });
     const [only] = (await t.request({ url: '/api/passkeys', cookie })).json().passkeys as Passkey[];
@@ -164,13 +164,31 @@ describe('passkey accounts (issue 33 item 2)', () => {
     expect(names).toEqual(['Laptop', 'Phone']);
 
     // The second device signs in (a synced passkey keeps no counter: replay is stopped by the challenge).
-    expect((await signInWith(phone.authenticate(await signInOptions()))).statusCode).toBe(200);
+    const onPhone = await signInWith(phone.authenticate(await signInOptions()));
+    expect(onPhone.statusCode).toBe(200);
+    const phoneCookie = cookieOf(onPhone)!;
+    // Another session of the laptop's (a second browser on it): removing the laptop's passkey
+    // from the phone signs both of the laptop's sessions out, and keeps the phone's.
+    const onLaptopAgain = await signInWith(laptop.authenticate(await signInOptions()));
+    const laptopCookie = cookieOf(onLaptopAgain)!;
+    const me = async (session: string) => (await t.request({ url: '/api/auth/me', cookie: session })).json().user?.email ?? null;
+    expect(await me(laptopCookie)).toBe('fay@example.com');
+    expect(await me(cookie)).toBe('fay@example.com');
 
-    expect((await remove(only!.id)).statusCode).toBe(204);
+    expect((await t.request({ method: 'DELETE', url: `/api/passkeys/${only!.id}`, cookie: phoneCookie })).statusCode).toBe(204);
+    expect(await me(laptopCookie)).toBeNull();
+    expect(await me(cookie)).toBeNull();
+    expect(await me(phoneCookie)).toBe('fay@example.com');
     const refused = await signInWith(laptop.authenticate(await signInOptions()));
     expect(refused.statusCode).toBe(401);
     expect(refused.json().message).toMatch(/^This passkey is not registered here/);
-    expect((await signInWith(phone.authenticate(await signInOptions()))).statusCode).toBe(200);
+    // The one removing a passkey stays signed in, even when that passkey signed it in.
+    const second = createSoftwareAuthenticator({ origin: TEST_ORIGIN, counter: 'none' });
+    const more = (await t.request({ method: 'POST', url: '/api/passkeys/options', payload: {}, cookie: phoneCookie })).json();
+    expect((await t.request({ method: 'POST', url: '/api/passkeys', payload: { name: 'Tablet', credential: second.register(more) }, cookie: phoneCookie })).statusCode).toBe(201);
+    const phoneKey = ((await t.request({ url: '/api/passkeys', cookie: phoneCookie })).json().passkeys as Passkey[]).find((p) => p.name === 'Phone')!;
+    expect((await t.request({ method: 'DELETE', url: `/api/passkeys/${phoneKey.id}`, cookie: phoneCookie })).statusCode).toBe(204);
+    expect(await me(phoneCookie)).toBe('fay@example.com');
   });
 
   it("a passkey of one account cannot be removed by another, nor added to an account that signs in otherwise", async () => {

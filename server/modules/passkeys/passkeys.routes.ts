@@ -38,8 +38,8 @@ export async function passkeysRoutes(app: FastifyInstance, deps: PasskeysRouteDe
   app.post('/api/auth/invite/verify', publicSignIn, async (request, reply) => {
     const input = parseInput(ZInviteVerify, request.body);
     // The contract checked the answer's shape; the library checks what it proves.
-    const user = await passkeys.acceptInvite(input.token, input.name, input.credential as RegistrationResponseJSON);
-    await startSession(deps, request, reply, user);
+    const { user, passkeyId } = await passkeys.acceptInvite(input.token, input.name, input.credential as RegistrationResponseJSON);
+    await startSession(deps, request, reply, user, { passkeyId });
     return { user: toApiUser(user) };
   });
 
@@ -47,8 +47,8 @@ export async function passkeysRoutes(app: FastifyInstance, deps: PasskeysRouteDe
 
   app.post('/api/auth/passkey/verify', publicSignIn, async (request, reply) => {
     const { credential } = parseInput(ZPasskeySignIn, request.body);
-    const user = await passkeys.signIn(credential as AuthenticationResponseJSON);
-    await startSession(deps, request, reply, user);
+    const { user, passkeyId } = await passkeys.signIn(credential as AuthenticationResponseJSON);
+    await startSession(deps, request, reply, user, { passkeyId });
     return { user: toApiUser(user) };
   });
 
@@ -64,7 +64,7 @@ export async function passkeysRoutes(app: FastifyInstance, deps: PasskeysRouteDe
 
   app.delete('/api/passkeys/:id', { config: { access: 'signedIn' } }, async (request, reply) => {
     const { id } = parseInput(ZPasskeyParams, request.params);
-    await passkeys.remove(request.user!, id);
+    await passkeys.remove(request.user!, id, request.sessionTokenHash ?? undefined);
     return reply.status(204).send();
   });
 }

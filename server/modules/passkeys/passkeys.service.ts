@@ -13,6 +13,8 @@ import { COSEALG, isoBase64URL, isoUint8Array } from '@simplewebauthn/server/hel
 import type { TPasskey, TPasskeyList } from '../../../contracts/passkeys.ts';
 import type { PasskeysConfig } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
+import type { Invalidations, Sent } from '../../lib/invalidations.ts';
+import { deleteSessionsOfPasskey } from '../auth/sessions.repo.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { SessionUser } from '../../lib/http/types.ts';
 import type { Clock } from '../auth/auth.service.ts';
@@ -59,6 +61,10 @@ export type PasskeysDeps = {
   config: PasskeysConfig;
   adminEmails: readonly string[];
   now: Clock;
+  /** Every process's session cache hears of the sessions a removed passkey ends. */
+  invalidations: Pick<Invalidations, 'notify'>;
+  /** Told of those sessions once they are gone, so what this process holds open for them closes. */
+  sessionsEnded: (tokenHashes: readonly string[]) => void;
   logger?: { info(obj: object, msg: string): void };
 };
 
@@ -89,7 +95,7 @@ function refusal(err: unknown): string {
  * authenticator that keeps no signature counter; where it keeps one, a counter that did not
  * grow is refused too (the library's check).
  */
-export function createPasskeysService({ db, config, adminEmails, now, logger }: PasskeysDeps) {
+export function createPasskeysService({ db, config, adminEmails, now, invalidations, sessionsEnded, logger }: PasskeysDeps) {
   async function issueChallenge(values: Omit<ChallengeRow, 'expiresAt'>): Promise<void> {
     const at = now();
     await deleteExpiredChallenges(db, at);
@@ -149,7 +155,7 @@ export function createPasskeysService({ db, config, adminEmails, now, logger }: 
   }
 
   /** Makes the invited account with its first passkey; the invite is spent. */
-  async function acceptInvite(token: string, name: string, credential: RegistrationResponseJSON): Promise<SessionUser> {
+  async function acceptInvite(token: string, name: string, credential: RegistrationResponseJSON): Promise<{ user: SessionUser; passkeyId: string }> {
     const challenge = await take(credential.response.clientDataJSON, 'invite');
     const invite = await findUsableInvite(db, hashToken(token), now());
     if (!invite) throw new AppError('NOT_FOUND', INVITE_UNUSABLE);
@@ -169,11 +175,11 @@ export function createPasskeysService({ db, config, adminEmails, now, logger }: 
         role,
       });
       if (!(await useInvite(tx, invite.id, row.id, now()))) throw new AppError('NOT_FOUND', INVITE_UNUSABLE);
-      await insertPasskey(tx, { userId: row.id, name, ...passkey });
-      return row;
+      const added = await insertPasskey(tx, { userId: row.id, name, ...passkey });
+      return { row, passkeyId: added.id };
     });
-    logger?.info({ userId: user.id, inviteId: invite.id }, 'invite accepted: passkey account created');
-    return toSessionUser(user);
+    logger?.info({ userId: user.row.id, inviteId: invite.id }, 'invite accepted: passkey account created');
+    return { user: toSessionUser(user.row), passkeyId: user.passkeyId };
   }
 
   /** 409, not 403: nothing is forbidden to the user; the account simply signs in another way. */
@@ -204,7 +210,7 @@ export function createPasskeysService({ db, config, adminEmails, now, logger }: 
     return options;
   }
 
-  async function signIn(credential: AuthenticationResponseJSON): Promise<SessionUser> {
+  async function signIn(credential: AuthenticationResponseJSON): Promise<{ user: SessionUser; passkeyId: string }> {
     const challenge = await take(credential.response.clientDataJSON, 'sign-in');
     const passkey = await findPasskeyByCredentialId(db, credential.id);
     if (!passkey) throw new AppError('UNAUTHORIZED', NOT_REGISTERED);
@@ -229,7 +235,7 @@ export function createPasskeysService({ db, config, adminEmails, now, logger }: 
     }
     const user = await findUserById(db, passkey.userId);
     if (!user) throw new AppError('UNAUTHORIZED', NOT_REGISTERED);
-    return toSessionUser(user);
+    return { user: toSessionUser(user), passkeyId: passkey.id };
   }
 
   async function list(user: SessionUser): Promise<TPasskeyList> {
@@ -237,16 +243,29 @@ export function createPasskeysService({ db, config, adminEmails, now, logger }: 
     return { available: true, passkeys: (await listPasskeys(db, user.id)).map(toApiPasskey) };
   }
 
-  /** Removes one of the user's passkeys; never the last, which is their only way in. */
-  async function remove(user: SessionUser, id: string): Promise<void> {
+  /**
+   * Removes one of the user's passkeys; never the last, which is their only way in. The sessions
+   * it signed in end with it (a lost device is signed out), but `currentSession`, the one asking:
+   * the person removing it has just shown they are signed in here.
+   */
+  async function remove(user: SessionUser, id: string, currentSession: string | undefined): Promise<void> {
     requirePasskeyAccount(user);
-    await db.transaction(async (tx) => {
+    let sent = null as Sent | null;
+    const ended = await db.transaction(async (tx) => {
       const count = await countPasskeysForUpdate(tx, user.id);
       const own = (await listPasskeys(tx, user.id)).some((p) => p.id === id);
       if (!own) throw new AppError('NOT_FOUND', 'Passkey not found');
       if (count <= 1) throw new AppError('CONFLICT', 'This is your only passkey, your only way to sign in: add another before you remove it');
+      const sessions = await deleteSessionsOfPasskey(tx, id, currentSession);
       await deletePasskey(tx, user.id, id);
+      if (sessions.length > 0) sent = await invalidations.notify(tx, 'user', user.id);
+      return sessions;
     });
+    await sent?.delivered();
+    if (ended.length > 0) {
+      logger?.info({ userId: user.id, sessions: ended.length }, 'passkey removed: the sessions it signed in ended');
+      sessionsEnded(ended);
+    }
   }
 
   return { inviteOptions, acceptInvite, addOptions, add, signInOptions, signIn, list, remove };

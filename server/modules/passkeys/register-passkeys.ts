@@ -13,7 +13,15 @@ export async function registerPasskeys(
   { config, db, routeDeps, now }: { config: Config; db: Db; routeDeps: Omit<PasskeysRouteDeps, 'passkeys' | 'invites'>; now: Clock },
 ): Promise<void> {
   if (!config.passkeys) return;
-  const passkeys = createPasskeysService({ db, config: config.passkeys, adminEmails: config.adminEmails, now, logger: app.log });
+  const passkeys = createPasskeysService({
+    db,
+    config: config.passkeys,
+    adminEmails: config.adminEmails,
+    now,
+    invalidations: app.invalidations,
+    sessionsEnded: (tokenHashes) => routeDeps.auth.sessionsEnded(tokenHashes),
+    logger: app.log,
+  });
   const invites = createInvitesService({
     db,
     config: config.passkeys,

@@ -89,7 +89,7 @@ function RemoveDialog({ passkey, onClose }: { passkey: TPasskey | null; onClose(
       open={passkey !== null}
       onOpenChange={(open) => !open && onClose()}
       title={`Remove ${passkey?.name ?? 'this passkey'}?`}
-      description="It will no longer sign you in here. Your device may still list it: delete it there too."
+      description="It will no longer sign you in, and the devices it signed in are signed out (this one stays signed in). Your device may still list it: delete it there too."
       footer={
         <>
           <Button variant="outline" onClick={onClose}>
