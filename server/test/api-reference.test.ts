@@ -14,7 +14,7 @@ const ROW = /^\| (GET|POST|PUT|PATCH|DELETE) \| `([^`]+)` \| (public|signedIn|ad
 describe('the HTTP API reference (docs/reference/api.md)', () => {
   it('has a row for every registered /api route with its access, and no row for a route that is not', async () => {
     const registered = new Set<string>();
-    const setups = [
+    const setups: Record<string, string>[] = [
       {},
       { AUTH_PROVIDER: 'google', GOOGLE_CLIENT_ID: 'reference-client', GOOGLE_CLIENT_SECRET: 'reference-secret' },
       { AUTH_PROVIDER: 'oidc', OIDC_ISSUER_URL: 'http://127.0.0.1:9/', OIDC_CLIENT_ID: 'reference-client', OIDC_CLIENT_SECRET: 'reference-secret' },
