@@ -132,7 +132,7 @@ export const CONFIG_REFERENCE = {
   ANTHROPIC_BASE_URL: { area: 'chat', meaning: 'for proxies and tests; with the API version path as the SDK expects (`…/v1`)', defaultText: PROVIDERS_OWN },
   GOOGLE_AI_BASE_URL: { area: 'chat', meaning: 'for proxies and tests; with the API version path as the SDK expects (`…/v1beta`)', defaultText: PROVIDERS_OWN },
   XAI_BASE_URL: { area: 'chat', meaning: 'for proxies and tests; with the API version path as the SDK expects (`…/v1`)', defaultText: PROVIDERS_OWN },
-  DEEPSEEK_BASE_URL: { area: 'chat', meaning: 'for proxies and tests; DeepSeek\'s SDK adds no version path', defaultText: PROVIDERS_OWN },
+  DEEPSEEK_BASE_URL: { area: 'chat', meaning: 'for proxies and tests; without a version path, as the SDK expects', defaultText: PROVIDERS_OWN },
   OLLAMA_BASE_URL: { area: 'chat', meaning: 'the Ollama server for Llama (its OpenAI-compatible `/v1` is used; no key)' },
   OLLAMA_MODELS: { area: 'chat', meaning: 'comma list of the models Ollama serves; the Llama chat accepts only these' },
   CHAT_RATE_LIMIT: { area: 'chat', meaning: 'chat messages per user per minute, all assistants together (per server process)' },
