@@ -64,7 +64,7 @@ export const ZCreateChannel = z.discriminatedUnion(
         kind: z.literal('webhook'),
         name: ZChannelName,
         url: ZWebAddress,
-        /** Empty or absent: the standard body (README: Webhook schema). Checked to render by the service. */
+        /** Empty or absent: the standard body (docs/reference/webhooks.md: Webhook schema). Checked to render by the service. */
         template: z.string().trim().max(WEBHOOK_TEMPLATE_MAX, `The template must be at most ${WEBHOOK_TEMPLATE_MAX.toLocaleString('en-US')} characters`).optional(),
       })
       .strict(),
@@ -170,11 +170,11 @@ export type TChannelDelivery = z.infer<typeof ZChannelDelivery>;
 /** POST /api/channels/:id/test: one attempt, at once. */
 export type TChannelTestResult = { status: 'sent' } | { status: 'failed'; error: string };
 
-/** The version of the generic webhook's JSON body (README: Webhook schema). */
+/** The version of the generic webhook's JSON body (docs/reference/webhooks.md: Webhook schema). */
 export const WEBHOOK_SCHEMA_VERSION = 1;
 
 /**
- * The generic webhook's JSON body, version 1 (README: Webhook schema). Fields are only ever
+ * The generic webhook's JSON body, version 1 (docs/reference/webhooks.md: Webhook schema). Fields are only ever
  * added within a version, never renamed: `conditions` came with issue 30 (the owner's conditions
  * the notification tells of, in plain words; empty otherwise).
  */

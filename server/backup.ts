@@ -30,7 +30,7 @@ async function main(): Promise<number> {
     return 2;
   }
   if (target.kind === 'postgres') {
-    console.error(`DATABASE_URL is set: the database is PostgreSQL, which pg_dump backs up and pg_restore restores (README: Backups). This command is for the embedded database.`);
+    console.error(`DATABASE_URL is set: the database is PostgreSQL, which pg_dump backs up and pg_restore restores (docs/operator/backups-and-upgrades.md). This command is for the embedded database.`);
     return 1;
   }
   try {

@@ -135,7 +135,7 @@ function marketUrl(name: MarketHostName) {
   );
 }
 
-const ZEnv = z.object({
+export const ZEnv = z.object({
   NODE_ENV: z.preprocess(emptyToUndefined, z.enum(['development', 'production', 'test']).default('development')),
   PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(65535).default(3000)),
   HOST: z.preprocess(emptyToUndefined, z.string().default('127.0.0.1')),

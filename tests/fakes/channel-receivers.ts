@@ -14,7 +14,7 @@ import { adaptiveCardProblem } from './teams-card-schema.ts';
  * - `/webhook/<name>`: a generic webhook endpoint that verifies the X-Signature header and the
  *   Standard Webhooks headers (with the `standardwebhooks` library, as a receiver would) with the
  *   secret registered for <name> (400 when either does not match) and acts on each webhook-id
- *   once, as the README and the specification tell receivers (a repeat's verdict is
+ *   once, as the webhooks reference (docs/reference/webhooks.md) and the specification tell receivers (a repeat's verdict is
  *   'duplicate'), answering 204; one named 'flaky…' answers 503 to its first request;
  * - `/teams/<name>`: a Teams Workflows webhook ("Send webhook alerts to a channel"): 202 Accepted
  *   with no body for a message whose Adaptive Card follows the documented schema
@@ -64,7 +64,7 @@ export type ChannelReceivers = {
   receipts: ChannelReceipt[];
   /** The signing secret the webhook endpoint <name> verifies with (given once at creation);
    * `standardSecret`: the one it gives the standardwebhooks library, when another form of it
-   * (a secret made before the standard form, converted as the README says). */
+   * (a secret made before the standard form, converted as docs/reference/webhooks.md says). */
   setWebhookSecret(name: string, secret: string, standardSecret?: string): void;
   /** A bot token Telegram knows, and the chats it may write to. */
   addTelegramBot(token: string, chats: string[]): void;
@@ -80,7 +80,7 @@ export type ChannelReceivers = {
   close(): Promise<void>;
 };
 
-/** How old a signed timestamp may be, as a receiver following the README would check. */
+/** How old a signed timestamp may be, as a receiver following docs/reference/webhooks.md would check. */
 const SIGNATURE_TOLERANCE_SECONDS = 300;
 
 /** Slack's documented refusals of an incoming webhook, by the fake's <name>: [status, code]. */
@@ -173,7 +173,7 @@ export async function startChannelReceivers({ tls = true }: { tls?: boolean } = 
       if (verdict !== 'signed') return done('webhook', name, verdict, { status: 400, body: { error: verdict } });
       const standard = verifyStandardWebhook(registered?.standard, req.headers, last.body);
       if (standard !== 'signed') return done('webhook', name, standard, { status: 400, body: { error: standard } });
-      // As the README and the specification say: a request signed within the tolerance may be a
+      // As docs/reference/webhooks.md and the specification say: a request signed within the tolerance may be a
       // replay or a retry, so each webhook-id is acted on once; a repeat is answered 2xx and ignored.
       const key = `${name} ${String(req.headers['webhook-id'])}`;
       if (handled.has(key)) return done('webhook', name, 'duplicate', { status: 204 });
@@ -271,7 +271,7 @@ function verifyStandardWebhook(secret: string | undefined, headers: IncomingMess
   }
 }
 
-/** The check the README tells receivers to make: the header's parts, the time, then the HMAC. */
+/** The check docs/reference/webhooks.md tells receivers to make: the header's parts, the time, then the HMAC. */
 export function verifySignature(secret: string | undefined, header: string, body: string, nowSeconds = Math.floor(Date.now() / 1000)): string {
   if (!secret) return 'no secret registered';
   const parts = Object.fromEntries(header.split(',').map((p) => p.split('=', 2) as [string, string]));

@@ -19,11 +19,11 @@ import { selfSignedCert } from '../support/self-signed-cert.ts';
 import { proxyClient, sessionCookie, type Answer, type ProxyClient } from './proxy-client.ts';
 
 /**
- * Issue 20: the production path of the README, built for real. Debian's nginx runs the shipped
+ * Issue 20: the production path of docs/operator/deployment.md, built for real. Debian's nginx runs the shipped
  * site file (deploy/nginx/axiom.conf, only its host names replaced: see siteForTest) with a
  * self-signed certificate in front of two web processes (RUN_WORKERS=false) and one worker
  * (`npm run worker`), all on a throwaway PostgreSQL, with PUBLIC_URL https and TRUST_PROXY=true
- * as the README's environment file sets them. Everything is asked through nginx, as a browser
+ * as the deployment guide's environment file sets them. Everything is asked through nginx, as a browser
  * would; nginx's access log (the test's X-Probe header and the upstream it chose) tells which
  * web process answered.
  */

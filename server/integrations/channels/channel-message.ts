@@ -45,7 +45,7 @@ const TELEGRAM_TEXT_MAX = 4096;
 const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
 
-/** The generic webhook's body, schema version 1 (README: Webhook schema). Keys never change meaning. */
+/** The generic webhook's body, schema version 1 (docs/reference/webhooks.md: Webhook schema). Keys never change meaning. */
 export function webhookBody(message: ChannelMessage): string {
   const body: TWebhookBody = {
     version: WEBHOOK_SCHEMA_VERSION,
@@ -81,7 +81,7 @@ export function webhookSignature(secret: string, body: string, at: Date): string
  * every retry), `webhook-timestamp` (the attempt's unix seconds) and `webhook-signature`:
  * `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` keyed with the bytes the `whsec_`
  * secret's base64 holds. A secret made before the standard form holds base64url (docs/decisions/0090):
- * the same bytes, so its receivers verify with the same secret in base64 (README).
+ * the same bytes, so its receivers verify with the same secret in base64 (docs/reference/webhooks.md).
  */
 export function standardWebhookHeaders(secret: string, deliveryId: string, body: string, at: Date): Record<string, string> {
   const id = `msg_${deliveryId}`;

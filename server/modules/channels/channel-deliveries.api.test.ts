@@ -151,7 +151,7 @@ describe('channel deliveries', () => {
       },
     });
     // A request replayed within the signature's tolerance is signed too: the receiver, as the
-    // README says, acts on each webhook-id once.
+    // webhooks reference (docs/reference/webhooks.md) says, acts on each webhook-id once.
     const sent = fake.target.received.find((r) => r.path === '/webhook/run-hook')!;
     const signed = Object.fromEntries(['x-signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, String(sent.headers[h])]));
     expect(await replayTo(fake, sent.path, signed, sent.body)).toBe(204);

@@ -72,13 +72,13 @@ describe('chat images: upload, type by content, owner only (docs/decisions/0055)
     expect(await t.database.db.select().from(chatImages)).toEqual([]);
   });
 
-  it("takes exactly the upload body the README documents, and refuses a field it does not (issue 29: it documented a 'name' it refused)", async () => {
-    const readme = await readFile(new URL('../../../README.md', import.meta.url), 'utf8');
-    const documented = /`POST \/api\/chat\/images` \(`\{ ([^}]*) \}`/.exec(readme)?.[1];
-    expect(documented, 'README documents the upload body').toBeDefined();
+  it("takes exactly the upload body the API reference documents, and refuses a field it does not (issue 29: the README documented a 'name' it refused)", async () => {
+    const reference = await readFile(new URL('../../../docs/reference/api.md', import.meta.url), 'utf8');
+    const documented = /`POST \/api\/chat\/images` \(`\{ ([^}]*) \}`/.exec(reference)?.[1];
+    expect(documented, 'docs/reference/api.md documents the upload body').toBeDefined();
     const fields = documented!.split(',').map((field) => field.trim());
     const body: Record<string, string> = { type: 'image/png', data: SAMPLE_IMAGES.png };
-    // Every field the README names, optional ones (name?) included, is sent and taken.
+    // Every field the reference names, optional ones (name?) included, is sent and taken.
     const sent = Object.fromEntries(fields.map((field) => [field.replace(/\?$/, ''), body[field.replace(/\?$/, '')] ?? 'cat.png']));
     const res = await upload(t, owner, sent);
     expect(res.statusCode, res.body).toBe(201);

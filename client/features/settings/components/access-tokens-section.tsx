@@ -38,7 +38,7 @@ type Draft = { name: string; scope: TTokenScope; expiresInDays: (typeof TOKEN_EX
 type Errors = Partial<Record<keyof Draft, string>>;
 const asFieldError = (message: string | undefined): FieldError | undefined => (message ? { type: 'server', message } : undefined);
 
-/** Where MCP clients reach this server (the README shows how to add it to one). */
+/** Where MCP clients reach this server (docs/reference/mcp.md shows how to add it to one). */
 export const mcpUrl = () => `${window.location.origin}/mcp`;
 
 /**
@@ -251,7 +251,7 @@ function NewToken({ token, onDone }: { token: TCreatedAccessToken; onDone(): voi
   return (
     <div role="alert" className="mb-6 rounded-md border border-amber-300 bg-amber-50 p-4">
       <p className="font-medium text-slate-900">Your new token “{token.name}”</p>
-      <p className="mt-1 text-sm text-slate-700">Copy it now: it will not be shown again. Give it to your MCP client as the bearer token for {mcpUrl()} (the README shows how).</p>
+      <p className="mt-1 text-sm text-slate-700">Copy it now: it will not be shown again. Give it to your MCP client as the bearer token for {mcpUrl()} (the MCP reference, docs/reference/mcp.md, shows how).</p>
       <code className="mt-2 block rounded bg-white px-2 py-1 font-mono text-sm break-all" aria-label="New access token">
         {token.token}
       </code>

@@ -183,7 +183,7 @@ function AddChannelForm() {
       {secret && (
         <div role="alert" className="mb-6 rounded-md border border-amber-300 bg-amber-50 p-4">
           <p className="font-medium text-slate-900">Signing secret for {secret.name}</p>
-          <p className="mt-1 text-sm text-slate-700">Copy it now: it is shown this once. Your endpoint checks each request’s Standard Webhooks signature (webhook-signature) or X-Signature with it (README).</p>
+          <p className="mt-1 text-sm text-slate-700">Copy it now: it is shown this once. Your endpoint checks each request’s Standard Webhooks signature (webhook-signature) or X-Signature with it (the webhooks reference, docs/reference/webhooks.md).</p>
           <code className="mt-2 block break-all rounded bg-white px-2 py-1 font-mono text-sm" aria-label="Signing secret">
             {secret.value}
           </code>
