@@ -41,7 +41,7 @@ export const ZSyncUser = z
 
 /** GET /api/auth/google/start: the attempt the result page will answer (the app's popup always
  * names one; a sign-in started without one is a full-page sign-in). */
-export const ZGoogleStartQuery = z.object({
+export const ZPopupSignInStartQuery = z.object({
   attempt: z.string().regex(SIGN_IN_ATTEMPT_PATTERN, 'The sign-in attempt must be 16 to 64 letters, digits, - or _').optional(),
 });
 

@@ -14,11 +14,12 @@ export const AGENT_OWNER_ROLE = 'admin';
 export const canOwnAgents = (role: string | null | undefined): boolean => role === AGENT_OWNER_ROLE;
 export const DEFAULT_READ_TIME = '5 min read';
 export const SIGN_IN_POPUP = { width: 500, height: 600 } as const;
-/** What Google sign-in's result page posts, and the BroadcastChannel it also posts on
- * (contracts/google-sign-in.ts has the message; these two are apart so that the landing page's
+/** What a popup sign-in's result page posts (Google's or the operator's provider's; the type's
+ * value is kept from when Google was the only one), and the BroadcastChannel it also posts on
+ * (contracts/popup-sign-in.ts has the message; these two are apart so that the landing page's
  * first load carries no more of it than its listener needs). */
-export const GOOGLE_RESULT_TYPE = 'auth:google';
-export const GOOGLE_RESULT_CHANNEL = 'auth';
+export const SIGN_IN_RESULT_TYPE = 'auth:google';
+export const SIGN_IN_RESULT_CHANNEL = 'auth';
 /** A sign-in attempt's id, made by the tab that opens the popup and echoed by the result page. */
 export const SIGN_IN_ATTEMPT_PATTERN = /^[A-Za-z0-9_-]{16,64}$/;
 /** An ID token whose auth_time or iat is older than this is refused. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ZGoogleStartQuery } from '../../../contracts/auth.ts';
+import { ZPopupSignInStartQuery } from '../../../contracts/auth.ts';
 import type { OidcProviderConfig } from '../../config.ts';
 import { createOidcClient, type OidcProviderTraits } from '../../integrations/oidc.ts';
 import { parseInput } from '../../lib/validate.ts';
@@ -59,7 +59,7 @@ export async function oidcAuthRoutes(app: FastifyInstance, deps: OidcAuthRouteDe
   const rateLimit = signInRateLimit(deps.signInRateLimit);
 
   app.get(`${BASE_PATH}/start`, { config: { access: 'public', rateLimit } }, async (request, reply) => {
-    const { attempt } = parseInput(ZGoogleStartQuery, request.query);
+    const { attempt } = parseInput(ZPopupSignInStartQuery, request.query);
     try {
       const { url, transaction } = await signIn.start(request.log);
       transactionCookie.set(reply, { ...transaction, attempt });

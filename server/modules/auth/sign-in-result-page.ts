@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
-import { GOOGLE_RESULT_CHANNEL, GOOGLE_RESULT_TYPE, type TGoogleSignInResult } from '../../../contracts/google-sign-in.ts';
+import { SIGN_IN_RESULT_CHANNEL, SIGN_IN_RESULT_TYPE, type TPopupSignInResult } from '../../../contracts/popup-sign-in.ts';
 import { escapeHtml, jsonForScript } from '../../lib/http/html.ts';
 
 /** What the result page tells the person and the tab that started the attempt. */
@@ -17,7 +17,7 @@ export type PageOutcome = { status: number; ok: boolean; text: string; attempt?:
 const RESULT_SCRIPT = `(function () {
   var data = JSON.parse(document.getElementById('result').textContent);
   try { if (window.opener) window.opener.postMessage(data.result, data.origin); } catch (e) {}
-  try { var channel = new BroadcastChannel(${JSON.stringify(GOOGLE_RESULT_CHANNEL)}); channel.postMessage(data.result); channel.close(); } catch (e) {}
+  try { var channel = new BroadcastChannel(${JSON.stringify(SIGN_IN_RESULT_CHANNEL)}); channel.postMessage(data.result); channel.close(); } catch (e) {}
   if (!data.result.ok && !data.result.attempt) return;
   window.close();
   if (!window.closed) window.location.replace(data.result.ok ? '/dashboard' : '/');
@@ -37,8 +37,8 @@ export const RESULT_PAGE_CSP = [
 /** Sends the page that reports a sign-in outcome to the tab at `origin` and closes itself. */
 export function resultPageRenderer(origin: string) {
   return (reply: FastifyReply, outcome: PageOutcome): FastifyReply => {
-    const result: TGoogleSignInResult = {
-      type: GOOGLE_RESULT_TYPE,
+    const result: TPopupSignInResult = {
+      type: SIGN_IN_RESULT_TYPE,
       ok: outcome.ok,
       ...(outcome.ok ? {} : { message: outcome.text }),
       ...(outcome.attempt ? { attempt: outcome.attempt } : {}),

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { SIGN_IN_ATTEMPT_PATTERN, SIGN_IN_ATTEMPT_TTL_MS } from '../../../contracts/google-sign-in.ts';
+import { SIGN_IN_ATTEMPT_PATTERN, SIGN_IN_ATTEMPT_TTL_MS } from '../../../contracts/popup-sign-in.ts';
 import type { SignInTransaction } from '../../integrations/oidc.ts';
 import type { Clock } from './auth.service.ts';
 

@@ -25,7 +25,7 @@ beforeAll(() => {
 });
 
 // Google's part of the tab is a lazy chunk; loaded before the tests so it mounts at once.
-beforeAll(() => import('./google-sign-in-host.tsx'));
+beforeAll(() => import('./popup-sign-in-host.tsx'));
 
 function Probe() {
   const { user, loading, signInWithPopup } = useAuth();

@@ -7,12 +7,12 @@ import { appConfig } from '../../../lib/app-config.ts';
 import { useInBrowser } from '../../../lib/in-browser.ts';
 import { fetchMe, loginLocal, logoutRequest } from '../api/auth-api.ts';
 import { AuthContext, type AuthContextValue } from '../../../lib/auth-context.ts';
-import type { SignInFromSession } from './google-sign-in-host.tsx';
+import type { SignInFromSession } from './popup-sign-in-host.tsx';
 
-// Google's part of the tab (google-sign-in-host.tsx), after the first render; if it cannot load
+// Google's part of the tab (popup-sign-in-host.tsx), after the first render; if it cannot load
 // (a deploy replaced it), sign-in still works from the click, which loads it again.
-const GoogleSignInHost = lazy<ComponentType<{ signIn: SignInFromSession }>>(() =>
-  import('./google-sign-in-host.tsx').catch(() => ({ default: () => null })),
+const PopupSignInHost = lazy<ComponentType<{ signIn: SignInFromSession }>>(() =>
+  import('./popup-sign-in-host.tsx').catch(() => ({ default: () => null })),
 );
 
 /**
@@ -71,8 +71,8 @@ export function AuthProvider({ session, children }: { session: SessionStore; chi
     setPopupOpen(true);
     try {
       // Loaded on click: the popup code has no place in the landing page's first load.
-      const { signInWithGooglePopup } = await import('./google-sign-in-host.tsx');
-      return await signInWithGooglePopup(signInFromSession, provider);
+      const { signInWithPopupProvider } = await import('./popup-sign-in-host.tsx');
+      return await signInWithPopupProvider(signInFromSession, provider);
     } catch (err) {
       notify.error('Login failed', errorMessage(err, provider === 'google' ? 'Failed to sign in with Google' : 'Failed to sign in', { serverWords: false }));
       return null;
@@ -124,7 +124,7 @@ export function AuthProvider({ session, children }: { session: SessionStore; chi
       {children}
       {inBrowser && provider !== 'local' && (
         <Suspense fallback={null}>
-          <GoogleSignInHost signIn={signInFromSession} />
+          <PopupSignInHost signIn={signInFromSession} />
         </Suspense>
       )}
     </AuthContext.Provider>

@@ -22,7 +22,7 @@ beforeAll(() => {
   config.textContent = JSON.stringify({ siteName: 'Test', contactEmail: 'a@example.com', authProvider: 'oidc', signInLabel: 'Sign in with Acme SSO' });
   document.head.append(config);
 });
-beforeAll(() => import('./google-sign-in-host.tsx'));
+beforeAll(() => import('./popup-sign-in-host.tsx'));
 
 function Where() {
   return <p>path:{useLocation().pathname}</p>;

@@ -1,10 +1,10 @@
 import { SIGN_IN_POPUP } from '../../../../contracts/constants.ts';
 import {
-  GOOGLE_RESULT_CHANNEL,
-  isGoogleSignInResult,
+  SIGN_IN_RESULT_CHANNEL,
+  isPopupSignInResult,
   SIGN_IN_ATTEMPT_TTL_MS,
-  type TGoogleSignInResult,
-} from '../../../../contracts/google-sign-in.ts';
+  type TPopupSignInResult,
+} from '../../../../contracts/popup-sign-in.ts';
 
 /** Where a popup sign-in starts: Google's, or the operator's own OpenID Connect provider's. */
 export function signInStartUrl(provider: PopupProvider): string {
@@ -32,7 +32,7 @@ export type SignInProgress =
   | { kind: 'result'; result: SignInResult }
   | { kind: 'closed'; result: Promise<SignInResult | null> };
 
-export type GoogleSignInAttempt = {
+export type PopupSignInAttempt = {
   /** Sent to the server, which echoes it on the result page. */
   id: string;
   progress: Promise<SignInProgress>;
@@ -48,7 +48,7 @@ let current: { abandon(): void } | null = null;
  * later copies, and results of other attempts, are ignored. Throws at once when the browser
  * blocks the popup.
  */
-export function startGoogleSignIn(provider: PopupProvider = 'google'): GoogleSignInAttempt {
+export function startPopupSignIn(provider: PopupProvider = 'google'): PopupSignInAttempt {
   const id = newAttemptId();
   const popup = window.open(`${signInStartUrl(provider)}?attempt=${id}`, POPUP_NAME, popupFeatures());
   if (!popup) throw new Error(POPUP_BLOCKED_MESSAGE);
@@ -74,7 +74,7 @@ function newAttemptId(): string {
 }
 
 function listen(popup: Window, id: string): { progress: Promise<SignInProgress>; abandon(): void } {
-  const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(GOOGLE_RESULT_CHANNEL) : null;
+  const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(SIGN_IN_RESULT_CHANNEL) : null;
   let resolveProgress!: (progress: SignInProgress) => void;
   const progress = new Promise<SignInProgress>((resolve) => (resolveProgress = resolve));
   let resolveLate: ((result: SignInResult | null) => void) | null = null;
@@ -91,7 +91,7 @@ function listen(popup: Window, id: string): { progress: Promise<SignInProgress>;
   };
 
   /** The first copy of this attempt's result ends everything. */
-  const settle = (data: TGoogleSignInResult) => {
+  const settle = (data: TPopupSignInResult) => {
     if (done || data.attempt !== id) return;
     stop();
     const result: SignInResult = data.ok ? { ok: true } : { ok: false, message: data.message || FAILED_MESSAGE };
@@ -109,11 +109,11 @@ function listen(popup: Window, id: string): { progress: Promise<SignInProgress>;
 
   // Only our own origin may speak for the popup; any other page could post this shape.
   const onWindowMessage = (event: MessageEvent) => {
-    if (event.origin === window.location.origin && isGoogleSignInResult(event.data)) settle(event.data);
+    if (event.origin === window.location.origin && isPopupSignInResult(event.data)) settle(event.data);
   };
   // A BroadcastChannel is same-origin by construction.
   const onChannelMessage = (event: MessageEvent) => {
-    if (isGoogleSignInResult(event.data)) settle(event.data);
+    if (isPopupSignInResult(event.data)) settle(event.data);
   };
   // Looking closed ends the wait in front of the person, not the listening.
   const closedPoll = setInterval(() => {

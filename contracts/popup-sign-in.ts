@@ -1,18 +1,18 @@
-import { GOOGLE_RESULT_TYPE, SIGN_IN_ATTEMPT_PATTERN } from './constants.ts';
+import { SIGN_IN_RESULT_TYPE, SIGN_IN_ATTEMPT_PATTERN } from './constants.ts';
 
 /**
- * How a Google sign-in attempt reports back: the server's result page
- * (server/modules/auth/google.routes.ts) posts a result to the popup's opener and on a
- * BroadcastChannel; the tab that started the attempt (client/features/auth/lib/google-popup.ts)
+ * How a sign-in in a popup (Google's, or the operator's OpenID Connect provider's) reports back:
+ * the server's result page (server/modules/auth/sign-in-result-page.ts) posts a result to the popup's opener and on a
+ * BroadcastChannel; the tab that started the attempt (client/features/auth/lib/sign-in-popup.ts)
  * takes the first copy addressed to it. No zod here: the client's popup module reads it.
  */
-export { GOOGLE_RESULT_CHANNEL, GOOGLE_RESULT_TYPE, SIGN_IN_ATTEMPT_PATTERN } from './constants.ts';
+export { SIGN_IN_RESULT_CHANNEL, SIGN_IN_RESULT_TYPE, SIGN_IN_ATTEMPT_PATTERN } from './constants.ts';
 
 /** How long an attempt lives: the server's transaction cookie, and the tab listening for it. */
 export const SIGN_IN_ATTEMPT_TTL_MS = 10 * 60 * 1000;
 
-export type TGoogleSignInResult = {
-  type: typeof GOOGLE_RESULT_TYPE;
+export type TPopupSignInResult = {
+  type: typeof SIGN_IN_RESULT_TYPE;
   ok: boolean;
   /** The reason, on a failure. */
   message?: string;
@@ -20,11 +20,11 @@ export type TGoogleSignInResult = {
   attempt?: string;
 };
 
-export function isGoogleSignInResult(data: unknown): data is TGoogleSignInResult {
+export function isPopupSignInResult(data: unknown): data is TPopupSignInResult {
   if (typeof data !== 'object' || data === null) return false;
   const { type, ok, message, attempt } = data as Record<string, unknown>;
   return (
-    type === GOOGLE_RESULT_TYPE &&
+    type === SIGN_IN_RESULT_TYPE &&
     typeof ok === 'boolean' &&
     (message === undefined || typeof message === 'string') &&
     (attempt === undefined || (typeof attempt === 'string' && SIGN_IN_ATTEMPT_PATTERN.test(attempt)))

@@ -1,10 +1,10 @@
 import { useEffect, useRef } from 'react';
 import type { TUser } from '../../../../contracts/users.ts';
-import { GOOGLE_RESULT_CHANNEL, isGoogleSignInResult } from '../../../../contracts/google-sign-in.ts';
+import { SIGN_IN_RESULT_CHANNEL, isPopupSignInResult } from '../../../../contracts/popup-sign-in.ts';
 import { useAuth } from '../../../lib/auth-context.ts';
 import { useNavigation } from '../../../lib/navigation.ts';
 import { notify } from '../../../lib/notify.ts';
-import { FAILED_MESSAGE, startGoogleSignIn, type PopupProvider, type SignInResult } from '../lib/google-popup.ts';
+import { FAILED_MESSAGE, startPopupSignIn, type PopupProvider, type SignInResult } from '../lib/sign-in-popup.ts';
 import { postLoginPath } from '../lib/post-login-path.ts';
 
 // The tab's part in Google sign-in, beyond what the AuthProvider keeps for every page: loaded on
@@ -27,8 +27,8 @@ let host: { signedIn(): boolean; redirect(): void } | null = null;
  * attempt's result, if one comes, is then finished here, with SPEC's redirect (from / or /login
  * to /dashboard). Rejects with the reason on a refusal or a blocked popup, for the caller's toast.
  */
-export async function signInWithGooglePopup(signIn: SignInFromSession, provider: PopupProvider = 'google'): Promise<TUser | null> {
-  const attempt = startGoogleSignIn(provider);
+export async function signInWithPopupProvider(signIn: SignInFromSession, provider: PopupProvider = 'google'): Promise<TUser | null> {
+  const attempt = startPopupSignIn(provider);
   ownAttempts.add(attempt.id);
   const progress = await attempt.progress;
   if (progress.kind === 'result') return finish(progress.result, signIn);
@@ -55,7 +55,7 @@ async function finish(result: SignInResult, signIn: SignInFromSession): Promise<
  * this tab in too (the session cookie is shared; that tab's failures are its own to show), and a
  * late sign-in gets SPEC's redirect from the page the person is on by then.
  */
-export default function GoogleSignInHost({ signIn }: { signIn: SignInFromSession }) {
+export default function PopupSignInHost({ signIn }: { signIn: SignInFromSession }) {
   const { user } = useAuth();
   const { pathname, navigate } = useNavigation();
   const screen = useRef({ user, pathname });
@@ -70,10 +70,10 @@ export default function GoogleSignInHost({ signIn }: { signIn: SignInFromSession
     };
     const mounted = { signedIn: () => Boolean(screen.current.user), redirect };
     host = mounted;
-    const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(GOOGLE_RESULT_CHANNEL) : null;
+    const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(SIGN_IN_RESULT_CHANNEL) : null;
     if (channel) {
       channel.onmessage = async ({ data }: MessageEvent) => {
-        if (!isGoogleSignInResult(data) || !data.ok || ownAttempts.has(data.attempt ?? '') || mounted.signedIn()) return;
+        if (!isPopupSignInResult(data) || !data.ok || ownAttempts.has(data.attempt ?? '') || mounted.signedIn()) return;
         // A failure was logged by the request helper; this tab did not ask to sign in.
         if (await signIn().catch(() => null)) redirect();
       };

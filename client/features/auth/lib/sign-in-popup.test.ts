@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { SIGN_IN_ATTEMPT_PATTERN, SIGN_IN_ATTEMPT_TTL_MS } from '../../../../contracts/google-sign-in.ts';
-import { POPUP_BLOCKED_MESSAGE, startGoogleSignIn, type SignInProgress } from './google-popup.ts';
+import { SIGN_IN_ATTEMPT_PATTERN, SIGN_IN_ATTEMPT_TTL_MS } from '../../../../contracts/popup-sign-in.ts';
+import { POPUP_BLOCKED_MESSAGE, startPopupSignIn, type SignInProgress } from './sign-in-popup.ts';
 
 type FakePopup = { closed: boolean; focus: () => void; close: () => void };
 
@@ -96,9 +96,9 @@ afterEach(async () => {
   vi.unstubAllGlobals();
 });
 
-describe('startGoogleSignIn', () => {
+describe('startPopupSignIn', () => {
   it('opens the start route for a new attempt in a centred 500x600 popup', async () => {
-    const attempt = startGoogleSignIn();
+    const attempt = startPopupSignIn();
     expect(attempt.id).toMatch(SIGN_IN_ATTEMPT_PATTERN);
     expect(open).toHaveBeenCalledTimes(1);
     const [url, name, features] = open.mock.calls[0] as [string, string, string];
@@ -108,13 +108,13 @@ describe('startGoogleSignIn', () => {
     expect(features).toContain('left=600'); // 100 + (1500 - 500) / 2
     expect(features).toContain('top=250'); // 50 + (1000 - 600) / 2
     expect(features).not.toContain('noopener'); // the popup must be able to reach us
-    expect(startGoogleSignIn().id).not.toBe(attempt.id);
+    expect(startPopupSignIn().id).not.toBe(attempt.id);
   });
 
   it('throws at once when the popup is blocked, listening to nothing', () => {
     open.mockReturnValue(null);
     const add = vi.spyOn(window, 'addEventListener');
-    expect(() => startGoogleSignIn()).toThrow(POPUP_BLOCKED_MESSAGE);
+    expect(() => startPopupSignIn()).toThrow(POPUP_BLOCKED_MESSAGE);
     expect(add).not.toHaveBeenCalledWith('message', expect.anything());
     expect(vi.getTimerCount()).toBe(0);
   });
@@ -123,7 +123,7 @@ describe('startGoogleSignIn', () => {
     it('postMessage only (the opener link intact): the result, then everything is let go', async () => {
       const remove = vi.spyOn(window, 'removeEventListener');
       const closeChannel = vi.spyOn(FakeBroadcastChannel.prototype, 'close');
-      const { id, progress } = startGoogleSignIn();
+      const { id, progress } = startPopupSignIn();
       expect(vi.getTimerCount()).toBe(2); // the closed poll and the expiry
       postFromPopup(ok(id));
       expect(await progress).toEqual({ kind: 'result', result: { ok: true } });
@@ -133,7 +133,7 @@ describe('startGoogleSignIn', () => {
     });
 
     it('channel only (the opener link cut)', async () => {
-      const { id, progress } = startGoogleSignIn();
+      const { id, progress } = startPopupSignIn();
       postOnChannel(refused(id, 'Google sign-in was refused: the Google account email address is not verified'));
       expect(await settled(progress)).toEqual({
         kind: 'result',
@@ -142,7 +142,7 @@ describe('startGoogleSignIn', () => {
     });
 
     it('both paths: the first copy wins, the second changes nothing', async () => {
-      const { id, progress } = startGoogleSignIn();
+      const { id, progress } = startPopupSignIn();
       postFromPopup(refused(id, 'first'));
       postOnChannel(refused(id, 'second'));
       await flush();
@@ -150,14 +150,14 @@ describe('startGoogleSignIn', () => {
     });
 
     it('duplicate results on the channel: the first counts', async () => {
-      const { id, progress } = startGoogleSignIn();
+      const { id, progress } = startPopupSignIn();
       postOnChannel(ok(id));
       postOnChannel(refused(id, 'a later copy'));
       expect(await settled(progress)).toEqual({ kind: 'result', result: { ok: true } });
     });
 
     it('message, then the popup closes: the result, and the close is not an outcome', async () => {
-      const { id, progress } = startGoogleSignIn();
+      const { id, progress } = startPopupSignIn();
       postFromPopup(refused(id, 'Google sign-in was cancelled.'));
       await popupLooksClosed();
       expect(await progress).toEqual({ kind: 'result', result: { ok: false, message: 'Google sign-in was cancelled.' } });
@@ -165,7 +165,7 @@ describe('startGoogleSignIn', () => {
     });
 
     it('close seen first, then the result on the channel: closed first, the result still arrives', async () => {
-      const { id, progress } = startGoogleSignIn();
+      const { id, progress } = startPopupSignIn();
       await vi.advanceTimersByTimeAsync(1500);
       expect(await settled(progress)).toBe('pending'); // the popup is open: still waiting
       await popupLooksClosed();
@@ -178,7 +178,7 @@ describe('startGoogleSignIn', () => {
     });
 
     it('close seen first, then the result by postMessage', async () => {
-      const { id, progress } = startGoogleSignIn();
+      const { id, progress } = startPopupSignIn();
       await popupLooksClosed();
       const late = (await closedFirst(progress)).result;
       postFromPopup(ok(id));
@@ -186,7 +186,7 @@ describe('startGoogleSignIn', () => {
     });
 
     it('close seen first, then both copies: the first counts', async () => {
-      const { id, progress } = startGoogleSignIn();
+      const { id, progress } = startPopupSignIn();
       await popupLooksClosed();
       const late = (await closedFirst(progress)).result;
       postOnChannel(refused(id, 'first'));
@@ -197,7 +197,7 @@ describe('startGoogleSignIn', () => {
 
     it('closed for real: nothing comes, and the attempt ends silently when it expires', async () => {
       const remove = vi.spyOn(window, 'removeEventListener');
-      const { progress } = startGoogleSignIn();
+      const { progress } = startPopupSignIn();
       await popupLooksClosed();
       const late = (await closedFirst(progress)).result;
       expect(await settled(late)).toBe('pending');
@@ -209,13 +209,13 @@ describe('startGoogleSignIn', () => {
   });
 
   it('uses a default message when a failure gives none', async () => {
-    const { id, progress } = startGoogleSignIn();
+    const { id, progress } = startPopupSignIn();
     postOnChannel(refused(id));
     expect(await settled(progress)).toEqual({ kind: 'result', result: { ok: false, message: 'Failed to sign in with Google' } });
   });
 
   it('ignores other origins, other shapes, other attempts and results addressed to none', async () => {
-    const { id, progress } = startGoogleSignIn();
+    const { id, progress } = startPopupSignIn();
     postFromPopup(ok(id), 'https://evil.example');
     postFromPopup({ type: 'something-else', ok: true, attempt: id });
     postFromPopup('auth:google');
@@ -231,11 +231,11 @@ describe('startGoogleSignIn', () => {
   });
 
   it('a new attempt replaces one still listening, which ends with no result', async () => {
-    const first = startGoogleSignIn();
+    const first = startPopupSignIn();
     await popupLooksClosed();
     const late = (await closedFirst(first.progress)).result;
     popup.closed = false;
-    const second = startGoogleSignIn();
+    const second = startPopupSignIn();
     expect(await late).toBeNull();
     postOnChannel(ok(first.id)); // too late for the first, and not the second's
     postOnChannel(ok(second.id));
