@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { startOidcProvider, type OidcProviderHarness } from '../fakes/oidc-provider.ts';
-import { expect, expectSignedOutHeader, headerItem, siteHeader, test, toasts } from './fixtures.ts';
+import { expect, expectFitsViewport, expectSignedOutHeader, headerItem, PHONE_VIEWPORT, siteHeader, test, toasts } from './fixtures.ts';
 import { freePort, startAppServer, type AppServer } from './support/app-server.ts';
 
 // AUTH_PROVIDER=oidc in Chromium against a real OpenID Connect provider (oidc-provider, run by
@@ -67,4 +67,11 @@ test('signs in through the operator’s provider; removed from the admin group, 
   // Her admin session on the first device ended with that sign-in.
   await page.reload();
   await expectSignedOutHeader(page);
+});
+
+test('the sign-in page with the operator’s button fits a phone', async ({ page }) => {
+  await page.setViewportSize(PHONE_VIEWPORT);
+  await page.goto(`${app.url}/login`);
+  await expect(page.getByRole('main').getByRole('button', { name: 'Sign in with Acme SSO' })).toBeInViewport();
+  await expectFitsViewport(page, 'sign-in with the operator’s provider, on a phone');
 });

@@ -3,7 +3,7 @@ import { defaultAgentConfig, findTemplate, type TAgent } from '../../contracts/a
 import type { TCreatedChannel } from '../../contracts/channels.ts';
 import { Webhook } from 'standardwebhooks';
 import { startChannelReceivers } from '../fakes/channel-receivers.ts';
-import { expect, test } from './fixtures.ts';
+import { expect, expectFitsViewport, PHONE_VIEWPORT, test } from './fixtures.ts';
 import { expectNoSeriousViolations } from './support/axe.ts';
 import { OUTBOUND_FAILURES } from '../../contracts/outbound.ts';
 
@@ -91,6 +91,10 @@ test.describe('channels', () => {
       await form.getByRole('button', { name: 'Add channel' }).click();
       await expect(form.getByText(/put each placeholder inside a JSON string/)).toBeVisible();
       await expect(template).toHaveAttribute('aria-invalid', 'true');
+      const desktop = page.viewportSize()!;
+      await page.setViewportSize(PHONE_VIEWPORT);
+      await expectFitsViewport(page, 'a webhook with a refused message template, on a phone');
+      await page.setViewportSize(desktop);
       await template.fill(`{"topic": "alerts-${suffix}", "title": "{{agent.name}}: {{title}}", "message": "{{message}}", "click": "{{link}}"}`);
       await form.getByRole('button', { name: 'Add channel' }).click();
       const secret = page.getByLabel('Signing secret');

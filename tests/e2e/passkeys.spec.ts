@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { CDPSession, Page } from '@playwright/test';
-import { expect, test } from './fixtures.ts';
+import { expect, expectFitsViewport, PHONE_VIEWPORT, test } from './fixtures.ts';
 import { freePort, startAppServer, type AppServer } from './support/app-server.ts';
 import { ADMIN_EMAIL, ADMIN_NAME } from './support/constants.ts';
 
@@ -61,6 +61,8 @@ test('an invited person registers a passkey, signs in with it (a replayed assert
   await dialog.getByRole('button', { name: 'Send invite' }).click();
   const link = await dialog.getByLabel('Invite link').inputValue();
   await expectAccessible(page, '[role="dialog"]');
+  await page.setViewportSize(PHONE_VIEWPORT);
+  await expectFitsViewport(page, 'the invite dialog with its link, on a phone');
   expect(link).toMatch(new RegExp(`^${origin}/invite#[A-Za-z0-9_-]{43}$`));
 
   // The invited person, in a browser of their own, on their laptop.
@@ -112,6 +114,14 @@ test('an invited person registers a passkey, signs in with it (a replayed assert
   await person.getByRole('button', { name: 'Add passkey' }).click();
   await expect(passkeys.getByRole('listitem')).toHaveCount(2);
   await expect(passkeys.getByText('Phone')).toBeVisible();
+  const desktop = person.viewportSize()!;
+  await person.setViewportSize(PHONE_VIEWPORT);
+  await expectFitsViewport(person, 'Settings → Passkeys with two, on a phone');
+  await passkeys.getByRole('button', { name: 'Remove Laptop' }).click();
+  await expect(person.getByRole('dialog')).toContainText('the devices it signed in are signed out');
+  await expectFitsViewport(person, 'the remove-passkey dialog, on a phone');
+  await person.getByRole('dialog').getByRole('button', { name: 'Keep it' }).click();
+  await person.setViewportSize(desktop);
 
   // The laptop's passkey is removed.
   await passkeys.getByRole('button', { name: 'Remove Laptop' }).click();
