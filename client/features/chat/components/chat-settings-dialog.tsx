@@ -8,6 +8,7 @@ import { errorMessage } from '../../../lib/api-client.ts';
 import { notify } from '../../../lib/notify.ts';
 import { PRESETS_URL, createPreset, deletePreset, listPresets, updatePreset } from '../api/chat-api.ts';
 import type { ChatSettings } from '../lib/chat-storage.ts';
+import { FIELD, PromptField } from './prompt-field.tsx';
 
 type Props = {
   open: boolean;
@@ -19,7 +20,6 @@ type Props = {
   onSave(settings: ChatSettings): void;
 };
 
-const FIELD = 'w-full rounded-md border border-slate-300 px-3 py-2 text-sm text-slate-900 focus-visible:outline-2 focus-visible:outline-brand-600';
 const DEFAULT_TEMPERATURE = 0.7;
 
 /**
@@ -40,7 +40,7 @@ function SettingsForm({ info, model, settings, onSave, onDone }: Omit<Props, 'op
   const [systemPrompt, setSystemPrompt] = useState(settings.systemPrompt);
   const [temperature, setTemperature] = useState<number | null>(settings.temperature === null ? null : Math.min(settings.temperature, info.temperatureMax));
   const [presetName, setPresetName] = useState('');
-  const ids = { prompt: useId(), temperature: useId(), preset: useId(), presetError: useId(), promptHint: useId() };
+  const ids = { prompt: useId(), temperature: useId(), preset: useId(), presetError: useId() };
   const queryClient = useQueryClient();
   const presets = useQuery({ queryKey: [PRESETS_URL], queryFn: ({ signal }) => listPresets(signal) });
   const refresh = () => void queryClient.invalidateQueries({ queryKey: [PRESETS_URL] });
@@ -86,24 +86,14 @@ function SettingsForm({ info, model, settings, onSave, onDone }: Omit<Props, 'op
         onDone();
       }}
     >
-      <div>
-        <label htmlFor={ids.prompt} className="block text-sm font-medium text-slate-800">
-          System prompt
-        </label>
-        <textarea
-          id={ids.prompt}
-          value={systemPrompt}
-          onChange={(event) => setSystemPrompt(event.target.value)}
-          maxLength={CHAT_LIMITS.maxSystemPromptChars}
-          rows={5}
-          aria-describedby={ids.promptHint}
-          placeholder="For example: You are a concise assistant. Answer in French."
-          className={`${FIELD} mt-1 resize-y`}
-        />
-        <p id={ids.promptHint} className="mt-1 text-xs text-slate-600">
-          Sent with every message of this chat. {systemPrompt.length.toLocaleString('en-US')} / {CHAT_LIMITS.maxSystemPromptChars.toLocaleString('en-US')} characters.
-        </p>
-      </div>
+      <PromptField
+        id={ids.prompt}
+        label="System prompt"
+        value={systemPrompt}
+        onChange={setSystemPrompt}
+        placeholder="For example: You are a concise assistant. Answer in French."
+        hint={`Sent with every message of this chat. ${systemPrompt.length.toLocaleString('en-US')} / ${CHAT_LIMITS.maxSystemPromptChars.toLocaleString('en-US')} characters.`}
+      />
 
       <fieldset>
         <legend className="text-sm font-medium text-slate-800">Temperature</legend>

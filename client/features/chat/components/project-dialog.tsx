@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { FileText, Trash2, Upload } from 'lucide-react';
 import { useId, useRef, useState } from 'react';
-import { CHAT_LIMITS, CHAT_PROVIDER_INFO, CHAT_PROVIDERS, type TChatProvider } from '../../../../contracts/chat.ts';
+import { CHAT_PROVIDER_INFO, CHAT_PROVIDERS, type TChatProvider } from '../../../../contracts/chat.ts';
 import { DOCUMENT_ACCEPT, DOCUMENT_TYPE_NAMES, type TDocument } from '../../../../contracts/documents.ts';
 import { PROJECT_LIMITS, type TProject } from '../../../../contracts/projects.ts';
 import { Button } from '../../../components/ui/button.tsx';
@@ -11,6 +11,7 @@ import { notify } from '../../../lib/notify.ts';
 import { createProject, deleteDocument, deleteProject, knowledgeKey, listKnowledge, updateProject, uploadKnowledge } from '../api/chat-api.ts';
 import { useModels } from '../hooks/use-models.ts';
 import { useRefreshOrganised } from '../hooks/use-projects.ts';
+import { FIELD, PromptField } from './prompt-field.tsx';
 
 type Props = {
   open: boolean;
@@ -21,7 +22,6 @@ type Props = {
   onNewChatIn(project: TProject): void;
 };
 
-const FIELD = 'w-full rounded-md border border-slate-300 px-3 py-2 text-sm text-slate-900 focus-visible:outline-2 focus-visible:outline-brand-600';
 /** The default assistant select's value for none. */
 const NO_DEFAULT = '';
 
@@ -51,7 +51,7 @@ function ProjectForm({ project, onDone, onNewChatIn }: { project: TProject | nul
   const [provider, setProvider] = useState<TChatProvider | typeof NO_DEFAULT>(project?.defaultAssistant?.provider ?? NO_DEFAULT);
   const [model, setModel] = useState(project?.defaultAssistant?.model ?? '');
   const [confirmDelete, setConfirmDelete] = useState(false);
-  const ids = { name: useId(), nameError: useId(), instructions: useId(), instructionsHint: useId(), provider: useId(), model: useId() };
+  const ids = { name: useId(), nameError: useId(), instructions: useId(), provider: useId(), model: useId() };
   const refresh = useRefreshOrganised();
   const { models, defaultModel } = useModels(CHAT_PROVIDER_INFO[provider || 'openai']);
   const chosenModel = provider && models.some((m) => m.id === model) ? model : defaultModel;
@@ -106,24 +106,14 @@ function ProjectForm({ project, onDone, onNewChatIn }: { project: TProject | nul
             </p>
           )}
         </div>
-        <div>
-          <label htmlFor={ids.instructions} className="block text-sm font-medium text-slate-800">
-            Instructions
-          </label>
-          <textarea
-            id={ids.instructions}
-            value={instructions}
-            onChange={(event) => setInstructions(event.target.value)}
-            maxLength={CHAT_LIMITS.maxSystemPromptChars}
-            rows={5}
-            aria-describedby={ids.instructionsHint}
-            placeholder="For example: You advise Acme Ltd on its finance processes. Answer in British English."
-            className={`${FIELD} mt-1 resize-y`}
-          />
-          <p id={ids.instructionsHint} className="mt-1 text-xs text-slate-600">
-            Sent before each chat's own system prompt, in every chat of this project.
-          </p>
-        </div>
+        <PromptField
+          id={ids.instructions}
+          label="Instructions"
+          value={instructions}
+          onChange={setInstructions}
+          placeholder="For example: You advise Acme Ltd on its finance processes. Answer in British English."
+          hint="Sent before each chat's own system prompt, in every chat of this project."
+        />
         <div className="grid gap-3 sm:grid-cols-2">
           <div>
             <label htmlFor={ids.provider} className="block text-sm font-medium text-slate-800">
