@@ -55,9 +55,10 @@ function code(text: string, selection: Selection): TextEdit {
   return { from: start, to: end, insert, selectFrom: bodyAt, selectTo: bodyAt + body.length };
 }
 
-/** Each line the selection touches gets `prefix(index)`; when every one already has it (by
- * `pattern`), it is taken off instead. The edited lines are selected afterwards. */
-function prefixLines(text: string, { start, end }: Selection, pattern: RegExp, prefix: (index: number) => string): TextEdit {
+/** Each line the selection touches gets `prefix(index)` in place of any marker `replaces`
+ * matches (a bullet becomes a number); when every one already has it (by `pattern`), it is taken
+ * off instead. The edited lines are selected afterwards. */
+function prefixLines(text: string, { start, end }: Selection, pattern: RegExp, prefix: (index: number) => string, replaces = pattern): TextEdit {
   const from = text.lastIndexOf('\n', start - 1) + 1;
   // A selection ending at the very start of a line (after a triple click) does not take that line.
   const last = end > start && text[end - 1] === '\n' ? end - 1 : end;
@@ -65,10 +66,13 @@ function prefixLines(text: string, { start, end }: Selection, pattern: RegExp, p
   const to = lineEnd === -1 ? text.length : lineEnd;
   const lines = text.slice(from, to).split('\n');
   const allPrefixed = lines.every((line) => pattern.test(line));
-  const edited = allPrefixed ? lines.map((line) => line.replace(pattern, '')) : lines.map((line, i) => `${prefix(i)}${line.replace(pattern, '')}`);
+  const edited = allPrefixed ? lines.map((line) => line.replace(pattern, '')) : lines.map((line, i) => `${prefix(i)}${line.replace(replaces, '')}`);
   const insert = edited.join('\n');
   return { from, to, insert, selectFrom: from, selectTo: from + insert.length };
 }
+
+/** A bulleted or numbered list item's marker. */
+const LIST_MARKER = /^([-*+]|\d+[.)]) /;
 
 /** The edit a toolbar button or shortcut makes to `text` with `selection`. */
 export function markdownEdit(command: MarkdownCommand, text: string, selection: Selection): TextEdit {
@@ -87,9 +91,9 @@ export function markdownEdit(command: MarkdownCommand, text: string, selection: 
     case 'quote':
       return prefixLines(text, ordered, /^> ?/, () => '> ');
     case 'bulletList':
-      return prefixLines(text, ordered, /^[-*+] /, () => '- ');
+      return prefixLines(text, ordered, /^[-*+] /, () => '- ', LIST_MARKER);
     case 'numberedList':
-      return prefixLines(text, ordered, /^\d+[.)] /, (i) => `${i + 1}. `);
+      return prefixLines(text, ordered, /^\d+[.)] /, (i) => `${i + 1}. `, LIST_MARKER);
   }
 }
 
