@@ -48,7 +48,7 @@ export function ArticleForm({ article }: { article?: TArticle }) {
     register,
     control,
     handleSubmit,
-    watch,
+    subscribe,
     reset,
     formState: { errors },
   } = useForm<TArticleInput, unknown, ArticleValues>({
@@ -61,10 +61,7 @@ export function ArticleForm({ article }: { article?: TArticle }) {
   // Unsaved work is kept in this browser as it is typed, and offered back on the next visit.
   const backstop = useUnsavedBackstop(unsavedWorkKey(user?.id, article?.id), savedValues);
   const { record } = backstop;
-  useEffect(() => {
-    const subscription = watch((values) => record(values));
-    return () => subscription.unsubscribe();
-  }, [watch, record]);
+  useEffect(() => subscribe({ formState: { values: true }, callback: ({ values }) => record(values) }), [subscribe, record]);
   const restoreUnsaved = () => {
     const values = backstop.restore();
     if (values) reset(values as TArticleInput, { keepDefaultValues: true });
