@@ -10,7 +10,11 @@ import EditArticlePage from './edit-article-page.tsx';
 import { notify } from '../../../lib/notify.ts';
 
 
-beforeEach(() => vi.clearAllMocks());
+// The form keeps unsaved work in local storage (lib/unsaved-backstop.ts): none carries over between tests.
+beforeEach(() => {
+  vi.clearAllMocks();
+  localStorage.clear();
+});
 
 const ADMIN = signedInAs('admin', { id: '00000000-0000-4000-8000-0000000000ad' });
 const VALID = {
