@@ -2,32 +2,20 @@ import { fireEvent, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Route, Routes } from 'react-router';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { TArticle } from '../../../../contracts/articles.ts';
 import { setSettingsTimeZone } from '../../../lib/time-zone.ts';
 import { jsonResponse, stubFetch } from '../../../test/fetch-stub.ts';
 import { currentLocation, renderWithProviders, signedInAs } from '../../../test/render.tsx';
 import { unsavedWorkKey } from '../lib/unsaved-backstop.ts';
 import CreateArticlePage from './create-article-page.tsx';
 import EditArticlePage from './edit-article-page.tsx';
+import { sampleArticle } from '../../../test/sample-article.ts';
 
 // The article form keeps unsaved work in this browser and offers it back on the next visit.
 
 const ADMIN = signedInAs('admin', { id: '00000000-0000-4000-8000-0000000000ad' });
 const NEW_KEY = unsavedWorkKey(ADMIN.user!.id, undefined);
 
-const ARTICLE: TArticle = {
-  id: '00000000-0000-4000-8000-0000000000a1',
-  slug: 'automating-invoices',
-  title: 'Automating invoices',
-  category: 'Automation',
-  excerpt: 'How we automated invoice processing.',
-  content: 'B'.repeat(80),
-  readTime: '7 min read',
-  published: false,
-  authorId: null,
-  createdAt: '2025-05-01T10:00:00.000Z',
-  updatedAt: '2025-05-01T10:00:00.000Z',
-};
+const ARTICLE = sampleArticle();
 const EDIT_KEY = unsavedWorkKey(ADMIN.user!.id, ARTICLE.id);
 
 beforeEach(() => {
