@@ -113,7 +113,9 @@ describe('GET /api/events', () => {
     for (let i = 0; i <= REPLAY_MAX_EVENTS; i++) t.app.events.publish(ids.other, { type: 'agent', agentId: `filler-${i}` });
     const fillerSeen = await stream(cookies.other);
     t.app.events.publish(ids.other, { type: 'agent', agentId: 'marker' });
-    await fillerSeen.next(isEvent('agent', { agentId: 'marker' }));
+    // On PostgreSQL each of these 514 events goes out by NOTIFY and comes back to the hub one by
+    // one: on a machine as busy as CI's can be, that took more than the usual 10 s.
+    await fillerSeen.next(isEvent('agent', { agentId: 'marker' }), 60_000);
     const late = await stream(cookies.owner, seen.id!);
     const reset = await late.next((e) => e.event === 'reset');
     expect(late.events.filter((e) => e.event !== 'reset')).toEqual([]);

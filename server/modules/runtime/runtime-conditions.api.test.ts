@@ -105,6 +105,12 @@ describe('conditions in live runs', () => {
   /** Runs the agent now, a minute after the previous run, and answers the finished run. */
   async function runOnce(agentId: string): Promise<TAgentRun> {
     t.advanceTime(60_000);
+    // The run decides which candle is forming at the app's clock and the fake serves the series
+    // counted back from its current candle at its own reading of it: a minute turning over
+    // between the two (a busy machine) would shift the series by a candle. Each run starts in
+    // the first half of its minute, far from the next.
+    const intoMinute = t.now().getTime() % 60_000;
+    if (intoMinute > 30_000) t.advanceTime(60_000 - intoMinute + 1_000);
     const { runId } = (await t.request({ method: 'POST', url: `/api/agents/${agentId}/run`, cookie })).json<{ runId: number }>();
     const runs = await until(
       async () => (await t.request({ url: `/api/agents/${agentId}/runs`, cookie })).json<TAgentRun[]>(),
