@@ -32,6 +32,9 @@ const ARTICLE: TArticle = {
   authorId: null,
   createdAt: '2025-05-01T10:00:00.000Z',
   updatedAt: '2025-05-01T10:00:00.000Z',
+  metaTitle: null,
+  metaDescription: null,
+  canonicalUrl: null,
 };
 
 const field = (name: string) => screen.getByRole('textbox', { name });

@@ -14,6 +14,7 @@ import { apiRequest, errorMessage } from '../../../lib/api-client.ts';
 import { useAuth } from '../../../lib/auth-context.ts';
 import { notify } from '../../../lib/notify.ts';
 import { invalidateArticles } from '../api/articles-api.ts';
+import { ArticleSeoFields, seoChanges, seoDefaults } from './article-seo-fields.tsx';
 
 type ArticleValues = z.output<typeof ZArticleInput>;
 
@@ -49,14 +50,17 @@ export function ArticleForm({ article }: { article?: TArticle }) {
       excerpt: article?.excerpt ?? '',
       content: article?.content ?? '',
       published: article?.published ?? false,
+      ...seoDefaults(article),
     },
   });
 
   const save = useMutation({
-    mutationFn: (values: ArticleValues) =>
-      article
+    mutationFn: ({ metaTitle, metaDescription, canonicalUrl, ...spec }: ArticleValues) => {
+      const values = { ...spec, ...seoChanges({ metaTitle, metaDescription, canonicalUrl }, article) };
+      return article
         ? apiRequest<TArticle>('PATCH', `/api/articles/${encodeURIComponent(article.id)}`, values)
-        : apiRequest<TArticle>('POST', '/api/articles', { ...values, authorId: user?.id ?? null }),
+        : apiRequest<TArticle>('POST', '/api/articles', { ...values, authorId: user?.id ?? null });
+    },
     onSuccess: () => {
       notify.success('Success!', editing ? 'Article updated successfully' : 'Article created successfully');
       void invalidateArticles(queryClient);
@@ -86,6 +90,8 @@ export function ArticleForm({ article }: { article?: TArticle }) {
       <Field label="Content" hint="Markdown: headings, lists, links, emphasis, code and tables." error={errors.content}>
         {(props) => <textarea {...props} rows={16} className={`${CONTROL} font-mono text-sm`} {...register('content')} />}
       </Field>
+
+      <ArticleSeoFields article={article} register={register} errors={errors} className={CONTROL} />
 
       <div className="flex items-start gap-3 rounded-lg border border-slate-200 p-4">
         <Controller

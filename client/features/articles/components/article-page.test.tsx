@@ -44,6 +44,9 @@ const ARTICLE: TArticle = {
   authorId: null,
   createdAt: '2025-05-01T10:00:00.000Z',
   updatedAt: '2025-05-01T10:00:00.000Z',
+  metaTitle: null,
+  metaDescription: null,
+  canonicalUrl: null,
 };
 
 const renderAt = (slug: string) =>
