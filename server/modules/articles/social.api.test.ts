@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shortPayloads, XSS_MARKER } from '../../../tests/e2e/support/xss-corpus.ts';
 import { siteBuildDir } from '../../test/site-build.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 
@@ -175,6 +176,29 @@ describe('search and social', () => {
     expect(ld!.headline).toBe(hostile.title);
     expect(ld!.description).toBe(hostile.metaDescription.trim());
     expect(ld!.url).toBe(hostile.canonicalUrl);
+  });
+
+  it("keeps the XSS corpus inert through the meta title, description, canonical URL and title: only in attribute values and the JSON-LD's strings", async () => {
+    for (const payload of Object.values(shortPayloads('seo'))) {
+      const fields = { title: `Title ${payload.text}`, metaTitle: payload.text, metaDescription: payload.text, canonicalUrl: `https://example.com/${payload.text}` };
+      const created = await create({ ...valid, ...fields });
+      expect(created.statusCode, payload.id).toBe(201);
+      const article = created.json();
+      const html = await page(article.slug);
+      const [ld] = jsonLdOf(html);
+      expect(ld!.headline, payload.id).toBe(fields.title);
+      expect(ld!.description, payload.id).toBe(fields.metaDescription);
+      expect(ld!.url, payload.id).toBe(article.canonicalUrl);
+      expect(metaOf(html).get('og:title'), payload.id).toEqual([fields.metaTitle]);
+      // Without the attribute values and the JSON-LD, nothing of the payload is left.
+      const rest = html
+        .replace(/<script type="application\/ld\+json">[\s\S]*?<\/script>/g, '')
+        .replace(/<script type="application\/json" id="(app-config|site-page)">[\s\S]*?<\/script>/g, '')
+        .replace(/ (content|href)="[^"]*"/g, '')
+        .replace(/<title>[^<]*<\/title>/, '');
+      expect(rest, payload.id).not.toContain(XSS_MARKER);
+      expect(html.match(/<script\b/g), payload.id).toHaveLength(3);
+    }
   });
 
   it('serves the card as a 1200x630 PNG under 300 KB with a long immutable cache and an ETag, and answers 304 to it', async () => {
