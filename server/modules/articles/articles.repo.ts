@@ -23,6 +23,7 @@ export async function listPublishedArticles(db: Db) {
       createdAt: articles.createdAt,
       updatedAt: articles.updatedAt,
       readTime: articles.readTime,
+      canonicalUrl: articles.canonicalUrl,
     })
     .from(articles)
     .where(eq(articles.published, true))

@@ -23,7 +23,8 @@ export type ArticlesServiceDeps = {
   /** Publish, edit and delete in every process (docs/decisions/0049); without them, no cache. */
   invalidations: Invalidations;
 };
-type PublishedSummary = TArticleSummary & { updatedAt: string };
+/** A list entry as the feeds need it: also when it was last edited and where its canonical page is. */
+type PublishedSummary = TArticleSummary & { updatedAt: string; canonicalUrl: string | null };
 type SeoField = 'metaTitle' | 'metaDescription' | 'canonicalUrl';
 /** A new article's fields; the search and social ones may be left out (none). */
 type NewArticleInput = Omit<z.output<typeof ZArticleInput>, SeoField> & Partial<Pick<z.output<typeof ZArticleInput>, SeoField>>;
@@ -106,7 +107,7 @@ export function createArticlesService({ db, invalidations }: ArticlesServiceDeps
 
   async function listPublished(limit?: number, offset = 0): Promise<{ items: TArticleSummary[]; total: number }> {
     const all = await current().list;
-    const items = all.slice(offset, limit === undefined ? undefined : offset + limit).map(({ updatedAt: _u, ...summary }) => summary);
+    const items = all.slice(offset, limit === undefined ? undefined : offset + limit).map(({ updatedAt: _u, canonicalUrl: _c, ...summary }) => summary);
     return { items, total: all.length };
   }
 

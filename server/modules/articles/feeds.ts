@@ -1,6 +1,6 @@
 /** XML for the sitemap and the RSS feed: pure functions of the published articles. */
 
-export type FeedArticle = { slug: string; title: string; excerpt: string; category: string; createdAt: string; updatedAt: string };
+export type FeedArticle = { slug: string; title: string; excerpt: string; category: string; createdAt: string; updatedAt: string; canonicalUrl?: string | null };
 
 function escapeXml(text: string): string {
   // Characters XML 1.0 forbids (most C0 controls) would make the whole feed invalid: drop them.
@@ -23,7 +23,11 @@ export function sitemapXml(publicUrl: string, articles: FeedArticle[]): string {
   const urls = [
     { loc: `${publicUrl}/`, lastmod: newest },
     { loc: `${publicUrl}/insights`, lastmod: newest },
-    ...articles.map((a) => ({ loc: articleUrl(publicUrl, a.slug), lastmod: a.updatedAt })),
+    // A sitemap lists canonical pages only: an article whose canonical URL is another page
+    // (published first elsewhere) is left to that page's site.
+    ...articles
+      .filter((a) => !a.canonicalUrl || a.canonicalUrl === articleUrl(publicUrl, a.slug))
+      .map((a) => ({ loc: articleUrl(publicUrl, a.slug), lastmod: a.updatedAt })),
   ];
   const body = urls
     .map(({ loc, lastmod }) => `  <url><loc>${escapeXml(loc)}</loc>${lastmod ? `<lastmod>${lastmod}</lastmod>` : ''}</url>`)

@@ -95,11 +95,16 @@ describe('search and social', () => {
     expect(html).toContain('<link rel="canonical" href="https://blog.example.com/cross-posted" />');
     const [ld] = jsonLdOf(html);
     expect(ld).toMatchObject({ description: 'Why a canonical URL matters.', mainEntityOfPage: { '@type': 'WebPage', '@id': 'https://blog.example.com/cross-posted' } });
+    // A sitemap lists canonical pages only; the feed still carries it.
+    expect((await t.request({ url: '/sitemap.xml' })).body).not.toContain(article.slug);
+    expect((await t.request({ url: '/rss.xml' })).body).toContain(article.slug);
+    expect(JSON.stringify((await t.request({ url: '/api/articles' })).json())).not.toContain('canonicalUrl');
 
     // Blank or null clears a field back to its fallback.
     const cleared = (await patch(article.id, { metaTitle: '', metaDescription: null, canonicalUrl: '  ' })).json();
     expect(cleared).toMatchObject({ metaTitle: null, metaDescription: null, canonicalUrl: null });
     expect(metaOf(await page(article.slug)).get('og:url')).toEqual([`${ORIGIN}/insights/${article.slug}`]);
+    expect((await t.request({ url: '/sitemap.xml' })).body).toContain(article.slug);
   });
 
   it('refuses a meta title, description or canonical URL that breaks its rule, with the field, and changes nothing', async () => {
