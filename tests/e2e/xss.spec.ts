@@ -153,7 +153,7 @@ test.describe('rendering safety: an XSS corpus in every user-controlled text', (
       await expectNoXss(page, xss, '/admin/articles');
 
       await page.goto(`/admin/articles/${published.id}/edit`);
-      await expect(page.getByLabel('Title')).toHaveValue(publishedInput.title);
+      await expect(page.getByLabel('Title', { exact: true })).toHaveValue(publishedInput.title);
       await expect(page.getByLabel('Category')).toHaveValue(publishedInput.category);
       await expect(page.getByLabel('Read Time')).toHaveValue(publishedInput.readTime);
       await expect(page.getByLabel('Excerpt')).toHaveValue(publishedInput.excerpt);
