@@ -127,8 +127,9 @@ export const ZArticleSummary = z.object({
 });
 export type TArticleSummary = z.infer<typeof ZArticleSummary>;
 
-/** A published article as its public page shows it, and nothing more (no author id). */
-export const ZPublicArticle = ZArticleSummary.extend({ content: z.string() });
+/** A published article as its public page shows it, and nothing more (no author id); its meta
+ * title and description are the page's title and description (decision 0096). */
+export const ZPublicArticle = ZArticleSummary.extend({ content: z.string(), metaTitle: z.string().nullable(), metaDescription: z.string().nullable() });
 export type TPublicArticle = z.infer<typeof ZPublicArticle>;
 
 /** A whole article: the admin's editor and list, and an admin's preview of its page. */
@@ -136,8 +137,6 @@ export const ZArticle = ZPublicArticle.extend({
   published: z.boolean(),
   authorId: z.string().nullable(),
   updatedAt: z.string(),
-  metaTitle: z.string().nullable(),
-  metaDescription: z.string().nullable(),
   canonicalUrl: z.string().nullable(),
 });
 export type TArticle = z.infer<typeof ZArticle>;

@@ -56,8 +56,8 @@ function withoutAuthorName({ authorName: _name, ...article }: PublishedArticle):
 }
 
 /** What a visitor's read carries: the page's fields, never the author's id or the draft state. */
-export function toPublicArticle({ id, slug, title, category, excerpt, content, createdAt, readTime }: TArticle): TPublicArticle {
-  return { id, slug, title, category, excerpt, content, createdAt, readTime };
+export function toPublicArticle({ id, slug, title, category, excerpt, content, createdAt, readTime, metaTitle, metaDescription }: TArticle): TPublicArticle {
+  return { id, slug, title, category, excerpt, content, createdAt, readTime, metaTitle, metaDescription };
 }
 
 export function createArticlesService({ db, invalidations }: ArticlesServiceDeps) {

@@ -200,7 +200,8 @@ describe('article authoring', () => {
     for (const item of list) expect(Object.keys(item).sort()).toEqual([...pageFields].sort());
     for (const cookie of [undefined, guest]) {
       const page = await t.request({ url: `/api/articles/${article.slug}`, ...(cookie ? { cookie } : {}) });
-      expect(Object.keys(page.json()).sort()).toEqual([...pageFields, 'content'].sort());
+      // The page also carries its meta title and description: the app's document title and description.
+      expect(Object.keys(page.json()).sort()).toEqual([...pageFields, 'content', 'metaTitle', 'metaDescription'].sort());
     }
     const insights = (await t.request({ url: '/insights' })).body;
     const siteData = JSON.parse(/<script type="application\/json" id="site-page">(.*?)<\/script>/.exec(insights)![1]!);

@@ -86,6 +86,18 @@ describe('ArticlePage', () => {
     expect(meta.content).toBe('Site description');
   });
 
+  it("takes the page's title and description from the article's meta title and description when it has them, the title as written", async () => {
+    const meta = document.createElement('meta');
+    meta.name = 'description';
+    meta.content = 'Site description';
+    document.head.append(meta);
+    stubFetch({ 'GET /api/articles/why-automate': { body: { ...ARTICLE, metaTitle: 'Automation, now', metaDescription: 'Four reasons, in numbers.' } } });
+    renderAt('why-automate');
+    expect(await screen.findByRole('heading', { level: 1, name: 'Why automate now' })).toBeInTheDocument();
+    expect(document.title).toBe('Automation, now');
+    expect(meta.content).toBe('Four reasons, in numbers.');
+  });
+
   it('renders Markdown: headings, emphasis, lists, a table, a code block, links', async () => {
     stubFetch({ 'GET /api/articles/why-automate': { body: ARTICLE } });
     renderAt('why-automate');

@@ -37,8 +37,11 @@ export default function ArticlePage() {
   // Visitors get the public article; an admin gets the whole one, so a draft can say so.
   const article = useQuery<TPublicArticle & Partial<Pick<TArticle, 'published'>>>({ queryKey: articleKey(slug) });
   const missing = article.isError && article.error instanceof ApiError && article.error.status === 404;
-  usePageTitle(missing ? 'Article not found' : (article.data?.title ?? 'Insights'));
-  useMetaDescription(article.data?.excerpt);
+  // The same title and description as the page the server writes (its meta fields, else the
+  // title and the excerpt), so a crawler that runs scripts reads what the admin wrote.
+  const metaTitle = missing ? null : (article.data?.metaTitle ?? null);
+  usePageTitle(metaTitle ?? (missing ? 'Article not found' : (article.data?.title ?? 'Insights')), { asWritten: metaTitle !== null });
+  useMetaDescription(article.data?.metaDescription ?? article.data?.excerpt);
 
   if (missing) return <ArticleNotFound />;
 
