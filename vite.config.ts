@@ -161,6 +161,10 @@ export default defineConfig(({ isSsrBuild }) => ({
   publicDir: isSsrBuild ? false : 'public',
   // script/dev-client.ts adds the dev page's runtime config: the server's to give, not the build's.
   plugins: [react(), tailwindcss(), ...(isSsrBuild ? [] : [stylesheetFirst(), hydrateAfterPaint(), iconInSitePage(), precompress()])],
+  // React Router 7 names only its development build in its package's exports (its issue 14753):
+  // its warnings and checks would ride along in the budgeted first load. The browser's build
+  // takes the production build it also ships, as React's own packages resolve to theirs.
+  resolve: isSsrBuild ? {} : { alias: [{ find: /^react-router$/, replacement: path.resolve('node_modules/react-router/dist/production/index.mjs') }] },
   build: isSsrBuild
     ? { outDir: prerenderDir, emptyOutDir: true, target: 'node22', rolldownOptions: { input: path.resolve('client/prerender.tsx') } }
     : {

@@ -145,3 +145,44 @@ export const ZArticleListQuery = z.object({
   limit: z.coerce.number().int('Limit must be a whole number').min(1, 'Limit must be at least 1').max(100, 'Limit must be at most 100').optional(),
   offset: z.coerce.number().int('Offset must be a whole number').min(0, 'Offset must be at least 0').max(100_000, 'Offset must be at most 100,000').optional(),
 });
+
+/**
+ * Revisions (issue 34 item 6, docs/decisions/0097): every save that changes what an admin writes
+ * keeps the article's text as it was saved; the newest ARTICLE_REVISIONS_KEPT of each article
+ * are kept. The publication state is not part of a revision: restoring one changes the text only.
+ */
+export const ARTICLE_REVISIONS_KEPT = 20;
+
+/** The fields a revision keeps. */
+export const ZArticleRevisionFields = z.object({
+  title: z.string(),
+  category: z.string(),
+  excerpt: z.string(),
+  content: z.string(),
+  readTime: z.string(),
+});
+export type TArticleRevisionFields = z.infer<typeof ZArticleRevisionFields>;
+export const ARTICLE_REVISION_FIELDS = Object.keys(ZArticleRevisionFields.shape) as Array<keyof TArticleRevisionFields>;
+
+/** A revision as the list shows it: when, and who saved it (null when that account is gone). */
+export const ZArticleRevisionSummary = z.object({
+  id: z.string(),
+  /** 1 for the article as created, then one more for each save that changed its text. */
+  number: z.number().int(),
+  createdAt: z.string(),
+  author: z.object({ id: z.string(), name: z.string() }).nullable(),
+});
+export type TArticleRevisionSummary = z.infer<typeof ZArticleRevisionSummary>;
+
+/** GET /api/admin/articles/:id/revisions: newest first. */
+export const ZArticleRevisionList = z.object({ revisions: z.array(ZArticleRevisionSummary) });
+export type TArticleRevisionList = z.infer<typeof ZArticleRevisionList>;
+
+/** GET /api/admin/articles/:id/revisions/:revisionId: one revision with its text, to compare. */
+export const ZArticleRevision = ZArticleRevisionSummary.extend({ fields: ZArticleRevisionFields });
+export type TArticleRevision = z.infer<typeof ZArticleRevision>;
+
+export const ZArticleRevisionParams = z.object({
+  id: z.uuid('Article id must be a UUID'),
+  revisionId: z.uuid('Revision id must be a UUID'),
+});

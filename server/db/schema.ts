@@ -10,6 +10,7 @@ import type { TToolStep } from '../../contracts/assistant-tools.ts';
 import type { TChatFinish, TChatImageType, TChatProvider } from '../../contracts/chat.ts';
 import type { TCitation, TDocumentStatus, TDocumentType, TRetrievalInfo } from '../../contracts/documents.ts';
 import type { TBriefStatus } from '../../contracts/notifications.ts';
+import type { TArticleRevisionFields } from '../../contracts/articles.ts';
 import { TOKEN_SCOPES } from '../../contracts/assistant-tools.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
@@ -190,6 +191,27 @@ export const articles = pgTable(
     uniqueIndex('articles_slug_idx').on(t.slug),
     index('articles_published_created_idx').on(t.published, t.createdAt),
   ],
+);
+
+/**
+ * An article's text as one save left it (issue 34 item 6, docs/decisions/0097): the newest 20
+ * per article are kept, pruned in the save's own transaction. `fields` is the revision's text
+ * (contracts' TArticleRevisionFields); `author_id` who saved it.
+ */
+export const articleRevisions = pgTable(
+  'article_revisions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    articleId: uuid('article_id')
+      .notNull()
+      .references(() => articles.id, { onDelete: 'cascade' }),
+    /** 1, 2, 3... per article, in the order of the saves (taken under the article's row lock). */
+    number: integer('number').notNull(),
+    authorId: uuid('author_id').references(() => users.id, { onDelete: 'set null' }),
+    fields: jsonb('fields').$type<TArticleRevisionFields>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('article_revisions_article_number_idx').on(t.articleId, t.number)],
 );
 
 /**

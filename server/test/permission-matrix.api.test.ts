@@ -51,6 +51,12 @@ describe('permission matrix', () => {
   const ARTICLE_TEXT = { category: 'Operations', excerpt: 'How a small team took the busywork out of its week.', content: 'Automation pays when it removes a decision nobody needed to make. '.repeat(3) };
   const newArticle = async (): Promise<{ id: string; slug: string }> =>
     asOwner('POST', '/api/articles', { title: `Matrix article ${++n}`, ...ARTICLE_TEXT, published: true });
+  /** The first revision of a new article, by path under /api/admin/articles. */
+  const firstRevisionPath = async (): Promise<string> => {
+    const { id } = await newArticle();
+    const { revisions } = await asOwner('GET', `/api/admin/articles/${id}/revisions`);
+    return `/api/admin/articles/${id}/revisions/${revisions[0].id}`;
+  };
   /** A Custom Monitor with a condition (issue 30): the agent's id and the condition's. */
   const newConditionAgent = async (): Promise<{ agentId: string; conditionId: string }> => {
     const condition = sampleCondition();
@@ -161,6 +167,10 @@ describe('permission matrix', () => {
     { method: 'DELETE', url: '/api/articles/:id', call: async () => ({ path: `/api/articles/${(await newArticle()).id}` }), expected: [401, 403, 204, 204] },
     { method: 'GET', url: '/api/admin/articles', call: at('/api/admin/articles'), expected: [401, 403, 200, 200] },
     { method: 'GET', url: '/api/admin/articles/:id', call: async () => ({ path: `/api/admin/articles/${(await newArticle()).id}` }), expected: [401, 403, 200, 200] },
+    // Revisions (issue 34 item 6) follow their article: any admin's.
+    { method: 'GET', url: '/api/admin/articles/:id/revisions', call: async () => ({ path: `/api/admin/articles/${(await newArticle()).id}/revisions` }), expected: [401, 403, 200, 200] },
+    { method: 'GET', url: '/api/admin/articles/:id/revisions/:revisionId', call: async () => ({ path: await firstRevisionPath() }), expected: [401, 403, 200, 200] },
+    { method: 'POST', url: '/api/articles/:id/revisions/:revisionId/restore', call: async () => ({ path: `${(await firstRevisionPath()).replace('/api/admin/articles/', '/api/articles/')}/restore` }), expected: [401, 403, 200, 200] },
     ...chatRows,
     { method: 'GET', url: '/api/chat/providers', call: at('/api/chat/providers'), expected: [401, 200, 200, 200] },
     { method: 'GET', url: '/api/admin/usage', call: at('/api/admin/usage'), expected: [401, 403, 200, 200] },

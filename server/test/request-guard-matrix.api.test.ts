@@ -108,6 +108,12 @@ describe('request guard on every state-changing route', () => {
     'POST /api/articles': async () => ({ path: '/api/articles', payload: article() }),
     'PATCH /api/articles/:id': async () => ({ path: `/api/articles/${await newArticleId()}`, payload: { title: `Edited ${++n}` } }),
     'DELETE /api/articles/:id': async () => ({ path: `/api/articles/${await newArticleId()}`, payload: {} }),
+    'POST /api/articles/:id/revisions/:revisionId/restore': async () => {
+      const id = await newArticleId();
+      const { revisions } = await asAdmin('GET', `/api/admin/articles/${id}/revisions`);
+      await asAdmin('PATCH', `/api/articles/${id}`, { title: `Edited before a restore ${++n}` });
+      return { path: `/api/articles/${id}/revisions/${revisions[0].id}/restore`, payload: {} };
+    },
     'POST /api/notifications/read-all': async () => {
       await newNotificationId(); // something unread, so the call would change a row
       return { path: '/api/notifications/read-all', payload: {} };

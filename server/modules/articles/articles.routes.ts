@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ZArticleIdParams, ZArticleListQuery, ZArticleSlugParams, ZCreateArticle, ZUpdateArticle } from '../../../contracts/articles.ts';
+import { ZArticleIdParams, ZArticleListQuery, ZArticleRevisionParams, ZArticleSlugParams, ZCreateArticle, ZUpdateArticle } from '../../../contracts/articles.ts';
 import { keepPublicAnswer } from '../../lib/http/public-cache.ts';
 import { parseInput } from '../../lib/validate.ts';
 import type { ArticlesService } from './articles.service.ts';
@@ -27,7 +27,7 @@ export async function articlesRoutes(app: FastifyInstance, { articles }: { artic
 
   app.patch('/api/articles/:id', { config: { access: 'admin' } }, async (request) => {
     const { id } = parseInput(ZArticleIdParams, request.params);
-    return articles.update(id, parseInput(ZUpdateArticle, request.body));
+    return articles.update(id, parseInput(ZUpdateArticle, request.body), request.user!.id);
   });
 
   app.delete('/api/articles/:id', { config: { access: 'admin' } }, async (request, reply) => {
@@ -45,5 +45,23 @@ export async function articlesRoutes(app: FastifyInstance, { articles }: { artic
     reply.header('cache-control', 'no-store');
     const { id } = parseInput(ZArticleIdParams, request.params);
     return articles.getForAdmin(id);
+  });
+
+  // Revisions (issue 34 item 6): each save's text, to compare with the current one and restore.
+  app.get('/api/admin/articles/:id/revisions', { config: { access: 'admin' } }, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    const { id } = parseInput(ZArticleIdParams, request.params);
+    return articles.revisions(id);
+  });
+
+  app.get('/api/admin/articles/:id/revisions/:revisionId', { config: { access: 'admin' } }, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    const { id, revisionId } = parseInput(ZArticleRevisionParams, request.params);
+    return articles.revision(id, revisionId);
+  });
+
+  app.post('/api/articles/:id/revisions/:revisionId/restore', { config: { access: 'admin' } }, async (request) => {
+    const { id, revisionId } = parseInput(ZArticleRevisionParams, request.params);
+    return articles.restore(id, revisionId, request.user!.id);
   });
 }

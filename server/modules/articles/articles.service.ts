@@ -1,4 +1,4 @@
-import type { TArticle, TArticleSummary, TPublicArticle } from '../../../contracts/articles.ts';
+import { ARTICLE_REVISION_FIELDS, type TArticle, type TArticleRevision, type TArticleRevisionFields, type TArticleRevisionList, type TArticleSummary, type TPublicArticle } from '../../../contracts/articles.ts';
 import type { z } from 'zod';
 import type { ZArticleInput, ZUpdateArticle } from '../../../contracts/articles.ts';
 import type { Db } from '../../db/client.ts';
@@ -14,6 +14,7 @@ import {
   updateArticle,
   type ArticleRow,
 } from './articles.repo.ts';
+import { findRevision, listRevisions, newestRevisionFields, recordRevision } from './article-revisions.repo.ts';
 import { slugCandidate, slugify } from './slug.ts';
 
 const SLUG_ATTEMPTS = 50;
@@ -54,6 +55,15 @@ export type PublishedArticle = TArticle & { authorName: string | null };
 function withoutAuthorName({ authorName: _name, ...article }: PublishedArticle): TArticle {
   return article;
 }
+
+/** The text a revision keeps of an article. */
+const revisionFieldsOf = (row: ArticleRow): TArticleRevisionFields => ({
+  title: row.title,
+  category: row.category,
+  excerpt: row.excerpt,
+  content: row.content,
+  readTime: row.readTime,
+});
 
 /** What a visitor's read carries: the page's fields, never the author's id or the draft state. */
 export function toPublicArticle({ id, slug, title, category, excerpt, content, createdAt, readTime, metaTitle, metaDescription }: TArticle): TPublicArticle {
@@ -156,21 +166,52 @@ export function createArticlesService({ db, invalidations }: ArticlesServiceDeps
     return toApiArticle(row);
   }
 
-  /** Creates an article under a unique slug made from its title (post, post-2, post-3, ...). */
+  /** Creates an article under a unique slug made from its title (post, post-2, post-3, ...);
+   * its text is its first revision. */
   async function create(input: NewArticleInput, authorId: string): Promise<TArticle> {
     const base = slugify(input.title);
     for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt++) {
-      const written = await writeAndInvalidate((tx) => insertArticleIfSlugFree(tx, { ...input, slug: slugCandidate(base, attempt), authorId }));
+      const written = await writeAndInvalidate(async (tx) => {
+        const row = await insertArticleIfSlugFree(tx, { ...input, slug: slugCandidate(base, attempt), authorId });
+        if (row) await recordRevision(tx, row.id, authorId, revisionFieldsOf(row));
+        return row;
+      });
       if (written) return toApiArticle(written);
     }
     throw new AppError('CONFLICT', 'Too many articles share this title; choose another title');
   }
 
-  /** Changes fields; the slug stays, so links already shared keep working. */
-  async function update(id: string, patch: z.output<typeof ZUpdateArticle>): Promise<TArticle> {
-    const row = await writeAndInvalidate((tx) => updateArticle(tx, id, patch));
+  /** Changes fields; the slug stays, so links already shared keep working. A save that changed
+   * the text (not only the publication state) is kept as a revision by `editorId`. */
+  async function update(id: string, patch: z.output<typeof ZUpdateArticle>, editorId: string | null): Promise<TArticle> {
+    const row = await writeAndInvalidate(async (tx) => {
+      const updated = await updateArticle(tx, id, patch);
+      if (updated && ARTICLE_REVISION_FIELDS.some((field) => field in patch)) {
+        const newestText = await newestRevisionFields(tx, id);
+        const text = revisionFieldsOf(updated);
+        if (!newestText || ARTICLE_REVISION_FIELDS.some((field) => newestText[field] !== text[field])) await recordRevision(tx, id, editorId, text);
+      }
+      return updated;
+    });
     if (!row) throw new AppError('NOT_FOUND', 'Article not found');
     return toApiArticle(row);
+  }
+
+  async function revisions(id: string): Promise<TArticleRevisionList> {
+    await getForAdmin(id); // 404 for an unknown article, not an empty list
+    return { revisions: (await listRevisions(db, id)).map(toRevisionSummary) };
+  }
+
+  async function revision(id: string, revisionId: string): Promise<TArticleRevision> {
+    const row = await findRevision(db, id, revisionId);
+    if (!row) throw new AppError('NOT_FOUND', 'Revision not found');
+    return { ...toRevisionSummary(row), fields: row.fields };
+  }
+
+  /** Puts a revision's text back (the publication state stays); itself a save, so a new revision. */
+  async function restore(id: string, revisionId: string, editorId: string): Promise<TArticle> {
+    const { fields } = await revision(id, revisionId);
+    return update(id, fields, editorId);
   }
 
   async function remove(id: string): Promise<void> {
@@ -193,7 +234,14 @@ export function createArticlesService({ db, invalidations }: ArticlesServiceDeps
     return result;
   }
 
+  function toRevisionSummary(row: { id: string; number: number; createdAt: Date; authorId: string | null; authorName: string | null }) {
+    return { id: row.id, number: row.number, createdAt: row.createdAt.toISOString(), author: row.authorId ? { id: row.authorId, name: row.authorName ?? '' } : null };
+  }
+
   return {
+    revisions,
+    revision,
+    restore,
     listPublished,
     listPublishedJson,
     publishedWithDates,

@@ -1,7 +1,7 @@
 import { ZAgentIdParams, ZAgentQuery, ZCreateAgent, ZRunAgent, ZRunsQuery, ZUpdateAgent } from '../../../contracts/agents.ts';
 import { ZAgentBacktestRequest, ZBacktestRequest } from '../../../contracts/backtest.ts';
 import { ZConditionDraftRequest } from '../../../contracts/condition-draft.ts';
-import { ZArticleIdParams, ZArticleListQuery, ZArticleSlugParams, ZCreateArticle, ZUpdateArticle } from '../../../contracts/articles.ts';
+import { ZArticleIdParams, ZArticleListQuery, ZArticleRevisionParams, ZArticleSlugParams, ZCreateArticle, ZUpdateArticle } from '../../../contracts/articles.ts';
 import { ZLocalLogin, ZSyncUser } from '../../../contracts/auth.ts';
 import { ZUpdateUserRole, ZUserIdParams } from '../../../contracts/users.ts';
 import { ZAddPasskey, ZCreateInvite, ZInviteOptions, ZInviteVerify, ZPasskeyParams, ZPasskeySignIn } from '../../../contracts/passkeys.ts';
@@ -91,6 +91,12 @@ const conditionId = {
   real: async (fx: Fixtures) => (await fx.conditionAgent()).conditionId,
 };
 const conditionAgent = async (fx: Fixtures) => ({ id: (await fx.conditionAgent()).agentId });
+/** A revision of a real article: the hostile segment is the revision's id, its article's is real. */
+const revisionId = {
+  name: 'revisionId',
+  contract: { schema: ZArticleRevisionParams, asSeen: (raw: unknown) => ({ id: '00000000-0000-4000-8000-000000000000', ...(raw as object) }) },
+  real: async (fx: Fixtures) => (await fx.articleRevision()).revisionId,
+};
 const channelId = { name: 'id', contract: { schema: ZChannelIdParams }, real: (fx: Fixtures) => fx.channel() };
 const conversationId = { name: 'id', contract: { schema: ZConversationParams }, real: (fx: Fixtures) => fx.conversation() };
 const presetId = { name: 'id', contract: { schema: ZPresetIdParams }, real: (fx: Fixtures) => fx.preset() };
@@ -200,6 +206,22 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'DELETE', route: '/api/articles/:id', actor: 'admin', param: { ...articleId, freshEachRequest: true } },
   { method: 'GET', route: '/api/admin/articles', actor: 'admin', runs: 10 },
   { method: 'GET', route: '/api/admin/articles/:id', actor: 'admin', param: articleId },
+  { method: 'GET', route: '/api/admin/articles/:id/revisions', actor: 'admin', param: articleId },
+  {
+    method: 'GET',
+    route: '/api/admin/articles/:id/revisions/:revisionId',
+    actor: 'admin',
+    param: revisionId,
+    fixedParams: async (fx) => ({ id: (await fx.articleRevision()).articleId }),
+  },
+  {
+    method: 'POST',
+    route: '/api/articles/:id/revisions/:revisionId/restore',
+    actor: 'admin',
+    param: revisionId,
+    fixedParams: async (fx) => ({ id: (await fx.articleRevision()).articleId }),
+    body: IGNORED_BODY,
+  },
   ...chatEndpoints,
   { method: 'GET', route: '/api/chat/providers', actor: 'admin', runs: 10 },
   { method: 'GET', route: '/api/admin/usage', actor: 'admin', query: { schema: ZChatUsageQuery } },

@@ -1,3 +1,4 @@
+import type { TArticleRevisionList } from '../../../contracts/articles.ts';
 import { defaultAgentConfig, findTemplate, type TAgentConfig } from '../../../contracts/agents.ts';
 import { ACCESS_TOKENS_PER_USER } from '../../../contracts/assistant-tools.ts';
 import { MAX_CHANNELS } from '../../../contracts/channels.ts';
@@ -20,6 +21,8 @@ export type Fixtures = {
   /** An agent with a condition (issue 30): its id and the condition's. */
   conditionAgent(): Promise<{ agentId: string; conditionId: string }>;
   article(): Promise<{ id: string; slug: string }>;
+  /** One article's first revision (issue 34 item 6), the same for the whole file. */
+  articleRevision(): Promise<{ articleId: string; revisionId: string }>;
   notification(): Promise<string>;
   channel(): Promise<string>;
   accessToken(): Promise<string>;
@@ -80,6 +83,7 @@ export async function createFixtures(t: TestApp): Promise<Fixtures> {
   const adminId = async () => (await asAdmin<{ user: { id: string } }>('GET', '/api/auth/me')).user.id;
 
   let conditionAgent: Promise<{ agentId: string; conditionId: string }> | undefined;
+  let articleRevision: Promise<{ articleId: string; revisionId: string }> | undefined;
   return {
     admin,
     agent,
@@ -90,6 +94,12 @@ export async function createFixtures(t: TestApp): Promise<Fixtures> {
         return { agentId: created.id, conditionId: condition.id };
       })()),
     article: () => asAdmin('POST', '/api/articles', { ...VALID_ARTICLE, title: `Fixture article number ${++n}` }),
+    articleRevision: () =>
+      (articleRevision ??= (async () => {
+        const { id } = await asAdmin<{ id: string }>('POST', '/api/articles', { ...VALID_ARTICLE, title: `Fixture article number ${++n}` });
+        const { revisions } = await asAdmin<TArticleRevisionList>('GET', `/api/admin/articles/${id}/revisions`);
+        return { articleId: id, revisionId: revisions[0]!.id };
+      })()),
     async notification() {
       const agentId = await agent();
       const { runId } = await asAdmin<{ runId: number }>('POST', `/api/agents/${agentId}/run`);

@@ -68,7 +68,8 @@ export function fullCorpus(tag: string): XssPayload[] {
   };
   // data:text/html documents whose script calls the marker, as text and as base64.
   const htmlDoc = (c: string) => `<script>${c}</script>`;
-  const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+  // btoa over the UTF-8 bytes (not Buffer): the client's tests run the corpus too.
+  const base64 = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text)));
 
   return [
     // --- HTML elements and event handlers ------------------------------------------------

@@ -3,6 +3,8 @@ import { INSIGHTS_PAGE_SIZE } from '../../../../contracts/site.ts';
 
 export const ADMIN_ARTICLES_KEY = ['/api/admin/articles'] as const;
 export const adminArticleKey = (id: string) => [`/api/admin/articles/${encodeURIComponent(id)}`] as const;
+export const articleRevisionsKey = (id: string) => [`/api/admin/articles/${encodeURIComponent(id)}/revisions`] as const;
+export const articleRevisionKey = (id: string, revisionId: string) => [`/api/admin/articles/${encodeURIComponent(id)}/revisions/${encodeURIComponent(revisionId)}`] as const;
 export const articleKey = (slug: string) => [`/api/articles/${encodeURIComponent(slug)}`] as const;
 /** A page of /insights, INSIGHTS_PAGE_SIZE articles (contracts/site.ts: zod-free, for the public chunk). */
 export const articlesPageUrl = (page: number) => `/api/articles?limit=${INSIGHTS_PAGE_SIZE}&offset=${(page - 1) * INSIGHTS_PAGE_SIZE}`;

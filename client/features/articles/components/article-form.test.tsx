@@ -1,16 +1,20 @@
 import { fireEvent, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { TArticle } from '../../../../contracts/articles.ts';
 import { jsonResponse, never, stubFetch } from '../../../test/fetch-stub.ts';
 import { currentLocation, renderWithProviders, signedInAs } from '../../../test/render.tsx';
 import { Route, Routes } from 'react-router';
 import CreateArticlePage from './create-article-page.tsx';
 import EditArticlePage from './edit-article-page.tsx';
 import { notify } from '../../../lib/notify.ts';
+import { sampleArticle } from '../../../test/sample-article.ts';
 
 
-beforeEach(() => vi.clearAllMocks());
+// The form keeps unsaved work in local storage (lib/unsaved-backstop.ts): none carries over between tests.
+beforeEach(() => {
+  vi.clearAllMocks();
+  localStorage.clear();
+});
 
 const ADMIN = signedInAs('admin', { id: '00000000-0000-4000-8000-0000000000ad' });
 const VALID = {
@@ -20,22 +24,7 @@ const VALID = {
   content: 'A'.repeat(60),
 };
 
-const ARTICLE: TArticle = {
-  id: '00000000-0000-4000-8000-0000000000a1',
-  slug: 'automating-invoices',
-  title: 'Automating invoices',
-  category: 'Automation',
-  excerpt: 'How we automated invoice processing.',
-  content: 'B'.repeat(80),
-  readTime: '7 min read',
-  published: false,
-  authorId: null,
-  createdAt: '2025-05-01T10:00:00.000Z',
-  updatedAt: '2025-05-01T10:00:00.000Z',
-  metaTitle: null,
-  metaDescription: null,
-  canonicalUrl: null,
-};
+const ARTICLE = sampleArticle();
 
 const field = (name: string) => screen.getByRole('textbox', { name });
 const set = (name: string, value: string) => fireEvent.change(field(name), { target: { value } });

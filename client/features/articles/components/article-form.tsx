@@ -2,7 +2,7 @@ import '../../../lib/zod-csp.ts';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Switch } from 'radix-ui';
-import { useId, type ReactNode } from 'react';
+import { useEffect, useId, type ReactNode } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { useNavigate } from 'react-router';
 import type { z } from 'zod';
@@ -14,7 +14,10 @@ import { apiRequest, errorMessage } from '../../../lib/api-client.ts';
 import { useAuth } from '../../../lib/auth-context.ts';
 import { notify } from '../../../lib/notify.ts';
 import { invalidateArticles } from '../api/articles-api.ts';
+import { unsavedWorkKey, useUnsavedBackstop } from '../lib/unsaved-backstop.ts';
 import { ArticleSeoFields, seoChanges, seoDefaults } from './article-seo-fields.tsx';
+import { MarkdownEditor } from './markdown-editor.tsx';
+import { UnsavedChangesPrompt } from './unsaved-changes-prompt.tsx';
 
 type ArticleValues = z.output<typeof ZArticleInput>;
 
@@ -34,25 +37,37 @@ export function ArticleForm({ article }: { article?: TArticle }) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const switchId = useId();
+  const savedValues: TArticleInput = {
+    title: article?.title ?? '',
+    category: article?.category ?? '',
+    readTime: article?.readTime ?? DEFAULT_READ_TIME,
+    excerpt: article?.excerpt ?? '',
+    content: article?.content ?? '',
+    published: article?.published ?? false,
+    ...seoDefaults(article),
+  };
   const {
     register,
     control,
     handleSubmit,
+    subscribe,
+    reset,
     formState: { errors },
   } = useForm<TArticleInput, unknown, ArticleValues>({
     resolver: zodResolver(ZArticleInput),
     mode: 'onSubmit',
     reValidateMode: 'onChange',
-    defaultValues: {
-      title: article?.title ?? '',
-      category: article?.category ?? '',
-      readTime: article?.readTime ?? DEFAULT_READ_TIME,
-      excerpt: article?.excerpt ?? '',
-      content: article?.content ?? '',
-      published: article?.published ?? false,
-      ...seoDefaults(article),
-    },
+    defaultValues: savedValues,
   });
+
+  // Unsaved work is kept in this browser as it is typed, and offered back on the next visit.
+  const backstop = useUnsavedBackstop(unsavedWorkKey(user?.id, article?.id), savedValues);
+  const { record } = backstop;
+  useEffect(() => subscribe({ formState: { values: true }, callback: ({ values }) => record(values) }), [subscribe, record]);
+  const restoreUnsaved = () => {
+    const values = backstop.restore();
+    if (values) reset(values as TArticleInput, { keepDefaultValues: true });
+  };
 
   const save = useMutation({
     mutationFn: ({ metaTitle, metaDescription, canonicalUrl, ...spec }: ArticleValues) => {
@@ -62,6 +77,7 @@ export function ArticleForm({ article }: { article?: TArticle }) {
         : apiRequest<TArticle>('POST', '/api/articles', { ...values, authorId: user?.id ?? null });
     },
     onSuccess: () => {
+      backstop.clear();
       notify.success('Success!', editing ? 'Article updated successfully' : 'Article created successfully');
       void invalidateArticles(queryClient);
       navigate(editing ? '/admin/articles' : '/dashboard');
@@ -73,6 +89,7 @@ export function ArticleForm({ article }: { article?: TArticle }) {
 
   return (
     <form noValidate onSubmit={handleSubmit((values) => save.mutate(values))} className="space-y-6">
+      {backstop.offer && <UnsavedChangesPrompt savedAt={backstop.offer.savedAt} onRestore={restoreUnsaved} onDiscard={backstop.discard} />}
       <Field label="Title" error={errors.title}>
         {(props) => <input {...props} type="text" className={CONTROL} {...register('title')} />}
       </Field>
@@ -87,9 +104,13 @@ export function ArticleForm({ article }: { article?: TArticle }) {
       <Field label="Excerpt" hint="A short summary shown on the article cards." error={errors.excerpt}>
         {(props) => <textarea {...props} rows={3} className={CONTROL} {...register('excerpt')} />}
       </Field>
-      <Field label="Content" hint="Markdown: headings, lists, links, emphasis, code and tables." error={errors.content}>
-        {(props) => <textarea {...props} rows={16} className={`${CONTROL} font-mono text-sm`} {...register('content')} />}
-      </Field>
+      <MarkdownEditor
+        label="Content"
+        hint="Markdown: headings, lists, links, emphasis, code and tables."
+        error={errors.content}
+        registration={register('content')}
+        control={control}
+      />
 
       <ArticleSeoFields article={article} register={register} errors={errors} className={CONTROL} />
 
@@ -136,7 +157,8 @@ export function ArticleForm({ article }: { article?: TArticle }) {
 /** The frame around the form on the create and edit screens. */
 export function ArticleFormScreen({ title, intro, children }: { title: string; intro: string; children: ReactNode }) {
   return (
-    <div className="mx-auto max-w-3xl px-4 py-10 sm:px-6 lg:px-8">
+    // Wide enough on a large screen for the content and its preview side by side.
+    <div className="mx-auto max-w-3xl px-4 py-10 sm:px-6 lg:max-w-6xl lg:px-8">
       <h1 className="text-3xl font-bold text-slate-900">{title}</h1>
       <p className="mt-2 text-slate-600">{intro}</p>
       <div className="mt-8 rounded-xl border border-slate-200 bg-white p-6 shadow-sm">{children}</div>

@@ -7,6 +7,7 @@ import { usePageTitle } from '../../../components/ui/use-page-title.ts';
 import { LoadFailed } from '../../../components/ui/load-failed.tsx';
 import { ApiError } from '../../../lib/api-client.ts';
 import { ArticleForm, ArticleFormScreen } from './article-form.tsx';
+import { ArticleRevisions } from './article-revisions.tsx';
 import { adminArticleKey } from '../api/articles-api.ts';
 
 /** /admin/articles/:id/edit (admin): the article form, prefilled. */
@@ -27,7 +28,11 @@ export default function EditArticlePage() {
       ) : article.isError ? (
         <LoadFailed what="The article" error={article.error} onRetry={() => void article.refetch()} className="" />
       ) : (
-        <ArticleForm key={article.data.id} article={article.data} />
+        <>
+          {/* A restored revision is a new saved text: the form starts again from it. */}
+          <ArticleForm key={`${article.data.id}:${article.data.updatedAt}`} article={article.data} />
+          <ArticleRevisions article={article.data} />
+        </>
       )}
     </ArticleFormScreen>
   );
