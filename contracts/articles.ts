@@ -12,9 +12,48 @@ export const ARTICLE_LIMITS = {
   content: { min: 50, max: 100_000 },
   category: { min: 2, max: 50 },
   readTime: { max: 30 },
+  /** Search and social (decision 0096): about what search results show before cutting. */
+  metaTitle: { max: 70 },
+  metaDescription: { max: 160 },
+  canonicalUrl: { max: 2_000 },
 } as const;
 
 const atMost = (label: string, max: number) => `${label} must be at most ${max.toLocaleString('en-US')} characters`;
+
+/** An optional text: blank or null means none (the fallback), stored as null. */
+const optionalText = (label: string, max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max, atMost(label, max))
+    .nullable()
+    .transform((value) => value || null);
+
+/** An absolute http(s) URL, or none. */
+const canonicalUrl = z
+  .string()
+  .trim()
+  .max(ARTICLE_LIMITS.canonicalUrl.max, atMost('Canonical URL', ARTICLE_LIMITS.canonicalUrl.max))
+  .refine((value) => value === '' || isAbsoluteHttpUrl(value), 'Canonical URL must be an absolute http:// or https:// address')
+  .nullable()
+  .transform((value) => value || null);
+
+function isAbsoluteHttpUrl(value: string): boolean {
+  if (!/^https?:\/\//i.test(value)) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** Search and social fields (decision 0096): none is required; each has a fallback. */
+const seoFields = {
+  metaTitle: optionalText('Meta title', ARTICLE_LIMITS.metaTitle.max),
+  metaDescription: optionalText('Meta description', ARTICLE_LIMITS.metaDescription.max),
+  canonicalUrl,
+};
 
 /** Each field's rule once; create adds the defaults, update takes any subset without them. */
 const articleFields = {
@@ -45,12 +84,16 @@ const articleFields = {
     .min(ARTICLE_LIMITS.content.min, 'Content must be at least 50 characters')
     .max(ARTICLE_LIMITS.content.max, atMost('Content', ARTICLE_LIMITS.content.max)),
   published: z.boolean(),
+  ...seoFields,
 };
 
 export const ZArticleInput = z.object({
   ...articleFields,
   readTime: articleFields.readTime.default(DEFAULT_READ_TIME),
   published: articleFields.published.default(false),
+  metaTitle: seoFields.metaTitle.optional().transform((value) => value ?? null),
+  metaDescription: seoFields.metaDescription.optional().transform((value) => value ?? null),
+  canonicalUrl: seoFields.canonicalUrl.optional().transform((value) => value ?? null),
 });
 /** What the form holds (before defaults). */
 export type TArticleInput = z.input<typeof ZArticleInput>;
@@ -84,8 +127,9 @@ export const ZArticleSummary = z.object({
 });
 export type TArticleSummary = z.infer<typeof ZArticleSummary>;
 
-/** A published article as its public page shows it, and nothing more (no author id). */
-export const ZPublicArticle = ZArticleSummary.extend({ content: z.string() });
+/** A published article as its public page shows it, and nothing more (no author id); its meta
+ * title and description are the page's title and description (decision 0096). */
+export const ZPublicArticle = ZArticleSummary.extend({ content: z.string(), metaTitle: z.string().nullable(), metaDescription: z.string().nullable() });
 export type TPublicArticle = z.infer<typeof ZPublicArticle>;
 
 /** A whole article: the admin's editor and list, and an admin's preview of its page. */
@@ -93,6 +137,7 @@ export const ZArticle = ZPublicArticle.extend({
   published: z.boolean(),
   authorId: z.string().nullable(),
   updatedAt: z.string(),
+  canonicalUrl: z.string().nullable(),
 });
 export type TArticle = z.infer<typeof ZArticle>;
 

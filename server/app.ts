@@ -38,6 +38,8 @@ import { createBacktestService } from './modules/backtest/backtest.service.ts';
 import { createMarketData, type MarketData } from './modules/market/market-data.ts';
 import { articlesRoutes } from './modules/articles/articles.routes.ts';
 import { feedsRoutes } from './modules/articles/feeds.routes.ts';
+import { createCardDrawer } from './modules/articles/card-drawing.ts';
+import { socialCardRoutes } from './modules/articles/social-card.routes.ts';
 import { createArticlesService } from './modules/articles/articles.service.ts';
 import { registerAuth } from './modules/auth/auth.plugin.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
@@ -215,6 +217,7 @@ export async function buildApp({
   await app.register(usersRoutes, { users: createUsersService({ db, invalidations }) });
   await app.register(articlesRoutes, { articles });
   await app.register(feedsRoutes, { articles, publicUrl: config.publicUrl, siteName: config.siteName });
+  await app.register(socialCardRoutes, { articles, siteName: config.siteName, drawer: createCardDrawer() });
   const events = createEventHub({ database, bus, logger });
   app.decorate('events', events);
   const streams = createEventStreams({ hub: events, auth, config: config.events, logger });

@@ -89,6 +89,8 @@ describe('SiteRoot', () => {
         content: '## Costs\n\nManual entry costs **hours**. See [the method](https://example.org/method) and [the others](/insights).\n\n| Step | Time |\n| --- | --- |\n| Entry | 10 min |\n',
         createdAt: '2025-05-01T10:00:00.000Z',
         readTime: '6 min read',
+        metaTitle: null,
+        metaDescription: null,
       },
     };
     const site = (loadApp: LoadApp) => <SiteRoot location="/insights/why-automate" page={page} loadApp={loadApp} />;

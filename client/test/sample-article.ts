@@ -14,6 +14,9 @@ export function sampleArticle(overrides: Partial<TArticle> = {}): TArticle {
     authorId: null,
     createdAt: '2025-05-01T10:00:00.000Z',
     updatedAt: '2025-05-01T10:00:00.000Z',
+    metaTitle: null,
+    metaDescription: null,
+    canonicalUrl: null,
     ...overrides,
   };
 }

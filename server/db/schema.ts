@@ -179,6 +179,11 @@ export const articles = pgTable(
     readTime: text('read_time').notNull().default('5 min read'),
     published: boolean('published').notNull().default(false),
     authorId: uuid('author_id').references(() => users.id, { onDelete: 'set null' }),
+    /** Search and social (docs/decisions/0096): null = the title, the excerpt, the article's
+     * own URL. */
+    metaTitle: text('meta_title'),
+    metaDescription: text('meta_description'),
+    canonicalUrl: text('canonical_url'),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

@@ -37,7 +37,7 @@ test.describe('article editor', () => {
     const title = `Editor journey ${randomUUID().slice(0, 6)}`;
     await login(page, admin);
     await page.goto('/create-article');
-    await page.getByLabel('Title').fill(title);
+    await page.getByLabel('Title', { exact: true }).fill(title);
     await page.getByLabel('Category').fill('Automation');
     await page.getByLabel('Excerpt').fill('Writing with a preview beside the text.');
 
@@ -81,9 +81,9 @@ test.describe('article editor', () => {
     await expect.poll(async () => (await keptWork(page))?.values.content).toBe(written);
     await page.reload();
     await expect(page.getByText(/^Restore unsaved changes from .+\?$/)).toBeVisible();
-    await expect(page.getByLabel('Title')).toHaveValue('');
+    await expect(page.getByLabel('Title', { exact: true })).toHaveValue('');
     await page.getByRole('button', { name: 'Restore' }).click();
-    await expect(page.getByLabel('Title')).toHaveValue(title);
+    await expect(page.getByLabel('Title', { exact: true })).toHaveValue(title);
     await expect(content).toHaveValue(written);
     await expect(preview.locator('strong')).toHaveText('hours');
 
@@ -97,7 +97,7 @@ test.describe('article editor', () => {
       // Saved: nothing is kept or offered any more.
       expect(await keptWork(page)).toBeNull();
       await page.goto('/create-article');
-      await expect(page.getByLabel('Title')).toHaveValue('');
+      await expect(page.getByLabel('Title', { exact: true })).toHaveValue('');
       await expect(page.getByText(/Restore unsaved changes/)).toHaveCount(0);
     } finally {
       await page.request.delete(`/api/articles/${article.id}`, { headers: { origin: new URL(page.url()).origin } });

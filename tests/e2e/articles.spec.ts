@@ -22,7 +22,7 @@ See [our method](https://example.com/method).
 `;
 
 async function fillArticleForm(page: Page, fields: { title: string; category: string; excerpt: string; content: string }) {
-  await page.getByLabel('Title').fill(fields.title);
+  await page.getByLabel('Title', { exact: true }).fill(fields.title);
   await page.getByLabel('Category').fill(fields.category);
   await page.getByLabel('Excerpt').fill(fields.excerpt);
   await page.getByLabel('Content').fill(fields.content);
@@ -90,8 +90,8 @@ test.describe('articles', () => {
     // Edit with the same form.
     await page.goto('/admin/articles');
     await row(page, title).getByRole('link', { name: 'Edit' }).or(row(page, title).getByRole('button', { name: 'Edit' })).click();
-    await expect(page.getByLabel('Title')).toHaveValue(title);
-    await page.getByLabel('Title').fill(`${title} (updated)`);
+    await expect(page.getByLabel('Title', { exact: true })).toHaveValue(title);
+    await page.getByLabel('Title', { exact: true }).fill(`${title} (updated)`);
     await page.getByRole('button', { name: 'Save Changes' }).click();
     await expect(toasts(page).getByText('Article updated successfully')).toBeVisible();
     await page.goto('/admin/articles');

@@ -94,6 +94,9 @@ test.describe('rendering safety: an XSS corpus in every user-controlled text', (
       excerpt: joinWithin(500, excerpt),
       content: corpusMarkdown('Corpus', content),
       published: true,
+      // Search and social (decision 0096): in the head the server writes, and the app's.
+      metaDescription: joinWithin(160, [shortPayloads('mdesc').img, shortPayloads('mdesc').script]),
+      canonicalUrl: `https://example.com/${shortPayloads('canon').svg.text}`,
     };
     const draftInput = {
       title: joinWithin(200, [draftTitle.script, draftTitle.js, draftTitle.mdlink, draftTitle.entity]),
@@ -102,6 +105,8 @@ test.describe('rendering safety: an XSS corpus in every user-controlled text', (
       excerpt: joinWithin(500, Object.values(shortPayloads('dexc'))),
       content: corpusMarkdown('Draft corpus', draftContent),
       published: false,
+      metaTitle: joinWithin(70, [shortPayloads('dmt').svg]),
+      metaDescription: joinWithin(160, [shortPayloads('dmdesc').svg, shortPayloads('dmdesc').tpl]),
     };
 
     await login(page, admin);
@@ -143,6 +148,7 @@ test.describe('rendering safety: an XSS corpus in every user-controlled text', (
       // An admin previews a draft at its address.
       await page.goto(`/insights/${draft.slug}`);
       await expect(page.getByRole('article').getByRole('heading', { level: 1 })).toHaveText(draftInput.title);
+      await expect(page).toHaveTitle(draftInput.metaTitle);
       await expectShown(page.getByRole('article'), [draftInput.category, draftInput.readTime, ...draftContent.map(markdownShows)]);
       await expectNoXss(page, xss, '/insights/:slug (draft)');
 
@@ -153,7 +159,7 @@ test.describe('rendering safety: an XSS corpus in every user-controlled text', (
       await expectNoXss(page, xss, '/admin/articles');
 
       await page.goto(`/admin/articles/${published.id}/edit`);
-      await expect(page.getByLabel('Title')).toHaveValue(publishedInput.title);
+      await expect(page.getByLabel('Title', { exact: true })).toHaveValue(publishedInput.title);
       await expect(page.getByLabel('Category')).toHaveValue(publishedInput.category);
       await expect(page.getByLabel('Read Time')).toHaveValue(publishedInput.readTime);
       await expect(page.getByLabel('Excerpt')).toHaveValue(publishedInput.excerpt);

@@ -1,7 +1,8 @@
-import type { TArticle } from '../../../contracts/articles.ts';
 import { INSIGHTS_PAGE_SIZE, insightsPageFrom, type TSitePage } from '../../../contracts/site.ts';
 import type { PageMeta, PageResolver } from '../../lib/http/page-meta.ts';
-import { toPublicArticle, type ArticlesService } from './articles.service.ts';
+import { articleJsonLd } from './article-structured-data.ts';
+import { toPublicArticle, type ArticlesService, type PublishedArticle } from './articles.service.ts';
+import { socialImageOf } from './social-card.ts';
 
 const ARTICLE_PATH = /^\/insights\/([^/]+)\/?$/;
 
@@ -19,18 +20,25 @@ export function articlePageResolver(articles: ArticlesService, publicUrl: string
     type: 'website',
   };
   // One page per cached article version.
-  const pageOf = new WeakMap<TArticle, { meta: PageMeta; site: TSitePage }>();
-  const articlePage = (article: TArticle) => {
+  const pageOf = new WeakMap<PublishedArticle, { meta: PageMeta; site: TSitePage }>();
+  const articlePage = (article: PublishedArticle) => {
     let page = pageOf.get(article);
     if (!page) {
+      // The article's own search and social fields, each falling back (decision 0096).
+      const url = article.canonicalUrl ?? `${publicUrl}/insights/${encodeURIComponent(article.slug)}`;
+      const description = article.metaDescription ?? article.excerpt;
+      const image = socialImageOf(article, publicUrl, siteName);
       const meta: PageMeta = {
-        title: `${article.title} · ${siteName}`,
-        description: article.excerpt,
-        url: `${publicUrl}/insights/${encodeURIComponent(article.slug)}`,
+        title: article.metaTitle ?? `${article.title} · ${siteName}`,
+        description,
+        url,
         type: 'article',
         publishedTime: article.createdAt,
         modifiedTime: article.updatedAt,
         section: article.category,
+        tags: [article.category],
+        image,
+        jsonLd: articleJsonLd(article, { canonicalUrl: url, description, image, publicUrl, siteName }),
       };
       page = { meta, site: { kind: 'article', article: toPublicArticle(article) } };
       pageOf.set(article, page);

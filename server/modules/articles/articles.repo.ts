@@ -1,10 +1,13 @@
-import { desc, eq } from 'drizzle-orm';
+import { desc, eq, getTableColumns } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
-import { articles } from '../../db/schema.ts';
+import { articles, users } from '../../db/schema.ts';
 
 export type ArticleRow = typeof articles.$inferSelect;
+/** An article with its author's name, which its public page names (JSON-LD): null when the
+ * author's account is gone. */
+export type ArticleWithAuthor = ArticleRow & { authorName: string | null };
 export type NewArticle = Omit<typeof articles.$inferInsert, 'id' | 'createdAt' | 'updatedAt'>;
-export type ArticlePatch = Partial<Pick<ArticleRow, 'title' | 'category' | 'excerpt' | 'content' | 'readTime' | 'published'>>;
+export type ArticlePatch = Partial<Pick<ArticleRow, 'title' | 'category' | 'excerpt' | 'content' | 'readTime' | 'published' | 'metaTitle' | 'metaDescription' | 'canonicalUrl'>>;
 
 const newestFirst = [desc(articles.createdAt), desc(articles.id)];
 
@@ -20,6 +23,7 @@ export async function listPublishedArticles(db: Db) {
       createdAt: articles.createdAt,
       updatedAt: articles.updatedAt,
       readTime: articles.readTime,
+      canonicalUrl: articles.canonicalUrl,
     })
     .from(articles)
     .where(eq(articles.published, true))
@@ -30,8 +34,12 @@ export async function listAllArticles(db: Db): Promise<ArticleRow[]> {
   return db.select().from(articles).orderBy(...newestFirst);
 }
 
-export async function findArticleBySlug(db: Db, slug: string): Promise<ArticleRow | undefined> {
-  const [row] = await db.select().from(articles).where(eq(articles.slug, slug));
+export async function findArticleBySlug(db: Db, slug: string): Promise<ArticleWithAuthor | undefined> {
+  const [row] = await db
+    .select({ ...getTableColumns(articles), authorName: users.name })
+    .from(articles)
+    .leftJoin(users, eq(users.id, articles.authorId))
+    .where(eq(articles.slug, slug));
   return row;
 }
 

@@ -24,7 +24,11 @@ export type ArticlesServiceDeps = {
   /** Publish, edit and delete in every process (docs/decisions/0049); without them, no cache. */
   invalidations: Invalidations;
 };
-type PublishedSummary = TArticleSummary & { updatedAt: string };
+/** A list entry as the feeds need it: also when it was last edited and where its canonical page is. */
+type PublishedSummary = TArticleSummary & { updatedAt: string; canonicalUrl: string | null };
+type SeoField = 'metaTitle' | 'metaDescription' | 'canonicalUrl';
+/** A new article's fields; the search and social ones may be left out (none). */
+type NewArticleInput = Omit<z.output<typeof ZArticleInput>, SeoField> & Partial<Pick<z.output<typeof ZArticleInput>, SeoField>>;
 
 function toApiArticle(row: ArticleRow): TArticle {
   return {
@@ -39,7 +43,17 @@ function toApiArticle(row: ArticleRow): TArticle {
     authorId: row.authorId,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
+    metaTitle: row.metaTitle,
+    metaDescription: row.metaDescription,
+    canonicalUrl: row.canonicalUrl,
   };
+}
+
+/** A published article as its page's head needs it: with its author's name (JSON-LD). */
+export type PublishedArticle = TArticle & { authorName: string | null };
+
+function withoutAuthorName({ authorName: _name, ...article }: PublishedArticle): TArticle {
+  return article;
 }
 
 /** The text a revision keeps of an article. */
@@ -52,8 +66,8 @@ const revisionFieldsOf = (row: ArticleRow): TArticleRevisionFields => ({
 });
 
 /** What a visitor's read carries: the page's fields, never the author's id or the draft state. */
-export function toPublicArticle({ id, slug, title, category, excerpt, content, createdAt, readTime }: TArticle): TPublicArticle {
-  return { id, slug, title, category, excerpt, content, createdAt, readTime };
+export function toPublicArticle({ id, slug, title, category, excerpt, content, createdAt, readTime, metaTitle, metaDescription }: TArticle): TPublicArticle {
+  return { id, slug, title, category, excerpt, content, createdAt, readTime, metaTitle, metaDescription };
 }
 
 export function createArticlesService({ db, invalidations }: ArticlesServiceDeps) {
@@ -65,7 +79,7 @@ export function createArticlesService({ db, invalidations }: ArticlesServiceDeps
   type Generation = {
     list: Promise<PublishedSummary[]>;
     json: Map<string, string>;
-    pages: Map<string, Promise<TArticle | null>>;
+    pages: Map<string, Promise<PublishedArticle | null>>;
   };
   let generation: Generation | null = null;
   /** Counts the generations dropped: what the public responses cache keys its entries by. */
@@ -103,7 +117,7 @@ export function createArticlesService({ db, invalidations }: ArticlesServiceDeps
 
   async function listPublished(limit?: number, offset = 0): Promise<{ items: TArticleSummary[]; total: number }> {
     const all = await current().list;
-    const items = all.slice(offset, limit === undefined ? undefined : offset + limit).map(({ updatedAt: _u, ...summary }) => summary);
+    const items = all.slice(offset, limit === undefined ? undefined : offset + limit).map(({ updatedAt: _u, canonicalUrl: _c, ...summary }) => summary);
     return { items, total: all.length };
   }
 
@@ -121,11 +135,11 @@ export function createArticlesService({ db, invalidations }: ArticlesServiceDeps
   }
 
   /** A published article by slug, or null. */
-  function publishedBySlug(slug: string): Promise<TArticle | null> {
+  function publishedBySlug(slug: string): Promise<PublishedArticle | null> {
     const gen = current();
     let page = gen.pages.get(slug);
     if (!page) {
-      page = findArticleBySlug(db, slug).then((row) => (row?.published ? toApiArticle(row) : null));
+      page = findArticleBySlug(db, slug).then((row) => (row?.published ? { ...toApiArticle(row), authorName: row.authorName || null } : null));
       gen.pages.set(slug, page);
       page.catch(() => gen.pages.delete(slug));
     }
@@ -137,7 +151,7 @@ export function createArticlesService({ db, invalidations }: ArticlesServiceDeps
   async function readBySlug(slug: string, asAdmin: boolean): Promise<TPublicArticle | TArticle> {
     // A published article is the same for an admin: only a draft needs the database.
     const published = await publishedBySlug(slug);
-    const article = published ?? (asAdmin ? await findArticleBySlug(db, slug).then((row) => (row ? toApiArticle(row) : null)) : null);
+    const article = published ? withoutAuthorName(published) : asAdmin ? await findArticleBySlug(db, slug).then((row) => (row ? toApiArticle(row) : null)) : null;
     if (!article) throw new AppError('NOT_FOUND', 'Article not found');
     return asAdmin ? article : toPublicArticle(article);
   }
@@ -154,7 +168,7 @@ export function createArticlesService({ db, invalidations }: ArticlesServiceDeps
 
   /** Creates an article under a unique slug made from its title (post, post-2, post-3, ...);
    * its text is its first revision. */
-  async function create(input: z.output<typeof ZArticleInput>, authorId: string): Promise<TArticle> {
+  async function create(input: NewArticleInput, authorId: string): Promise<TArticle> {
     const base = slugify(input.title);
     for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt++) {
       const written = await writeAndInvalidate(async (tx) => {

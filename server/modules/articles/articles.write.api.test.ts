@@ -1,7 +1,5 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { siteBuildDir } from '../../test/site-build.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 
 const valid = {
@@ -13,29 +11,13 @@ const valid = {
   published: false,
 };
 
-/** A built client with the public pages' template and a stand-in for the server renderer
- * (dist/prerender), so /insights is rendered with its data as in production. */
-function clientDir(): string {
-  const build = mkdtempSync(path.join(tmpdir(), 'build-'));
-  const dir = path.join(build, 'client');
-  mkdirSync(dir);
-  writeFileSync(
-    path.join(dir, 'index.html'),
-    '<!doctype html><html><head><title>%SITE_NAME% · Intelligent business automation</title>\n<meta name="description" content="Site description" />\n<!--app-config--></head><body><div id="root"></div></body></html>',
-  );
-  writeFileSync(path.join(dir, 'site.html'), '<!doctype html><html><head><title>%SITE_NAME%</title><!--app-config--></head><body><div id="root"><!--site-page--></div></body></html>');
-  mkdirSync(path.join(build, 'prerender'));
-  writeFileSync(path.join(build, 'prerender', 'prerender.js'), 'export function renderSitePage() { return "<main></main>"; }');
-  return dir;
-}
-
 describe('article authoring', () => {
   let t: TestApp;
   let admin: string;
   let otherAdmin: string;
   let guest: string;
   beforeAll(async () => {
-    t = await createTestApp({ clientDir: clientDir(), env: { ADMIN_EMAILS: 'admin@example.com,editor@example.com', SITE_NAME: 'Acme' } });
+    t = await createTestApp({ clientDir: siteBuildDir(), env: { ADMIN_EMAILS: 'admin@example.com,editor@example.com', SITE_NAME: 'Acme' } });
     admin = await t.signIn('admin@example.com', 'Admin');
     otherAdmin = await t.signIn('editor@example.com', 'Editor');
     guest = await t.signIn('guest@example.com', 'Guest');
@@ -218,7 +200,8 @@ describe('article authoring', () => {
     for (const item of list) expect(Object.keys(item).sort()).toEqual([...pageFields].sort());
     for (const cookie of [undefined, guest]) {
       const page = await t.request({ url: `/api/articles/${article.slug}`, ...(cookie ? { cookie } : {}) });
-      expect(Object.keys(page.json()).sort()).toEqual([...pageFields, 'content'].sort());
+      // The page also carries its meta title and description: the app's document title and description.
+      expect(Object.keys(page.json()).sort()).toEqual([...pageFields, 'content', 'metaTitle', 'metaDescription'].sort());
     }
     const insights = (await t.request({ url: '/insights' })).body;
     const siteData = JSON.parse(/<script type="application\/json" id="site-page">(.*?)<\/script>/.exec(insights)![1]!);

@@ -1,6 +1,6 @@
 /** XML for the sitemap and the RSS feed: pure functions of the published articles. */
 
-export type FeedArticle = { slug: string; title: string; excerpt: string; category: string; createdAt: string; updatedAt: string };
+export type FeedArticle = { slug: string; title: string; excerpt: string; category: string; createdAt: string; updatedAt: string; canonicalUrl?: string | null };
 
 function escapeXml(text: string): string {
   // Characters XML 1.0 forbids (most C0 controls) would make the whole feed invalid: drop them.
@@ -12,12 +12,22 @@ function escapeXml(text: string): string {
 
 const articleUrl = (publicUrl: string, slug: string) => `${publicUrl}/insights/${encodeURIComponent(slug)}`;
 
+/** When the newest change was made: the list is ordered by creation, and an older article may
+ * have been edited since. ISO 8601 strings in UTC compare as their times do. */
+function lastUpdated(articles: FeedArticle[]): string | undefined {
+  return articles.reduce<string | undefined>((newest, a) => (newest === undefined || a.updatedAt > newest ? a.updatedAt : newest), undefined);
+}
+
 export function sitemapXml(publicUrl: string, articles: FeedArticle[]): string {
-  const newest = articles[0]?.updatedAt;
+  const newest = lastUpdated(articles);
   const urls = [
     { loc: `${publicUrl}/`, lastmod: newest },
     { loc: `${publicUrl}/insights`, lastmod: newest },
-    ...articles.map((a) => ({ loc: articleUrl(publicUrl, a.slug), lastmod: a.updatedAt })),
+    // A sitemap lists canonical pages only: an article whose canonical URL is another page
+    // (published first elsewhere) is left to that page's site.
+    ...articles
+      .filter((a) => !a.canonicalUrl || a.canonicalUrl === articleUrl(publicUrl, a.slug))
+      .map((a) => ({ loc: articleUrl(publicUrl, a.slug), lastmod: a.updatedAt })),
   ];
   const body = urls
     .map(({ loc, lastmod }) => `  <url><loc>${escapeXml(loc)}</loc>${lastmod ? `<lastmod>${lastmod}</lastmod>` : ''}</url>`)
@@ -25,7 +35,13 @@ export function sitemapXml(publicUrl: string, articles: FeedArticle[]): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${body}\n</urlset>\n`;
 }
 
+/**
+ * RSS 2.0: each item's pubDate (RFC 822) is when it was published; RSS has no element for an
+ * edit, so each item also carries Atom's <atom:updated> (RFC 3339, in the Atom namespace the
+ * feed already declares), and the channel's <lastBuildDate> is the newest change.
+ */
 export function rssXml(publicUrl: string, siteName: string, articles: FeedArticle[]): string {
+  const newest = lastUpdated(articles);
   const items = articles
     .map(
       (a) => `    <item>
@@ -33,6 +49,7 @@ export function rssXml(publicUrl: string, siteName: string, articles: FeedArticl
       <link>${escapeXml(articleUrl(publicUrl, a.slug))}</link>
       <guid isPermaLink="true">${escapeXml(articleUrl(publicUrl, a.slug))}</guid>
       <pubDate>${new Date(a.createdAt).toUTCString()}</pubDate>
+      <atom:updated>${escapeXml(a.updatedAt)}</atom:updated>
       <category>${escapeXml(a.category)}</category>
       <description>${escapeXml(a.excerpt)}</description>
     </item>`,
@@ -45,7 +62,7 @@ export function rssXml(publicUrl: string, siteName: string, articles: FeedArticl
     <link>${escapeXml(`${publicUrl}/insights`)}</link>
     <atom:link href="${escapeXml(`${publicUrl}/rss.xml`)}" rel="self" type="application/rss+xml" />
     <description>${escapeXml(`Articles on automation, analytics and applied AI from ${siteName}.`)}</description>
-    <language>en</language>
+    <language>en</language>${newest ? `\n    <lastBuildDate>${new Date(newest).toUTCString()}</lastBuildDate>` : ''}
 ${items}
   </channel>
 </rss>

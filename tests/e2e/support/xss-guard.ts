@@ -131,9 +131,22 @@ function builtSitePage(): { script: string | null; icon: string | null } {
 /** The built app's module scripts (same origin, /assets/), a public page's own script, its JSON
  * config and the data a server-rendered public page was rendered from (JSON, never executed;
  * escaped by the server). */
+function isStructuredData(text: string): boolean {
+  try {
+    const data = JSON.parse(text) as { '@context'?: unknown };
+    return data['@context'] === 'https://schema.org';
+  } catch {
+    return false;
+  }
+}
+
 function isAppScript(el: ElementDump, baseUrl: string, appOrigin: string): boolean {
   const attrs = new Map(el.attrs);
   if (attrs.get('type') === 'application/json' && ['app-config', 'site-page'].includes(attrs.get('id') ?? '')) return true;
+  // An article page's structured data (decision 0096): a data block the browser never runs, and
+  // only when its whole text is the schema.org object (a payload that closed it early would
+  // leave it unparsable and add a script of its own).
+  if (attrs.get('type') === 'application/ld+json' && !attrs.has('src') && el.text !== null && isStructuredData(el.text)) return true;
   if (attrs.get('type') === 'module' && attrs.has('data-hydrate') && !attrs.has('src') && el.text !== null && el.text === builtSitePage().script) return true;
   const src = attrs.get('src');
   if (attrs.get('type') !== 'module' || !src) return false;

@@ -23,6 +23,9 @@ const article = (n: number, overrides: Partial<TArticle> = {}): TArticle => ({
   authorId: null,
   createdAt: `2025-0${n}-15T12:00:00.000Z`,
   updatedAt: `2025-0${n}-15T12:00:00.000Z`,
+  metaTitle: null,
+  metaDescription: null,
+  canonicalUrl: null,
   ...overrides,
 });
 

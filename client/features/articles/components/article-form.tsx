@@ -15,6 +15,7 @@ import { useAuth } from '../../../lib/auth-context.ts';
 import { notify } from '../../../lib/notify.ts';
 import { invalidateArticles } from '../api/articles-api.ts';
 import { unsavedWorkKey, useUnsavedBackstop } from '../lib/unsaved-backstop.ts';
+import { ArticleSeoFields, seoChanges, seoDefaults } from './article-seo-fields.tsx';
 import { MarkdownEditor } from './markdown-editor.tsx';
 import { UnsavedChangesPrompt } from './unsaved-changes-prompt.tsx';
 
@@ -43,6 +44,7 @@ export function ArticleForm({ article }: { article?: TArticle }) {
     excerpt: article?.excerpt ?? '',
     content: article?.content ?? '',
     published: article?.published ?? false,
+    ...seoDefaults(article),
   };
   const {
     register,
@@ -68,10 +70,12 @@ export function ArticleForm({ article }: { article?: TArticle }) {
   };
 
   const save = useMutation({
-    mutationFn: (values: ArticleValues) =>
-      article
+    mutationFn: ({ metaTitle, metaDescription, canonicalUrl, ...spec }: ArticleValues) => {
+      const values = { ...spec, ...seoChanges({ metaTitle, metaDescription, canonicalUrl }, article) };
+      return article
         ? apiRequest<TArticle>('PATCH', `/api/articles/${encodeURIComponent(article.id)}`, values)
-        : apiRequest<TArticle>('POST', '/api/articles', { ...values, authorId: user?.id ?? null }),
+        : apiRequest<TArticle>('POST', '/api/articles', { ...values, authorId: user?.id ?? null });
+    },
     onSuccess: () => {
       backstop.clear();
       notify.success('Success!', editing ? 'Article updated successfully' : 'Article created successfully');
@@ -107,6 +111,8 @@ export function ArticleForm({ article }: { article?: TArticle }) {
         registration={register('content')}
         control={control}
       />
+
+      <ArticleSeoFields article={article} register={register} errors={errors} className={CONTROL} />
 
       <div className="flex items-start gap-3 rounded-lg border border-slate-200 p-4">
         <Controller

@@ -44,6 +44,9 @@ const ARTICLE: TArticle = {
   authorId: null,
   createdAt: '2025-05-01T10:00:00.000Z',
   updatedAt: '2025-05-01T10:00:00.000Z',
+  metaTitle: null,
+  metaDescription: null,
+  canonicalUrl: null,
 };
 
 const renderAt = (slug: string) =>
@@ -81,6 +84,18 @@ describe('ArticlePage', () => {
 
     unmount();
     expect(meta.content).toBe('Site description');
+  });
+
+  it("takes the page's title and description from the article's meta title and description when it has them, the title as written", async () => {
+    const meta = document.createElement('meta');
+    meta.name = 'description';
+    meta.content = 'Site description';
+    document.head.append(meta);
+    stubFetch({ 'GET /api/articles/why-automate': { body: { ...ARTICLE, metaTitle: 'Automation, now', metaDescription: 'Four reasons, in numbers.' } } });
+    renderAt('why-automate');
+    expect(await screen.findByRole('heading', { level: 1, name: 'Why automate now' })).toBeInTheDocument();
+    expect(document.title).toBe('Automation, now');
+    expect(meta.content).toBe('Four reasons, in numbers.');
   });
 
   it('renders Markdown: headings, emphasis, lists, a table, a code block, links', async () => {

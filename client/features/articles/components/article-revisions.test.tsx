@@ -23,6 +23,9 @@ const saved: TArticle = {
   authorId: null,
   createdAt: '2026-03-01T08:00:00.000Z',
   updatedAt: '2026-03-04T09:05:00.000Z',
+  metaTitle: null,
+  metaDescription: null,
+  canonicalUrl: null,
 };
 const summary = (number: number, author: TArticleRevisionSummary['author']): TArticleRevisionSummary => ({
   id: `00000000-0000-4000-8000-00000000010${number}`,
