@@ -88,7 +88,7 @@ describe.skipIf(images.state === 'unavailable')(images.state === 'unavailable' ?
       worker: { HOST: '127.0.0.1', WORKER_HEALTH_PORT: String(workerHealthPort) },
     };
     const environment = (name: 'web' | 'worker') => {
-      const env = { ...serviceEnvironment(compose, name, dotEnv), ...wiring[name] };
+      const env: Record<string, string> = { ...serviceEnvironment(compose, name, dotEnv), ...wiring[name] };
       return { ...env, DATABASE_URL: databaseUrl(env.DATABASE_URL!) };
     };
 
