@@ -55,6 +55,9 @@ const LONG_FILES: Record<string, Record<string, number>> = {
     'server/modules/chat/images.api.test.ts': 6,
   },
 };
+/** Files run after all others: the container test waits for the images script/test builds in the
+ * background (minutes on a fresh machine), so it goes when everything else is done. */
+const LAST_FILES = new Set(['tests/process/container.process.test.ts']);
 /** Server files first (the long ones of both databases, then the rest), the client's short ones
  * last to fill the gaps. A worker runs the next file of its own project without starting again
  * (isolate: false below), so each project's files stay together. */
@@ -66,6 +69,7 @@ class LongFilesFirst extends BaseSequencer {
     const seconds = (spec: TestSpecification) => LONG_FILES[spec.project.name]?.[path.relative(spec.project.config.root, spec.moduleId).split(path.sep).join('/')] ?? 0;
     const group = (spec: TestSpecification) => {
       const project = PROJECT_ORDER.indexOf(spec.project.name);
+      if (LAST_FILES.has(path.relative(spec.project.config.root, spec.moduleId).split(path.sep).join('/'))) return 2 * PROJECT_ORDER.length;
       // Long files of both server projects, then the rest of each project.
       return seconds(spec) > 0 ? project : PROJECT_ORDER.length + project;
     };

@@ -5,13 +5,6 @@ import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/**
- * A page another branch adds (issue 33's container image writes docs/operator/containers.md):
- * a link to it is let through only while the file is missing; once it exists it is checked as
- * any other.
- */
-const ARRIVING_SEPARATELY = new Set(['docs/operator/containers.md']);
-
 function markdownFiles(): string[] {
   const files = ['README.md', 'SECURITY.md'];
   const walk = (dir: string) => {
@@ -79,7 +72,7 @@ describe('links in README.md, SECURITY.md and docs/', () => {
       const [pathPart = '', anchor] = target.split('#');
       const resolved = pathPart === '' ? file : path.posix.normalize(path.posix.join(path.posix.dirname(file), decodeURI(pathPart)));
       if (!existsSync(path.join(root, resolved))) {
-        if (!ARRIVING_SEPARATELY.has(resolved)) broken.push(`${file}: ${target} (no ${resolved})`);
+        broken.push(`${file}: ${target} (no ${resolved})`);
         continue;
       }
       if (anchor === undefined) continue;
