@@ -51,6 +51,9 @@ async function signInWithPasskey(page: Page): Promise<void> {
 }
 
 test('an invited person registers a passkey, signs in with it (a replayed assertion refused), adds a second device, and a removed passkey is refused', async ({ page, openPage }) => {
+  // Two browsers and some thirty steps, with the phone checks: 20 s on a quiet machine, past the
+  // default 30 s at CI's busiest (it timed out at its very last step).
+  test.slow();
   // The admin invites; without SMTP_URL the link is shown to pass on.
   await signInAsAdmin(page);
   await page.goto(`${origin}/admin/users`);
