@@ -3,6 +3,7 @@ import { articles } from '../../db/schema.ts';
 import { NO_CACHE } from '../../lib/invalidations.ts';
 import { createBus, type Bus } from '../events/bus.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
+import { createArticleSchedule } from './article-schedule.ts';
 import { createArticlesService } from './articles.service.ts';
 
 describe('published articles cache', () => {
@@ -26,11 +27,11 @@ describe('published articles cache', () => {
         return Reflect.get(target, prop, receiver);
       },
     });
-    return createArticlesService({ db, invalidations: bus.invalidations });
+    return createArticlesService({ db, invalidations: bus.invalidations, schedule: createArticleSchedule({ jobs: t.jobs, logger: t.app.log }) });
   }
   const userId = async () => (await t.request({ method: 'GET', url: '/api/auth/me', cookie: await t.signIn('writer@example.com') }).then((r) => (r.json() as { user: { id: string } }).user.id));
   const publish = (slug: string) =>
-    t.database.db.insert(articles).values({ slug, title: slug, category: 'AI', excerpt: 'An excerpt', content: 'c'.repeat(60), published: true });
+    t.database.db.insert(articles).values({ slug, title: slug, category: 'AI', excerpt: 'An excerpt', content: 'c'.repeat(60), status: 'published' });
 
   it('reads the database once for any number of concurrent and repeated reads', async () => {
     const s = service();
@@ -67,7 +68,7 @@ describe('published articles cache', () => {
         return Reflect.get(target, prop, receiver);
       },
     });
-    const s = createArticlesService({ db, invalidations: NO_CACHE });
+    const s = createArticlesService({ db, invalidations: NO_CACHE, schedule: createArticleSchedule({ jobs: t.jobs, logger: t.app.log }) });
     await s.listPublished();
     await s.listPublished();
     expect(reads).toBe(2);
@@ -89,7 +90,7 @@ describe('published articles cache', () => {
         return Reflect.get(target, prop, receiver);
       },
     });
-    const s = createArticlesService({ db, invalidations: bus.invalidations });
+    const s = createArticlesService({ db, invalidations: bus.invalidations, schedule: createArticleSchedule({ jobs: t.jobs, logger: t.app.log }) });
     await expect(s.listPublished()).rejects.toThrow('connection lost');
     fail = false;
     expect((await s.listPublished()).total).toBe(2);
