@@ -11,8 +11,11 @@ export function sampleArticle(overrides: Partial<TArticle> = {}): TArticle {
     content: 'B'.repeat(80),
     readTime: '7 min read',
     published: false,
+    status: 'draft',
+    publishAt: null,
     authorId: null,
     createdAt: '2025-05-01T10:00:00.000Z',
+    publishedAt: '2025-05-01T10:00:00.000Z',
     updatedAt: '2025-05-01T10:00:00.000Z',
     ...overrides,
   };

@@ -28,7 +28,7 @@ export function articlePageResolver(articles: ArticlesService, publicUrl: string
         description: article.excerpt,
         url: `${publicUrl}/insights/${encodeURIComponent(article.slug)}`,
         type: 'article',
-        publishedTime: article.createdAt,
+        publishedTime: article.publishedAt,
         modifiedTime: article.updatedAt,
         section: article.category,
       };

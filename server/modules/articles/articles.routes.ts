@@ -12,7 +12,7 @@ import {
 import { keepPublicAnswer } from '../../lib/http/public-cache.ts';
 import { parseInput } from '../../lib/validate.ts';
 import type { ArticlesService } from './articles.service.ts';
-import { PREVIEW_GONE, type PreviewLinksService } from './preview-links.service.ts';
+import type { PreviewLinksService } from './preview-links.service.ts';
 
 /** A preview is for the people it was shared with: kept by no cache and by no search engine. */
 export const PREVIEW_HEADERS = { 'cache-control': 'no-store', 'x-robots-tag': 'noindex, nofollow', 'referrer-policy': 'no-referrer' } as const;
@@ -99,10 +99,8 @@ export async function articlesRoutes(app: FastifyInstance, { articles, previews 
 
   app.get('/api/preview/:token', { config: { access: 'public' } }, async (request, reply) => {
     reply.headers(PREVIEW_HEADERS);
-    const params = ZPreviewTokenParams.safeParse(request.params);
-    // A malformed token is a link that does not work, told as such (not a field's rule).
-    if (!params.success) return reply.status(404).send({ error: 'Not Found', message: PREVIEW_GONE });
-    return previews.read(params.data.token);
+    const { token } = parseInput(ZPreviewTokenParams, request.params);
+    return previews.read(token);
   });
 }
 

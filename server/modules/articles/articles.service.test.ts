@@ -95,4 +95,24 @@ describe('published articles cache', () => {
     fail = false;
     expect((await s.listPublished()).total).toBe(2);
   });
+
+  // docs/decisions/0098: the job, a second run of it, the sweeps of every process: one publication.
+  it('publishes a due scheduled article once however many publish at once, and drops the cache when it does', async () => {
+    const s = service();
+    const before = (await s.listPublished()).total;
+    const [row] = await t.database.db
+      .insert(articles)
+      .values({ slug: 'due-one', title: 'due-one', category: 'AI', excerpt: 'An excerpt', content: 'c'.repeat(60), status: 'scheduled', publishAt: new Date(Date.now() - 1000) })
+      .returning();
+    await t.database.db
+      .insert(articles)
+      .values({ slug: 'not-yet', title: 'not-yet', category: 'AI', excerpt: 'An excerpt', content: 'c'.repeat(60), status: 'scheduled', publishAt: new Date(Date.now() + 3_600_000) });
+    const runs = await Promise.all([s.publishScheduled(row!.id), s.publishScheduled(), s.publishScheduled(), s.publishScheduled(row!.id)]);
+    expect(runs.flat()).toEqual([row!.id]);
+    const list = await s.listPublished();
+    expect(list.total).toBe(before + 1);
+    expect(list.items.find((a) => a.slug === 'due-one')?.publishedAt).toBe(row!.publishAt!.toISOString());
+    expect(list.items.some((a) => a.slug === 'not-yet')).toBe(false);
+  });
 });
+

@@ -15,7 +15,7 @@ export type PreviewLinkRow = { id: string; createdAt: Date; expiresAt: Date; cre
 /** A link that works at `now`: not revoked, not expired. */
 const working = (now: Date) => and(isNull(articlePreviewLinks.revokedAt), gt(articlePreviewLinks.expiresAt, now));
 
-export async function insertPreviewLink(db: Db, values: { articleId: string; tokenHash: string; createdBy: string; expiresAt: Date }): Promise<{ id: string; createdAt: Date }> {
+export async function insertPreviewLink(db: Db, values: { articleId: string; tokenHash: string; createdBy: string; createdAt: Date; expiresAt: Date }): Promise<{ id: string; createdAt: Date }> {
   const [row] = await db.insert(articlePreviewLinks).values(values).returning({ id: articlePreviewLinks.id, createdAt: articlePreviewLinks.createdAt });
   return row!;
 }

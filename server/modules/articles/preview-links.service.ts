@@ -35,7 +35,7 @@ export function createPreviewLinksService({ db, ttlMs, publicUrl, now = () => ne
     if (article.status === 'published') throw new AppError('CONFLICT', 'This article is published: share its address instead of a preview link');
     const token = randomBytes(32).toString('base64url');
     const at = now();
-    const { id } = await insertPreviewLink(db, { articleId, tokenHash: hashOf(token), createdBy: adminId, expiresAt: new Date(at.getTime() + ttlMs) });
+    const { id } = await insertPreviewLink(db, { articleId, tokenHash: hashOf(token), createdBy: adminId, createdAt: at, expiresAt: new Date(at.getTime() + ttlMs) });
     const link = (await listWorkingPreviewLinks(db, articleId, at)).find((row) => row.id === id);
     if (!link) throw new AppError('INTERNAL', 'The preview link was not kept');
     return { ...toLink(link), url: `${publicUrl}${previewPath(token)}` };

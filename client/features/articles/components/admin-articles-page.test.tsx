@@ -11,6 +11,7 @@ import { notify } from '../../../lib/notify.ts';
 
 beforeEach(() => vi.clearAllMocks());
 
+/** Published unless told; `published: false` alone makes a draft, as the API would say. */
 const article = (n: number, overrides: Partial<TArticle> = {}): TArticle => ({
   id: `00000000-0000-4000-8000-00000000000${n}`,
   slug: `article-${n}`,
@@ -20,8 +21,11 @@ const article = (n: number, overrides: Partial<TArticle> = {}): TArticle => ({
   content: 'x'.repeat(60),
   readTime: '5 min read',
   published: true,
+  status: overrides.published === false ? 'draft' : 'published',
+  publishAt: null,
   authorId: null,
   createdAt: `2025-0${n}-15T12:00:00.000Z`,
+  publishedAt: `2025-0${n}-15T12:00:00.000Z`,
   updatedAt: `2025-0${n}-15T12:00:00.000Z`,
   ...overrides,
 });

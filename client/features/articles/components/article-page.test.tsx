@@ -41,8 +41,11 @@ const ARTICLE: TArticle = {
   content: CONTENT,
   readTime: '6 min read',
   published: true,
+  status: 'published',
+  publishAt: null,
   authorId: null,
   createdAt: '2025-05-01T10:00:00.000Z',
+  publishedAt: '2025-05-01T10:00:00.000Z',
   updatedAt: '2025-05-01T10:00:00.000Z',
 };
 

@@ -20,8 +20,11 @@ const saved: TArticle = {
   content: '# Heading\n\nA paragraph that stays.\nThe saved line.\nAnother paragraph that stays.',
   readTime: '5 min read',
   published: true,
+  status: 'published',
+  publishAt: null,
   authorId: null,
   createdAt: '2026-03-01T08:00:00.000Z',
+  publishedAt: '2026-03-01T08:00:00.000Z',
   updatedAt: '2026-03-04T09:05:00.000Z',
 };
 const summary = (number: number, author: TArticleRevisionSummary['author']): TArticleRevisionSummary => ({
