@@ -1,13 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { previewPath, type TCreatedPreviewLink, type TPreviewArticle, type TPreviewLink, type TPreviewLinkList } from '../../../contracts/articles.ts';
+import { PREVIEW_GONE, previewPath, type TCreatedPreviewLink, type TPreviewArticle, type TPreviewLink, type TPreviewLinkList } from '../../../contracts/articles.ts';
 import type { Db } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
 import { findArticleById } from './articles.repo.ts';
 import { toApiArticle, toPublicArticle } from './articles.service.ts';
 import { findArticleByPreviewToken, insertPreviewLink, listWorkingPreviewLinks, revokePreviewLink, type PreviewLinkRow } from './preview-links.repo.ts';
 
-/** What a reader with a link that no longer works is told (the same for one that never did). */
-export const PREVIEW_GONE = 'This preview link has expired or was revoked. Ask for a new one.';
 
 const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
 
