@@ -62,7 +62,9 @@ export function createArticleSchedule({ jobs, logger }: { jobs: JobQueue; logger
       const runSweep = () => {
         sweeping = publish().catch((err: unknown) => logger.error({ err }, 'publishing the scheduled articles that are due failed; trying again in a minute'));
       };
+      // The first sweep is awaited: a process answers only once what fell due while none ran is public.
       runSweep();
+      await sweeping;
       sweep = setInterval(runSweep, SWEEP_INTERVAL_MS);
       sweep.unref();
     },
