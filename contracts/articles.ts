@@ -209,8 +209,3 @@ export type TPreviewArticle = z.infer<typeof ZPreviewArticle>;
 /** A preview link's token: 32 random bytes, base64url. */
 export const ZPreviewTokenParams = z.object({ token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'Preview token must be 43 base64url characters') });
 
-/** What a reader with a preview link that no longer works is told (the same for one that never did). */
-export const PREVIEW_GONE = 'This preview link has expired or was revoked. Ask for a new one.';
-
-/** The path of an article's preview page (the app's `/preview/:token`). */
-export const previewPath = (token: string) => `/preview/${token}`;

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { PREVIEW_GONE, previewPath, type TCreatedPreviewLink, type TPreviewArticle, type TPreviewLink, type TPreviewLinkList } from '../../../contracts/articles.ts';
+import { PREVIEW_GONE, previewPath } from '../../../contracts/article-preview.ts';
+import type { TCreatedPreviewLink, TPreviewArticle, TPreviewLink, TPreviewLinkList } from '../../../contracts/articles.ts';
 import type { Db } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
 import { findArticleById } from './articles.repo.ts';

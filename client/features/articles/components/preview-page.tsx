@@ -1,7 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { Eye, LinkIcon } from 'lucide-react';
 import { Link, useParams } from 'react-router';
-import { PREVIEW_GONE, type TPreviewArticle } from '../../../../contracts/articles.ts';
+import type { TPreviewArticle } from '../../../../contracts/articles.ts';
+import { PREVIEW_GONE } from '../../../../contracts/article-preview.ts';
 import { DATE_TIME } from '../../../../contracts/time-format.ts';
 import { ArticleMarkdownBody } from '../../../components/markdown.tsx';
 import { NotFoundScreen } from '../../../components/not-found.tsx';
