@@ -126,6 +126,20 @@ describe('drafts and scheduled articles', () => {
     expect(await jobStates(other.id)).toEqual(['cancelled']);
   });
 
+  it('schedules weeks ahead without a timer Node cannot keep (it would fire at once, with a warning)', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const far = (await create({ publishAt: inFuture(40 * 86_400_000) })).json();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(far.status).toBe('scheduled');
+      expect(warnings).not.toContain('TimeoutOverflowWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('scheduling a published article takes it off the site until its time; an edit of its text leaves the schedule', async () => {
     const live = (await create({ published: true })).json();
     const publishAt = inFuture(3_600_000);

@@ -18,9 +18,11 @@ export type PublishJob = { articleId: string };
 export const SWEEP_INTERVAL_MS = 60_000;
 /**
  * How often an idle worker looks for due jobs. This process's own jobs wake it when due (the job
- * queue's wakeAt); another process's job is found by this look, at most this late.
+ * queue's wakeAt); on PostgreSQL another process's job is found by this look, at most this late.
+ * On PGlite every job is this process's, and each look holds the one connection: a slow backstop.
  */
 const POLL_SECONDS = 2;
+const SINGLE_PROCESS_POLL_SECONDS = 10;
 
 export type ArticleSchedule = {
   /** In the save's transaction: the article's job starts at `at` (its waiting job moved, or a new one). */
@@ -52,9 +54,10 @@ export function createArticleSchedule({ jobs, logger }: { jobs: JobQueue; logger
       if (waiting.length > 0) await boss.cancel(PUBLISH_QUEUE, waiting, inTx(tx));
     },
     async start(publish) {
+      const poll = jobs.singleProcess ? SINGLE_PROCESS_POLL_SECONDS : POLL_SECONDS;
       const worker = await boss.work<PublishJob, void, { batchSize: 1; pollingIntervalSeconds: number; notifyPollingIntervalSeconds: number }>(
         PUBLISH_QUEUE,
-        { batchSize: 1, pollingIntervalSeconds: POLL_SECONDS, notifyPollingIntervalSeconds: POLL_SECONDS },
+        { batchSize: 1, pollingIntervalSeconds: poll, notifyPollingIntervalSeconds: poll },
         async ([job]) => publish(job!.data.articleId),
       );
       jobs.wakeable(PUBLISH_QUEUE, worker);

@@ -31,6 +31,8 @@ export type ReleaseJob = { notificationId: string };
 const RUN_JOB_EXPIRE_SECONDS = 15 * 60;
 /** pg-boss compares a job's start with the database's clock: a wake this much later finds it due. */
 const WAKE_MARGIN_MS = 20;
+/** The longest delay setTimeout keeps (2^31 - 1 ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1 - WAKE_MARGIN_MS;
 
 /**
  * pg-boss on our database: PGlite shares the process's one instance (pg-boss's PGlite backend),
@@ -118,6 +120,8 @@ export async function startJobQueue(database: Database, { logger, email, channel
   const wakeAt = (queue: string, at: Date | undefined) => {
     const delay = at === undefined ? 0 : at.getTime() - Date.now();
     if (delay <= 0 || stopped) return; // due at once: the insert's NOTIFY wakes them
+    // Beyond a timer's reach (about 24.8 days; Node would fire it at once): the workers' own look finds it.
+    if (delay > MAX_TIMER_MS) return;
     const key = `${queue}@${at!.getTime()}`; // a slot's batches share their start: one wake
     if (wakes.has(key)) return;
     const timer = setTimeout(() => {
