@@ -53,6 +53,8 @@ const MODULE_USES = {
   documents: ['chat'],
   // Passkey accounts start sessions as every sign-in does and make their users (docs/decisions/0092).
   passkeys: ['auth', 'users'],
+  // Scheduled articles are published by a job on the job queue (docs/decisions/0098).
+  articles: ['runtime'],
 };
 
 /** The only packages a layer may import; layers not listed may import any. Contracts are read by

@@ -55,6 +55,28 @@ const seoFields = {
   canonicalUrl,
 };
 
+/**
+ * Drafts, scheduling and preview links (issue 34 item 2, docs/decisions/0098). An article is a
+ * draft, scheduled (public from `publishAt`) or published; SPEC's `published` stays, true iff
+ * published. Sending `published` publishes or unpublishes now (and drops a schedule); sending
+ * `publishAt` schedules a draft (or moves its time); `publishAt: null` makes it a draft again.
+ */
+export const ARTICLE_STATUSES = ['draft', 'scheduled', 'published'] as const;
+export type TArticleStatus = (typeof ARTICLE_STATUSES)[number];
+/** The furthest ahead an article may be scheduled. */
+export const PUBLISH_AT_MAX_DAYS = 3660;
+
+/** A time to publish at: an ISO date-time with its offset, in the future (checked again when saved). */
+export const ZPublishAt = z
+  .string()
+  .refine((value) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(value) && !Number.isNaN(Date.parse(value)), {
+    message: 'Publish time must be a date and time with its offset (ISO 8601)',
+    abort: true,
+  })
+  .refine((value) => Date.parse(value) > Date.now(), 'Publish time must be in the future')
+  .refine((value) => Date.parse(value) <= Date.now() + PUBLISH_AT_MAX_DAYS * 86_400_000, `Publish time must be within ${PUBLISH_AT_MAX_DAYS} days`)
+  .nullable();
+
 /** Each field's rule once; create adds the defaults, update takes any subset without them. */
 const articleFields = {
   title: z
@@ -84,33 +106,42 @@ const articleFields = {
     .min(ARTICLE_LIMITS.content.min, 'Content must be at least 50 characters')
     .max(ARTICLE_LIMITS.content.max, atMost('Content', ARTICLE_LIMITS.content.max)),
   published: z.boolean(),
+  publishAt: ZPublishAt,
   ...seoFields,
 };
 
-export const ZArticleInput = z.object({
-  ...articleFields,
-  readTime: articleFields.readTime.default(DEFAULT_READ_TIME),
-  published: articleFields.published.default(false),
-  metaTitle: seoFields.metaTitle.optional().transform((value) => value ?? null),
-  metaDescription: seoFields.metaDescription.optional().transform((value) => value ?? null),
-  canonicalUrl: seoFields.canonicalUrl.optional().transform((value) => value ?? null),
-});
+/** Publishing now and at a time are two different choices: one at a time. */
+const oneWayToPublish = {
+  check: (article: { published?: boolean | undefined; publishAt?: string | null | undefined }) => !(article.published === true && typeof article.publishAt === 'string'),
+  issue: { message: 'Choose to publish now or at a time, not both', path: ['publishAt'] },
+};
+
+export const ZArticleInput = z
+  .object({
+    ...articleFields,
+    readTime: articleFields.readTime.default(DEFAULT_READ_TIME),
+    published: articleFields.published.default(false),
+    publishAt: articleFields.publishAt.optional(),
+    metaTitle: seoFields.metaTitle.optional().transform((value) => value ?? null),
+    metaDescription: seoFields.metaDescription.optional().transform((value) => value ?? null),
+    canonicalUrl: seoFields.canonicalUrl.optional().transform((value) => value ?? null),
+  })
+  .refine(oneWayToPublish.check, oneWayToPublish.issue);
 /** What the form holds (before defaults). */
 export type TArticleInput = z.input<typeof ZArticleInput>;
 
 /** POST /api/articles: SPEC's client also sends authorId; the server takes the author from the
  * session, so the field is accepted and dropped. */
-export const ZCreateArticle = ZArticleInput.extend({ authorId: z.unknown().optional() }).transform(
-  ({ authorId: _ignored, ...article }) => article,
-);
+export const ZCreateArticle = ZArticleInput.safeExtend({ authorId: z.unknown().optional() }).transform(({ authorId: _ignored, ...article }) => article);
 
 /** PATCH /api/articles/:id: any subset of the fields, at least one; a missing field stays as
- * it is (no defaults here, or an edit would quietly unpublish). */
+ * it is (no defaults here, or an edit would quietly unpublish). `publishAt: null` unschedules. */
 export const ZUpdateArticle = z
   .object(articleFields)
   .partial()
   .strict()
-  .refine((patch) => Object.keys(patch).length > 0, 'Send at least one field to change');
+  .refine((patch) => Object.keys(patch).length > 0, 'Send at least one field to change')
+  .refine(oneWayToPublish.check, oneWayToPublish.issue);
 
 export const ZArticleIdParams = z.object({ id: z.uuid('Article id must be a UUID') });
 export const ZArticleSlugParams = z.object({ slug: z.string().min(1).max(200) });
@@ -123,6 +154,8 @@ export const ZArticleSummary = z.object({
   category: z.string(),
   excerpt: z.string(),
   createdAt: z.string(),
+  /** When it went public (the date the public pages show); the creation date before 0098. */
+  publishedAt: z.string(),
   readTime: z.string(),
 });
 export type TArticleSummary = z.infer<typeof ZArticleSummary>;
@@ -135,6 +168,9 @@ export type TPublicArticle = z.infer<typeof ZPublicArticle>;
 /** A whole article: the admin's editor and list, and an admin's preview of its page. */
 export const ZArticle = ZPublicArticle.extend({
   published: z.boolean(),
+  status: z.enum(ARTICLE_STATUSES),
+  /** When a scheduled article goes public; null unless scheduled. */
+  publishAt: z.string().nullable(),
   authorId: z.string().nullable(),
   updatedAt: z.string(),
   canonicalUrl: z.string().nullable(),
@@ -186,3 +222,35 @@ export const ZArticleRevisionParams = z.object({
   id: z.uuid('Article id must be a UUID'),
   revisionId: z.uuid('Revision id must be a UUID'),
 });
+
+/** A preview link as the editor lists it (the token is shown once, when it is created). */
+export const ZPreviewLink = z.object({
+  id: z.string(),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  /** Who created it (null when that account is gone). */
+  createdBy: z.object({ id: z.string(), name: z.string() }).nullable(),
+});
+export type TPreviewLink = z.infer<typeof ZPreviewLink>;
+
+/** POST /api/admin/articles/:id/preview-links: the new link with its address, shown once. */
+export const ZCreatedPreviewLink = ZPreviewLink.extend({ url: z.string() });
+export type TCreatedPreviewLink = z.infer<typeof ZCreatedPreviewLink>;
+
+/** GET /api/admin/articles/:id/preview-links: the links that still work, newest first. */
+export const ZPreviewLinkList = z.object({ links: z.array(ZPreviewLink) });
+export type TPreviewLinkList = z.infer<typeof ZPreviewLinkList>;
+
+export const ZPreviewLinkParams = z.object({
+  id: z.uuid('Article id must be a UUID'),
+  linkId: z.uuid('Preview link id must be a UUID'),
+});
+
+/** GET /api/preview/:token: the article as its page shows it, and whether it is a draft or
+ * scheduled (and when), for the page's "Preview" banner. */
+export const ZPreviewArticle = ZPublicArticle.extend({ status: z.enum(ARTICLE_STATUSES), publishAt: z.string().nullable() });
+export type TPreviewArticle = z.infer<typeof ZPreviewArticle>;
+
+/** A preview link's token: 32 random bytes, base64url. */
+export const ZPreviewTokenParams = z.object({ token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'Preview token must be 43 base64url characters') });
+

@@ -36,6 +36,7 @@ export const APP_ROUTES = [
   '/invite',
   '/insights',
   '/insights/:slug',
+  '/preview/:token',
   '/dashboard',
   '/settings',
   '/deepseek-chat',

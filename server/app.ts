@@ -36,7 +36,9 @@ import type { JobQueue } from './modules/runtime/job-queue.ts';
 import { backtestRoutes } from './modules/backtest/backtest.routes.ts';
 import { createBacktestService } from './modules/backtest/backtest.service.ts';
 import { createMarketData, type MarketData } from './modules/market/market-data.ts';
-import { articlesRoutes } from './modules/articles/articles.routes.ts';
+import { createArticleSchedule } from './modules/articles/article-schedule.ts';
+import { articlesRoutes, registerPreviewPageHeaders } from './modules/articles/articles.routes.ts';
+import { createPreviewLinksService } from './modules/articles/preview-links.service.ts';
 import { feedsRoutes } from './modules/articles/feeds.routes.ts';
 import { createCardDrawer } from './modules/articles/card-drawing.ts';
 import { socialCardRoutes } from './modules/articles/social-card.routes.ts';
@@ -185,7 +187,12 @@ export async function buildApp({
   const bus = await createBus({ database, logger });
   const { invalidations } = bus;
   app.decorate('invalidations', invalidations);
-  const articles = createArticlesService({ db, invalidations });
+  // Scheduled articles are published by a job in whichever process takes it, and by a sweep in
+  // each (docs/decisions/0098).
+  const articleSchedule = createArticleSchedule({ jobs, logger });
+  const articles = createArticlesService({ db, invalidations, schedule: articleSchedule, now });
+  app.addHook('onReady', async () => articleSchedule.start(async (id) => void (await articles.publishScheduled(id))));
+  app.addHook('onClose', async () => articleSchedule.stop());
   // Its hooks come first: they keep the answers of public reads (docs/decisions/0051).
   const publicCache = registerPublicCache(app, articles);
   frontDoor.use(publicCache.answer);
@@ -215,7 +222,8 @@ export async function buildApp({
     await app.register(oidcAuthRoutes, { ...routeDeps, provider: config.auth.provider, settings: config.auth, publicUrl: config.publicUrl, now });
   }
   await app.register(usersRoutes, { users: createUsersService({ db, invalidations }) });
-  await app.register(articlesRoutes, { articles });
+  registerPreviewPageHeaders(app);
+  await app.register(articlesRoutes, { articles, previews: createPreviewLinksService({ db, ttlMs: config.previewLinkTtlMs, publicUrl: config.publicUrl, now }) });
   await app.register(feedsRoutes, { articles, publicUrl: config.publicUrl, siteName: config.siteName });
   await app.register(socialCardRoutes, { articles, siteName: config.siteName, drawer: createCardDrawer() });
   const events = createEventHub({ database, bus, logger });

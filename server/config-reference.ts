@@ -122,6 +122,10 @@ export const CONFIG_REFERENCE = {
   BACKTEST_RATE_LIMIT: { area: 'http', meaning: 'Test on history: tests per user per minute (per server process); beyond it 429 with `Retry-After`' },
   BACKTEST_CONCURRENCY: { area: 'http', meaning: 'Test on history: tests loading history at once per server process; beyond it 503 with `Retry-After`' },
   SITE_NAME: { area: 'server', meaning: "the header's name (60 characters at most), also the passkeys' relying party name" },
+  PREVIEW_LINK_TTL_HOURS: {
+    area: 'server',
+    meaning: "how long an article's preview link stays valid, 1 to 720 ([Drafts, scheduling and preview links](../user/publishing.md#drafts-scheduling-and-preview-links))",
+  },
   CONTACT_EMAIL: { area: 'server', meaning: 'the contact mailto on the site' },
   OPENAI_API_KEY: { area: 'chat', meaning: 'GPT\'s key (server only, never sent to browsers or logged). Without a provider\'s key, that assistant answers "API key not configured"' },
   ANTHROPIC_API_KEY: { area: 'chat', meaning: "Claude's key (server only, never sent to browsers or logged)" },

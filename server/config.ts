@@ -331,6 +331,16 @@ export const ZEnv = z.object({
       .max(720, 'must be at most 720 hours (30 days)')
       .default(72),
   ),
+  /** How long an article's preview link stays valid (issue 34 item 2, docs/decisions/0098). */
+  PREVIEW_LINK_TTL_HOURS: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number of hours' })
+      .int('must be a whole number of hours')
+      .min(1, 'must be at least 1 hour')
+      .max(720, 'must be at most 720 hours (30 days)')
+      .default(72),
+  ),
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -367,6 +377,8 @@ export type Config = {
   /** Test on history: tests per user per minute, and tests loading history at once per process. */
   backtest: { ratePerMinute: number; concurrency: number };
   siteName: string;
+  /** How long an article's preview link stays valid, in ms (PREVIEW_LINK_TTL_HOURS). */
+  previewLinkTtlMs: number;
   contactEmail: string;
   logLevel: string;
   /** One sentence each for the log at start (warn): settings given under an old name, and
@@ -736,6 +748,7 @@ export function loadConfig(
     mcpRateLimit: e.MCP_RATE_LIMIT,
     backtest: { ratePerMinute: e.BACKTEST_RATE_LIMIT, concurrency: e.BACKTEST_CONCURRENCY },
     siteName: e.SITE_NAME,
+    previewLinkTtlMs: e.PREVIEW_LINK_TTL_HOURS * 3_600_000,
     contactEmail: e.CONTACT_EMAIL,
     logLevel: e.LOG_LEVEL,
     startWarnings: [...deprecations(e), ...testOnlySettings(e), ...openMetrics(e)],

@@ -27,6 +27,7 @@ const UsagePage = lazy(() => import('../features/chat/components/usage-page.tsx'
 const AgentsConsolePage = lazy(() => import('../features/agents/components/agents-console-page.tsx'));
 const CreateArticlePage = lazy(() => import('../features/articles/components/create-article-page.tsx'));
 const EditArticlePage = lazy(() => import('../features/articles/components/edit-article-page.tsx'));
+const PreviewPage = lazy(() => import('../features/articles/components/preview-page.tsx'));
 const AdminArticlesPage = lazy(() => import('../features/articles/components/admin-articles-page.tsx'));
 // With react-markdown (the server-rendered article page loads it on its own; see site-root.tsx).
 export const ArticlePage = preloadable(() => import('../features/articles/components/article-page.tsx'));
@@ -90,6 +91,8 @@ export function AppRoutes() {
         <Route path="/invite" element={<InvitePage />} />
         <Route path="/insights" element={<InsightsPage />} />
         <Route path="/insights/:slug" element={<ArticlePage />} />
+        {/* A draft shared by a preview link (docs/decisions/0098): anyone with the link. */}
+        <Route path="/preview/:token" element={<PreviewPage />} />
         <Route element={<RequireAuth />}>
           <Route path="/dashboard" element={<DashboardRoute />} />
           <Route path="/settings" element={<SettingsPage />} />

@@ -88,6 +88,7 @@ describe('SiteRoot', () => {
         excerpt: 'Reasons to automate this quarter.',
         content: '## Costs\n\nManual entry costs **hours**. See [the method](https://example.org/method) and [the others](/insights).\n\n| Step | Time |\n| --- | --- |\n| Entry | 10 min |\n',
         createdAt: '2025-05-01T10:00:00.000Z',
+        publishedAt: '2025-05-01T10:00:00.000Z',
         readTime: '6 min read',
         metaTitle: null,
         metaDescription: null,

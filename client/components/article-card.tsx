@@ -16,7 +16,7 @@ export const articlePath = (slug: string): string => `/insights/${encodeURICompo
 export function ArticleCard({ article, headingLevel = 3 }: { article: TArticleSummary; headingLevel?: 2 | 3 }) {
   const Heading = headingLevel === 2 ? 'h2' : 'h3';
   const { Link } = useNavigation();
-  const date = useLocalDate(article.createdAt);
+  const date = useLocalDate(article.publishedAt);
   return (
     <Card as="li" className="relative flex min-w-0 flex-col p-6 wrap-anywhere transition-shadow hover:shadow-md has-[a:focus-visible]:outline-2 has-[a:focus-visible]:outline-offset-2 has-[a:focus-visible]:outline-brand-600">
       <Badge variant="brand" wrap className="self-start">
@@ -29,7 +29,7 @@ export function ArticleCard({ article, headingLevel = 3 }: { article: TArticleSu
       </Heading>
       <p className="mt-2 line-clamp-3 text-slate-600">{article.excerpt}</p>
       <p className="mt-auto flex items-center gap-2 pt-4 text-sm text-slate-600">
-        <time dateTime={article.createdAt}>{date}</time>
+        <time dateTime={article.publishedAt}>{date}</time>
         <span aria-hidden="true">·</span>
         <span>{article.readTime}</span>
       </p>

@@ -10,7 +10,7 @@ import type { TToolStep } from '../../contracts/assistant-tools.ts';
 import type { TChatFinish, TChatImageType, TChatProvider } from '../../contracts/chat.ts';
 import type { TCitation, TDocumentStatus, TDocumentType, TRetrievalInfo } from '../../contracts/documents.ts';
 import type { TBriefStatus } from '../../contracts/notifications.ts';
-import type { TArticleRevisionFields } from '../../contracts/articles.ts';
+import type { TArticleRevisionFields, TArticleStatus } from '../../contracts/articles.ts';
 import { TOKEN_SCOPES } from '../../contracts/assistant-tools.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
@@ -177,7 +177,13 @@ export const articles = pgTable(
     excerpt: text('excerpt').notNull(),
     content: text('content').notNull(),
     readTime: text('read_time').notNull().default('5 min read'),
-    published: boolean('published').notNull().default(false),
+    /** 'draft', 'scheduled' (public from publish_at) or 'published' (docs/decisions/0098). The
+     * API's `published` is status = 'published'. */
+    status: text('status').$type<TArticleStatus>().notNull().default('draft'),
+    /** When a scheduled article goes public; null unless scheduled. */
+    publishAt: timestamp('publish_at', { withTimezone: true }),
+    /** When it went public: the public pages' date (the creation date for articles published before 0098). */
+    publishedAt: timestamp('published_at', { withTimezone: true }),
     authorId: uuid('author_id').references(() => users.id, { onDelete: 'set null' }),
     /** Search and social (docs/decisions/0096): null = the title, the excerpt, the article's
      * own URL. */
@@ -189,8 +195,32 @@ export const articles = pgTable(
   },
   (t) => [
     uniqueIndex('articles_slug_idx').on(t.slug),
-    index('articles_published_created_idx').on(t.published, t.createdAt),
+    index('articles_status_published_idx').on(t.status, t.publishedAt),
+    // The sweep's look for what is due.
+    index('articles_publish_at_idx').on(t.publishAt).where(sql`${t.status} = 'scheduled'`),
+    check('articles_status_check', sql`${t.status} in ('draft', 'scheduled', 'published')`),
+    check('articles_scheduled_check', sql`(${t.status} = 'scheduled') = (${t.publishAt} is not null)`),
   ],
+);
+
+/**
+ * A link that shows a draft or scheduled article to anyone who has it (docs/decisions/0098):
+ * only its SHA-256 is kept; it works until `expires_at` or until revoked.
+ */
+export const articlePreviewLinks = pgTable(
+  'article_preview_links',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    articleId: uuid('article_id')
+      .notNull()
+      .references(() => articles.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull(),
+    createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  },
+  (t) => [uniqueIndex('article_preview_links_token_idx').on(t.tokenHash), index('article_preview_links_article_idx').on(t.articleId)],
 );
 
 /**

@@ -51,6 +51,13 @@ describe('permission matrix', () => {
   const ARTICLE_TEXT = { category: 'Operations', excerpt: 'How a small team took the busywork out of its week.', content: 'Automation pays when it removes a decision nobody needed to make. '.repeat(3) };
   const newArticle = async (): Promise<{ id: string; slug: string }> =>
     asOwner('POST', '/api/articles', { title: `Matrix article ${++n}`, ...ARTICLE_TEXT, published: true });
+  const newDraft = async (): Promise<{ id: string; slug: string }> => asOwner('POST', '/api/articles', { title: `Matrix draft ${++n}`, ...ARTICLE_TEXT });
+  /** A preview link of a new draft (issue 34 item 2): its article's id, its id and its token. */
+  const newPreviewLink = async (): Promise<{ articleId: string; id: string; token: string }> => {
+    const { id: articleId } = await newDraft();
+    const link = await asOwner('POST', `/api/admin/articles/${articleId}/preview-links`);
+    return { articleId, id: link.id, token: link.url.split('/preview/')[1] };
+  };
   /** The first revision of a new article, by path under /api/admin/articles. */
   const firstRevisionPath = async (): Promise<string> => {
     const { id } = await newArticle();
@@ -171,6 +178,19 @@ describe('permission matrix', () => {
     { method: 'GET', url: '/api/admin/articles/:id/revisions', call: async () => ({ path: `/api/admin/articles/${(await newArticle()).id}/revisions` }), expected: [401, 403, 200, 200] },
     { method: 'GET', url: '/api/admin/articles/:id/revisions/:revisionId', call: async () => ({ path: await firstRevisionPath() }), expected: [401, 403, 200, 200] },
     { method: 'POST', url: '/api/articles/:id/revisions/:revisionId/restore', call: async () => ({ path: `${(await firstRevisionPath()).replace('/api/admin/articles/', '/api/articles/')}/restore` }), expected: [401, 403, 200, 200] },
+    // Preview links (issue 34 item 2) follow their article: any admin's; reading one needs only the link.
+    { method: 'GET', url: '/api/admin/articles/:id/preview-links', call: async () => ({ path: `/api/admin/articles/${(await newDraft()).id}/preview-links` }), expected: [401, 403, 200, 200] },
+    { method: 'POST', url: '/api/admin/articles/:id/preview-links', call: async () => ({ path: `/api/admin/articles/${(await newDraft()).id}/preview-links` }), expected: [401, 403, 201, 201] },
+    {
+      method: 'DELETE',
+      url: '/api/admin/articles/:id/preview-links/:linkId',
+      call: async () => {
+        const link = await newPreviewLink();
+        return { path: `/api/admin/articles/${link.articleId}/preview-links/${link.id}` };
+      },
+      expected: [401, 403, 204, 204],
+    },
+    { method: 'GET', url: '/api/preview/:token', call: async () => ({ path: `/api/preview/${(await newPreviewLink()).token}` }), expected: [200, 200, 200, 200] },
     ...chatRows,
     { method: 'GET', url: '/api/chat/providers', call: at('/api/chat/providers'), expected: [401, 200, 200, 200] },
     { method: 'GET', url: '/api/admin/usage', call: at('/api/admin/usage'), expected: [401, 403, 200, 200] },

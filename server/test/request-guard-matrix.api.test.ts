@@ -114,6 +114,12 @@ describe('request guard on every state-changing route', () => {
       await asAdmin('PATCH', `/api/articles/${id}`, { title: `Edited before a restore ${++n}` });
       return { path: `/api/articles/${id}/revisions/${revisions[0].id}/restore`, payload: {} };
     },
+    'POST /api/admin/articles/:id/preview-links': async () => ({ path: `/api/admin/articles/${(await asAdmin('POST', '/api/articles', article())).id}/preview-links`, payload: {} }),
+    'DELETE /api/admin/articles/:id/preview-links/:linkId': async () => {
+      const { id } = await asAdmin('POST', '/api/articles', article());
+      const link = await asAdmin('POST', `/api/admin/articles/${id}/preview-links`);
+      return { path: `/api/admin/articles/${id}/preview-links/${link.id}`, payload: {} };
+    },
     'POST /api/notifications/read-all': async () => {
       await newNotificationId(); // something unread, so the call would change a row
       return { path: '/api/notifications/read-all', payload: {} };

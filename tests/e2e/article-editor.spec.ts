@@ -43,7 +43,7 @@ test.describe('article editor', () => {
 
     const content = page.getByRole('textbox', { name: 'Content' });
     const toolbar = page.getByRole('toolbar', { name: 'Formatting' });
-    const preview = page.getByRole('region', { name: 'Preview' });
+    const preview = page.getByRole('region', { name: 'Preview', exact: true });
     await content.fill('Why we automate');
     await select(content, 'Why we automate');
     await toolbar.getByRole('button', { name: 'Heading' }).click();
@@ -110,7 +110,7 @@ test.describe('article editor', () => {
     await page.goto('/create-article');
     const content = page.getByRole('textbox', { name: 'Content' });
     await content.fill('## A heading long enough to wrap on a narrow phone screen\n\nA paragraph with a https://example.com/a/very/long/address/that/must/not/widen/the/page link.\n\n| Step | Before | After | Saved |\n| --- | --- | --- | --- |\n| Entry | 10 min | 0 min | 10 min |');
-    const preview = page.getByRole('region', { name: 'Preview' });
+    const preview = page.getByRole('region', { name: 'Preview', exact: true });
     // The region's own title is a heading too: the article's is found by its words.
     await expect(preview.getByRole('heading', { level: 2, name: /^A heading long enough to wrap/ })).toBeVisible();
     const [textBox, previewBox] = [await content.boundingBox(), await preview.boundingBox()];

@@ -165,7 +165,7 @@ test.describe('rendering safety: an XSS corpus in every user-controlled text', (
       await expect(page.getByLabel('Excerpt')).toHaveValue(publishedInput.excerpt);
       await expect(page.getByLabel('Content')).toHaveValue(publishedInput.content);
       // The editor's live preview draws the corpus with the public page's renderer.
-      await expectShown(page.getByRole('region', { name: 'Preview' }), content.map(markdownShows));
+      await expectShown(page.getByRole('region', { name: 'Preview', exact: true }), content.map(markdownShows));
       await expectNoXss(page, xss, 'the article editor');
 
       // Signed out, the article's page is the one the server renders, Markdown and all, and the

@@ -43,7 +43,7 @@ describe('public reads answered from memory (docs/decisions/0051, 0057)', () => 
   afterAll(async () => t.close());
 
   /** A row written past the app: only a kept answer does not show it. */
-  const sneakIn = (slug: string) => t.database.db.insert(articles).values({ slug, title: slug, category: 'AI', excerpt: 'e', content: 'c'.repeat(60), published: true });
+  const sneakIn = (slug: string) => t.database.db.insert(articles).values({ slug, title: slug, category: 'AI', excerpt: 'e', content: 'c'.repeat(60), status: 'published' });
   const titles = (res: Raw) => (JSON.parse(res.body.toString()) as Array<{ title: string }>).map((a) => a.title);
 
   for (const [label, headers] of [

@@ -33,7 +33,7 @@ export function articlePageResolver(articles: ArticlesService, publicUrl: string
         description,
         url,
         type: 'article',
-        publishedTime: article.createdAt,
+        publishedTime: article.publishedAt,
         modifiedTime: article.updatedAt,
         section: article.category,
         tags: [article.category],

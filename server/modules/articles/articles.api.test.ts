@@ -25,18 +25,19 @@ describe('GET /api/articles', () => {
   beforeAll(async () => {
     t = await createTestApp();
     await t.database.db.insert(articles).values([
-      { slug: 'old', title: 'Old post', category: 'AI', excerpt: 'An older excerpt', content: 'c'.repeat(60), createdAt: day(1), published: true },
-      { slug: 'draft', title: 'Secret draft', category: 'AI', excerpt: 'Not yet', content: 'c'.repeat(60), createdAt: day(5), published: false },
-      { slug: 'new', title: 'New post', category: 'Data', excerpt: 'A newer excerpt', content: 'c'.repeat(60), createdAt: day(3), published: true, readTime: '7 min read' },
+      { slug: 'old', title: 'Old post', category: 'AI', excerpt: 'An older excerpt', content: 'c'.repeat(60), createdAt: day(1), status: 'published' },
+      { slug: 'draft', title: 'Secret draft', category: 'AI', excerpt: 'Not yet', content: 'c'.repeat(60), createdAt: day(5), status: 'draft' },
+      { slug: 'new', title: 'New post', category: 'Data', excerpt: 'A newer excerpt', content: 'c'.repeat(60), createdAt: day(3), status: 'published', readTime: '7 min read' },
     ]);
   });
   afterAll(async () => t.close());
 
+  // publishedAt (docs/decisions/0098): a row published before it had one shows its creation date.
   it('lists published articles only, newest first, with the list fields only', async () => {
     const body = (await t.request({ url: '/api/articles' })).json();
     expect(body).toEqual([
-      { id: expect.any(String), slug: 'new', title: 'New post', category: 'Data', excerpt: 'A newer excerpt', createdAt: day(3).toISOString(), readTime: '7 min read' },
-      { id: expect.any(String), slug: 'old', title: 'Old post', category: 'AI', excerpt: 'An older excerpt', createdAt: day(1).toISOString(), readTime: '5 min read' },
+      { id: expect.any(String), slug: 'new', title: 'New post', category: 'Data', excerpt: 'A newer excerpt', createdAt: day(3).toISOString(), publishedAt: day(3).toISOString(), readTime: '7 min read' },
+      { id: expect.any(String), slug: 'old', title: 'Old post', category: 'AI', excerpt: 'An older excerpt', createdAt: day(1).toISOString(), publishedAt: day(1).toISOString(), readTime: '5 min read' },
     ]);
     expect(JSON.stringify(body)).not.toContain('Secret draft');
   });

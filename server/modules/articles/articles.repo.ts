@@ -1,4 +1,4 @@
-import { desc, eq, getTableColumns } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { articles, users } from '../../db/schema.ts';
 
@@ -7,11 +7,16 @@ export type ArticleRow = typeof articles.$inferSelect;
  * author's account is gone. */
 export type ArticleWithAuthor = ArticleRow & { authorName: string | null };
 export type NewArticle = Omit<typeof articles.$inferInsert, 'id' | 'createdAt' | 'updatedAt'>;
-export type ArticlePatch = Partial<Pick<ArticleRow, 'title' | 'category' | 'excerpt' | 'content' | 'readTime' | 'published' | 'metaTitle' | 'metaDescription' | 'canonicalUrl'>>;
+/** The columns a save changes; the publication's may be SQL of the row's own values. */
+export type ArticlePatch = {
+  [K in 'title' | 'category' | 'excerpt' | 'content' | 'readTime' | 'status' | 'publishAt' | 'publishedAt' | 'metaTitle' | 'metaDescription' | 'canonicalUrl']?: ArticleRow[K] | SQL;
+};
 
+/** The date the public pages show: when it went public (its creation for a row without one). */
+export const publicDate = sql<Date>`coalesce(${articles.publishedAt}, ${articles.createdAt})`.mapWith(articles.createdAt);
 const newestFirst = [desc(articles.createdAt), desc(articles.id)];
 
-/** Published articles, newest first, with only the columns a list shows. */
+/** Published articles, newest public date first, with only the columns a list shows. */
 export async function listPublishedArticles(db: Db) {
   return db
     .select({
@@ -21,13 +26,14 @@ export async function listPublishedArticles(db: Db) {
       category: articles.category,
       excerpt: articles.excerpt,
       createdAt: articles.createdAt,
+      publishedAt: publicDate,
       updatedAt: articles.updatedAt,
       readTime: articles.readTime,
       canonicalUrl: articles.canonicalUrl,
     })
     .from(articles)
-    .where(eq(articles.published, true))
-    .orderBy(...newestFirst);
+    .where(eq(articles.status, 'published'))
+    .orderBy(desc(publicDate), desc(articles.id));
 }
 
 export async function listAllArticles(db: Db): Promise<ArticleRow[]> {
@@ -66,4 +72,19 @@ export async function updateArticle(db: Db, id: string, patch: ArticlePatch): Pr
 export async function deleteArticle(db: Db, id: string): Promise<boolean> {
   const removed = await db.delete(articles).where(eq(articles.id, id)).returning({ id: articles.id });
   return removed.length > 0;
+}
+
+/**
+ * Publishes what is due: the scheduled articles (or the one, `id`) whose publish_at has come, by
+ * a conditional UPDATE, so a job run twice, a job and the sweep, or two processes publish each
+ * once. The public date is the scheduled time. Returns the ids it published.
+ */
+export async function publishDue(db: Db, now: Date, id?: string): Promise<string[]> {
+  const due = and(eq(articles.status, 'scheduled'), lte(articles.publishAt, now), id === undefined ? undefined : eq(articles.id, id));
+  const rows = await db
+    .update(articles)
+    .set({ status: 'published', publishedAt: sql`${articles.publishAt}`, publishAt: null, updatedAt: now })
+    .where(due)
+    .returning({ id: articles.id });
+  return rows.map((row) => row.id);
 }

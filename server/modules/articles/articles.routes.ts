@@ -1,10 +1,23 @@
 import type { FastifyInstance } from 'fastify';
-import { ZArticleIdParams, ZArticleListQuery, ZArticleRevisionParams, ZArticleSlugParams, ZCreateArticle, ZUpdateArticle } from '../../../contracts/articles.ts';
+import {
+  ZArticleIdParams,
+  ZArticleListQuery,
+  ZArticleRevisionParams,
+  ZArticleSlugParams,
+  ZCreateArticle,
+  ZPreviewLinkParams,
+  ZPreviewTokenParams,
+  ZUpdateArticle,
+} from '../../../contracts/articles.ts';
 import { keepPublicAnswer } from '../../lib/http/public-cache.ts';
 import { parseInput } from '../../lib/validate.ts';
 import type { ArticlesService } from './articles.service.ts';
+import type { PreviewLinksService } from './preview-links.service.ts';
 
-export async function articlesRoutes(app: FastifyInstance, { articles }: { articles: ArticlesService }): Promise<void> {
+/** A preview is for the people it was shared with: kept by no cache and by no search engine. */
+export const PREVIEW_HEADERS = { 'cache-control': 'no-store', 'x-robots-tag': 'noindex, nofollow', 'referrer-policy': 'no-referrer' } as const;
+
+export async function articlesRoutes(app: FastifyInstance, { articles, previews }: { articles: ArticlesService; previews: PreviewLinksService }): Promise<void> {
   // Published articles: revalidated on every use (no-cache) and answered 304 while unchanged.
   app.get('/api/articles', { config: { access: 'public', etag: true } }, async (request, reply) => {
     const { limit, offset } = parseInput(ZArticleListQuery, request.query);
@@ -63,5 +76,38 @@ export async function articlesRoutes(app: FastifyInstance, { articles }: { artic
   app.post('/api/articles/:id/revisions/:revisionId/restore', { config: { access: 'admin' } }, async (request) => {
     const { id, revisionId } = parseInput(ZArticleRevisionParams, request.params);
     return articles.restore(id, revisionId, request.user!.id);
+  });
+
+  // Preview links (issue 34 item 2, docs/decisions/0098): a draft or scheduled article shown to
+  // whoever has the link, signed in or not.
+  app.get('/api/admin/articles/:id/preview-links', { config: { access: 'admin' } }, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    const { id } = parseInput(ZArticleIdParams, request.params);
+    return previews.list(id);
+  });
+
+  app.post('/api/admin/articles/:id/preview-links', { config: { access: 'admin' } }, async (request, reply) => {
+    const { id } = parseInput(ZArticleIdParams, request.params);
+    return reply.status(201).header('cache-control', 'no-store').send(await previews.create(id, request.user!.id));
+  });
+
+  app.delete('/api/admin/articles/:id/preview-links/:linkId', { config: { access: 'admin' } }, async (request, reply) => {
+    const { id, linkId } = parseInput(ZPreviewLinkParams, request.params);
+    await previews.revoke(id, linkId);
+    return reply.status(204).send();
+  });
+
+  app.get('/api/preview/:token', { config: { access: 'public' } }, async (request, reply) => {
+    reply.headers(PREVIEW_HEADERS);
+    const { token } = parseInput(ZPreviewTokenParams, request.params);
+    return previews.read(token);
+  });
+}
+
+/** The preview's page (the app's /preview/:token, served by the client app's handler) goes out
+ * with the same headers. On the root instance, where that handler is. */
+export function registerPreviewPageHeaders(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply) => {
+    if (request.url.startsWith('/preview/')) reply.headers(PREVIEW_HEADERS);
   });
 }

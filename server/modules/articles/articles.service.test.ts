@@ -3,6 +3,7 @@ import { articles } from '../../db/schema.ts';
 import { NO_CACHE } from '../../lib/invalidations.ts';
 import { createBus, type Bus } from '../events/bus.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
+import { createArticleSchedule } from './article-schedule.ts';
 import { createArticlesService } from './articles.service.ts';
 
 describe('published articles cache', () => {
@@ -26,11 +27,11 @@ describe('published articles cache', () => {
         return Reflect.get(target, prop, receiver);
       },
     });
-    return createArticlesService({ db, invalidations: bus.invalidations });
+    return createArticlesService({ db, invalidations: bus.invalidations, schedule: createArticleSchedule({ jobs: t.jobs, logger: t.app.log }) });
   }
   const userId = async () => (await t.request({ method: 'GET', url: '/api/auth/me', cookie: await t.signIn('writer@example.com') }).then((r) => (r.json() as { user: { id: string } }).user.id));
   const publish = (slug: string) =>
-    t.database.db.insert(articles).values({ slug, title: slug, category: 'AI', excerpt: 'An excerpt', content: 'c'.repeat(60), published: true });
+    t.database.db.insert(articles).values({ slug, title: slug, category: 'AI', excerpt: 'An excerpt', content: 'c'.repeat(60), status: 'published' });
 
   it('reads the database once for any number of concurrent and repeated reads', async () => {
     const s = service();
@@ -67,7 +68,7 @@ describe('published articles cache', () => {
         return Reflect.get(target, prop, receiver);
       },
     });
-    const s = createArticlesService({ db, invalidations: NO_CACHE });
+    const s = createArticlesService({ db, invalidations: NO_CACHE, schedule: createArticleSchedule({ jobs: t.jobs, logger: t.app.log }) });
     await s.listPublished();
     await s.listPublished();
     expect(reads).toBe(2);
@@ -89,9 +90,29 @@ describe('published articles cache', () => {
         return Reflect.get(target, prop, receiver);
       },
     });
-    const s = createArticlesService({ db, invalidations: bus.invalidations });
+    const s = createArticlesService({ db, invalidations: bus.invalidations, schedule: createArticleSchedule({ jobs: t.jobs, logger: t.app.log }) });
     await expect(s.listPublished()).rejects.toThrow('connection lost');
     fail = false;
     expect((await s.listPublished()).total).toBe(2);
   });
+
+  // docs/decisions/0098: the job, a second run of it, the sweeps of every process: one publication.
+  it('publishes a due scheduled article once however many publish at once, and drops the cache when it does', async () => {
+    const s = service();
+    const before = (await s.listPublished()).total;
+    const [row] = await t.database.db
+      .insert(articles)
+      .values({ slug: 'due-one', title: 'due-one', category: 'AI', excerpt: 'An excerpt', content: 'c'.repeat(60), status: 'scheduled', publishAt: new Date(Date.now() - 1000) })
+      .returning();
+    await t.database.db
+      .insert(articles)
+      .values({ slug: 'not-yet', title: 'not-yet', category: 'AI', excerpt: 'An excerpt', content: 'c'.repeat(60), status: 'scheduled', publishAt: new Date(Date.now() + 3_600_000) });
+    const runs = await Promise.all([s.publishScheduled(row!.id), s.publishScheduled(), s.publishScheduled(), s.publishScheduled(row!.id)]);
+    expect(runs.flat()).toEqual([row!.id]);
+    const list = await s.listPublished();
+    expect(list.total).toBe(before + 1);
+    expect(list.items.find((a) => a.slug === 'due-one')?.publishedAt).toBe(row!.publishAt!.toISOString());
+    expect(list.items.some((a) => a.slug === 'not-yet')).toBe(false);
+  });
 });
+

@@ -1,7 +1,9 @@
 import { ARTICLE_REVISION_FIELDS, type TArticle, type TArticleRevision, type TArticleRevisionFields, type TArticleRevisionList, type TArticleSummary, type TPublicArticle } from '../../../contracts/articles.ts';
 import type { z } from 'zod';
 import type { ZArticleInput, ZUpdateArticle } from '../../../contracts/articles.ts';
+import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
+import { articles as articlesTable } from '../../db/schema.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { Invalidations, Sent } from '../../lib/invalidations.ts';
 import {
@@ -11,9 +13,12 @@ import {
   insertArticleIfSlugFree,
   listAllArticles,
   listPublishedArticles,
+  publishDue,
   updateArticle,
+  type ArticlePatch,
   type ArticleRow,
 } from './articles.repo.ts';
+import type { ArticleSchedule } from './article-schedule.ts';
 import { findRevision, listRevisions, newestRevisionFields, recordRevision } from './article-revisions.repo.ts';
 import { slugCandidate, slugify } from './slug.ts';
 
@@ -23,6 +28,9 @@ export type ArticlesServiceDeps = {
   db: Db;
   /** Publish, edit and delete in every process (docs/decisions/0049); without them, no cache. */
   invalidations: Invalidations;
+  /** Scheduled publishing's jobs (docs/decisions/0098), written in the saves' transactions. */
+  schedule: Pick<ArticleSchedule, 'schedule' | 'cancel'>;
+  now?: () => Date;
 };
 /** A list entry as the feeds need it: also when it was last edited and where its canonical page is. */
 type PublishedSummary = TArticleSummary & { updatedAt: string; canonicalUrl: string | null };
@@ -30,7 +38,7 @@ type SeoField = 'metaTitle' | 'metaDescription' | 'canonicalUrl';
 /** A new article's fields; the search and social ones may be left out (none). */
 type NewArticleInput = Omit<z.output<typeof ZArticleInput>, SeoField> & Partial<Pick<z.output<typeof ZArticleInput>, SeoField>>;
 
-function toApiArticle(row: ArticleRow): TArticle {
+export function toApiArticle(row: ArticleRow): TArticle {
   return {
     id: row.id,
     slug: row.slug,
@@ -39,9 +47,12 @@ function toApiArticle(row: ArticleRow): TArticle {
     excerpt: row.excerpt,
     content: row.content,
     readTime: row.readTime,
-    published: row.published,
+    published: row.status === 'published',
+    status: row.status,
+    publishAt: row.publishAt?.toISOString() ?? null,
     authorId: row.authorId,
     createdAt: row.createdAt.toISOString(),
+    publishedAt: (row.publishedAt ?? row.createdAt).toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     metaTitle: row.metaTitle,
     metaDescription: row.metaDescription,
@@ -56,6 +67,24 @@ function withoutAuthorName({ authorName: _name, ...article }: PublishedArticle):
   return article;
 }
 
+/**
+ * What a save's publishing fields do to the row (docs/decisions/0098): a time schedules it (off
+ * the site until then); `published` publishes now (keeping the date it first went public) or
+ * makes it a draft; `publishAt: null` alone makes a scheduled article a draft again. Null: the
+ * save leaves the publication state alone.
+ */
+function publicationChange(input: { published?: boolean | undefined; publishAt?: string | null | undefined }, now: Date): { patch: ArticlePatch; scheduleAt: Date | null } | null {
+  if (typeof input.publishAt === 'string') {
+    return { patch: { status: 'scheduled', publishAt: new Date(input.publishAt) }, scheduleAt: new Date(input.publishAt) };
+  }
+  if (input.published === true) return { patch: { status: 'published', publishAt: null, publishedAt: sql`coalesce(${articlesTable.publishedAt}, ${now.toISOString()}::timestamptz)` }, scheduleAt: null };
+  if (input.published === false) return { patch: { status: 'draft', publishAt: null }, scheduleAt: null };
+  if (input.publishAt === null) {
+    return { patch: { status: sql`case when ${articlesTable.status} = 'scheduled' then 'draft' else ${articlesTable.status} end`, publishAt: null }, scheduleAt: null };
+  }
+  return null;
+}
+
 /** The text a revision keeps of an article. */
 const revisionFieldsOf = (row: ArticleRow): TArticleRevisionFields => ({
   title: row.title,
@@ -66,11 +95,11 @@ const revisionFieldsOf = (row: ArticleRow): TArticleRevisionFields => ({
 });
 
 /** What a visitor's read carries: the page's fields, never the author's id or the draft state. */
-export function toPublicArticle({ id, slug, title, category, excerpt, content, createdAt, readTime, metaTitle, metaDescription }: TArticle): TPublicArticle {
-  return { id, slug, title, category, excerpt, content, createdAt, readTime, metaTitle, metaDescription };
+export function toPublicArticle({ id, slug, title, category, excerpt, content, createdAt, publishedAt, readTime, metaTitle, metaDescription }: TArticle): TPublicArticle {
+  return { id, slug, title, category, excerpt, content, createdAt, publishedAt, readTime, metaTitle, metaDescription };
 }
 
-export function createArticlesService({ db, invalidations }: ArticlesServiceDeps) {
+export function createArticlesService({ db, invalidations, schedule, now = () => new Date() }: ArticlesServiceDeps) {
   // Public reads (the landing page, /insights, article pages, feeds) are served from memory:
   // they are frequent and change rarely. One database read refills the list for all concurrent
   // requests; JSON is serialised once per fill; article pages are kept per slug. A generation
@@ -100,7 +129,12 @@ export function createArticlesService({ db, invalidations }: ArticlesServiceDeps
       json: new Map(),
       pages: new Map(),
       list: listPublishedArticles(db).then((rows) =>
-        rows.map(({ updatedAt, createdAt, ...row }) => ({ ...row, createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() })),
+        rows.map(({ updatedAt, createdAt, publishedAt, ...row }) => ({
+          ...row,
+          createdAt: createdAt.toISOString(),
+          publishedAt: publishedAt.toISOString(),
+          updatedAt: updatedAt.toISOString(),
+        })),
       ),
     };
     if (invalidations.reliable()) generation = fresh;
@@ -139,7 +173,7 @@ export function createArticlesService({ db, invalidations }: ArticlesServiceDeps
     const gen = current();
     let page = gen.pages.get(slug);
     if (!page) {
-      page = findArticleBySlug(db, slug).then((row) => (row?.published ? { ...toApiArticle(row), authorName: row.authorName || null } : null));
+      page = findArticleBySlug(db, slug).then((row) => (row?.status === 'published' ? { ...toApiArticle(row), authorName: row.authorName || null } : null));
       gen.pages.set(slug, page);
       page.catch(() => gen.pages.delete(slug));
     }
@@ -170,10 +204,14 @@ export function createArticlesService({ db, invalidations }: ArticlesServiceDeps
    * its text is its first revision. */
   async function create(input: NewArticleInput, authorId: string): Promise<TArticle> {
     const base = slugify(input.title);
+    const { published, publishAt, ...text } = input;
+    const at = now();
+    const state = typeof publishAt === 'string' ? { status: 'scheduled' as const, publishAt: new Date(publishAt) } : published ? { status: 'published' as const, publishedAt: at } : { status: 'draft' as const };
     for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt++) {
       const written = await writeAndInvalidate(async (tx) => {
-        const row = await insertArticleIfSlugFree(tx, { ...input, slug: slugCandidate(base, attempt), authorId });
+        const row = await insertArticleIfSlugFree(tx, { ...text, ...state, slug: slugCandidate(base, attempt), authorId });
         if (row) await recordRevision(tx, row.id, authorId, revisionFieldsOf(row));
+        if (row?.publishAt) await schedule.schedule(tx, row.id, row.publishAt);
         return row;
       });
       if (written) return toApiArticle(written);
@@ -183,9 +221,16 @@ export function createArticlesService({ db, invalidations }: ArticlesServiceDeps
 
   /** Changes fields; the slug stays, so links already shared keep working. A save that changed
    * the text (not only the publication state) is kept as a revision by `editorId`. */
-  async function update(id: string, patch: z.output<typeof ZUpdateArticle>, editorId: string | null): Promise<TArticle> {
+  async function update(id: string, input: z.output<typeof ZUpdateArticle>, editorId: string | null): Promise<TArticle> {
+    const { published, publishAt, ...text } = input;
+    const publication = publicationChange({ published, publishAt }, now());
+    const patch: ArticlePatch = { ...text, ...publication?.patch };
     const row = await writeAndInvalidate(async (tx) => {
       const updated = await updateArticle(tx, id, patch);
+      if (updated && publication) {
+        if (publication.scheduleAt) await schedule.schedule(tx, id, publication.scheduleAt);
+        else await schedule.cancel(tx, id);
+      }
       if (updated && ARTICLE_REVISION_FIELDS.some((field) => field in patch)) {
         const newestText = await newestRevisionFields(tx, id);
         const text = revisionFieldsOf(updated);
@@ -215,7 +260,24 @@ export function createArticlesService({ db, invalidations }: ArticlesServiceDeps
   }
 
   async function remove(id: string): Promise<void> {
-    if (!(await writeAndInvalidate((tx) => deleteArticle(tx, id)))) throw new AppError('NOT_FOUND', 'Article not found');
+    const removed = await writeAndInvalidate(async (tx) => {
+      const gone = await deleteArticle(tx, id);
+      if (gone) await schedule.cancel(tx, id);
+      return gone;
+    });
+    if (!removed) throw new AppError('NOT_FOUND', 'Article not found');
+  }
+
+  /**
+   * Publishes the scheduled articles that are due (or the one, `articleId`: its job's), once
+   * each whoever calls (docs/decisions/0098), and drops every process's cache when it did.
+   */
+  async function publishScheduled(articleId?: string): Promise<string[]> {
+    const published = await writeAndInvalidate(async (tx) => {
+      const ids = await publishDue(tx, now(), articleId);
+      return ids.length > 0 ? ids : null;
+    });
+    return published ?? [];
   }
 
   /**
@@ -239,6 +301,7 @@ export function createArticlesService({ db, invalidations }: ArticlesServiceDeps
   }
 
   return {
+    publishScheduled,
     revisions,
     revision,
     restore,

@@ -195,7 +195,7 @@ describe('article authoring', () => {
     const article = (await create({ ...valid, title: 'Who wrote this one', published: true })).json();
     expect(article.authorId).toBe(authorId); // the admin's own read keeps it
 
-    const pageFields = ['id', 'slug', 'title', 'category', 'excerpt', 'createdAt', 'readTime'];
+    const pageFields = ['id', 'slug', 'title', 'category', 'excerpt', 'createdAt', 'publishedAt', 'readTime'];
     const list = (await t.request({ url: '/api/articles' })).json() as object[];
     for (const item of list) expect(Object.keys(item).sort()).toEqual([...pageFields].sort());
     for (const cookie of [undefined, guest]) {

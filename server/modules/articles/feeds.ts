@@ -1,6 +1,7 @@
 /** XML for the sitemap and the RSS feed: pure functions of the published articles. */
 
-export type FeedArticle = { slug: string; title: string; excerpt: string; category: string; createdAt: string; updatedAt: string; canonicalUrl?: string | null };
+/** `publishedAt`: when it went public (docs/decisions/0098), the items' date. */
+export type FeedArticle = { slug: string; title: string; excerpt: string; category: string; publishedAt: string; updatedAt: string; canonicalUrl?: string | null };
 
 function escapeXml(text: string): string {
   // Characters XML 1.0 forbids (most C0 controls) would make the whole feed invalid: drop them.
@@ -48,7 +49,7 @@ export function rssXml(publicUrl: string, siteName: string, articles: FeedArticl
       <title>${escapeXml(a.title)}</title>
       <link>${escapeXml(articleUrl(publicUrl, a.slug))}</link>
       <guid isPermaLink="true">${escapeXml(articleUrl(publicUrl, a.slug))}</guid>
-      <pubDate>${new Date(a.createdAt).toUTCString()}</pubDate>
+      <pubDate>${new Date(a.publishedAt).toUTCString()}</pubDate>
       <atom:updated>${escapeXml(a.updatedAt)}</atom:updated>
       <category>${escapeXml(a.category)}</category>
       <description>${escapeXml(a.excerpt)}</description>

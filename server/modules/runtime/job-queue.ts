@@ -12,6 +12,9 @@ export const EMAIL_QUEUE = 'alert-email';
 export const DELIVERY_QUEUE = 'channel-delivery';
 export const BRIEF_QUEUE = 'alert-brief';
 export const RELEASE_QUEUE = 'alert-brief-release';
+/** One job per scheduled article, keyed by it, starting at its publish time (docs/decisions/0098;
+ * server/modules/articles/article-schedule.ts). */
+export const PUBLISH_QUEUE = 'article-publish';
 
 /** A run-now's job carries its run; a dispatched batch's carries the runs of one slot that share candles. */
 export type RunJob = { runId: number } | { runIds: number[] };
@@ -28,6 +31,8 @@ export type ReleaseJob = { notificationId: string };
 const RUN_JOB_EXPIRE_SECONDS = 15 * 60;
 /** pg-boss compares a job's start with the database's clock: a wake this much later finds it due. */
 const WAKE_MARGIN_MS = 20;
+/** The longest delay setTimeout keeps (2^31 - 1 ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1 - WAKE_MARGIN_MS;
 
 /**
  * pg-boss on our database: PGlite shares the process's one instance (pg-boss's PGlite backend),
@@ -44,6 +49,9 @@ export type JobQueue = {
    * wakes the queue's workers in every process through pg-boss's NOTIFY.
    */
   wakeable(queue: string, workerId: string): void;
+  /** Wakes this process's workers of `queue` (registered with wakeable) when a job created here
+   * to start at `at` falls due. */
+  wakeAt(queue: string, at: Date): void;
   /**
    * Queues run jobs in the caller's transaction (`tx`), or on their own when tx is the plain db.
    * A run with `startAfter` (its slot, dispatched ahead) is not handed to a worker before then.
@@ -103,6 +111,8 @@ export async function startJobQueue(database: Database, { logger, email, channel
   await ensureQueue(boss, BRIEF_QUEUE, { notify: true, retryLimit: 1, retryDelay: 1, expireInSeconds: briefs.timeoutSeconds + 60, deleteAfterSeconds: 3600 });
   // Database work only; retried while the database is away.
   await ensureQueue(boss, RELEASE_QUEUE, { notify: true, retryLimit: 5, retryDelay: 2, retryBackoff: true, retryDelayMax: 60, expireInSeconds: 60, deleteAfterSeconds: 3600 });
+  // Database work only; retried while the database is away (and the sweep catches what is left).
+  await ensureQueue(boss, PUBLISH_QUEUE, { notify: true, retryLimit: 5, retryDelay: 5, retryBackoff: true, retryDelayMax: 60, expireInSeconds: 60, deleteAfterSeconds: 86_400 });
 
   const workers = new Map<string, string[]>();
   const wakes = new Map<string, NodeJS.Timeout>();
@@ -110,6 +120,8 @@ export async function startJobQueue(database: Database, { logger, email, channel
   const wakeAt = (queue: string, at: Date | undefined) => {
     const delay = at === undefined ? 0 : at.getTime() - Date.now();
     if (delay <= 0 || stopped) return; // due at once: the insert's NOTIFY wakes them
+    // Beyond a timer's reach (about 24.8 days; Node would fire it at once): the workers' own look finds it.
+    if (delay > MAX_TIMER_MS) return;
     const key = `${queue}@${at!.getTime()}`; // a slot's batches share their start: one wake
     if (wakes.has(key)) return;
     const timer = setTimeout(() => {
@@ -126,6 +138,7 @@ export async function startJobQueue(database: Database, { logger, email, channel
     wakeable(queue, workerId) {
       workers.set(queue, [...(workers.get(queue) ?? []), workerId]);
     },
+    wakeAt,
     async enqueueRuns(tx, runs) {
       if (runs.length === 0) return;
       for (const run of runs) wakeAt(RUN_QUEUE, run.startAfter);

@@ -1,7 +1,7 @@
 import { ZAgentIdParams, ZAgentQuery, ZCreateAgent, ZRunAgent, ZRunsQuery, ZUpdateAgent } from '../../../contracts/agents.ts';
 import { ZAgentBacktestRequest, ZBacktestRequest } from '../../../contracts/backtest.ts';
 import { ZConditionDraftRequest } from '../../../contracts/condition-draft.ts';
-import { ZArticleIdParams, ZArticleListQuery, ZArticleRevisionParams, ZArticleSlugParams, ZCreateArticle, ZUpdateArticle } from '../../../contracts/articles.ts';
+import { ZArticleIdParams, ZArticleListQuery, ZArticleRevisionParams, ZArticleSlugParams, ZCreateArticle, ZPreviewLinkParams, ZPreviewTokenParams, ZUpdateArticle } from '../../../contracts/articles.ts';
 import { ZLocalLogin, ZSyncUser } from '../../../contracts/auth.ts';
 import { ZUpdateUserRole, ZUserIdParams } from '../../../contracts/users.ts';
 import { ZAddPasskey, ZCreateInvite, ZInviteOptions, ZInviteVerify, ZPasskeyParams, ZPasskeySignIn } from '../../../contracts/passkeys.ts';
@@ -222,6 +222,22 @@ export const ENDPOINTS: Endpoint[] = [
     fixedParams: async (fx) => ({ id: (await fx.articleRevision()).articleId }),
     body: IGNORED_BODY,
   },
+  // Preview links (issue 34 item 2), on a draft.
+  { method: 'GET', route: '/api/admin/articles/:id/preview-links', actor: 'admin', param: articleId },
+  { method: 'POST', route: '/api/admin/articles/:id/preview-links', actor: 'admin', param: { ...articleId, real: (fx: Fixtures) => fx.previewDraft() }, body: IGNORED_BODY },
+  {
+    method: 'DELETE',
+    route: '/api/admin/articles/:id/preview-links/:linkId',
+    actor: 'admin',
+    param: {
+      name: 'linkId',
+      contract: { schema: ZPreviewLinkParams, asSeen: (raw: unknown) => ({ id: '00000000-0000-4000-8000-000000000000', ...(raw as object) }) },
+      real: async (fx: Fixtures) => (await fx.previewLink()).id,
+      freshEachRequest: true,
+    },
+    fixedParams: async (fx) => ({ id: await fx.previewDraft() }),
+  },
+  { method: 'GET', route: '/api/preview/:token', actor: 'signed out', param: { name: 'token', contract: { schema: ZPreviewTokenParams }, real: async (fx: Fixtures) => (await fx.previewLink()).token } },
   ...chatEndpoints,
   { method: 'GET', route: '/api/chat/providers', actor: 'admin', runs: 10 },
   { method: 'GET', route: '/api/admin/usage', actor: 'admin', query: { schema: ZChatUsageQuery } },

@@ -23,6 +23,9 @@ export type Fixtures = {
   article(): Promise<{ id: string; slug: string }>;
   /** One article's first revision (issue 34 item 6), the same for the whole file. */
   articleRevision(): Promise<{ articleId: string; revisionId: string }>;
+  /** A draft (one per run) and a new preview link on it. */
+  previewDraft(): Promise<string>;
+  previewLink(): Promise<{ articleId: string; id: string; token: string }>;
   notification(): Promise<string>;
   channel(): Promise<string>;
   accessToken(): Promise<string>;
@@ -84,6 +87,8 @@ export async function createFixtures(t: TestApp): Promise<Fixtures> {
 
   let conditionAgent: Promise<{ agentId: string; conditionId: string }> | undefined;
   let articleRevision: Promise<{ articleId: string; revisionId: string }> | undefined;
+  let previewDraft: Promise<string> | undefined;
+  const draftForPreviews = () => (previewDraft ??= asAdmin<{ id: string }>('POST', '/api/articles', { ...VALID_ARTICLE, published: false, title: `Fixture draft number ${++n}` }).then((a) => a.id));
   return {
     admin,
     agent,
@@ -100,6 +105,13 @@ export async function createFixtures(t: TestApp): Promise<Fixtures> {
         const { revisions } = await asAdmin<TArticleRevisionList>('GET', `/api/admin/articles/${id}/revisions`);
         return { articleId: id, revisionId: revisions[0]!.id };
       })()),
+    /** A draft to share (issue 34 item 2): its preview links are made on it. */
+    previewDraft: draftForPreviews,
+    async previewLink() {
+      const articleId = await draftForPreviews();
+      const link = await asAdmin<{ id: string; url: string }>('POST', `/api/admin/articles/${articleId}/preview-links`);
+      return { articleId, id: link.id, token: link.url.split('/preview/')[1]! };
+    },
     async notification() {
       const agentId = await agent();
       const { runId } = await asAdmin<{ runId: number }>('POST', `/api/agents/${agentId}/run`);

@@ -30,7 +30,7 @@ export async function seedArticles(dataDir: string, list: SeedArticle[]): Promis
         excerpt: a.excerpt,
         content: a.content ?? `# ${a.title}\n\n${a.excerpt}`,
         readTime: a.readTime ?? '5 min read',
-        published: a.published ?? true,
+        status: (a.published ?? true) ? ('published' as const) : ('draft' as const),
         createdAt: new Date(a.createdAt),
         updatedAt: new Date(a.createdAt),
       })),

@@ -17,3 +17,5 @@ export function invalidateArticles(queryClient: QueryClient): Promise<void> {
   });
 }
 
+export const previewLinksKey = (id: string) => [`/api/admin/articles/${encodeURIComponent(id)}/preview-links`] as const;
+export const previewKey = (token: string) => [`/api/preview/${encodeURIComponent(token)}`] as const;

@@ -11,6 +11,7 @@ import { notify } from '../../../lib/notify.ts';
 
 beforeEach(() => vi.clearAllMocks());
 
+/** Published unless told; `published: false` alone makes a draft, as the API would say. */
 const article = (n: number, overrides: Partial<TArticle> = {}): TArticle => ({
   id: `00000000-0000-4000-8000-00000000000${n}`,
   slug: `article-${n}`,
@@ -20,8 +21,11 @@ const article = (n: number, overrides: Partial<TArticle> = {}): TArticle => ({
   content: 'x'.repeat(60),
   readTime: '5 min read',
   published: true,
+  status: overrides.published === false ? 'draft' : 'published',
+  publishAt: null,
   authorId: null,
   createdAt: `2025-0${n}-15T12:00:00.000Z`,
+  publishedAt: `2025-0${n}-15T12:00:00.000Z`,
   updatedAt: `2025-0${n}-15T12:00:00.000Z`,
   metaTitle: null,
   metaDescription: null,
@@ -35,7 +39,10 @@ function stubArticlesApi(initial: TArticle[]) {
   const routes: Record<string, (request: StubRequest) => Response> = { 'GET /api/admin/articles': () => jsonResponse(articles) };
   for (const a of initial) {
     routes[`PATCH /api/articles/${a.id}`] = (request) => {
-      articles = articles.map((x) => (x.id === a.id ? { ...x, ...(request.body as Partial<TArticle>) } : x));
+      // As the API does: `published` sets the status too.
+      const body = request.body as Partial<TArticle>;
+      const status = body.published === undefined ? undefined : body.published ? 'published' : 'draft';
+      articles = articles.map((x) => (x.id === a.id ? { ...x, ...body, ...(status ? { status } : {}) } : x));
       return jsonResponse(articles.find((x) => x.id === a.id));
     };
     routes[`DELETE /api/articles/${a.id}`] = () => {
@@ -80,6 +87,13 @@ describe('AdminArticlesPage', () => {
     expect(within(item!).getByRole('link', { name: 'Edit Article 2' })).toHaveAttribute('href', `/admin/articles/${article(2).id}/edit`);
     expect(within(item!).getByRole('button', { name: 'Publish Article 2' })).toBeInTheDocument();
     expect(within(item!).getByRole('button', { name: 'Delete Article 2' })).toBeInTheDocument();
+  });
+
+  it('says when a scheduled article goes public, in the zone times are shown in (docs/decisions/0098)', async () => {
+    setSettingsTimeZone('Asia/Tokyo');
+    stubArticlesApi([article(3, { published: false, status: 'scheduled', publishAt: '2026-12-01T00:30:00.000Z' })]);
+    renderPage();
+    expect(await (await table()).findByRole('row', { name: /Article 3/ })).toHaveTextContent('Scheduled for Dec 1, 2026 09:30 GMT+9');
   });
 
   it('publishes a draft with PATCH {published: true} and shows the refreshed list', async () => {

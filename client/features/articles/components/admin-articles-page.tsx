@@ -13,6 +13,8 @@ import { LoadFailed } from '../../../components/ui/load-failed.tsx';
 import { apiRequest, errorMessage } from '../../../lib/api-client.ts';
 import { notify } from '../../../lib/notify.ts';
 import { useLocalDate } from '../../../lib/time-zone.ts';
+import { useTimes } from '../../../lib/times.ts';
+import { DATE_TIME } from '../../../../contracts/time-format.ts';
 import { ADMIN_ARTICLES_KEY, invalidateArticles } from '../api/articles-api.ts';
 
 const HEAD = 'px-4 py-3 font-semibold';
@@ -170,7 +172,13 @@ export default function AdminArticlesPage() {
 }
 
 function Status({ article }: { article: TArticle }) {
-  return article.published ? <Badge variant="success">Published</Badge> : <Badge variant="warning">Draft</Badge>;
+  const times = useTimes();
+  if (article.status === 'published') return <Badge variant="success">Published</Badge>;
+  if (article.status === 'scheduled' && article.publishAt) {
+    // When it goes public, in the zone every time is shown in (docs/decisions/0098).
+    return <Badge variant="brand">Scheduled for {times.format(article.publishAt, DATE_TIME, '')}</Badge>;
+  }
+  return <Badge variant="warning">Draft</Badge>;
 }
 
 function Created({ article }: { article: TArticle }) {

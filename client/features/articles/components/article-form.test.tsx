@@ -118,7 +118,7 @@ describe('Create Article form', () => {
       {
         method: 'POST',
         url: '/api/articles',
-        body: { ...VALID, readTime: '5 min read', published: true, authorId: ADMIN.user!.id },
+        body: { ...VALID, readTime: '5 min read', published: true, publishAt: null, authorId: ADMIN.user!.id },
       },
     ]);
 
@@ -199,7 +199,7 @@ describe('Edit Article form', () => {
     expect(requests.at(-1)).toEqual({
       method: 'PATCH',
       url: `/api/articles/${ARTICLE.id}`,
-      body: { title: 'Automating invoices, revisited', category: ARTICLE.category, readTime: '7 min read', excerpt: ARTICLE.excerpt, content: ARTICLE.content, published: false },
+      body: { title: 'Automating invoices, revisited', category: ARTICLE.category, readTime: '7 min read', excerpt: ARTICLE.excerpt, content: ARTICLE.content, published: false, publishAt: null },
     });
     reply(jsonResponse({ ...ARTICLE, title: 'Automating invoices, revisited' }));
     await vi.waitFor(() => expect(currentLocation()).toBe('/admin/articles'));

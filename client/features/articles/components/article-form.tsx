@@ -1,9 +1,8 @@
 import '../../../lib/zod-csp.ts';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Switch } from 'radix-ui';
-import { useEffect, useId, type ReactNode } from 'react';
-import { Controller, useForm } from 'react-hook-form';
+import { useEffect, type ReactNode } from 'react';
+import { useForm } from 'react-hook-form';
 import { useNavigate } from 'react-router';
 import type { z } from 'zod';
 import { ZArticleInput, type TArticle, type TArticleInput } from '../../../../contracts/articles.ts';
@@ -17,6 +16,7 @@ import { invalidateArticles } from '../api/articles-api.ts';
 import { unsavedWorkKey, useUnsavedBackstop } from '../lib/unsaved-backstop.ts';
 import { ArticleSeoFields, seoChanges, seoDefaults } from './article-seo-fields.tsx';
 import { MarkdownEditor } from './markdown-editor.tsx';
+import { PublishingSection } from './publishing-section.tsx';
 import { UnsavedChangesPrompt } from './unsaved-changes-prompt.tsx';
 
 type ArticleValues = z.output<typeof ZArticleInput>;
@@ -36,7 +36,6 @@ export function ArticleForm({ article }: { article?: TArticle }) {
   const { user } = useAuth();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const switchId = useId();
   const savedValues: TArticleInput = {
     title: article?.title ?? '',
     category: article?.category ?? '',
@@ -45,6 +44,7 @@ export function ArticleForm({ article }: { article?: TArticle }) {
     content: article?.content ?? '',
     published: article?.published ?? false,
     ...seoDefaults(article),
+    publishAt: article?.publishAt ?? null,
   };
   const {
     register,
@@ -114,33 +114,7 @@ export function ArticleForm({ article }: { article?: TArticle }) {
 
       <ArticleSeoFields article={article} register={register} errors={errors} className={CONTROL} />
 
-      <div className="flex items-start gap-3 rounded-lg border border-slate-200 p-4">
-        <Controller
-          control={control}
-          name="published"
-          render={({ field }) => (
-            <Switch.Root
-              id={switchId}
-              ref={field.ref}
-              checked={field.value ?? false}
-              onCheckedChange={field.onChange}
-              onBlur={field.onBlur}
-              aria-describedby={`${switchId}-hint`}
-              className="relative mt-0.5 inline-flex h-6 w-11 shrink-0 cursor-pointer items-center rounded-full bg-slate-300 transition-colors focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 data-[state=checked]:bg-brand-600"
-            >
-              <Switch.Thumb className="block size-5 translate-x-0.5 rounded-full bg-white shadow transition-transform data-[state=checked]:translate-x-[22px] motion-reduce:transition-none" />
-            </Switch.Root>
-          )}
-        />
-        <div>
-          <label htmlFor={switchId} className="text-sm font-medium text-slate-900">
-            Publish Article
-          </label>
-          <p id={`${switchId}-hint`} className="text-sm text-slate-600">
-            Make this article visible on the website
-          </p>
-        </div>
-      </div>
+      <PublishingSection control={control} error={errors.publishAt} />
 
       <div className="flex flex-col-reverse gap-3 sm:flex-row sm:justify-end">
         <Button variant="outline" onClick={() => navigate(editing ? '/admin/articles' : '/dashboard')}>

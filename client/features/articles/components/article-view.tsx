@@ -18,7 +18,7 @@ export type ShownArticle =
 export type ArticleBody = ComponentType<{ content: string }>;
 
 function Header({ article, draft }: { article: TPublicArticle; draft: boolean }) {
-  const date = useLocalDate(article.createdAt);
+  const date = useLocalDate(article.publishedAt);
   return (
     <header>
       <div className="flex flex-wrap items-center gap-2">
@@ -29,7 +29,7 @@ function Header({ article, draft }: { article: TPublicArticle; draft: boolean })
       </div>
       <h1 className="mt-4 text-3xl font-bold tracking-tight text-slate-900 sm:text-4xl">{article.title}</h1>
       <p className="mt-4 flex items-center gap-2 text-sm text-slate-600">
-        <time dateTime={article.createdAt}>{date}</time>
+        <time dateTime={article.publishedAt}>{date}</time>
         <span aria-hidden="true">·</span>
         <span>{article.readTime}</span>
       </p>

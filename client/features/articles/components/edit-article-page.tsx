@@ -8,6 +8,7 @@ import { LoadFailed } from '../../../components/ui/load-failed.tsx';
 import { ApiError } from '../../../lib/api-client.ts';
 import { ArticleForm, ArticleFormScreen } from './article-form.tsx';
 import { ArticleRevisions } from './article-revisions.tsx';
+import { PreviewLinks } from './preview-links.tsx';
 import { adminArticleKey } from '../api/articles-api.ts';
 
 /** /admin/articles/:id/edit (admin): the article form, prefilled. */
@@ -31,6 +32,7 @@ export default function EditArticlePage() {
         <>
           {/* A restored revision is a new saved text: the form starts again from it. */}
           <ArticleForm key={`${article.data.id}:${article.data.updatedAt}`} article={article.data} />
+          <PreviewLinks article={article.data} />
           <ArticleRevisions article={article.data} />
         </>
       )}

@@ -14,6 +14,7 @@ const summary = (n: number): TArticleSummary => ({
   category: 'Automation',
   excerpt: `Excerpt of article ${n}.`,
   createdAt: '2025-03-15T12:00:00.000Z',
+  publishedAt: '2025-03-15T12:00:00.000Z',
   readTime: '4 min read',
 });
 

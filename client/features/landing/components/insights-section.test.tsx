@@ -13,6 +13,7 @@ const article = (n: number, overrides: Partial<TArticleSummary> = {}): TArticleS
   category: `Category ${n}`,
   excerpt: `Excerpt of article ${n}.`,
   createdAt: `2025-0${n}-15T12:00:00.000Z`,
+  publishedAt: `2025-0${n}-15T12:00:00.000Z`,
   readTime: `${n} min read`,
   ...overrides,
 });
