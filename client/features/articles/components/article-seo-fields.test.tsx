@@ -2,29 +2,14 @@ import { fireEvent, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Route, Routes } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
-import type { TArticle } from '../../../../contracts/articles.ts';
 import { jsonResponse, stubFetch } from '../../../test/fetch-stub.ts';
 import { renderWithProviders, signedInAs } from '../../../test/render.tsx';
+import { sampleArticle } from '../../../test/sample-article.ts';
 import CreateArticlePage from './create-article-page.tsx';
 import EditArticlePage from './edit-article-page.tsx';
 
 const ADMIN = signedInAs('admin', { id: '00000000-0000-4000-8000-0000000000ad' });
-const ARTICLE: TArticle = {
-  id: '00000000-0000-4000-8000-0000000000a1',
-  slug: 'automating-invoices',
-  title: 'Automating invoices',
-  category: 'Automation',
-  excerpt: 'How we automated invoice processing.',
-  content: 'B'.repeat(80),
-  readTime: '7 min read',
-  published: true,
-  authorId: null,
-  createdAt: '2025-05-01T10:00:00.000Z',
-  updatedAt: '2025-05-01T10:00:00.000Z',
-  metaTitle: 'Invoices, automated',
-  metaDescription: null,
-  canonicalUrl: null,
-};
+const ARTICLE = sampleArticle({ published: true, status: 'published', metaTitle: 'Invoices, automated' });
 
 const toggle = () => screen.getByRole('button', { name: 'Search and social' });
 const set = (name: string, value: string) => fireEvent.change(screen.getByRole('textbox', { name }), { target: { value } });
