@@ -20,7 +20,7 @@ test('an admin schedules an article in their zone and it appears on the site at 
   const headers = { origin: new URL(baseURL!).origin };
   const title = `Scheduled journey ${randomUUID().slice(0, 6)}`;
   await page.goto('/create-article');
-  await page.getByLabel('Title').fill(title);
+  await page.getByLabel('Title', { exact: true }).fill(title);
   await page.getByLabel('Category').fill(TEXT.category);
   await page.getByLabel('Excerpt').fill(TEXT.excerpt);
   await page.getByLabel('Content', { exact: true }).fill(TEXT.content);
