@@ -21,6 +21,18 @@ const booleanFlag = z.preprocess(
 const optionalUrl = z.preprocess(emptyToUndefined, z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional());
 const positiveInt = (fallback: number, min = 1) => z.preprocess(emptyToUndefined, z.coerce.number().int().min(min).default(fallback));
 
+/** How long a one-time link stays valid (an invite, an article's preview): 1 hour to 30 days. */
+const linkLifetimeHours = (fallback: number) =>
+  z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number of hours' })
+      .int('must be a whole number of hours')
+      .min(1, 'must be at least 1 hour')
+      .max(720, 'must be at most 720 hours (30 days)')
+      .default(fallback),
+  );
+
 /** `deepseek=admin,openai=signedIn`: who may use which assistant, over the contract's defaults. */
 const ZChatPolicy = z.preprocess(
   emptyToUndefined,
@@ -322,25 +334,9 @@ export const ZEnv = z.object({
   OTEL_SERVICE_NAME: z.preprocess(emptyToUndefined, z.string().max(100).default('automation-hub')),
   // Issue 33 item 2, passkeys (docs/decisions/0092).
   /** How long an invite link stays valid. */
-  INVITE_TTL_HOURS: z.preprocess(
-    emptyToUndefined,
-    z.coerce
-      .number({ error: 'must be a whole number of hours' })
-      .int('must be a whole number of hours')
-      .min(1, 'must be at least 1 hour')
-      .max(720, 'must be at most 720 hours (30 days)')
-      .default(72),
-  ),
+  INVITE_TTL_HOURS: linkLifetimeHours(72),
   /** How long an article's preview link stays valid (issue 34 item 2, docs/decisions/0098). */
-  PREVIEW_LINK_TTL_HOURS: z.preprocess(
-    emptyToUndefined,
-    z.coerce
-      .number({ error: 'must be a whole number of hours' })
-      .int('must be a whole number of hours')
-      .min(1, 'must be at least 1 hour')
-      .max(720, 'must be at most 720 hours (30 days)')
-      .default(72),
-  ),
+  PREVIEW_LINK_TTL_HOURS: linkLifetimeHours(72),
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -1,12 +1,12 @@
 import { screen, within } from '@testing-library/react';
 import { Route, Routes } from 'react-router';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TArticle } from '../../../../contracts/articles.ts';
 import { stubFetch } from '../../../test/fetch-stub.ts';
 import { renderWithProviders } from '../../../test/render.tsx';
 import { setSettingsTimeZone } from '../../../lib/time-zone.ts';
 import ArticlePage from './article-page.tsx';
 import { safeUrl } from '../../../components/markdown.tsx';
+import { sampleArticle } from '../../../test/sample-article.ts';
 
 const CONTENT = `## Why automate
 
@@ -32,25 +32,15 @@ Bad: [x](javascript:alert(1)) and [y](JaVaScRiPt:alert(2)) and [z](data:text/htm
 ![chart](https://example.org/chart.png) ![evil](javascript:alert(1))
 `;
 
-const ARTICLE: TArticle = {
-  id: '00000000-0000-4000-8000-0000000000a1',
+const ARTICLE = sampleArticle({
   slug: 'why-automate',
   title: 'Why automate now',
-  category: 'Automation',
   excerpt: 'Reasons to automate this quarter.',
   content: CONTENT,
   readTime: '6 min read',
   published: true,
   status: 'published',
-  publishAt: null,
-  authorId: null,
-  createdAt: '2025-05-01T10:00:00.000Z',
-  publishedAt: '2025-05-01T10:00:00.000Z',
-  updatedAt: '2025-05-01T10:00:00.000Z',
-  metaTitle: null,
-  metaDescription: null,
-  canonicalUrl: null,
-};
+});
 
 const renderAt = (slug: string) =>
   renderWithProviders(
