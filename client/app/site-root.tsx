@@ -1,6 +1,7 @@
 import { Suspense, useCallback, useRef, useState, type ReactElement } from 'react';
 import type { TUser } from '../../contracts/users.ts';
 import type { TSitePage } from '../../contracts/site.ts';
+import type { TPublicArticle } from '../../contracts/articles.ts';
 import { Skeleton } from '../components/ui/skeleton.tsx';
 import { LandingAuthProvider } from '../features/auth/components/landing-auth-provider.tsx';
 import { ArticleView } from '../features/articles/components/article-view.tsx';
@@ -18,12 +19,28 @@ export type SitePage = TSitePage;
 // The Markdown renderer is the heaviest part of an article page, and the page needs it only on
 // the server: the article's body is static HTML (plain links, no handlers). The server renders
 // it into the page; the browser adopts that HTML as it is instead of rendering it again.
-const LazyArticleMarkdown = preloadable<{ content: string }>(() => import('../components/markdown.tsx').then((m) => ({ default: m.ArticleMarkdownBody })));
+const LazyArticleMarkdown = preloadable<TPublicArticle>(() => import('../features/articles/components/article-extras.tsx').then((m) => ({ default: m.ArticleWithExtras })));
 
-/** The body's HTML as the server sent it, read before hydration; null on the server, or when
- * this page was not rendered by the server. */
-function serverRenderedBody(): string | null {
-  return typeof document === 'undefined' ? null : (document.querySelector('[data-article-body]')?.innerHTML ?? null);
+/** A tag's page (decision 0100), the same way: rendered by the server, adopted as it is. */
+type TagPage = Extract<SitePage, { kind: 'tag' }>;
+const LazyTagView = preloadable<{ page: TagPage }>(() => import('../features/articles/components/tag-view.tsx').then((m) => ({ default: m.SiteTagView })));
+
+/** A part's HTML as the server sent it (the element with that data attribute), read before
+ * hydration; null on the server, or when this page was not rendered by the server. */
+function serverRendered(part: string): string | null {
+  return typeof document === 'undefined' ? null : (document.querySelector(`[${part}]`)?.innerHTML ?? null);
+}
+
+function SiteTag({ page }: { page: TagPage }) {
+  const [html] = useState(() => serverRendered('data-tag-page'));
+  if (html !== null) return <div data-tag-page="" dangerouslySetInnerHTML={{ __html: html }} />;
+  return (
+    <div data-tag-page="">
+      <Suspense fallback={<Skeleton className="mx-auto mt-12 h-64 max-w-7xl" />}>
+        <LazyTagView page={page} />
+      </Suspense>
+    </div>
+  );
 }
 
 /**
@@ -32,13 +49,13 @@ function serverRenderedBody(): string | null {
  * holds, so hydration leaves it untouched and the renderer is never fetched. Rendered without
  * the server's HTML (never on the site's own page), it loads the renderer.
  */
-function SiteArticleBody({ content }: { content: string }) {
-  const [html] = useState(serverRenderedBody);
+function SiteArticleBody(article: TPublicArticle) {
+  const [html] = useState(() => serverRendered('data-article-body'));
   if (html !== null) return <div data-article-body="" dangerouslySetInnerHTML={{ __html: html }} />;
   return (
     <div data-article-body="">
       <Suspense fallback={<Skeleton className="mt-6 h-64" />}>
-        <LazyArticleMarkdown content={content} />
+        <LazyArticleMarkdown {...article} />
       </Suspense>
     </div>
   );
@@ -48,6 +65,7 @@ function SiteArticleBody({ content }: { content: string }) {
  * cannot wait for a lazy part). */
 export async function preloadSitePage(page: SitePage): Promise<void> {
   if (page.kind === 'article') await LazyArticleMarkdown.preload();
+  if (page.kind === 'tag') await LazyTagView.preload();
 }
 
 function SitePageView({ page }: { page: SitePage }) {
@@ -58,6 +76,8 @@ function SitePageView({ page }: { page: SitePage }) {
       return <InsightsView page={page.page} list={{ status: 'success', data: page.list }} />;
     case 'article':
       return <ArticleView shown={{ status: 'success', article: page.article }} Body={SiteArticleBody} />;
+    case 'tag':
+      return <SiteTag page={page} />;
   }
 }
 

@@ -5,7 +5,7 @@ import { articles, users } from '../../db/schema.ts';
 export type ArticleRow = typeof articles.$inferSelect;
 /** An article with its author's name, which its public page names (JSON-LD): null when the
  * author's account is gone. */
-export type ArticleWithAuthor = ArticleRow & { authorName: string | null };
+export type ArticleWithAuthor = ArticleRow & { authorName: string | null; authorPicture: string | null };
 export type NewArticle = Omit<typeof articles.$inferInsert, 'id' | 'createdAt' | 'updatedAt'>;
 /** The columns a save changes; the publication's may be SQL of the row's own values. */
 export type ArticlePatch = {
@@ -42,7 +42,7 @@ export async function listAllArticles(db: Db): Promise<ArticleRow[]> {
 
 export async function findArticleBySlug(db: Db, slug: string): Promise<ArticleWithAuthor | undefined> {
   const [row] = await db
-    .select({ ...getTableColumns(articles), authorName: users.name })
+    .select({ ...getTableColumns(articles), authorName: users.name, authorPicture: users.profilePicture })
     .from(articles)
     .leftJoin(users, eq(users.id, articles.authorId))
     .where(eq(articles.slug, slug));
