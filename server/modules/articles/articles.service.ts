@@ -21,7 +21,7 @@ import {
 import type { ArticleSchedule } from './article-schedule.ts';
 import { findRevision, listRevisions, newestRevisionFields, recordRevision } from './article-revisions.repo.ts';
 import { slugCandidate, slugify, tagSlug } from './slug.ts';
-import { setArticleTags, tagsOfArticles, tagsOfPublishedArticles, type TagToSet } from './tags.repo.ts';
+import { setArticleTags, tagsOfArticles, type TagToSet } from './tags.repo.ts';
 
 /** A list entry as the API's lists show it. */
 const toSummary = ({ updatedAt: _u, canonicalUrl: _c, tags: _t, ...summary }: PublishedSummary): TArticleSummary => summary;
@@ -95,8 +95,8 @@ function authorOf(row: { authorName: string | null; authorPicture: string | null
 
 /**
  * Up to RELATED_MAX published articles sharing the most tags with `article` (ties: the newest),
- * never itself; worked out from the public list already in memory (its tags are read with it in
- * one query), so it is as fresh as the list: any publish, edit or delete drops both.
+ * never itself; worked out from the public list already in memory (its tags are read with it, in
+ * its one query), so it is as fresh as the list: any publish, edit or delete drops both.
  */
 export function relatedTo(article: { id: string; tags: TArticleTag[] }, published: PublishedSummary[]): TRelatedArticle[] {
   const mine = new Set(article.tags.map((tag) => tag.slug));
@@ -186,13 +186,12 @@ export function createArticlesService({ db, invalidations, schedule, now = () =>
       json: new Map(),
       pages: new Map(),
       tagged: new Map(),
-      list: Promise.all([listPublishedArticles(db), tagsOfPublishedArticles(db)]).then(([rows, tagsOf]) =>
+      list: listPublishedArticles(db).then((rows) =>
         rows.map(({ updatedAt, createdAt, publishedAt, ...row }) => ({
           ...row,
           createdAt: createdAt.toISOString(),
           publishedAt: publishedAt.toISOString(),
           updatedAt: updatedAt.toISOString(),
-          tags: tagsOf.get(row.id) ?? [],
         })),
       ),
     };
@@ -234,8 +233,9 @@ export function createArticlesService({ db, invalidations, schedule, now = () =>
     if (!page) {
       page = findArticleBySlug(db, slug).then(async (row) => {
         if (row?.status !== 'published') return null;
-        const [tagsOf, list] = await Promise.all([tagsOfArticles(db, [row.id]), gen.list]);
-        const tags = tagsOf.get(row.id) ?? [];
+        // Its tags are in the list (read with it), as are the articles related to it.
+        const list = await gen.list;
+        const tags = list.find((article) => article.id === row.id)?.tags ?? (await tagsOfArticles(db, [row.id])).get(row.id)!;
         return { ...toApiArticle(row, tags), author: authorOf(row), related: relatedTo({ id: row.id, tags }, list), authorName: row.authorName || null };
       });
       gen.pages.set(slug, page);

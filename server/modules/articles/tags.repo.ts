@@ -1,7 +1,7 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { asc, eq, inArray, sql } from 'drizzle-orm';
 import type { TArticleTag } from '../../../contracts/articles.ts';
 import type { Db } from '../../db/client.ts';
-import { articles, articleTags, tags } from '../../db/schema.ts';
+import { articleTags, tags } from '../../db/schema.ts';
 
 /** A tag to give an article: its slug (its identity) and the name to create it with. */
 export type TagToSet = TArticleTag;
@@ -40,19 +40,14 @@ export async function tagsOfArticles(db: Db, articleIds: string[]): Promise<Map<
   return byArticle;
 }
 
-/** Every published article's tags (the public list's, read with it): one query. */
-export async function tagsOfPublishedArticles(db: Db): Promise<Map<string, TArticleTag[]>> {
-  const rows = await db
-    .select({ articleId: articleTags.articleId, name: tags.name, slug: tags.slug })
-    .from(articleTags)
-    .innerJoin(tags, eq(tags.id, articleTags.tagId))
-    .innerJoin(articles, and(eq(articles.id, articleTags.articleId), eq(articles.status, 'published')))
-    .orderBy(asc(articleTags.articleId), asc(articleTags.position));
-  const byArticle = new Map<string, TArticleTag[]>();
-  for (const { articleId, name, slug } of rows) {
-    const list = byArticle.get(articleId);
-    if (list) list.push({ name, slug });
-    else byArticle.set(articleId, [{ name, slug }]);
-  }
-  return byArticle;
-}
+/**
+ * An article's tags as a column of its row (primary first), so the public list reads articles
+ * and their tags in one query (decision 0100).
+ */
+// Written out with its own aliases: drizzle leaves columns unqualified in a one-table select,
+// where "id" or "slug" would name the subquery's own.
+export const articleTagsColumn = sql<TArticleTag[]>`coalesce((
+  select json_agg(json_build_object('name', t.name, 'slug', t.slug) order by at.position)
+  from article_tags at join tags t on t.id = at.tag_id
+  where at.article_id = "articles"."id"
+), '[]'::json)`;

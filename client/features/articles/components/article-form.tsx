@@ -17,7 +17,7 @@ import { unsavedWorkKey, useUnsavedBackstop } from '../lib/unsaved-backstop.ts';
 import { ArticleSeoFields, seoChanges, seoDefaults } from './article-seo-fields.tsx';
 import { MarkdownEditor } from './markdown-editor.tsx';
 import { PublishingSection } from './publishing-section.tsx';
-import { TagsField } from './tags-field.tsx';
+import { TagsField, tagsChange } from './tags-field.tsx';
 import { UnsavedChangesPrompt } from './unsaved-changes-prompt.tsx';
 
 type ArticleValues = z.output<typeof ZArticleInput>;
@@ -72,8 +72,8 @@ export function ArticleForm({ article }: { article?: TArticle }) {
   };
 
   const save = useMutation({
-    mutationFn: ({ metaTitle, metaDescription, canonicalUrl, ...spec }: ArticleValues) => {
-      const values = { ...spec, ...seoChanges({ metaTitle, metaDescription, canonicalUrl }, article) };
+    mutationFn: ({ metaTitle, metaDescription, canonicalUrl, tags, ...spec }: ArticleValues) => {
+      const values = { ...spec, ...seoChanges({ metaTitle, metaDescription, canonicalUrl }, article), ...tagsChange(tags, article) };
       return article
         ? apiRequest<TArticle>('PATCH', `/api/articles/${encodeURIComponent(article.id)}`, values)
         : apiRequest<TArticle>('POST', '/api/articles', { ...values, authorId: user?.id ?? null });

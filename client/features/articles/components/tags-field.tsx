@@ -1,8 +1,16 @@
 import { X } from 'lucide-react';
 import { useState, type KeyboardEvent } from 'react';
 import { useController, type Control, type FieldError, type FieldErrors } from 'react-hook-form';
-import { ARTICLE_LIMITS, type TArticleInput } from '../../../../contracts/articles.ts';
+import { ARTICLE_LIMITS, type TArticle, type TArticleInput } from '../../../../contracts/articles.ts';
 import { Field } from '../../../components/field.tsx';
+
+/** The further tags to send: only when they differ from the article's (none for a new article
+ * without any), so the rest of the form's request stays as SPEC's. */
+export function tagsChange(tags: string[] | undefined, article?: TArticle): { tags?: string[] } {
+  const saved = article?.tags.slice(1).map((tag) => tag.name) ?? [];
+  const wanted = tags ?? [];
+  return wanted.length === saved.length && wanted.every((name, i) => name === saved[i]) ? {} : { tags: wanted };
+}
 
 /** The field's error: the list's own (too many) or the first refused name's. */
 function tagsError(errors: FieldErrors<Pick<TArticleInput, 'tags'>>): FieldError | undefined {
