@@ -20,10 +20,6 @@ export type TSitePage =
   /** /insights/tag/:slug (decision 0100): a page of the tag's published articles. */
   | { kind: 'tag'; tag: TArticleTag; page: number; list: { items: TArticleSummary[]; total: number } };
 
-/** A tag's page and its RSS feed (decision 0100). */
-export const tagPath = (slug: string) => `/insights/tag/${encodeURIComponent(slug)}`;
-export const tagFeedPath = (slug: string) => `${tagPath(slug)}/rss.xml`;
-
 /** `/insights?page=N`: N, or 1 when absent or not a positive whole number (the server renders
  * and the browser hydrates the same page). */
 export function insightsPageFrom(value: string | null): number {

@@ -1,7 +1,7 @@
 import { Suspense, useCallback, useRef, useState, type ReactElement } from 'react';
 import type { TUser } from '../../contracts/users.ts';
 import type { TSitePage } from '../../contracts/site.ts';
-import type { TPublicArticle } from '../../contracts/articles.ts';
+import type { SitePartProps } from '../features/articles/components/site-part.tsx';
 import { Skeleton } from '../components/ui/skeleton.tsx';
 import { LandingAuthProvider } from '../features/auth/components/landing-auth-provider.tsx';
 import { ArticleView } from '../features/articles/components/article-view.tsx';
@@ -18,44 +18,30 @@ export type SitePage = TSitePage;
 
 // The Markdown renderer is the heaviest part of an article page, and the page needs it only on
 // the server: the article's body is static HTML (plain links, no handlers). The server renders
-// it into the page; the browser adopts that HTML as it is instead of rendering it again.
-const LazyArticleMarkdown = preloadable<TPublicArticle>(() => import('../features/articles/components/article-extras.tsx').then((m) => ({ default: m.ArticleWithExtras })));
+// it into the page; the browser adopts that HTML as it is instead of rendering it again. A tag's
+// page (decision 0100) is rendered and adopted the same way, from the same chunk.
+const LazySitePart = preloadable<SitePartProps>(() => import('../features/articles/components/site-part.tsx'));
 
-/** A tag's page (decision 0100), the same way: rendered by the server, adopted as it is. */
-type TagPage = Extract<SitePage, { kind: 'tag' }>;
-const LazyTagView = preloadable<{ page: TagPage }>(() => import('../features/articles/components/tag-view.tsx').then((m) => ({ default: m.SiteTagView })));
-
-/** A part's HTML as the server sent it (the element with that data attribute), read before
- * hydration; null on the server, or when this page was not rendered by the server. */
-function serverRendered(part: string): string | null {
-  return typeof document === 'undefined' ? null : (document.querySelector(`[${part}]`)?.innerHTML ?? null);
-}
-
-function SiteTag({ page }: { page: TagPage }) {
-  const [html] = useState(() => serverRendered('data-tag-page'));
-  if (html !== null) return <div data-tag-page="" dangerouslySetInnerHTML={{ __html: html }} />;
-  return (
-    <div data-tag-page="">
-      <Suspense fallback={<Skeleton className="mx-auto mt-12 h-64 max-w-7xl" />}>
-        <LazyTagView page={page} />
-      </Suspense>
-    </div>
-  );
+/** The body's HTML as the server sent it, read before hydration; null on the server, or when
+ * this page was not rendered by the server. */
+function serverRenderedBody(): string | null {
+  return typeof document === 'undefined' ? null : (document.querySelector('[data-article-body]')?.innerHTML ?? null);
 }
 
 /**
- * The article's body on the server-rendered page: on the server, the Markdown rendered (loaded
- * before the render: preloadSitePage); in the browser, the same element with the HTML it already
- * holds, so hydration leaves it untouched and the renderer is never fetched. Rendered without
- * the server's HTML (never on the site's own page), it loads the renderer.
+ * The article's body (with its author, tags and related articles) or a tag's page, on the
+ * server-rendered page: on the server, rendered (loaded before the render: preloadSitePage); in
+ * the browser, the same element with the HTML it already holds, so hydration leaves it untouched
+ * and the renderer is never fetched. Rendered without the server's HTML (never on the site's own
+ * page), it loads the renderer.
  */
-function SiteArticleBody(article: TPublicArticle) {
-  const [html] = useState(() => serverRendered('data-article-body'));
+function SiteArticleBody(props: SitePartProps) {
+  const [html] = useState(serverRenderedBody);
   if (html !== null) return <div data-article-body="" dangerouslySetInnerHTML={{ __html: html }} />;
   return (
     <div data-article-body="">
       <Suspense fallback={<Skeleton className="mt-6 h-64" />}>
-        <LazyArticleMarkdown {...article} />
+        <LazySitePart {...props} />
       </Suspense>
     </div>
   );
@@ -64,8 +50,7 @@ function SiteArticleBody(article: TPublicArticle) {
 /** What rendering `page` on the server needs loaded first (the server renders in one pass and
  * cannot wait for a lazy part). */
 export async function preloadSitePage(page: SitePage): Promise<void> {
-  if (page.kind === 'article') await LazyArticleMarkdown.preload();
-  if (page.kind === 'tag') await LazyTagView.preload();
+  if (page.kind === 'article' || page.kind === 'tag') await LazySitePart.preload();
 }
 
 function SitePageView({ page }: { page: SitePage }) {
@@ -77,7 +62,7 @@ function SitePageView({ page }: { page: SitePage }) {
     case 'article':
       return <ArticleView shown={{ status: 'success', article: page.article }} Body={SiteArticleBody} />;
     case 'tag':
-      return <SiteTag page={page} />;
+      return <SiteArticleBody page={page} />;
   }
 }
 

@@ -1,4 +1,5 @@
-import { INSIGHTS_PAGE_SIZE, insightsPageFrom, tagFeedPath, tagPath, type TSitePage } from '../../../contracts/site.ts';
+import { INSIGHTS_PAGE_SIZE, insightsPageFrom, type TSitePage } from '../../../contracts/site.ts';
+import { tagFeedPath, tagPath } from '../../../contracts/tag-paths.ts';
 import type { PageMeta, PageResolver } from '../../lib/http/page-meta.ts';
 import { articleJsonLd } from './article-structured-data.ts';
 import { toPublicArticle, type ArticlesService, type PublishedArticle } from './articles.service.ts';

@@ -1,5 +1,5 @@
 /** XML for the sitemap and the RSS feed: pure functions of the published articles. */
-import { tagFeedPath, tagPath } from '../../../contracts/site.ts';
+import { tagFeedPath, tagPath } from '../../../contracts/tag-paths.ts';
 
 /** `publishedAt`: when it went public (docs/decisions/0098), the items' date. */
 export type FeedArticle = { slug: string; title: string; excerpt: string; category: string; publishedAt: string; updatedAt: string; canonicalUrl?: string | null };

@@ -1,5 +1,5 @@
 import type { TArticleAuthor, TArticleTag, TPublicArticle, TRelatedArticle } from '../../../../contracts/articles.ts';
-import { tagPath } from '../../../../contracts/site.ts';
+import { tagPath } from '../../../../contracts/tag-paths.ts';
 import { articlePath } from '../../../components/article-card.tsx';
 import { ArticleMarkdownBody } from '../../../components/markdown.tsx';
 import { useNavigation } from '../../../lib/navigation.ts';

@@ -1,5 +1,6 @@
 import type { TArticleSummary, TArticleTag } from '../../../../contracts/articles.ts';
-import { INSIGHTS_PAGE_SIZE, tagFeedPath, tagPath, type TSitePage } from '../../../../contracts/site.ts';
+import { INSIGHTS_PAGE_SIZE, type TSitePage } from '../../../../contracts/site.ts';
+import { tagFeedPath, tagPath } from '../../../../contracts/tag-paths.ts';
 import { ArticleCard, ArticleCardSkeleton } from '../../../components/article-card.tsx';
 import { LoadFailed } from '../../../components/ui/load-failed.tsx';
 import { usePageTitle } from '../../../components/ui/use-page-title.ts';
