@@ -113,11 +113,10 @@ test.describe('article editor', () => {
     const preview = page.getByRole('region', { name: 'Preview', exact: true });
     // The region's own title is a heading too: the article's is found by its words.
     await expect(preview.getByRole('heading', { level: 2, name: /^A heading long enough to wrap/ })).toBeVisible();
-    // Both read in one go, on the page's own coordinates: two boundingBox calls apart may see the
-    // page scrolled in between (the browser brings the filled text's end into view when it lays out).
-    const textBottom = await content.evaluate((el) => el.getBoundingClientRect().bottom + window.scrollY);
-    const previewTop = await preview.evaluate((el) => el.getBoundingClientRect().top + window.scrollY);
-    expect(previewTop, 'the preview is under the text').toBeGreaterThan(textBottom);
+    // Both read in one go: two boundingBox calls apart may see the page scrolled in between (the
+    // browser brings the filled text's end into view when it lays out).
+    const gap = await preview.evaluate((el, text) => el.getBoundingClientRect().top - text.getBoundingClientRect().bottom, await content.elementHandle());
+    expect(gap, 'the preview is under the text').toBeGreaterThan(0);
     await expect(page.getByRole('toolbar', { name: 'Formatting' }).getByRole('button')).toHaveCount(8);
     await expectFitsViewport(page, '/create-article (editor)');
     await expectNoSeriousViolations(page, testInfo, 'article-editor-phone');

@@ -166,6 +166,8 @@ export function createArticlesService({ db, invalidations, schedule, now = () =>
     pages: Map<string, Promise<PublishedArticle | null>>;
     /** Tag pages by slug, worked out from `list`. */
     tagged: Map<string, Promise<TaggedArticles | null>>;
+    /** The authors the cached pages name (decision 0100): a change to one drops the pages. */
+    authors: Set<string>;
   };
   let generation: Generation | null = null;
   /** Counts the generations dropped: what the public responses cache keys its entries by. */
@@ -178,6 +180,10 @@ export function createArticlesService({ db, invalidations, schedule, now = () =>
   }
   invalidations.on('articles', drop);
   invalidations.onReset(drop);
+  // An author's name or photo changed (every sign-in writes the profile): pages naming them go.
+  invalidations.on('user', (userId) => {
+    if (generation?.authors.has(userId)) drop();
+  });
 
   function current(): Generation {
     // Kept only while no invalidation can be missed (another process's may be on its way).
@@ -186,6 +192,7 @@ export function createArticlesService({ db, invalidations, schedule, now = () =>
       json: new Map(),
       pages: new Map(),
       tagged: new Map(),
+      authors: new Set(),
       list: listPublishedArticles(db).then((rows) =>
         rows.map(({ updatedAt, createdAt, publishedAt, ...row }) => ({
           ...row,
@@ -233,6 +240,7 @@ export function createArticlesService({ db, invalidations, schedule, now = () =>
     if (!page) {
       page = findArticleBySlug(db, slug).then(async (row) => {
         if (row?.status !== 'published') return null;
+        if (row.authorId) gen.authors.add(row.authorId);
         // Its tags are in the list (read with it), as are the articles related to it.
         const list = await gen.list;
         const tags = list.find((article) => article.id === row.id)?.tags ?? (await tagsOfArticles(db, [row.id])).get(row.id)!;

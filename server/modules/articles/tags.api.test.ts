@@ -209,6 +209,10 @@ describe('tags and authors (issue 34 item 4)', () => {
     expect((await publicArticle(withPhoto.slug)).author).toEqual({ name: 'Ada Lovelace', picture: 'https://lh3.googleusercontent.com/a/photo=s96-c' });
     expect(jsonLdOf((await t.request({ url: `/insights/${withPhoto.slug}` })).body)[0]!.author).toEqual({ '@type': 'Person', name: 'Ada Lovelace' });
 
+    // A new name at the author's next sign-in shows at once (the user's invalidation drops the page).
+    await t.signIn('admin@example.com', 'Ada King');
+    expect((await publicArticle(withPhoto.slug)).author.name).toBe('Ada King');
+
     await t.database.db.update(users).set({ profilePicture: 'http://insecure.example/photo.png' }).where(eq(users.email, 'editor@example.com'));
     const byEditor = (await create({ category: 'Authors' }, editor)).json();
     expect((await publicArticle(byEditor.slug)).author).toEqual({ name: 'Gone Editor', picture: null });
