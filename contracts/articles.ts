@@ -16,6 +16,8 @@ export const ARTICLE_LIMITS = {
   metaTitle: { max: 70 },
   metaDescription: { max: 160 },
   canonicalUrl: { max: 2_000 },
+  /** Tags (decision 0100): each named like the category; at most this many in all, the category's included. */
+  tags: { max: 10 },
 } as const;
 
 const atMost = (label: string, max: number) => `${label} must be at most ${max.toLocaleString('en-US')} characters`;
@@ -77,6 +79,23 @@ export const ZPublishAt = z
   .refine((value) => Date.parse(value) <= Date.now() + PUBLISH_AT_MAX_DAYS * 86_400_000, `Publish time must be within ${PUBLISH_AT_MAX_DAYS} days`)
   .nullable();
 
+/**
+ * Tags (issue 34 item 4, docs/decisions/0100): the category is the primary tag; `tags` names the
+ * further ones, each with the category's length rule. Duplicates (in any case, or the category
+ * again) are merged; at most ARTICLE_LIMITS.tags.max in all.
+ */
+export const TAGS_AT_MOST = `At most ${ARTICLE_LIMITS.tags.max} tags in all, the category included`;
+const tagName = z
+  .string()
+  .trim()
+  .min(ARTICLE_LIMITS.category.min, `Each tag must be at least ${ARTICLE_LIMITS.category.min} characters`)
+  .max(ARTICLE_LIMITS.category.max, atMost('Each tag', ARTICLE_LIMITS.category.max));
+const furtherTags = z
+  .array(tagName)
+  .max(100, TAGS_AT_MOST)
+  .transform((names) => names.filter((name, i) => names.findIndex((other) => other.toLowerCase() === name.toLowerCase()) === i))
+  .refine((names) => names.length <= ARTICLE_LIMITS.tags.max, TAGS_AT_MOST);
+
 /** Each field's rule once; create adds the defaults, update takes any subset without them. */
 const articleFields = {
   title: z
@@ -108,6 +127,7 @@ const articleFields = {
   published: z.boolean(),
   publishAt: ZPublishAt,
   ...seoFields,
+  tags: furtherTags,
 };
 
 /** Publishing now and at a time are two different choices: one at a time. */
@@ -125,6 +145,7 @@ export const ZArticleInput = z
     metaTitle: seoFields.metaTitle.optional().transform((value) => value ?? null),
     metaDescription: seoFields.metaDescription.optional().transform((value) => value ?? null),
     canonicalUrl: seoFields.canonicalUrl.optional().transform((value) => value ?? null),
+    tags: furtherTags.default([]),
   })
   .refine(oneWayToPublish.check, oneWayToPublish.issue);
 /** What the form holds (before defaults). */
@@ -160,9 +181,31 @@ export const ZArticleSummary = z.object({
 });
 export type TArticleSummary = z.infer<typeof ZArticleSummary>;
 
+/** A tag as an article shows it (decision 0100): its page is /insights/tag/<slug>. */
+export const ZArticleTag = z.object({ name: z.string(), slug: z.string() });
+export type TArticleTag = z.infer<typeof ZArticleTag>;
+/** Who wrote an article, as its page shows them: `picture` an https address, or null (initials). */
+export const ZArticleAuthor = z.object({ name: z.string(), picture: z.string().nullable() });
+export type TArticleAuthor = z.infer<typeof ZArticleAuthor>;
+/** An article sharing tags with the one shown (its page's "Related articles"). */
+export const ZRelatedArticle = ZArticleSummary.pick({ slug: true, title: true, excerpt: true, category: true, publishedAt: true });
+export type TRelatedArticle = z.infer<typeof ZRelatedArticle>;
+
+/** GET /api/articles/tag/:slug (decision 0100): a page of a tag's published articles, newest
+ * first, with the tag and how many there are in all. */
+export type TArticleTagPage = { tag: TArticleTag; items: TArticleSummary[]; total: number };
+export const ZTagPageParams = z.object({ slug: z.string().min(1).max(200) });
+
 /** A published article as its public page shows it, and nothing more (no author id); its meta
  * title and description are the page's title and description (decision 0096). */
-export const ZPublicArticle = ZArticleSummary.extend({ content: z.string(), metaTitle: z.string().nullable(), metaDescription: z.string().nullable() });
+export const ZPublicArticle = ZArticleSummary.extend({ content: z.string(), metaTitle: z.string().nullable(), metaDescription: z.string().nullable() }).extend({
+  /** Every tag, the primary (the category's) first (decision 0100). */
+  tags: z.array(ZArticleTag),
+  /** The public page's reads only: its author (null when the account is gone: "Unknown author")
+   * and up to 3 published articles sharing the most tags with it. */
+  author: ZArticleAuthor.nullable().optional(),
+  related: z.array(ZRelatedArticle).optional(),
+});
 export type TPublicArticle = z.infer<typeof ZPublicArticle>;
 
 /** A whole article: the admin's editor and list, and an admin's preview of its page. */
@@ -196,6 +239,8 @@ export const ZArticleRevisionFields = z.object({
   excerpt: z.string(),
   content: z.string(),
   readTime: z.string(),
+  /** The further tags' names (decision 0100); absent in revisions saved before tags existed. */
+  tags: z.array(z.string()).optional(),
 });
 export type TArticleRevisionFields = z.infer<typeof ZArticleRevisionFields>;
 export const ARTICLE_REVISION_FIELDS = Object.keys(ZArticleRevisionFields.shape) as Array<keyof TArticleRevisionFields>;

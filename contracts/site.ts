@@ -1,4 +1,4 @@
-import type { TArticleSummary, TPublicArticle } from './articles.ts';
+import type { TArticleSummary, TArticleTag, TPublicArticle } from './articles.ts';
 
 /** Where a public page's HTML goes in client/site.html: script/prerender.ts puts `/` there at
  * build time, the server `/insights` and each article's page per request. */
@@ -16,7 +16,9 @@ export const INSIGHTS_PAGE_SIZE = 12;
 export type TSitePage =
   | { kind: 'landing' }
   | { kind: 'insights'; page: number; list: { items: TArticleSummary[]; total: number } }
-  | { kind: 'article'; article: TPublicArticle };
+  | { kind: 'article'; article: TPublicArticle }
+  /** /insights/tag/:slug (decision 0100): a page of the tag's published articles. */
+  | { kind: 'tag'; tag: TArticleTag; page: number; list: { items: TArticleSummary[]; total: number } };
 
 /** `/insights?page=N`: N, or 1 when absent or not a positive whole number (the server renders
  * and the browser hydrates the same page). */
@@ -36,6 +38,7 @@ export const APP_ROUTES = [
   '/invite',
   '/insights',
   '/insights/:slug',
+  '/insights/tag/:slug',
   '/preview/:token',
   '/dashboard',
   '/settings',

@@ -31,6 +31,7 @@ const PreviewPage = lazy(() => import('../features/articles/components/preview-p
 const AdminArticlesPage = lazy(() => import('../features/articles/components/admin-articles-page.tsx'));
 // With react-markdown (the server-rendered article page loads it on its own; see site-root.tsx).
 export const ArticlePage = preloadable(() => import('../features/articles/components/article-page.tsx'));
+export const TagPage = preloadable(() => import('../features/articles/components/tag-page.tsx'));
 // Lazy too: the landing page's JavaScript budget has no room for a screen it never shows.
 const NotFoundPage = lazy(() => import('../components/not-found.tsx').then((m) => ({ default: m.NotFoundPage })));
 
@@ -91,6 +92,7 @@ export function AppRoutes() {
         <Route path="/invite" element={<InvitePage />} />
         <Route path="/insights" element={<InsightsPage />} />
         <Route path="/insights/:slug" element={<ArticlePage />} />
+        <Route path="/insights/tag/:slug" element={<TagPage />} />
         {/* A draft shared by a preview link (docs/decisions/0098): anyone with the link. */}
         <Route path="/preview/:token" element={<PreviewPage />} />
         <Route element={<RequireAuth />}>

@@ -92,6 +92,7 @@ describe('SiteRoot', () => {
         readTime: '6 min read',
         metaTitle: null,
         metaDescription: null,
+        tags: [{ name: 'Automation', slug: 'automation' }],
       },
     };
     const site = (loadApp: LoadApp) => <SiteRoot location="/insights/why-automate" page={page} loadApp={loadApp} />;
@@ -138,6 +139,47 @@ describe('SiteRoot', () => {
       expect(await within(article).findByRole('heading', { level: 2, name: 'Costs' })).toBeInTheDocument();
       expect(within(article).getByRole('table')).toBeInTheDocument();
       expect(screen.getByRole('link', { name: 'All insights' })).toHaveAttribute('href', '/insights');
+    });
+  });
+
+  // Decision 0100: a tag's page, rendered by the server and adopted by the browser as it is.
+  describe('a tag page', () => {
+    const page: TSitePage = {
+      kind: 'tag',
+      tag: { name: 'Finance <b>ops</b>', slug: 'finance-b-ops-b' },
+      page: 1,
+      list: {
+        items: [
+          { id: 'a1', slug: 'closing-the-books', title: 'Closing the books faster', category: 'Finance', excerpt: 'Month-end in two days.', createdAt: '2025-04-01T10:00:00.000Z', publishedAt: '2025-04-01T10:00:00.000Z', readTime: '4 min read' },
+        ],
+        total: 1,
+      },
+    };
+    const site = (loadApp: LoadApp) => <SiteRoot location="/insights/tag/finance-b-ops-b" page={page} loadApp={loadApp} />;
+    afterEach(() => document.body.replaceChildren());
+
+    it("hydrates the server's HTML without a mismatch, keeping the tag's page as it is", async () => {
+      window.history.replaceState(null, '', '/insights/tag/finance-b-ops-b');
+      stubFetch({ 'GET /api/auth/me': { body: { user: null } } });
+      const loadApp = vi.fn<LoadApp>(() => app('the app'));
+      await preloadSitePage(page);
+      const container = document.createElement('div');
+      container.innerHTML = renderToString(site(loadApp));
+      document.body.append(container);
+      const heading = container.querySelector('h1')!;
+      expect(heading).toHaveTextContent('Articles tagged Finance <b>ops</b>');
+      expect(heading.querySelector('b')).toBeNull();
+      expect(container.querySelector('a[href="/insights/closing-the-books"]')).toHaveTextContent('Closing the books faster');
+      expect(container.querySelector('a[href="/insights/tag/finance-b-ops-b/rss.xml"]')).toHaveTextContent('RSS feed of this tag');
+
+      const consoleError = vi.spyOn(console, 'error');
+      const recoverable: unknown[] = [];
+      const root = await act(async () => hydrateRoot(container, site(loadApp), { onRecoverableError: (error) => recoverable.push(error) }));
+      expect(recoverable).toEqual([]);
+      expect(consoleError).not.toHaveBeenCalled();
+      expect(container.querySelector('h1')).toBe(heading);
+      expect(loadApp).not.toHaveBeenCalled();
+      act(() => root.unmount());
     });
   });
 });

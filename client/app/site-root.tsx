@@ -1,6 +1,7 @@
 import { Suspense, useCallback, useRef, useState, type ReactElement } from 'react';
 import type { TUser } from '../../contracts/users.ts';
 import type { TSitePage } from '../../contracts/site.ts';
+import type { SitePartProps } from '../features/articles/components/site-part.tsx';
 import { Skeleton } from '../components/ui/skeleton.tsx';
 import { LandingAuthProvider } from '../features/auth/components/landing-auth-provider.tsx';
 import { ArticleView } from '../features/articles/components/article-view.tsx';
@@ -17,8 +18,9 @@ export type SitePage = TSitePage;
 
 // The Markdown renderer is the heaviest part of an article page, and the page needs it only on
 // the server: the article's body is static HTML (plain links, no handlers). The server renders
-// it into the page; the browser adopts that HTML as it is instead of rendering it again.
-const LazyArticleMarkdown = preloadable<{ content: string }>(() => import('../components/markdown.tsx').then((m) => ({ default: m.ArticleMarkdownBody })));
+// it into the page; the browser adopts that HTML as it is instead of rendering it again. A tag's
+// page (decision 0100) is rendered and adopted the same way, from the same chunk.
+const LazySitePart = preloadable<SitePartProps>(() => import('../features/articles/components/site-part.tsx'));
 
 /** The body's HTML as the server sent it, read before hydration; null on the server, or when
  * this page was not rendered by the server. */
@@ -27,18 +29,19 @@ function serverRenderedBody(): string | null {
 }
 
 /**
- * The article's body on the server-rendered page: on the server, the Markdown rendered (loaded
- * before the render: preloadSitePage); in the browser, the same element with the HTML it already
- * holds, so hydration leaves it untouched and the renderer is never fetched. Rendered without
- * the server's HTML (never on the site's own page), it loads the renderer.
+ * The article's body (with its author, tags and related articles) or a tag's page, on the
+ * server-rendered page: on the server, rendered (loaded before the render: preloadSitePage); in
+ * the browser, the same element with the HTML it already holds, so hydration leaves it untouched
+ * and the renderer is never fetched. Rendered without the server's HTML (never on the site's own
+ * page), it loads the renderer.
  */
-function SiteArticleBody({ content }: { content: string }) {
+function SiteArticleBody(props: SitePartProps) {
   const [html] = useState(serverRenderedBody);
   if (html !== null) return <div data-article-body="" dangerouslySetInnerHTML={{ __html: html }} />;
   return (
     <div data-article-body="">
       <Suspense fallback={<Skeleton className="mt-6 h-64" />}>
-        <LazyArticleMarkdown content={content} />
+        <LazySitePart {...props} />
       </Suspense>
     </div>
   );
@@ -47,7 +50,7 @@ function SiteArticleBody({ content }: { content: string }) {
 /** What rendering `page` on the server needs loaded first (the server renders in one pass and
  * cannot wait for a lazy part). */
 export async function preloadSitePage(page: SitePage): Promise<void> {
-  if (page.kind === 'article') await LazyArticleMarkdown.preload();
+  if (page.kind === 'article' || page.kind === 'tag') await LazySitePart.preload();
 }
 
 function SitePageView({ page }: { page: SitePage }) {
@@ -58,6 +61,8 @@ function SitePageView({ page }: { page: SitePage }) {
       return <InsightsView page={page.page} list={{ status: 'success', data: page.list }} />;
     case 'article':
       return <ArticleView shown={{ status: 'success', article: page.article }} Body={SiteArticleBody} />;
+    case 'tag':
+      return <SiteArticleBody page={page} />;
   }
 }
 

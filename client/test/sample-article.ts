@@ -20,6 +20,7 @@ export function sampleArticle(overrides: Partial<TArticle> = {}): TArticle {
     metaTitle: null,
     metaDescription: null,
     canonicalUrl: null,
+    tags: [{ name: 'Automation', slug: 'automation' }],
     ...overrides,
   };
 }

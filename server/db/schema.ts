@@ -224,6 +224,32 @@ export const articlePreviewLinks = pgTable(
 );
 
 /**
+ * Tags (issue 34 item 4, docs/decisions/0100): a tag is known by its slug (names that differ
+ * only in case, or in punctuation, are one tag); its name is the spelling it was first given.
+ */
+export const tags = pgTable('tags', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  slug: text('slug').notNull().unique('tags_slug_unique'),
+  name: text('name').notNull(),
+});
+
+/** An article's tags in their order: position 0 is the primary tag, the one named by the
+ * article's category (SPEC's field, kept in step by the articles service). */
+export const articleTags = pgTable(
+  'article_tags',
+  {
+    articleId: uuid('article_id')
+      .notNull()
+      .references(() => articles.id, { onDelete: 'cascade' }),
+    tagId: uuid('tag_id')
+      .notNull()
+      .references(() => tags.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.articleId, t.tagId] }), index('article_tags_tag_idx').on(t.tagId)],
+);
+
+/**
  * An article's text as one save left it (issue 34 item 6, docs/decisions/0097): the newest 20
  * per article are kept, pruned in the save's own transaction. `fields` is the revision's text
  * (contracts' TArticleRevisionFields); `author_id` who saved it.

@@ -49,7 +49,7 @@ describe('permission matrix', () => {
   const agentConfig = () => defaultAgentConfig(template);
   const newAgent = async (): Promise<{ id: string; name: string }> => asOwner('POST', '/api/agents', { templateId: template.id, name: `Matrix ${++n}`, config: agentConfig() });
   const ARTICLE_TEXT = { category: 'Operations', excerpt: 'How a small team took the busywork out of its week.', content: 'Automation pays when it removes a decision nobody needed to make. '.repeat(3) };
-  const newArticle = async (): Promise<{ id: string; slug: string }> =>
+  const newArticle = async (): Promise<{ id: string; slug: string; tags: Array<{ slug: string }> }> =>
     asOwner('POST', '/api/articles', { title: `Matrix article ${++n}`, ...ARTICLE_TEXT, published: true });
   const newDraft = async (): Promise<{ id: string; slug: string }> => asOwner('POST', '/api/articles', { title: `Matrix draft ${++n}`, ...ARTICLE_TEXT });
   /** A preview link of a new draft (issue 34 item 2): its article's id, its id and its token. */
@@ -168,6 +168,8 @@ describe('permission matrix', () => {
     { method: 'POST', url: '/api/agents/proposals/:id/discard', call: async () => ({ path: `/api/agents/proposals/${await newProposal()}/discard` }), expected: [401, 403, 200, 404] },
     { method: 'GET', url: '/api/articles', call: at('/api/articles'), expected: [200, 200, 200, 200] },
     { method: 'GET', url: '/api/articles/:slug', call: async () => ({ path: `/api/articles/${(await newArticle()).slug}` }), expected: [200, 200, 200, 200] },
+    // A tag's page (decision 0100): public, as the articles' list.
+    { method: 'GET', url: '/api/articles/tag/:slug', call: async () => ({ path: `/api/articles/tag/${(await newArticle()).tags[0]!.slug}` }), expected: [200, 200, 200, 200] },
     { method: 'POST', url: '/api/articles', call: async () => ({ path: '/api/articles', payload: { title: `Posted article ${++n}`, ...ARTICLE_TEXT } }), expected: [401, 403, 201, 201] },
     // Articles are the site's, not one admin's: any admin edits any article.
     { method: 'PATCH', url: '/api/articles/:id', call: async () => ({ path: `/api/articles/${(await newArticle()).id}`, payload: { title: `Edited ${++n}` } }), expected: [401, 403, 200, 200] },

@@ -113,8 +113,10 @@ test.describe('article editor', () => {
     const preview = page.getByRole('region', { name: 'Preview', exact: true });
     // The region's own title is a heading too: the article's is found by its words.
     await expect(preview.getByRole('heading', { level: 2, name: /^A heading long enough to wrap/ })).toBeVisible();
-    const [textBox, previewBox] = [await content.boundingBox(), await preview.boundingBox()];
-    expect(previewBox!.y, 'the preview is under the text').toBeGreaterThan(textBox!.y + textBox!.height);
+    // Both read in one go: two boundingBox calls apart may see the page scrolled in between (the
+    // browser brings the filled text's end into view when it lays out).
+    const gap = await preview.evaluate((el, text) => el.getBoundingClientRect().top - text.getBoundingClientRect().bottom, await content.elementHandle());
+    expect(gap, 'the preview is under the text').toBeGreaterThan(0);
     await expect(page.getByRole('toolbar', { name: 'Formatting' }).getByRole('button')).toHaveCount(8);
     await expectFitsViewport(page, '/create-article (editor)');
     await expectNoSeriousViolations(page, testInfo, 'article-editor-phone');

@@ -19,6 +19,8 @@ export type PageMeta = {
   image?: PageImage;
   /** Structured data (schema.org), written as JSON-LD. */
   jsonLd?: object;
+  /** The page's own RSS feed (a tag's page, decision 0100): a <link rel="alternate">. */
+  feed?: { title: string; url: string };
 };
 
 /** A resolved page: its status and meta, and for a page the server renders itself, what to
@@ -59,6 +61,7 @@ export function metaTags(meta: PageMeta, siteName: string): { title: string; hea
   for (const tag of meta.tags ?? []) tags.push(['property', 'article:tag', tag]);
   const head = [
     `<link rel="canonical" href="${escapeHtml(meta.url)}" />`,
+    ...(meta.feed ? [`<link rel="alternate" type="application/rss+xml" title="${escapeHtml(meta.feed.title)}" href="${escapeHtml(meta.feed.url)}" />`] : []),
     ...tags.map(([attr, key, value]) => `<meta ${attr}="${key}" content="${escapeHtml(value)}" />`),
     ...(meta.jsonLd ? [`<script type="application/ld+json">${jsonForScript(meta.jsonLd)}</script>`] : []),
   ].join('\n    ');

@@ -1,10 +1,12 @@
 import { INSIGHTS_PAGE_SIZE, insightsPageFrom, type TSitePage } from '../../../contracts/site.ts';
+import { tagFeedPath, tagPath } from '../../../contracts/tag-paths.ts';
 import type { PageMeta, PageResolver } from '../../lib/http/page-meta.ts';
 import { articleJsonLd } from './article-structured-data.ts';
 import { toPublicArticle, type ArticlesService, type PublishedArticle } from './articles.service.ts';
 import { socialImageOf } from './social-card.ts';
 
 const ARTICLE_PATH = /^\/insights\/([^/]+)\/?$/;
+const TAG_PATH = /^\/insights\/tag\/([^/]+)\/?$/;
 
 /**
  * The public article pages the server renders: an /insights page with its articles, and an
@@ -36,7 +38,7 @@ export function articlePageResolver(articles: ArticlesService, publicUrl: string
         publishedTime: article.publishedAt,
         modifiedTime: article.updatedAt,
         section: article.category,
-        tags: [article.category],
+        tags: article.tags.length > 0 ? article.tags.map((tag) => tag.name) : [article.category],
         image,
         jsonLd: articleJsonLd(article, { canonicalUrl: url, description, image, publicUrl, siteName }),
       };
@@ -52,6 +54,8 @@ export function articlePageResolver(articles: ArticlesService, publicUrl: string
       const list = await articles.listPublished(INSIGHTS_PAGE_SIZE, (page - 1) * INSIGHTS_PAGE_SIZE);
       return { status: 200, meta: insights, site: { kind: 'insights', page, list } };
     }
+    const tagMatch = TAG_PATH.exec(pathname);
+    if (tagMatch) return tagPage(articles, tagMatch[1]!, query, publicUrl, siteName, pathname);
     const match = ARTICLE_PATH.exec(pathname);
     if (!match) return null;
     let slug: string;
@@ -66,9 +70,38 @@ export function articlePageResolver(articles: ArticlesService, publicUrl: string
   };
 }
 
-function notFound(publicUrl: string, pathname: string, siteName: string) {
+/**
+ * /insights/tag/:slug (decision 0100): a page of the tag's published articles, newest first,
+ * with its canonical URL, a description and its RSS feed linked; 404 for an unknown tag or one
+ * no published article has.
+ */
+async function tagPage(articles: ArticlesService, rawSlug: string, query: URLSearchParams, publicUrl: string, siteName: string, pathname: string) {
+  let slug: string;
+  try {
+    slug = decodeURIComponent(rawSlug);
+  } catch {
+    return notFound(publicUrl, pathname, siteName, 'Tag not found');
+  }
+  const tagged = await articles.publishedByTag(slug);
+  if (!tagged) return notFound(publicUrl, pathname, siteName, 'Tag not found');
+  const { tag } = tagged;
+  const page = insightsPageFrom(query.get('page'));
+  const offset = (page - 1) * INSIGHTS_PAGE_SIZE;
+  const items = tagged.articles.slice(offset, offset + INSIGHTS_PAGE_SIZE).map(({ id, slug, title, category, excerpt, createdAt, publishedAt, readTime }) => ({ id, slug, title, category, excerpt, createdAt, publishedAt, readTime }));
+  const meta: PageMeta = {
+    title: `Articles tagged ${tag.name} · ${siteName}`,
+    description: `Articles on ${tag.name} from ${siteName}.`,
+    url: `${publicUrl}${tagPath(tag.slug)}`,
+    type: 'website',
+    feed: { title: `${siteName} Insights: ${tag.name}`, url: `${publicUrl}${tagFeedPath(tag.slug)}` },
+  };
+  const site: TSitePage = { kind: 'tag', tag, page, list: { items, total: tagged.articles.length } };
+  return { status: 200, meta, site };
+}
+
+function notFound(publicUrl: string, pathname: string, siteName: string, what = 'Article not found') {
   return {
     status: 404,
-    meta: { title: `Article not found · ${siteName}`, description: 'There is no published article at this address.', url: `${publicUrl}${pathname}`, type: 'website' as const },
+    meta: { title: `${what} · ${siteName}`, description: 'There is no published article at this address.', url: `${publicUrl}${pathname}`, type: 'website' as const },
   };
 }

@@ -25,6 +25,8 @@ export function articleJsonLd(
     datePublished: article.createdAt,
     dateModified: article.updatedAt,
     articleSection: article.category,
+    // Every tag (decision 0100), schema.org's comma-separated text form.
+    ...(article.tags.length > 0 && { keywords: article.tags.map((tag) => tag.name).join(', ') }),
     author: article.authorName ? { '@type': 'Person', name: article.authorName } : site,
     publisher: site,
     mainEntityOfPage: { '@type': 'WebPage', '@id': canonicalUrl },

@@ -1,11 +1,12 @@
 import { and, desc, eq, getTableColumns, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { articles, users } from '../../db/schema.ts';
+import { articleTagsColumn } from './tags.repo.ts';
 
 export type ArticleRow = typeof articles.$inferSelect;
 /** An article with its author's name, which its public page names (JSON-LD): null when the
  * author's account is gone. */
-export type ArticleWithAuthor = ArticleRow & { authorName: string | null };
+export type ArticleWithAuthor = ArticleRow & { authorName: string | null; authorPicture: string | null };
 export type NewArticle = Omit<typeof articles.$inferInsert, 'id' | 'createdAt' | 'updatedAt'>;
 /** The columns a save changes; the publication's may be SQL of the row's own values. */
 export type ArticlePatch = {
@@ -16,7 +17,8 @@ export type ArticlePatch = {
 export const publicDate = sql<Date>`coalesce(${articles.publishedAt}, ${articles.createdAt})`.mapWith(articles.createdAt);
 const newestFirst = [desc(articles.createdAt), desc(articles.id)];
 
-/** Published articles, newest public date first, with only the columns a list shows. */
+/** Published articles, newest public date first, with only the columns a list shows (and their
+ * tags, decision 0100). */
 export async function listPublishedArticles(db: Db) {
   return db
     .select({
@@ -30,6 +32,7 @@ export async function listPublishedArticles(db: Db) {
       updatedAt: articles.updatedAt,
       readTime: articles.readTime,
       canonicalUrl: articles.canonicalUrl,
+      tags: articleTagsColumn,
     })
     .from(articles)
     .where(eq(articles.status, 'published'))
@@ -42,7 +45,7 @@ export async function listAllArticles(db: Db): Promise<ArticleRow[]> {
 
 export async function findArticleBySlug(db: Db, slug: string): Promise<ArticleWithAuthor | undefined> {
   const [row] = await db
-    .select({ ...getTableColumns(articles), authorName: users.name })
+    .select({ ...getTableColumns(articles), authorName: users.name, authorPicture: users.profilePicture })
     .from(articles)
     .leftJoin(users, eq(users.id, articles.authorId))
     .where(eq(articles.slug, slug));

@@ -7,6 +7,7 @@ import {
   ZCreateArticle,
   ZPreviewLinkParams,
   ZPreviewTokenParams,
+  ZTagPageParams,
   ZUpdateArticle,
 } from '../../../contracts/articles.ts';
 import { keepPublicAnswer } from '../../lib/http/public-cache.ts';
@@ -24,6 +25,16 @@ export async function articlesRoutes(app: FastifyInstance, { articles, previews 
     keepPublicAnswer(request, articles); // the same for every visitor: sent again from memory
     const { json, total } = await articles.listPublishedJson(limit, offset);
     return reply.header('cache-control', 'no-cache').header('x-total-count', String(total)).type('application/json; charset=utf-8').send(json);
+  });
+
+  // A tag's page (decision 0100): its published articles, newest first; 404 for an unknown tag
+  // or one no published article has.
+  app.get('/api/articles/tag/:slug', { config: { access: 'public', etag: true } }, async (request, reply) => {
+    const { slug } = parseInput(ZTagPageParams, request.params);
+    const { limit, offset } = parseInput(ZArticleListQuery, request.query);
+    keepPublicAnswer(request, articles);
+    reply.header('cache-control', 'no-cache');
+    return articles.tagPage(slug, limit, offset);
   });
 
   app.get('/api/articles/:slug', { config: { access: 'public', etag: true } }, async (request, reply) => {

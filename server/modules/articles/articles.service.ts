@@ -1,4 +1,4 @@
-import { ARTICLE_REVISION_FIELDS, type TArticle, type TArticleRevision, type TArticleRevisionFields, type TArticleRevisionList, type TArticleSummary, type TPublicArticle } from '../../../contracts/articles.ts';
+import { ARTICLE_LIMITS, ARTICLE_REVISION_FIELDS, TAGS_AT_MOST, type TArticle, type TArticleAuthor, type TArticleTag, type TArticleTagPage, type TRelatedArticle, type TArticleRevision, type TArticleRevisionFields, type TArticleRevisionList, type TArticleSummary, type TPublicArticle } from '../../../contracts/articles.ts';
 import type { z } from 'zod';
 import type { ZArticleInput, ZUpdateArticle } from '../../../contracts/articles.ts';
 import { sql } from 'drizzle-orm';
@@ -20,7 +20,14 @@ import {
 } from './articles.repo.ts';
 import type { ArticleSchedule } from './article-schedule.ts';
 import { findRevision, listRevisions, newestRevisionFields, recordRevision } from './article-revisions.repo.ts';
-import { slugCandidate, slugify } from './slug.ts';
+import { slugCandidate, slugify, tagSlug } from './slug.ts';
+import { setArticleTags, tagsOfArticles, type TagToSet } from './tags.repo.ts';
+
+/** A list entry as the API's lists show it. */
+const toSummary = ({ updatedAt: _u, canonicalUrl: _c, tags: _t, ...summary }: PublishedSummary): TArticleSummary => summary;
+
+/** Related articles at the end of an article's page (decision 0100). */
+const RELATED_MAX = 3;
 
 const SLUG_ATTEMPTS = 50;
 
@@ -33,12 +40,14 @@ export type ArticlesServiceDeps = {
   now?: () => Date;
 };
 /** A list entry as the feeds need it: also when it was last edited and where its canonical page is. */
-type PublishedSummary = TArticleSummary & { updatedAt: string; canonicalUrl: string | null };
-type SeoField = 'metaTitle' | 'metaDescription' | 'canonicalUrl';
-/** A new article's fields; the search and social ones may be left out (none). */
+type PublishedSummary = TArticleSummary & { updatedAt: string; canonicalUrl: string | null; tags: TArticleTag[] };
+/** A tag's public page (decision 0100): the tag and its published articles, newest first. */
+export type TaggedArticles = { tag: TArticleTag; articles: PublishedSummary[] };
+type SeoField = 'metaTitle' | 'metaDescription' | 'canonicalUrl' | 'tags';
+/** A new article's fields; the search and social ones and the further tags may be left out (none). */
 type NewArticleInput = Omit<z.output<typeof ZArticleInput>, SeoField> & Partial<Pick<z.output<typeof ZArticleInput>, SeoField>>;
 
-export function toApiArticle(row: ArticleRow): TArticle {
+export function toApiArticle(row: ArticleRow, tags: TArticleTag[]): TArticle {
   return {
     id: row.id,
     slug: row.slug,
@@ -57,7 +66,47 @@ export function toApiArticle(row: ArticleRow): TArticle {
     metaTitle: row.metaTitle,
     metaDescription: row.metaDescription,
     canonicalUrl: row.canonicalUrl,
+    tags,
   };
+}
+
+/**
+ * The tags an article is given (decision 0100): its category first (the primary tag), then the
+ * further ones, one per slug (names that differ only in case or punctuation are one tag);
+ * refused beyond ARTICLE_LIMITS.tags in all.
+ */
+export function tagsToSet(category: string, further: string[]): TagToSet[] {
+  const bySlug = new Map<string, TagToSet>();
+  for (const name of [category, ...further]) {
+    const slug = tagSlug(name);
+    if (!bySlug.has(slug)) bySlug.set(slug, { name, slug });
+  }
+  if (bySlug.size > ARTICLE_LIMITS.tags.max) throw new AppError('BAD_REQUEST', 'Invalid request', [{ path: 'tags', message: TAGS_AT_MOST }]);
+  return [...bySlug.values()];
+}
+
+/** The author as the public page shows them: a photo only from an https address (the CSP's
+ * rule for images, and no mixed content); null when the account is gone or has no name. */
+function authorOf(row: { authorName: string | null; authorPicture: string | null }): TArticleAuthor | null {
+  if (!row.authorName) return null;
+  const picture = row.authorPicture && /^https:\/\/[^\s"'<>]+$/i.test(row.authorPicture) ? row.authorPicture : null;
+  return { name: row.authorName, picture };
+}
+
+/**
+ * Up to RELATED_MAX published articles sharing the most tags with `article` (ties: the newest),
+ * never itself; worked out from the public list already in memory (its tags are read with it, in
+ * its one query), so it is as fresh as the list: any publish, edit or delete drops both.
+ */
+export function relatedTo(article: { id: string; tags: TArticleTag[] }, published: PublishedSummary[]): TRelatedArticle[] {
+  const mine = new Set(article.tags.map((tag) => tag.slug));
+  if (mine.size === 0) return [];
+  return published
+    .map((other, index) => ({ other, index, shared: other.id === article.id ? 0 : other.tags.filter((tag) => mine.has(tag.slug)).length }))
+    .filter(({ shared }) => shared > 0)
+    .sort((a, b) => b.shared - a.shared || a.index - b.index) // the list is newest first
+    .slice(0, RELATED_MAX)
+    .map(({ other: { slug, title, excerpt, category, publishedAt } }) => ({ slug, title, excerpt, category, publishedAt }));
 }
 
 /** A published article as its page's head needs it: with its author's name (JSON-LD). */
@@ -65,6 +114,11 @@ export type PublishedArticle = TArticle & { authorName: string | null };
 
 function withoutAuthorName({ authorName: _name, ...article }: PublishedArticle): TArticle {
   return article;
+}
+
+/** Whether two revisions' texts are the same (tags compared by value; none before 0100 = []). */
+function sameRevisionText(a: TArticleRevisionFields, b: TArticleRevisionFields): boolean {
+  return ARTICLE_REVISION_FIELDS.every((field) => (field === 'tags' ? JSON.stringify(a.tags ?? []) === JSON.stringify(b.tags ?? []) : a[field] === b[field]));
 }
 
 /**
@@ -86,17 +140,18 @@ function publicationChange(input: { published?: boolean | undefined; publishAt?:
 }
 
 /** The text a revision keeps of an article. */
-const revisionFieldsOf = (row: ArticleRow): TArticleRevisionFields => ({
+const revisionFieldsOf = (row: ArticleRow, tags: TagToSet[]): TArticleRevisionFields => ({
   title: row.title,
   category: row.category,
   excerpt: row.excerpt,
   content: row.content,
   readTime: row.readTime,
+  tags: tags.slice(1).map((tag) => tag.name),
 });
 
 /** What a visitor's read carries: the page's fields, never the author's id or the draft state. */
-export function toPublicArticle({ id, slug, title, category, excerpt, content, createdAt, publishedAt, readTime, metaTitle, metaDescription }: TArticle): TPublicArticle {
-  return { id, slug, title, category, excerpt, content, createdAt, publishedAt, readTime, metaTitle, metaDescription };
+export function toPublicArticle({ id, slug, title, category, excerpt, content, createdAt, publishedAt, readTime, metaTitle, metaDescription, tags, author, related }: TArticle): TPublicArticle {
+  return { id, slug, title, category, excerpt, content, createdAt, publishedAt, readTime, metaTitle, metaDescription, tags, ...(author !== undefined && { author }), ...(related && { related }) };
 }
 
 export function createArticlesService({ db, invalidations, schedule, now = () => new Date() }: ArticlesServiceDeps) {
@@ -109,6 +164,10 @@ export function createArticlesService({ db, invalidations, schedule, now = () =>
     list: Promise<PublishedSummary[]>;
     json: Map<string, string>;
     pages: Map<string, Promise<PublishedArticle | null>>;
+    /** Tag pages by slug, worked out from `list`. */
+    tagged: Map<string, Promise<TaggedArticles | null>>;
+    /** The authors the cached pages name (decision 0100): a change to one drops the pages. */
+    authors: Set<string>;
   };
   let generation: Generation | null = null;
   /** Counts the generations dropped: what the public responses cache keys its entries by. */
@@ -121,6 +180,10 @@ export function createArticlesService({ db, invalidations, schedule, now = () =>
   }
   invalidations.on('articles', drop);
   invalidations.onReset(drop);
+  // An author's name or photo changed (every sign-in writes the profile): pages naming them go.
+  invalidations.on('user', (userId) => {
+    if (generation?.authors.has(userId)) drop();
+  });
 
   function current(): Generation {
     // Kept only while no invalidation can be missed (another process's may be on its way).
@@ -128,6 +191,8 @@ export function createArticlesService({ db, invalidations, schedule, now = () =>
     const fresh: Generation = {
       json: new Map(),
       pages: new Map(),
+      tagged: new Map(),
+      authors: new Set(),
       list: listPublishedArticles(db).then((rows) =>
         rows.map(({ updatedAt, createdAt, publishedAt, ...row }) => ({
           ...row,
@@ -151,7 +216,7 @@ export function createArticlesService({ db, invalidations, schedule, now = () =>
 
   async function listPublished(limit?: number, offset = 0): Promise<{ items: TArticleSummary[]; total: number }> {
     const all = await current().list;
-    const items = all.slice(offset, limit === undefined ? undefined : offset + limit).map(({ updatedAt: _u, canonicalUrl: _c, ...summary }) => summary);
+    const items = all.slice(offset, limit === undefined ? undefined : offset + limit).map(toSummary);
     return { items, total: all.length };
   }
 
@@ -173,11 +238,55 @@ export function createArticlesService({ db, invalidations, schedule, now = () =>
     const gen = current();
     let page = gen.pages.get(slug);
     if (!page) {
-      page = findArticleBySlug(db, slug).then((row) => (row?.status === 'published' ? { ...toApiArticle(row), authorName: row.authorName || null } : null));
+      page = findArticleBySlug(db, slug).then(async (row) => {
+        if (row?.status !== 'published') return null;
+        if (row.authorId) gen.authors.add(row.authorId);
+        // Its tags are in the list (read with it), as are the articles related to it.
+        const list = await gen.list;
+        const tags = list.find((article) => article.id === row.id)?.tags ?? (await tagsOfArticles(db, [row.id])).get(row.id)!;
+        return { ...toApiArticle(row, tags), author: authorOf(row), related: relatedTo({ id: row.id, tags }, list), authorName: row.authorName || null };
+      });
       gen.pages.set(slug, page);
       page.catch(() => gen.pages.delete(slug));
     }
     return page;
+  }
+
+  /** A tag's page (decision 0100): the tag and its published articles, newest first; null for
+   * an unknown tag or one no published article has. From the list in memory. */
+  function publishedByTag(slug: string): Promise<TaggedArticles | null> {
+    const gen = current();
+    let tagged = gen.tagged.get(slug);
+    if (!tagged) {
+      tagged = gen.list.then((list) => {
+        const articles = list.filter((article) => article.tags.some((tag) => tag.slug === slug));
+        const tag = articles[0]?.tags.find((t) => t.slug === slug);
+        return tag ? { tag, articles } : null;
+      });
+      gen.tagged.set(slug, tagged);
+      tagged.catch(() => gen.tagged.delete(slug));
+    }
+    return tagged;
+  }
+
+  /** GET /api/articles/tag/:slug: a page of the tag's articles as the lists show them. */
+  async function tagPage(slug: string, limit?: number, offset = 0): Promise<TArticleTagPage> {
+    const tagged = await publishedByTag(slug);
+    if (!tagged) throw new AppError('NOT_FOUND', 'Tag not found');
+    const items = tagged.articles.slice(offset, limit === undefined ? undefined : offset + limit).map(toSummary);
+    return { tag: tagged.tag, items, total: tagged.articles.length };
+  }
+
+  /** The tags at least one published article has, for the sitemap: each with its newest change. */
+  async function publishedTags(): Promise<Array<TArticleTag & { updatedAt: string }>> {
+    const newest = new Map<string, TArticleTag & { updatedAt: string }>();
+    for (const article of await current().list) {
+      for (const tag of article.tags) {
+        const seen = newest.get(tag.slug);
+        if (!seen || article.updatedAt > seen.updatedAt) newest.set(tag.slug, { ...tag, updatedAt: article.updatedAt });
+      }
+    }
+    return [...newest.values()];
   }
 
   /** An article page as a reader sees it; admins may also open drafts (to preview them), and
@@ -185,36 +294,43 @@ export function createArticlesService({ db, invalidations, schedule, now = () =>
   async function readBySlug(slug: string, asAdmin: boolean): Promise<TPublicArticle | TArticle> {
     // A published article is the same for an admin: only a draft needs the database.
     const published = await publishedBySlug(slug);
-    const article = published ? withoutAuthorName(published) : asAdmin ? await findArticleBySlug(db, slug).then((row) => (row ? toApiArticle(row) : null)) : null;
+    const article = published ? withoutAuthorName(published) : asAdmin ? await findArticleBySlug(db, slug).then(async (row) => (row ? toApiArticle(row, (await tagsOfArticles(db, [row.id])).get(row.id)!) : null)) : null;
     if (!article) throw new AppError('NOT_FOUND', 'Article not found');
     return asAdmin ? article : toPublicArticle(article);
   }
 
   async function listForAdmin(): Promise<TArticle[]> {
-    return (await listAllArticles(db)).map(toApiArticle);
+    const rows = await listAllArticles(db);
+    const tagsOf = await tagsOfArticles(
+      db,
+      rows.map((row) => row.id),
+    );
+    return rows.map((row) => toApiArticle(row, tagsOf.get(row.id)!));
   }
 
   async function getForAdmin(id: string): Promise<TArticle> {
     const row = await findArticleById(db, id);
     if (!row) throw new AppError('NOT_FOUND', 'Article not found');
-    return toApiArticle(row);
+    return toApiArticle(row, (await tagsOfArticles(db, [id])).get(id)!);
   }
 
   /** Creates an article under a unique slug made from its title (post, post-2, post-3, ...);
    * its text is its first revision. */
   async function create(input: NewArticleInput, authorId: string): Promise<TArticle> {
     const base = slugify(input.title);
-    const { published, publishAt, ...text } = input;
+    const { published, publishAt, tags: further = [], ...text } = input;
+    const tags = tagsToSet(text.category, further);
     const at = now();
     const state = typeof publishAt === 'string' ? { status: 'scheduled' as const, publishAt: new Date(publishAt) } : published ? { status: 'published' as const, publishedAt: at } : { status: 'draft' as const };
     for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt++) {
       const written = await writeAndInvalidate(async (tx) => {
         const row = await insertArticleIfSlugFree(tx, { ...text, ...state, slug: slugCandidate(base, attempt), authorId });
-        if (row) await recordRevision(tx, row.id, authorId, revisionFieldsOf(row));
+        if (row) await setArticleTags(tx, row.id, tags);
+        if (row) await recordRevision(tx, row.id, authorId, revisionFieldsOf(row, tags));
         if (row?.publishAt) await schedule.schedule(tx, row.id, row.publishAt);
         return row;
       });
-      if (written) return toApiArticle(written);
+      if (written) return getForAdmin(written.id);
     }
     throw new AppError('CONFLICT', 'Too many articles share this title; choose another title');
   }
@@ -222,7 +338,7 @@ export function createArticlesService({ db, invalidations, schedule, now = () =>
   /** Changes fields; the slug stays, so links already shared keep working. A save that changed
    * the text (not only the publication state) is kept as a revision by `editorId`. */
   async function update(id: string, input: z.output<typeof ZUpdateArticle>, editorId: string | null): Promise<TArticle> {
-    const { published, publishAt, ...text } = input;
+    const { published, publishAt, tags: further, ...text } = input;
     const publication = publicationChange({ published, publishAt }, now());
     const patch: ArticlePatch = { ...text, ...publication?.patch };
     const row = await writeAndInvalidate(async (tx) => {
@@ -231,15 +347,20 @@ export function createArticlesService({ db, invalidations, schedule, now = () =>
         if (publication.scheduleAt) await schedule.schedule(tx, id, publication.scheduleAt);
         else await schedule.cancel(tx, id);
       }
-      if (updated && ARTICLE_REVISION_FIELDS.some((field) => field in patch)) {
+      if (!updated) return updated;
+      // The category is the primary tag: either changing changes the article's tags.
+      const current = (await tagsOfArticles(tx, [id])).get(id)!;
+      const tags = further !== undefined || 'category' in patch ? tagsToSet(updated.category, further ?? current.slice(1).map((tag) => tag.name)) : current;
+      if (tags !== current) await setArticleTags(tx, id, tags);
+      if (further !== undefined || ARTICLE_REVISION_FIELDS.some((field) => field in patch)) {
         const newestText = await newestRevisionFields(tx, id);
-        const text = revisionFieldsOf(updated);
-        if (!newestText || ARTICLE_REVISION_FIELDS.some((field) => newestText[field] !== text[field])) await recordRevision(tx, id, editorId, text);
+        const text = revisionFieldsOf(updated, tags);
+        if (!newestText || !sameRevisionText(newestText, text)) await recordRevision(tx, id, editorId, text);
       }
       return updated;
     });
     if (!row) throw new AppError('NOT_FOUND', 'Article not found');
-    return toApiArticle(row);
+    return getForAdmin(row.id);
   }
 
   async function revisions(id: string): Promise<TArticleRevisionList> {
@@ -309,6 +430,9 @@ export function createArticlesService({ db, invalidations, schedule, now = () =>
     listPublishedJson,
     publishedWithDates,
     publishedBySlug,
+    publishedByTag,
+    publishedTags,
+    tagPage,
     readBySlug,
     listForAdmin,
     getForAdmin,

@@ -200,8 +200,10 @@ describe('article authoring', () => {
     for (const item of list) expect(Object.keys(item).sort()).toEqual([...pageFields].sort());
     for (const cookie of [undefined, guest]) {
       const page = await t.request({ url: `/api/articles/${article.slug}`, ...(cookie ? { cookie } : {}) });
-      // The page also carries its meta title and description: the app's document title and description.
-      expect(Object.keys(page.json()).sort()).toEqual([...pageFields, 'content', 'metaTitle', 'metaDescription'].sort());
+      // The page also carries its meta title and description: the app's document title and description;
+      // and its tags, its author's name and photo (no id) and related articles (decision 0100).
+      expect(Object.keys(page.json()).sort()).toEqual([...pageFields, 'content', 'metaTitle', 'metaDescription', 'tags', 'author', 'related'].sort());
+      expect(Object.keys(page.json().author).sort()).toEqual(['name', 'picture']);
     }
     const insights = (await t.request({ url: '/insights' })).body;
     const siteData = JSON.parse(/<script type="application\/json" id="site-page">(.*?)<\/script>/.exec(insights)![1]!);

@@ -1,4 +1,5 @@
 /** XML for the sitemap and the RSS feed: pure functions of the published articles. */
+import { tagFeedPath, tagPath } from '../../../contracts/tag-paths.ts';
 
 /** `publishedAt`: when it went public (docs/decisions/0098), the items' date. */
 export type FeedArticle = { slug: string; title: string; excerpt: string; category: string; publishedAt: string; updatedAt: string; canonicalUrl?: string | null };
@@ -19,7 +20,7 @@ function lastUpdated(articles: FeedArticle[]): string | undefined {
   return articles.reduce<string | undefined>((newest, a) => (newest === undefined || a.updatedAt > newest ? a.updatedAt : newest), undefined);
 }
 
-export function sitemapXml(publicUrl: string, articles: FeedArticle[]): string {
+export function sitemapXml(publicUrl: string, articles: FeedArticle[], tags: Array<{ slug: string; updatedAt: string }> = []): string {
   const newest = lastUpdated(articles);
   const urls = [
     { loc: `${publicUrl}/`, lastmod: newest },
@@ -29,6 +30,8 @@ export function sitemapXml(publicUrl: string, articles: FeedArticle[]): string {
     ...articles
       .filter((a) => !a.canonicalUrl || a.canonicalUrl === articleUrl(publicUrl, a.slug))
       .map((a) => ({ loc: articleUrl(publicUrl, a.slug), lastmod: a.updatedAt })),
+    // Each tag's page (decision 0100), changed when its newest article was.
+    ...tags.map((tag) => ({ loc: `${publicUrl}${tagPath(tag.slug)}`, lastmod: tag.updatedAt })),
   ];
   const body = urls
     .map(({ loc, lastmod }) => `  <url><loc>${escapeXml(loc)}</loc>${lastmod ? `<lastmod>${lastmod}</lastmod>` : ''}</url>`)
@@ -36,12 +39,30 @@ export function sitemapXml(publicUrl: string, articles: FeedArticle[]): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${body}\n</urlset>\n`;
 }
 
+/** A feed's channel: what it is, the page it belongs to and its own address. */
+export type FeedChannel = { title: string; link: string; self: string; description: string };
+
+const siteChannel = (publicUrl: string, siteName: string): FeedChannel => ({
+  title: `${siteName} Insights`,
+  link: `${publicUrl}/insights`,
+  self: `${publicUrl}/rss.xml`,
+  description: `Articles on automation, analytics and applied AI from ${siteName}.`,
+});
+
+/** A tag's feed (decision 0100): its articles, belonging to its page. */
+export const tagChannel = (publicUrl: string, siteName: string, tag: { name: string; slug: string }): FeedChannel => ({
+  title: `${siteName} Insights: ${tag.name}`,
+  link: `${publicUrl}${tagPath(tag.slug)}`,
+  self: `${publicUrl}${tagFeedPath(tag.slug)}`,
+  description: `Articles tagged ${tag.name} from ${siteName}.`,
+});
+
 /**
  * RSS 2.0: each item's pubDate (RFC 822) is when it was published; RSS has no element for an
  * edit, so each item also carries Atom's <atom:updated> (RFC 3339, in the Atom namespace the
  * feed already declares), and the channel's <lastBuildDate> is the newest change.
  */
-export function rssXml(publicUrl: string, siteName: string, articles: FeedArticle[]): string {
+export function rssXml(publicUrl: string, siteName: string, articles: FeedArticle[], channel: FeedChannel = siteChannel(publicUrl, siteName)): string {
   const newest = lastUpdated(articles);
   const items = articles
     .map(
@@ -59,10 +80,10 @@ export function rssXml(publicUrl: string, siteName: string, articles: FeedArticl
   return `<?xml version="1.0" encoding="UTF-8"?>
 <rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom">
   <channel>
-    <title>${escapeXml(`${siteName} Insights`)}</title>
-    <link>${escapeXml(`${publicUrl}/insights`)}</link>
-    <atom:link href="${escapeXml(`${publicUrl}/rss.xml`)}" rel="self" type="application/rss+xml" />
-    <description>${escapeXml(`Articles on automation, analytics and applied AI from ${siteName}.`)}</description>
+    <title>${escapeXml(channel.title)}</title>
+    <link>${escapeXml(channel.link)}</link>
+    <atom:link href="${escapeXml(channel.self)}" rel="self" type="application/rss+xml" />
+    <description>${escapeXml(channel.description)}</description>
     <language>en</language>${newest ? `\n    <lastBuildDate>${new Date(newest).toUTCString()}</lastBuildDate>` : ''}
 ${items}
   </channel>

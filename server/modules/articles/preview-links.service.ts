@@ -5,6 +5,7 @@ import type { Db } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
 import { findArticleById } from './articles.repo.ts';
 import { toApiArticle, toPublicArticle } from './articles.service.ts';
+import { tagsOfArticles } from './tags.repo.ts';
 import { findArticleByPreviewToken, insertPreviewLink, listWorkingPreviewLinks, revokePreviewLink, type PreviewLinkRow } from './preview-links.repo.ts';
 
 
@@ -53,7 +54,7 @@ export function createPreviewLinksService({ db, ttlMs, publicUrl, now = () => ne
   async function read(token: string): Promise<TPreviewArticle> {
     const row = await findArticleByPreviewToken(db, hashOf(token), now());
     if (!row) throw new AppError('NOT_FOUND', PREVIEW_GONE);
-    const article = toApiArticle(row);
+    const article = toApiArticle(row, (await tagsOfArticles(db, [row.id])).get(row.id)!);
     return { ...toPublicArticle(article), status: article.status, publishAt: article.publishAt };
   }
 

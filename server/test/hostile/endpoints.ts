@@ -1,7 +1,7 @@
 import { ZAgentIdParams, ZAgentQuery, ZCreateAgent, ZRunAgent, ZRunsQuery, ZUpdateAgent } from '../../../contracts/agents.ts';
 import { ZAgentBacktestRequest, ZBacktestRequest } from '../../../contracts/backtest.ts';
 import { ZConditionDraftRequest } from '../../../contracts/condition-draft.ts';
-import { ZArticleIdParams, ZArticleListQuery, ZArticleRevisionParams, ZArticleSlugParams, ZCreateArticle, ZPreviewLinkParams, ZPreviewTokenParams, ZUpdateArticle } from '../../../contracts/articles.ts';
+import { ZArticleIdParams, ZArticleListQuery, ZArticleRevisionParams, ZArticleSlugParams, ZCreateArticle, ZTagPageParams, ZPreviewLinkParams, ZPreviewTokenParams, ZUpdateArticle } from '../../../contracts/articles.ts';
 import { ZLocalLogin, ZSyncUser } from '../../../contracts/auth.ts';
 import { ZUpdateUserRole, ZUserIdParams } from '../../../contracts/users.ts';
 import { ZAddPasskey, ZCreateInvite, ZInviteOptions, ZInviteVerify, ZPasskeyParams, ZPasskeySignIn } from '../../../contracts/passkeys.ts';
@@ -201,6 +201,14 @@ export const ENDPOINTS: Endpoint[] = [
   },
   { method: 'GET', route: '/api/articles', actor: 'signed out', query: { schema: ZArticleListQuery } },
   { method: 'GET', route: '/api/articles/:slug', actor: 'signed out', param: { name: 'slug', contract: { schema: ZArticleSlugParams }, real: async (fx) => (await fx.article()).slug } },
+  // A tag's page (decision 0100): the published fixture article's primary tag.
+  {
+    method: 'GET',
+    route: '/api/articles/tag/:slug',
+    actor: 'signed out',
+    param: { name: 'slug', contract: { schema: ZTagPageParams }, real: async (fx) => (await fx.article()).tags[0]!.slug },
+    query: { schema: ZArticleListQuery },
+  },
   { method: 'POST', route: '/api/articles', actor: 'admin', body: { contract: { schema: ZCreateArticle }, sample: VALID_ARTICLE } },
   { method: 'PATCH', route: '/api/articles/:id', actor: 'admin', param: articleId, body: { contract: { schema: ZUpdateArticle }, sample: { title: 'An edited title here', published: false } } },
   { method: 'DELETE', route: '/api/articles/:id', actor: 'admin', param: { ...articleId, freshEachRequest: true } },

@@ -20,7 +20,7 @@ export type Fixtures = {
   agent(): Promise<string>;
   /** An agent with a condition (issue 30): its id and the condition's. */
   conditionAgent(): Promise<{ agentId: string; conditionId: string }>;
-  article(): Promise<{ id: string; slug: string }>;
+  article(): Promise<{ id: string; slug: string; tags: Array<{ slug: string }> }>;
   /** One article's first revision (issue 34 item 6), the same for the whole file. */
   articleRevision(): Promise<{ articleId: string; revisionId: string }>;
   /** A draft (one per run) and a new preview link on it. */

@@ -8,6 +8,8 @@ export const articleRevisionKey = (id: string, revisionId: string) => [`/api/adm
 export const articleKey = (slug: string) => [`/api/articles/${encodeURIComponent(slug)}`] as const;
 /** A page of /insights, INSIGHTS_PAGE_SIZE articles (contracts/site.ts: zod-free, for the public chunk). */
 export const articlesPageUrl = (page: number) => `/api/articles?limit=${INSIGHTS_PAGE_SIZE}&offset=${(page - 1) * INSIGHTS_PAGE_SIZE}`;
+/** A page of a tag's articles with the tag (decision 0100): GET /api/articles/tag/:slug. */
+export const tagPageUrl = (slug: string, page: number) => `/api/articles/tag/${encodeURIComponent(slug)}?limit=${INSIGHTS_PAGE_SIZE}&offset=${(page - 1) * INSIGHTS_PAGE_SIZE}`;
 
 /** After any write: every public articles query (the landing's, /insights pages, article pages)
  * and the admin's list and editor. */

@@ -30,6 +30,7 @@ const article = (n: number, overrides: Partial<TArticle> = {}): TArticle => ({
   metaTitle: null,
   metaDescription: null,
   canonicalUrl: null,
+  tags: [],
   ...overrides,
 });
 

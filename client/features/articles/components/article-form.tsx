@@ -17,6 +17,7 @@ import { unsavedWorkKey, useUnsavedBackstop } from '../lib/unsaved-backstop.ts';
 import { ArticleSeoFields, seoChanges, seoDefaults } from './article-seo-fields.tsx';
 import { MarkdownEditor } from './markdown-editor.tsx';
 import { PublishingSection } from './publishing-section.tsx';
+import { TagsField, tagsChange } from './tags-field.tsx';
 import { UnsavedChangesPrompt } from './unsaved-changes-prompt.tsx';
 
 type ArticleValues = z.output<typeof ZArticleInput>;
@@ -45,6 +46,7 @@ export function ArticleForm({ article }: { article?: TArticle }) {
     published: article?.published ?? false,
     ...seoDefaults(article),
     publishAt: article?.publishAt ?? null,
+    tags: article?.tags.slice(1).map((tag) => tag.name) ?? [],
   };
   const {
     register,
@@ -70,8 +72,8 @@ export function ArticleForm({ article }: { article?: TArticle }) {
   };
 
   const save = useMutation({
-    mutationFn: ({ metaTitle, metaDescription, canonicalUrl, ...spec }: ArticleValues) => {
-      const values = { ...spec, ...seoChanges({ metaTitle, metaDescription, canonicalUrl }, article) };
+    mutationFn: ({ metaTitle, metaDescription, canonicalUrl, tags, ...spec }: ArticleValues) => {
+      const values = { ...spec, ...seoChanges({ metaTitle, metaDescription, canonicalUrl }, article), ...tagsChange(tags, article) };
       return article
         ? apiRequest<TArticle>('PATCH', `/api/articles/${encodeURIComponent(article.id)}`, values)
         : apiRequest<TArticle>('POST', '/api/articles', { ...values, authorId: user?.id ?? null });
@@ -101,6 +103,7 @@ export function ArticleForm({ article }: { article?: TArticle }) {
           {(props) => <input {...props} type="text" placeholder={DEFAULT_READ_TIME} className={CONTROL} {...register('readTime')} />}
         </Field>
       </div>
+      <TagsField control={control} errors={errors} className={CONTROL} />
       <Field label="Excerpt" hint="A short summary shown on the article cards." error={errors.excerpt}>
         {(props) => <textarea {...props} rows={3} className={CONTROL} {...register('excerpt')} />}
       </Field>

@@ -40,6 +40,8 @@ const ARTICLE = sampleArticle({
   readTime: '6 min read',
   published: true,
   status: 'published',
+  // Its tags, author and related articles are article-extras.test.tsx's.
+  tags: [],
 });
 
 const renderAt = (slug: string) =>

@@ -2,10 +2,10 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { useParams } from 'react-router';
 import type { TArticle, TPublicArticle } from '../../../../contracts/articles.ts';
-import { ArticleMarkdownBody } from '../../../components/markdown.tsx';
 import { appConfig } from '../../../lib/app-config.ts';
 import { ApiError } from '../../../lib/api-client.ts';
 import { articleKey } from '../api/articles-api.ts';
+import { ArticleWithExtras } from './article-extras.tsx';
 import { ArticleNotFound } from './article-not-found.tsx';
 import { ArticleView, type ShownArticle } from './article-view.tsx';
 
@@ -64,5 +64,5 @@ export default function ArticlePage() {
     : article.isError
       ? { status: 'error', error: article.error, retry: () => void article.refetch() }
       : { status: 'success', article: article.data, draft: article.data.published === false };
-  return <ArticleView shown={shown} Body={ArticleMarkdownBody} />;
+  return <ArticleView shown={shown} Body={ArticleWithExtras} />;
 }

@@ -29,6 +29,7 @@ const saved: TArticle = {
   metaTitle: null,
   metaDescription: null,
   canonicalUrl: null,
+  tags: [{ name: 'Automation', slug: 'automation' }],
 };
 const summary = (number: number, author: TArticleRevisionSummary['author']): TArticleRevisionSummary => ({
   id: `00000000-0000-4000-8000-00000000010${number}`,

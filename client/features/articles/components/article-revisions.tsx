@@ -19,7 +19,15 @@ const COMPARED: Array<[keyof TArticleRevisionFields, string]> = [
   ['readTime', 'Read Time'],
   ['excerpt', 'Excerpt'],
   ['content', 'Content'],
+  ['tags', 'Tags'],
 ];
+
+/** A field's text to compare: the further tags one a line (decision 0100), the others as they are. */
+const savedText = (article: TArticle, field: keyof TArticleRevisionFields): string =>
+  field === 'tags' ? article.tags.slice(1).map((tag) => tag.name).join('\n') : article[field];
+/** The revision's; null for tags in a revision saved before tags existed (restoring it leaves them). */
+const revisionText = (fields: TArticleRevisionFields, field: keyof TArticleRevisionFields): string | null =>
+  field === 'tags' ? (fields.tags?.join('\n') ?? null) : fields[field];
 
 /**
  * Issue 34 item 6: the article's revisions under its form (each save that changed the text, the
@@ -80,7 +88,7 @@ function CompareDialog({ article, revision, onClose }: { article: TArticle; revi
     onError: (err) => notify.error('Error', errorMessage(err, 'Failed to restore the revision')),
     onSettled: () => invalidateArticles(queryClient),
   });
-  const changed = detail.data ? COMPARED.filter(([field]) => detail.data.fields[field] !== article[field]) : [];
+  const changed = detail.data ? COMPARED.filter(([field]) => revisionText(detail.data.fields, field) !== null && revisionText(detail.data.fields, field) !== savedText(article, field)) : [];
 
   return (
     <Dialog
@@ -109,7 +117,7 @@ function CompareDialog({ article, revision, onClose }: { article: TArticle; revi
       ) : (
         <div className="my-4 max-h-[60dvh] space-y-5 overflow-y-auto">
           {changed.map(([field, label]) => (
-            <FieldDiff key={field} label={label} saved={article[field]} revision={detail.data.fields[field]} />
+            <FieldDiff key={field} label={label} saved={savedText(article, field)} revision={revisionText(detail.data.fields, field) ?? ''} />
           ))}
         </div>
       )}

@@ -13,9 +13,10 @@ export type ShownArticle =
   /** `draft`: an admin's preview of an unpublished article. */
   | { status: 'success'; article: TPublicArticle; draft?: boolean };
 
-/** What renders the article's Markdown: the app's chunk has it at hand; the server-rendered
- * page loads it after the page has painted (client/app/site-root.tsx). */
-export type ArticleBody = ComponentType<{ content: string }>;
+/** What renders the article's Markdown (with its author, tags and related articles:
+ * article-extras.tsx): the app's chunk has it at hand; the server-rendered page loads it after
+ * the page has painted (client/app/site-root.tsx). Given the whole article. */
+export type ArticleBody = ComponentType<TPublicArticle>;
 
 function Header({ article, draft }: { article: TPublicArticle; draft: boolean }) {
   const date = useLocalDate(article.publishedAt);
@@ -66,7 +67,7 @@ export function ArticleView({ shown, Body }: { shown: ShownArticle; Body: Articl
         <article className="mt-8">
           <Header article={shown.article} draft={shown.draft === true} />
           <div className="mt-8 border-t border-slate-200 pt-2">
-            <Body content={shown.article.content} />
+            <Body {...shown.article} />
           </div>
         </article>
       )}

@@ -11,9 +11,9 @@ const GRID = 'mt-10 grid gap-6 sm:grid-cols-2 lg:grid-cols-3';
 
 export { insightsPageFrom as pageFrom };
 
-const pageHref = (page: number) => (page <= 1 ? '/insights' : `/insights?page=${page}`);
-
-function Pagination({ page, pages }: { page: number; pages: number }) {
+/** Previous and next page of a list at `base` (/insights, a tag's page). */
+export function Pagination({ page, pages, base = '/insights' }: { page: number; pages: number; base?: string }) {
+  const pageHref = (to: number) => (to <= 1 ? base : `${base}?page=${to}`);
   const { Link } = useNavigation();
   const link = buttonClasses({ variant: 'outline' });
   const off = `${link} pointer-events-none opacity-50`;
