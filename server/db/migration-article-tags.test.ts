@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tagSlug } from '../modules/articles/slug.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('./migrations', import.meta.url));
-/** The migration that adds tags (0032 when written); the one before it is the previous release's last. */
+/** The migration that adds tags (0031); the one before it is the previous release's last. */
 const ARTICLE_TAGS = /_article_tags$/;
 
 /**
@@ -23,7 +23,7 @@ describe('the article tags migration on a database of the previous release', () 
   let previous: string;
 
   beforeAll(async () => {
-    previous = mkdtempSync(join(tmpdir(), 'migrations-0031-'));
+    previous = mkdtempSync(join(tmpdir(), 'migrations-0030-'));
     cpSync(MIGRATIONS, previous, { recursive: true });
     const journal = JSON.parse(readFileSync(join(previous, 'meta/_journal.json'), 'utf8')) as { entries: Array<{ tag: string }> };
     const last = journal.entries.findIndex((e) => ARTICLE_TAGS.test(e.tag)) - 1;

@@ -22,7 +22,7 @@ export function slugCandidate(base: string, attempt: number): string {
 /**
  * A tag's slug (docs/decisions/0100): slugify's rules, so names that differ only in case or
  * punctuation are one tag; a name with no ASCII letter or digit ("日本") gets "tag-" and 8 hex
- * digits of its MD5 instead. Migration 0032 makes the same slugs in SQL.
+ * digits of its MD5 instead. Migration 0031 makes the same slugs in SQL.
  */
 export function tagSlug(name: string): string {
   const slug = slugify(name);
