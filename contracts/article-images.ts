@@ -23,10 +23,12 @@ export const ARTICLE_IMAGE_WIDTHS = [480, 960, 1600] as const;
 export const ARTICLE_IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/webp'] as const;
 export type TArticleImageType = (typeof ARTICLE_IMAGE_TYPES)[number];
 
+const LARGEST_WIDTH = 1600;
+
 /** The widths served of an image `width` pixels wide: those below it, and its own when smaller than the largest. */
 export function articleImageWidths(width: number): number[] {
   const widths: number[] = ARTICLE_IMAGE_WIDTHS.filter((w) => w < width);
-  if (width <= ARTICLE_IMAGE_WIDTHS[ARTICLE_IMAGE_WIDTHS.length - 1]) widths.push(width);
+  if (width <= LARGEST_WIDTH) widths.push(width);
   return widths;
 }
 

@@ -17,6 +17,9 @@ const { maxPixels, maxSide } = ARTICLE_IMAGE_LIMITS;
 /** WebP at this quality is about a third of a JPEG's bytes at the same look (libwebp's default is 75). */
 const WEBP_QUALITY = 80;
 
+/** The codecs type their pixels as the DOM's ImageData, which the server's TypeScript lacks: the same fields as Pixels. */
+type ImageDataOf<F extends (data: never, ...rest: never[]) => unknown> = Parameters<F>[0];
+
 const isArticleImageType = (type: string): type is TArticleImageType => (ARTICLE_IMAGE_TYPES as readonly string[]).includes(type);
 
 /** The WebAssembly calls used here, typed (the server's TypeScript has no DOM lib). */
@@ -32,7 +35,8 @@ function once(start: () => Promise<unknown>): () => Promise<unknown> {
 // the encoder's own check picks, so the SIMD build is the one given to it.
 const resizeReady = once(async () => initResize((await wasm('@jsquash/resize/lib/resize/pkg/squoosh_resize_bg.wasm')) as Parameters<typeof initResize>[0]));
 const encoderReady = once(async () =>
-  initWebpEncode((await wasm('@jsquash/webp/codec/enc/webp_enc_simd.wasm')) as unknown as Parameters<typeof initWebpEncode>[0], { print: () => {}, printErr: () => {} } as unknown as Parameters<typeof initWebpEncode>[1]),
+  // init(module, options): the typings name only the options form.
+  (initWebpEncode as unknown as (module: WasmModule, options: object) => Promise<unknown>)(await wasm('@jsquash/webp/codec/enc/webp_enc_simd.wasm'), { print: () => {}, printErr: () => {} }),
 );
 
 /**
@@ -65,8 +69,8 @@ export async function processArticleImage(declaredType: string, bytes: Uint8Arra
   const variants: ImageVariant[] = [];
   for (const target of articleImageWidths(pixels.width)) {
     const targetHeight = Math.max(1, Math.round((pixels.height * target) / pixels.width));
-    const scaled = target === pixels.width ? pixels : await resize(pixels as ImageData, { width: target, height: targetHeight });
-    variants.push({ width: target, height: scaled.height, bytes: new Uint8Array(await encodeWebp(scaled as ImageData, { quality: WEBP_QUALITY })) });
+    const scaled = target === pixels.width ? pixels : await resize(pixels as ImageDataOf<typeof resize>, { width: target, height: targetHeight });
+    variants.push({ width: target, height: scaled.height, bytes: new Uint8Array(await encodeWebp(scaled as ImageDataOf<typeof encodeWebp>, { quality: WEBP_QUALITY })) });
   }
   return { ok: true, image: { type: sniffed.type, width: pixels.width, height: pixels.height, variants } };
 }

@@ -17,7 +17,11 @@ import {
   updateArticle,
   type ArticlePatch,
   type ArticleRow,
+  type ArticleWithCover,
 } from './articles.repo.ts';
+import { findImage } from './article-images.repo.ts';
+import type { TArticleCover } from '../../../contracts/article-images.ts';
+import { COVER_ALT_REQUIRED } from '../../../contracts/articles.ts';
 import type { ArticleSchedule } from './article-schedule.ts';
 import { findRevision, listRevisions, newestRevisionFields, recordRevision } from './article-revisions.repo.ts';
 import { slugCandidate, slugify } from './slug.ts';
@@ -34,11 +38,17 @@ export type ArticlesServiceDeps = {
 };
 /** A list entry as the feeds need it: also when it was last edited and where its canonical page is. */
 type PublishedSummary = TArticleSummary & { updatedAt: string; canonicalUrl: string | null };
-type SeoField = 'metaTitle' | 'metaDescription' | 'canonicalUrl';
+type SeoField = 'metaTitle' | 'metaDescription' | 'canonicalUrl' | 'coverImageId' | 'coverAlt';
 /** A new article's fields; the search and social ones may be left out (none). */
 type NewArticleInput = Omit<z.output<typeof ZArticleInput>, SeoField> & Partial<Pick<z.output<typeof ZArticleInput>, SeoField>>;
 
-export function toApiArticle(row: ArticleRow): TArticle {
+/** An article's cover as the pages show it (docs/decisions/0099), or null. */
+export function coverOf(row: { coverImageId: string | null; coverAlt: string | null; coverWidth: number | null; coverHeight: number | null }): TArticleCover | null {
+  if (!row.coverImageId || row.coverWidth === null || row.coverHeight === null) return null;
+  return { id: row.coverImageId, alt: row.coverAlt ?? '', width: row.coverWidth, height: row.coverHeight };
+}
+
+export function toApiArticle(row: ArticleWithCover): TArticle {
   return {
     id: row.id,
     slug: row.slug,
@@ -57,6 +67,9 @@ export function toApiArticle(row: ArticleRow): TArticle {
     metaTitle: row.metaTitle,
     metaDescription: row.metaDescription,
     canonicalUrl: row.canonicalUrl,
+    coverImageId: row.coverImageId,
+    coverAlt: row.coverAlt,
+    cover: coverOf(row),
   };
 }
 
@@ -92,11 +105,20 @@ const revisionFieldsOf = (row: ArticleRow): TArticleRevisionFields => ({
   excerpt: row.excerpt,
   content: row.content,
   readTime: row.readTime,
+  coverImageId: row.coverImageId,
+  coverAlt: row.coverAlt,
 });
 
 /** What a visitor's read carries: the page's fields, never the author's id or the draft state. */
-export function toPublicArticle({ id, slug, title, category, excerpt, content, createdAt, publishedAt, readTime, metaTitle, metaDescription }: TArticle): TPublicArticle {
-  return { id, slug, title, category, excerpt, content, createdAt, publishedAt, readTime, metaTitle, metaDescription };
+export function toPublicArticle({ id, slug, title, category, excerpt, content, createdAt, publishedAt, readTime, metaTitle, metaDescription, cover }: TArticle): TPublicArticle {
+  return { id, slug, title, category, excerpt, content, createdAt, publishedAt, readTime, metaTitle, metaDescription, cover };
+}
+
+/** A cover must be an uploaded image (400 on the field otherwise). */
+async function assertCoverExists(db: Db, coverImageId: string | null | undefined): Promise<void> {
+  if (typeof coverImageId === 'string' && !(await findImage(db, coverImageId))) {
+    throw new AppError('BAD_REQUEST', 'Invalid request', [{ path: 'coverImageId', message: 'Cover image must be an uploaded image' }]);
+  }
 }
 
 export function createArticlesService({ db, invalidations, schedule, now = () => new Date() }: ArticlesServiceDeps) {
@@ -129,8 +151,9 @@ export function createArticlesService({ db, invalidations, schedule, now = () =>
       json: new Map(),
       pages: new Map(),
       list: listPublishedArticles(db).then((rows) =>
-        rows.map(({ updatedAt, createdAt, publishedAt, ...row }) => ({
+        rows.map(({ updatedAt, createdAt, publishedAt, coverImageId, coverAlt, coverWidth, coverHeight, ...row }) => ({
           ...row,
+          cover: coverOf({ coverImageId, coverAlt, coverWidth, coverHeight }),
           createdAt: createdAt.toISOString(),
           publishedAt: publishedAt.toISOString(),
           updatedAt: updatedAt.toISOString(),
@@ -205,6 +228,7 @@ export function createArticlesService({ db, invalidations, schedule, now = () =>
   async function create(input: NewArticleInput, authorId: string): Promise<TArticle> {
     const base = slugify(input.title);
     const { published, publishAt, ...text } = input;
+    await assertCoverExists(db, text.coverImageId);
     const at = now();
     const state = typeof publishAt === 'string' ? { status: 'scheduled' as const, publishAt: new Date(publishAt) } : published ? { status: 'published' as const, publishedAt: at } : { status: 'draft' as const };
     for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt++) {
@@ -212,7 +236,7 @@ export function createArticlesService({ db, invalidations, schedule, now = () =>
         const row = await insertArticleIfSlugFree(tx, { ...text, ...state, slug: slugCandidate(base, attempt), authorId });
         if (row) await recordRevision(tx, row.id, authorId, revisionFieldsOf(row));
         if (row?.publishAt) await schedule.schedule(tx, row.id, row.publishAt);
-        return row;
+        return row ? findArticleById(tx, row.id) : undefined;
       });
       if (written) return toApiArticle(written);
     }
@@ -225,8 +249,11 @@ export function createArticlesService({ db, invalidations, schedule, now = () =>
     const { published, publishAt, ...text } = input;
     const publication = publicationChange({ published, publishAt }, now());
     const patch: ArticlePatch = { ...text, ...publication?.patch };
+    await assertCoverExists(db, text.coverImageId);
     const row = await writeAndInvalidate(async (tx) => {
       const updated = await updateArticle(tx, id, patch);
+      // Checked on the saved row, so a patch that clears the alt text of a kept cover is refused too.
+      if (updated?.coverImageId && !updated.coverAlt) throw new AppError('BAD_REQUEST', 'Invalid request', [{ path: 'coverAlt', message: COVER_ALT_REQUIRED }]);
       if (updated && publication) {
         if (publication.scheduleAt) await schedule.schedule(tx, id, publication.scheduleAt);
         else await schedule.cancel(tx, id);
@@ -234,9 +261,10 @@ export function createArticlesService({ db, invalidations, schedule, now = () =>
       if (updated && ARTICLE_REVISION_FIELDS.some((field) => field in patch)) {
         const newestText = await newestRevisionFields(tx, id);
         const text = revisionFieldsOf(updated);
-        if (!newestText || ARTICLE_REVISION_FIELDS.some((field) => newestText[field] !== text[field])) await recordRevision(tx, id, editorId, text);
+        // A revision kept before covers has none (undefined): the same as no cover.
+        if (!newestText || ARTICLE_REVISION_FIELDS.some((field) => (newestText[field] ?? null) !== (text[field] ?? null))) await recordRevision(tx, id, editorId, text);
       }
-      return updated;
+      return updated ? findArticleById(tx, id) : undefined;
     });
     if (!row) throw new AppError('NOT_FOUND', 'Article not found');
     return toApiArticle(row);
