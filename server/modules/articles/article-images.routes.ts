@@ -8,7 +8,7 @@ import type { ArticleImagesService } from './article-images.service.ts';
 /** A variant's URL names its image and width, which never change: cached for a year. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** The declared type rides in the query: the body is the file's raw bytes (application/octet-stream). */
-const ZUploadQuery = z.object({ type: z.string().max(100, 'Type must be at most 100 characters').default('') });
+export const ZUploadArticleImageQuery = z.object({ type: z.string().max(100, 'Type must be at most 100 characters').default('') });
 
 /**
  * Article images (issue 34 item 3, docs/decisions/0099): an admin uploads one (its raw bytes,
@@ -20,7 +20,7 @@ export async function articleImagesRoutes(app: FastifyInstance, { images }: { im
   app.addContentTypeParser('application/octet-stream', { parseAs: 'buffer', bodyLimit: maxBytes }, (_request, body, done) => done(null, body));
 
   app.post('/api/articles/images', { config: { access: 'admin', rawBody: true }, bodyLimit: maxBytes }, async (request, reply) => {
-    const { type } = parseInput(ZUploadQuery, request.query);
+    const { type } = parseInput(ZUploadArticleImageQuery, request.query);
     const bytes = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     return reply.status(201).header('cache-control', 'no-store').send(await images.upload(request.user!.id, type, bytes));
   });

@@ -59,7 +59,8 @@ describe('article revisions', () => {
     expect(revisions.every((r) => !Number.isNaN(Date.parse(r.createdAt)))).toBe(true);
     const second = await read(article.id, revisions[1]!.id);
     const { published: _state, ...text } = valid;
-    expect(second.fields).toEqual({ ...text, content: `# Second\n\n${'The second text of the article. '.repeat(3)}` });
+    // A revision keeps the cover too (docs/decisions/0099): none here.
+    expect(second.fields).toEqual({ ...text, coverImageId: null, coverAlt: null, content: `# Second\n\n${'The second text of the article. '.repeat(3)}` });
     expect((await read(article.id, revisions[0]!.id)).fields.title).toBe('Revisions of an article, retitled');
   });
 
