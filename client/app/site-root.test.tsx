@@ -92,6 +92,7 @@ describe('SiteRoot', () => {
         readTime: '6 min read',
         metaTitle: null,
         metaDescription: null,
+        cover: null,
       },
     };
     const site = (loadApp: LoadApp) => <SiteRoot location="/insights/why-automate" page={page} loadApp={loadApp} />;

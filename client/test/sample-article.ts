@@ -20,6 +20,9 @@ export function sampleArticle(overrides: Partial<TArticle> = {}): TArticle {
     metaTitle: null,
     metaDescription: null,
     canonicalUrl: null,
+    coverImageId: null,
+    coverAlt: null,
+    cover: null,
     ...overrides,
   };
 }

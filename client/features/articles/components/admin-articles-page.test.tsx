@@ -30,6 +30,9 @@ const article = (n: number, overrides: Partial<TArticle> = {}): TArticle => ({
   metaTitle: null,
   metaDescription: null,
   canonicalUrl: null,
+  coverImageId: null,
+  coverAlt: null,
+  cover: null,
   ...overrides,
 });
 

@@ -29,6 +29,9 @@ const saved: TArticle = {
   metaTitle: null,
   metaDescription: null,
   canonicalUrl: null,
+  coverImageId: null,
+  coverAlt: null,
+  cover: null,
 };
 const summary = (number: number, author: TArticleRevisionSummary['author']): TArticleRevisionSummary => ({
   id: `00000000-0000-4000-8000-00000000010${number}`,

@@ -13,7 +13,8 @@ import { articleRevisionKey, articleRevisionsKey, invalidateArticles } from '../
 import { diffLines } from '../lib/line-diff.ts';
 
 /** The fields a comparison shows, in the form's order, with the form's labels. */
-const COMPARED: Array<[keyof TArticleRevisionFields, string]> = [
+/** The text fields compared line by line (the cover, docs/decisions/0099, is restored with them). */
+const COMPARED: Array<[Exclude<keyof TArticleRevisionFields, 'coverImageId' | 'coverAlt'>, string]> = [
   ['title', 'Title'],
   ['category', 'Category'],
   ['readTime', 'Read Time'],

@@ -1,5 +1,6 @@
 import type { ComponentType } from 'react';
 import type { TPublicArticle } from '../../../../contracts/articles.ts';
+import { ArticleImage, CONTENT_IMAGE_SIZES } from '../../../components/article-image.tsx';
 import { Badge } from '../../../components/ui/badge.tsx';
 import { LoadFailed } from '../../../components/ui/load-failed.tsx';
 import { Skeleton } from '../../../components/ui/skeleton.tsx';
@@ -65,6 +66,10 @@ export function ArticleView({ shown, Body }: { shown: ShownArticle; Body: Articl
       ) : (
         <article className="mt-8">
           <Header article={shown.article} draft={shown.draft === true} />
+          {shown.article.cover && (
+            // The page's largest paint: fetched first, its box sized before it arrives.
+            <ArticleImage image={shown.article.cover} alt={shown.article.cover.alt} sizes={CONTENT_IMAGE_SIZES} priority className="mt-8 h-auto w-full rounded-xl bg-slate-100" />
+          )}
           <div className="mt-8 border-t border-slate-200 pt-2">
             <Body content={shown.article.content} />
           </div>
