@@ -1,4 +1,5 @@
 import { z } from 'zod';
+export * from './article-image-urls.ts';
 
 /**
  * Article images (issue 34 item 3, docs/decisions/0099): a cover and images in the content,
@@ -16,61 +17,6 @@ export const ARTICLE_IMAGE_LIMITS = {
   coverAlt: { max: 200 },
 } as const;
 
-/** The widths kept of each image (each capped at the image's own width). */
-export const ARTICLE_IMAGE_WIDTHS = [480, 960, 1600] as const;
-
-/** The types an upload may be, read from its bytes and matching the declared content type. */
-export const ARTICLE_IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/webp'] as const;
-export type TArticleImageType = (typeof ARTICLE_IMAGE_TYPES)[number];
-
-const LARGEST_WIDTH = 1600;
-
-/** The widths served of an image `width` pixels wide: those below it, and its own when smaller than the largest. */
-export function articleImageWidths(width: number): number[] {
-  const widths: number[] = ARTICLE_IMAGE_WIDTHS.filter((w) => w < width);
-  if (width <= LARGEST_WIDTH) widths.push(width);
-  return widths;
-}
-
-export const articleImageUrl = (id: string, width: number): string => `/media/articles/${id}/${width}.webp`;
-
-/** What an <img> needs of an image: its largest URL for src, the srcset, and its size (no layout shift). */
-export type TImageSources = { src: string; srcSet: string; width: number; height: number };
-
-export function articleImageSources(image: { id: string; width: number; height: number }): TImageSources {
-  const widths = articleImageWidths(image.width);
-  const largest = widths[widths.length - 1]!;
-  return {
-    src: articleImageUrl(image.id, largest),
-    srcSet: widths.map((w) => `${articleImageUrl(image.id, w)} ${w}w`).join(', '),
-    width: largest,
-    height: Math.max(1, Math.round((image.height * largest) / image.width)),
-  };
-}
-
-/**
- * The URL the editor inserts into Markdown: the middle width, with the original's size in the
- * fragment (never sent to the server) so the renderer can give width, height and srcset.
- */
-export function articleImageMarkdownUrl(image: { id: string; width: number; height: number }): string {
-  const widths = articleImageWidths(image.width);
-  return `${articleImageUrl(image.id, widths[Math.min(1, widths.length - 1)]!)}#${image.width}x${image.height}`;
-}
-
-const MEDIA_URL = /^\/media\/articles\/([0-9a-f-]{36})\/(\d{1,5})\.webp(?:#(\d{1,5})x(\d{1,5}))?$/;
-
-/** Our media URL's image id and, when the fragment gives it, the original's size; null for any other URL. */
-export function parseArticleImageUrl(url: string): { id: string; width: number | null; height: number | null } | null {
-  const match = MEDIA_URL.exec(url);
-  if (!match) return null;
-  return { id: match[1]!, width: match[3] ? Number(match[3]) : null, height: match[4] ? Number(match[4]) : null };
-}
-
-/** The image ids a Markdown text names by our media URLs (what the cleanup keeps). */
-export function articleImageIdsIn(markdown: string): string[] {
-  return [...new Set([...markdown.matchAll(/\/media\/articles\/([0-9a-f-]{36})\//g)].map((m) => m[1]!))];
-}
-
 /** POST /api/articles/images answers the stored image. */
 export const ZArticleImage = z.object({
   id: z.string(),
@@ -83,8 +29,20 @@ export const ZArticleImage = z.object({
 });
 export type TArticleImage = z.infer<typeof ZArticleImage>;
 
-/** An article's cover as the pages show it. */
-export const ZArticleCover = z.object({ id: z.string(), alt: z.string(), width: z.number().int(), height: z.number().int() });
+/** An article's cover as the pages show it: its <img> attributes, made on the server (the
+ * landing's first-load JavaScript has no room for making them), with the largest variant's size. */
+export const ZArticleCover = z.object({
+  alt: z.string(),
+  src: z.string(),
+  srcSet: z.string(),
+  /** How wide it shows: a card's in a list, the column's on the article's page. */
+  sizes: z.string(),
+  width: z.number().int(),
+  height: z.number().int(),
+  /** A card's cover waits until it is near the screen; an article page's is its largest paint, fetched first. */
+  loading: z.literal('lazy').optional(),
+  fetchPriority: z.literal('high').optional(),
+});
 export type TArticleCover = z.infer<typeof ZArticleCover>;
 
 export const ZArticleImageFileParams = z.object({

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { DEFAULT_READ_TIME } from './constants.ts';
 import { ARTICLE_IMAGE_LIMITS, ZArticleCover } from './article-images.ts';
 
+export type { TArticleCover } from './article-images.ts';
+
 /**
  * SPEC section 5 "Article form": the same rules and messages on the form and the server. SPEC's
  * 'Title too long', 'Excerpt too long' and 'Category too long' state their limit instead (issue

@@ -1,16 +1,12 @@
 import type { TArticleSummary } from '../../contracts/articles.ts';
 import { useLocalDate } from '../lib/time-zone.ts';
 import { useNavigation } from '../lib/navigation.ts';
-import { ArticleImage } from './article-image.tsx';
 import { Badge } from './ui/badge.tsx';
 import { Card } from './ui/card.tsx';
 import { Skeleton } from './ui/skeleton.tsx';
 
 /** The path of an article's public page. */
 export const articlePath = (slug: string): string => `/insights/${encodeURIComponent(slug)}`;
-
-/** A card is a third of the 80rem page (lg), half of it (sm), or the screen's width. */
-const CARD_IMAGE_SIZES = '(min-width: 1024px) 400px, (min-width: 640px) 50vw, 100vw';
 
 /** An article as a card in a list (the landing's insights, /insights): its cover (lazy), category badge, title
  * (2 lines) linking to its page, excerpt (3 lines), local date and read time. The whole card is
@@ -22,10 +18,10 @@ export function ArticleCard({ article, headingLevel = 3 }: { article: TArticleSu
   const { Link } = useNavigation();
   const date = useLocalDate(article.publishedAt);
   return (
-    <Card as="li" className="relative flex min-w-0 flex-col p-6 wrap-anywhere transition-shadow hover:shadow-md has-[a:focus-visible]:outline-2 has-[a:focus-visible]:outline-offset-2 has-[a:focus-visible]:outline-brand-600">
-      {article.cover && (
-        <ArticleImage image={article.cover} alt={article.cover.alt} sizes={CARD_IMAGE_SIZES} className="-mx-6 -mt-6 mb-4 aspect-video w-[calc(100%+3rem)] max-w-none rounded-t-xl object-cover" />
-      )}
+    <Card as="li" className="article-card">
+      {/* Its attributes (srcset, sizes, size, lazy) come made from the server, its look from
+          styles.css: this card loads before any interaction on the landing, whose JavaScript has a budget. */}
+      {article.cover && <img {...article.cover} className="card-cover" />}
       <Badge variant="brand" wrap className="self-start">
         {article.category}
       </Badge>

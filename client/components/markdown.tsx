@@ -1,7 +1,6 @@
 import Markdown, { type Components } from 'react-markdown';
 import remarkGfm from 'remark-gfm';
-import { parseArticleImageUrl } from '../../contracts/article-images.ts';
-import { ArticleImage, CONTENT_IMAGE_SIZES } from './article-image.tsx';
+import { articleImageSources, CONTENT_IMAGE_SIZES, parseArticleImageUrl } from '../../contracts/article-image-urls.ts';
 
 // Markdown from people (articles written by admins) and from AI models (chat answers) is
 // rendered safely: raw HTML is never interpreted (no rehype-raw; react-markdown shows it as text), URLs
@@ -78,7 +77,8 @@ export const markdownComponents: Components = {
     // Our uploaded images (docs/decisions/0099): every width, and the size the URL's fragment gives.
     const ours = parseArticleImageUrl(src as string);
     if (ours?.width && ours.height) {
-      return <ArticleImage image={{ id: ours.id, width: ours.width, height: ours.height }} alt={alt ?? ''} sizes={CONTENT_IMAGE_SIZES} className="my-6 h-auto max-w-full rounded-lg" />;
+      const image = articleImageSources({ id: ours.id, width: ours.width, height: ours.height });
+      return <img {...image} alt={alt ?? ''} sizes={CONTENT_IMAGE_SIZES} loading="lazy" decoding="async" className="my-6 h-auto max-w-full rounded-lg" />;
     }
     return <img src={src as string} alt={alt ?? ''} loading="lazy" decoding="async" referrerPolicy="no-referrer" className="my-6 h-auto max-w-full rounded-lg" />;
   },

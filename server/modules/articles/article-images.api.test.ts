@@ -112,10 +112,12 @@ describe('article images', () => {
     expect(unknown.json().details).toEqual([{ path: 'coverImageId', message: 'Cover image must be an uploaded image' }]);
     const created = await create({ coverImageId: cover.id, coverAlt: 'A chart of invoices' });
     expect(created.statusCode).toBe(201);
-    const expected = { id: cover.id, alt: 'A chart of invoices', width: 800, height: 400 };
+    const at = (w: number) => `/media/articles/${cover.id}/${w}.webp`;
+    const expected = { alt: 'A chart of invoices', src: at(800), srcSet: `${at(480)} 480w, ${at(800)} 800w`, sizes: '(min-width: 768px) 720px, 100vw', fetchPriority: 'high', width: 800, height: 400 };
     expect(created.json()).toMatchObject({ coverImageId: cover.id, coverAlt: 'A chart of invoices', cover: expected });
     const listed = (await t.request({ url: '/api/articles' })).json().find((a: { id: string }) => a.id === created.json().id);
-    expect(listed.cover).toEqual(expected);
+    const { fetchPriority: _first, ...onCards } = expected;
+    expect(listed.cover).toEqual({ ...onCards, sizes: '(min-width: 1024px) 400px, (min-width: 640px) 50vw, 100vw', loading: 'lazy' });
     expect((await t.request({ url: `/api/articles/${created.json().slug}` })).json().cover).toEqual(expected);
     // Clearing the alt text of a kept cover is refused and changes nothing; removing the cover is fine.
     const patch = (body: object) => t.request({ method: 'PATCH', url: `/api/articles/${created.json().id}`, payload: body, cookie: admin });

@@ -20,7 +20,7 @@ import {
   type ArticleWithCover,
 } from './articles.repo.ts';
 import { findImage } from './article-images.repo.ts';
-import type { TArticleCover } from '../../../contracts/article-images.ts';
+import { articleImageSources, CARD_IMAGE_SIZES, CONTENT_IMAGE_SIZES, type TArticleCover } from '../../../contracts/article-images.ts';
 import { COVER_ALT_REQUIRED } from '../../../contracts/articles.ts';
 import type { ArticleSchedule } from './article-schedule.ts';
 import { findRevision, listRevisions, newestRevisionFields, recordRevision } from './article-revisions.repo.ts';
@@ -43,9 +43,10 @@ type SeoField = 'metaTitle' | 'metaDescription' | 'canonicalUrl' | 'coverImageId
 type NewArticleInput = Omit<z.output<typeof ZArticleInput>, SeoField> & Partial<Pick<z.output<typeof ZArticleInput>, SeoField>>;
 
 /** An article's cover as the pages show it (docs/decisions/0099), or null. */
-export function coverOf(row: { coverImageId: string | null; coverAlt: string | null; coverWidth: number | null; coverHeight: number | null }): TArticleCover | null {
+export function coverOf(row: { coverImageId: string | null; coverAlt: string | null; coverWidth: number | null; coverHeight: number | null }, place: 'page' | 'card' = 'page'): TArticleCover | null {
   if (!row.coverImageId || row.coverWidth === null || row.coverHeight === null) return null;
-  return { id: row.coverImageId, alt: row.coverAlt ?? '', width: row.coverWidth, height: row.coverHeight };
+  const shown = place === 'card' ? { sizes: CARD_IMAGE_SIZES, loading: 'lazy' as const } : { sizes: CONTENT_IMAGE_SIZES, fetchPriority: 'high' as const };
+  return { alt: row.coverAlt ?? '', ...shown, ...articleImageSources({ id: row.coverImageId, width: row.coverWidth, height: row.coverHeight }) };
 }
 
 export function toApiArticle(row: ArticleWithCover): TArticle {
@@ -153,7 +154,8 @@ export function createArticlesService({ db, invalidations, schedule, now = () =>
       list: listPublishedArticles(db).then((rows) =>
         rows.map(({ updatedAt, createdAt, publishedAt, coverImageId, coverAlt, coverWidth, coverHeight, ...row }) => ({
           ...row,
-          cover: coverOf({ coverImageId, coverAlt, coverWidth, coverHeight }),
+          // The lists' covers show on cards.
+          cover: coverOf({ coverImageId, coverAlt, coverWidth, coverHeight }, 'card'),
           createdAt: createdAt.toISOString(),
           publishedAt: publishedAt.toISOString(),
           updatedAt: updatedAt.toISOString(),

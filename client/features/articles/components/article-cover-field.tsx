@@ -1,13 +1,12 @@
 import { useId, useRef, useState, type ClipboardEvent, type DragEvent } from 'react';
 import { Controller, type Control, type FieldErrors, type UseFormRegister } from 'react-hook-form';
-import type { TArticleCover } from '../../../../contracts/article-images.ts';
+import { articleImageSources } from '../../../../contracts/article-image-urls.ts';
 import type { TArticle, TArticleInput } from '../../../../contracts/articles.ts';
-import { ArticleImage } from '../../../components/article-image.tsx';
 import { Field } from '../../../components/field.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { imageFileOf, uploadArticleImage, uploadRefusal } from '../api/article-images-api.ts';
 
-type Size = Pick<TArticleCover, 'id' | 'width' | 'height'>;
+type Size = { id: string; width: number; height: number };
 type CoverField = 'coverImageId' | 'coverAlt';
 
 /** The cover fields a save sends: those that differ from the article's (none on a new article
@@ -42,7 +41,7 @@ export function ArticleCoverField({
   const heading = useId();
   const fileInput = useRef<HTMLInputElement | null>(null);
   // The sizes of the images this form has seen, to show the chosen one.
-  const [sizes, setSizes] = useState<Record<string, Size>>(() => (article?.cover ? { [article.cover.id]: article.cover } : {}));
+  const [sizes, setSizes] = useState<Record<string, Size>>(() => (article?.coverImageId && article.cover ? { [article.coverImageId]: { id: article.coverImageId, ...article.cover } } : {}));
   const [uploading, setUploading] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
 
@@ -94,7 +93,7 @@ export function ArticleCoverField({
               {field.value ? (
                 <div className="space-y-3">
                   {chosen ? (
-                    <ArticleImage image={chosen} alt="Cover preview" sizes="320px" className="h-auto max-h-48 w-auto rounded-md" />
+                    <img {...articleImageSources(chosen)} alt="Cover preview" sizes="320px" className="h-auto max-h-48 w-auto rounded-md" />
                   ) : (
                     <p className="text-sm text-slate-600">A cover image is chosen.</p>
                   )}

@@ -21,6 +21,8 @@ const IMAGE: TArticleImage = {
   urls: [480, 960, 1200].map((width) => ({ width, url: `/media/articles/${IMAGE_ID}/${width}.webp` })),
   markdownUrl: `/media/articles/${IMAGE_ID}/960.webp#1200x600`,
 };
+/** A cover as the server answers it (docs/decisions/0099). */
+const COVER = { alt: 'A chart of invoices', sizes: '(min-width: 1024px) 400px, (min-width: 640px) 50vw, 100vw', loading: 'lazy' as const, src: IMAGE.urls[2]!.url, srcSet: IMAGE.urls.map((u) => `${u.url} ${u.width}w`).join(', '), width: 1200, height: 600 };
 const UPLOAD = 'POST /api/articles/images?type=image%2Fpng';
 const png = (name = 'chart.png') => new File([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], name, { type: 'image/png' });
 const set = (name: string, value: string) => fireEvent.change(screen.getByRole('textbox', { name }), { target: { value } });
@@ -78,7 +80,7 @@ describe('Cover image', () => {
   });
 
   it("starts with the article's cover and alt text when editing", async () => {
-    const article = sampleArticle({ coverImageId: IMAGE_ID, coverAlt: 'A chart', cover: { id: IMAGE_ID, alt: 'A chart', width: 1200, height: 600 } });
+    const article = sampleArticle({ coverImageId: IMAGE_ID, coverAlt: 'A chart', cover: { ...COVER, alt: 'A chart' } });
     stubFetch({ [`GET /api/admin/articles/${article.id}`]: { body: article } });
     renderWithProviders(
       <Routes>
@@ -146,13 +148,13 @@ describe('the Markdown renderer', () => {
 });
 
 describe('covers on the pages', () => {
-  const cover = { id: IMAGE_ID, alt: 'A chart of invoices', width: 1200, height: 600 };
+  const cover = COVER;
   it("the article page's cover is its main image: every width, its size, fetched first", () => {
-    const article = { ...sampleArticle({ cover }), content: 'Text.' };
+    const article = { ...sampleArticle({ cover: { ...cover, loading: undefined, fetchPriority: 'high', sizes: '(min-width: 768px) 720px, 100vw' } }), content: 'Text.' };
     renderWithProviders(<ArticleView shown={{ status: 'success', article }} Body={() => null} />);
     const img = screen.getByRole('img', { name: 'A chart of invoices' });
     expect(img).toHaveAttribute('fetchpriority', 'high');
-    expect(img).toHaveAttribute('loading', 'eager');
+    expect(img).not.toHaveAttribute('loading');
     expect(img).toHaveAttribute('srcset', expect.stringContaining('1200.webp 1200w'));
     expect(img).toHaveAttribute('width', '1200');
     expect(img).toHaveAttribute('height', '600');

@@ -1,6 +1,5 @@
 import type { ComponentType } from 'react';
 import type { TPublicArticle } from '../../../../contracts/articles.ts';
-import { ArticleImage, CONTENT_IMAGE_SIZES } from '../../../components/article-image.tsx';
 import { Badge } from '../../../components/ui/badge.tsx';
 import { LoadFailed } from '../../../components/ui/load-failed.tsx';
 import { Skeleton } from '../../../components/ui/skeleton.tsx';
@@ -68,7 +67,9 @@ export function ArticleView({ shown, Body }: { shown: ShownArticle; Body: Articl
           <Header article={shown.article} draft={shown.draft === true} />
           {shown.article.cover && (
             // The page's largest paint: fetched first, its box sized before it arrives.
-            <ArticleImage image={shown.article.cover} alt={shown.article.cover.alt} sizes={CONTENT_IMAGE_SIZES} priority className="mt-8 h-auto w-full rounded-xl bg-slate-100" />
+            // Its attributes (srcset, sizes, size, fetchpriority high: the page's largest paint)
+            // come made from the server, its look from styles.css (the page's JavaScript has a budget).
+            <img {...shown.article.cover} className="article-cover" />
           )}
           <div className="mt-8 border-t border-slate-200 pt-2">
             <Body content={shown.article.content} />
