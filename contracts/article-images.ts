@@ -47,5 +47,5 @@ export type TArticleCover = z.infer<typeof ZArticleCover>;
 
 export const ZArticleImageFileParams = z.object({
   id: z.uuid('Image id must be a UUID'),
-  file: z.string().regex(/^\d{1,5}\.webp$/, 'Image file must be <width>.webp'),
+  file: z.string().regex(/^\d{1,5}\.(webp|jpg)$/, 'Image file must be <width>.webp or <width>.jpg'),
 });

@@ -210,7 +210,7 @@ export const articles = pgTable(
  * Article images (issue 34 item 3, docs/decisions/0099): one row per uploaded picture, with the
  * SHA-256 of the bytes uploaded (the same file uploaded again is the same image) and its size;
  * the uploaded bytes are not kept. Its variants are what is served: re-encoded WebP at a few
- * widths, in the database so every process serves them. Images no article uses (cover, content,
+ * widths, in the database so every process serves them (and one JPEG, the largest width, for social cards). Images no article uses (cover, content,
  * kept revision) are deleted after a grace period.
  */
 export const articleImages = pgTable(
@@ -236,10 +236,11 @@ export const articleImageVariants = pgTable(
       .references(() => articleImages.id, { onDelete: 'cascade' }),
     width: integer('width').notNull(),
     height: integer('height').notNull(),
+    /** image/webp for the pages; image/jpeg for the social card (not every site reads WebP). */
     contentType: text('content_type').notNull(),
     bytes: bytea('bytes').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.imageId, t.width] })],
+  (t) => [primaryKey({ columns: [t.imageId, t.width, t.contentType] })],
 );
 
 /**

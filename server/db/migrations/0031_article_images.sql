@@ -1,13 +1,14 @@
 -- Issue 34 item 3, decision 0099: article images (the SHA-256 of what was uploaded, its size)
--- and their variants (WebP at a few widths, the bytes served), and an article's cover with its
--- alt text (the cover goes to null when its image is deleted).
+-- and their variants (WebP at a few widths for the pages, a JPEG for social cards: the bytes
+-- served), and an article's cover with its alt text (the cover goes to null when its image is
+-- deleted).
 CREATE TABLE "article_image_variants" (
 	"image_id" uuid NOT NULL,
 	"width" integer NOT NULL,
 	"height" integer NOT NULL,
 	"content_type" text NOT NULL,
 	"bytes" "bytea" NOT NULL,
-	CONSTRAINT "article_image_variants_image_id_width_pk" PRIMARY KEY("image_id","width")
+	CONSTRAINT "article_image_variants_image_id_width_content_type_pk" PRIMARY KEY("image_id","width","content_type")
 );
 --> statement-breakpoint
 CREATE TABLE "article_images" (

@@ -1,12 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import resize, { initResize } from '@jsquash/resize';
+import encodeJpeg, { init as initJpegEncode } from '@jsquash/jpeg/encode.js';
 import encodeWebp, { init as initWebpEncode } from '@jsquash/webp/encode.js';
 import { ARTICLE_IMAGE_LIMITS, ARTICLE_IMAGE_TYPES, articleImageWidths, type TArticleImageType } from '../../../contracts/article-images.ts';
 import { decodeImage, decodePixels, type Pixels } from '../chat/image-decode.ts';
 import { sniffImage } from '../chat/image-sniff.ts';
 
-/** One served width of an image, WebP. */
-export type ImageVariant = { width: number; height: number; bytes: Uint8Array };
+/** One served width of an image: WebP for the pages, one JPEG (the largest width) for social cards. */
+export type ImageVariant = { width: number; height: number; contentType: 'image/webp' | 'image/jpeg'; bytes: Uint8Array };
 export type ProcessedImage = { type: TArticleImageType; width: number; height: number; variants: ImageVariant[] };
 /** Why an upload is refused: the field (the declared type or the data) and the rule. */
 export type ImageRefusal = { path: 'contentType' | 'data'; message: string };
@@ -16,6 +17,7 @@ const NOT_AN_IMAGE = 'must be a JPEG, PNG or WebP image (SVG, GIF and other file
 const { maxPixels, maxSide } = ARTICLE_IMAGE_LIMITS;
 /** WebP at this quality is about a third of a JPEG's bytes at the same look (libwebp's default is 75). */
 const WEBP_QUALITY = 80;
+const JPEG_QUALITY = 82;
 
 /** The codecs type their pixels as the DOM's ImageData, which the server's TypeScript lacks: the same fields as Pixels. */
 type ImageDataOf<F extends (data: never, ...rest: never[]) => unknown> = Parameters<F>[0];
@@ -34,6 +36,9 @@ function once(start: () => Promise<unknown>): () => Promise<unknown> {
 // Compiled from node_modules on first use: nothing is fetched. Node has WebAssembly SIMD, which
 // the encoder's own check picks, so the SIMD build is the one given to it.
 const resizeReady = once(async () => initResize((await wasm('@jsquash/resize/lib/resize/pkg/squoosh_resize_bg.wasm')) as Parameters<typeof initResize>[0]));
+const jpegEncoderReady = once(async () =>
+  (initJpegEncode as unknown as (module: WasmModule, options: object) => Promise<unknown>)(await wasm('@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm'), { print: () => {}, printErr: () => {} }),
+);
 const encoderReady = once(async () =>
   // init(module, options): the typings name only the options form.
   (initWebpEncode as unknown as (module: WasmModule, options: object) => Promise<unknown>)(await wasm('@jsquash/webp/codec/enc/webp_enc_simd.wasm'), { print: () => {}, printErr: () => {} }),
@@ -65,12 +70,17 @@ export async function processArticleImage(declaredType: string, bytes: Uint8Arra
   } catch {
     return refuse('data', 'The image data is incomplete or damaged');
   }
-  await Promise.all([resizeReady(), encoderReady()]);
+  await Promise.all([resizeReady(), encoderReady(), jpegEncoderReady()]);
   const variants: ImageVariant[] = [];
-  for (const target of articleImageWidths(pixels.width)) {
+  const widths = articleImageWidths(pixels.width);
+  for (const target of widths) {
     const targetHeight = Math.max(1, Math.round((pixels.height * target) / pixels.width));
     const scaled = target === pixels.width ? pixels : await resize(pixels as ImageDataOf<typeof resize>, { width: target, height: targetHeight });
-    variants.push({ width: target, height: scaled.height, bytes: new Uint8Array(await encodeWebp(scaled as ImageDataOf<typeof encodeWebp>, { quality: WEBP_QUALITY })) });
+    variants.push({ width: target, height: scaled.height, contentType: 'image/webp', bytes: new Uint8Array(await encodeWebp(scaled as ImageDataOf<typeof encodeWebp>, { quality: WEBP_QUALITY })) });
+    // Link previews read JPEG everywhere, WebP not everywhere (LinkedIn): the social card's copy.
+    if (target === widths[widths.length - 1]) {
+      variants.push({ width: target, height: scaled.height, contentType: 'image/jpeg', bytes: new Uint8Array(await encodeJpeg(scaled as ImageDataOf<typeof encodeJpeg>, { quality: JPEG_QUALITY })) });
+    }
   }
   return { ok: true, image: { type: sniffed.type, width: pixels.width, height: pixels.height, variants } };
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARTICLE_IMAGE_LIMITS } from '../../../contracts/article-images.ts';
 import { memoryLogger } from '../../test/memory-logger.ts';
+import { siteBuildDir } from '../../test/site-build.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 import { makePng, photo, pngChunk, pngHeader } from '../../../tests/fakes/sample-images.ts';
 import { createArticleImagesService } from './article-images.service.ts';
@@ -20,7 +21,7 @@ describe('article images', () => {
   let admin: string;
   let guest: string;
   beforeAll(async () => {
-    t = await createTestApp({ env: { ADMIN_EMAILS: 'admin@example.com' } });
+    t = await createTestApp({ clientDir: siteBuildDir(), env: { ADMIN_EMAILS: 'admin@example.com', SITE_NAME: 'Acme' } });
     admin = await t.signIn('admin@example.com', 'Admin');
     guest = await t.signIn('guest@example.com', 'Guest');
   });
@@ -127,6 +128,28 @@ describe('article images', () => {
     expect((await t.request({ url: `/api/articles/${created.json().slug}` })).json().cover).toEqual(expected);
     expect((await patch({ coverImageId: null, coverAlt: null })).json()).toMatchObject({ coverImageId: null, coverAlt: null, cover: null });
     expect((await t.request({ url: `/api/articles/${created.json().slug}` })).json().cover).toBeNull();
+  });
+
+  it("the pages' data carries the cover's <img> (the article's fetched first, the cards' lazily, every width); the social card and JSON-LD use its JPEG", async () => {
+    const cover = (await upload(makePng(1000, 500), 'image/png')).json();
+    const created = (
+      await t.request({ method: 'POST', url: '/api/articles', payload: { ...article, title: 'Covered and shared', coverImageId: cover.id, coverAlt: 'Invoices <on> a "desk"' }, cookie: admin })
+    ).json();
+    const srcset = `/media/articles/${cover.id}/480.webp 480w, /media/articles/${cover.id}/960.webp 960w, /media/articles/${cover.id}/1000.webp 1000w`;
+    const page = (await t.request({ url: `/insights/${created.slug}` })).body;
+    // The page's data (what the server renders and the browser hydrates) carries the <img> attributes.
+    const siteData = (html: string) => JSON.parse(/<script type="application\/json" id="site-page">(.*?)<\/script>/.exec(html)![1]!);
+    expect(siteData(page).article.cover).toEqual({ alt: 'Invoices <on> a "desk"', src: `/media/articles/${cover.id}/1000.webp`, srcSet: srcset, sizes: '(min-width: 768px) 720px, 100vw', width: 1000, height: 500, fetchPriority: 'high' });
+    const ogImage = /<meta property="og:image" content="([^"]+)"/.exec(page)![1]!;
+    expect(ogImage).toBe(`${t.config.publicUrl}/media/articles/${cover.id}/1000.jpg`);
+    expect(page).toContain('<meta property="og:image:type" content="image/jpeg"');
+    const jsonLd = JSON.parse(/<script type="application\/ld\+json">([\s\S]*?)<\/script>/.exec(page)![1]!);
+    expect(jsonLd.image).toEqual([ogImage]);
+    const jpeg = await fetchUrl(new URL(ogImage).pathname);
+    expect(jpeg.headers['content-type']).toBe('image/jpeg');
+    expect([...jpeg.rawPayload.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+    const card = siteData((await t.request({ url: '/insights' })).body).list.items.find((item: { id: string }) => item.id === created.id);
+    expect(card.cover).toMatchObject({ srcSet: srcset, loading: 'lazy', width: 1000, height: 500 });
   });
 
   it('cleanup deletes only images no article uses (cover, content, kept revision) past the grace period, and logs the count', async () => {

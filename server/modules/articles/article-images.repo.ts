@@ -26,11 +26,11 @@ export async function insertImage(db: Db, image: NewArticleImage, variants: NewV
   });
 }
 
-export async function findVariant(db: Db, imageId: string, width: number): Promise<{ contentType: string; bytes: Buffer } | undefined> {
+export async function findVariant(db: Db, imageId: string, width: number, contentType: string): Promise<{ contentType: string; bytes: Buffer } | undefined> {
   const [row] = await db
     .select({ contentType: articleImageVariants.contentType, bytes: articleImageVariants.bytes })
     .from(articleImageVariants)
-    .where(and(eq(articleImageVariants.imageId, imageId), eq(articleImageVariants.width, width)));
+    .where(and(eq(articleImageVariants.imageId, imageId), eq(articleImageVariants.width, width), eq(articleImageVariants.contentType, contentType)));
   return row;
 }
 

@@ -12,7 +12,8 @@ export const ZUploadArticleImageQuery = z.object({ type: z.string().max(100, 'Ty
 
 /**
  * Article images (issue 34 item 3, docs/decisions/0099): an admin uploads one (its raw bytes,
- * its type declared in `?type=`), and anyone reads its variants at /media/articles/<id>/<width>.webp.
+ * its type declared in `?type=`), and anyone reads its variants at /media/articles/<id>/<width>.webp (and the social card's
+ * JPEG at <width>.jpg).
  */
 export async function articleImagesRoutes(app: FastifyInstance, { images }: { images: ArticleImagesService }): Promise<void> {
   const { maxBytes } = ARTICLE_IMAGE_LIMITS;
@@ -28,8 +29,9 @@ export async function articleImagesRoutes(app: FastifyInstance, { images }: { im
   app.get('/media/articles/:id/:file', { config: { access: 'public' } }, async (request, reply) => {
     const { id, file } = parseInput(ZArticleImageFileParams, request.params);
     const width = Number.parseInt(file, 10);
-    const variant = await images.variant(id, width);
-    const etag = `"${id}-${width}"`;
+    const jpeg = file.endsWith('.jpg');
+    const variant = await images.variant(id, width, jpeg ? 'image/jpeg' : 'image/webp');
+    const etag = `"${id}-${width}${jpeg ? '-jpg' : ''}"`;
     reply.header('cache-control', IMMUTABLE).header('etag', etag).header('x-content-type-options', 'nosniff');
     if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.status(304).send();
     return reply.type(variant.contentType).header('content-length', variant.bytes.length).send(variant.bytes);

@@ -64,14 +64,14 @@ export function createArticleImagesService({ db, logger, graceMs = 24 * 3_600_00
     const row = await insertImage(
       db,
       { sha256, width: image.width, height: image.height, sourceType: image.type, uploadedBy: userId },
-      image.variants.map((variant) => ({ width: variant.width, height: variant.height, contentType: 'image/webp', bytes: Buffer.from(variant.bytes) })),
+      image.variants.map((variant) => ({ width: variant.width, height: variant.height, contentType: variant.contentType, bytes: Buffer.from(variant.bytes) })),
     );
     return toApiImage(row);
   }
 
-  /** A variant's bytes and type; 404 for an unknown image or width. */
-  async function variant(id: string, width: number): Promise<{ contentType: string; bytes: Buffer }> {
-    const found = await findVariant(db, id, width);
+  /** A variant's bytes and type; 404 for an unknown image, width or type. */
+  async function variant(id: string, width: number, contentType: 'image/webp' | 'image/jpeg'): Promise<{ contentType: string; bytes: Buffer }> {
+    const found = await findVariant(db, id, width, contentType);
     if (!found) throw new AppError('NOT_FOUND', 'Image not found');
     return found;
   }
