@@ -45,6 +45,7 @@ import { socialCardRoutes } from './modules/articles/social-card.routes.ts';
 import { createArticlesService } from './modules/articles/articles.service.ts';
 import { createArticleImagesService } from './modules/articles/article-images.service.ts';
 import { articleImagesRoutes } from './modules/articles/article-images.routes.ts';
+import { createImageThread } from './modules/articles/article-image-thread.ts';
 import { registerAuth } from './modules/auth/auth.plugin.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import { createAuthService, type Clock } from './modules/auth/auth.service.ts';
@@ -229,7 +230,9 @@ export async function buildApp({
   await app.register(feedsRoutes, { articles, publicUrl: config.publicUrl, siteName: config.siteName });
   await app.register(socialCardRoutes, { articles, siteName: config.siteName, drawer: createCardDrawer() });
   // Covers and content images (docs/decisions/0099); those no article uses go after a day.
-  const articleImages = createArticleImagesService({ db, logger, now });
+  const imageThread = createImageThread();
+  app.addHook('onClose', async () => imageThread.close());
+  const articleImages = createArticleImagesService({ db, logger, process: imageThread.process, now });
   await app.register(articleImagesRoutes, { images: articleImages });
   const events = createEventHub({ database, bus, logger });
   app.decorate('events', events);
