@@ -130,6 +130,17 @@ describe('article images', () => {
     expect((await t.request({ url: `/api/articles/${created.json().slug}` })).json().cover).toBeNull();
   });
 
+  it('a revision keeps the cover: restoring one puts its cover and alt text back', async () => {
+    const [first, second] = [(await upload(makePng(41, 20), 'image/png')).json(), (await upload(makePng(42, 20), 'image/png')).json()];
+    const created = (await t.request({ method: 'POST', url: '/api/articles', payload: { ...article, title: 'Revised cover', coverImageId: first.id, coverAlt: 'First' }, cookie: admin })).json();
+    await t.request({ method: 'PATCH', url: `/api/articles/${created.id}`, payload: { coverImageId: second.id, coverAlt: 'Second' }, cookie: admin });
+    const { revisions } = (await t.request({ url: `/api/admin/articles/${created.id}/revisions`, cookie: admin })).json();
+    expect(revisions).toHaveLength(2);
+    const oldest = revisions[revisions.length - 1];
+    const restored = await t.request({ method: 'POST', url: `/api/articles/${created.id}/revisions/${oldest.id}/restore`, cookie: admin, payload: {} });
+    expect(restored.json()).toMatchObject({ coverImageId: first.id, coverAlt: 'First', cover: { alt: 'First', width: 41 } });
+  });
+
   it("the pages' data carries the cover's <img> (the article's fetched first, the cards' lazily, every width); the social card and JSON-LD use its JPEG", async () => {
     const cover = (await upload(makePng(1000, 500), 'image/png')).json();
     const created = (
