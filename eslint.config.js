@@ -53,8 +53,9 @@ const MODULE_USES = {
   documents: ['chat'],
   // Passkey accounts start sessions as every sign-in does and make their users (docs/decisions/0092).
   passkeys: ['auth', 'users'],
-  // Scheduled articles are published by a job on the job queue (docs/decisions/0098).
-  articles: ['runtime'],
+  // Scheduled articles are published by a job on the job queue (docs/decisions/0098); article
+  // images are checked and decoded by the chat images' byte checks and decoders (docs/decisions/0099).
+  articles: ['runtime', 'chat'],
 };
 
 /** The only packages a layer may import; layers not listed may import any. Contracts are read by

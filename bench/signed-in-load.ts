@@ -37,6 +37,29 @@ export async function publishThroughApi(url: string, list: Array<{ title: string
   }
 }
 
+/**
+ * Gives the newest published article a cover (docs/decisions/0099): `image` uploaded as the
+ * admin, then set with its alt text. Returns the article's slug.
+ */
+export async function coverNewestArticle(url: string, image: { bytes: Uint8Array; type: string }): Promise<string> {
+  const session = await signIn(url);
+  const upload = await fetch(`${url}/api/articles/images?type=${encodeURIComponent(image.type)}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/octet-stream', ...session },
+    body: new Uint8Array(image.bytes),
+  });
+  if (!upload.ok) throw new Error(`POST /api/articles/images answered ${upload.status}: ${await upload.text()}`);
+  const { id } = (await upload.json()) as { id: string };
+  const [newest] = (await (await fetch(`${url}/api/articles?limit=1`)).json()) as Array<{ id: string; slug: string }>;
+  const res = await fetch(`${url}/api/articles/${newest!.id}`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json', ...session },
+    body: JSON.stringify({ coverImageId: id, coverAlt: 'A ledger of the week’s invoices' }),
+  });
+  if (!res.ok) throw new Error(`PATCH /api/articles/${newest!.id} answered ${res.status}: ${await res.text()}`);
+  return newest!.slug;
+}
+
 /** What a signed-in admin's pages read: the dashboard, an article, the agents console (paused agents). */
 async function seed(url: string, session: Session): Promise<string[]> {
   const slugs: string[] = [];

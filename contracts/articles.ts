@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { DEFAULT_READ_TIME } from './constants.ts';
+import { ARTICLE_IMAGE_LIMITS, ZArticleCover } from './article-images.ts';
+
+export type { TArticleCover } from './article-images.ts';
 
 /**
  * SPEC section 5 "Article form": the same rules and messages on the form and the server. SPEC's
@@ -92,9 +95,22 @@ const tagName = z
   .max(ARTICLE_LIMITS.category.max, atMost('Each tag', ARTICLE_LIMITS.category.max));
 const furtherTags = z
   .array(tagName)
-  .max(100, TAGS_AT_MOST)
+  // A bound on what one request may send, before duplicates are merged and the real limit applies.
+  .max(100, 'At most 100 tag names may be sent')
   .transform((names) => names.filter((name, i) => names.findIndex((other) => other.toLowerCase() === name.toLowerCase()) === i))
   .refine((names) => names.length <= ARTICLE_LIMITS.tags.max, TAGS_AT_MOST);
+
+/** The cover (issue 34 item 3, docs/decisions/0099): an uploaded image and its alt text, which
+ * is required when a cover is set. */
+export const COVER_ALT_REQUIRED = 'Cover alt text is required when a cover image is set';
+const coverFields = {
+  coverImageId: z.uuid('Cover image id must be a UUID').nullable(),
+  coverAlt: optionalText('Cover alt text', ARTICLE_IMAGE_LIMITS.coverAlt.max),
+};
+const coverAltWithCover = {
+  check: (article: { coverImageId?: string | null | undefined; coverAlt?: string | null | undefined }) => !(typeof article.coverImageId === 'string' && !article.coverAlt),
+  issue: { message: COVER_ALT_REQUIRED, path: ['coverAlt'] },
+};
 
 /** Each field's rule once; create adds the defaults, update takes any subset without them. */
 const articleFields = {
@@ -128,6 +144,7 @@ const articleFields = {
   publishAt: ZPublishAt,
   ...seoFields,
   tags: furtherTags,
+  ...coverFields,
 };
 
 /** Publishing now and at a time are two different choices: one at a time. */
@@ -146,8 +163,11 @@ export const ZArticleInput = z
     metaDescription: seoFields.metaDescription.optional().transform((value) => value ?? null),
     canonicalUrl: seoFields.canonicalUrl.optional().transform((value) => value ?? null),
     tags: furtherTags.default([]),
+    coverImageId: coverFields.coverImageId.optional().transform((value) => value ?? null),
+    coverAlt: coverFields.coverAlt.optional().transform((value) => value ?? null),
   })
-  .refine(oneWayToPublish.check, oneWayToPublish.issue);
+  .refine(oneWayToPublish.check, oneWayToPublish.issue)
+  .refine(coverAltWithCover.check, coverAltWithCover.issue);
 /** What the form holds (before defaults). */
 export type TArticleInput = z.input<typeof ZArticleInput>;
 
@@ -162,7 +182,8 @@ export const ZUpdateArticle = z
   .partial()
   .strict()
   .refine((patch) => Object.keys(patch).length > 0, 'Send at least one field to change')
-  .refine(oneWayToPublish.check, oneWayToPublish.issue);
+  .refine(oneWayToPublish.check, oneWayToPublish.issue)
+  .refine(coverAltWithCover.check, coverAltWithCover.issue);
 
 export const ZArticleIdParams = z.object({ id: z.uuid('Article id must be a UUID') });
 export const ZArticleSlugParams = z.object({ slug: z.string().min(1).max(200) });
@@ -178,6 +199,8 @@ export const ZArticleSummary = z.object({
   /** When it went public (the date the public pages show); the creation date before 0098. */
   publishedAt: z.string(),
   readTime: z.string(),
+  /** Its cover with its size and alt text, or null (docs/decisions/0099). */
+  cover: ZArticleCover.nullable(),
 });
 export type TArticleSummary = z.infer<typeof ZArticleSummary>;
 
@@ -217,6 +240,8 @@ export const ZArticle = ZPublicArticle.extend({
   authorId: z.string().nullable(),
   updatedAt: z.string(),
   canonicalUrl: z.string().nullable(),
+  coverImageId: z.string().nullable(),
+  coverAlt: z.string().nullable(),
 });
 export type TArticle = z.infer<typeof ZArticle>;
 
@@ -241,6 +266,9 @@ export const ZArticleRevisionFields = z.object({
   readTime: z.string(),
   /** The further tags' names (decision 0100); absent in revisions saved before tags existed. */
   tags: z.array(z.string()).optional(),
+  /** The cover (docs/decisions/0099); absent in revisions kept before covers: restoring one leaves the cover as it is. */
+  coverImageId: z.string().nullable().optional(),
+  coverAlt: z.string().nullable().optional(),
 });
 export type TArticleRevisionFields = z.infer<typeof ZArticleRevisionFields>;
 export const ARTICLE_REVISION_FIELDS = Object.keys(ZArticleRevisionFields.shape) as Array<keyof TArticleRevisionFields>;

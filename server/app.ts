@@ -43,6 +43,9 @@ import { feedsRoutes } from './modules/articles/feeds.routes.ts';
 import { createCardDrawer } from './modules/articles/card-drawing.ts';
 import { socialCardRoutes } from './modules/articles/social-card.routes.ts';
 import { createArticlesService } from './modules/articles/articles.service.ts';
+import { createArticleImagesService } from './modules/articles/article-images.service.ts';
+import { articleImagesRoutes } from './modules/articles/article-images.routes.ts';
+import { createImageThread } from './modules/articles/article-image-thread.ts';
 import { registerAuth } from './modules/auth/auth.plugin.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import { createAuthService, type Clock } from './modules/auth/auth.service.ts';
@@ -226,6 +229,11 @@ export async function buildApp({
   await app.register(articlesRoutes, { articles, previews: createPreviewLinksService({ db, ttlMs: config.previewLinkTtlMs, publicUrl: config.publicUrl, now }) });
   await app.register(feedsRoutes, { articles, publicUrl: config.publicUrl, siteName: config.siteName });
   await app.register(socialCardRoutes, { articles, siteName: config.siteName, drawer: createCardDrawer() });
+  // Covers and content images (docs/decisions/0099); those no article uses go after a day.
+  const imageThread = createImageThread();
+  app.addHook('onClose', async () => imageThread.close());
+  const articleImages = createArticleImagesService({ db, logger, process: imageThread.process, now });
+  await app.register(articleImagesRoutes, { images: articleImages });
   const events = createEventHub({ database, bus, logger });
   app.decorate('events', events);
   const streams = createEventStreams({ hub: events, auth, config: config.events, logger });
@@ -343,6 +351,7 @@ export async function buildApp({
     auth.purgeExpiredSessions().catch((err: unknown) => app.log.warn({ err }, 'session purge failed'));
     images.purgeUnsent().catch((err: unknown) => app.log.warn({ err }, 'purge of unsent chat images failed'));
     documents.purgeUnattached().catch((err: unknown) => app.log.warn({ err }, 'purge of unattached documents failed'));
+    articleImages.purgeUnused().catch((err: unknown) => app.log.warn({ err }, 'purge of unused article images failed'));
   }, SESSION_PURGE_INTERVAL_MS);
   purge.unref();
   app.addHook('onClose', async () => clearInterval(purge));

@@ -93,6 +93,7 @@ describe('SiteRoot', () => {
         metaTitle: null,
         metaDescription: null,
         tags: [{ name: 'Automation', slug: 'automation' }],
+        cover: null,
       },
     };
     const site = (loadApp: LoadApp) => <SiteRoot location="/insights/why-automate" page={page} loadApp={loadApp} />;
@@ -150,7 +151,7 @@ describe('SiteRoot', () => {
       page: 1,
       list: {
         items: [
-          { id: 'a1', slug: 'closing-the-books', title: 'Closing the books faster', category: 'Finance', excerpt: 'Month-end in two days.', createdAt: '2025-04-01T10:00:00.000Z', publishedAt: '2025-04-01T10:00:00.000Z', readTime: '4 min read' },
+          { id: 'a1', slug: 'closing-the-books', title: 'Closing the books faster', category: 'Finance', excerpt: 'Month-end in two days.', createdAt: '2025-04-01T10:00:00.000Z', publishedAt: '2025-04-01T10:00:00.000Z', readTime: '4 min read', cover: null },
         ],
         total: 1,
       },

@@ -8,7 +8,7 @@ import { Skeleton } from './ui/skeleton.tsx';
 /** The path of an article's public page. */
 export const articlePath = (slug: string): string => `/insights/${encodeURIComponent(slug)}`;
 
-/** An article as a card in a list (the landing's insights, /insights): category badge, title
+/** An article as a card in a list (the landing's insights, /insights): its cover (lazy), category badge, title
  * (2 lines) linking to its page, excerpt (3 lines), local date and read time. The whole card is
  * clickable through the title link's overlay; the link stays the one focusable element. Its text
  * wraps anywhere, so a word longer than the card (a URL) never makes the card, or the grid it
@@ -18,7 +18,10 @@ export function ArticleCard({ article, headingLevel = 3 }: { article: TArticleSu
   const { Link } = useNavigation();
   const date = useLocalDate(article.publishedAt);
   return (
-    <Card as="li" className="relative flex min-w-0 flex-col p-6 wrap-anywhere transition-shadow hover:shadow-md has-[a:focus-visible]:outline-2 has-[a:focus-visible]:outline-offset-2 has-[a:focus-visible]:outline-brand-600">
+    <Card as="li" className="article-card">
+      {/* Its attributes (srcset, sizes, size, lazy) come made from the server, its look from
+          styles.css: this card loads before any interaction on the landing, whose JavaScript has a budget. */}
+      {article.cover && <img {...article.cover} className="card-cover" />}
       <Badge variant="brand" wrap className="self-start">
         {article.category}
       </Badge>

@@ -1,5 +1,6 @@
 import Markdown, { type Components } from 'react-markdown';
 import remarkGfm from 'remark-gfm';
+import { articleImageSources, CONTENT_IMAGE_SIZES, parseArticleImageUrl } from '../../contracts/article-image-urls.ts';
 
 // Markdown from people (articles written by admins) and from AI models (chat answers) is
 // rendered safely: raw HTML is never interpreted (no rehype-raw; react-markdown shows it as text), URLs
@@ -73,6 +74,12 @@ export const markdownComponents: Components = {
   img: ({ node: _node, src, alt }) => {
     const url = typeof src === 'string' && src ? resolve(src) : null;
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return alt ? <span>{alt}</span> : null;
+    // Our uploaded images (docs/decisions/0099): every width, and the size the URL's fragment gives.
+    const ours = parseArticleImageUrl(src as string);
+    if (ours?.width && ours.height) {
+      const image = articleImageSources({ id: ours.id, width: ours.width, height: ours.height });
+      return <img {...image} alt={alt ?? ''} sizes={CONTENT_IMAGE_SIZES} loading="lazy" decoding="async" className="my-6 h-auto max-w-full rounded-lg" />;
+    }
     return <img src={src as string} alt={alt ?? ''} loading="lazy" decoding="async" referrerPolicy="no-referrer" className="my-6 h-auto max-w-full rounded-lg" />;
   },
   pre: ({ node: _node, ...props }) => (

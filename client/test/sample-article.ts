@@ -21,6 +21,9 @@ export function sampleArticle(overrides: Partial<TArticle> = {}): TArticle {
     metaDescription: null,
     canonicalUrl: null,
     tags: [{ name: 'Automation', slug: 'automation' }],
+    coverImageId: null,
+    coverAlt: null,
+    cover: null,
     ...overrides,
   };
 }

@@ -190,6 +190,9 @@ export const articles = pgTable(
     metaTitle: text('meta_title'),
     metaDescription: text('meta_description'),
     canonicalUrl: text('canonical_url'),
+    /** The cover (docs/decisions/0099) and its alt text, required when a cover is set. */
+    coverImageId: uuid('cover_image_id').references((): AnyPgColumn => articleImages.id, { onDelete: 'set null' }),
+    coverAlt: text('cover_alt'),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -201,6 +204,43 @@ export const articles = pgTable(
     check('articles_status_check', sql`${t.status} in ('draft', 'scheduled', 'published')`),
     check('articles_scheduled_check', sql`(${t.status} = 'scheduled') = (${t.publishAt} is not null)`),
   ],
+);
+
+/**
+ * Article images (issue 34 item 3, docs/decisions/0099): one row per uploaded picture, with the
+ * SHA-256 of the bytes uploaded (the same file uploaded again is the same image) and its size;
+ * the uploaded bytes are not kept. Its variants are what is served: re-encoded WebP at a few
+ * widths, in the database so every process serves them (and one JPEG, the largest width, for social cards). Images no article uses (cover, content,
+ * kept revision) are deleted after a grace period.
+ */
+export const articleImages = pgTable(
+  'article_images',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    sha256: text('sha256').notNull(),
+    width: integer('width').notNull(),
+    height: integer('height').notNull(),
+    /** What was uploaded: image/jpeg, image/png or image/webp. */
+    sourceType: text('source_type').notNull(),
+    uploadedBy: uuid('uploaded_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('article_images_sha256_idx').on(t.sha256)],
+);
+
+export const articleImageVariants = pgTable(
+  'article_image_variants',
+  {
+    imageId: uuid('image_id')
+      .notNull()
+      .references(() => articleImages.id, { onDelete: 'cascade' }),
+    width: integer('width').notNull(),
+    height: integer('height').notNull(),
+    /** image/webp for the pages; image/jpeg for the social card (not every site reads WebP). */
+    contentType: text('content_type').notNull(),
+    bytes: bytea('bytes').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.imageId, t.width, t.contentType] })],
 );
 
 /**

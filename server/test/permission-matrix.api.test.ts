@@ -1,3 +1,4 @@
+import { sampleImage } from '../../tests/fakes/sample-images.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { documentPassages } from '../db/schema.ts';
@@ -171,6 +172,7 @@ describe('permission matrix', () => {
     // A tag's page (decision 0100): public, as the articles' list.
     { method: 'GET', url: '/api/articles/tag/:slug', call: async () => ({ path: `/api/articles/tag/${(await newArticle()).tags[0]!.slug}` }), expected: [200, 200, 200, 200] },
     { method: 'POST', url: '/api/articles', call: async () => ({ path: '/api/articles', payload: { title: `Posted article ${++n}`, ...ARTICLE_TEXT } }), expected: [401, 403, 201, 201] },
+    { method: 'POST', url: '/api/articles/images', call: async () => ({ path: '/api/articles/images?type=image/png', payload: sampleImage('png'), raw: true }), expected: [401, 403, 201, 201] },
     // Articles are the site's, not one admin's: any admin edits any article.
     { method: 'PATCH', url: '/api/articles/:id', call: async () => ({ path: `/api/articles/${(await newArticle()).id}`, payload: { title: `Edited ${++n}` } }), expected: [401, 403, 200, 200] },
     { method: 'DELETE', url: '/api/articles/:id', call: async () => ({ path: `/api/articles/${(await newArticle()).id}` }), expected: [401, 403, 204, 204] },

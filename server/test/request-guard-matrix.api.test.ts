@@ -1,3 +1,4 @@
+import { sampleImage } from '../../tests/fakes/sample-images.ts';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -106,6 +107,7 @@ describe('request guard on every state-changing route', () => {
     'DELETE /api/agents/:id': async () => ({ path: `/api/agents/${(await newAgent()).id}`, payload: {} }),
     'POST /api/agents/:id/run': async () => ({ path: `/api/agents/${(await newAgent()).id}/run`, payload: {} }),
     'POST /api/articles': async () => ({ path: '/api/articles', payload: article() }),
+    'POST /api/articles/images': async () => ({ path: '/api/articles/images?type=image/png', payload: sampleImage('png'), raw: true }),
     'PATCH /api/articles/:id': async () => ({ path: `/api/articles/${await newArticleId()}`, payload: { title: `Edited ${++n}` } }),
     'DELETE /api/articles/:id': async () => ({ path: `/api/articles/${await newArticleId()}`, payload: {} }),
     'POST /api/articles/:id/revisions/:revisionId/restore': async () => {

@@ -2,7 +2,7 @@ import { INSIGHTS_PAGE_SIZE, insightsPageFrom, type TSitePage } from '../../../c
 import { tagFeedPath, tagPath } from '../../../contracts/tag-paths.ts';
 import type { PageMeta, PageResolver } from '../../lib/http/page-meta.ts';
 import { articleJsonLd } from './article-structured-data.ts';
-import { toPublicArticle, type ArticlesService, type PublishedArticle } from './articles.service.ts';
+import { toPublicArticle, toSummary, type ArticlesService, type PublishedArticle } from './articles.service.ts';
 import { socialImageOf } from './social-card.ts';
 
 const ARTICLE_PATH = /^\/insights\/([^/]+)\/?$/;
@@ -87,7 +87,7 @@ async function tagPage(articles: ArticlesService, rawSlug: string, query: URLSea
   const { tag } = tagged;
   const page = insightsPageFrom(query.get('page'));
   const offset = (page - 1) * INSIGHTS_PAGE_SIZE;
-  const items = tagged.articles.slice(offset, offset + INSIGHTS_PAGE_SIZE).map(({ id, slug, title, category, excerpt, createdAt, publishedAt, readTime }) => ({ id, slug, title, category, excerpt, createdAt, publishedAt, readTime }));
+  const items = tagged.articles.slice(offset, offset + INSIGHTS_PAGE_SIZE).map(toSummary);
   const meta: PageMeta = {
     title: `Articles tagged ${tag.name} · ${siteName}`,
     description: `Articles on ${tag.name} from ${siteName}.`,

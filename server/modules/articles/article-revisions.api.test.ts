@@ -59,8 +59,8 @@ describe('article revisions', () => {
     expect(revisions.every((r) => !Number.isNaN(Date.parse(r.createdAt)))).toBe(true);
     const second = await read(article.id, revisions[1]!.id);
     const { published: _state, ...text } = valid;
-    // The further tags too (decision 0100): none here.
-    expect(second.fields).toEqual({ ...text, content: `# Second\n\n${'The second text of the article. '.repeat(3)}`, tags: [] });
+    // The further tags and the cover too (decisions 0100, 0099): none here.
+    expect(second.fields).toEqual({ ...text, content: `# Second\n\n${'The second text of the article. '.repeat(3)}`, tags: [], coverImageId: null, coverAlt: null });
     expect((await read(article.id, revisions[0]!.id)).fields.title).toBe('Revisions of an article, retitled');
   });
 

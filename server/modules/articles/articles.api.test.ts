@@ -33,11 +33,12 @@ describe('GET /api/articles', () => {
   afterAll(async () => t.close());
 
   // publishedAt (docs/decisions/0098): a row published before it had one shows its creation date.
+  // cover (docs/decisions/0099): null without one.
   it('lists published articles only, newest first, with the list fields only', async () => {
     const body = (await t.request({ url: '/api/articles' })).json();
     expect(body).toEqual([
-      { id: expect.any(String), slug: 'new', title: 'New post', category: 'Data', excerpt: 'A newer excerpt', createdAt: day(3).toISOString(), publishedAt: day(3).toISOString(), readTime: '7 min read' },
-      { id: expect.any(String), slug: 'old', title: 'Old post', category: 'AI', excerpt: 'An older excerpt', createdAt: day(1).toISOString(), publishedAt: day(1).toISOString(), readTime: '5 min read' },
+      { id: expect.any(String), slug: 'new', title: 'New post', category: 'Data', excerpt: 'A newer excerpt', createdAt: day(3).toISOString(), publishedAt: day(3).toISOString(), readTime: '7 min read', cover: null },
+      { id: expect.any(String), slug: 'old', title: 'Old post', category: 'AI', excerpt: 'An older excerpt', createdAt: day(1).toISOString(), publishedAt: day(1).toISOString(), readTime: '5 min read', cover: null },
     ]);
     expect(JSON.stringify(body)).not.toContain('Secret draft');
   });

@@ -1,16 +1,20 @@
 import { and, desc, eq, getTableColumns, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
-import { articles, users } from '../../db/schema.ts';
+import { articleImages, articles, users } from '../../db/schema.ts';
 import { articleTagsColumn } from './tags.repo.ts';
 
 export type ArticleRow = typeof articles.$inferSelect;
+/** An article with its cover's size (docs/decisions/0099): null without a cover. */
+export type ArticleWithCover = ArticleRow & { coverWidth: number | null; coverHeight: number | null };
+/** The cover's size, read with a left join on article_images. */
+const coverSize = { coverWidth: articleImages.width, coverHeight: articleImages.height };
 /** An article with its author's name, which its public page names (JSON-LD): null when the
  * author's account is gone. */
-export type ArticleWithAuthor = ArticleRow & { authorName: string | null; authorPicture: string | null };
+export type ArticleWithAuthor = ArticleWithCover & { authorName: string | null; authorPicture: string | null };
 export type NewArticle = Omit<typeof articles.$inferInsert, 'id' | 'createdAt' | 'updatedAt'>;
 /** The columns a save changes; the publication's may be SQL of the row's own values. */
 export type ArticlePatch = {
-  [K in 'title' | 'category' | 'excerpt' | 'content' | 'readTime' | 'status' | 'publishAt' | 'publishedAt' | 'metaTitle' | 'metaDescription' | 'canonicalUrl']?: ArticleRow[K] | SQL;
+  [K in 'title' | 'category' | 'excerpt' | 'content' | 'readTime' | 'status' | 'publishAt' | 'publishedAt' | 'metaTitle' | 'metaDescription' | 'canonicalUrl' | 'coverImageId' | 'coverAlt']?: ArticleRow[K] | SQL;
 };
 
 /** The date the public pages show: when it went public (its creation for a row without one). */
@@ -33,27 +37,40 @@ export async function listPublishedArticles(db: Db) {
       readTime: articles.readTime,
       canonicalUrl: articles.canonicalUrl,
       tags: articleTagsColumn,
+      coverImageId: articles.coverImageId,
+      coverAlt: articles.coverAlt,
+      ...coverSize,
     })
     .from(articles)
+    .leftJoin(articleImages, eq(articleImages.id, articles.coverImageId))
     .where(eq(articles.status, 'published'))
     .orderBy(desc(publicDate), desc(articles.id));
 }
 
-export async function listAllArticles(db: Db): Promise<ArticleRow[]> {
-  return db.select().from(articles).orderBy(...newestFirst);
+export async function listAllArticles(db: Db): Promise<ArticleWithCover[]> {
+  return db
+    .select({ ...getTableColumns(articles), ...coverSize })
+    .from(articles)
+    .leftJoin(articleImages, eq(articleImages.id, articles.coverImageId))
+    .orderBy(...newestFirst);
 }
 
 export async function findArticleBySlug(db: Db, slug: string): Promise<ArticleWithAuthor | undefined> {
   const [row] = await db
-    .select({ ...getTableColumns(articles), authorName: users.name, authorPicture: users.profilePicture })
+    .select({ ...getTableColumns(articles), authorName: users.name, authorPicture: users.profilePicture, ...coverSize })
     .from(articles)
     .leftJoin(users, eq(users.id, articles.authorId))
+    .leftJoin(articleImages, eq(articleImages.id, articles.coverImageId))
     .where(eq(articles.slug, slug));
   return row;
 }
 
-export async function findArticleById(db: Db, id: string): Promise<ArticleRow | undefined> {
-  const [row] = await db.select().from(articles).where(eq(articles.id, id));
+export async function findArticleById(db: Db, id: string): Promise<ArticleWithCover | undefined> {
+  const [row] = await db
+    .select({ ...getTableColumns(articles), ...coverSize })
+    .from(articles)
+    .leftJoin(articleImages, eq(articleImages.id, articles.coverImageId))
+    .where(eq(articles.id, id));
   return row;
 }
 

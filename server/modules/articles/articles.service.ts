@@ -17,14 +17,18 @@ import {
   updateArticle,
   type ArticlePatch,
   type ArticleRow,
+  type ArticleWithCover,
 } from './articles.repo.ts';
+import { findImage } from './article-images.repo.ts';
+import { articleImageSources, CARD_IMAGE_SIZES, CONTENT_IMAGE_SIZES, type TArticleCover } from '../../../contracts/article-images.ts';
+import { COVER_ALT_REQUIRED } from '../../../contracts/articles.ts';
 import type { ArticleSchedule } from './article-schedule.ts';
 import { findRevision, listRevisions, newestRevisionFields, recordRevision } from './article-revisions.repo.ts';
 import { slugCandidate, slugify, tagSlug } from './slug.ts';
 import { setArticleTags, tagsOfArticles, type TagToSet } from './tags.repo.ts';
 
 /** A list entry as the API's lists show it. */
-const toSummary = ({ updatedAt: _u, canonicalUrl: _c, tags: _t, ...summary }: PublishedSummary): TArticleSummary => summary;
+export const toSummary = ({ updatedAt: _u, canonicalUrl: _c, tags: _t, ...summary }: PublishedSummary): TArticleSummary => summary;
 
 /** Related articles at the end of an article's page (decision 0100). */
 const RELATED_MAX = 3;
@@ -43,11 +47,18 @@ export type ArticlesServiceDeps = {
 type PublishedSummary = TArticleSummary & { updatedAt: string; canonicalUrl: string | null; tags: TArticleTag[] };
 /** A tag's public page (decision 0100): the tag and its published articles, newest first. */
 export type TaggedArticles = { tag: TArticleTag; articles: PublishedSummary[] };
-type SeoField = 'metaTitle' | 'metaDescription' | 'canonicalUrl' | 'tags';
-/** A new article's fields; the search and social ones and the further tags may be left out (none). */
+type SeoField = 'metaTitle' | 'metaDescription' | 'canonicalUrl' | 'tags' | 'coverImageId' | 'coverAlt';
+/** A new article's fields; the search and social ones, the further tags and the cover may be left out (none). */
 type NewArticleInput = Omit<z.output<typeof ZArticleInput>, SeoField> & Partial<Pick<z.output<typeof ZArticleInput>, SeoField>>;
 
-export function toApiArticle(row: ArticleRow, tags: TArticleTag[]): TArticle {
+/** An article's cover as the pages show it (docs/decisions/0099), or null. */
+export function coverOf(row: { coverImageId: string | null; coverAlt: string | null; coverWidth: number | null; coverHeight: number | null }, place: 'page' | 'card' = 'page'): TArticleCover | null {
+  if (!row.coverImageId || row.coverWidth === null || row.coverHeight === null) return null;
+  const shown = place === 'card' ? { sizes: CARD_IMAGE_SIZES, loading: 'lazy' as const } : { sizes: CONTENT_IMAGE_SIZES, fetchPriority: 'high' as const };
+  return { alt: row.coverAlt ?? '', ...shown, ...articleImageSources({ id: row.coverImageId, width: row.coverWidth, height: row.coverHeight }) };
+}
+
+export function toApiArticle(row: ArticleWithCover, tags: TArticleTag[]): TArticle {
   return {
     id: row.id,
     slug: row.slug,
@@ -67,6 +78,9 @@ export function toApiArticle(row: ArticleRow, tags: TArticleTag[]): TArticle {
     metaDescription: row.metaDescription,
     canonicalUrl: row.canonicalUrl,
     tags,
+    coverImageId: row.coverImageId,
+    coverAlt: row.coverAlt,
+    cover: coverOf(row),
   };
 }
 
@@ -118,7 +132,8 @@ function withoutAuthorName({ authorName: _name, ...article }: PublishedArticle):
 
 /** Whether two revisions' texts are the same (tags compared by value; none before 0100 = []). */
 function sameRevisionText(a: TArticleRevisionFields, b: TArticleRevisionFields): boolean {
-  return ARTICLE_REVISION_FIELDS.every((field) => (field === 'tags' ? JSON.stringify(a.tags ?? []) === JSON.stringify(b.tags ?? []) : a[field] === b[field]));
+  // A revision kept before tags or covers has none (undefined): the same as none set.
+  return ARTICLE_REVISION_FIELDS.every((field) => (field === 'tags' ? JSON.stringify(a.tags ?? []) === JSON.stringify(b.tags ?? []) : (a[field] ?? null) === (b[field] ?? null)));
 }
 
 /**
@@ -147,11 +162,20 @@ const revisionFieldsOf = (row: ArticleRow, tags: TagToSet[]): TArticleRevisionFi
   content: row.content,
   readTime: row.readTime,
   tags: tags.slice(1).map((tag) => tag.name),
+  coverImageId: row.coverImageId,
+  coverAlt: row.coverAlt,
 });
 
 /** What a visitor's read carries: the page's fields, never the author's id or the draft state. */
-export function toPublicArticle({ id, slug, title, category, excerpt, content, createdAt, publishedAt, readTime, metaTitle, metaDescription, tags, author, related }: TArticle): TPublicArticle {
-  return { id, slug, title, category, excerpt, content, createdAt, publishedAt, readTime, metaTitle, metaDescription, tags, ...(author !== undefined && { author }), ...(related && { related }) };
+export function toPublicArticle({ id, slug, title, category, excerpt, content, createdAt, publishedAt, readTime, metaTitle, metaDescription, tags, author, related, cover }: TArticle): TPublicArticle {
+  return { id, slug, title, category, excerpt, content, createdAt, publishedAt, readTime, metaTitle, metaDescription, tags, cover, ...(author !== undefined && { author }), ...(related && { related }) };
+}
+
+/** A cover must be an uploaded image (400 on the field otherwise). */
+async function assertCoverExists(db: Db, coverImageId: string | null | undefined): Promise<void> {
+  if (typeof coverImageId === 'string' && !(await findImage(db, coverImageId))) {
+    throw new AppError('BAD_REQUEST', 'Invalid request', [{ path: 'coverImageId', message: 'Cover image must be an uploaded image' }]);
+  }
 }
 
 export function createArticlesService({ db, invalidations, schedule, now = () => new Date() }: ArticlesServiceDeps) {
@@ -194,8 +218,10 @@ export function createArticlesService({ db, invalidations, schedule, now = () =>
       tagged: new Map(),
       authors: new Set(),
       list: listPublishedArticles(db).then((rows) =>
-        rows.map(({ updatedAt, createdAt, publishedAt, ...row }) => ({
+        rows.map(({ updatedAt, createdAt, publishedAt, coverImageId, coverAlt, coverWidth, coverHeight, ...row }) => ({
           ...row,
+          // The lists' covers show on cards.
+          cover: coverOf({ coverImageId, coverAlt, coverWidth, coverHeight }, 'card'),
           createdAt: createdAt.toISOString(),
           publishedAt: publishedAt.toISOString(),
           updatedAt: updatedAt.toISOString(),
@@ -320,6 +346,7 @@ export function createArticlesService({ db, invalidations, schedule, now = () =>
     const base = slugify(input.title);
     const { published, publishAt, tags: further = [], ...text } = input;
     const tags = tagsToSet(text.category, further);
+    await assertCoverExists(db, text.coverImageId);
     const at = now();
     const state = typeof publishAt === 'string' ? { status: 'scheduled' as const, publishAt: new Date(publishAt) } : published ? { status: 'published' as const, publishedAt: at } : { status: 'draft' as const };
     for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt++) {
@@ -328,7 +355,7 @@ export function createArticlesService({ db, invalidations, schedule, now = () =>
         if (row) await setArticleTags(tx, row.id, tags);
         if (row) await recordRevision(tx, row.id, authorId, revisionFieldsOf(row, tags));
         if (row?.publishAt) await schedule.schedule(tx, row.id, row.publishAt);
-        return row;
+        return row ? findArticleById(tx, row.id) : undefined;
       });
       if (written) return getForAdmin(written.id);
     }
@@ -341,8 +368,11 @@ export function createArticlesService({ db, invalidations, schedule, now = () =>
     const { published, publishAt, tags: further, ...text } = input;
     const publication = publicationChange({ published, publishAt }, now());
     const patch: ArticlePatch = { ...text, ...publication?.patch };
+    await assertCoverExists(db, text.coverImageId);
     const row = await writeAndInvalidate(async (tx) => {
       const updated = await updateArticle(tx, id, patch);
+      // Checked on the saved row, so a patch that clears the alt text of a kept cover is refused too.
+      if (updated?.coverImageId && !updated.coverAlt) throw new AppError('BAD_REQUEST', 'Invalid request', [{ path: 'coverAlt', message: COVER_ALT_REQUIRED }]);
       if (updated && publication) {
         if (publication.scheduleAt) await schedule.schedule(tx, id, publication.scheduleAt);
         else await schedule.cancel(tx, id);
@@ -357,7 +387,7 @@ export function createArticlesService({ db, invalidations, schedule, now = () =>
         const text = revisionFieldsOf(updated, tags);
         if (!newestText || !sameRevisionText(newestText, text)) await recordRevision(tx, id, editorId, text);
       }
-      return updated;
+      return updated ? findArticleById(tx, id) : undefined;
     });
     if (!row) throw new AppError('NOT_FOUND', 'Article not found');
     return getForAdmin(row.id);

@@ -195,7 +195,8 @@ describe('article authoring', () => {
     const article = (await create({ ...valid, title: 'Who wrote this one', published: true })).json();
     expect(article.authorId).toBe(authorId); // the admin's own read keeps it
 
-    const pageFields = ['id', 'slug', 'title', 'category', 'excerpt', 'createdAt', 'publishedAt', 'readTime'];
+    // The cover (docs/decisions/0099): its image id, size and alt text, never who uploaded it.
+    const pageFields = ['id', 'slug', 'title', 'category', 'excerpt', 'createdAt', 'publishedAt', 'readTime', 'cover'];
     const list = (await t.request({ url: '/api/articles' })).json() as object[];
     for (const item of list) expect(Object.keys(item).sort()).toEqual([...pageFields].sort());
     for (const cookie of [undefined, guest]) {

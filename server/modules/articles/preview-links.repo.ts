@@ -1,7 +1,7 @@
 import { and, desc, eq, gt, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
-import { articlePreviewLinks, articles, users } from '../../db/schema.ts';
-import type { ArticleRow } from './articles.repo.ts';
+import { articleImages, articlePreviewLinks, articles, users } from '../../db/schema.ts';
+import type { ArticleWithCover } from './articles.repo.ts';
 
 const linkColumns = {
   id: articlePreviewLinks.id,
@@ -41,11 +41,12 @@ export async function revokePreviewLink(db: Db, articleId: string, linkId: strin
 }
 
 /** The article a working link's token hash opens, or undefined. */
-export async function findArticleByPreviewToken(db: Db, tokenHash: string, now: Date): Promise<ArticleRow | undefined> {
+export async function findArticleByPreviewToken(db: Db, tokenHash: string, now: Date): Promise<ArticleWithCover | undefined> {
   const [row] = await db
-    .select({ article: articles })
+    .select({ article: articles, coverWidth: articleImages.width, coverHeight: articleImages.height })
     .from(articlePreviewLinks)
     .innerJoin(articles, eq(articles.id, articlePreviewLinks.articleId))
+    .leftJoin(articleImages, eq(articleImages.id, articles.coverImageId))
     .where(and(eq(articlePreviewLinks.tokenHash, tokenHash), working(now)));
-  return row?.article;
+  return row && { ...row.article, coverWidth: row.coverWidth, coverHeight: row.coverHeight };
 }

@@ -24,11 +24,15 @@ export function cardContentOf(article: Pick<TArticle, 'title' | 'category'>, sit
 export const cardPath = (slug: string, hash: string) => `/og/${encodeURIComponent(slug)}/${hash}.png`;
 
 /**
- * The one place that chooses an article's social image: today always the card generated from
- * its title, category and the site's name; when articles get a cover (issue 34 item 3), the
- * cover goes first here.
+ * The one place that chooses an article's social image: its cover when it has one (the JPEG of
+ * its largest width, docs/decisions/0099: not every site reads WebP), else the card generated
+ * from its title, category and the site's name.
  */
-export function socialImageOf(article: Pick<TArticle, 'slug' | 'title' | 'category'>, publicUrl: string, siteName: string): PageImage {
+export function socialImageOf(article: Pick<TArticle, 'slug' | 'title' | 'category' | 'cover'>, publicUrl: string, siteName: string): PageImage {
+  if (article.cover) {
+    const { src, width, height, alt } = article.cover;
+    return { url: `${publicUrl}${src.replace(/\.webp$/, '.jpg')}`, width, height, type: 'image/jpeg', alt };
+  }
   const content = cardContentOf(article, siteName);
   return {
     url: `${publicUrl}${cardPath(article.slug, cardHash(content))}`,

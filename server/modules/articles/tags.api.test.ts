@@ -135,7 +135,7 @@ describe('tags and authors (issue 34 item 4)', () => {
     expect(body.tag).toEqual({ name: 'Logistics', slug: 'logistics' });
     expect(body.items.map((a: { slug: string }) => a.slug)).toEqual([newer.slug, older.slug]);
     expect(body.total).toBe(2);
-    expect(Object.keys(body.items[0]).sort()).toEqual(['category', 'createdAt', 'excerpt', 'id', 'publishedAt', 'readTime', 'slug', 'title']);
+    expect(Object.keys(body.items[0]).sort()).toEqual(['category', 'cover', 'createdAt', 'excerpt', 'id', 'publishedAt', 'readTime', 'slug', 'title']);
     expect((await t.request({ url: '/api/articles/tag/logistics?limit=1&offset=1' })).json().items.map((a: { slug: string }) => a.slug)).toEqual([older.slug]);
 
     const page = await t.request({ url: '/insights/tag/logistics' });

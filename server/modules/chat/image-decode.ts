@@ -64,6 +64,28 @@ export async function decodeImage(type: TChatImageType, bytes: Uint8Array): Prom
   }
 }
 
+/** An image's pixels, RGBA, row by row (the codecs' ImageData). */
+export type Pixels = { data: Uint8ClampedArray; width: number; height: number };
+
+/**
+ * The pixels of a still PNG, JPEG or WebP whose header size the caller has bounded and which
+ * `decodeImage` found whole (the article images re-encode them, docs/decisions/0099). Throws
+ * when a decoder does.
+ */
+export async function decodePixels(type: 'image/png' | 'image/jpeg' | 'image/webp', bytes: Uint8Array): Promise<Pixels> {
+  switch (type) {
+    case 'image/png':
+      await pngReady();
+      return decodePng(arrayBuffer(bytes));
+    case 'image/jpeg':
+      await jpegReady();
+      return decodeJpeg(arrayBuffer(bytes));
+    case 'image/webp':
+      await webpReady();
+      return decodeWebp(arrayBuffer(bytes));
+  }
+}
+
 let dirty = false;
 /** True once a decoder has thrown in this thread: its worker should end and a new one take over. */
 export const decodersNeedFreshStart = (): boolean => dirty;

@@ -332,7 +332,7 @@ function oversizeBodies(sample: Json, limit: number): fc.Arbitrary<BodyCase> {
  * magic of one format with the rest of another), the sample under other content types, and
  * bodies over its limit.
  */
-export function rawBodyCases(sample: string, limit: number): fc.Arbitrary<BodyCase> {
+export function rawBodyCases(sample: string | Buffer, limit: number): fc.Arbitrary<BodyCase> {
   const octets = 'application/octet-stream';
   const magics = ['%PDF-1.7\n', 'PK\u0003\u0004', 'PK\u0005\u0006', '<!doctype html>', '\uFEFF', '\u0089PNG\r\n\u001a\n'];
   return fc.oneof(

@@ -30,6 +30,9 @@ import { ZCreateShare, ZShareIdParams } from '../../../contracts/share-links.ts'
 import { IMAGE_UPLOAD_BODY_LIMIT } from '../../modules/chat/images.routes.ts';
 import { ZDocumentParams, ZPassageParams, ZUploadDocumentQuery } from '../../../contracts/documents.ts';
 import { ZListDocumentsQuery } from '../../modules/documents/documents.routes.ts';
+import { ZUploadArticleImageQuery } from '../../modules/articles/article-images.routes.ts';
+import { ARTICLE_IMAGE_LIMITS } from '../../../contracts/article-images.ts';
+import { sampleImage } from '../../../tests/fakes/sample-images.ts';
 
 /** The hostile test's DOCUMENT_MAX_MB: oversize cases stay small. */
 export const HOSTILE_DOCUMENT_MAX_MB = 1;
@@ -60,7 +63,7 @@ export type Endpoint = {
   sampleQuery?: string;
   body?: { contract: Contract | null; sample: Json };
   /** A route whose body is a file's raw bytes (application/octet-stream), with a valid sample file's text. */
-  rawBody?: { sample: string };
+  rawBody?: { sample: string | Buffer };
   /** The route's own body limit, when it is not the app's 1 MB. */
   bodyLimit?: number;
   /**
@@ -263,6 +266,16 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'POST', route: '/api/chat/images', actor: 'admin', body: { contract: { schema: ZUploadImage }, sample: imageBody() }, bodyLimit: IMAGE_UPLOAD_BODY_LIMIT },
   { method: 'GET', route: '/api/chat/images/:id', actor: 'admin', param: imageId },
   { method: 'DELETE', route: '/api/chat/images/:id', actor: 'admin', param: { ...imageId, freshEachRequest: true } },
+  // Article images: a file's raw bytes, its type in the query (docs/decisions/0099).
+  {
+    method: 'POST',
+    route: '/api/articles/images',
+    actor: 'admin',
+    query: { schema: ZUploadArticleImageQuery },
+    sampleQuery: '?type=image/png',
+    rawBody: { sample: sampleImage('png') },
+    bodyLimit: ARTICLE_IMAGE_LIMITS.maxBytes,
+  },
   // Documents: a file's raw bytes, under DOCUMENT_MAX_MB (1 in this test), each user's own (docs/decisions/0081).
   {
     method: 'POST',

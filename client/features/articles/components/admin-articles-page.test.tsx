@@ -31,6 +31,9 @@ const article = (n: number, overrides: Partial<TArticle> = {}): TArticle => ({
   metaDescription: null,
   canonicalUrl: null,
   tags: [],
+  coverImageId: null,
+  coverAlt: null,
+  cover: null,
   ...overrides,
 });
 

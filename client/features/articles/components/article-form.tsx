@@ -13,7 +13,9 @@ import { apiRequest, errorMessage } from '../../../lib/api-client.ts';
 import { useAuth } from '../../../lib/auth-context.ts';
 import { notify } from '../../../lib/notify.ts';
 import { invalidateArticles } from '../api/articles-api.ts';
+import { uploadArticleImage } from '../api/article-images-api.ts';
 import { unsavedWorkKey, useUnsavedBackstop } from '../lib/unsaved-backstop.ts';
+import { ArticleCoverField, coverChanges } from './article-cover-field.tsx';
 import { ArticleSeoFields, seoChanges, seoDefaults } from './article-seo-fields.tsx';
 import { MarkdownEditor } from './markdown-editor.tsx';
 import { PublishingSection } from './publishing-section.tsx';
@@ -47,6 +49,8 @@ export function ArticleForm({ article }: { article?: TArticle }) {
     ...seoDefaults(article),
     publishAt: article?.publishAt ?? null,
     tags: article?.tags.slice(1).map((tag) => tag.name) ?? [],
+    coverImageId: article?.coverImageId ?? null,
+    coverAlt: article?.coverAlt ?? '',
   };
   const {
     register,
@@ -72,8 +76,8 @@ export function ArticleForm({ article }: { article?: TArticle }) {
   };
 
   const save = useMutation({
-    mutationFn: ({ metaTitle, metaDescription, canonicalUrl, tags, ...spec }: ArticleValues) => {
-      const values = { ...spec, ...seoChanges({ metaTitle, metaDescription, canonicalUrl }, article), ...tagsChange(tags, article) };
+    mutationFn: ({ metaTitle, metaDescription, canonicalUrl, coverImageId, coverAlt, tags, ...spec }: ArticleValues) => {
+      const values = { ...spec, ...seoChanges({ metaTitle, metaDescription, canonicalUrl }, article), ...coverChanges({ coverImageId, coverAlt }, article), ...tagsChange(tags, article) };
       return article
         ? apiRequest<TArticle>('PATCH', `/api/articles/${encodeURIComponent(article.id)}`, values)
         : apiRequest<TArticle>('POST', '/api/articles', { ...values, authorId: user?.id ?? null });
@@ -107,12 +111,14 @@ export function ArticleForm({ article }: { article?: TArticle }) {
       <Field label="Excerpt" hint="A short summary shown on the article cards." error={errors.excerpt}>
         {(props) => <textarea {...props} rows={3} className={CONTROL} {...register('excerpt')} />}
       </Field>
+      <ArticleCoverField article={article} control={control} register={register} errors={errors} className={CONTROL} />
       <MarkdownEditor
         label="Content"
         hint="Markdown: headings, lists, links, emphasis, code and tables."
         error={errors.content}
         registration={register('content')}
         control={control}
+        uploadImage={uploadArticleImage}
       />
 
       <ArticleSeoFields article={article} register={register} errors={errors} className={CONTROL} />

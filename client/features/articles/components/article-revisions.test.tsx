@@ -30,6 +30,9 @@ const saved: TArticle = {
   metaDescription: null,
   canonicalUrl: null,
   tags: [{ name: 'Automation', slug: 'automation' }],
+  coverImageId: null,
+  coverAlt: null,
+  cover: null,
 };
 const summary = (number: number, author: TArticleRevisionSummary['author']): TArticleRevisionSummary => ({
   id: `00000000-0000-4000-8000-00000000010${number}`,

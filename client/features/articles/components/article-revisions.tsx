@@ -12,8 +12,10 @@ import { useTimes } from '../../../lib/times.ts';
 import { articleRevisionKey, articleRevisionsKey, invalidateArticles } from '../api/articles-api.ts';
 import { diffLines } from '../lib/line-diff.ts';
 
-/** The fields a comparison shows, in the form's order, with the form's labels. */
-const COMPARED: Array<[keyof TArticleRevisionFields, string]> = [
+/** The fields a comparison shows, in the form's order, with the form's labels: the text ones,
+ * line by line (the cover, docs/decisions/0099, is restored with them but not compared). */
+type ComparedField = Exclude<keyof TArticleRevisionFields, 'coverImageId' | 'coverAlt'>;
+const COMPARED: Array<[ComparedField, string]> = [
   ['title', 'Title'],
   ['category', 'Category'],
   ['readTime', 'Read Time'],
@@ -23,10 +25,10 @@ const COMPARED: Array<[keyof TArticleRevisionFields, string]> = [
 ];
 
 /** A field's text to compare: the further tags one a line (decision 0100), the others as they are. */
-const savedText = (article: TArticle, field: keyof TArticleRevisionFields): string =>
+const savedText = (article: TArticle, field: ComparedField): string =>
   field === 'tags' ? article.tags.slice(1).map((tag) => tag.name).join('\n') : article[field];
 /** The revision's; null for tags in a revision saved before tags existed (restoring it leaves them). */
-const revisionText = (fields: TArticleRevisionFields, field: keyof TArticleRevisionFields): string | null =>
+const revisionText = (fields: TArticleRevisionFields, field: ComparedField): string | null =>
   field === 'tags' ? (fields.tags?.join('\n') ?? null) : fields[field];
 
 /**

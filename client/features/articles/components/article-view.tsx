@@ -66,6 +66,12 @@ export function ArticleView({ shown, Body }: { shown: ShownArticle; Body: Articl
       ) : (
         <article className="mt-8">
           <Header article={shown.article} draft={shown.draft === true} />
+          {shown.article.cover && (
+            // The page's largest paint: fetched first, its box sized before it arrives.
+            // Its attributes (srcset, sizes, size, fetchpriority high: the page's largest paint)
+            // come made from the server, its look from styles.css (the page's JavaScript has a budget).
+            <img {...shown.article.cover} className="article-cover" />
+          )}
           <div className="mt-8 border-t border-slate-200 pt-2">
             <Body {...shown.article} />
           </div>

@@ -16,6 +16,7 @@ const summary = (n: number): TArticleSummary => ({
   createdAt: '2025-03-15T12:00:00.000Z',
   publishedAt: '2025-03-15T12:00:00.000Z',
   readTime: '4 min read',
+  cover: null,
 });
 
 /** The list API: `total` published articles, newest (highest number) first, served for any

@@ -5,6 +5,7 @@ import { Field } from '../../../components/field.tsx';
 import { editTextarea } from '../lib/edit-textarea.ts';
 import { markdownEdit, type MarkdownCommand } from '../lib/markdown-commands.ts';
 import { MarkdownToolbar, shortcutCommand } from './markdown-toolbar.tsx';
+import { useMarkdownImageUpload } from './markdown-image-upload.tsx';
 
 const TEXTAREA =
   'block w-full resize-y rounded-b-md border border-slate-300 bg-white px-3 py-2 font-mono text-sm text-slate-900 shadow-sm placeholder:text-slate-400 ' +
@@ -18,6 +19,8 @@ type MarkdownEditorProps<T extends FieldValues> = {
   registration: UseFormRegisterReturn<Path<T>>;
   /** The form's control, to follow the field's value for the preview. */
   control: Control<T>;
+  /** Uploads an image to insert (docs/decisions/0099); without it, no image button, paste or drop. */
+  uploadImage?: (file: File) => Promise<{ markdownUrl: string }>;
 };
 
 /**
@@ -26,8 +29,9 @@ type MarkdownEditorProps<T extends FieldValues> = {
  * renderer (ArticleMarkdown), so it looks and is sanitised exactly as the page will be; it
  * follows the text through useDeferredValue so typing stays smooth in a long article.
  */
-export function MarkdownEditor<T extends FieldValues>({ label, hint, error, registration, control }: MarkdownEditorProps<T>) {
+export function MarkdownEditor<T extends FieldValues>({ label, hint, error, registration, control, uploadImage }: MarkdownEditorProps<T>) {
   const textarea = useRef<HTMLTextAreaElement | null>(null);
+  const images = useMarkdownImageUpload(textarea, uploadImage);
   const previewHeading = useId();
   const value = useWatch({ control, name: registration.name }) as unknown;
   const preview = useDeferredValue(typeof value === 'string' ? value : '');
@@ -60,8 +64,11 @@ export function MarkdownEditor<T extends FieldValues>({ label, hint, error, regi
               }}
               rows={18}
               onKeyDown={onKeyDown}
+              onPaste={images.onPaste}
+              onDrop={images.onDrop}
               className={TEXTAREA}
             />
+            {images.controls}
           </>
         )}
       </Field>

@@ -15,6 +15,7 @@ const article = (n: number, overrides: Partial<TArticleSummary> = {}): TArticleS
   createdAt: `2025-0${n}-15T12:00:00.000Z`,
   publishedAt: `2025-0${n}-15T12:00:00.000Z`,
   readTime: `${n} min read`,
+  cover: null,
   ...overrides,
 });
 
