@@ -3,8 +3,9 @@
  * Without zod: the landing's cards import it, and its first-load JavaScript has a budget.
  */
 
-/** The widths kept of each image (each capped at the image's own width). */
-export const ARTICLE_IMAGE_WIDTHS = [480, 960, 1600] as const;
+/** The widths kept of each image (each capped at the image's own width). 720: the text column
+ * at one device pixel per CSS pixel, and a phone's screen (412 CSS px at 1.75) at its own. */
+export const ARTICLE_IMAGE_WIDTHS = [480, 720, 960, 1600] as const;
 
 /** The types an upload may be, read from its bytes and matching the declared content type. */
 export const ARTICLE_IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/webp'] as const;
@@ -44,8 +45,10 @@ export function articleImageMarkdownUrl(image: { id: string; width: number; heig
   return `${articleImageUrl(image.id, widths[Math.min(1, widths.length - 1)]!)}#${image.width}x${image.height}`;
 }
 
-/** An article's text column is at most 720 px wide (max-w-3xl less its padding). */
-export const CONTENT_IMAGE_SIZES = '(min-width: 768px) 720px, 100vw';
+/** An article's text column: at most 720 px wide (max-w-3xl less its padding); below that, the
+ * screen less the page's 1rem padding each side, so a phone 412 px wide at 1.75 device pixels
+ * per CSS pixel fetches the 720 variant, not the 960 that 100vw would ask for. */
+export const CONTENT_IMAGE_SIZES = '(min-width: 768px) 720px, calc(100vw - 2rem)';
 /** A card is a third of the 80rem page (lg), half of it (sm), or the screen's width. */
 export const CARD_IMAGE_SIZES = '(min-width: 1024px) 400px, (min-width: 640px) 50vw, 100vw';
 

@@ -35,11 +35,11 @@ test.describe('article images', () => {
     // An image in the text, at the cursor, its alt text selected to type over.
     await content.press('End');
     await page.getByLabel('Image file to insert').setInputFiles({ name: 'chart.png', mimeType: 'image/png', buffer: makePng(800, 400) });
-    await expect(content).toHaveValue(/!\[Describe this image\]\(\/media\/articles\/[0-9a-f-]{36}\/800\.webp#800x400\)$/);
+    await expect(content).toHaveValue(/!\[Describe this image\]\(\/media\/articles\/[0-9a-f-]{36}\/720\.webp#800x400\)$/);
     await page.keyboard.type('A chart of hours saved');
-    await expect(content).toHaveValue(/!\[A chart of hours saved\]\(\/media\/articles\/[0-9a-f-]{36}\/800\.webp#800x400\)$/);
+    await expect(content).toHaveValue(/!\[A chart of hours saved\]\(\/media\/articles\/[0-9a-f-]{36}\/720\.webp#800x400\)$/);
     const inPreview = page.getByRole('region', { name: 'Preview', exact: true }).getByRole('img', { name: 'A chart of hours saved' });
-    await expect(inPreview).toHaveAttribute('srcset', /480\.webp 480w, .*800\.webp 800w/);
+    await expect(inPreview).toHaveAttribute('srcset', /480\.webp 480w, .*720\.webp 720w, .*800\.webp 800w/);
     await expectNoSeriousViolations(page, testInfo, 'article-images-form');
 
     const created = page.waitForResponse((res) => res.request().method() === 'POST' && new URL(res.url()).pathname === '/api/articles');
@@ -56,7 +56,7 @@ test.describe('article images', () => {
       await expect(cover).toHaveAttribute('fetchpriority', 'high');
       await expect(cover).toHaveAttribute('width', '1280');
       await expect(cover).toHaveAttribute('height', '640');
-      await expect(cover).toHaveAttribute('srcset', /480\.webp 480w, .*960\.webp 960w, .*1280\.webp 1280w/);
+      await expect(cover).toHaveAttribute('srcset', /480\.webp 480w, .*720\.webp 720w, .*960\.webp 960w, .*1280\.webp 1280w/);
       await expect.poll(() => loaded(cover)).toBe(true);
       const picture = page.getByRole('img', { name: 'A chart of hours saved' });
       await expect(picture).toHaveAttribute('loading', 'lazy');

@@ -36,8 +36,8 @@ describe('article images', () => {
     const res = await upload(makePng(1200, 600), 'image/png');
     expect(res.statusCode).toBe(201);
     const image = res.json();
-    expect(image).toMatchObject({ width: 1200, height: 600, markdownUrl: `/media/articles/${image.id}/960.webp#1200x600` });
-    expect(image.urls.map((u: { width: number }) => u.width)).toEqual([480, 960, 1200]);
+    expect(image).toMatchObject({ width: 1200, height: 600, markdownUrl: `/media/articles/${image.id}/720.webp#1200x600` });
+    expect(image.urls.map((u: { width: number }) => u.width)).toEqual([480, 720, 960, 1200]);
     for (const { width, url } of image.urls as Array<{ width: number; url: string }>) {
       const served = await fetchUrl(url);
       expect(served.statusCode).toBe(200);
@@ -114,7 +114,7 @@ describe('article images', () => {
     const created = await create({ coverImageId: cover.id, coverAlt: 'A chart of invoices' });
     expect(created.statusCode).toBe(201);
     const at = (w: number) => `/media/articles/${cover.id}/${w}.webp`;
-    const expected = { alt: 'A chart of invoices', src: at(800), srcSet: `${at(480)} 480w, ${at(800)} 800w`, sizes: '(min-width: 768px) 720px, 100vw', fetchPriority: 'high', width: 800, height: 400 };
+    const expected = { alt: 'A chart of invoices', src: at(800), srcSet: `${at(480)} 480w, ${at(720)} 720w, ${at(800)} 800w`, sizes: '(min-width: 768px) 720px, calc(100vw - 2rem)', fetchPriority: 'high', width: 800, height: 400 };
     expect(created.json()).toMatchObject({ coverImageId: cover.id, coverAlt: 'A chart of invoices', cover: expected });
     const listed = (await t.request({ url: '/api/articles' })).json().find((a: { id: string }) => a.id === created.json().id);
     const { fetchPriority: _first, ...onCards } = expected;
@@ -146,11 +146,11 @@ describe('article images', () => {
     const created = (
       await t.request({ method: 'POST', url: '/api/articles', payload: { ...article, title: 'Covered and shared', coverImageId: cover.id, coverAlt: 'Invoices <on> a "desk"' }, cookie: admin })
     ).json();
-    const srcset = `/media/articles/${cover.id}/480.webp 480w, /media/articles/${cover.id}/960.webp 960w, /media/articles/${cover.id}/1000.webp 1000w`;
+    const srcset = [480, 720, 960, 1000].map((w) => `/media/articles/${cover.id}/${w}.webp ${w}w`).join(', ');
     const page = (await t.request({ url: `/insights/${created.slug}` })).body;
     // The page's data (what the server renders and the browser hydrates) carries the <img> attributes.
     const siteData = (html: string) => JSON.parse(/<script type="application\/json" id="site-page">(.*?)<\/script>/.exec(html)![1]!);
-    expect(siteData(page).article.cover).toEqual({ alt: 'Invoices <on> a "desk"', src: `/media/articles/${cover.id}/1000.webp`, srcSet: srcset, sizes: '(min-width: 768px) 720px, 100vw', width: 1000, height: 500, fetchPriority: 'high' });
+    expect(siteData(page).article.cover).toEqual({ alt: 'Invoices <on> a "desk"', src: `/media/articles/${cover.id}/1000.webp`, srcSet: srcset, sizes: '(min-width: 768px) 720px, calc(100vw - 2rem)', width: 1000, height: 500, fetchPriority: 'high' });
     const ogImage = /<meta property="og:image" content="([^"]+)"/.exec(page)![1]!;
     expect(ogImage).toBe(`${t.config.publicUrl}/media/articles/${cover.id}/1000.jpg`);
     expect(page).toContain('<meta property="og:image:type" content="image/jpeg"');

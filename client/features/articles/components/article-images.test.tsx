@@ -18,7 +18,7 @@ const IMAGE: TArticleImage = {
   id: IMAGE_ID,
   width: 1200,
   height: 600,
-  urls: [480, 960, 1200].map((width) => ({ width, url: `/media/articles/${IMAGE_ID}/${width}.webp` })),
+  urls: [480, 720, 960, 1200].map((width) => ({ width, url: `/media/articles/${IMAGE_ID}/${width}.webp` })),
   markdownUrl: `/media/articles/${IMAGE_ID}/960.webp#1200x600`,
 };
 /** A cover as the server answers it (docs/decisions/0099). */
@@ -134,8 +134,8 @@ describe('the Markdown renderer', () => {
   it('gives our images every width, their size and lazy loading; other images stay as they were', () => {
     render(<ArticleMarkdown>{`![A chart](${IMAGE.markdownUrl})\n\n![Remote](https://example.org/a.png)\n\n![Bad](javascript:alert(1))`}</ArticleMarkdown>);
     const ours = screen.getByRole('img', { name: 'A chart' });
-    expect(ours).toHaveAttribute('srcset', [480, 960, 1200].map((w) => `/media/articles/${IMAGE_ID}/${w}.webp ${w}w`).join(', '));
-    expect(ours).toHaveAttribute('sizes', '(min-width: 768px) 720px, 100vw');
+    expect(ours).toHaveAttribute('srcset', [480, 720, 960, 1200].map((w) => `/media/articles/${IMAGE_ID}/${w}.webp ${w}w`).join(', '));
+    expect(ours).toHaveAttribute('sizes', '(min-width: 768px) 720px, calc(100vw - 2rem)');
     expect(ours).toHaveAttribute('width', '1200');
     expect(ours).toHaveAttribute('height', '600');
     expect(ours).toHaveAttribute('loading', 'lazy');
@@ -150,7 +150,7 @@ describe('the Markdown renderer', () => {
 describe('covers on the pages', () => {
   const cover = COVER;
   it("the article page's cover is its main image: every width, its size, fetched first", () => {
-    const article = { ...sampleArticle({ cover: { ...cover, loading: undefined, fetchPriority: 'high', sizes: '(min-width: 768px) 720px, 100vw' } }), content: 'Text.' };
+    const article = { ...sampleArticle({ cover: { ...cover, loading: undefined, fetchPriority: 'high', sizes: '(min-width: 768px) 720px, calc(100vw - 2rem)' } }), content: 'Text.' };
     renderWithProviders(<ArticleView shown={{ status: 'success', article }} Body={() => null} />);
     const img = screen.getByRole('img', { name: 'A chart of invoices' });
     expect(img).toHaveAttribute('fetchpriority', 'high');
