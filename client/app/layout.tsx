@@ -18,7 +18,7 @@ export function PageLayout({ children }: { children: ReactNode }) {
           event.preventDefault();
           document.getElementById('main')?.focus();
         }}
-        className="sr-only rounded-md bg-white px-4 py-2 font-medium text-brand-700 shadow focus:not-sr-only focus:fixed focus:top-3 focus:left-3 focus:z-50 focus:outline-2 focus:outline-brand-600"
+        className="skip-link"
       >
         Skip to content
       </a>

@@ -59,14 +59,14 @@ describe('useReveal', () => {
 
     act(() => observers[0]!.callback([{ isIntersecting: false }]));
     expect(group).toHaveAttribute('data-shown', 'false');
-    expect(screen.getByText('first')).toHaveClass('motion-safe:opacity-0', 'duration-500', 'motion-reduce:transition-none');
+    expect(screen.getByText('first')).toHaveClass('reveal', 'reveal-hidden');
     expect(screen.getByText('third')).toHaveStyle({ transitionDelay: '200ms' });
     act(() => observers[0]!.callback([{ isIntersecting: false }]));
     expect(group).toHaveAttribute('data-shown', 'false');
 
     act(() => observers[0]!.callback([{ isIntersecting: true }]));
     expect(group).toHaveAttribute('data-shown', 'true');
-    expect(screen.getByText('first')).not.toHaveClass('motion-safe:opacity-0');
+    expect(screen.getByText('first')).not.toHaveClass('reveal-hidden');
     expect(observers[0]!.disconnected).toBe(true);
     expect(observers).toHaveLength(1);
   });
@@ -77,7 +77,7 @@ describe('useReveal', () => {
     render(<Revealed />);
     act(() => observers[0]!.callback([{ isIntersecting: true }]));
     expect(screen.getByTestId('group')).toHaveAttribute('data-shown', 'true');
-    expect(screen.getByText('first')).not.toHaveClass('motion-safe:opacity-0');
+    expect(screen.getByText('first')).not.toHaveClass('reveal-hidden');
     expect(observers[0]!.disconnected).toBe(true);
   });
 
@@ -86,7 +86,7 @@ describe('useReveal', () => {
     stubIntersectionObserver();
     render(<Revealed />);
     expect(screen.getByTestId('group')).toHaveAttribute('data-shown', 'true');
-    expect(screen.getByText('first')).not.toHaveClass('motion-safe:opacity-0');
+    expect(screen.getByText('first')).not.toHaveClass('reveal-hidden');
     expect(observers).toHaveLength(0);
   });
 

@@ -37,13 +37,13 @@ export function useReveal<T extends Element>() {
 }
 
 /**
- * Classes and style for one revealed item: fades and slides up over 0.5 s, `index` items of
+ * Classes (client/styles.css) and style for one revealed item: fades and slides up over 0.5 s, `index` items of
  * a group start 0.1 s apart. The hidden state applies only under `motion-safe`, so with reduced
  * motion the content is visible from the first paint and never moves.
  */
 export function revealStyle(shown: boolean, index = 0): { className: string; style?: CSSProperties } {
   return {
-    className: `transition duration-500 ease-out motion-reduce:transition-none ${shown ? '' : 'motion-safe:translate-y-6 motion-safe:opacity-0'}`,
+    className: shown ? 'reveal' : 'reveal reveal-hidden',
     style: index > 0 ? { transitionDelay: `${index * 100}ms` } : undefined,
   };
 }
