@@ -6,7 +6,8 @@ import type { ImageJob, ImageJobAnswer } from './article-image-worker.ts';
 const WORKER_URL = new URL('./article-image-worker.ts', import.meta.url);
 const retryLater = (message: string) => new AppError('UNAVAILABLE', message, undefined, { retryAfterSeconds: 5 });
 
-type Pending = { resolve(outcome: Awaited<ReturnType<typeof processArticleImage>>): void; reject(err: Error): void; timer: NodeJS.Timeout };
+/** An upload sent to `worker`, waiting for its answer. */
+type Pending = { worker: Worker; resolve(outcome: Awaited<ReturnType<typeof processArticleImage>>): void; reject(err: Error): void; timer: NodeJS.Timeout };
 
 /**
  * processArticleImage in a worker thread (docs/decisions/0099): decoding, resizing and encoding a
@@ -21,10 +22,13 @@ export function createImageThread({ timeoutMs = 60_000, idleMs = 30_000, workerU
   let nextId = 0;
   const pending = new Map<number, Pending>();
 
+  /** Ends `worker` and turns away the uploads it had; only its own: a thread ended after a
+   * timeout reports its exit later, when the next upload may already be in a new thread. */
   function end(worker: Worker, err: Error): void {
     if (thread === worker) thread = null;
     void worker.terminate();
     for (const [id, job] of pending) {
+      if (job.worker !== worker) continue;
       clearTimeout(job.timer);
       pending.delete(id);
       job.reject(err);
@@ -58,7 +62,7 @@ export function createImageThread({ timeoutMs = 60_000, idleMs = 30_000, workerU
       const worker = (thread ??= start());
       const id = ++nextId;
       const timer = setTimeout(() => end(worker, retryLater('The image could not be processed in time. Please try again.')), timeoutMs);
-      pending.set(id, { resolve, reject, timer });
+      pending.set(id, { worker, resolve, reject, timer });
       // A copy of its own, handed over (the caller keeps its bytes).
       const copy = new Uint8Array(bytes);
       worker.postMessage({ id, declaredType, bytes: copy } satisfies ImageJob, [copy.buffer as ArrayBuffer]);
