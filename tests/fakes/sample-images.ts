@@ -43,8 +43,9 @@ const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0
  * almost nothing (the shape of a decompression bomb). 'rgb' has a pattern that compresses poorly,
  * so cutting the file cuts pixels. `before` chunks go between the header and the image data.
  */
-export function makePng(width: number, height: number, { colors = 'rgb', before = [] }: { colors?: 'bw' | 'rgb'; before?: Buffer[] } = {}): Buffer {
-  const rowBytes = colors === 'bw' ? Math.ceil(width / 8) : width * 3;
+export function makePng(width: number, height: number, { colors = 'rgb', before = [] }: { colors?: 'bw' | 'rgb' | 'clear'; before?: Buffer[] } = {}): Buffer {
+  // 'clear': every pixel black and fully transparent (RGBA 0, 0, 0, 0), as a logo's background is.
+  const rowBytes = colors === 'bw' ? Math.ceil(width / 8) : colors === 'clear' ? width * 4 : width * 3;
   const raw = Buffer.alloc((rowBytes + 1) * height);
   if (colors === 'rgb') {
     for (let y = 0; y < height; y++) for (let i = 0; i < rowBytes; i++) raw[y * (rowBytes + 1) + 1 + i] = (i * 31 + y * 17 + ((i * y) >> 3)) & 255;
@@ -53,7 +54,7 @@ export function makePng(width: number, height: number, { colors = 'rgb', before 
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
   header[8] = colors === 'bw' ? 1 : 8; // bit depth
-  header[9] = colors === 'bw' ? 0 : 2; // greyscale, or truecolour
+  header[9] = colors === 'bw' ? 0 : colors === 'clear' ? 6 : 2; // greyscale, truecolour with alpha, or truecolour
   return Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', header), ...before, pngChunk('IDAT', deflateSync(raw, { level: 9 })), pngChunk('IEND')]);
 }
 

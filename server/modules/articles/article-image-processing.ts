@@ -19,6 +19,25 @@ const { maxPixels, maxSide } = ARTICLE_IMAGE_LIMITS;
 const WEBP_QUALITY = 80;
 const JPEG_QUALITY = 82;
 
+/**
+ * The pixels laid on white: JPEG has no transparency, and its encoder drops the alpha channel,
+ * so a transparent PNG's clear pixels (most often black with alpha 0) would show black in link
+ * previews. Opaque images are returned as they are.
+ */
+export function onWhite(pixels: Pixels): Pixels {
+  const { data } = pixels;
+  let transparent = false;
+  for (let i = 3; i < data.length && !transparent; i += 4) transparent = data[i]! < 255;
+  if (!transparent) return pixels;
+  const out = new Uint8ClampedArray(data.length);
+  for (let i = 0; i < data.length; i += 4) {
+    const alpha = data[i + 3]! / 255;
+    for (let c = 0; c < 3; c++) out[i + c] = Math.round(data[i + c]! * alpha + 255 * (1 - alpha));
+    out[i + 3] = 255;
+  }
+  return { ...pixels, data: out };
+}
+
 /** The codecs type their pixels as the DOM's ImageData, which the server's TypeScript lacks: the same fields as Pixels. */
 type ImageDataOf<F extends (data: never, ...rest: never[]) => unknown> = Parameters<F>[0];
 
@@ -79,7 +98,8 @@ export async function processArticleImage(declaredType: string, bytes: Uint8Arra
     variants.push({ width: target, height: scaled.height, contentType: 'image/webp', bytes: new Uint8Array(await encodeWebp(scaled as ImageDataOf<typeof encodeWebp>, { quality: WEBP_QUALITY })) });
     // Link previews read JPEG everywhere, WebP not everywhere (LinkedIn): the social card's copy.
     if (target === widths[widths.length - 1]) {
-      variants.push({ width: target, height: scaled.height, contentType: 'image/jpeg', bytes: new Uint8Array(await encodeJpeg(scaled as ImageDataOf<typeof encodeJpeg>, { quality: JPEG_QUALITY })) });
+      const opaque = onWhite(scaled);
+      variants.push({ width: target, height: scaled.height, contentType: 'image/jpeg', bytes: new Uint8Array(await encodeJpeg(opaque as ImageDataOf<typeof encodeJpeg>, { quality: JPEG_QUALITY })) });
     }
   }
   return { ok: true, image: { type: sniffed.type, width: pixels.width, height: pixels.height, variants } };

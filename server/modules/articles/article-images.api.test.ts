@@ -4,6 +4,7 @@ import { memoryLogger } from '../../test/memory-logger.ts';
 import { siteBuildDir } from '../../test/site-build.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 import { makePng, photo, pngChunk, pngHeader } from '../../../tests/fakes/sample-images.ts';
+import { decodePixels } from '../chat/image-decode.ts';
 import { createArticleImagesService } from './article-images.service.ts';
 
 const article = {
@@ -161,6 +162,15 @@ describe('article images', () => {
     expect([...jpeg.rawPayload.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
     const card = siteData((await t.request({ url: '/insights' })).body).list.items.find((item: { id: string }) => item.id === created.id);
     expect(card.cover).toMatchObject({ srcSet: srcset, loading: 'lazy', width: 1000, height: 500 });
+  });
+
+  it("lays a transparent image's link-preview JPEG on white (JPEG has no transparency), and keeps the page's WebP transparent", async () => {
+    const clear = (await upload(makePng(64, 32, { colors: 'clear' }), 'image/png')).json();
+    const jpeg = await decodePixels('image/jpeg', (await fetchUrl(`/media/articles/${clear.id}/64.jpg`)).rawPayload);
+    // Every pixel white, within JPEG's rounding (black before: the encoder dropped the alpha).
+    expect(Math.min(...jpeg.data)).toBeGreaterThanOrEqual(250);
+    const webp = await decodePixels('image/webp', (await fetchUrl(`/media/articles/${clear.id}/64.webp`)).rawPayload);
+    expect(Math.max(...webp.data.filter((_, i) => i % 4 === 3))).toBe(0);
   });
 
   it('cleanup deletes only images no article uses (cover, content, kept revision) past the grace period, and logs the count', async () => {
