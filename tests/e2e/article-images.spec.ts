@@ -9,10 +9,18 @@ import { expectNoSeriousViolations } from './support/axe.ts';
 // the cover first on the article's page and on its card, every image in the widths it needs.
 
 type ImageElement = { complete: boolean; naturalWidth: number; currentSrc: string };
+/**
+ * An upload's processing (decoded, resized to each width, encoded as WebP and JPEG) is seconds of
+ * CPU for these noisy test images, and several times that while the suite's other workers and the
+ * container images' build share the machine's two cores (7 s were not enough in a whole run). The
+ * server allows an image 60 s; the journey waits up to this long for each upload to be done.
+ */
+const UPLOAD = { timeout: 25_000 };
 const loaded = (img: Locator) => img.evaluate((el) => (el as unknown as ImageElement).complete && (el as unknown as ImageElement).naturalWidth > 0);
 
 test.describe('article images', () => {
   test('add a cover and its alt text and an image in the content, save, see them on the page and the /insights card', async ({ page, login, admin }, testInfo) => {
+    test.slow(); // two uploads' processing: see UPLOAD
     const title = `Images journey ${randomUUID().slice(0, 6)}`;
     await login(page, admin);
     await page.goto('/create-article');
@@ -25,7 +33,7 @@ test.describe('article images', () => {
     // The cover: chosen, seen, its alt text required.
     await page.getByLabel('Cover image file').setInputFiles({ name: 'cover.png', mimeType: 'image/png', buffer: makePng(1280, 640) });
     const preview = page.getByRole('img', { name: 'Cover preview' });
-    await expect(preview).toBeVisible();
+    await expect(preview).toBeVisible(UPLOAD);
     await expect.poll(() => loaded(preview)).toBe(true);
     await page.getByRole('switch', { name: 'Publish Article' }).click();
     await page.getByRole('button', { name: 'Create Article' }).click();
@@ -35,7 +43,7 @@ test.describe('article images', () => {
     // An image in the text, at the cursor, its alt text selected to type over.
     await content.press('End');
     await page.getByLabel('Image file to insert').setInputFiles({ name: 'chart.png', mimeType: 'image/png', buffer: makePng(800, 400) });
-    await expect(content).toHaveValue(/!\[Describe this image\]\(\/media\/articles\/[0-9a-f-]{36}\/720\.webp#800x400\)$/);
+    await expect(content).toHaveValue(/!\[Describe this image\]\(\/media\/articles\/[0-9a-f-]{36}\/720\.webp#800x400\)$/, UPLOAD);
     await page.keyboard.type('A chart of hours saved');
     await expect(content).toHaveValue(/!\[A chart of hours saved\]\(\/media\/articles\/[0-9a-f-]{36}\/720\.webp#800x400\)$/);
     const inPreview = page.getByRole('region', { name: 'Preview', exact: true }).getByRole('img', { name: 'A chart of hours saved' });
