@@ -146,7 +146,8 @@ describe('HTTP conventions', () => {
     const json = /<script type="application\/json" id="site-page">(.*?)<\/script>/.exec(res.body)![1]!;
     const site = JSON.parse(json) as { kind: string; article: Record<string, unknown> };
     expect(site.kind).toBe('article');
-    expect(Object.keys(site.article).sort()).toEqual(['content', 'createdAt', 'publishedAt', 'excerpt', 'id', 'readTime', 'slug', 'title', 'category', 'metaTitle', 'metaDescription'].sort());
+    // The author by name and photo, never by id (decision 0100); the cover's <img> (0099).
+    expect(Object.keys(site.article).sort()).toEqual(['content', 'createdAt', 'publishedAt', 'excerpt', 'id', 'readTime', 'slug', 'title', 'category', 'metaTitle', 'metaDescription', 'tags', 'cover', 'author', 'related'].sort());
     expect(res.body).not.toContain(authorId);
 
     // Unknown, or a draft: 404 with the app's page, which says the article is not found.

@@ -1,5 +1,7 @@
 import type { QueryClient } from '@tanstack/react-query';
+import type { TArticleImage } from '../../../../contracts/article-images.ts';
 import { INSIGHTS_PAGE_SIZE } from '../../../../contracts/site.ts';
+import { apiRequest } from '../../../lib/api-client.ts';
 
 export const ADMIN_ARTICLES_KEY = ['/api/admin/articles'] as const;
 export const adminArticleKey = (id: string) => [`/api/admin/articles/${encodeURIComponent(id)}`] as const;
@@ -21,3 +23,8 @@ export function invalidateArticles(queryClient: QueryClient): Promise<void> {
 
 export const previewLinksKey = (id: string) => [`/api/admin/articles/${encodeURIComponent(id)}/preview-links`] as const;
 export const previewKey = (token: string) => [`/api/preview/${encodeURIComponent(token)}`] as const;
+
+/** Uploads an image for an article (its raw bytes, its type in the query): docs/decisions/0099. */
+export function uploadArticleImage(file: File): Promise<TArticleImage> {
+  return apiRequest<TArticleImage>('POST', `/api/articles/images?type=${encodeURIComponent(file.type)}`, file, { timeoutMs: 120_000 });
+}

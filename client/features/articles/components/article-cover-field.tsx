@@ -4,7 +4,8 @@ import { articleImageSources } from '../../../../contracts/article-image-urls.ts
 import type { TArticle, TArticleInput } from '../../../../contracts/articles.ts';
 import { Field } from '../../../components/field.tsx';
 import { Button } from '../../../components/ui/button.tsx';
-import { imageFileOf, uploadArticleImage, uploadRefusal } from '../api/article-images-api.ts';
+import { uploadArticleImage } from '../api/articles-api.ts';
+import { imageFileOf, uploadRefusal } from '../lib/image-upload.ts';
 
 type Size = { id: string; width: number; height: number };
 type CoverField = 'coverImageId' | 'coverAlt';

@@ -1,6 +1,6 @@
 import { useRef, useState, type ClipboardEvent, type DragEvent, type RefObject } from 'react';
 import { Button } from '../../../components/ui/button.tsx';
-import { imageFileOf, uploadRefusal } from '../api/article-images-api.ts';
+import { imageFileOf, uploadRefusal } from '../lib/image-upload.ts';
 import { editTextarea } from '../lib/edit-textarea.ts';
 
 /** What the alt text starts as: selected after the upload, for the writer to type over. */

@@ -1,10 +1,4 @@
-import type { TArticleImage } from '../../../../contracts/article-images.ts';
-import { ApiError, apiRequest, errorMessage } from '../../../lib/api-client.ts';
-
-/** Uploads an image for an article (its raw bytes, its type in the query): docs/decisions/0099. */
-export function uploadArticleImage(file: File): Promise<TArticleImage> {
-  return apiRequest<TArticleImage>('POST', `/api/articles/images?type=${encodeURIComponent(file.type)}`, file, { timeoutMs: 120_000 });
-}
+import { ApiError, errorMessage } from '../../../lib/api-client.ts';
 
 /** Why an upload was refused, in the server's words (its rule for the file) when it gave one. */
 export function uploadRefusal(err: unknown): string {
