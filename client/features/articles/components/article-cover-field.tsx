@@ -6,6 +6,7 @@ import { Field } from '../../../components/field.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { uploadArticleImage } from '../api/articles-api.ts';
 import { imageFileOf, uploadRefusal } from '../lib/image-upload.ts';
+import { ImageFileInput } from './image-file-input.tsx';
 
 type Size = { id: string; width: number; height: number };
 type CoverField = 'coverImageId' | 'coverAlt';
@@ -115,18 +116,7 @@ export function ArticleCoverField({
                   <span>or drop or paste one here. JPEG, PNG or WebP, up to 10 MB.</span>
                 </div>
               )}
-              <input
-                ref={fileInput}
-                type="file"
-                accept="image/jpeg,image/png,image/webp"
-                aria-label="Cover image file"
-                className="sr-only"
-                tabIndex={-1}
-                onChange={(event) => {
-                  void take(imageFileOf(event.target.files));
-                  event.target.value = '';
-                }}
-              />
+              <ImageFileInput inputRef={fileInput} label="Cover image file" onFiles={(files) => void take(imageFileOf(files))} />
               {uploading && (
                 <p role="status" className="mt-2 text-sm text-slate-600">
                   Uploading the image…

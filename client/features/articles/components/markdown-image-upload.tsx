@@ -2,6 +2,7 @@ import { useRef, useState, type ClipboardEvent, type DragEvent, type RefObject }
 import { Button } from '../../../components/ui/button.tsx';
 import { imageFileOf, uploadRefusal } from '../lib/image-upload.ts';
 import { editTextarea } from '../lib/edit-textarea.ts';
+import { ImageFileInput } from './image-file-input.tsx';
 
 /** What the alt text starts as: selected after the upload, for the writer to type over. */
 export const ALT_PLACEHOLDER = 'Describe this image';
@@ -67,18 +68,7 @@ export function useMarkdownImageUpload(textarea: RefObject<HTMLTextAreaElement |
           Insert image
         </Button>
         <span className="text-xs text-slate-500">{pending > 0 ? 'Uploading the image…' : 'Or paste or drop an image on the text.'}</span>
-        <input
-          ref={fileInput}
-          type="file"
-          accept="image/jpeg,image/png,image/webp"
-          aria-label="Image file to insert"
-          className="sr-only"
-          tabIndex={-1}
-          onChange={(event) => {
-            take(event.target.files);
-            event.target.value = '';
-          }}
-        />
+        <ImageFileInput inputRef={fileInput} label="Image file to insert" onFiles={take} />
         {problem && (
           <p role="alert" className="w-full text-sm text-red-700">
             {problem}
