@@ -6,34 +6,25 @@ import { setSettingsTimeZone } from '../../../lib/time-zone.ts';
 import { notify } from '../../../lib/notify.ts';
 import { jsonResponse, stubFetch } from '../../../test/fetch-stub.ts';
 import { renderWithProviders, signedInAs } from '../../../test/render.tsx';
+import { sampleArticle } from '../../../test/sample-article.ts';
 import { ArticleRevisions } from './article-revisions.tsx';
 
 beforeEach(() => vi.clearAllMocks());
 
 const ID = '00000000-0000-4000-8000-000000000001';
-const saved: TArticle = {
+const saved: TArticle = sampleArticle({
   id: ID,
   slug: 'an-article',
   title: 'The saved title',
-  category: 'Automation',
   excerpt: 'The saved excerpt of the article.',
   content: '# Heading\n\nA paragraph that stays.\nThe saved line.\nAnother paragraph that stays.',
   readTime: '5 min read',
   published: true,
   status: 'published',
-  publishAt: null,
-  authorId: null,
   createdAt: '2026-03-01T08:00:00.000Z',
   publishedAt: '2026-03-01T08:00:00.000Z',
   updatedAt: '2026-03-04T09:05:00.000Z',
-  metaTitle: null,
-  metaDescription: null,
-  canonicalUrl: null,
-  tags: [{ name: 'Automation', slug: 'automation' }],
-  coverImageId: null,
-  coverAlt: null,
-  cover: null,
-};
+});
 const summary = (number: number, author: TArticleRevisionSummary['author']): TArticleRevisionSummary => ({
   id: `00000000-0000-4000-8000-00000000010${number}`,
   number,
