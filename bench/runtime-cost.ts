@@ -1,0 +1,219 @@
+import pg from 'pg';
+import { stopChild } from '../tests/e2e/support/app-server.ts';
+import { everyMinuteOnBinance } from './agents-scale.ts';
+import { benchPostgres, cpuMs, cpuPlacement, pinProcess, sleep } from './lib.ts';
+import { postgresChildren, postgresCpuMs, postmasterOf, sourcesAt, startWorker, walBytes, type Worker } from './runtime-lib.ts';
+import type { Benchmark, BenchResult } from './types.ts';
+
+/**
+ * Issue 35: the database's work per agent run, today's design against the one before it, in one
+ * bench run; and the capacity model those costs give.
+ *
+ * The reference is the runtime as it was before issue 35 (decision 0052's batches), run from that
+ * commit's sources (`git archive`) on a database of its own, in the same shape as ours: RUNS fresh
+ * agents due at one slot, one worker process, from before the dispatcher queues them to the last
+ * run recorded, then a VACUUM (the dead rows a design leaves are part of its cost). Each side
+ * starts after a CHECKPOINT, so both pay the same full-page images.
+ */
+const REFERENCE_COMMIT = 'c4a21d6f6b4d81c8bd02c83c34d561081b074e5c';
+const RUNS = 10_000;
+const QUICK_RUNS = 2_000;
+const DB_CPU_TARGET = 0.25;
+const WAL_TARGET = 0.5;
+/** Issue 35: the largest schedule a setup holds is the one whose start lag p99 stays under this. */
+const LAG_P99_S = 5;
+/** The model is checked against a measurement with PostgreSQL on one CPU and one worker on another. */
+const MODEL_TOLERANCE = 0.2;
+const WORKER_COUNTS = [1, 2, 4, 8, 16];
+const POSTGRES_CORES = [2, 8, 32];
+
+type Cost = {
+  runs: number;
+  /** Per run, over the whole measurement: dispatch, execution and the VACUUM after. */
+  postgresCpuMs: number;
+  workerCpuMs: number;
+  walBytes: number;
+  /** Per run, from the slot to the last run recorded (the dispatcher queued them before the slot). */
+  execution: { postgresCpuMs: number; workerCpuMs: number };
+  /** Runs per second from the first run taken to the last recorded. */
+  rate: number;
+};
+
+/**
+ * One side's cost: a fresh database, one worker process from `root`, `runs` agents due at one
+ * slot, hourly (nothing else falls due while it is measured).
+ */
+async function measure(root: string | undefined, runs: number, log: (line: string) => void, pin?: { postgres: string; worker: string }): Promise<Cost> {
+  const database = await benchPostgres();
+  const env = { DATABASE_URL: database.url, MARKET_DATA: 'simulated', LOG_LEVEL: 'warn' };
+  const client = new pg.Client({ connectionString: database.url });
+  let worker: Worker | null = null;
+  await client.connect();
+  const postmaster = await postmasterOf(client);
+  if (postmaster === null) throw new Error('the PostgreSQL data directory is not readable here: its CPU cannot be measured');
+  try {
+    // The postmaster and every process it has; backends it starts later inherit its CPU list.
+    if (pin) for (const pid of [postmaster, ...postgresChildren(postmaster)]) pinProcess(pid, pin.postgres);
+    // The worker migrates the database as it starts.
+    worker = await startWorker(env, { ...(root ? { root } : {}), ...(pin ? { cpuList: pin.worker } : {}) });
+    const owner = (
+      await client.query<{ id: string }>(`insert into users (provider, subject, email, name, role) values ('local', 'bench', 'bench@example.com', 'Bench', 'admin') returning id`)
+    ).rows[0]!.id;
+    const config = { ...everyMinuteOnBinance(), schedule: { ...everyMinuteOnBinance().schedule, frequency: 'hourly' as const } };
+    // Far enough ahead that inserting and the checkpoint end before the dispatcher (5 s ahead) queues them.
+    const slot = Math.ceil((Date.now() + 12_000) / 1000) * 1000;
+    await client.query(
+      `insert into agents (owner_id, template_id, name, status, config, next_run_at)
+       select $1, 'crypto-market-monitor', 'cost ' || g, 'running', $2::jsonb, $3 from generate_series(1, $4) g`,
+      [owner, JSON.stringify(config), new Date(slot).toISOString(), runs],
+    );
+    await client.query('vacuum analyze');
+    await client.query('checkpoint');
+    const reading = async () => ({ postgres: postgresCpuMs(postmaster), worker: cpuMs(worker!.pid), wal: await walBytes(client) });
+    const from = await reading();
+    while (Date.now() < slot) await sleep(50);
+    const atSlot = await reading();
+    // A cheap poll (a count over this database's few thousand runs) once a second: its own cost is in the figure.
+    const finished = async () => Number((await client.query<{ n: string }>(`select count(*) as n from agent_runs where status in ('success', 'failure')`)).rows[0]!.n);
+    const deadline = slot + 240_000;
+    while ((await finished()) < runs) {
+      if (Date.now() > deadline) throw new Error(`only ${await finished()} of ${runs} runs finished in time`);
+      await sleep(1_000);
+    }
+    const done = await reading();
+    await client.query('vacuum');
+    const to = await reading();
+    const [span] = (
+      await client.query<{ first_start: number; last_end: number; failed: number }>(
+        `select extract(epoch from min(start_time))::float8 as first_start, extract(epoch from max(end_time))::float8 as last_end,
+                count(*) filter (where status = 'failure')::int as failed
+         from agent_runs`,
+      )
+    ).rows;
+    if (span!.failed > 0) log(`    (${span!.failed} runs failed)`);
+    return {
+      runs,
+      postgresCpuMs: (to.postgres - from.postgres) / runs,
+      workerCpuMs: (to.worker - from.worker) / runs,
+      walBytes: (to.wal - from.wal) / runs,
+      execution: { postgresCpuMs: (done.postgres - atSlot.postgres) / runs, workerCpuMs: (done.worker - atSlot.worker) / runs },
+      rate: runs / Math.max(0.001, span!.last_end - span!.first_start),
+    };
+  } catch (err) {
+    if (worker) log(`worker output:\n${worker.output().slice(-3_000)}`);
+    throw err;
+  } finally {
+    if (worker) await stopChild(worker.child);
+    await client.end().catch(() => {});
+    // The cluster serves the run's other benchmarks: every CPU again.
+    const all = cpuPlacement()?.all;
+    if (pin && all) for (const pid of [postmaster, ...postgresChildren(postmaster)]) pinProcess(pid, all);
+  }
+}
+
+const perThousand = (ms: number) => `${((ms * 1000) / 1000).toFixed(3)} s`;
+
+/**
+ * What `workers` worker processes on a PostgreSQL of `cores` cores carry, from the measured costs
+ * per run. Each worker process is one JavaScript thread (at most a core); the database does its
+ * part of every run on its own cores; the lower bound wins. `execution`: runs per second once a
+ * slot has come (its runs were queued before it), which bounds the start lag; `sustained`: with
+ * the dispatch and the VACUUM too, which every minute's runs also cost.
+ */
+export function model(cost: Pick<Cost, 'postgresCpuMs' | 'workerCpuMs' | 'execution'>, workers: number, cores: number): { execution: number; sustained: number; agentsPerMinute: number } {
+  const rate = (workerMs: number, postgresMs: number) => Math.min((workers * 1000) / workerMs, (cores * 1000) / postgresMs);
+  const execution = rate(cost.execution.workerCpuMs, cost.execution.postgresCpuMs);
+  const sustained = rate(cost.workerCpuMs, cost.postgresCpuMs);
+  // A minute's runs all fall due at its slot and start one after another at the execution rate:
+  // 99% of them must have started within LAG_P99_S; and the minute must pay for all of it.
+  return { execution, sustained, agentsPerMinute: Math.min((execution * LAG_P99_S) / 0.99, sustained * 60) };
+}
+
+const rounded = (n: number) => (n >= 100_000 ? `${Math.round(n / 1000).toLocaleString('en-US')}k` : Math.round(n).toLocaleString('en-US'));
+
+export default {
+  name: 'runtime-cost',
+  description: `PostgreSQL CPU and WAL per 1,000 agent runs, today's runtime against commit ${REFERENCE_COMMIT.slice(0, 7)} (before issue 35), and the capacity model`,
+  async run({ quick, log }) {
+    const runs = quick ? QUICK_RUNS : RUNS;
+    const results: BenchResult[] = [];
+    const reference = sourcesAt(REFERENCE_COMMIT);
+    let before: Cost | null = null;
+    if ('missing' in reference) {
+      log(`  the reference is not measured: ${reference.missing}`);
+    } else {
+      try {
+        log(`reference (commit ${REFERENCE_COMMIT.slice(0, 7)}): ${runs} runs of one slot, one worker...`);
+        before = await measure(reference.root, runs, log);
+      } finally {
+        reference.remove();
+      }
+      log(`  PostgreSQL ${perThousand(before.postgresCpuMs)} CPU per 1,000 runs, ${before.walBytes.toFixed(0)} B WAL per run; worker ${perThousand(before.workerCpuMs)} per 1,000; ${before.rate.toFixed(0)} runs/s`);
+    }
+    log(`ours: ${runs} runs of one slot, one worker...`);
+    const after = await measure(undefined, runs, log);
+    log(`  PostgreSQL ${perThousand(after.postgresCpuMs)} CPU per 1,000 runs, ${after.walBytes.toFixed(0)} B WAL per run; worker ${perThousand(after.workerCpuMs)} per 1,000; ${after.rate.toFixed(0)} runs/s`);
+    results.push(
+      {
+        name: 'runtime-postgres-cpu per 1,000 runs',
+        unit: 's',
+        ours: after.postgresCpuMs,
+        reference: before?.postgresCpuMs ?? null,
+        ratio: before ? after.postgresCpuMs / before.postgresCpuMs : null,
+        target: `ratio <= ${DB_CPU_TARGET} (reference: commit ${REFERENCE_COMMIT.slice(0, 7)})`,
+        met: before !== null && after.postgresCpuMs / before.postgresCpuMs <= DB_CPU_TARGET,
+      },
+      {
+        name: 'runtime-wal per run',
+        unit: 'B',
+        ours: after.walBytes,
+        reference: before?.walBytes ?? null,
+        ratio: before ? after.walBytes / before.walBytes : null,
+        target: `ratio <= ${WAL_TARGET} (reference: commit ${REFERENCE_COMMIT.slice(0, 7)})`,
+        met: before !== null && after.walBytes / before.walBytes <= WAL_TARGET,
+      },
+    );
+
+    // --- The capacity model, from our measured costs.
+    log(`capacity model (per 1,000 runs once the slot has come: PostgreSQL ${perThousand(after.execution.postgresCpuMs)}, worker ${perThousand(after.execution.workerCpuMs)}; with dispatch and VACUUM: ${perThousand(after.postgresCpuMs)}, ${perThousand(after.workerCpuMs)})`);
+    log(`  runs/s once a slot has come, and the agents a minute held with start lag p99 < ${LAG_P99_S} s, for N worker processes on a PostgreSQL of C cores`);
+    log(`  ${'N'.padStart(3)}  ${POSTGRES_CORES.map((c) => `C = ${c}`.padEnd(26)).join('')}`);
+    for (const n of WORKER_COUNTS) {
+      log(`  ${String(n).padStart(3)}  ${POSTGRES_CORES.map((c) => { const m = model(after, n, c); return `${rounded(m.execution)}/s, ${rounded(m.agentsPerMinute)}/min`.padEnd(26); }).join('')}`);
+    }
+    for (const c of POSTGRES_CORES) {
+      const best = WORKER_COUNTS.map((n) => ({ n, ...model(after, n, c) })).reduce((a, b) => (b.agentsPerMinute > a.agentsPerMinute * 1.001 ? b : a));
+      results.push({
+        name: `runtime-model agents/min held, PostgreSQL ${c} cores, ${best.n} worker process${best.n === 1 ? '' : 'es'}`,
+        unit: 'agents/min',
+        ours: best.agentsPerMinute,
+        reference: null,
+        ratio: null,
+        target: `printed (the fewest of ${WORKER_COUNTS.join(', ')} worker processes that reach it)`,
+        met: true,
+      });
+    }
+
+    // --- The model against this machine: PostgreSQL on one CPU, one worker on another.
+    const placement = cpuPlacement();
+    if (!placement) {
+      log('  the model is not checked: it needs two CPUs and taskset');
+    } else {
+      const [postgresCpu, workerCpu] = [placement.servers, placement.loadGenerator.split(',')[0]!];
+      log(`checking the model: PostgreSQL pinned to CPU ${postgresCpu}, one worker to CPU ${workerCpu}...`);
+      const pinned = await measure(undefined, runs, log, { postgres: postgresCpu, worker: workerCpu });
+      const predicted = model(after, 1, 1).execution;
+      log(`  measured ${pinned.rate.toFixed(0)} runs/s, the model says ${predicted.toFixed(0)} (pinned, per 1,000 runs once the slot had come: PostgreSQL ${perThousand(pinned.execution.postgresCpuMs)}, worker ${perThousand(pinned.execution.workerCpuMs)})`);
+      results.push({
+        name: 'runtime-model check (1 worker, PostgreSQL on 1 CPU)',
+        unit: 'runs/s',
+        ours: pinned.rate,
+        reference: predicted,
+        ratio: pinned.rate / predicted,
+        target: `within ${MODEL_TOLERANCE * 100}% of the model (reference column)`,
+        met: Math.abs(pinned.rate / predicted - 1) <= MODEL_TOLERANCE,
+      });
+    }
+    return results;
+  },
+} satisfies Benchmark;
