@@ -262,6 +262,15 @@ export const CONFIG_REFERENCE = {
     area: 'runtime',
     meaning: "slots this far ahead are dispatched early, their jobs held until the slot, so thousands of agents due at one second start at the slot rather than after their runs' inserts",
   },
+  RUN_RETENTION_DAYS: {
+    area: 'runtime',
+    meaning:
+      "finished runs (their results too) older than this are removed by the hourly maintenance, in batches of 1,000, except each agent's `RUN_RETENTION_KEEP_LAST` latest runs and its latest success; queued and running runs are never removed. At least 1 (0 is refused: for years, set 3650). Size it with [the operator guide](postgresql-and-scaling.md#run-history-and-its-size)",
+  },
+  RUN_RETENTION_KEEP_LAST: {
+    area: 'runtime',
+    meaning: "each agent's latest runs kept however old, so a paused or rarely due agent keeps its history (two pages of the console's run history); at least 3, the runs an agent's health reads",
+  },
   METRICS_PORT: {
     area: 'observability',
     meaning:

@@ -176,6 +176,15 @@ describe('loadConfig', () => {
     expect(() => workerHealthUrl({ WORKER_HEALTH_PORT: 'x' })).toThrow(/WORKER_HEALTH_PORT/);
   });
 
+  it('keeps runs 90 days and each agent\'s last 100 by default; refuses 0 days, fractions and fewer runs than an agent\'s health reads (docs/decisions/0101)', () => {
+    expect(load({}).runtime).toMatchObject({ retentionDays: 90, retentionKeepLast: 100 });
+    expect(load({ RUN_RETENTION_DAYS: '7', RUN_RETENTION_KEEP_LAST: '3' }).runtime).toMatchObject({ retentionDays: 7, retentionKeepLast: 3 });
+    expect(() => load({ RUN_RETENTION_DAYS: '0' })).toThrow(/RUN_RETENTION_DAYS: must be at least 1 day \(to keep runs for years, set a large number such as 3650\)/);
+    expect(() => load({ RUN_RETENTION_DAYS: '1.5' })).toThrow(/RUN_RETENTION_DAYS: must be a whole number of days/);
+    expect(() => load({ RUN_RETENTION_DAYS: 'forever' })).toThrow(/RUN_RETENTION_DAYS: must be a whole number of days/);
+    expect(() => load({ RUN_RETENTION_KEEP_LAST: '2' })).toThrow(/RUN_RETENTION_KEEP_LAST: must be at least 3 \(the latest runs an agent's health reads\)/);
+  });
+
   it('limits slow and greedy clients by default: timeouts, connection caps, writes per user', () => {
     expect(load({}).http).toEqual({
       headersTimeoutMs: 10_000,

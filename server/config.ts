@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ZEmail, type TPublicConfig } from '../contracts/auth.ts';
 import { CHAT_PROVIDERS, DEFAULT_CHAT_POLICY, OLLAMA_TOOL_MODELS, OLLAMA_VISION_MODELS, type TChatPolicy, type TChatProvider } from '../contracts/chat.ts';
 import { DEFAULT_EMBEDDING_MODELS, DOCUMENT_LIMITS, EMBEDDING_DIMENSIONS_DEFAULT, EMBEDDING_PROVIDERS, type TEmbeddingProvider } from '../contracts/documents.ts';
+import { FAILING_AFTER_RUNS } from '../contracts/agent-health.ts';
 import { ROLES, type TRole } from '../contracts/users.ts';
 import { SHARE_ROLES_DEFAULT } from '../contracts/share-links.ts';
 import { WEB_SEARCH_PROVIDERS, type TWebSearchProvider } from '../contracts/web-search.ts';
@@ -325,6 +326,24 @@ export const ZEnv = z.object({
   RUN_LEASE_SECONDS: positiveInt(30, 2),
   DISPATCH_INTERVAL_MS: positiveInt(1_000, 50),
   DISPATCH_LOOKAHEAD_MS: positiveInt(5_000, 0),
+  // Issue 35 item 2, run history that stays small (docs/decisions/0101). 0 is refused rather than
+  // read as "for ever": a typo must not change what is kept; a large number keeps runs for years.
+  RUN_RETENTION_DAYS: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number of days' })
+      .int('must be a whole number of days')
+      .min(1, 'must be at least 1 day (to keep runs for years, set a large number such as 3650)')
+      .default(90),
+  ),
+  RUN_RETENTION_KEEP_LAST: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number of runs' })
+      .int('must be a whole number of runs')
+      .min(FAILING_AFTER_RUNS, `must be at least ${FAILING_AFTER_RUNS} (the latest runs an agent's health reads)`)
+      .default(100),
+  ),
   // Issue 33 item 4, metrics and traces (docs/decisions/0091): none of them set, no metrics endpoint and no traces.
   METRICS_PORT: z.preprocess(emptyToUndefined, z.coerce.number({ error: 'must be a port number' }).int('must be a port number').min(0, 'must be a port number (0 to 65535)').max(65535, 'must be a port number (0 to 65535)').optional()),
   METRICS_HOST: z.preprocess(emptyToUndefined, z.string().default('127.0.0.1')),
@@ -523,6 +542,10 @@ export type RuntimeConfig = {
   dispatchIntervalMs: number;
   /** Slots this close ahead are queued early, held until their time. */
   dispatchLookaheadMs: number;
+  /** Finished runs older than this many days are removed, beyond each agent's `retentionKeepLast` (docs/decisions/0101). */
+  retentionDays: number;
+  /** Each agent's latest runs kept however old they are. */
+  retentionKeepLast: number;
 };
 
 /** A provider's connection: key (null when missing, or when it needs none) and base URL. */
@@ -821,6 +844,8 @@ export function loadConfig(
       leaseSeconds: e.RUN_LEASE_SECONDS,
       dispatchIntervalMs: e.DISPATCH_INTERVAL_MS,
       dispatchLookaheadMs: e.DISPATCH_LOOKAHEAD_MS,
+      retentionDays: e.RUN_RETENTION_DAYS,
+      retentionKeepLast: e.RUN_RETENTION_KEEP_LAST,
     },
     metrics: { port: e.METRICS_PORT ?? null, host: e.METRICS_HOST, token: e.METRICS_TOKEN ?? null },
     tracing: tracingConfig(e),

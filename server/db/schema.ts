@@ -654,6 +654,9 @@ export const notifications = pgTable(
     index('notifications_user_unread_idx').on(t.userId).where(sql`${t.readAt} is null`),
     // The per-hour cap counts an agent's latest notifications (docs/decisions/0041).
     index('notifications_agent_created_idx').on(t.agentId, t.createdAt),
+    // Removing old runs (docs/decisions/0101) sets their notifications' run_id to null, a lookup
+    // per removed run: without this index, a scan of every notification for each of them.
+    index('notifications_run_id_idx').on(t.runId).where(sql`${t.runId} is not null`),
     check('notifications_email_status_check', sql`${t.emailStatus} in ('none', 'pending', 'sent', 'logged', 'failed')`),
     check('notifications_kind_check', sql`${t.kind} in ('alerts', 'failing', 'recovered', 'alert-storm')`),
     check('notifications_brief_status_check', sql`${t.briefStatus} in ('pending', 'ready', 'failed')`),
