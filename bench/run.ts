@@ -23,13 +23,14 @@ import lighthouse from './lighthouse.ts';
 import loadWithAgents from './load-with-agents.ts';
 import mixedLoad from './mixed-load.ts';
 import retrieval from './retrieval.ts';
+import runRetention from './retention-size.ts';
 import runtimeCost from './runtime-cost.ts';
 import serverMemory from './server-memory.ts';
 import { stopBenchPostgres } from './lib.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
 /** The registry: add a module exporting a Benchmark and list it here. */
-const BENCHMARKS: Benchmark[] = [articlesRead, articlePage, serverMemory, chat, aiTools, chatTools, chatDocuments, chatRender, mixedLoad, loadWithAgents, indicators, backtest, conditions, backtestApi, agentTools, agentsScale, agentsScaleConditions, runtimeCost, documentsIngest, eventStreams, retrieval, lighthouse];
+const BENCHMARKS: Benchmark[] = [articlesRead, articlePage, serverMemory, chat, aiTools, chatTools, chatDocuments, chatRender, mixedLoad, loadWithAgents, indicators, backtest, conditions, backtestApi, agentTools, agentsScale, agentsScaleConditions, runtimeCost, runRetention, documentsIngest, eventStreams, retrieval, lighthouse];
 
 const { values, positionals } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, list: { type: 'boolean', default: false } },
