@@ -1,9 +1,9 @@
-import { and, asc, eq, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import type { TAgentConfig } from '../../../contracts/agents.ts';
 import type { TMarketResult, TRunResult } from '../../../contracts/market.ts';
 import type { TConditionOutcome } from '../../../contracts/condition-outcomes.ts';
 import type { Db } from '../../db/client.ts';
-import { agentRuns, agents, alertStates, users } from '../../db/schema.ts';
+import { agentRuns, agents, alertStates, runLeases, users } from '../../db/schema.ts';
 import { retryOnDeadlock } from '../../lib/db-errors.ts';
 import { storedStatesSql, triggerStates, type ConditionTriggerState, type StoredConditionStates } from './condition-states.ts';
 
@@ -67,6 +67,8 @@ export type StartedRun = {
   agentId: string;
   scheduledFor: Date | null;
   startTime: Date;
+  /** The batch's lease (run_leases): renewed while the worker runs them, released once recorded. */
+  leaseId: number;
   agent: RunAgent | null;
   /** Prices of the latest earlier successful run, keyed `source:symbol` (empty: none). */
   previousPrices: Map<string, number>;
@@ -81,6 +83,7 @@ type StartedRow = {
   agent_id: string;
   scheduled_for: Date | string | null;
   start_time: Date | string;
+  lease_id: number | string;
   owner_id: string | null;
   name: string | null;
   template_id: string | null;
@@ -100,18 +103,26 @@ type StartedRow = {
  * has them in its result alone). Only one caller can move a run out of
  * 'queued' (the row lock makes a concurrent caller re-check the status and skip it); runs that
  * are not queued any more are simply absent from the answer, which is in `runIds` order.
+ *
+ * The same statement creates the batch's one lease row (run_leases, until `leaseUntil`) over the
+ * runs it took, so no run is running without a lease. The run's own row changes no indexed
+ * column: a HOT update (docs/decisions/0102).
  */
 export async function startRuns(db: Db, runIds: readonly number[], now: Date, leaseUntil: Date): Promise<StartedRun[]> {
   if (runIds.length === 0) return [];
   const rows = rowsOf<StartedRow>(
     await db.execute(sql`
       with started as (
-        update ${agentRuns} r set status = 'running', start_time = ${now.toISOString()}::timestamptz, lease_expires_at = ${leaseUntil.toISOString()}::timestamptz
+        update ${agentRuns} r set status = 'running', start_time = ${now.toISOString()}::timestamptz
         from (${lockedInIdOrder(sql`${inArray(agentRuns.id, [...runIds])} and ${agentRuns.status} = 'queued'`)}) locked
         where r.id = locked.id
         returning r.id, r.agent_id, r.scheduled_for, r.start_time
+      ), lease as (
+        insert into ${runLeases} (run_ids, expires_at)
+        select array_agg(id order by id), ${leaseUntil.toISOString()}::timestamptz from started having count(*) > 0
+        returning id
       )
-      select started.*, a.owner_id, a.name, a.template_id, a.config, u.email, u.time_zone,
+      select started.*, (select id from lease) as lease_id, a.owner_id, a.name, a.template_id, a.config, u.email, u.time_zone,
         (select coalesce(p.prices, (
                   select coalesce(jsonb_object_agg((m->>'source') || ':' || (m->>'symbol'), (m->>'price')::float8) filter (where (m->>'ok')::boolean), '{}'::jsonb)
                   from jsonb_array_elements(p.result->'markets') m))
@@ -139,6 +150,7 @@ function toStartedRun(row: StartedRow): StartedRun {
     agentId: row.agent_id,
     scheduledFor: row.scheduled_for === null ? null : new Date(row.scheduled_for),
     startTime: new Date(row.start_time),
+    leaseId: Number(row.lease_id),
     agent:
       row.owner_id === null
         ? null
@@ -149,12 +161,19 @@ function toStartedRun(row: StartedRow): StartedRun {
   };
 }
 
-export async function extendLeases(db: Db, runIds: readonly number[], leaseUntil: Date): Promise<void> {
-  if (runIds.length === 0) return;
-  await db
-    .update(agentRuns)
-    .set({ leaseExpiresAt: leaseUntil })
-    .where(and(inArray(agentRuns.id, [...runIds]), eq(agentRuns.status, 'running')));
+/** Renews a batch's lease: one small row, whatever the batch's size. Gone (swept): nothing. */
+export async function extendLease(db: Db, leaseId: number, leaseUntil: Date): Promise<void> {
+  await db.update(runLeases).set({ expiresAt: leaseUntil }).where(eq(runLeases.id, leaseId));
+}
+
+/**
+ * Removes a batch's lease once none of its runs is running (all recorded, or failed interrupted).
+ * A run still running (its record refused) keeps it: it lapses and the sweep fails that run.
+ */
+export async function releaseLease(db: Db, leaseId: number): Promise<void> {
+  await db.execute(sql`
+    delete from ${runLeases} l where l.id = ${leaseId}
+      and not exists (select 1 from ${agentRuns} r where r.id = any(l.run_ids) and r.status = 'running')`);
 }
 
 export type RunOutcome = {
@@ -189,26 +208,34 @@ export async function finishRuns(db: Db, outcomes: readonly RunOutcome[]): Promi
       return withField(JSON.stringify(fields), 'result', o.result === null ? 'null' : resultJson(o.result));
     })
     .join(',')}]`;
-  const runIds = sql`${agentRuns.id} in (select value::bigint from jsonb_array_elements_text(${JSON.stringify(outcomes.map((o) => o.runId))}::jsonb))`;
+  // One array parameter: the planner sees how many ids it holds and reads each by the key, where
+  // a set from JSON (100 rows to the planner) let it scan the table for running runs instead.
+  const runIds = sql`${agentRuns.id} = any(${idArray(outcomes.map((o) => o.runId))}::bigint[])`;
   // Agents before their runs, each in id order (docs/decisions/0063): deleting an agent locks it,
-  // then its runs; a channel's removal locks many agents. The lock waits in its own statement:
+  // then its runs; a channel's removal locks many agents. Each lock waits in its own statement:
   // within one statement, PostgreSQL does not promise which part runs first. Both locks find the
-  // runs by the ids' own list, not by the `outcome` rows: the planner cannot see how many rows a
-  // CTE holds, and joined the wide materialized batch against every running run (250 ms a batch
-  // of 200 at 10,000 agents, half of PostgreSQL's time per run; an index lookup per id instead).
+  // runs by the ids' own list, not by the `outcome` rows: the planner cannot see how many rows
+  // the batch holds (250 ms a batch of 200 at 10,000 agents when it joined them to every running run).
+  // The update then changes only the runs locked here (running, so still ours), joined by key to
+  // the batch with no condition of their own: with one (status = 'running', whose statistics lag
+  // behind a slot's burst) the planner took the runs for one row and parsed the whole batch
+  // document again for each run, twice the finish's cost (docs/decisions/0102).
   const rows = await retryOnDeadlock(() =>
     db.transaction(async (tx) => {
       await tx.execute(sql`${lockedInIdOrder(sql`${agents.id} in (select ${agentRuns.agentId} from ${agentRuns} where ${runIds})`, agents)}`);
+      const locked = rowsOf<{ id: number | string }>(await tx.execute(lockedInIdOrder(sql`${runIds} and ${agentRuns.status} = 'running'`)));
+      if (locked.length === 0) return [];
       return rowsOf<{ id: number | string }>(
         await tx.execute(sql`
       with outcome as (
         select * from jsonb_to_recordset(${batch}::jsonb)
           as v(id bigint, status text, result jsonb, prices jsonb, error text, end_time timestamptz, performance text)
+        where v.id = any(${idArray(locked.map((r) => Number(r.id)))}::bigint[])
       ), finished as (
         update ${agentRuns} r
-        set status = outcome.status, result = outcome.result, prices = outcome.prices, error = outcome.error, end_time = outcome.end_time, lease_expires_at = null
-        from outcome, (${lockedInIdOrder(sql`${runIds} and ${agentRuns.status} = 'running'`)}) locked
-        where r.id = outcome.id and r.id = locked.id
+        set status = outcome.status, result = outcome.result, prices = outcome.prices, error = outcome.error, end_time = outcome.end_time
+        from outcome
+        where r.id = outcome.id
         returning r.id, r.agent_id, outcome.status, outcome.end_time, outcome.performance
       ), per_agent as (
         select agent_id, max(end_time) as end_time, bool_or(status = 'success') as succeeded,
@@ -302,17 +329,30 @@ export async function failedRunsInARow(db: Db, agentIds: readonly string[], cap:
   );
 }
 
-/** Runs whose worker stopped renewing the lease: that worker is dead. */
+/**
+ * Runs whose worker stopped renewing their batch's lease: that worker is dead. Deletes the leases
+ * that passed (a sweep running beside it skips those this one holds) and fails their runs still
+ * running, locked in id order; a run its worker recorded meanwhile is left alone.
+ */
 export async function failInterruptedRuns(db: Db, now: Date): Promise<Array<{ id: number; agentId: string }>> {
   const rows = rowsOf<{ id: number | string; agent_id: string }>(
     await db.execute(sql`
-      update ${agentRuns} r set status = 'failure', error = 'interrupted', end_time = ${now.toISOString()}::timestamptz, lease_expires_at = null
-      from (${lockedInIdOrder(sql`${agentRuns.status} = 'running' and ${lt(agentRuns.leaseExpiresAt, now)}`)}) locked
+      with expired as (
+        delete from ${runLeases} l
+        using (select id from ${runLeases} where expires_at < ${now.toISOString()}::timestamptz order by id for update skip locked) locked
+        where l.id = locked.id
+        returning l.run_ids
+      )
+      update ${agentRuns} r set status = 'failure', error = 'interrupted', end_time = ${now.toISOString()}::timestamptz
+      from (${lockedInIdOrder(sql`${agentRuns.id} in (select unnest(run_ids) from expired) and ${agentRuns.status} = 'running'`)}) locked
       where r.id = locked.id
       returning r.id, r.agent_id`),
   );
   return rows.map((r) => ({ id: Number(r.id), agentId: r.agent_id }));
 }
+
+/** Ids as one PostgreSQL array literal ('{1,2,3}'): one parameter, however many. */
+const idArray = (ids: readonly number[]) => `{${ids.join(',')}}`;
 
 /** Rows of a raw `execute()`: node-postgres answers a result with `rows`, PGlite's driver too. */
 function rowsOf<T>(result: unknown): T[] {
