@@ -33,6 +33,7 @@ import type { AgentTools } from './modules/agent-tools/types.ts';
 import { proposalsRoutes } from './modules/proposals/proposals.routes.ts';
 import { createProposalsService } from './modules/proposals/proposals.service.ts';
 import type { JobQueue } from './modules/runtime/job-queue.ts';
+import { createRunMarketsPurge } from './modules/runtime/runtime.repo.ts';
 import { backtestRoutes } from './modules/backtest/backtest.routes.ts';
 import { createBacktestService } from './modules/backtest/backtest.service.ts';
 import { createMarketData, type MarketData } from './modules/market/market-data.ts';
@@ -347,11 +348,14 @@ export async function buildApp({
   await app.register(mcpRoutes, { accessTokens, agentTools: app.agentTools, publicOrigin: config.publicOrigin, requestsPerMinute: config.mcpRateLimit, now });
   await registerClientApp(app, clientDir, publicConfig(config), [articlePageResolver(articles, config.publicUrl, config.siteName)], now, undefined, articles);
 
+  // Market results no run reads any more (decision 0102), a bounded slice per pass.
+  const purgeUnreadRunMarkets = createRunMarketsPurge(db);
   const purge = setInterval(() => {
     auth.purgeExpiredSessions().catch((err: unknown) => app.log.warn({ err }, 'session purge failed'));
     images.purgeUnsent().catch((err: unknown) => app.log.warn({ err }, 'purge of unsent chat images failed'));
     documents.purgeUnattached().catch((err: unknown) => app.log.warn({ err }, 'purge of unattached documents failed'));
     articleImages.purgeUnused().catch((err: unknown) => app.log.warn({ err }, 'purge of unused article images failed'));
+    purgeUnreadRunMarkets().catch((err: unknown) => app.log.warn({ err }, 'purge of unread run markets failed'));
   }, SESSION_PURGE_INTERVAL_MS);
   purge.unref();
   app.addHook('onClose', async () => clearInterval(purge));

@@ -549,8 +549,9 @@ export const agents = pgTable(
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  // Fillfactor 70 (migration 0034's SQL, docs/decisions/0102): a run's update of next_run_at or
-  // last_run_at puts the new row on the same page, so its WAL record leaves out the unchanged config.
+  // Fillfactor 50 (migration 0034's SQL, docs/decisions/0102): a run's update of next_run_at or
+  // last_run_at puts the new row on the same page, so its WAL record leaves out the unchanged
+  // config (a third of the WAL of a dispatch), and last_run_at's is a HOT update.
   (t) => [
     index('agents_owner_created_idx').on(t.ownerId, t.createdAt),
     index('agents_status_next_run_idx').on(t.status, t.nextRunAt),
@@ -588,6 +589,12 @@ export const agentRuns = pgTable(
      * Null before migration 0013; the result's markets say the same then.
      */
     prices: jsonb('prices').$type<Record<string, number>>(),
+    /**
+     * When set, the result's markets are these rows of agent_run_markets, in this order, and
+     * `result` holds the rest (decision 0102: the runs of a batch that read one market share its
+     * ~8 KB, written once). Null: the result is whole (runs recorded before migration 0034).
+     */
+    marketIds: bigint('market_ids', { mode: 'number' }).array(),
     error: text('error'),
     createdAt: createdAt(),
   },
@@ -597,6 +604,20 @@ export const agentRuns = pgTable(
     check('agent_runs_status_check', sql`${t.status} in ('queued', 'running', 'success', 'failure')`),
   ],
 );
+
+/**
+ * A market's result as runs recorded it (TMarketResult, chart and all), written once for every run
+ * of a batch that read it (agent_runs.market_ids; decision 0102). Compressed with lz4 on
+ * PostgreSQL (migration 0034's SQL). The runs that read it have ids from `first_run_id` to
+ * `last_run_id`, so a row no run reads any more is found without an index on market_ids
+ * (deleteUnreadRunMarkets).
+ */
+export const agentRunMarkets = pgTable('agent_run_markets', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  market: jsonb('market').notNull(),
+  firstRunId: bigint('first_run_id', { mode: 'number' }).notNull(),
+  lastRunId: bigint('last_run_id', { mode: 'number' }).notNull(),
+});
 
 /**
  * The lease of a batch of running runs (docs/decisions/0102): until when the worker that took

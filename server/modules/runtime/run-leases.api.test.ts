@@ -1,26 +1,28 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { TAgentRun } from '../../../contracts/agents.ts';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAgentConfig, findTemplate, type TAgentConfig } from '../../../contracts/agents.ts';
-import { agentRuns, agents, runLeases } from '../../db/schema.ts';
+import { agentRunMarkets, agentRuns, agents, runLeases } from '../../db/schema.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
+import { findRun } from '../agents/agents.repo.ts';
 import { createMarketData } from '../market/market-data.ts';
 import { createDispatcher } from './dispatcher.ts';
 import { createRunExecutor } from './run-executor.ts';
-import { extendLease, startRuns } from './runtime.repo.ts';
+import { deleteUnreadRunMarkets, extendLease, startRuns } from './runtime.repo.ts';
 
 const CRYPTO = 'crypto-market-monitor';
 const MINUTE = 60_000;
 const silent = pino({ level: 'silent' });
 const NO_JOBS = { enqueueRunBatches: async () => {} };
 
-function everyMinute(): TAgentConfig {
+function everyMinute(exchange = 'Binance'): TAgentConfig {
   const template = findTemplate(CRYPTO)!;
   const { parameters } = defaultAgentConfig(template);
   return {
     schedule: { frequency: 'realtime', daysActive: ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'], activeHours: { start: '00:00', end: '23:59' }, timeZone: 'UTC' },
     notifications: { ...template.defaultConfig.notifications, email: false, thresholds: [] },
-    parameters: { ...parameters, exchanges: ['Binance'] },
+    parameters: { ...parameters, exchanges: [exchange] },
   };
 }
 
@@ -30,7 +32,7 @@ function everyMinute(): TAgentConfig {
  * lapses its runs (and only those) are failed 'interrupted'. agent_runs keeps no index over a
  * column a run's writes change, so those writes are HOT updates.
  */
-describe('run leases', () => {
+describe('run leases and results written once', () => {
   let t: TestApp;
   let admin: string;
   const closing: Array<() => Promise<void>> = [];
@@ -46,10 +48,11 @@ describe('run leases', () => {
   afterAll(async () => t.close());
 
   /** `count` agents with one queued run each at the next minute boundary (the clock moved just past it); their run ids. */
-  const queuedRuns = async (count: number, name: string): Promise<number[]> => {
+  const queuedRuns = async (count: number, name: string, exchanges: readonly string[] = ['Binance']): Promise<number[]> => {
     const ids: string[] = [];
     for (let i = 0; i < count; i++) {
-      const res = await t.request({ method: 'POST', url: '/api/agents', cookie: admin, payload: { templateId: CRYPTO, name: `${name} ${i}`, config: everyMinute() } });
+      const config = everyMinute(exchanges[i % exchanges.length]);
+      const res = await t.request({ method: 'POST', url: '/api/agents', cookie: admin, payload: { templateId: CRYPTO, name: `${name} ${i}`, config } });
       expect(res.statusCode).toBe(201);
       ids.push(res.json<{ id: string }>().id);
     }
@@ -125,13 +128,65 @@ describe('run leases', () => {
     expect(await t.database.db.select().from(runLeases)).toEqual(leasesBefore);
   });
 
+  const executor = () => {
+    const marketData = createMarketData(t.config.market, { logger: silent, now: t.now });
+    closing.push(() => marketData.close());
+    return createRunExecutor({ db: t.database.db, marketData, onChain: null, alerts: t.app.notifications, logger: silent, now: t.now, leaseSeconds: 30 });
+  };
+  const storedRuns = (ids: readonly number[]) => t.database.db.select().from(agentRuns).where(inArray(agentRuns.id, [...ids]));
+
+  it('the runs of a batch on one market store its result once, and each run’s history shows it whole', async () => {
+    const ids = await queuedRuns(3, 'sharing');
+    expect(await executor().executeBatch(ids)).toBe(3);
+    const rows = await storedRuns(ids);
+    const marketIds = new Set(rows.flatMap((r) => r.marketIds ?? []));
+    expect(marketIds.size).toBe(1);
+    expect(rows.every((r) => r.marketIds?.length === 1 && r.result !== null && !('markets' in (r.result as object)))).toBe(true);
+    const [stored] = await t.database.db.select().from(agentRunMarkets).where(eq(agentRunMarkets.id, [...marketIds][0]!));
+    expect(stored).toMatchObject({ firstRunId: ids[0], lastRunId: ids.at(-1), market: { ok: true, source: 'binance', symbol: 'BTC/USDT' } });
+
+    // What a person reads in Run History: the whole result, its market with its chart.
+    for (const row of rows) {
+      const history = (await t.request({ url: `/api/agents/${row.agentId}/runs`, cookie: admin })).json<TAgentRun[]>();
+      const run = history.find((r) => r.id === row.id)!;
+      expect(run.result).toMatchObject({ templateId: CRYPTO, alerts: [], markets: [stored!.market], performance: null });
+      // The assistants' get_run reads one run so too.
+      expect((await findRun(t.database.db, row.agentId, row.id))!.result).toEqual(run.result);
+    }
+  });
+
+  it('a stored market no run reads any more is deleted; one still read is kept', async () => {
+    const ids = await queuedRuns(2, 'unread', ['Binance', 'Kraken']);
+    expect(await executor().executeBatch(ids)).toBe(2);
+    const rows = await storedRuns(ids);
+    expect(new Set(rows.flatMap((r) => r.marketIds ?? [])).size).toBe(2);
+    const [kraken] = (await t.database.db.select().from(agentRunMarkets).where(inArray(agentRunMarkets.id, rows.flatMap((r) => r.marketIds ?? [])))).filter(
+      (m) => (m.market as { source: string }).source === 'kraken',
+    );
+    const krakenRun = rows.find((r) => r.marketIds?.includes(kraken!.id))!;
+    expect((await t.request({ method: 'DELETE', url: `/api/agents/${krakenRun.agentId}`, cookie: admin })).statusCode).toBe(204);
+
+    // Looked at in passes of one row: each goes on after the last.
+    let afterId = 0;
+    let deleted = 0;
+    for (;;) {
+      const pass = await deleteUnreadRunMarkets(t.database.db, afterId, 1);
+      deleted += pass.deleted;
+      if (pass.lastId === null) break;
+      afterId = pass.lastId;
+    }
+    expect(deleted).toBeGreaterThanOrEqual(1);
+    const left = await t.database.db.select({ id: agentRunMarkets.id }).from(agentRunMarkets).where(inArray(agentRunMarkets.id, rows.flatMap((r) => r.marketIds ?? [])));
+    expect(left.map((m) => m.id)).toEqual(rows.find((r) => r !== krakenRun)!.marketIds);
+  });
+
   it('agent_runs has no index over a column a run’s writes change, and room on its pages for HOT updates', async () => {
     const indexes = await t.database.db.execute(sql`select indexname from pg_indexes where tablename = 'agent_runs' order by indexname`);
     expect(rowsOf<{ indexname: string }>(indexes).map((r) => r.indexname)).toEqual(['agent_runs_agent_id_idx', 'agent_runs_agent_slot_idx', 'agent_runs_pkey']);
     const options = await t.database.db.execute(sql`select relname, reloptions from pg_class where relname in ('agent_runs', 'agents') order by relname`);
     expect(rowsOf<{ relname: string; reloptions: string[] | string }>(options).map((r) => [r.relname, String(r.reloptions)])).toEqual([
       ['agent_runs', expect.stringContaining('fillfactor=50')],
-      ['agents', expect.stringContaining('fillfactor=70')],
+      ['agents', expect.stringContaining('fillfactor=50')],
     ]);
   });
 });

@@ -3,7 +3,7 @@ import type { TAgentConfig } from '../../../contracts/agents.ts';
 import type { TMarketResult, TRunResult } from '../../../contracts/market.ts';
 import type { TConditionOutcome } from '../../../contracts/condition-outcomes.ts';
 import type { Db } from '../../db/client.ts';
-import { agentRuns, agents, alertStates, runLeases, users } from '../../db/schema.ts';
+import { agentRunMarkets, agentRuns, agents, alertStates, runLeases, users } from '../../db/schema.ts';
 import { retryOnDeadlock } from '../../lib/db-errors.ts';
 import { storedStatesSql, triggerStates, type ConditionTriggerState, type StoredConditionStates } from './condition-states.ts';
 
@@ -125,7 +125,7 @@ export async function startRuns(db: Db, runIds: readonly number[], now: Date, le
       select started.*, (select id from lease) as lease_id, a.owner_id, a.name, a.template_id, a.config, u.email, u.time_zone,
         (select coalesce(p.prices, (
                   select coalesce(jsonb_object_agg((m->>'source') || ':' || (m->>'symbol'), (m->>'price')::float8) filter (where (m->>'ok')::boolean), '{}'::jsonb)
-                  from jsonb_array_elements(p.result->'markets') m))
+                  from jsonb_array_elements(coalesce(p.result->'markets', (select jsonb_agg(rm.market) from ${agentRunMarkets} rm where rm.id = any(p.market_ids)))) m))
          from ${agentRuns} p
          where p.agent_id = started.agent_id and p.status = 'success' and p.id < started.id
          order by p.id desc limit 1) as previous,
@@ -197,17 +197,38 @@ export type RunOutcome = {
  *
  * The batch travels as one JSON document the database parses once, on PGlite and PostgreSQL
  * alike. A market result shared by several runs (the same object: runs on the same candles and
- * plan) is turned into JSON once and that text repeated, so a batch of 10,000 agents watching
- * one market stringifies one chart, not 10,000.
+ * plan) is turned into JSON once, and stored once (agent_run_markets, decision 0102): each run
+ * keeps its markets' ids and the rest of its result, so a batch of runs watching one market
+ * writes one chart, not one per run.
  */
 export async function finishRuns(db: Db, outcomes: readonly RunOutcome[]): Promise<Set<number>> {
   if (outcomes.length === 0) return new Set();
+  // The batch's distinct market texts, each once; a run lists its markets by their place (1-based).
+  const marketPlaces = new Map<string, number>();
+  const placeOf = (text: string) => {
+    let place = marketPlaces.get(text);
+    if (place === undefined) {
+      place = marketPlaces.size + 1;
+      marketPlaces.set(text, place);
+    }
+    return place;
+  };
   const batch = `[${outcomes
     .map((o) => {
-      const fields = { id: o.runId, status: o.status, prices: o.prices, error: o.error, end_time: o.endTime.toISOString(), performance: o.performance };
-      return withField(JSON.stringify(fields), 'result', o.result === null ? 'null' : resultJson(o.result));
+      const { markets, ...rest } = o.result ?? { markets: null };
+      const fields = {
+        id: o.runId,
+        status: o.status,
+        prices: o.prices,
+        error: o.error,
+        end_time: o.endTime.toISOString(),
+        performance: o.performance,
+        markets: markets === null ? null : markets.map((m) => placeOf(marketText(m))),
+      };
+      return withField(JSON.stringify(fields), 'result', o.result === null ? 'null' : JSON.stringify(rest));
     })
     .join(',')}]`;
+  const sharedMarkets = `[${[...marketPlaces.keys()].join(',')}]`;
   // One array parameter: the planner sees how many ids it holds and reads each by the key, where
   // a set from JSON (100 rows to the planner) let it scan the table for running runs instead.
   const runIds = sql`${agentRuns.id} = any(${idArray(outcomes.map((o) => o.runId))}::bigint[])`;
@@ -223,17 +244,28 @@ export async function finishRuns(db: Db, outcomes: readonly RunOutcome[]): Promi
   const rows = await retryOnDeadlock(() =>
     db.transaction(async (tx) => {
       await tx.execute(sql`${lockedInIdOrder(sql`${agents.id} in (select ${agentRuns.agentId} from ${agentRuns} where ${runIds})`, agents)}`);
-      const locked = rowsOf<{ id: number | string }>(await tx.execute(lockedInIdOrder(sql`${runIds} and ${agentRuns.status} = 'running'`)));
+      const locked = rowsOf<{ id: number | string }>(await tx.execute(lockedInIdOrder(sql`${runIds} and ${agentRuns.status} = 'running'`))).map((r) => Number(r.id));
       if (locked.length === 0) return [];
+      // The ids of the market rows are drawn first (nextval, once per row of the materialized
+      // `shared`), so each run's list is made from the places it sent, in its order.
       return rowsOf<{ id: number | string }>(
         await tx.execute(sql`
-      with outcome as (
+      with shared as materialized (
+        select e.place, e.market, nextval(pg_get_serial_sequence('agent_run_markets', 'id')) as id
+        from jsonb_array_elements(${sharedMarkets}::jsonb) with ordinality as e(market, place)
+      ), stored as (
+        insert into ${agentRunMarkets} (id, market, first_run_id, last_run_id) overriding system value
+        select id, market, ${locked[0]!}, ${locked.at(-1)!} from shared
+      ), outcome as (
         select * from jsonb_to_recordset(${batch}::jsonb)
-          as v(id bigint, status text, result jsonb, prices jsonb, error text, end_time timestamptz, performance text)
-        where v.id = any(${idArray(locked.map((r) => Number(r.id)))}::bigint[])
+          as v(id bigint, status text, result jsonb, markets jsonb, prices jsonb, error text, end_time timestamptz, performance text)
+        where v.id = any(${idArray(locked)}::bigint[])
       ), finished as (
         update ${agentRuns} r
-        set status = outcome.status, result = outcome.result, prices = outcome.prices, error = outcome.error, end_time = outcome.end_time
+        set status = outcome.status, result = outcome.result, prices = outcome.prices, error = outcome.error, end_time = outcome.end_time,
+          market_ids = case when outcome.markets is null then null else array(
+            select s.id from jsonb_array_elements_text(outcome.markets) with ordinality as k(place, n)
+            join shared s on s.place = k.place::bigint order by k.n) end
         from outcome
         where r.id = outcome.id
         returning r.id, r.agent_id, outcome.status, outcome.end_time, outcome.performance
@@ -292,12 +324,6 @@ function marketText(market: TMarketResult): string {
   return text;
 }
 
-/** A run's result as JSON, each market's text made once per market result object. */
-function resultJson(result: TRunResult): string {
-  const { markets, ...rest } = result;
-  return withField(JSON.stringify(rest), 'markets', `[${markets.map(marketText).join(',')}]`);
-}
-
 /** An object's JSON with one more field whose value is JSON text already. */
 const withField = (objectJson: string, name: string, valueJson: string) =>
   `${objectJson.slice(0, -1)}${objectJson === '{}' ? '' : ','}${JSON.stringify(name)}:${valueJson}}`;
@@ -353,6 +379,43 @@ export async function failInterruptedRuns(db: Db, now: Date): Promise<Array<{ id
 
 /** Ids as one PostgreSQL array literal ('{1,2,3}'): one parameter, however many. */
 const idArray = (ids: readonly number[]) => `{${ids.join(',')}}`;
+
+/**
+ * Looks at up to `scan` stored market results after id `afterId`, in id order, and deletes those
+ * no run reads any more (their runs went with their agent, or with run history's retention).
+ * Answers how many it deleted and the last id it looked at (null: it reached the end). Each
+ * row's runs have ids within its range, so they are read by key: agent_runs needs no index on
+ * market_ids, and a pass costs at most `scan` such lookups however large the table.
+ */
+export async function deleteUnreadRunMarkets(db: Db, afterId: number, scan: number): Promise<{ deleted: number; lastId: number | null }> {
+  const [row] = rowsOf<{ deleted: number | string; last_id: number | string | null; looked: number | string }>(
+    await db.execute(sql`
+      with looked as (
+        select u.id, u.first_run_id, u.last_run_id from ${agentRunMarkets} u where u.id > ${afterId} order by u.id limit ${scan}
+      ), removed as (
+        delete from ${agentRunMarkets} m using looked
+        where m.id = looked.id
+          and not exists (select 1 from ${agentRuns} r where r.id between looked.first_run_id and looked.last_run_id and looked.id = any(r.market_ids))
+        returning m.id
+      )
+      select (select count(*) from removed) as deleted, (select max(id) from looked) as last_id, (select count(*) from looked) as looked`),
+  );
+  const looked = Number(row?.looked ?? 0);
+  return { deleted: Number(row?.deleted ?? 0), lastId: looked < scan || row?.last_id == null ? null : Number(row.last_id) };
+}
+
+/**
+ * The hourly purge's step for stored market results: goes on from where the last pass stopped
+ * (back to the start once it reached the end), so each pass does a bounded amount of work.
+ */
+export function createRunMarketsPurge(db: Db, scan = 10_000) {
+  let afterId = 0;
+  return async function purgeUnreadRunMarkets(): Promise<number> {
+    const { deleted, lastId } = await deleteUnreadRunMarkets(db, afterId, scan);
+    afterId = lastId ?? 0;
+    return deleted;
+  };
+}
 
 /** Rows of a raw `execute()`: node-postgres answers a result with `rows`, PGlite's driver too. */
 function rowsOf<T>(result: unknown): T[] {
