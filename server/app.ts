@@ -34,6 +34,7 @@ import { proposalsRoutes } from './modules/proposals/proposals.routes.ts';
 import { createProposalsService } from './modules/proposals/proposals.service.ts';
 import type { JobQueue } from './modules/runtime/job-queue.ts';
 import { createRunRetention } from './modules/runtime/run-retention.ts';
+import { createRunMarketsPurge } from './modules/runtime/runtime.repo.ts';
 import { backtestRoutes } from './modules/backtest/backtest.routes.ts';
 import { createBacktestService } from './modules/backtest/backtest.service.ts';
 import { createMarketData, type MarketData } from './modules/market/market-data.ts';
@@ -350,12 +351,19 @@ export async function buildApp({
 
   // Finished runs past RUN_RETENTION_DAYS, beyond each agent's latest (docs/decisions/0101).
   const runRetention = createRunRetention({ db, logger: app.log, now, days: config.runtime.retentionDays, keepLast: config.runtime.retentionKeepLast });
+  // Market results no run reads any more (decision 0102), a bounded slice per pass: after the
+  // retention pass, whose removed runs leave theirs unread.
+  const purgeUnreadRunMarkets = createRunMarketsPurge(db);
   const purge = setInterval(() => {
     auth.purgeExpiredSessions().catch((err: unknown) => app.log.warn({ err }, 'session purge failed'));
     images.purgeUnsent().catch((err: unknown) => app.log.warn({ err }, 'purge of unsent chat images failed'));
     documents.purgeUnattached().catch((err: unknown) => app.log.warn({ err }, 'purge of unattached documents failed'));
     articleImages.purgeUnused().catch((err: unknown) => app.log.warn({ err }, 'purge of unused article images failed'));
-    runRetention.purge().catch((err: unknown) => app.log.warn({ err }, 'removing runs older than the retention period failed'));
+    runRetention
+      .purge()
+      .catch((err: unknown) => app.log.warn({ err }, 'removing runs older than the retention period failed'))
+      .then(() => purgeUnreadRunMarkets())
+      .catch((err: unknown) => app.log.warn({ err }, 'purge of unread run markets failed'));
   }, SESSION_PURGE_INTERVAL_MS);
   purge.unref();
   app.addHook('onClose', async () => {

@@ -549,6 +549,9 @@ export const agents = pgTable(
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
+  // Fillfactor 50 (migration 0034's SQL, docs/decisions/0102): a run's update of next_run_at or
+  // last_run_at puts the new row on the same page, so its WAL record leaves out the unchanged
+  // config (a third of the WAL of a dispatch), and last_run_at's is a HOT update.
   (t) => [
     index('agents_owner_created_idx').on(t.ownerId, t.createdAt),
     index('agents_status_next_run_idx').on(t.status, t.nextRunAt),
@@ -560,6 +563,12 @@ export const agents = pgTable(
  * One execution of an agent. Run-now rows are 'queued' with no `scheduled_for`; scheduled runs
  * carry their slot, and (agent, slot) is unique so a slot runs at most once even with several
  * workers or after a crash (DESIGN section 7). NULL slots never collide, so run-now is unlimited.
+ *
+ * Written three times (queued, running, finished), so no index covers a column those writes
+ * change (status, start_time, end_time, result...): each is a HOT update, on the same page, with
+ * no new index entries (docs/decisions/0102). The table's fillfactor (50, set by migration 0034's
+ * SQL; drizzle cannot say it here) leaves that room on each page. A running run's lease is in
+ * run_leases, one row per batch, not in this row.
  */
 export const agentRuns = pgTable(
   'agent_runs',
@@ -580,21 +589,48 @@ export const agentRuns = pgTable(
      * Null before migration 0013; the result's markets say the same then.
      */
     prices: jsonb('prices').$type<Record<string, number>>(),
-    error: text('error'),
     /**
-     * While 'running': until when the worker that runs it is known alive. The worker extends it
-     * as it goes; a run whose lease passed belonged to a dead worker and is failed 'interrupted'.
+     * When set, the result's markets are these rows of agent_run_markets, in this order, and
+     * `result` holds the rest (decision 0102: the runs of a batch that read one market share its
+     * ~8 KB, written once). Null: the result is whole (runs recorded before migration 0034).
      */
-    leaseExpiresAt: timestamp('lease_expires_at', { withTimezone: true }),
+    marketIds: bigint('market_ids', { mode: 'number' }).array(),
+    error: text('error'),
     createdAt: createdAt(),
   },
   (t) => [
     index('agent_runs_agent_id_idx').on(t.agentId, t.id.desc()),
-    index('agent_runs_running_lease_idx').on(t.leaseExpiresAt).where(sql`${t.status} = 'running'`),
     uniqueIndex('agent_runs_agent_slot_idx').on(t.agentId, t.scheduledFor),
     check('agent_runs_status_check', sql`${t.status} in ('queued', 'running', 'success', 'failure')`),
   ],
 );
+
+/**
+ * A market's result as runs recorded it (TMarketResult, chart and all), written once for every run
+ * of a batch that read it (agent_runs.market_ids; decision 0102). Compressed with lz4 on
+ * PostgreSQL (migration 0034's SQL). The runs that read it have ids from `first_run_id` to
+ * `last_run_id`, so a row no run reads any more is found without an index on market_ids
+ * (deleteUnreadRunMarkets).
+ */
+export const agentRunMarkets = pgTable('agent_run_markets', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  market: jsonb('market').notNull(),
+  firstRunId: bigint('first_run_id', { mode: 'number' }).notNull(),
+  lastRunId: bigint('last_run_id', { mode: 'number' }).notNull(),
+});
+
+/**
+ * The lease of a batch of running runs (docs/decisions/0102): until when the worker that took
+ * them is known alive. Created with the runs' move to 'running' (one statement), renewed as one
+ * row every third of the lease, deleted once none of its runs is running. A lease that passed
+ * belonged to a dead worker: the dispatcher's sweep deletes it and fails those of its runs still
+ * running 'interrupted'. A few hundred rows at most, read whole: no index but its key.
+ */
+export const runLeases = pgTable('run_leases', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  runIds: bigint('run_ids', { mode: 'number' }).array().notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+});
 
 /**
  * A notification for a user: the alerts one run of their agent raised, or that the agent is

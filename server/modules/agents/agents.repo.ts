@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
-import { agentRuns, agents } from '../../db/schema.ts';
+import { agentRunMarkets, agentRuns, agents } from '../../db/schema.ts';
 
 export type AgentRow = typeof agents.$inferSelect;
 export type AgentRunRow = typeof agentRuns.$inferSelect;
@@ -60,15 +60,24 @@ export async function deleteAgent(db: Db, id: string, ownerId: string): Promise<
   return removed.length > 0;
 }
 
+/**
+ * A run's whole result: its `result`, with its markets read from agent_run_markets when they are
+ * stored there, in the run's order (market_ids; docs/decisions/0102). Runs recorded before keep
+ * their whole result in `result`.
+ */
+const wholeResult = sql`case when ${agentRuns.marketIds} is null then ${agentRuns.result} else ${agentRuns.result} || jsonb_build_object('markets', coalesce((
+    select jsonb_agg(m.market order by k.n) from unnest(${agentRuns.marketIds}) with ordinality as k(id, n) join ${agentRunMarkets} m on m.id = k.id), '[]'::jsonb)) end`.mapWith(agentRuns.result);
+const runColumns = { ...getTableColumns(agentRuns), result: wholeResult };
+
 /** The agent's runs, newest first (served by the (agent_id, id desc) index); only those of `status` when given. */
 export async function listRuns(db: Db, agentId: string, limit: number, status?: AgentRunRow['status']): Promise<AgentRunRow[]> {
   const where = status ? and(eq(agentRuns.agentId, agentId), eq(agentRuns.status, status)) : eq(agentRuns.agentId, agentId);
-  return db.select().from(agentRuns).where(where).orderBy(desc(agentRuns.id)).limit(limit);
+  return db.select(runColumns).from(agentRuns).where(where).orderBy(desc(agentRuns.id)).limit(limit);
 }
 
 /** One run of the agent (the caller has checked the agent is theirs). */
 export async function findRun(db: Db, agentId: string, runId: number): Promise<AgentRunRow | undefined> {
-  const [row] = await db.select().from(agentRuns).where(and(eq(agentRuns.agentId, agentId), eq(agentRuns.id, runId)));
+  const [row] = await db.select(runColumns).from(agentRuns).where(and(eq(agentRuns.agentId, agentId), eq(agentRuns.id, runId)));
   return row;
 }
 

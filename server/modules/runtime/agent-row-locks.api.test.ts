@@ -78,7 +78,7 @@ describe.runIf(onPostgres)('statements that change many agents, side by side on 
       const now = new Date();
       const runs = await t.database.db
         .insert(agentRuns)
-        .values(agentIds.map((agentId) => ({ agentId, status: 'running' as const, startTime: now, leaseExpiresAt: new Date(now.getTime() + 60_000) })))
+        .values(agentIds.map((agentId) => ({ agentId, status: 'running' as const, startTime: now })))
         .returning({ id: agentRuns.id });
       const outcomes: RunOutcome[] = runs.map((r) => ({ runId: r.id, status: 'success', result: null, prices: {}, error: null, endTime: new Date(), performance: '+0.50%' }));
 

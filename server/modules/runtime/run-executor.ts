@@ -31,7 +31,7 @@ import {
 import { planRun, RunNotPossible, type RunPlan } from './run-plan.ts';
 import { conditionCandles, decideConditions, preparedConditions, type ConditionNotice } from './run-conditions.ts';
 import type { TNotifiedCondition } from '../../../contracts/condition-outcomes.ts';
-import { extendLeases, failedRunsInARow, finishRun, finishRuns, startRuns, withConditions, type RunAgent, type RunOutcome, type StartedRun } from './runtime.repo.ts';
+import { extendLease, failedRunsInARow, finishRun, finishRuns, releaseLease, startRuns, withConditions, type RunAgent, type RunOutcome, type StartedRun } from './runtime.repo.ts';
 import { isStale, staleSentence } from './freshness.ts';
 import { zoneOr } from '../../../contracts/time-zone.ts';
 import { NO_EVENTS, type EventPublisher } from '../../lib/live-events.ts';
@@ -360,10 +360,11 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
     const started = await startRuns(db, runIds, now(), leaseUntil());
     if (started.length === 0) return 0;
     for (const run of started) if (run.scheduledFor) agentRunStartLag.observe(Math.max(0, run.startTime.getTime() - run.scheduledFor.getTime()) / 1000);
-    const leased = started.map((r) => r.id);
+    // One lease for the batch (run_leases), created as its runs were taken.
+    const { leaseId } = started[0]!;
     const heartbeat = setInterval(
       () => {
-        extendLeases(db, leased, leaseUntil()).catch((err: unknown) => logger.warn({ err, runs: leased }, 'could not extend run leases'));
+        extendLease(db, leaseId, leaseUntil()).catch((err: unknown) => logger.warn({ err, runs: started.map((r) => r.id) }, 'could not extend run leases'));
       },
       Math.max(500, (leaseSeconds * 1000) / 3),
     );
@@ -419,6 +420,8 @@ export function createRunExecutor({ db, marketData, onChain, alerts, logger, now
       return started.length;
     } finally {
       clearInterval(heartbeat);
+      // Kept while a run is still running (its record refused): it lapses and the sweep fails the run.
+      await releaseLease(db, leaseId).catch((err: unknown) => logger.warn({ err, leaseId }, 'could not release a run lease; it lapses'));
     }
   }
 

@@ -163,9 +163,9 @@ describe('agents runtime', () => {
     expect((jobs as unknown as { rows: Array<{ n: number }> }).rows[0]!.n).toBe(1);
 
     // While it runs, too.
-    await t.database.db.update(agentRuns).set({ status: 'running', leaseExpiresAt: new Date(Date.now() + MINUTE) }).where(eq(agentRuns.id, runId));
+    await t.database.db.update(agentRuns).set({ status: 'running' }).where(eq(agentRuns.id, runId));
     expect((await runNow()).statusCode).toBe(409);
-    await t.database.db.update(agentRuns).set({ status: 'queued', leaseExpiresAt: null }).where(eq(agentRuns.id, runId));
+    await t.database.db.update(agentRuns).set({ status: 'queued' }).where(eq(agentRuns.id, runId));
 
     await start();
     await until(() => runsOf(agent.id), (runs) => runs.length === 1 && runs[0]!.status === 'success');

@@ -1,9 +1,9 @@
-import { and, asc, eq, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import type { TAgentConfig } from '../../../contracts/agents.ts';
 import type { TMarketResult, TRunResult } from '../../../contracts/market.ts';
 import type { TConditionOutcome } from '../../../contracts/condition-outcomes.ts';
 import type { Db } from '../../db/client.ts';
-import { agentRuns, agents, alertStates, users } from '../../db/schema.ts';
+import { agentRunMarkets, agentRuns, agents, alertStates, runLeases, users } from '../../db/schema.ts';
 import { retryOnDeadlock } from '../../lib/db-errors.ts';
 import { storedStatesSql, triggerStates, type ConditionTriggerState, type StoredConditionStates } from './condition-states.ts';
 
@@ -67,6 +67,8 @@ export type StartedRun = {
   agentId: string;
   scheduledFor: Date | null;
   startTime: Date;
+  /** The batch's lease (run_leases): renewed while the worker runs them, released once recorded. */
+  leaseId: number;
   agent: RunAgent | null;
   /** Prices of the latest earlier successful run, keyed `source:symbol` (empty: none). */
   previousPrices: Map<string, number>;
@@ -81,6 +83,7 @@ type StartedRow = {
   agent_id: string;
   scheduled_for: Date | string | null;
   start_time: Date | string;
+  lease_id: number | string;
   owner_id: string | null;
   name: string | null;
   template_id: string | null;
@@ -100,21 +103,29 @@ type StartedRow = {
  * has them in its result alone). Only one caller can move a run out of
  * 'queued' (the row lock makes a concurrent caller re-check the status and skip it); runs that
  * are not queued any more are simply absent from the answer, which is in `runIds` order.
+ *
+ * The same statement creates the batch's one lease row (run_leases, until `leaseUntil`) over the
+ * runs it took, so no run is running without a lease. The run's own row changes no indexed
+ * column: a HOT update (docs/decisions/0102).
  */
 export async function startRuns(db: Db, runIds: readonly number[], now: Date, leaseUntil: Date): Promise<StartedRun[]> {
   if (runIds.length === 0) return [];
   const rows = rowsOf<StartedRow>(
     await db.execute(sql`
       with started as (
-        update ${agentRuns} r set status = 'running', start_time = ${now.toISOString()}::timestamptz, lease_expires_at = ${leaseUntil.toISOString()}::timestamptz
+        update ${agentRuns} r set status = 'running', start_time = ${now.toISOString()}::timestamptz
         from (${lockedInIdOrder(sql`${inArray(agentRuns.id, [...runIds])} and ${agentRuns.status} = 'queued'`)}) locked
         where r.id = locked.id
         returning r.id, r.agent_id, r.scheduled_for, r.start_time
+      ), lease as (
+        insert into ${runLeases} (run_ids, expires_at)
+        select array_agg(id order by id), ${leaseUntil.toISOString()}::timestamptz from started having count(*) > 0
+        returning id
       )
-      select started.*, a.owner_id, a.name, a.template_id, a.config, u.email, u.time_zone,
+      select started.*, (select id from lease) as lease_id, a.owner_id, a.name, a.template_id, a.config, u.email, u.time_zone,
         (select coalesce(p.prices, (
                   select coalesce(jsonb_object_agg((m->>'source') || ':' || (m->>'symbol'), (m->>'price')::float8) filter (where (m->>'ok')::boolean), '{}'::jsonb)
-                  from jsonb_array_elements(p.result->'markets') m))
+                  from jsonb_array_elements(coalesce(p.result->'markets', (select jsonb_agg(rm.market) from ${agentRunMarkets} rm where rm.id = any(p.market_ids)))) m))
          from ${agentRuns} p
          where p.agent_id = started.agent_id and p.status = 'success' and p.id < started.id
          order by p.id desc limit 1) as previous,
@@ -139,6 +150,7 @@ function toStartedRun(row: StartedRow): StartedRun {
     agentId: row.agent_id,
     scheduledFor: row.scheduled_for === null ? null : new Date(row.scheduled_for),
     startTime: new Date(row.start_time),
+    leaseId: Number(row.lease_id),
     agent:
       row.owner_id === null
         ? null
@@ -149,12 +161,19 @@ function toStartedRun(row: StartedRow): StartedRun {
   };
 }
 
-export async function extendLeases(db: Db, runIds: readonly number[], leaseUntil: Date): Promise<void> {
-  if (runIds.length === 0) return;
-  await db
-    .update(agentRuns)
-    .set({ leaseExpiresAt: leaseUntil })
-    .where(and(inArray(agentRuns.id, [...runIds]), eq(agentRuns.status, 'running')));
+/** Renews a batch's lease: one small row, whatever the batch's size. Gone (swept): nothing. */
+export async function extendLease(db: Db, leaseId: number, leaseUntil: Date): Promise<void> {
+  await db.update(runLeases).set({ expiresAt: leaseUntil }).where(eq(runLeases.id, leaseId));
+}
+
+/**
+ * Removes a batch's lease once none of its runs is running (all recorded, or failed interrupted).
+ * A run still running (its record refused) keeps it: it lapses and the sweep fails that run.
+ */
+export async function releaseLease(db: Db, leaseId: number): Promise<void> {
+  await db.execute(sql`
+    delete from ${runLeases} l where l.id = ${leaseId}
+      and not exists (select 1 from ${agentRuns} r where r.id = any(l.run_ids) and r.status = 'running')`);
 }
 
 export type RunOutcome = {
@@ -178,37 +197,77 @@ export type RunOutcome = {
  *
  * The batch travels as one JSON document the database parses once, on PGlite and PostgreSQL
  * alike. A market result shared by several runs (the same object: runs on the same candles and
- * plan) is turned into JSON once and that text repeated, so a batch of 10,000 agents watching
- * one market stringifies one chart, not 10,000.
+ * plan) is turned into JSON once, and stored once (agent_run_markets, decision 0102): each run
+ * keeps its markets' ids and the rest of its result, so a batch of runs watching one market
+ * writes one chart, not one per run.
  */
 export async function finishRuns(db: Db, outcomes: readonly RunOutcome[]): Promise<Set<number>> {
   if (outcomes.length === 0) return new Set();
+  // The batch's distinct market texts, each once; a run lists its markets by their place (1-based).
+  const marketPlaces = new Map<string, number>();
+  const placeOf = (text: string) => {
+    let place = marketPlaces.get(text);
+    if (place === undefined) {
+      place = marketPlaces.size + 1;
+      marketPlaces.set(text, place);
+    }
+    return place;
+  };
   const batch = `[${outcomes
     .map((o) => {
-      const fields = { id: o.runId, status: o.status, prices: o.prices, error: o.error, end_time: o.endTime.toISOString(), performance: o.performance };
-      return withField(JSON.stringify(fields), 'result', o.result === null ? 'null' : resultJson(o.result));
+      const { markets, ...rest } = o.result ?? { markets: null };
+      const fields = {
+        id: o.runId,
+        status: o.status,
+        prices: o.prices,
+        error: o.error,
+        end_time: o.endTime.toISOString(),
+        performance: o.performance,
+        markets: markets === null ? null : markets.map((m) => placeOf(marketText(m))),
+      };
+      return withField(JSON.stringify(fields), 'result', o.result === null ? 'null' : JSON.stringify(rest));
     })
     .join(',')}]`;
-  const runIds = sql`${agentRuns.id} in (select value::bigint from jsonb_array_elements_text(${JSON.stringify(outcomes.map((o) => o.runId))}::jsonb))`;
+  const sharedMarkets = `[${[...marketPlaces.keys()].join(',')}]`;
+  // One array parameter: the planner sees how many ids it holds and reads each by the key, where
+  // a set from JSON (100 rows to the planner) let it scan the table for running runs instead.
+  const runIds = sql`${agentRuns.id} = any(${idArray(outcomes.map((o) => o.runId))}::bigint[])`;
   // Agents before their runs, each in id order (docs/decisions/0063): deleting an agent locks it,
-  // then its runs; a channel's removal locks many agents. The lock waits in its own statement:
+  // then its runs; a channel's removal locks many agents. Each lock waits in its own statement:
   // within one statement, PostgreSQL does not promise which part runs first. Both locks find the
-  // runs by the ids' own list, not by the `outcome` rows: the planner cannot see how many rows a
-  // CTE holds, and joined the wide materialized batch against every running run (250 ms a batch
-  // of 200 at 10,000 agents, half of PostgreSQL's time per run; an index lookup per id instead).
+  // runs by the ids' own list, not by the `outcome` rows: the planner cannot see how many rows
+  // the batch holds (250 ms a batch of 200 at 10,000 agents when it joined them to every running run).
+  // The update then changes only the runs locked here (running, so still ours), joined by key to
+  // the batch with no condition of their own: with one (status = 'running', whose statistics lag
+  // behind a slot's burst) the planner took the runs for one row and parsed the whole batch
+  // document again for each run, twice the finish's cost (docs/decisions/0102).
   const rows = await retryOnDeadlock(() =>
     db.transaction(async (tx) => {
       await tx.execute(sql`${lockedInIdOrder(sql`${agents.id} in (select ${agentRuns.agentId} from ${agentRuns} where ${runIds})`, agents)}`);
+      const locked = rowsOf<{ id: number | string }>(await tx.execute(lockedInIdOrder(sql`${runIds} and ${agentRuns.status} = 'running'`))).map((r) => Number(r.id));
+      if (locked.length === 0) return [];
+      // The ids of the market rows are drawn first (nextval, once per row of the materialized
+      // `shared`), so each run's list is made from the places it sent, in its order.
       return rowsOf<{ id: number | string }>(
         await tx.execute(sql`
-      with outcome as (
+      with shared as materialized (
+        select e.place, e.market, nextval(pg_get_serial_sequence('agent_run_markets', 'id')) as id
+        from jsonb_array_elements(${sharedMarkets}::jsonb) with ordinality as e(market, place)
+      ), stored as (
+        insert into ${agentRunMarkets} (id, market, first_run_id, last_run_id) overriding system value
+        select id, market, ${locked[0]!}, ${locked.at(-1)!} from shared
+      ), outcome as (
         select * from jsonb_to_recordset(${batch}::jsonb)
-          as v(id bigint, status text, result jsonb, prices jsonb, error text, end_time timestamptz, performance text)
+          as v(id bigint, status text, result jsonb, markets jsonb, prices jsonb, error text, end_time timestamptz, performance text)
+        where v.id = any(${idArray(locked)}::bigint[])
       ), finished as (
         update ${agentRuns} r
-        set status = outcome.status, result = outcome.result, prices = outcome.prices, error = outcome.error, end_time = outcome.end_time, lease_expires_at = null
-        from outcome, (${lockedInIdOrder(sql`${runIds} and ${agentRuns.status} = 'running'`)}) locked
-        where r.id = outcome.id and r.id = locked.id
+        set status = outcome.status, result = outcome.result, prices = outcome.prices, error = outcome.error, end_time = outcome.end_time,
+          market_ids = case when outcome.markets is null then null else array(
+            select s.id from jsonb_array_elements_text(outcome.markets) with ordinality as k(place, n)
+            join shared s on s.place = k.place::bigint order by k.n) end
+        from outcome
+        where r.id = outcome.id
         returning r.id, r.agent_id, outcome.status, outcome.end_time, outcome.performance
       ), per_agent as (
         select agent_id, max(end_time) as end_time, bool_or(status = 'success') as succeeded,
@@ -265,12 +324,6 @@ function marketText(market: TMarketResult): string {
   return text;
 }
 
-/** A run's result as JSON, each market's text made once per market result object. */
-function resultJson(result: TRunResult): string {
-  const { markets, ...rest } = result;
-  return withField(JSON.stringify(rest), 'markets', `[${markets.map(marketText).join(',')}]`);
-}
-
 /** An object's JSON with one more field whose value is JSON text already. */
 const withField = (objectJson: string, name: string, valueJson: string) =>
   `${objectJson.slice(0, -1)}${objectJson === '{}' ? '' : ','}${JSON.stringify(name)}:${valueJson}}`;
@@ -302,16 +355,66 @@ export async function failedRunsInARow(db: Db, agentIds: readonly string[], cap:
   );
 }
 
-/** Runs whose worker stopped renewing the lease: that worker is dead. */
+/**
+ * Runs whose worker stopped renewing their batch's lease: that worker is dead. Deletes the leases
+ * that passed (a sweep running beside it skips those this one holds) and fails their runs still
+ * running, locked in id order; a run its worker recorded meanwhile is left alone.
+ */
 export async function failInterruptedRuns(db: Db, now: Date): Promise<Array<{ id: number; agentId: string }>> {
   const rows = rowsOf<{ id: number | string; agent_id: string }>(
     await db.execute(sql`
-      update ${agentRuns} r set status = 'failure', error = 'interrupted', end_time = ${now.toISOString()}::timestamptz, lease_expires_at = null
-      from (${lockedInIdOrder(sql`${agentRuns.status} = 'running' and ${lt(agentRuns.leaseExpiresAt, now)}`)}) locked
+      with expired as (
+        delete from ${runLeases} l
+        using (select id from ${runLeases} where expires_at < ${now.toISOString()}::timestamptz order by id for update skip locked) locked
+        where l.id = locked.id
+        returning l.run_ids
+      )
+      update ${agentRuns} r set status = 'failure', error = 'interrupted', end_time = ${now.toISOString()}::timestamptz
+      from (${lockedInIdOrder(sql`${agentRuns.id} in (select unnest(run_ids) from expired) and ${agentRuns.status} = 'running'`)}) locked
       where r.id = locked.id
       returning r.id, r.agent_id`),
   );
   return rows.map((r) => ({ id: Number(r.id), agentId: r.agent_id }));
+}
+
+/** Ids as one PostgreSQL array literal ('{1,2,3}'): one parameter, however many. */
+const idArray = (ids: readonly number[]) => `{${ids.join(',')}}`;
+
+/**
+ * Looks at up to `scan` stored market results after id `afterId`, in id order, and deletes those
+ * no run reads any more (their runs went with their agent, or with run history's retention).
+ * Answers how many it deleted and the last id it looked at (null: it reached the end). Each
+ * row's runs have ids within its range, so they are read by key: agent_runs needs no index on
+ * market_ids, and a pass costs at most `scan` such lookups however large the table.
+ */
+export async function deleteUnreadRunMarkets(db: Db, afterId: number, scan: number): Promise<{ deleted: number; lastId: number | null }> {
+  const [row] = rowsOf<{ deleted: number | string; last_id: number | string | null; looked: number | string }>(
+    await db.execute(sql`
+      with looked as (
+        select u.id, u.first_run_id, u.last_run_id from ${agentRunMarkets} u where u.id > ${afterId} order by u.id limit ${scan}
+      ), removed as (
+        delete from ${agentRunMarkets} m using looked
+        where m.id = looked.id
+          and not exists (select 1 from ${agentRuns} r where r.id between looked.first_run_id and looked.last_run_id and looked.id = any(r.market_ids))
+        returning m.id
+      )
+      select (select count(*) from removed) as deleted, (select max(id) from looked) as last_id, (select count(*) from looked) as looked`),
+  );
+  const looked = Number(row?.looked ?? 0);
+  return { deleted: Number(row?.deleted ?? 0), lastId: looked < scan || row?.last_id == null ? null : Number(row.last_id) };
+}
+
+/**
+ * The hourly purge's step for stored market results: goes on from where the last pass stopped
+ * (back to the start once it reached the end), so each pass does a bounded amount of work.
+ */
+export function createRunMarketsPurge(db: Db, scan = 10_000) {
+  let afterId = 0;
+  return async function purgeUnreadRunMarkets(): Promise<number> {
+    const { deleted, lastId } = await deleteUnreadRunMarkets(db, afterId, scan);
+    afterId = lastId ?? 0;
+    return deleted;
+  };
 }
 
 /** Rows of a raw `execute()`: node-postgres answers a result with `rows`, PGlite's driver too. */
