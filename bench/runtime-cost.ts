@@ -156,9 +156,10 @@ export default {
     results.push(
       {
         name: 'runtime-postgres-cpu per 1,000 runs',
-        unit: 's',
-        ours: after.postgresCpuMs,
-        reference: before?.postgresCpuMs ?? null,
+        unit: 'ms',
+        // ms per run is s per 1,000 runs: printed in ms per 1,000.
+        ours: after.postgresCpuMs * 1000,
+        reference: before ? before.postgresCpuMs * 1000 : null,
         ratio: before ? after.postgresCpuMs / before.postgresCpuMs : null,
         target: `ratio <= ${DB_CPU_TARGET} (reference: commit ${REFERENCE_COMMIT.slice(0, 7)})`,
         met: before !== null && after.postgresCpuMs / before.postgresCpuMs <= DB_CPU_TARGET,
