@@ -35,6 +35,8 @@ type Cost = {
   walBytes: number;
   /** Per run, from the slot to the last run recorded (the dispatcher queued them before the slot). */
   execution: { postgresCpuMs: number; workerCpuMs: number };
+  /** PostgreSQL's CPU and WAL per run in each phase: dispatch (before the slot), execution, VACUUM. */
+  phases: Record<'dispatch' | 'execution' | 'vacuum', { postgresCpuMs: number; walBytes: number }>;
   /** Runs per second from the first run taken to the last recorded. */
   rate: number;
 };
@@ -97,6 +99,11 @@ async function measure(root: string | undefined, runs: number, log: (line: strin
       workerCpuMs: (to.worker - from.worker) / runs,
       walBytes: (to.wal - from.wal) / runs,
       execution: { postgresCpuMs: (done.postgres - atSlot.postgres) / runs, workerCpuMs: (done.worker - atSlot.worker) / runs },
+      phases: {
+        dispatch: { postgresCpuMs: (atSlot.postgres - from.postgres) / runs, walBytes: (atSlot.wal - from.wal) / runs },
+        execution: { postgresCpuMs: (done.postgres - atSlot.postgres) / runs, walBytes: (done.wal - atSlot.wal) / runs },
+        vacuum: { postgresCpuMs: (to.postgres - done.postgres) / runs, walBytes: (to.wal - done.wal) / runs },
+      },
       rate: runs / Math.max(0.001, span!.last_end - span!.first_start),
     };
   } catch (err) {
@@ -112,6 +119,10 @@ async function measure(root: string | undefined, runs: number, log: (line: strin
 }
 
 const perThousand = (ms: number) => `${((ms * 1000) / 1000).toFixed(3)} s`;
+const phasesText = (cost: Cost) =>
+  Object.entries(cost.phases)
+    .map(([phase, p]) => `${phase} ${perThousand(p.postgresCpuMs)} and ${p.walBytes.toFixed(0)} B`)
+    .join(', ');
 
 /**
  * What `workers` worker processes on a PostgreSQL of `cores` cores carry, from the measured costs
@@ -149,10 +160,12 @@ export default {
         reference.remove();
       }
       log(`  PostgreSQL ${perThousand(before.postgresCpuMs)} CPU per 1,000 runs, ${before.walBytes.toFixed(0)} B WAL per run; worker ${perThousand(before.workerCpuMs)} per 1,000; ${before.rate.toFixed(0)} runs/s`);
+      log(`    PostgreSQL per 1,000 runs and WAL per run by phase: ${phasesText(before)}`);
     }
     log(`ours: ${runs} runs of one slot, one worker...`);
     const after = await measure(undefined, runs, log);
     log(`  PostgreSQL ${perThousand(after.postgresCpuMs)} CPU per 1,000 runs, ${after.walBytes.toFixed(0)} B WAL per run; worker ${perThousand(after.workerCpuMs)} per 1,000; ${after.rate.toFixed(0)} runs/s`);
+    log(`    PostgreSQL per 1,000 runs and WAL per run by phase: ${phasesText(after)}`);
     results.push(
       {
         name: 'runtime-postgres-cpu per 1,000 runs',
