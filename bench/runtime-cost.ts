@@ -25,6 +25,8 @@ const LAG_P99_S = 5;
 /** The model is checked against a measurement with PostgreSQL on one CPU and one worker on another. */
 const MODEL_TOLERANCE = 0.2;
 const WORKER_COUNTS = [1, 2, 4, 8, 16];
+/** The runtime's default (DISPATCH_LOOKAHEAD_MS): a slot's runs are queued this long before it. */
+const DISPATCH_LOOKAHEAD_MS = 5_000;
 const POSTGRES_CORES = [2, 8, 32];
 
 type Cost = {
@@ -62,8 +64,9 @@ async function measure(root: string | undefined, runs: number, log: (line: strin
       await client.query<{ id: string }>(`insert into users (provider, subject, email, name, role) values ('local', 'bench', 'bench@example.com', 'Bench', 'admin') returning id`)
     ).rows[0]!.id;
     const config = { ...everyMinuteOnBinance(), schedule: { ...everyMinuteOnBinance().schedule, frequency: 'hourly' as const } };
-    // Far enough ahead that inserting and the checkpoint end before the dispatcher (5 s ahead) queues them.
-    const slot = Math.ceil((Date.now() + 12_000) / 1000) * 1000;
+    // Far enough ahead that inserting and the checkpoint end before the dispatcher (5 s ahead,
+    // DISPATCH_LOOKAHEAD_MS) queues them.
+    const slot = Math.ceil((Date.now() + 20_000) / 1000) * 1000;
     await client.query(
       `insert into agents (owner_id, template_id, name, status, config, next_run_at)
        select $1, 'crypto-market-monitor', 'cost ' || g, 'running', $2::jsonb, $3 from generate_series(1, $4) g`,
@@ -72,6 +75,10 @@ async function measure(root: string | undefined, runs: number, log: (line: strin
     await client.query('vacuum analyze');
     await client.query('checkpoint');
     const reading = async () => ({ postgres: postgresCpuMs(postmaster), worker: cpuMs(worker!.pid), wal: await walBytes(client) });
+    // From just before the dispatcher can claim them: the idle seconds before (the job queue's
+    // polls) cost the same whatever the runs, and are not the runs' cost.
+    if (slot - Date.now() < DISPATCH_LOOKAHEAD_MS + 1_000) throw new Error('inserting the agents took so long that the dispatcher may have started before the measurement');
+    await sleep(slot - DISPATCH_LOOKAHEAD_MS - 700 - Date.now());
     const from = await reading();
     while (Date.now() < slot) await sleep(50);
     const atSlot = await reading();
