@@ -18,8 +18,10 @@ import type { Benchmark, BenchResult } from './types.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const RUNS_PER_DAY_AT_10K_A_MINUTE = 10_000 * 24 * 60;
+/** The runtime's batch (RUN_BATCH_SIZE): the runs that share one stored market result. */
+const RUN_BATCH = 50;
 
-export type RetentionSizes = { heap: number; toast: number; indexes: number; total: number; rows: number; perIndex: Record<string, number> };
+export type RetentionSizes = { heap: number; toast: number; indexes: number; /** agent_run_markets, all of it. */ markets: number; total: number; rows: number; perIndex: Record<string, number> };
 export type RetentionMeasurement = {
   rows: number;
   agents: number;
@@ -57,7 +59,8 @@ async function sizes(db: Database['db']): Promise<RetentionSizes> {
       select pg_relation_size('agent_runs') as heap,
         coalesce(pg_total_relation_size(c.reltoastrelid), 0) as toast,
         pg_indexes_size('agent_runs') as indexes,
-        pg_total_relation_size('agent_runs') as total,
+        pg_total_relation_size('agent_runs') + pg_total_relation_size('agent_run_markets') as total,
+        pg_total_relation_size('agent_run_markets') as markets,
         (select count(*) from agent_runs) as rows,
         (select jsonb_object_agg(indexrelid::regclass::text, pg_relation_size(indexrelid)) from pg_index where indrelid = 'agent_runs'::regclass) as per_index
       from pg_class c where c.oid = 'agent_runs'::regclass`)) as unknown as { rows: Array<Record<string, string | Record<string, number>>> }
@@ -66,28 +69,48 @@ async function sizes(db: Database['db']): Promise<RetentionSizes> {
     heap: Number(row!.heap),
     toast: Number(row!.toast),
     indexes: Number(row!.indexes),
+    markets: Number(row!.markets),
     total: Number(row!.total),
     rows: Number(row!.rows),
     perIndex: row!.per_index as Record<string, number>,
   };
 }
 
-/** `count` runs of `agents` agents, evenly over [from, from + days), 2% failures (no result), ids in time order. */
+/**
+ * `count` runs of `agents` agents, evenly over [from, from + days), 2% failures (no result), ids in
+ * time order. Recorded as the runtime records them (decision 0102): each run's own part of the
+ * result in its row, and the market result of every RUN_BATCH consecutive runs stored once in
+ * agent_run_markets, which the runs name in market_ids.
+ */
 async function fillRuns(db: Database['db'], { from, days, count, agents, result }: { from: Date; days: number; count: number; agents: number; result: string }): Promise<void> {
+  const { markets, ...own } = JSON.parse(result) as { markets: unknown[] };
   const chunk = 20_000;
   const stepMs = (days * DAY_MS) / count;
   for (let start = 0; start < count; start += chunk) {
     const end = Math.min(count, start + chunk);
+    const lastBefore = Number(((await db.execute(sql`select coalesce(max(id), 0) as id from agent_runs`)) as unknown as { rows: Array<{ id: string }> }).rows[0]!.id);
     await db.execute(sql`
       insert into agent_runs (agent_id, status, scheduled_for, start_time, end_time, result, prices, error, created_at)
       select a.id, case when g.i % 50 = 0 then 'failure' else 'success' end, t.at, t.at, t.at + interval '300 ms',
-        case when g.i % 50 = 0 then null else ${result}::jsonb end,
+        case when g.i % 50 = 0 then null else ${JSON.stringify(own)}::jsonb end,
         case when g.i % 50 = 0 then null else '{"binance:BTC/USDT": 64425.41}'::jsonb end,
         case when g.i % 50 = 0 then 'The exchange did not answer.' end, t.at
       from generate_series(${start}::int, ${end - 1}::int) as g(i)
       cross join lateral (select ${from.toISOString()}::timestamptz + (g.i * ${stepMs}::float8) * interval '1 millisecond' as at) t
       join (select id, row_number() over (order by id) - 1 as n from agents) a on a.n = g.i % ${agents}
       order by g.i`);
+    // A batch's market, once for its runs (as finishRuns stores it).
+    await db.execute(sql`
+      with batches as (
+        select min(id) as first_run_id, max(id) as last_run_id from agent_runs
+        where id > ${lastBefore} and status = 'success' group by (id - ${lastBefore} - 1) / ${RUN_BATCH}
+      ), stored as (
+        insert into agent_run_markets (market, first_run_id, last_run_id)
+        select ${JSON.stringify(markets[0] ?? null)}::jsonb, first_run_id, last_run_id from batches
+        returning id, first_run_id, last_run_id
+      )
+      update agent_runs r set market_ids = array[stored.id] from stored
+      where r.id between stored.first_run_id and stored.last_run_id and r.status = 'success'`);
   }
   // One run in a hundred alerted: its notification names it (what the deletion sets to null).
   await db.execute(sql`
@@ -186,8 +209,8 @@ const human = (bytes: number) => (bytes >= 1024 ** 4 ? `${(bytes / 1024 ** 4).to
 /** The measurement in lines for the bench's log: sizes at each step and the extrapolation. */
 export function describeRunRetention(m: RetentionMeasurement): string[] {
   const row = (label: string, s: RetentionSizes) =>
-    `${label.padEnd(28)} rows ${String(s.rows).padStart(8)}  heap ${mb(s.heap).padStart(9)}  toast ${mb(s.toast).padStart(9)}  indexes ${mb(s.indexes).padStart(9)}  total ${mb(s.total).padStart(9)}`;
-  const perRun = (s: RetentionSizes) => ({ heap: s.heap / s.rows, toast: s.toast / s.rows, indexes: s.indexes / s.rows });
+    `${label.padEnd(28)} rows ${String(s.rows).padStart(8)}  heap ${mb(s.heap).padStart(9)}  toast ${mb(s.toast).padStart(9)}  indexes ${mb(s.indexes).padStart(9)}  markets ${mb(s.markets).padStart(9)}  total ${mb(s.total).padStart(9)}`;
+  const perRun = (s: RetentionSizes) => ({ heap: s.heap / s.rows, toast: s.toast / s.rows, indexes: s.indexes / s.rows, markets: s.markets / s.rows });
   const p = perRun(m.before);
   const month = RUNS_PER_DAY_AT_10K_A_MINUTE * 30;
   return [
@@ -198,7 +221,7 @@ export function describeRunRetention(m: RetentionMeasurement): string[] {
     row('after one more day', m.afterOneMoreDay),
     `per index before: ${Object.entries(m.before.perIndex).map(([name, bytes]) => `${name} ${mb(bytes)}`).join(', ')}`,
     `retention pass: ${m.deleted} runs removed in ${m.batches} batches, ${m.deleteSeconds.toFixed(1)} s (${Math.round(m.deleted / m.deleteSeconds)} runs/s), WAL ${Math.round(m.walBytesPerDeleted)} B per removed run`,
-    `per run: ${Math.round(m.bytesPerRun)} B on disk (heap ${Math.round(p.heap)}, TOAST ${Math.round(p.toast)}, indexes ${Math.round(p.indexes)})`,
+    `per run: ${Math.round(m.bytesPerRun)} B on disk (heap ${Math.round(p.heap)}, TOAST ${Math.round(p.toast)}, indexes ${Math.round(p.indexes)}, its share of the stored markets ${Math.round(p.markets)})`,
     `at 10,000 agents a minute (${RUNS_PER_DAY_AT_10K_A_MINUTE.toLocaleString('en')} runs a day): a month ${human(month * m.bytesPerRun)}, ` +
       `kept 7 days ${human(7 * RUNS_PER_DAY_AT_10K_A_MINUTE * m.bytesPerRun)}, 30 days ${human(30 * RUNS_PER_DAY_AT_10K_A_MINUTE * m.bytesPerRun)}, 90 days (the default) ${human(90 * RUNS_PER_DAY_AT_10K_A_MINUTE * m.bytesPerRun)}; ` +
       `the retention job removes ${RUNS_PER_DAY_AT_10K_A_MINUTE.toLocaleString('en')} runs a day, ${(RUNS_PER_DAY_AT_10K_A_MINUTE / 86_400 / (m.deleted / m.deleteSeconds) * 100).toFixed(1)}% of one connection's time at the rate measured`,

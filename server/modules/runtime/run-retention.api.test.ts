@@ -3,7 +3,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAgentConfig, findTemplate, type TAgent, type TAgentConfig, type TAgentRun } from '../../../contracts/agents.ts';
-import { agentRuns, agents, notifications } from '../../db/schema.ts';
+import { agentRunMarkets, agentRuns, agents, notifications } from '../../db/schema.ts';
 import { memoryLogger } from '../../test/memory-logger.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 import { until } from '../../test/until.ts';
@@ -118,6 +118,31 @@ describe('run retention', () => {
     expect(history.map((r) => r.id)).toEqual([fRecent, f5, f4, fSuccess]);
     // A second pass finds nothing more.
     expect(await retention().purge()).toBe(0);
+  });
+
+  it("removes with the runs the stored market results only they read (decision 0102), and keeps one a kept run still reads", async () => {
+    const a = await newAgent('Markets A');
+    const b = await newAgent('Markets B');
+    // a: 5 old successes (its 2 oldest go: it keeps its last 3); b: one old success, its only run (kept).
+    const [a1, a2, a3, a4, a5] = await insertRuns([40, 39, 38, 37, 36].map((daysAgo) => ({ agentId: a, status: 'success' as Status, daysAgo })));
+    const [b1] = await insertRuns([{ agentId: b, status: 'success', daysAgo: 35 }]);
+    const market = (firstRunId: number, lastRunId: number) =>
+      t.database.db.insert(agentRunMarkets).values({ market: { ok: true, symbol: 'BTC/USDT' }, firstRunId, lastRunId }).returning({ id: agentRunMarkets.id });
+    // onlyRemoved: read by a's two removed runs; shared: by a's second removed run and by b's kept one.
+    const [[onlyRemoved], [shared], [keptOnly]] = await Promise.all([market(a1!, a2!), market(a2!, b1!), market(a3!, a5!)]);
+    const setMarkets = (id: number, ids: number[]) => t.database.db.update(agentRuns).set({ marketIds: ids }).where(eq(agentRuns.id, id));
+    await setMarkets(a1!, [onlyRemoved!.id]);
+    await setMarkets(a2!, [onlyRemoved!.id, shared!.id]);
+    await setMarkets(b1!, [shared!.id]);
+    for (const id of [a3!, a4!, a5!]) await setMarkets(id, [keptOnly!.id]);
+
+    const logger = memoryLogger();
+    expect(await retention({ logger: logger.logger }).purge()).toBe(2);
+    expect(await remaining(a)).toEqual([a3, a4, a5]);
+    const left = (await t.database.db.select({ id: agentRunMarkets.id }).from(agentRunMarkets)).map((r) => r.id).sort((x, y) => x - y);
+    expect(left).toEqual([shared!.id, keptOnly!.id].sort((x, y) => x - y));
+    expect(logger.lines).toContainEqual(expect.objectContaining({ deleted: 2, marketsDeleted: 1 }));
+    await t.database.db.delete(agentRunMarkets);
   });
 
   it('works through more runs than a batch holds, batch after batch, until every old one is gone', async () => {

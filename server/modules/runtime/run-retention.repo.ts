@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
-import { agentRuns } from '../../db/schema.ts';
+import { agentRunMarkets, agentRuns } from '../../db/schema.ts';
 
 export type RetentionBatch = {
   /** Runs looked at, in id order after `afterId`: fewer than the limit at the table's end. */
@@ -10,6 +10,8 @@ export type RetentionBatch = {
   /** A run created at or after the cut was among them: every later id is newer, the pass is over. */
   reachedCut: boolean;
   deleted: number;
+  /** Stored market results (decision 0102) no run reads once these runs are gone, removed with them. */
+  marketsDeleted: number;
 };
 
 /**
@@ -22,10 +24,14 @@ export type RetentionBatch = {
  * skipped, not waited for: the next pass takes it. Each agent's bounds are read once per batch
  * through the (agent_id, id desc) index. Removing a run sets its notifications' run_id to null
  * (the foreign key's own action, through notifications_run_id_idx): a notification keeps its text.
+ * The market results only the removed runs read (decision 0102: one row per batch's market) go
+ * in the same statement, so they never pile up for the hourly scan to find: the runs that could
+ * still read one have ids within its range (read by key), less those removed here (the
+ * statement's snapshot still shows them).
  */
 export async function removeOldRuns(db: Db, { afterId, cut, keepLast, limit }: { afterId: number; cut: Date; keepLast: number; limit: number }): Promise<RetentionBatch> {
   const cutAt = sql`${cut.toISOString()}::timestamptz`;
-  const [row] = rowsOf<{ scanned: number | string; last_id: number | string | null; reached_cut: boolean; deleted: number | string }>(
+  const [row] = rowsOf<{ scanned: number | string; last_id: number | string | null; reached_cut: boolean; deleted: number | string; markets_deleted: number | string }>(
     await db.execute(sql`
       with scanned as (
         select id, agent_id, status, created_at from ${agentRuns}
@@ -49,17 +55,25 @@ export async function removeOldRuns(db: Db, { afterId, cut, keepLast, limit }: {
           order by id for update skip locked
         ) locked
         where r.id = locked.id
-        returning r.id
+        returning r.id, r.market_ids
+      ), freed as (
+        delete from ${agentRunMarkets} m
+        where m.id in (select distinct unnest(market_ids) from removed)
+          and not exists (
+            select 1 from ${agentRuns} r
+            where r.id between m.first_run_id and m.last_run_id and m.id = any(r.market_ids) and r.id not in (select id from removed))
+        returning m.id
       )
       select (select count(*) from scanned) as scanned, (select max(id) from scanned) as last_id,
         coalesce((select bool_or(created_at >= ${cutAt}) from scanned), false) as reached_cut,
-        (select count(*) from removed) as deleted`),
+        (select count(*) from removed) as deleted, (select count(*) from freed) as markets_deleted`),
   );
   return {
     scanned: Number(row!.scanned),
     lastId: row!.last_id === null ? null : Number(row!.last_id),
     reachedCut: row!.reached_cut,
     deleted: Number(row!.deleted),
+    marketsDeleted: Number(row!.markets_deleted),
   };
 }
 

@@ -45,17 +45,19 @@ export function createRunRetention({
     const cut = new Date(now().getTime() - days * DAY_MS);
     let afterId = 0;
     let deleted = 0;
+    let marketsDeleted = 0;
     let batches = 0;
     while (!stopping) {
       const batch = await removeOldRuns(db, { afterId, cut, keepLast, limit: batchSize });
       deleted += batch.deleted;
+      marketsDeleted += batch.marketsDeleted;
       batches++;
       if (batch.reachedCut || batch.lastId === null || batch.scanned < batchSize) break;
       afterId = batch.lastId;
       // The runtime's statements queued meanwhile go first (on PGlite, one connection is shared).
       await nextTurn();
     }
-    logger.info({ deleted, batches, olderThan: cut.toISOString(), keepLast }, 'removed finished runs older than the retention period');
+    logger.info({ deleted, marketsDeleted, batches, olderThan: cut.toISOString(), keepLast }, 'removed finished runs older than the retention period');
     return deleted;
   }
 
