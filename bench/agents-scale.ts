@@ -67,6 +67,8 @@ async function pauseAgents(client: pg.Client, prefix: string): Promise<void> {
      where a.id = locked.id`,
     [`${prefix}%`],
   );
+  // As pausing does: no slot, so they leave the dispatcher's due scan (decision 0103).
+  await client.query(`update agent_schedules s set next_run_at = null from agents a where a.id = s.agent_id and a.name like $1`, [`${prefix}%`]);
 }
 
 type Cpu = { at: number; workers: number; web: number; postgres: number };
@@ -130,13 +132,20 @@ function scaleBenchmark(variant: Variant): Benchmark {
             text: `CPU per 1,000 runs: worker(s) ${per1000(w).toFixed(2)} s, PostgreSQL ${per1000(p).toFixed(2)} s, web ${per1000(s).toFixed(2)} s; over ${(wall / 1000).toFixed(1)} s the worker(s) used ${(w / wall).toFixed(2)} cores, PostgreSQL ${(p / wall).toFixed(2)}, of ${cores} (${(((w + p + s) / wall / cores) * 100).toFixed(0)}% busy with this benchmark's processes)`,
           };
         };
-        const insertAgents = (name: string, count: number, config: TAgentConfig, slot: number) =>
-          client.query(
-            `insert into agents (owner_id, template_id, name, status, config, next_run_at)
-             select $1, 'crypto-market-monitor', $2 || g, 'running', $3::jsonb, $4
-             from generate_series(1, $5) g`,
-            [owner, name, JSON.stringify(config), new Date(slot).toISOString(), count],
+        // The slot is in agent_schedules (decision 0103), whose row comes with the agent's insert.
+        const insertAgents = async (name: string, count: number, config: TAgentConfig, slot: number) => {
+          await client.query(
+            `insert into agents (owner_id, template_id, name, status, config)
+             select $1, 'crypto-market-monitor', $2 || g, 'running', $3::jsonb
+             from generate_series(1, $4) g`,
+            [owner, name, JSON.stringify(config), count],
           );
+          await client.query(
+            `update agent_schedules s set next_run_at = $3 from agents a
+             where a.id = s.agent_id and a.owner_id = $1 and a.name like $2 || '%' and s.next_run_at is null and a.status = 'running'`,
+            [owner, name, new Date(slot).toISOString()],
+          );
+        };
 
         // --- Latency: one worker, every minute.
         workers.push(await startWorker(env));

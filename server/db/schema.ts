@@ -528,8 +528,9 @@ export const chatPresets = pgTable(
 /**
  * A monitoring agent, owned by the user who created it. `config` is the whole wizard
  * configuration (schedule with its IANA time zone, notifications, parameters), checked against
- * the template before every write. `next_run_at` is null while paused; the runtime
- * (docs/decisions/0017) claims due rows through the (status, next_run_at) index.
+ * the template before every write. What the runtime writes per run (the next slot, the last run
+ * and its performance) is in agent_schedules, not here: this wide row is written only when a
+ * person changes the agent (docs/decisions/0103).
  */
 export const agents = pgTable(
   'agents',
@@ -542,21 +543,35 @@ export const agents = pgTable(
     name: text('name').notNull(),
     status: text('status', { enum: ['running', 'paused'] }).$type<TAgentStatus>().notNull().default('paused'),
     config: jsonb('config').$type<TAgentConfig>().notNull(),
-    lastRunAt: timestamp('last_run_at', { withTimezone: true }),
-    /** Signed percent change text such as '+1.2%' (SPEC), written by the runtime. */
-    performance: text('performance'),
-    nextRunAt: timestamp('next_run_at', { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  // Fillfactor 50 (migration 0034's SQL, docs/decisions/0102): a run's update of next_run_at or
-  // last_run_at puts the new row on the same page, so its WAL record leaves out the unchanged
-  // config (a third of the WAL of a dispatch), and last_run_at's is a HOT update.
-  (t) => [
-    index('agents_owner_created_idx').on(t.ownerId, t.createdAt),
-    index('agents_status_next_run_idx').on(t.status, t.nextRunAt),
-    check('agents_status_check', sql`${t.status} in ('running', 'paused')`),
-  ],
+  // The default fillfactor again (migration 0035 resets 0034's 50): no run writes this row now.
+  (t) => [index('agents_owner_created_idx').on(t.ownerId, t.createdAt), check('agents_status_check', sql`${t.status} in ('running', 'paused')`)],
+);
+
+/**
+ * An agent's runtime state, one row per agent, created with it in the same transaction by a
+ * trigger on agents' inserts (migration 0035's SQL; docs/decisions/0103): the row a dispatch moves to its next slot and a run's record writes its
+ * time and performance to, ~70 bytes where the agent's row with its config is 1-2 KB. The
+ * dispatch claims due rows through the partial index on next_run_at (null while paused: a paused
+ * agent is not in it), locking these rows, never the agent's. Migration 0035's SQL (drizzle
+ * cannot say it here) sets fillfactor 50, so a record's update (no indexed column) is a HOT
+ * update on the same page, and adds the agents list cache's trigger (migration 0015).
+ */
+export const agentSchedules = pgTable(
+  'agent_schedules',
+  {
+    agentId: uuid('agent_id')
+      .primaryKey()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    /** The next slot; null while paused or when the schedule has none left. */
+    nextRunAt: timestamp('next_run_at', { withTimezone: true }),
+    lastRunAt: timestamp('last_run_at', { withTimezone: true }),
+    /** Signed percent change text such as '+1.2%' (SPEC), written by the runtime. */
+    performance: text('performance'),
+  },
+  (t) => [index('agent_schedules_next_run_idx').on(t.nextRunAt).where(sql`${t.nextRunAt} is not null`)],
 );
 
 /**
@@ -574,9 +589,15 @@ export const agentRuns = pgTable(
   'agent_runs',
   {
     id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    /**
+     * References the agent's schedule row, not the agent's (decision 0103): the key share lock the
+     * foreign key takes as a dispatch inserts runs falls on the schedule row the dispatch holds
+     * already, so a run leaves the agents page untouched. Deleting the agent deletes its schedule
+     * row, and that its runs, as before.
+     */
     agentId: uuid('agent_id')
       .notNull()
-      .references(() => agents.id, { onDelete: 'cascade' }),
+      .references(() => agentSchedules.agentId, { onDelete: 'cascade' }),
     status: text('status', { enum: ['queued', 'running', 'success', 'failure'] }).$type<TAgentRun['status']>().notNull().default('queued'),
     scheduledFor: timestamp('scheduled_for', { withTimezone: true }),
     startTime: timestamp('start_time', { withTimezone: true }),

@@ -1,11 +1,23 @@
 import { and, asc, desc, eq, getTableColumns, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
-import { agentRunMarkets, agentRuns, agents } from '../../db/schema.ts';
+import { agentRunMarkets, agentRuns, agentSchedules, agents } from '../../db/schema.ts';
 
-export type AgentRow = typeof agents.$inferSelect;
+type ScheduleFields = Pick<typeof agentSchedules.$inferSelect, 'nextRunAt' | 'lastRunAt' | 'performance'>;
+/** An agent with its runtime state (agent_schedules, docs/decisions/0103). */
+export type AgentRow = typeof agents.$inferSelect & ScheduleFields;
 export type AgentRunRow = typeof agentRuns.$inferSelect;
-export type NewAgent = Pick<typeof agents.$inferInsert, 'ownerId' | 'templateId' | 'name' | 'status' | 'config' | 'nextRunAt'>;
+export type NewAgent = Pick<typeof agents.$inferInsert, 'ownerId' | 'templateId' | 'name' | 'status' | 'config'> & Pick<ScheduleFields, 'nextRunAt'>;
 export type AgentPatch = Partial<Pick<AgentRow, 'name' | 'status' | 'config' | 'nextRunAt'>>;
+
+/** The agent's columns and its schedule row's, read joined (every agent has one). */
+const agentColumns = {
+  ...getTableColumns(agents),
+  nextRunAt: agentSchedules.nextRunAt,
+  lastRunAt: agentSchedules.lastRunAt,
+  performance: agentSchedules.performance,
+};
+const scheduleOf = (db: Db, agentId: string) =>
+  db.select({ nextRunAt: agentSchedules.nextRunAt, lastRunAt: agentSchedules.lastRunAt, performance: agentSchedules.performance }).from(agentSchedules).where(eq(agentSchedules.agentId, agentId));
 
 // Every query is scoped by owner: another user's agent is indistinguishable from a missing one.
 const owned = (id: string, ownerId: string) => and(eq(agents.id, id), eq(agents.ownerId, ownerId));
@@ -22,12 +34,13 @@ const parsedJson = (value: unknown): LatestRun => (typeof value === 'string' ? (
 export async function listAgentsWithHealth(db: Db, ownerId: string): Promise<Array<{ agent: AgentRow; health: HealthRow }>> {
   const rows = await db
     .select({
-      agent: agents,
+      agent: agentColumns,
       latest: sql`(select row_to_json(l) from (
         select r.status, r.error from ${agentRuns} r where r.agent_id = agents.id and r.status in ('success', 'failure') order by r.id desc limit 1) l)`.mapWith(parsedJson),
       lastSuccessAt: sql`(select r.end_time from ${agentRuns} r where r.agent_id = agents.id and r.status = 'success' order by r.id desc limit 1)`.mapWith(agentRuns.endTime),
     })
     .from(agents)
+    .innerJoin(agentSchedules, eq(agentSchedules.agentId, agents.id))
     .where(eq(agents.ownerId, ownerId))
     .orderBy(desc(agents.createdAt), desc(agents.id));
   return rows.map(({ agent, latest, lastSuccessAt }) => ({
@@ -37,22 +50,49 @@ export async function listAgentsWithHealth(db: Db, ownerId: string): Promise<Arr
 }
 
 export async function findAgent(db: Db, id: string, ownerId: string): Promise<AgentRow | undefined> {
-  const [row] = await db.select().from(agents).where(owned(id, ownerId));
+  const [row] = await db.select(agentColumns).from(agents).innerJoin(agentSchedules, eq(agentSchedules.agentId, agents.id)).where(owned(id, ownerId));
   return row;
 }
 
-export async function insertAgent(db: Db, values: NewAgent): Promise<AgentRow> {
-  const [row] = await db.insert(agents).values(values).returning();
-  return row!;
+/**
+ * The agent, with its next slot when given. Its schedule row comes with the insert (a trigger of
+ * migration 0035, so an agent inserted by any SQL has one); both in one transaction.
+ */
+export async function insertAgent(db: Db, { nextRunAt, ...values }: NewAgent): Promise<AgentRow> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx.insert(agents).values(values).returning();
+    const [schedule] = await tx
+      .update(agentSchedules)
+      .set({ nextRunAt })
+      .where(eq(agentSchedules.agentId, row!.id))
+      .returning({ nextRunAt: agentSchedules.nextRunAt, lastRunAt: agentSchedules.lastRunAt, performance: agentSchedules.performance });
+    return { ...row!, nextRunAt: schedule!.nextRunAt, lastRunAt: schedule!.lastRunAt, performance: schedule!.performance };
+  });
 }
 
-export async function updateAgent(db: Db, id: string, ownerId: string, patch: AgentPatch): Promise<AgentRow | undefined> {
-  const [row] = await db
-    .update(agents)
-    .set({ ...patch, updatedAt: new Date() })
-    .where(owned(id, ownerId))
-    .returning();
-  return row;
+/**
+ * Changes the agent and, when given, its next slot: the agent's row first, then its schedule row
+ * (decision 0063's order; a dispatch holding the schedule row makes this wait for its commit, and
+ * a slot it moved is then replaced by this one).
+ */
+export async function updateAgent(db: Db, id: string, ownerId: string, { nextRunAt, ...patch }: AgentPatch): Promise<AgentRow | undefined> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(agents)
+      .set({ ...patch, updatedAt: new Date() })
+      .where(owned(id, ownerId))
+      .returning();
+    if (!row) return undefined;
+    const [schedule] =
+      nextRunAt === undefined
+        ? await scheduleOf(tx, row.id)
+        : await tx
+            .update(agentSchedules)
+            .set({ nextRunAt })
+            .where(eq(agentSchedules.agentId, row.id))
+            .returning({ nextRunAt: agentSchedules.nextRunAt, lastRunAt: agentSchedules.lastRunAt, performance: agentSchedules.performance });
+    return { ...row, nextRunAt: schedule?.nextRunAt ?? null, lastRunAt: schedule?.lastRunAt ?? null, performance: schedule?.performance ?? null };
+  });
 }
 
 export async function deleteAgent(db: Db, id: string, ownerId: string): Promise<boolean> {

@@ -5,6 +5,7 @@ import { defaultAgentConfig, findTemplate, type TAgent, type TAgentConfig } from
 import { agents } from '../../db/schema.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 import { createDispatcher } from '../runtime/dispatcher.ts';
+import { scheduleOf } from '../../test/agent-schedules.ts';
 
 const STOCK = 'stock-market-scanner';
 const silent = pino({ level: 'silent' });
@@ -52,8 +53,7 @@ describe('agent schedules', () => {
     const dispatcher = createDispatcher({ db: t.database.db, jobs: { enqueueRunBatches: async () => {} }, logger: silent, now: () => clock });
     const queued: string[] = [];
     for (;;) {
-      const [row] = await t.database.db.select({ nextRunAt: agents.nextRunAt }).from(agents).where(eq(agents.id, id));
-      const due = row!.nextRunAt!;
+      const due = (await scheduleOf(t.database.db, id)).nextRunAt!;
       if (due.getTime() > Date.parse(until)) return queued;
       clock = new Date(due.getTime() + 3000); // a dispatch tick a few seconds after the slot
       expect(await dispatcher.dispatchDue(clock)).toBe(1);

@@ -2,9 +2,13 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAgentConfig, findTemplate } from '../../../contracts/agents.ts';
 import type { TChannelList, TCreatedChannel } from '../../../contracts/channels.ts';
-import { agentRuns, agents } from '../../db/schema.ts';
+import { and, eq } from 'drizzle-orm';
+import pino from 'pino';
+import { agentRuns, agentSchedules, agents } from '../../db/schema.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 import { until } from '../../test/until.ts';
+import { scheduleAgents } from '../../test/agent-schedules.ts';
+import { createDispatcher } from './dispatcher.ts';
 import { finishRuns, type RunOutcome } from './runtime.repo.ts';
 
 // Issue 29 item 3: on PostgreSQL, deleting a channel (which takes it out of every agent naming it)
@@ -14,9 +18,11 @@ import { finishRuns, type RunOutcome } from './runtime.repo.ts';
 // (docs/decisions/0063).
 //
 // The race is made to happen every round, with no timing: a third transaction holds one agent
-// in the middle, so the delete and the batch each lock the agents before it (in their own order)
-// and then wait; once both are seen waiting, it lets go. In no common order, each then holds rows
-// the other needs.
+// in the middle, so the delete locks the agents before it and waits. Since decision 0103 the
+// batch neither locks nor writes agents (an agent's last run is in agent_schedules), so it must
+// be recorded in full while the agent is held, and the delete go through once it is let go.
+// (Before 0103 this test saw both waiting on agents and checked that their common id order let
+// both finish; that wait is gone, so the test now asserts the batch does not wait at all.)
 
 const onPostgres = process.env.TEST_DATABASE === 'postgres';
 const OWNER = 'row-locks@example.com';
@@ -89,23 +95,52 @@ describe.runIf(onPostgres)('statements that change many agents, side by side on 
         (err: unknown) => ({ err }),
       );
       const removal = t.request({ method: 'DELETE', url: `/api/channels/${channelId}`, cookie });
-      let settled = false;
-      void Promise.allSettled([batch, removal]).then(() => (settled = true));
-      // Both are in flight and stopped on a row lock (or one already failed): the race is on.
-      const race = await until(async () => ({ settled, waiting: await lockWaiters() }), (r) => r.settled || r.waiting >= 2, 30_000);
-      if (!race.settled) raced += 1;
+      let removed = false;
+      void removal.then(() => (removed = true));
+      // The batch is recorded while the agent is still held; the delete is stopped on it.
+      await batch;
+      const held = await until(async () => ({ removed, waiting: await lockWaiters() }), (r) => r.removed || r.waiting >= 1, 30_000);
+      if (!held.removed) raced += 1;
       await blocker.query('commit');
 
-      const [recorded, removed] = await Promise.all([batch, removal]);
-      expect(removed.statusCode, removed.body).toBe(204);
+      const [recorded, answer] = await Promise.all([batch, removal]);
+      expect(answer.statusCode, answer.body).toBe(204);
       expect('err' in recorded ? String(recorded.err) : null).toBeNull();
       expect('finished' in recorded ? recorded.finished.size : 0).toBe(AGENTS);
     }
     expect(raced).toBe(channelIds.length);
 
     // Every channel is gone from every agent, and every agent has its last run.
-    const saved = await t.database.db.select({ config: agents.config, lastRunAt: agents.lastRunAt }).from(agents);
+    const saved = await t.database.db.select({ config: agents.config, lastRunAt: agentSchedules.lastRunAt }).from(agents).innerJoin(agentSchedules, eq(agentSchedules.agentId, agents.id));
     expect(saved.every((a) => (a.config.notifications.channels ?? []).length === 0)).toBe(true);
     expect(saved.every((a) => a.lastRunAt !== null)).toBe(true);
   }, 120_000);
+
+  it('dispatches an agent whose row a person’s edit holds, and skips (never waits for) one being deleted', async () => {
+    // Decision 0103: the claim locks the schedule rows, never the agents (their runs reference
+    // the schedule row). An edit holding the agent's row does not stop its dispatch; a deletion
+    // in progress holds the schedule row (deleted by the cascade), and SKIP LOCKED passes it by.
+    const [edited, deleted, free] = [...agentIds].sort();
+    const slot = new Date('2030-01-01T00:00:00Z');
+    await scheduleAgents(t.database.db, [edited!, deleted!, free!], slot, 'running');
+    const dispatcher = createDispatcher({ db: t.database.db, jobs: { enqueueRunBatches: async () => {} }, logger: pino({ level: 'silent' }), now: () => slot });
+    const deleter = new pg.Client({ connectionString: t.config.database.kind === 'postgres' ? t.config.database.url : '' });
+    await deleter.connect();
+    try {
+      await blocker.query('begin');
+      await blocker.query('select id from agents where id = $1 for no key update', [edited]);
+      await deleter.query('begin');
+      await deleter.query('delete from agents where id = $1', [deleted]);
+      expect(await dispatcher.dispatchDue()).toBe(2);
+      await deleter.query('rollback');
+      await blocker.query('commit');
+      const queued = await t.database.db.select({ agentId: agentRuns.agentId }).from(agentRuns).where(and(eq(agentRuns.status, 'queued'), eq(agentRuns.scheduledFor, slot)));
+      expect(queued.map((r) => r.agentId).sort()).toEqual([edited, free].sort());
+      // Once let go, the skipped agent is dispatched for its slot.
+      expect(await dispatcher.dispatchDue()).toBe(1);
+    } finally {
+      await deleter.end();
+      await scheduleAgents(t.database.db, [edited!, deleted!, free!], null, 'paused');
+    }
+  });
 });

@@ -10,6 +10,7 @@ import { createMarketData } from '../market/market-data.ts';
 import { createDispatcher } from './dispatcher.ts';
 import { createRunExecutor } from './run-executor.ts';
 import { deleteUnreadRunMarkets, extendLease, startRuns } from './runtime.repo.ts';
+import { scheduleAgents } from '../../test/agent-schedules.ts';
 
 const CRYPTO = 'crypto-market-monitor';
 const MINUTE = 60_000;
@@ -57,7 +58,7 @@ describe('run leases and results written once', () => {
       ids.push(res.json<{ id: string }>().id);
     }
     const slot = new Date(Math.ceil((t.now().getTime() + 1) / MINUTE) * MINUTE);
-    await t.database.db.update(agents).set({ status: 'running', nextRunAt: slot }).where(inArray(agents.id, ids));
+    await scheduleAgents(t.database.db, ids, slot, 'running');
     t.advanceTime(slot.getTime() - t.now().getTime() + 100);
     expect(await createDispatcher({ db: t.database.db, jobs: NO_JOBS, logger: silent, now: t.now }).dispatchDue()).toBe(count);
     const rows = await t.database.db
@@ -183,10 +184,25 @@ describe('run leases and results written once', () => {
   it('agent_runs has no index over a column a run’s writes change, and room on its pages for HOT updates', async () => {
     const indexes = await t.database.db.execute(sql`select indexname from pg_indexes where tablename = 'agent_runs' order by indexname`);
     expect(rowsOf<{ indexname: string }>(indexes).map((r) => r.indexname)).toEqual(['agent_runs_agent_id_idx', 'agent_runs_agent_slot_idx', 'agent_runs_pkey']);
-    const options = await t.database.db.execute(sql`select relname, reloptions from pg_class where relname in ('agent_runs', 'agents') order by relname`);
-    expect(rowsOf<{ relname: string; reloptions: string[] | string }>(options).map((r) => [r.relname, String(r.reloptions)])).toEqual([
+    // Decision 0103 moved what a run writes of its agent to agent_schedules, at fillfactor 50 in
+    // its turn; agents went back to the default (0102 had set it to 50, as this test asserted).
+    const options = await t.database.db.execute(sql`select relname, reloptions from pg_class where relname in ('agent_runs', 'agent_schedules', 'agents') order by relname`);
+    expect(rowsOf<{ relname: string; reloptions: string[] | string | null }>(options).map((r) => [r.relname, String(r.reloptions)])).toEqual([
       ['agent_runs', expect.stringContaining('fillfactor=50')],
-      ['agents', expect.stringContaining('fillfactor=50')],
+      ['agent_schedules', expect.stringContaining('fillfactor=50')],
+      ['agents', 'null'],
+    ]);
+  });
+
+  it('agent_schedules: the due scan’s partial index on next_run_at is its only index beside the key; agents has none over it', async () => {
+    const indexes = await t.database.db.execute(
+      sql`select tablename, indexname, indexdef from pg_indexes where tablename in ('agent_schedules', 'agents') order by tablename, indexname`,
+    );
+    expect(rowsOf<{ tablename: string; indexname: string; indexdef: string }>(indexes).map((r) => [r.tablename, r.indexname, r.indexdef.includes('WHERE (next_run_at IS NOT NULL)')])).toEqual([
+      ['agent_schedules', 'agent_schedules_next_run_idx', true],
+      ['agent_schedules', 'agent_schedules_pkey', false],
+      ['agents', 'agents_owner_created_idx', false],
+      ['agents', 'agents_pkey', false],
     ]);
   });
 });

@@ -1,4 +1,4 @@
-import { asc, eq, inArray, sql } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { createTestApp, type TestApp } from '../../test/test-app.ts';
 import { until } from '../../test/until.ts';
 import { createRunRetention } from './run-retention.ts';
 import { startWorkers, type Workers } from './workers.ts';
+import { scheduleAgents } from '../../test/agent-schedules.ts';
 
 const onPostgres = process.env.TEST_DATABASE === 'postgres';
 const DAY = 24 * 60 * 60 * 1000;
@@ -182,7 +183,7 @@ describe('run retention', () => {
     const slot = new Date(Math.ceil((t.now().getTime() + 1) / MINUTE) * MINUTE);
 
     const pass = retention({ batchSize: 20 }).purge();
-    await t.database.db.update(agents).set({ status: 'running', nextRunAt: slot }).where(inArray(agents.id, live));
+    await scheduleAgents(t.database.db, live, slot, 'running');
     t.advanceTime(slot.getTime() - t.now().getTime() + 100);
     for (const agentId of live) {
       const runs = await until(

@@ -12,6 +12,7 @@ import { RUN_FAILED_ERROR, createRunExecutor } from './run-executor.ts';
 import { INVALID_PARAMETERS_ERROR } from './run-plan.ts';
 import { startRuns } from './runtime.repo.ts';
 import { startWorkers, type Workers } from './workers.ts';
+import { scheduleAgents } from '../../test/agent-schedules.ts';
 
 const CRYPTO = 'crypto-market-monitor';
 const MINUTE = 60_000;
@@ -67,7 +68,7 @@ describe('agents runtime in batches', () => {
   /** The agents running, due at the next minute boundary of the app's clock, which is moved just past it. */
   const dueNow = async (list: readonly TAgent[]): Promise<Date> => {
     const slot = new Date(Math.ceil((t.now().getTime() + 1) / MINUTE) * MINUTE);
-    await t.database.db.update(agents).set({ status: 'running', nextRunAt: slot }).where(inArray(agents.id, list.map((a) => a.id)));
+    await scheduleAgents(t.database.db, list.map((a) => a.id), slot, 'running');
     t.advanceTime(slot.getTime() - t.now().getTime() + 100);
     return slot;
   };

@@ -12,6 +12,7 @@ import { startRuntime } from './runtime.ts';
 import { INVALID_PARAMETERS_ERROR } from './run-plan.ts';
 import { startRun } from './runtime.repo.ts';
 import { startWorkers, type Workers } from './workers.ts';
+import { scheduleAgents, scheduleOf } from '../../test/agent-schedules.ts';
 
 const STOCK = 'stock-market-scanner';
 const CRYPTO = 'crypto-market-monitor';
@@ -239,7 +240,7 @@ describe('agents runtime', () => {
     // slots to the next. (Walking every minute of both days took 2,880 dispatches: 10 s on a quiet
     // machine, past the test's limit on a loaded one.)
     const MINUTE_WALK_MS = 5 * 60 * MINUTE;
-    const nextRunOf = async (agentId: string) => (await t.database.db.select({ nextRunAt: agents.nextRunAt }).from(agents).where(eq(agents.id, agentId)))[0]!.nextRunAt;
+    const nextRunOf = async (agentId: string) => (await scheduleOf(t.database.db, agentId)).nextRunAt;
 
     for (const [day, start, hours, changed] of [
       // Spring forward: 02:00-02:59 does not exist; fall back: 01:00-01:59 happens twice.
@@ -252,7 +253,7 @@ describe('agents runtime', () => {
       const { computeNextRunAt } = await import('../agents/schedule.ts');
       for (const agent of [hourly, minutely]) {
         const config = (await t.database.db.select().from(agents).where(eq(agents.id, agent.id)))[0]!.config;
-        await t.database.db.update(agents).set({ status: 'running', nextRunAt: computeNextRunAt(config.schedule, clock) }).where(eq(agents.id, agent.id));
+        await scheduleAgents(t.database.db, agent.id, computeNextRunAt(config.schedule, clock), 'running');
       }
       const walkEnd = Date.parse(start) + MINUTE_WALK_MS;
       const end = Date.parse(start) + hours * 60 * MINUTE;
@@ -262,7 +263,7 @@ describe('agents runtime', () => {
         await dispatcher.dispatchDue();
       }
       // ...then the hourly agent alone, from each slot to the next, to the end of the day.
-      await t.database.db.update(agents).set({ status: 'paused', nextRunAt: null }).where(eq(agents.id, minutely.id));
+      await scheduleAgents(t.database.db, minutely.id, null, 'paused');
       for (let next = await nextRunOf(hourly.id), steps = 0; next && next.getTime() < end; next = await nextRunOf(hourly.id), steps++) {
         expect(steps, `${day}: the hourly agent's next run moves on`).toBeLessThan(hours);
         clock = new Date(next.getTime() + 3000);
@@ -295,7 +296,7 @@ describe('agents runtime', () => {
     await setStatus(agent.id, 'running');
     // Real time here (the job queue holds jobs by the database's clock): a slot 1.5 s away.
     const slot = new Date(Math.ceil((Date.now() + 1_500) / 1000) * 1000);
-    await t.database.db.update(agents).set({ nextRunAt: slot }).where(eq(agents.id, agent.id));
+    await scheduleAgents(t.database.db, agent.id, slot);
     const ahead = createDispatcher({ db: t.database.db, jobs: t.jobs, logger: silent, lookaheadMs: 5_000 });
     expect(await ahead.dispatchDue()).toBe(1);
     const [queued] = await runsOf(agent.id);
@@ -309,7 +310,7 @@ describe('agents runtime', () => {
 
     // A slot queued ahead and then paused never runs.
     const next = new Date(Math.ceil((Date.now() + 3_000) / 1000) * 1000);
-    await t.database.db.update(agents).set({ nextRunAt: next }).where(eq(agents.id, agent.id));
+    await scheduleAgents(t.database.db, agent.id, next);
     expect(await ahead.dispatchDue()).toBe(1);
     expect((await runsOf(agent.id))[0]).toMatchObject({ status: 'queued', scheduledFor: next.toISOString() });
     await setStatus(agent.id, 'paused');

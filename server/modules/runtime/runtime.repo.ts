@@ -1,27 +1,37 @@
-import { and, asc, eq, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import { eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { TAgentConfig } from '../../../contracts/agents.ts';
 import type { TMarketResult, TRunResult } from '../../../contracts/market.ts';
 import type { TConditionOutcome } from '../../../contracts/condition-outcomes.ts';
 import type { Db } from '../../db/client.ts';
-import { agentRunMarkets, agentRuns, agents, alertStates, runLeases, users } from '../../db/schema.ts';
+import { agentRunMarkets, agentRuns, agentSchedules, agents, alertStates, runLeases, users } from '../../db/schema.ts';
 import { retryOnDeadlock } from '../../lib/db-errors.ts';
 import { storedStatesSql, triggerStates, type ConditionTriggerState, type StoredConditionStates } from './condition-states.ts';
 
 export type DueAgent = { id: string; templateId: string; config: TAgentConfig; nextRunAt: Date };
 
 /**
- * Running agents whose slot has come, locked for this transaction. SKIP LOCKED lets several
- * dispatchers claim side by side: each row goes to exactly one of them.
+ * Running agents whose slot has come, their schedule rows locked for this transaction (never the
+ * wide agents row: docs/decisions/0103). SKIP LOCKED lets several dispatchers claim side by side:
+ * each row goes to exactly one of them. The runs inserted next reference these rows (agent_runs'
+ * foreign key), so the key share lock it takes is one this transaction holds already; an agent
+ * being deleted (its schedule row deleted with it, locked) is skipped, not waited for.
  */
 export async function claimDueAgents(tx: Db, now: Date, limit: number): Promise<DueAgent[]> {
-  const rows = await tx
-    .select({ id: agents.id, templateId: agents.templateId, config: agents.config, nextRunAt: agents.nextRunAt })
-    .from(agents)
-    .where(and(eq(agents.status, 'running'), lte(agents.nextRunAt, now)))
-    .orderBy(asc(agents.nextRunAt))
-    .limit(limit)
-    .for('update', { skipLocked: true });
-  return rows.map((r) => ({ id: r.id, templateId: r.templateId, config: r.config, nextRunAt: r.nextRunAt! }));
+  const rows = rowsOf<{ id: string; template_id: string; config: TAgentConfig | string; next_run_at: Date | string }>(
+    await tx.execute(sql`
+      select s.agent_id as id, a.template_id, a.config, s.next_run_at
+      from ${agentSchedules} s join ${agents} a on a.id = s.agent_id
+      where s.next_run_at is not null and s.next_run_at <= ${now.toISOString()}::timestamptz and a.status = 'running'
+      order by s.next_run_at
+      limit ${limit}
+      for no key update of s skip locked`),
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    templateId: r.template_id,
+    config: typeof r.config === 'string' ? (JSON.parse(r.config) as TAgentConfig) : r.config,
+    nextRunAt: new Date(r.next_run_at),
+  }));
 }
 
 /**
@@ -42,14 +52,18 @@ export async function insertScheduledRuns(tx: Db, slots: ReadonlyArray<{ agentId
   return rows.map((r) => ({ id: Number(r.id), agentId: r.agent_id, scheduledFor: new Date(r.scheduled_for) }));
 }
 
-/** Moves each claimed agent to its next slot in one statement (null: no slot left, e.g. no active day). */
+/**
+ * Moves each claimed agent to its next slot in one statement (null: no slot left, e.g. no active
+ * day). Its schedule row is locked by the claim, so a pause waits for this transaction and then
+ * clears it.
+ */
 export async function setNextRuns(tx: Db, updates: ReadonlyArray<{ id: string; nextRunAt: Date | null }>): Promise<void> {
   if (updates.length === 0) return;
   const values = JSON.stringify(updates.map((u) => ({ id: u.id, next_run_at: u.nextRunAt?.toISOString() ?? null })));
   await tx.execute(sql`
-    update ${agents} set next_run_at = v.next_run_at
+    update ${agentSchedules} set next_run_at = v.next_run_at
     from jsonb_to_recordset(${values}::jsonb) as v(id uuid, next_run_at timestamptz)
-    where ${agents.id} = v.id and ${agents.status} = 'running'`);
+    where ${agentSchedules.agentId} = v.id`);
 }
 
 export type RunAgent = {
@@ -188,8 +202,8 @@ export type RunOutcome = {
 };
 
 /**
- * Records the outcomes of a batch of runs and each agent's lastRun in one statement (in one
- * transaction, after the agents are locked in id order), and with a success its performance (null when it had nothing to compare with):
+ * Records the outcomes of a batch of runs and each agent's lastRun (agent_schedules) in one
+ * statement (in one transaction, after the schedule rows and then the runs are locked in id order), and with a success its performance (null when it had nothing to compare with):
  * the agent's performance is always its latest successful run's, shown with that run's time,
  * never an older value as if current. With two runs of one agent in the batch, the later one's
  * end time and the latest success's performance win, as finishing them one by one would leave.
@@ -232,8 +246,9 @@ export async function finishRuns(db: Db, outcomes: readonly RunOutcome[]): Promi
   // One array parameter: the planner sees how many ids it holds and reads each by the key, where
   // a set from JSON (100 rows to the planner) let it scan the table for running runs instead.
   const runIds = sql`${agentRuns.id} = any(${idArray(outcomes.map((o) => o.runId))}::bigint[])`;
-  // Agents before their runs, each in id order (docs/decisions/0063): deleting an agent locks it,
-  // then its runs; a channel's removal locks many agents. Each lock waits in its own statement:
+  // The agents' schedule rows before their runs, each in id order (docs/decisions/0063, 0103), as
+  // deleting an agent takes them (the agent, then by the cascades its schedule row, then its
+  // runs); the agents row itself is neither locked nor written. Each lock waits in its own statement:
   // within one statement, PostgreSQL does not promise which part runs first. Both locks find the
   // runs by the ids' own list, not by the `outcome` rows: the planner cannot see how many rows
   // the batch holds (250 ms a batch of 200 at 10,000 agents when it joined them to every running run).
@@ -243,7 +258,10 @@ export async function finishRuns(db: Db, outcomes: readonly RunOutcome[]): Promi
   // document again for each run, twice the finish's cost (docs/decisions/0102).
   const rows = await retryOnDeadlock(() =>
     db.transaction(async (tx) => {
-      await tx.execute(sql`${lockedInIdOrder(sql`${agents.id} in (select ${agentRuns.agentId} from ${agentRuns} where ${runIds})`, agents)}`);
+      await tx.execute(sql`
+        select ${agentSchedules.agentId} from ${agentSchedules}
+        where ${agentSchedules.agentId} in (select ${agentRuns.agentId} from ${agentRuns} where ${runIds})
+        order by ${agentSchedules.agentId} for no key update`);
       const locked = rowsOf<{ id: number | string }>(await tx.execute(lockedInIdOrder(sql`${runIds} and ${agentRuns.status} = 'running'`))).map((r) => Number(r.id));
       if (locked.length === 0) return [];
       // The ids of the market rows are drawn first (nextval, once per row of the materialized
@@ -274,10 +292,10 @@ export async function finishRuns(db: Db, outcomes: readonly RunOutcome[]): Promi
           (array_agg(performance order by id desc) filter (where status = 'success'))[1] as performance
         from finished group by agent_id
       ), touched as (
-        update ${agents} a set last_run_at = per_agent.end_time,
-          performance = case when per_agent.succeeded then per_agent.performance else a.performance end
-        from per_agent where a.id = per_agent.agent_id
-        returning a.id
+        update ${agentSchedules} s set last_run_at = per_agent.end_time,
+          performance = case when per_agent.succeeded then per_agent.performance else s.performance end
+        from per_agent where s.agent_id = per_agent.agent_id
+        returning s.agent_id
       )
       select id from finished`),
       );
@@ -293,8 +311,8 @@ export async function finishRuns(db: Db, outcomes: readonly RunOutcome[]): Promi
  * each hold a row the other waits for. Used as `from (…) locked where t.id = locked.id`: every
  * row the statement changes has come through it, locked.
  */
-function lockedInIdOrder(condition: SQL, table: typeof agents | typeof agentRuns = agentRuns): SQL {
-  return sql`select ${table.id} as id from ${table} where ${condition} order by ${table.id} for no key update`;
+function lockedInIdOrder(condition: SQL): SQL {
+  return sql`select ${agentRuns.id} as id from ${agentRuns} where ${condition} order by ${agentRuns.id} for no key update`;
 }
 
 /** JSON of market results by object: runs sharing one share its text. */
