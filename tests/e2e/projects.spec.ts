@@ -65,8 +65,12 @@ test.describe('projects', () => {
     const row = sidebar.getByRole('button', { name: new RegExp(`^${question}`) });
     await expect(row).toBeVisible();
 
-    await sidebar.getByRole('button', { name: `More actions: ${question}` }).click();
-    await page.getByRole('menuitem', { name: 'Pin chat' }).click();
+    // The history list is fetched again once the first answer is saved; a menu opened just before
+    // that once closed with the row's new render (a whole run, 2026-11-28): open it again then.
+    await expect(async () => {
+      await sidebar.getByRole('button', { name: `More actions: ${question}` }).click();
+      await page.getByRole('menuitem', { name: 'Pin chat' }).click({ timeout: 2_000 });
+    }).toPass({ timeout: 15_000 });
     await expect(sidebar.getByRole('button', { name: new RegExp(`^Pinned ${question}`) })).toBeVisible();
 
     await sidebar.getByRole('button', { name: `More actions: ${question}` }).click();
