@@ -1,14 +1,8 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
-import { drizzle } from 'drizzle-orm/pglite';
-import { migrate } from 'drizzle-orm/pglite/migrator';
+import { type PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAgentConfig, findTemplate } from '../../contracts/agents.ts';
+import { databaseBefore, type PreviousRelease } from '../test/previous-release.ts';
 
-const MIGRATIONS = fileURLToPath(new URL('./migrations', import.meta.url));
 /** The migration that moves the runtime's state to agent_schedules (0035 when written). */
 const AGENT_SCHEDULES = /_agent_schedules$/;
 
@@ -20,27 +14,16 @@ const AGENT_SCHEDULES = /_agent_schedules$/;
  */
 describe('the agent_schedules migration on a database of the previous release', () => {
   let client: PGlite;
-  let previous: string;
-  let latest: string;
+  let previous: PreviousRelease;
 
   beforeAll(async () => {
-    previous = mkdtempSync(join(tmpdir(), 'migrations-0034-'));
-    cpSync(MIGRATIONS, previous, { recursive: true });
-    const journal = JSON.parse(readFileSync(join(previous, 'meta/_journal.json'), 'utf8')) as { entries: Array<{ tag: string }> };
-    const last = journal.entries.findIndex((e) => AGENT_SCHEDULES.test(e.tag)) - 1;
-    expect(last).toBeGreaterThan(0);
-    latest = journal.entries[last]!.tag;
-    writeFileSync(join(previous, 'meta/_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, last + 1) }));
-    client = new PGlite();
-    await migrate(drizzle({ client }), { migrationsFolder: previous });
+    previous = await databaseBefore(AGENT_SCHEDULES);
+    client = previous.client;
   });
-  afterAll(async () => {
-    await client?.close();
-    rmSync(previous, { recursive: true, force: true });
-  });
+  afterAll(async () => previous?.close());
 
   it('copies each agent’s next slot, last run and performance to its schedule row, and drops them from agents', async () => {
-    expect(latest).not.toMatch(AGENT_SCHEDULES);
+    expect(previous.lastTag).not.toMatch(AGENT_SCHEDULES);
     const config = JSON.stringify(defaultAgentConfig(findTemplate('crypto-market-monitor')!));
     const { rows: users } = await client.query<{ id: string }>(`insert into users (provider, subject, email, role) values ('local', 'old@example.com', 'old@example.com', 'admin') returning id`);
     const insert = (name: string, status: string, next: string | null, last: string | null, performance: string | null) =>
@@ -52,7 +35,7 @@ describe('the agent_schedules migration on a database of the previous release', 
     // A paused agent left with a slot (none should be; the scan must not find it if one is).
     const paused = (await insert('Paused', 'paused', '2026-11-02T10:05:00Z', null, null)).rows[0]!.id;
 
-    await migrate(drizzle({ client }), { migrationsFolder: MIGRATIONS });
+    await previous.upgrade();
 
     const schedules = await client.query<{ agent_id: string; next_run_at: Date | null; last_run_at: Date | null; performance: string | null }>(
       `select agent_id, next_run_at, last_run_at, performance from agent_schedules order by next_run_at nulls last`,

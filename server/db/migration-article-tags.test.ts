@@ -1,14 +1,8 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
-import { drizzle } from 'drizzle-orm/pglite';
-import { migrate } from 'drizzle-orm/pglite/migrator';
+import { type PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tagSlug } from '../modules/articles/slug.ts';
+import { databaseBefore, type PreviousRelease } from '../test/previous-release.ts';
 
-const MIGRATIONS = fileURLToPath(new URL('./migrations', import.meta.url));
 /** The migration that adds tags (0031); the one before it is the previous release's last. */
 const ARTICLE_TAGS = /_article_tags$/;
 
@@ -20,22 +14,13 @@ const ARTICLE_TAGS = /_article_tags$/;
  */
 describe('the article tags migration on a database of the previous release', () => {
   let client: PGlite;
-  let previous: string;
+  let previous: PreviousRelease;
 
   beforeAll(async () => {
-    previous = mkdtempSync(join(tmpdir(), 'migrations-0030-'));
-    cpSync(MIGRATIONS, previous, { recursive: true });
-    const journal = JSON.parse(readFileSync(join(previous, 'meta/_journal.json'), 'utf8')) as { entries: Array<{ tag: string }> };
-    const last = journal.entries.findIndex((e) => ARTICLE_TAGS.test(e.tag)) - 1;
-    expect(last).toBeGreaterThan(0);
-    writeFileSync(join(previous, 'meta/_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, last + 1) }));
-    client = new PGlite();
-    await migrate(drizzle({ client }), { migrationsFolder: previous });
+    previous = await databaseBefore(ARTICLE_TAGS);
+    client = previous.client;
   });
-  afterAll(async () => {
-    await client?.close();
-    rmSync(previous, { recursive: true, force: true });
-  });
+  afterAll(async () => previous?.close());
 
   it("makes each article's category its primary tag, one tag per slug", async () => {
     const before = await client.query<{ exists: boolean }>(`select to_regclass('tags') is not null as exists`);
@@ -51,7 +36,7 @@ describe('the article tags migration on a database of the previous release', () 
       ]);
     }
 
-    await migrate(drizzle({ client }), { migrationsFolder: MIGRATIONS });
+    await previous.upgrade();
 
     const { rows } = await client.query<{ slug: string; name: string; article: string; position: number }>(
       `select t.slug, t.name, a.slug as article, at.position from article_tags at join tags t on t.id = at.tag_id join articles a on a.id = at.article_id order by a.slug`,

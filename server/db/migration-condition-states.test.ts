@@ -1,19 +1,14 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
+import { type PGlite } from '@electric-sql/pglite';
 import { eq, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/pglite';
-import { migrate } from 'drizzle-orm/pglite/migrator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAgentConfig, findTemplate } from '../../contracts/agents.ts';
 import { planRun } from '../modules/runtime/run-plan.ts';
 import { startRuns } from '../modules/runtime/runtime.repo.ts';
+import { databaseBefore, type PreviousRelease } from '../test/previous-release.ts';
 import type { Db } from './client.ts';
 import * as schema from './schema.ts';
 
-const MIGRATIONS = fileURLToPath(new URL('./migrations', import.meta.url));
 /** The migration that adds the conditions' state (0018 when written); the one before it is the previous release's last. */
 const CONDITION_STATES = /_condition_states$/;
 
@@ -25,23 +20,14 @@ const CONDITION_STATES = /_condition_states$/;
 describe('the conditions’ state migration on a database of the previous release', () => {
   let client: PGlite;
   let db: Db;
-  let previous: string;
+  let previous: PreviousRelease;
 
   beforeAll(async () => {
-    previous = mkdtempSync(join(tmpdir(), 'migrations-0017-'));
-    cpSync(MIGRATIONS, previous, { recursive: true });
-    const journal = JSON.parse(readFileSync(join(previous, 'meta/_journal.json'), 'utf8')) as { entries: Array<{ tag: string }> };
-    const last = journal.entries.findIndex((e) => CONDITION_STATES.test(e.tag)) - 1;
-    expect(last).toBeGreaterThan(0);
-    writeFileSync(join(previous, 'meta/_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, last + 1) }));
-    client = new PGlite();
+    previous = await databaseBefore(CONDITION_STATES);
+    client = previous.client;
     db = drizzle({ client, schema }) as unknown as Db;
-    await migrate(drizzle({ client }), { migrationsFolder: previous });
   });
-  afterAll(async () => {
-    await client?.close();
-    rmSync(previous, { recursive: true, force: true });
-  });
+  afterAll(async () => previous?.close());
 
   it('adds the conditions’ tables and column, and leaves the agents, their runs and notifications as they were', async () => {
     // What the previous release stored, written as it wrote it (no column of 0018 exists yet).
@@ -59,7 +45,7 @@ describe('the conditions’ state migration on a database of the previous releas
     await client.query(`insert into notifications (user_id, agent_id, agent_name, title, message) values ($1, $2, 'Old monitor', 'Old monitor: Price change alert', 'BTC moved')`, [userId, agentId]);
     const { rows: runs } = await client.query<{ id: number }>(`insert into agent_runs (agent_id, status) values ($1, 'queued') returning id`, [agentId]);
 
-    await migrate(drizzle({ client }), { migrationsFolder: MIGRATIONS });
+    await previous.upgrade();
 
     const [agent] = await db.select().from(schema.agents).where(eq(schema.agents.id, agentId));
     expect(agent!.config).toEqual(config);
