@@ -111,9 +111,14 @@ let databaseCount = 0;
 /**
  * A fresh, empty database on the one PostgreSQL cluster a bench run shares: started on first use
  * (one initdb per run, not per benchmark) and stopped by stopBenchPostgres when the run ends.
+ * With BENCH_STATEMENTS=1 the cluster loads pg_stat_statements (with planning times), and
+ * runtime-cost prints where the database's time goes by statement; off by default, as it adds its
+ * own small cost to every statement of every benchmark.
  */
 export async function benchPostgres(): Promise<{ url: string }> {
-  sharedCluster ??= startPostgresCluster();
+  sharedCluster ??= startPostgresCluster(
+    process.env.BENCH_STATEMENTS === '1' ? { settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' } } : {},
+  );
   const cluster = await sharedCluster;
   const name = `bench_${++databaseCount}`;
   const client = new pg.Client({ connectionString: cluster.url });

@@ -12,14 +12,15 @@ import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import pino from 'pino';
 import { openDatabase, type Database } from '../server/db/client.ts';
+import { RUN_BATCH_SIZE } from '../server/modules/runtime/dispatcher.ts';
 import { createRunRetention } from '../server/modules/runtime/run-retention.ts';
 import { benchPostgres } from './lib.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const RUNS_PER_DAY_AT_10K_A_MINUTE = 10_000 * 24 * 60;
-/** The runtime's batch (RUN_BATCH_SIZE): the runs that share one stored market result. */
-const RUN_BATCH = 50;
+/** The runtime's batch: the runs that share one stored market result. */
+const RUN_BATCH = RUN_BATCH_SIZE;
 
 export type RetentionSizes = { heap: number; toast: number; indexes: number; /** agent_run_markets, all of it. */ markets: number; total: number; rows: number; perIndex: Record<string, number> };
 export type RetentionMeasurement = {

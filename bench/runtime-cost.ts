@@ -2,7 +2,8 @@ import pg from 'pg';
 import { stopChild } from '../tests/e2e/support/app-server.ts';
 import { everyMinuteOnBinance } from './agents-scale.ts';
 import { benchPostgres, cpuMs, cpuPlacement, pinProcess, sleep } from './lib.ts';
-import { postgresChildren, postgresCpuMs, postmasterOf, sourcesAt, startWorker, walBytes, type Worker } from './runtime-lib.ts';
+import { postgresChildren, postgresCpuByKind, postgresCpuMs, postmasterOf, sourcesAt, startWorker, walBytes, type Worker } from './runtime-lib.ts';
+import type { PostgresCpuKinds } from './runtime-lib.ts';
 import type { Benchmark, BenchResult } from './types.ts';
 
 /**
@@ -41,6 +42,8 @@ type Cost = {
   phases: Record<'dispatch' | 'execution' | 'vacuum', { postgresCpuMs: number; walBytes: number }>;
   /** Runs per second from the first run taken to the last recorded. */
   rate: number;
+  /** PostgreSQL's CPU per run over the whole measurement by kind of process. */
+  byKind: PostgresCpuKinds;
 };
 
 /**
@@ -78,11 +81,13 @@ async function measure(root: string | undefined, runs: number, log: (line: strin
     if (narrow) await client.query(`update agent_schedules set next_run_at = $1`, [new Date(slot).toISOString()]);
     await client.query('vacuum analyze');
     await client.query('checkpoint');
-    const reading = async () => ({ postgres: postgresCpuMs(postmaster), worker: cpuMs(worker!.pid), wal: await walBytes(client) });
+    const statements = await statementsAvailable(client);
+    const reading = async () => ({ postgres: postgresCpuMs(postmaster), kinds: postgresCpuByKind(postmaster), worker: cpuMs(worker!.pid), wal: await walBytes(client) });
     // From just before the dispatcher can claim them: the idle seconds before (the job queue's
     // polls) cost the same whatever the runs, and are not the runs' cost.
     if (slot - Date.now() < DISPATCH_LOOKAHEAD_MS + 1_000) throw new Error('inserting the agents took so long that the dispatcher may have started before the measurement');
     await sleep(slot - DISPATCH_LOOKAHEAD_MS - 700 - Date.now());
+    if (statements) await client.query('select pg_stat_statements_reset()');
     const from = await reading();
     while (Date.now() < slot) await sleep(50);
     const atSlot = await reading();
@@ -104,6 +109,7 @@ async function measure(root: string | undefined, runs: number, log: (line: strin
       )
     ).rows;
     if (span!.failed > 0) log(`    (${span!.failed} runs failed)`);
+    if (statements) await logStatements(client, runs, log);
     return {
       runs,
       postgresCpuMs: (to.postgres - from.postgres) / runs,
@@ -116,6 +122,7 @@ async function measure(root: string | undefined, runs: number, log: (line: strin
         vacuum: { postgresCpuMs: (to.postgres - done.postgres) / runs, walBytes: (to.wal - done.wal) / runs },
       },
       rate: runs / Math.max(0.001, span!.last_end - span!.first_start),
+      byKind: Object.fromEntries(Object.entries(to.kinds).map(([kind, ms]) => [kind, (ms - from.kinds[kind as keyof PostgresCpuKinds]) / runs])) as PostgresCpuKinds,
     };
   } catch (err) {
     if (worker) log(`worker output:\n${worker.output().slice(-3_000)}`);
@@ -129,21 +136,83 @@ async function measure(root: string | undefined, runs: number, log: (line: strin
   }
 }
 
+/** Whether the cluster counts statements (BENCH_STATEMENTS=1, bench/lib.ts benchPostgres). */
+async function statementsAvailable(client: pg.Client): Promise<boolean> {
+  const loaded = (await client.query<{ loaded: string }>(`select current_setting('shared_preload_libraries') as loaded`)).rows[0]!.loaded;
+  if (!loaded.includes('pg_stat_statements')) return false;
+  await client.query('create extension if not exists pg_stat_statements');
+  return true;
+}
+
+/** The statements that took the database's time (execution and planning) per 1,000 runs, the largest first. */
+async function logStatements(client: pg.Client, runs: number, log: (line: string) => void): Promise<void> {
+  const { rows } = await client.query<{ calls: string; exec: number; plan: number; wal: string; query: string }>(
+    `select s.calls, s.total_exec_time as exec, s.total_plan_time as plan, s.wal_bytes::text as wal, left(regexp_replace(s.query, '\\s+', ' ', 'g'), 100) as query
+     from pg_stat_statements s join pg_database d on d.oid = s.dbid
+     where d.datname = current_database() and s.query not like '%pg_stat_statements%'
+     order by s.total_exec_time + s.total_plan_time desc limit 12`,
+  );
+  log(`    statements, per 1,000 runs (execution + planning ms, WAL B per run, calls):`);
+  for (const r of rows) {
+    const ms = ((r.exec + r.plan) * 1000) / runs;
+    log(`      ${ms.toFixed(1).padStart(6)} ms (plan ${((r.plan * 1000) / runs).toFixed(1)}) ${(Number(r.wal) / runs).toFixed(0).padStart(5)} B ${String(r.calls).padStart(6)}x  ${r.query}`);
+  }
+}
+
 const perThousand = (ms: number) => `${((ms * 1000) / 1000).toFixed(3)} s`;
+const kindsText = (cost: Cost) =>
+  Object.entries(cost.byKind)
+    .map(([kind, ms]) => `${kind} ${perThousand(ms)}`)
+    .join(', ');
 const phasesText = (cost: Cost) =>
   Object.entries(cost.phases)
     .map(([phase, p]) => `${phase} ${perThousand(p.postgresCpuMs)} and ${p.walBytes.toFixed(0)} B`)
     .join(', ');
 
+/** Fetch loops per worker process (server/modules/runtime/runtime.ts, RUN_FETCH_LOOPS): the batches one process has in flight. */
+const FETCH_LOOPS = 4;
+
+/**
+ * Runs per second of a closed system, by exact mean value analysis: `customers` batches circulate,
+ * each spending, per run, `demand` ms at every station (queueing for it when another batch holds
+ * it). A station of several servers (a PostgreSQL of C cores, N worker processes) is Seidmann's
+ * approximation: one server with 1/C of the demand and a pure delay with the rest.
+ */
+function closedNetworkRate(stations: ReadonlyArray<{ demand: number; servers: number }>, customers: number): number {
+  const parts = stations.flatMap(({ demand, servers }) => [
+    { demand: demand / servers, queues: true },
+    { demand: (demand * (servers - 1)) / servers, queues: false },
+  ]);
+  let queued = parts.map(() => 0);
+  let rate = 0;
+  for (let k = 1; k <= customers; k++) {
+    const residence = parts.map((part, i) => (part.queues ? part.demand * (1 + queued[i]!) : part.demand));
+    rate = k / residence.reduce((sum, r) => sum + r, 0);
+    queued = residence.map((r) => rate * r);
+  }
+  return rate * 1000;
+}
+
 /**
  * What `workers` worker processes on a PostgreSQL of `cores` cores carry, from the measured costs
- * per run. Each worker process is one JavaScript thread (at most a core); the database does its
- * part of every run on its own cores; the lower bound wins. `execution`: runs per second once a
- * slot has come (its runs were queued before it), which bounds the start lag; `sustained`: with
- * the dispatch and the VACUUM too, which every minute's runs also cost.
+ * per run. A batch of runs alternates between its worker (JavaScript, one thread per process: the
+ * worker's CPU per run) and the database (PostgreSQL's CPU per run, on any of its cores), and each
+ * process has FETCH_LOOPS batches in flight: a closed network, solved by mean value analysis
+ * (closedNetworkRate). Neither CPU is busy all the time when few batches are in flight (a batch
+ * waits for its statements while its worker has nothing else to do); with many, the busier of the
+ * two is the bound (min of workers / worker CPU and cores / PostgreSQL CPU). `execution`: runs per
+ * second once a slot has come (its runs were queued before it), which bounds the start lag;
+ * `sustained`: with the dispatch and the VACUUM too, which every minute's runs also cost.
  */
 export function model(cost: Pick<Cost, 'postgresCpuMs' | 'workerCpuMs' | 'execution'>, workers: number, cores: number): { execution: number; sustained: number; agentsPerMinute: number } {
-  const rate = (workerMs: number, postgresMs: number) => Math.min((workers * 1000) / workerMs, (cores * 1000) / postgresMs);
+  const rate = (workerMs: number, postgresMs: number) =>
+    closedNetworkRate(
+      [
+        { demand: workerMs, servers: workers },
+        { demand: postgresMs, servers: cores },
+      ],
+      workers * FETCH_LOOPS,
+    );
   const execution = rate(cost.execution.workerCpuMs, cost.execution.postgresCpuMs);
   const sustained = rate(cost.workerCpuMs, cost.postgresCpuMs);
   // A minute's runs all fall due at its slot and start one after another at the execution rate:
@@ -172,11 +241,13 @@ export default {
       }
       log(`  PostgreSQL ${perThousand(before.postgresCpuMs)} CPU per 1,000 runs, ${before.walBytes.toFixed(0)} B WAL per run; worker ${perThousand(before.workerCpuMs)} per 1,000; ${before.rate.toFixed(0)} runs/s`);
       log(`    PostgreSQL per 1,000 runs and WAL per run by phase: ${phasesText(before)}`);
+      log(`    PostgreSQL per 1,000 runs by process: ${kindsText(before)}`);
     }
     log(`ours: ${runs} runs of one slot, one worker...`);
     const after = await measure(undefined, runs, log);
     log(`  PostgreSQL ${perThousand(after.postgresCpuMs)} CPU per 1,000 runs, ${after.walBytes.toFixed(0)} B WAL per run; worker ${perThousand(after.workerCpuMs)} per 1,000; ${after.rate.toFixed(0)} runs/s`);
     log(`    PostgreSQL per 1,000 runs and WAL per run by phase: ${phasesText(after)}`);
+    log(`    PostgreSQL per 1,000 runs by process: ${kindsText(after)}`);
     results.push(
       {
         name: 'runtime-postgres-cpu per 1,000 runs',
@@ -227,8 +298,13 @@ export default {
       const [postgresCpu, workerCpu] = [placement.servers, placement.loadGenerator.split(',')[0]!];
       log(`checking the model: PostgreSQL pinned to CPU ${postgresCpu}, one worker to CPU ${workerCpu}...`);
       const pinned = await measure(undefined, runs, log, { postgres: postgresCpu, worker: workerCpu });
-      const predicted = model(after, 1, 1).execution;
-      log(`  measured ${pinned.rate.toFixed(0)} runs/s, the model says ${predicted.toFixed(0)} (pinned, per 1,000 runs once the slot had come: PostgreSQL ${perThousand(pinned.execution.postgresCpuMs)}, worker ${perThousand(pinned.execution.workerCpuMs)})`);
+      // The model is checked on how it turns costs into a rate, from the costs of the case it
+      // predicts: pinned apart, the processes no longer share a CPU's caches, and each run costs
+      // PostgreSQL and the worker more CPU than unpinned (both are printed).
+      const predicted = model(pinned, 1, 1).execution;
+      log(
+        `  measured ${pinned.rate.toFixed(0)} runs/s, the model says ${predicted.toFixed(0)} from the pinned run's costs (per 1,000 runs once the slot had come: PostgreSQL ${perThousand(pinned.execution.postgresCpuMs)}, worker ${perThousand(pinned.execution.workerCpuMs)}), ${model(after, 1, 1).execution.toFixed(0)} from the unpinned run's`,
+      );
       results.push({
         name: 'runtime-model check (1 worker, PostgreSQL on 1 CPU)',
         unit: 'runs/s',

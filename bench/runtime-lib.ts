@@ -15,6 +15,28 @@ export function postgresCpuMs(postmaster: number): number {
   return total;
 }
 
+export type PostgresCpuKinds = { backends: number; autovacuum: number; background: number; exited: number };
+
+/**
+ * The cluster's CPU so far by kind of process: the sessions serving clients, autovacuum's
+ * workers and launcher, the other background processes (WAL writer, checkpointer...), and the
+ * postmaster with its children that have exited (a vacuum worker that finished is counted there).
+ */
+export function postgresCpuByKind(postmaster: number): PostgresCpuKinds {
+  const kinds: PostgresCpuKinds = { backends: 0, autovacuum: 0, background: 0, exited: cpuMs(postmaster, true) };
+  for (const pid of postgresChildren(postmaster)) {
+    let title: string;
+    try {
+      title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      continue; // exited meanwhile: in the postmaster's figure
+    }
+    const kind = /autovacuum/.test(title) ? 'autovacuum' : /postgres: \S+ \S+ (\[local\]|[\d.:]+\(\d+\))/.test(title) ? 'backends' : 'background';
+    kinds[kind] += cpuMs(pid);
+  }
+  return kinds;
+}
+
 /** The postmaster's live children: backends, the checkpointer, the WAL writer, autovacuum. */
 export function postgresChildren(postmaster: number): number[] {
   const children: number[] = [];

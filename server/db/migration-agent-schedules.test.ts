@@ -35,7 +35,8 @@ describe('the agent_schedules migration on a database of the previous release', 
     // A paused agent left with a slot (none should be; the scan must not find it if one is).
     const paused = (await insert('Paused', 'paused', '2026-11-02T10:05:00Z', null, null)).rows[0]!.id;
 
-    await previous.upgrade();
+    // Through this migration only: a later one (0036, decision 0104) drops last_run_at and performance again.
+    await previous.upgrade(AGENT_SCHEDULES);
 
     const schedules = await client.query<{ agent_id: string; next_run_at: Date | null; last_run_at: Date | null; performance: string | null }>(
       `select agent_id, next_run_at, last_run_at, performance from agent_schedules order by next_run_at nulls last`,

@@ -528,9 +528,9 @@ export const chatPresets = pgTable(
 /**
  * A monitoring agent, owned by the user who created it. `config` is the whole wizard
  * configuration (schedule with its IANA time zone, notifications, parameters), checked against
- * the template before every write. What the runtime writes per run (the next slot, the last run
- * and its performance) is in agent_schedules, not here: this wide row is written only when a
- * person changes the agent (docs/decisions/0103).
+ * the template before every write. The runtime's state is elsewhere (the next slot in
+ * agent_schedules, the last run and its performance in agent_runs): this wide row is written only
+ * when a person changes the agent (docs/decisions/0103, 0104).
  */
 export const agents = pgTable(
   'agents',
@@ -551,13 +551,14 @@ export const agents = pgTable(
 );
 
 /**
- * An agent's runtime state, one row per agent, created with it in the same transaction by a
- * trigger on agents' inserts (migration 0035's SQL; docs/decisions/0103): the row a dispatch moves to its next slot and a run's record writes its
- * time and performance to, ~70 bytes where the agent's row with its config is 1-2 KB. The
- * dispatch claims due rows through the partial index on next_run_at (null while paused: a paused
- * agent is not in it), locking these rows, never the agent's. Migration 0035's SQL (drizzle
- * cannot say it here) sets fillfactor 50, so a record's update (no indexed column) is a HOT
- * update on the same page, and adds the agents list cache's trigger (migration 0015).
+ * An agent's next slot, one row per agent, created with it in the same transaction by a trigger
+ * on agents' inserts (migration 0035's SQL; docs/decisions/0103): the row a dispatch claims and
+ * moves to its next slot, ~40 bytes where the agent's row with its config is 1-2 KB. The dispatch
+ * claims due rows through the partial index on next_run_at (null while paused: a paused agent is
+ * not in it), locking these rows, never the agent's. A run's record writes nothing here: the
+ * agent's last run and performance are read from its runs (docs/decisions/0104). Migration
+ * 0035's SQL (drizzle cannot say it here) sets fillfactor 50 and adds the agents list cache's
+ * trigger (migration 0015).
  */
 export const agentSchedules = pgTable(
   'agent_schedules',
@@ -567,9 +568,6 @@ export const agentSchedules = pgTable(
       .references(() => agents.id, { onDelete: 'cascade' }),
     /** The next slot; null while paused or when the schedule has none left. */
     nextRunAt: timestamp('next_run_at', { withTimezone: true }),
-    lastRunAt: timestamp('last_run_at', { withTimezone: true }),
-    /** Signed percent change text such as '+1.2%' (SPEC), written by the runtime. */
-    performance: text('performance'),
   },
   (t) => [index('agent_schedules_next_run_idx').on(t.nextRunAt).where(sql`${t.nextRunAt} is not null`)],
 );
@@ -616,6 +614,12 @@ export const agentRuns = pgTable(
      * ~8 KB, written once). Null: the result is whole (runs recorded before migration 0034).
      */
     marketIds: bigint('market_ids', { mode: 'number' }).array(),
+    /**
+     * A success's change against the previous success, signed percent text such as '+1.2%'
+     * (SPEC), null when it had nothing to compare with: the agent's performance is its latest
+     * success's (docs/decisions/0104). Null on failures.
+     */
+    performance: text('performance'),
     error: text('error'),
     createdAt: createdAt(),
   },

@@ -1,6 +1,7 @@
 import { eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { agentSchedules, agents } from '../db/schema.ts';
+import { findAgent } from '../modules/agents/agents.repo.ts';
 
 /**
  * Sets agents' next slot in SQL, as a test arranges a due slot without the API (the runtime's
@@ -17,12 +18,14 @@ export async function scheduleAgents(db: Db, agentIds: string | readonly string[
     .where(inArray(agentSchedules.agentId, ids));
 }
 
-/** An agent's runtime state as stored: its next slot, last run and performance. */
+/**
+ * An agent's runtime state: its next slot as stored, and its last run and performance as its runs
+ * give them (docs/decisions/0104), read as the agents list reads them.
+ */
 export async function scheduleOf(db: Db, agentId: string): Promise<{ nextRunAt: Date | null; lastRunAt: Date | null; performance: string | null }> {
-  const [row] = await db
-    .select({ nextRunAt: agentSchedules.nextRunAt, lastRunAt: agentSchedules.lastRunAt, performance: agentSchedules.performance })
-    .from(agentSchedules)
-    .where(eq(agentSchedules.agentId, agentId));
+  const [row] = await db.select({ nextRunAt: agentSchedules.nextRunAt }).from(agentSchedules).where(eq(agentSchedules.agentId, agentId));
   if (!row) throw new Error(`agent ${agentId} has no schedule row`);
-  return row;
+  const [agent] = await db.select({ ownerId: agents.ownerId }).from(agents).where(eq(agents.id, agentId));
+  const found = await findAgent(db, agentId, agent!.ownerId);
+  return { nextRunAt: row.nextRunAt, lastRunAt: found!.lastRunAt, performance: found!.performance };
 }

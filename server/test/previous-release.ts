@@ -12,8 +12,11 @@ export type PreviousRelease = {
   client: PGlite;
   /** The tag of the last migration applied: the previous release's last. */
   lastTag: string;
-  /** Applies every later migration, as starting the new release does. */
-  upgrade(): Promise<void>;
+  /**
+   * Applies every later migration, as starting the new release does; with `through`, only those
+   * up to the first whose tag matches it (a migration's test on a database a later one changes).
+   */
+  upgrade(through?: RegExp): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -30,13 +33,20 @@ export async function databaseBefore(migration: RegExp): Promise<PreviousRelease
     const journal = JSON.parse(readFileSync(journalFile, 'utf8')) as { entries: Array<{ tag: string }> };
     const last = journal.entries.findIndex((e) => migration.test(e.tag)) - 1;
     if (last < 0) throw new Error(`no migration before one tagged ${migration} in ${MIGRATIONS}`);
-    writeFileSync(journalFile, JSON.stringify({ ...journal, entries: journal.entries.slice(0, last + 1) }));
+    const journalThrough = (end: number) => writeFileSync(journalFile, JSON.stringify({ ...journal, entries: journal.entries.slice(0, end + 1) }));
+    journalThrough(last);
     const client = new PGlite();
     await migrate(drizzle({ client }), { migrationsFolder: previous });
     return {
       client,
       lastTag: journal.entries[last]!.tag,
-      upgrade: () => migrate(drizzle({ client }), { migrationsFolder: MIGRATIONS }),
+      async upgrade(through) {
+        if (!through) return migrate(drizzle({ client }), { migrationsFolder: MIGRATIONS });
+        const end = journal.entries.findIndex((e) => through.test(e.tag));
+        if (end < 0) throw new Error(`no migration tagged ${through} in ${MIGRATIONS}`);
+        journalThrough(end);
+        await migrate(drizzle({ client }), { migrationsFolder: previous });
+      },
       async close() {
         await client.close();
         rmSync(previous, { recursive: true, force: true });

@@ -31,8 +31,10 @@ function postgresBin(): string | null {
  * A throwaway PostgreSQL cluster in a temporary directory on a free port, as script/test starts
  * one. PostgreSQL refuses to run as root, so as root it runs as the `postgres` OS user. fsync is
  * off: the cluster is deleted afterwards, and benchmarks compare our layer, not the disk.
+ * `settings`: more server settings (name: value, no spaces), e.g. a benchmark's
+ * shared_preload_libraries.
  */
-export async function startPostgresCluster(): Promise<PostgresCluster> {
+export async function startPostgresCluster(options: { settings?: Record<string, string> } = {}): Promise<PostgresCluster> {
   const bin = postgresBin();
   if (!bin) throw new Error('PostgreSQL is not installed (Debian package postgresql); script/test installs it');
   const dir = mkdtempSync(path.join(tmpdir(), 'pg-cluster-'));
@@ -51,7 +53,10 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     });
   const port = await freePort();
   const data = path.join(dir, 'data');
-  const startArgs = ['-D', data, '-l', path.join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300`, 'start'];
+  const settings = Object.entries(options.settings ?? {})
+    .map(([name, value]) => ` -c ${name}=${value}`)
+    .join('');
+  const startArgs = ['-D', data, '-l', path.join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300${settings}`, 'start'];
   let running = false;
   try {
     run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);

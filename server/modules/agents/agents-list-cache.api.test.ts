@@ -3,7 +3,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAgentConfig, findTemplate, type TAgent, type TAgentRun } from '../../../contracts/agents.ts';
 import { OWNER_CHANGE_NOTICES } from '../../db/client.ts';
-import { agentRuns, agentSchedules, agents } from '../../db/schema.ts';
+import { agentRuns, agents } from '../../db/schema.ts';
 import { listenLocally } from '../../test/event-stream-client.ts';
 import { createTestApp, type TestApp } from '../../test/test-app.ts';
 import { until } from '../../test/until.ts';
@@ -58,17 +58,22 @@ describe.skipIf(onPostgres)('agents lists kept in memory on PGlite (docs/decisio
     await t.request({ method: 'DELETE', url: `/api/agents/${agent.id}`, cookie: admin });
   });
 
-  it('a change of an agent’s schedule row alone (agent_schedules, as a run’s record writes it) reaches the next request', async () => {
+  it('a run recorded past every module (agent_runs, as the runtime writes it) reaches the next request with its last run and performance', async () => {
     const agent = await create('Scheduled');
     expect((await list())[0]).toMatchObject({ lastRun: null, performance: null });
     // Not announced: still the kept list...
-    await unannounced(t, (db) => db.update(agentSchedules).set({ performance: '+9.9%' }).where(eq(agentSchedules.agentId, agent.id)));
-    expect((await list())[0]).toMatchObject({ performance: null });
-    // ...while the runtime's own write, past every module, is announced by the table's trigger
-    // (migration 0035, decision 0103): the agents row is not written at all.
+    const earlier = new Date('2026-11-02T09:00:00.000Z');
+    await unannounced(t, (db) => db.insert(agentRuns).values({ agentId: agent.id, status: 'success', endTime: earlier, performance: '+9.9%' }));
+    expect((await list())[0]).toMatchObject({ lastRun: null, performance: null });
+    // ...while the runtime's own write, past every module, is announced by the runs' trigger
+    // (migration 0015): neither the agents row nor its schedule row is written (decision 0104).
     const at = new Date('2026-11-02T10:00:00.000Z');
-    await t.database.db.update(agentSchedules).set({ lastRunAt: at, performance: '+1.5%' }).where(eq(agentSchedules.agentId, agent.id));
+    await t.database.db.insert(agentRuns).values({ agentId: agent.id, status: 'success', endTime: at, performance: '+1.5%' });
     expect((await list())[0]).toMatchObject({ lastRun: at.toISOString(), performance: '+1.5%' });
+    // A later failure is the last run; the performance stays the latest success's.
+    const failed = new Date('2026-11-02T11:00:00.000Z');
+    await t.database.db.insert(agentRuns).values({ agentId: agent.id, status: 'failure', endTime: failed, error: 'exchange down' });
+    expect((await list())[0]).toMatchObject({ lastRun: failed.toISOString(), performance: '+1.5%' });
     await t.request({ method: 'DELETE', url: `/api/agents/${agent.id}`, cookie: admin });
   });
 

@@ -2,78 +2,87 @@ import { and, asc, desc, eq, getTableColumns, inArray, isNotNull, isNull, sql } 
 import type { Db } from '../../db/client.ts';
 import { agentRunMarkets, agentRuns, agentSchedules, agents } from '../../db/schema.ts';
 
-type ScheduleFields = Pick<typeof agentSchedules.$inferSelect, 'nextRunAt' | 'lastRunAt' | 'performance'>;
-/** An agent with its runtime state (agent_schedules, docs/decisions/0103). */
-export type AgentRow = typeof agents.$inferSelect & ScheduleFields;
+/** What an agent's runs say of it (docs/decisions/0104): its latest finished run's end time, its latest success's performance. */
+type RunFields = { lastRunAt: Date | null; performance: string | null };
+/** An agent with its next slot (agent_schedules, docs/decisions/0103) and what its runs say of it. */
+export type AgentRow = typeof agents.$inferSelect & Pick<typeof agentSchedules.$inferSelect, 'nextRunAt'> & RunFields;
 export type AgentRunRow = typeof agentRuns.$inferSelect;
-export type NewAgent = Pick<typeof agents.$inferInsert, 'ownerId' | 'templateId' | 'name' | 'status' | 'config'> & Pick<ScheduleFields, 'nextRunAt'>;
+export type NewAgent = Pick<typeof agents.$inferInsert, 'ownerId' | 'templateId' | 'name' | 'status' | 'config'> & Pick<AgentRow, 'nextRunAt'>;
 export type AgentPatch = Partial<Pick<AgentRow, 'name' | 'status' | 'config' | 'nextRunAt'>>;
 
-/** The agent's columns and its schedule row's, read joined (every agent has one). */
+/** A run as row_to_json gives it (parsed or not, per driver); null when there is none. */
+type LatestFinished = { status: 'success' | 'failure'; error: string | null; end_time: string | null } | null;
+type LatestSuccess = { end_time: string | null; performance: string | null } | null;
+const parsedJson =
+  <T,>() =>
+  (value: unknown): T =>
+    (typeof value === 'string' ? JSON.parse(value) : value) as T;
+const dateOrNull = (text: string | null | undefined) => (text ? new Date(text) : null);
+
+/**
+ * The agent's columns, its schedule row's, and its latest finished and latest successful runs:
+ * two index walks on agent_runs (agent_id, id desc), which its health (docs/decisions/0028) and
+ * its last run and performance (0104) share. `agents.id` in the subqueries is the outer row's (in
+ * a select's sql`` drizzle writes bare column names).
+ */
 const agentColumns = {
-  ...getTableColumns(agents),
-  nextRunAt: agentSchedules.nextRunAt,
-  lastRunAt: agentSchedules.lastRunAt,
-  performance: agentSchedules.performance,
+  agent: { ...getTableColumns(agents), nextRunAt: agentSchedules.nextRunAt },
+  latest: sql`(select row_to_json(l) from (
+    select r.status, r.error, r.end_time from ${agentRuns} r where r.agent_id = agents.id and r.status in ('success', 'failure') order by r.id desc limit 1) l)`.mapWith(parsedJson<LatestFinished>()),
+  latestSuccess: sql`(select row_to_json(l) from (
+    select r.end_time, r.performance from ${agentRuns} r where r.agent_id = agents.id and r.status = 'success' order by r.id desc limit 1) l)`.mapWith(parsedJson<LatestSuccess>()),
 };
-const scheduleOf = (db: Db, agentId: string) =>
-  db.select({ nextRunAt: agentSchedules.nextRunAt, lastRunAt: agentSchedules.lastRunAt, performance: agentSchedules.performance }).from(agentSchedules).where(eq(agentSchedules.agentId, agentId));
+type AgentColumnsRow = { agent: Omit<AgentRow, keyof RunFields>; latest: LatestFinished; latestSuccess: LatestSuccess };
+
+const toAgentRow = ({ agent, latest, latestSuccess }: AgentColumnsRow): AgentRow => ({
+  ...agent,
+  lastRunAt: dateOrNull(latest?.end_time),
+  performance: latestSuccess?.performance ?? null,
+});
+const toHealthRow = ({ agent, latest, latestSuccess }: AgentColumnsRow): HealthRow => ({
+  agentId: agent.id,
+  latestStatus: latest?.status ?? null,
+  latestError: latest?.error ?? null,
+  lastSuccessAt: dateOrNull(latestSuccess?.end_time),
+});
+
+const selectAgents = (db: Db) => db.select(agentColumns).from(agents).innerJoin(agentSchedules, eq(agentSchedules.agentId, agents.id));
 
 // Every query is scoped by owner: another user's agent is indistinguishable from a missing one.
 const owned = (id: string, ownerId: string) => and(eq(agents.id, id), eq(agents.ownerId, ownerId));
 
-/** The latest finished run's status and error, as row_to_json gives it (parsed or not, per driver). */
-type LatestRun = { status: 'success' | 'failure'; error: string | null } | null;
-const parsedJson = (value: unknown): LatestRun => (typeof value === 'string' ? (JSON.parse(value) as LatestRun) : (value as LatestRun));
-
 /**
  * The owner's agents, newest first, each with what its health is derived from (as agentHealth):
  * one statement, where the list and its health were two (on PGlite each statement waits its turn
- * for the one connection, docs/decisions/0059). `agents.id` in the subqueries is the outer row's.
+ * for the one connection, docs/decisions/0059).
  */
 export async function listAgentsWithHealth(db: Db, ownerId: string): Promise<Array<{ agent: AgentRow; health: HealthRow }>> {
-  const rows = await db
-    .select({
-      agent: agentColumns,
-      latest: sql`(select row_to_json(l) from (
-        select r.status, r.error from ${agentRuns} r where r.agent_id = agents.id and r.status in ('success', 'failure') order by r.id desc limit 1) l)`.mapWith(parsedJson),
-      lastSuccessAt: sql`(select r.end_time from ${agentRuns} r where r.agent_id = agents.id and r.status = 'success' order by r.id desc limit 1)`.mapWith(agentRuns.endTime),
-    })
-    .from(agents)
-    .innerJoin(agentSchedules, eq(agentSchedules.agentId, agents.id))
-    .where(eq(agents.ownerId, ownerId))
-    .orderBy(desc(agents.createdAt), desc(agents.id));
-  return rows.map(({ agent, latest, lastSuccessAt }) => ({
-    agent,
-    health: { agentId: agent.id, latestStatus: latest?.status ?? null, latestError: latest?.error ?? null, lastSuccessAt: (lastSuccessAt as Date | null) ?? null },
-  }));
+  const rows = await selectAgents(db).where(eq(agents.ownerId, ownerId)).orderBy(desc(agents.createdAt), desc(agents.id));
+  return rows.map((row) => ({ agent: toAgentRow(row), health: toHealthRow(row) }));
 }
 
 export async function findAgent(db: Db, id: string, ownerId: string): Promise<AgentRow | undefined> {
-  const [row] = await db.select(agentColumns).from(agents).innerJoin(agentSchedules, eq(agentSchedules.agentId, agents.id)).where(owned(id, ownerId));
-  return row;
+  const [row] = await selectAgents(db).where(owned(id, ownerId));
+  return row && toAgentRow(row);
 }
 
 /**
  * The agent, with its next slot when given. Its schedule row comes with the insert (a trigger of
- * migration 0035, so an agent inserted by any SQL has one); both in one transaction.
+ * migration 0035, so an agent inserted by any SQL has one); both in one transaction. A new agent
+ * has no runs: no last run, no performance.
  */
 export async function insertAgent(db: Db, { nextRunAt, ...values }: NewAgent): Promise<AgentRow> {
   return db.transaction(async (tx) => {
     const [row] = await tx.insert(agents).values(values).returning();
-    const [schedule] = await tx
-      .update(agentSchedules)
-      .set({ nextRunAt })
-      .where(eq(agentSchedules.agentId, row!.id))
-      .returning({ nextRunAt: agentSchedules.nextRunAt, lastRunAt: agentSchedules.lastRunAt, performance: agentSchedules.performance });
-    return { ...row!, nextRunAt: schedule!.nextRunAt, lastRunAt: schedule!.lastRunAt, performance: schedule!.performance };
+    const [schedule] = await tx.update(agentSchedules).set({ nextRunAt }).where(eq(agentSchedules.agentId, row!.id)).returning({ nextRunAt: agentSchedules.nextRunAt });
+    return { ...row!, nextRunAt: schedule!.nextRunAt, lastRunAt: null, performance: null };
   });
 }
 
 /**
  * Changes the agent and, when given, its next slot: the agent's row first, then its schedule row
  * (decision 0063's order; a dispatch holding the schedule row makes this wait for its commit, and
- * a slot it moved is then replaced by this one).
+ * a slot it moved is then replaced by this one). Answers the agent as it is now.
  */
 export async function updateAgent(db: Db, id: string, ownerId: string, { nextRunAt, ...patch }: AgentPatch): Promise<AgentRow | undefined> {
   return db.transaction(async (tx) => {
@@ -81,17 +90,10 @@ export async function updateAgent(db: Db, id: string, ownerId: string, { nextRun
       .update(agents)
       .set({ ...patch, updatedAt: new Date() })
       .where(owned(id, ownerId))
-      .returning();
+      .returning({ id: agents.id });
     if (!row) return undefined;
-    const [schedule] =
-      nextRunAt === undefined
-        ? await scheduleOf(tx, row.id)
-        : await tx
-            .update(agentSchedules)
-            .set({ nextRunAt })
-            .where(eq(agentSchedules.agentId, row.id))
-            .returning({ nextRunAt: agentSchedules.nextRunAt, lastRunAt: agentSchedules.lastRunAt, performance: agentSchedules.performance });
-    return { ...row, nextRunAt: schedule?.nextRunAt ?? null, lastRunAt: schedule?.lastRunAt ?? null, performance: schedule?.performance ?? null };
+    if (nextRunAt !== undefined) await tx.update(agentSchedules).set({ nextRunAt }).where(eq(agentSchedules.agentId, row.id));
+    return findAgent(tx, id, ownerId);
   });
 }
 

@@ -6,14 +6,19 @@ import { candleKeyOf } from './run-plan.ts';
 import { agentRuns } from '../../lib/telemetry/metrics.ts';
 import { claimDueAgents, failInterruptedRuns, insertScheduledRuns, setNextRuns, type DueAgent } from './runtime.repo.ts';
 
-/** Agents claimed per transaction: large enough for 10,000 a minute, small enough to keep locks short. */
-const DISPATCH_BATCH = 500;
+/**
+ * Agents claimed per transaction: large enough that a minute of a million agents is a thousand
+ * short transactions, small enough to keep their locks short (docs/decisions/0104).
+ */
+const DISPATCH_BATCH = 1_000;
 /**
  * Runs per job at most: a worker takes, executes and records them together (docs/decisions/0052).
- * Small enough that a slot's runs spread over every worker process and fetch loop, large enough
- * that a slot of 10,000 runs costs a worker a few hundred statements, not tens of thousands.
+ * Each batch costs the database a few statements whatever its size (taking the runs, recording
+ * them, the lease, the job's fetch and completion), so at 200 those are a small part of a run's
+ * cost (docs/decisions/0104: 50 made them a third of it); still small enough that a slot's runs
+ * spread over every worker process and fetch loop (a slot of 10,000 agents is 50 jobs).
  */
-export const RUN_BATCH_SIZE = 50;
+export const RUN_BATCH_SIZE = 200;
 
 export type DispatcherDeps = {
   db: Db;

@@ -1,9 +1,10 @@
-import { eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { eq, sql, type SQL } from 'drizzle-orm';
 import type { TAgentConfig } from '../../../contracts/agents.ts';
 import type { TMarketResult, TRunResult } from '../../../contracts/market.ts';
 import type { TConditionOutcome } from '../../../contracts/condition-outcomes.ts';
 import type { Db } from '../../db/client.ts';
 import { agentRunMarkets, agentRuns, agentSchedules, agents, alertStates, runLeases, users } from '../../db/schema.ts';
+import { executeNamed } from '../../db/named-statement.ts';
 import { retryOnDeadlock } from '../../lib/db-errors.ts';
 import { storedStatesSql, triggerStates, type ConditionTriggerState, type StoredConditionStates } from './condition-states.ts';
 
@@ -120,16 +121,21 @@ type StartedRow = {
  *
  * The same statement creates the batch's one lease row (run_leases, until `leaseUntil`) over the
  * runs it took, so no run is running without a lease. The run's own row changes no indexed
- * column: a HOT update (docs/decisions/0102).
+ * column: a HOT update (docs/decisions/0102). The runs are locked as the update reaches them, not
+ * first in id order (docs/decisions/0104: that second write of every row cost more than the rare
+ * deadlock it prevents here); a deadlock (a batch holding two runs of an agent being paused or
+ * deleted) is retried, and finds those runs gone. A named statement: planned once per connection.
  */
 export async function startRuns(db: Db, runIds: readonly number[], now: Date, leaseUntil: Date): Promise<StartedRun[]> {
   if (runIds.length === 0) return [];
-  const rows = rowsOf<StartedRow>(
-    await db.execute(sql`
+  const rows = await retryOnDeadlock(() =>
+    executeNamed<StartedRow>(
+      db,
+      'runtime_start_runs',
+      sql`
       with started as (
         update ${agentRuns} r set status = 'running', start_time = ${now.toISOString()}::timestamptz
-        from (${lockedInIdOrder(sql`${inArray(agentRuns.id, [...runIds])} and ${agentRuns.status} = 'queued'`)}) locked
-        where r.id = locked.id
+        where r.id = any(${idArray(runIds)}::bigint[]) and r.status = 'queued'
         returning r.id, r.agent_id, r.scheduled_for, r.start_time
       ), lease as (
         insert into ${runLeases} (run_ids, expires_at)
@@ -147,7 +153,8 @@ export async function startRuns(db: Db, runIds: readonly number[], now: Date, le
         -- Only agents with conditions have their state: the usual agent pays nothing for it.
         case when jsonb_typeof(a.config->'conditions') = 'array' and jsonb_array_length(a.config->'conditions') > 0
           then ${storedStatesSql(sql`started.agent_id`)} end as condition_states
-      from started left join ${agents} a on a.id = started.agent_id left join ${users} u on u.id = a.owner_id`),
+      from started left join ${agents} a on a.id = started.agent_id left join ${users} u on u.id = a.owner_id`,
+    ),
   );
   const order = new Map(runIds.map((id, i) => [id, i]));
   return rows.map(toStartedRun).sort((a, b) => order.get(a.id)! - order.get(b.id)!);
@@ -202,12 +209,9 @@ export type RunOutcome = {
 };
 
 /**
- * Records the outcomes of a batch of runs and each agent's lastRun (agent_schedules) in one
- * statement (in one transaction, after the schedule rows and then the runs are locked in id order), and with a success its performance (null when it had nothing to compare with):
- * the agent's performance is always its latest successful run's, shown with that run's time,
- * never an older value as if current. With two runs of one agent in the batch, the later one's
- * end time and the latest success's performance win, as finishing them one by one would leave.
- * Answers the runs that were still ours; a run failed as interrupted meanwhile is left alone.
+ * Records the outcomes of a batch of runs in one statement, each run's row and nothing else: the
+ * agent's last run and performance are read from its runs (docs/decisions/0104). Answers the runs
+ * that were still ours; a run failed as interrupted meanwhile is left alone.
  *
  * The batch travels as one JSON document the database parses once, on PGlite and PostgreSQL
  * alike. A market result shared by several runs (the same object: runs on the same candles and
@@ -227,7 +231,9 @@ export async function finishRuns(db: Db, outcomes: readonly RunOutcome[]): Promi
     }
     return place;
   };
-  const batch = `[${outcomes
+  // In id order: the update reaches (and locks) the runs in the batch's order.
+  const ordered = [...outcomes].sort((a, b) => a.runId - b.runId);
+  const batch = `[${ordered
     .map((o) => {
       const { markets, ...rest } = o.result ?? { markets: null };
       const fields = {
@@ -243,63 +249,45 @@ export async function finishRuns(db: Db, outcomes: readonly RunOutcome[]): Promi
     })
     .join(',')}]`;
   const sharedMarkets = `[${[...marketPlaces.keys()].join(',')}]`;
-  // One array parameter: the planner sees how many ids it holds and reads each by the key, where
-  // a set from JSON (100 rows to the planner) let it scan the table for running runs instead.
-  const runIds = sql`${agentRuns.id} = any(${idArray(outcomes.map((o) => o.runId))}::bigint[])`;
-  // The agents' schedule rows before their runs, each in id order (docs/decisions/0063, 0103), as
-  // deleting an agent takes them (the agent, then by the cascades its schedule row, then its
-  // runs); the agents row itself is neither locked nor written. Each lock waits in its own statement:
-  // within one statement, PostgreSQL does not promise which part runs first. Both locks find the
-  // runs by the ids' own list, not by the `outcome` rows: the planner cannot see how many rows
-  // the batch holds (250 ms a batch of 200 at 10,000 agents when it joined them to every running run).
-  // The update then changes only the runs locked here (running, so still ours), joined by key to
-  // the batch with no condition of their own: with one (status = 'running', whose statistics lag
-  // behind a slot's burst) the planner took the runs for one row and parsed the whole batch
-  // document again for each run, twice the finish's cost (docs/decisions/0102).
+  // The runs still running (`ours`), found by the ids' own list (one array parameter: the planner
+  // sees how many ids it holds and reads each by the key). The update changes only those, joined
+  // by key to the batch, which is parsed once (materialized: a join the planner costs as one row
+  // could otherwise parse the whole document again per run), and checks under each row's lock that
+  // it is still running (a sweep may have failed it meanwhile). It locks the runs as it reaches
+  // them, in the batch's (id) order, not in a locking pass of its own first (docs/decisions/0104:
+  // that pass wrote every row twice); a deadlock is retried. The market rows' ids are drawn first
+  // (nextval, once per row of the materialized `shared`), so each run's list is made from the
+  // places it sent, in its order; they are stored only when a run is recorded, with the range of
+  // the runs that read them (deleteUnreadRunMarkets). A named statement: planned once per connection.
   const rows = await retryOnDeadlock(() =>
-    db.transaction(async (tx) => {
-      await tx.execute(sql`
-        select ${agentSchedules.agentId} from ${agentSchedules}
-        where ${agentSchedules.agentId} in (select ${agentRuns.agentId} from ${agentRuns} where ${runIds})
-        order by ${agentSchedules.agentId} for no key update`);
-      const locked = rowsOf<{ id: number | string }>(await tx.execute(lockedInIdOrder(sql`${runIds} and ${agentRuns.status} = 'running'`))).map((r) => Number(r.id));
-      if (locked.length === 0) return [];
-      // The ids of the market rows are drawn first (nextval, once per row of the materialized
-      // `shared`), so each run's list is made from the places it sent, in its order.
-      return rowsOf<{ id: number | string }>(
-        await tx.execute(sql`
-      with shared as materialized (
+    executeNamed<{ id: number | string }>(
+      db,
+      'runtime_finish_runs',
+      sql`
+      with ours as materialized (
+        select ${agentRuns.id} as id from ${agentRuns} where ${agentRuns.id} = any(${idArray(ordered.map((o) => o.runId))}::bigint[]) and ${agentRuns.status} = 'running'
+      ), span as (
+        select min(id) as first_id, max(id) as last_id from ours
+      ), shared as materialized (
         select e.place, e.market, nextval(pg_get_serial_sequence('agent_run_markets', 'id')) as id
         from jsonb_array_elements(${sharedMarkets}::jsonb) with ordinality as e(market, place)
       ), stored as (
         insert into ${agentRunMarkets} (id, market, first_run_id, last_run_id) overriding system value
-        select id, market, ${locked[0]!}, ${locked.at(-1)!} from shared
-      ), outcome as (
+        select shared.id, shared.market, span.first_id, span.last_id from shared, span where span.first_id is not null
+      ), outcome as materialized (
         select * from jsonb_to_recordset(${batch}::jsonb)
           as v(id bigint, status text, result jsonb, markets jsonb, prices jsonb, error text, end_time timestamptz, performance text)
-        where v.id = any(${idArray(locked)}::bigint[])
-      ), finished as (
-        update ${agentRuns} r
-        set status = outcome.status, result = outcome.result, prices = outcome.prices, error = outcome.error, end_time = outcome.end_time,
-          market_ids = case when outcome.markets is null then null else array(
-            select s.id from jsonb_array_elements_text(outcome.markets) with ordinality as k(place, n)
-            join shared s on s.place = k.place::bigint order by k.n) end
-        from outcome
-        where r.id = outcome.id
-        returning r.id, r.agent_id, outcome.status, outcome.end_time, outcome.performance
-      ), per_agent as (
-        select agent_id, max(end_time) as end_time, bool_or(status = 'success') as succeeded,
-          (array_agg(performance order by id desc) filter (where status = 'success'))[1] as performance
-        from finished group by agent_id
-      ), touched as (
-        update ${agentSchedules} s set last_run_at = per_agent.end_time,
-          performance = case when per_agent.succeeded then per_agent.performance else s.performance end
-        from per_agent where s.agent_id = per_agent.agent_id
-        returning s.agent_id
       )
-      select id from finished`),
-      );
-    }),
+      update ${agentRuns} r
+      set status = outcome.status, result = outcome.result, prices = outcome.prices, error = outcome.error, end_time = outcome.end_time,
+        performance = outcome.performance,
+        market_ids = case when outcome.markets is null then null else array(
+          select s.id from jsonb_array_elements_text(outcome.markets) with ordinality as k(place, n)
+          join shared s on s.place = k.place::bigint order by k.n) end
+      from ours join outcome on outcome.id = ours.id
+      where r.id = ours.id and r.status = 'running'
+      returning r.id`,
+    ),
   );
   return new Set(rows.map((r) => Number(r.id)));
 }
@@ -308,7 +296,8 @@ export async function finishRuns(db: Db, outcomes: readonly RunOutcome[]): Promi
  * `select id from <table> where <condition> order by id for no key update`: the rows a statement
  * is about to change, locked one after another in id order. Every statement that changes many
  * agents (or runs) takes them so (docs/decisions/0063); in orders of their own, two of them could
- * each hold a row the other waits for. Used as `from (…) locked where t.id = locked.id`: every
+ * each hold a row the other waits for. The exceptions are the two a worker runs for every batch,
+ * its start and its record (docs/decisions/0104), which lock as they update and retry a deadlock. Used as `from (…) locked where t.id = locked.id`: every
  * row the statement changes has come through it, locked.
  */
 function lockedInIdOrder(condition: SQL): SQL {
