@@ -116,9 +116,7 @@ let databaseCount = 0;
  * own small cost to every statement of every benchmark.
  */
 export async function benchPostgres(): Promise<{ url: string }> {
-  sharedCluster ??= startPostgresCluster(
-    process.env.BENCH_STATEMENTS === '1' ? { settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' } } : {},
-  );
+  sharedCluster ??= startPostgresCluster(benchClusterOptions());
   const cluster = await sharedCluster;
   const name = `bench_${++databaseCount}`;
   const client = new pg.Client({ connectionString: cluster.url });
@@ -131,6 +129,33 @@ export async function benchPostgres(): Promise<{ url: string }> {
   const url = new URL(cluster.url);
   url.pathname = `/${name}`;
   return { url: url.toString() };
+}
+
+const benchClusterOptions = () =>
+  process.env.BENCH_STATEMENTS === '1' ? { settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' } } : {};
+
+/**
+ * A PostgreSQL cluster of its own, for a benchmark that measures the whole cluster's CPU and WAL:
+ * on the shared one, autovacuum still working on an earlier benchmark's tables would count as
+ * its own. `stop` deletes it.
+ */
+export async function ownPostgres(): Promise<{ url: string; stop(): void }> {
+  const cluster = await startPostgresCluster(benchClusterOptions());
+  try {
+    const client = new pg.Client({ connectionString: cluster.url });
+    await client.connect();
+    try {
+      await client.query('create database bench');
+    } finally {
+      await client.end();
+    }
+  } catch (err) {
+    cluster.stop();
+    throw err;
+  }
+  const url = new URL(cluster.url);
+  url.pathname = '/bench';
+  return { url: url.toString(), stop: () => cluster.stop() };
 }
 
 export async function stopBenchPostgres(): Promise<void> {

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { stopChild } from '../tests/e2e/support/app-server.ts';
 import { everyMinuteOnBinance } from './agents-scale.ts';
-import { benchPostgres, cpuMs, cpuPlacement, pinProcess, sleep } from './lib.ts';
+import { cpuMs, cpuPlacement, ownPostgres, pinProcess, sleep } from './lib.ts';
 import { postgresChildren, postgresCpuByKind, postgresCpuMs, postmasterOf, sourcesAt, startWorker, walBytes, type Worker } from './runtime-lib.ts';
 import type { PostgresCpuKinds } from './runtime-lib.ts';
 import type { Benchmark, BenchResult } from './types.ts';
@@ -11,14 +11,19 @@ import type { Benchmark, BenchResult } from './types.ts';
  * bench run; and the capacity model those costs give.
  *
  * The reference is the runtime as it was before issue 35 (decision 0052's batches), run from that
- * commit's sources (`git archive`) on a database of its own, in the same shape as ours: RUNS fresh
- * agents due at one slot, one worker process, from before the dispatcher queues them to the last
- * run recorded, then a VACUUM (the dead rows a design leaves are part of its cost). Each side
- * starts after a CHECKPOINT, so both pay the same full-page images.
+ * commit's sources (`git archive`) on a PostgreSQL cluster of its own, in the same shape as ours:
+ * RUNS fresh agents due at one slot, one worker process, from before the dispatcher queues them to
+ * the last run recorded, then a VACUUM (the dead rows a design leaves are part of its cost), less
+ * what the idle cluster spends for as long. Each side starts after a CHECKPOINT, so both pay the
+ * same full-page images. The sides are measured in turn, REPEATS times each; the medians count.
  */
 const REFERENCE_COMMIT = 'c4a21d6f6b4d81c8bd02c83c34d561081b074e5c';
 const RUNS = 10_000;
 const QUICK_RUNS = 2_000;
+/** The idle cluster's CPU is sampled this long before each measurement (subtracted from it). */
+const IDLE_SAMPLE_MS = 5_000;
+/** Measurements of each side (one with --quick); the median counts. */
+const REPEATS = 3;
 const DB_CPU_TARGET = 0.25;
 const WAL_TARGET = 0.5;
 /** Issue 35: the largest schedule a setup holds is the one whose start lag p99 stays under this. */
@@ -42,8 +47,10 @@ type Cost = {
   phases: Record<'dispatch' | 'execution' | 'vacuum', { postgresCpuMs: number; walBytes: number }>;
   /** Runs per second from the first run taken to the last recorded. */
   rate: number;
-  /** PostgreSQL's CPU per run over the whole measurement by kind of process. */
+  /** PostgreSQL's CPU per run over the whole measurement by kind of process (the idle cluster's included). */
   byKind: PostgresCpuKinds;
+  /** The idle cluster's CPU (nothing due: the job queue's polls), per second and as taken out of the figures above per run. */
+  idle: { postgresCpuMsPerSecond: number; perRun: number };
 };
 
 /**
@@ -51,7 +58,16 @@ type Cost = {
  * slot, hourly (nothing else falls due while it is measured).
  */
 async function measure(root: string | undefined, runs: number, log: (line: string) => void, pin?: { postgres: string; worker: string }): Promise<Cost> {
-  const database = await benchPostgres();
+  // A cluster of its own for each side: the cluster's CPU and WAL are the measurement.
+  const database = await ownPostgres();
+  try {
+    return await measureOn(database, root, runs, log, pin);
+  } finally {
+    database.stop();
+  }
+}
+
+async function measureOn(database: { url: string }, root: string | undefined, runs: number, log: (line: string) => void, pin?: { postgres: string; worker: string }): Promise<Cost> {
   const env = { DATABASE_URL: database.url, MARKET_DATA: 'simulated', LOG_LEVEL: 'warn' };
   const client = new pg.Client({ connectionString: database.url });
   let worker: Worker | null = null;
@@ -69,7 +85,7 @@ async function measure(root: string | undefined, runs: number, log: (line: strin
     const config = { ...everyMinuteOnBinance(), schedule: { ...everyMinuteOnBinance().schedule, frequency: 'hourly' as const } };
     // Far enough ahead that inserting and the checkpoint end before the dispatcher (5 s ahead,
     // DISPATCH_LOOKAHEAD_MS) queues them.
-    const slot = Math.ceil((Date.now() + 20_000) / 1000) * 1000;
+    const slot = Math.ceil((Date.now() + 20_000 + IDLE_SAMPLE_MS) / 1000) * 1000;
     // Our schema keeps the slot in agent_schedules (decision 0103; its row comes with the agent's
     // insert); the reference's, in agents.next_run_at.
     const narrow = (await client.query<{ narrow: boolean }>(`select to_regclass('agent_schedules') is not null as narrow`)).rows[0]!.narrow;
@@ -82,13 +98,20 @@ async function measure(root: string | undefined, runs: number, log: (line: strin
     await client.query('vacuum analyze');
     await client.query('checkpoint');
     const statements = await statementsAvailable(client);
-    const reading = async () => ({ postgres: postgresCpuMs(postmaster), kinds: postgresCpuByKind(postmaster), worker: cpuMs(worker!.pid), wal: await walBytes(client) });
-    // From just before the dispatcher can claim them: the idle seconds before (the job queue's
-    // polls) cost the same whatever the runs, and are not the runs' cost.
-    if (slot - Date.now() < DISPATCH_LOOKAHEAD_MS + 1_000) throw new Error('inserting the agents took so long that the dispatcher may have started before the measurement');
-    await sleep(slot - DISPATCH_LOOKAHEAD_MS - 700 - Date.now());
+    const reading = async () => ({ at: Date.now(), postgres: postgresCpuMs(postmaster), kinds: postgresCpuByKind(postmaster), worker: cpuMs(worker!.pid), wal: await walBytes(client) });
+    // From just before the dispatcher can claim them. What the cluster spends with nothing due
+    // (the job queue's polls, the dispatcher's ticks: a few ms a second, whatever the runs) is
+    // measured first, for IDLE_SAMPLE_MS, and taken out of each phase for its length: it is not
+    // the runs' cost, and the two sides' windows differ in length.
+    if (slot - Date.now() < DISPATCH_LOOKAHEAD_MS + 1_000 + IDLE_SAMPLE_MS) throw new Error('inserting the agents took so long that the dispatcher may have started before the measurement');
+    await sleep(slot - DISPATCH_LOOKAHEAD_MS - 700 - IDLE_SAMPLE_MS - Date.now());
+    const idleFrom = await reading();
+    await sleep(IDLE_SAMPLE_MS);
     if (statements) await client.query('select pg_stat_statements_reset()');
     const from = await reading();
+    const idlePerMs = Math.max(0, (from.postgres - idleFrom.postgres) / (from.at - idleFrom.at));
+    /** PostgreSQL's CPU per run between two readings, less the idle cluster's for that long. */
+    const postgresPerRun = (a: typeof from, b: typeof from) => Math.max(0, b.postgres - a.postgres - idlePerMs * (b.at - a.at)) / runs;
     while (Date.now() < slot) await sleep(50);
     const atSlot = await reading();
     // A cheap poll (a count over this database's few thousand runs) once a second: its own cost is in the figure.
@@ -112,15 +135,16 @@ async function measure(root: string | undefined, runs: number, log: (line: strin
     if (statements) await logStatements(client, runs, log);
     return {
       runs,
-      postgresCpuMs: (to.postgres - from.postgres) / runs,
+      postgresCpuMs: postgresPerRun(from, to),
       workerCpuMs: (to.worker - from.worker) / runs,
       walBytes: (to.wal - from.wal) / runs,
-      execution: { postgresCpuMs: (done.postgres - atSlot.postgres) / runs, workerCpuMs: (done.worker - atSlot.worker) / runs },
+      execution: { postgresCpuMs: postgresPerRun(atSlot, done), workerCpuMs: (done.worker - atSlot.worker) / runs },
       phases: {
-        dispatch: { postgresCpuMs: (atSlot.postgres - from.postgres) / runs, walBytes: (atSlot.wal - from.wal) / runs },
-        execution: { postgresCpuMs: (done.postgres - atSlot.postgres) / runs, walBytes: (done.wal - atSlot.wal) / runs },
-        vacuum: { postgresCpuMs: (to.postgres - done.postgres) / runs, walBytes: (to.wal - done.wal) / runs },
+        dispatch: { postgresCpuMs: postgresPerRun(from, atSlot), walBytes: (atSlot.wal - from.wal) / runs },
+        execution: { postgresCpuMs: postgresPerRun(atSlot, done), walBytes: (done.wal - atSlot.wal) / runs },
+        vacuum: { postgresCpuMs: postgresPerRun(done, to), walBytes: (to.wal - done.wal) / runs },
       },
+      idle: { postgresCpuMsPerSecond: idlePerMs * 1000, perRun: (idlePerMs * (to.at - from.at)) / runs },
       rate: runs / Math.max(0.001, span!.last_end - span!.first_start),
       byKind: Object.fromEntries(Object.entries(to.kinds).map(([kind, ms]) => [kind, (ms - from.kinds[kind as keyof PostgresCpuKinds]) / runs])) as PostgresCpuKinds,
     };
@@ -130,13 +154,10 @@ async function measure(root: string | undefined, runs: number, log: (line: strin
   } finally {
     if (worker) await stopChild(worker.child);
     await client.end().catch(() => {});
-    // The cluster serves the run's other benchmarks: every CPU again.
-    const all = cpuPlacement()?.all;
-    if (pin && all) for (const pid of [postmaster, ...postgresChildren(postmaster)]) pinProcess(pid, all);
   }
 }
 
-/** Whether the cluster counts statements (BENCH_STATEMENTS=1, bench/lib.ts benchPostgres). */
+/** Whether the cluster counts statements (BENCH_STATEMENTS=1, bench/lib.ts ownPostgres). */
 async function statementsAvailable(client: pg.Client): Promise<boolean> {
   const loaded = (await client.query<{ loaded: string }>(`select current_setting('shared_preload_libraries') as loaded`)).rows[0]!.loaded;
   if (!loaded.includes('pg_stat_statements')) return false;
@@ -157,6 +178,15 @@ async function logStatements(client: pg.Client, runs: number, log: (line: string
     const ms = ((r.exec + r.plan) * 1000) / runs;
     log(`      ${ms.toFixed(1).padStart(6)} ms (plan ${((r.plan * 1000) / runs).toFixed(1)}) ${(Number(r.wal) / runs).toFixed(0).padStart(5)} B ${String(r.calls).padStart(6)}x  ${r.query}`);
   }
+}
+
+/** The measurement whose PostgreSQL CPU per run is the median of them (the middle one of an odd count). */
+const median = (costs: readonly Cost[]): Cost => [...costs].sort((a, b) => a.postgresCpuMs - b.postgresCpuMs)[Math.floor((costs.length - 1) / 2)]!;
+
+function logCost(cost: Cost, log: (line: string) => void): void {
+  log(`  PostgreSQL ${perThousand(cost.postgresCpuMs)} CPU per 1,000 runs, ${cost.walBytes.toFixed(0)} B WAL per run; worker ${perThousand(cost.workerCpuMs)} per 1,000; ${cost.rate.toFixed(0)} runs/s`);
+  log(`    PostgreSQL per 1,000 runs and WAL per run by phase: ${phasesText(cost)}`);
+  log(`    PostgreSQL per 1,000 runs by process: ${kindsText(cost)} (the idle cluster's included: ${cost.idle.postgresCpuMsPerSecond.toFixed(1)} ms a second, ${perThousand(cost.idle.perRun)} per 1,000 runs over the window, taken out of the figures above)`);
 }
 
 const perThousand = (ms: number) => `${((ms * 1000) / 1000).toFixed(3)} s`;
@@ -229,25 +259,33 @@ export default {
     const runs = quick ? QUICK_RUNS : RUNS;
     const results: BenchResult[] = [];
     const reference = sourcesAt(REFERENCE_COMMIT);
-    let before: Cost | null = null;
-    if ('missing' in reference) {
-      log(`  the reference is not measured: ${reference.missing}`);
-    } else {
-      try {
-        log(`reference (commit ${REFERENCE_COMMIT.slice(0, 7)}): ${runs} runs of one slot, one worker...`);
-        before = await measure(reference.root, runs, log);
-      } finally {
-        reference.remove();
+    const reps = quick ? 1 : REPEATS;
+    // The two sides in turn, `reps` times: each measurement varies by a tenth or more from one to
+    // the next (the machine's other work, its caches), and in turn both see the same spells.
+    const befores: Cost[] = [];
+    const afters: Cost[] = [];
+    try {
+      for (let rep = 1; rep <= reps; rep++) {
+        const of = reps > 1 ? ` (${rep} of ${reps})` : '';
+        if ('missing' in reference) {
+          if (rep === 1) log(`  the reference is not measured: ${reference.missing}`);
+        } else {
+          log(`reference (commit ${REFERENCE_COMMIT.slice(0, 7)}): ${runs} runs of one slot, one worker${of}...`);
+          befores.push(await measure(reference.root, runs, log));
+          logCost(befores.at(-1)!, log);
+        }
+        log(`ours: ${runs} runs of one slot, one worker${of}...`);
+        afters.push(await measure(undefined, runs, log));
+        logCost(afters.at(-1)!, log);
       }
-      log(`  PostgreSQL ${perThousand(before.postgresCpuMs)} CPU per 1,000 runs, ${before.walBytes.toFixed(0)} B WAL per run; worker ${perThousand(before.workerCpuMs)} per 1,000; ${before.rate.toFixed(0)} runs/s`);
-      log(`    PostgreSQL per 1,000 runs and WAL per run by phase: ${phasesText(before)}`);
-      log(`    PostgreSQL per 1,000 runs by process: ${kindsText(before)}`);
+    } finally {
+      if (!('missing' in reference)) reference.remove();
     }
-    log(`ours: ${runs} runs of one slot, one worker...`);
-    const after = await measure(undefined, runs, log);
-    log(`  PostgreSQL ${perThousand(after.postgresCpuMs)} CPU per 1,000 runs, ${after.walBytes.toFixed(0)} B WAL per run; worker ${perThousand(after.workerCpuMs)} per 1,000; ${after.rate.toFixed(0)} runs/s`);
-    log(`    PostgreSQL per 1,000 runs and WAL per run by phase: ${phasesText(after)}`);
-    log(`    PostgreSQL per 1,000 runs by process: ${kindsText(after)}`);
+    const before = befores.length > 0 ? median(befores) : null;
+    const after = median(afters);
+    if (reps > 1) {
+      log(`the median of ${reps} of each side: PostgreSQL ${before ? perThousand(before.postgresCpuMs) : '-'} (reference; ${befores.map((c) => perThousand(c.postgresCpuMs)).join(', ')}) and ${perThousand(after.postgresCpuMs)} (ours; ${afters.map((c) => perThousand(c.postgresCpuMs)).join(', ')}) per 1,000 runs`);
+    }
     results.push(
       {
         name: 'runtime-postgres-cpu per 1,000 runs',

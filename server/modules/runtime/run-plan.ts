@@ -65,7 +65,7 @@ export function planRun(templateId: string, config: TAgentConfig): RunPlan {
  * indicators, so the dispatcher puts them in the same batches. Only a grouping hint: a batch
  * with several keys runs as well, just with less sharing.
  */
-export function candleKeyOf(templateId: string, config: TAgentConfig): string {
+export function candleKeyOf(templateId: string, config: Pick<TAgentConfig, 'parameters' | 'watchlist'>): string {
   const p = (config.parameters ?? {}) as Record<string, unknown>;
   return JSON.stringify([templateId, p.timeframe, p.token, p.exchanges, p.symbols, p.movingAveragePeriod, config.watchlist]);
 }

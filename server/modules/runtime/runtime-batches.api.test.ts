@@ -172,6 +172,22 @@ describe('agents runtime in batches', () => {
     }
   });
 
+  it('a slot that has its run is not queued again when the next slot is set back to it (an edit within the lookahead)', async () => {
+    const list = await createAll(3, everyMinute(['Binance']), 'set back');
+    const slot = await dueNow(list);
+    const dispatcher = createDispatcher({ db: t.database.db, jobs: NO_JOBS, logger: silent, now: t.now });
+    expect(await dispatcher.dispatchDue()).toBe(3);
+    // One agent's slot is set back to the one just queued (as an edit computing its next slot
+    // from a moment before the slot does); the others are due at the next one.
+    await scheduleAgents(t.database.db, [list[0]!.id], slot);
+    expect(await dispatcher.dispatchDue()).toBe(0);
+    expect(await scheduledRunIds(list, slot)).toHaveLength(3);
+    // The dispatch that skipped the slot moved the agent to the next one, with the others.
+    t.advanceTime(MINUTE);
+    expect(await dispatcher.dispatchDue()).toBe(3);
+    for (const a of list) expect(await scheduledRunIds([a], new Date(slot.getTime() + MINUTE))).toHaveLength(1);
+  });
+
   it('a batch whose worker dies mid-way: its runs are failed as interrupted and the next slot runs', async () => {
     const list = await createAll(3, everyMinute(['Kraken']), 'orphaned');
     const slot = await dueNow(list);
