@@ -41,8 +41,11 @@ export async function claimDueAgents(tx: Db, now: Date, limit: number): Promise<
 
 /**
  * One queued run per (agent, slot); a slot that already has its run is skipped. The slots travel
- * as one JSON parameter: a statement of 500 rows with a thousand parameters costs more to build
- * and to plan than to run.
+ * as one JSON parameter: a statement of 1,000 rows with two thousand parameters costs more to
+ * build and to plan than to run. The skip is a check, not ON CONFLICT (whose speculative insertion
+ * logs each row twice, docs/decisions/0104): only the dispatch inserts scheduled runs, and it holds
+ * the agents' schedule rows (claimDueAgents) meanwhile, so no other insert of those slots can come
+ * between the check and the insert; the unique index on (agent, slot) still refuses a second run.
  */
 export async function insertScheduledRuns(tx: Db, slots: ReadonlyArray<{ agentId: string; scheduledFor: Date }>): Promise<Array<{ id: number; agentId: string; scheduledFor: Date }>> {
   if (slots.length === 0) return [];
