@@ -251,7 +251,7 @@ export const CONFIG_REFERENCE = {
   RUN_WORKERS: { area: 'runtime', meaning: '`false`: this process serves the web only (PostgreSQL; run `npm run worker` elsewhere)' },
   WORKER_CONCURRENCY: {
     area: 'runtime',
-    meaning: 'run jobs one process works on at once, in up to 4 fetch loops; a scheduled job is a batch of up to 50 runs of one slot, a run-now one run (docs/decisions/0052)',
+    meaning: 'run jobs one process works on at once, in up to 4 fetch loops; a scheduled job is a batch of up to 200 runs of one slot, a run-now one run (docs/decisions/0052, 0104)',
   },
   RUN_LEASE_SECONDS: {
     area: 'runtime',
