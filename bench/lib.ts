@@ -111,28 +111,11 @@ let databaseCount = 0;
 /**
  * A fresh, empty database on the one PostgreSQL cluster a bench run shares: started on first use
  * (one initdb per run, not per benchmark) and stopped by stopBenchPostgres when the run ends.
- * With BENCH_STATEMENTS=1 the cluster loads pg_stat_statements (with planning times), and
- * runtime-cost prints where the database's time goes by statement; off by default, as it adds its
- * own small cost to every statement of every benchmark.
  */
 export async function benchPostgres(): Promise<{ url: string }> {
   sharedCluster ??= startPostgresCluster(benchClusterOptions());
-  const cluster = await sharedCluster;
-  const name = `bench_${++databaseCount}`;
-  const client = new pg.Client({ connectionString: cluster.url });
-  await client.connect();
-  try {
-    await client.query(`create database ${name}`);
-  } finally {
-    await client.end();
-  }
-  const url = new URL(cluster.url);
-  url.pathname = `/${name}`;
-  return { url: url.toString() };
+  return { url: await createDatabase(await sharedCluster, `bench_${++databaseCount}`) };
 }
-
-const benchClusterOptions = () =>
-  process.env.BENCH_STATEMENTS === '1' ? { settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' } } : {};
 
 /**
  * A PostgreSQL cluster of its own, for a benchmark that measures the whole cluster's CPU and WAL:
@@ -142,20 +125,33 @@ const benchClusterOptions = () =>
 export async function ownPostgres(): Promise<{ url: string; stop(): void }> {
   const cluster = await startPostgresCluster(benchClusterOptions());
   try {
-    const client = new pg.Client({ connectionString: cluster.url });
-    await client.connect();
-    try {
-      await client.query('create database bench');
-    } finally {
-      await client.end();
-    }
+    return { url: await createDatabase(cluster, 'bench'), stop: () => cluster.stop() };
   } catch (err) {
     cluster.stop();
     throw err;
   }
+}
+
+/**
+ * With BENCH_STATEMENTS=1 the bench's clusters load pg_stat_statements (with planning times), and
+ * runtime-cost prints where the database's time goes by statement; off by default, as it adds its
+ * own small cost to every statement of every benchmark.
+ */
+const benchClusterOptions = () =>
+  process.env.BENCH_STATEMENTS === '1' ? { settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' } } : {};
+
+/** Creates database `name` on `cluster`; answers its URL. */
+async function createDatabase(cluster: PostgresCluster, name: string): Promise<string> {
+  const client = new pg.Client({ connectionString: cluster.url });
+  await client.connect();
+  try {
+    await client.query(`create database ${name}`);
+  } finally {
+    await client.end();
+  }
   const url = new URL(cluster.url);
-  url.pathname = '/bench';
-  return { url: url.toString(), stop: () => cluster.stop() };
+  url.pathname = `/${name}`;
+  return url.toString();
 }
 
 export async function stopBenchPostgres(): Promise<void> {

@@ -2,8 +2,11 @@ import { and, asc, desc, eq, getTableColumns, inArray, isNotNull, isNull, sql } 
 import type { Db } from '../../db/client.ts';
 import { agentRunMarkets, agentRuns, agentSchedules, agents } from '../../db/schema.ts';
 
-/** What an agent's runs say of it (docs/decisions/0104): its latest finished run's end time, its latest success's performance. */
-type RunFields = { lastRunAt: Date | null; performance: string | null };
+/**
+ * What an agent's runs say of it (docs/decisions/0104): its latest finished run's end time, its
+ * latest success's performance, and what its health is derived from (docs/decisions/0028).
+ */
+type RunFields = { lastRunAt: Date | null; performance: string | null; health: HealthRow };
 /** An agent with its next slot (agent_schedules, docs/decisions/0103) and what its runs say of it. */
 export type AgentRow = typeof agents.$inferSelect & Pick<typeof agentSchedules.$inferSelect, 'nextRunAt'> & RunFields;
 export type AgentRunRow = typeof agentRuns.$inferSelect;
@@ -38,12 +41,7 @@ const toAgentRow = ({ agent, latest, latestSuccess }: AgentColumnsRow): AgentRow
   ...agent,
   lastRunAt: dateOrNull(latest?.end_time),
   performance: latestSuccess?.performance ?? null,
-});
-const toHealthRow = ({ agent, latest, latestSuccess }: AgentColumnsRow): HealthRow => ({
-  agentId: agent.id,
-  latestStatus: latest?.status ?? null,
-  latestError: latest?.error ?? null,
-  lastSuccessAt: dateOrNull(latestSuccess?.end_time),
+  health: { agentId: agent.id, latestStatus: latest?.status ?? null, latestError: latest?.error ?? null, lastSuccessAt: dateOrNull(latestSuccess?.end_time) },
 });
 
 const selectAgents = (db: Db) => db.select(agentColumns).from(agents).innerJoin(agentSchedules, eq(agentSchedules.agentId, agents.id));
@@ -52,13 +50,13 @@ const selectAgents = (db: Db) => db.select(agentColumns).from(agents).innerJoin(
 const owned = (id: string, ownerId: string) => and(eq(agents.id, id), eq(agents.ownerId, ownerId));
 
 /**
- * The owner's agents, newest first, each with what its health is derived from (as agentHealth):
- * one statement, where the list and its health were two (on PGlite each statement waits its turn
- * for the one connection, docs/decisions/0059).
+ * The owner's agents, newest first, each with what its health is derived from: one statement,
+ * where the list and its health were two (on PGlite each statement waits its turn for the one
+ * connection, docs/decisions/0059).
  */
-export async function listAgentsWithHealth(db: Db, ownerId: string): Promise<Array<{ agent: AgentRow; health: HealthRow }>> {
+export async function listAgents(db: Db, ownerId: string): Promise<AgentRow[]> {
   const rows = await selectAgents(db).where(eq(agents.ownerId, ownerId)).orderBy(desc(agents.createdAt), desc(agents.id));
-  return rows.map((row) => ({ agent: toAgentRow(row), health: toHealthRow(row) }));
+  return rows.map(toAgentRow);
 }
 
 export async function findAgent(db: Db, id: string, ownerId: string): Promise<AgentRow | undefined> {
@@ -75,7 +73,13 @@ export async function insertAgent(db: Db, { nextRunAt, ...values }: NewAgent): P
   return db.transaction(async (tx) => {
     const [row] = await tx.insert(agents).values(values).returning();
     const [schedule] = await tx.update(agentSchedules).set({ nextRunAt }).where(eq(agentSchedules.agentId, row!.id)).returning({ nextRunAt: agentSchedules.nextRunAt });
-    return { ...row!, nextRunAt: schedule!.nextRunAt, lastRunAt: null, performance: null };
+    return {
+      ...row!,
+      nextRunAt: schedule!.nextRunAt,
+      lastRunAt: null,
+      performance: null,
+      health: { agentId: row!.id, latestStatus: null, latestError: null, lastSuccessAt: null },
+    };
   });
 }
 
@@ -159,27 +163,5 @@ export async function queueRunNow(tx: Db, agentId: string): Promise<AgentRunRow 
   return row;
 }
 
+/** What an agent's health is derived from (docs/decisions/0028): its latest finished run, and its latest success's time. */
 export type HealthRow = { agentId: string; latestStatus: 'success' | 'failure' | null; latestError: string | null; lastSuccessAt: Date | null };
-
-/**
- * What the agents' health is derived from (docs/decisions/0028): each one's latest finished run
- * and its latest successful run, two index walks per agent on (agent_id, id desc).
- */
-export async function agentHealth(db: Db, agentIds: readonly string[]): Promise<Map<string, HealthRow>> {
-  if (agentIds.length === 0) return new Map();
-  // Aliased throughout: in a select's sql`` drizzle writes bare column names ("id" would be the run's).
-  const result = await db.execute(sql`
-    select a.id as "agentId",
-      (select row_to_json(l) from (
-        select r.status, r.error from ${agentRuns} r where r.agent_id = a.id and r.status in ('success', 'failure') order by r.id desc limit 1) l) as latest,
-      (select r.end_time from ${agentRuns} r where r.agent_id = a.id and r.status = 'success' order by r.id desc limit 1) as "lastSuccessAt"
-    from ${agents} a where a.id in (${sql.join(agentIds.map((id) => sql`${id}::uuid`), sql`, `)})`);
-  // node-postgres and PGlite both answer a raw query with `rows`.
-  const rows = (result as unknown as { rows: Array<{ agentId: string; latest: { status: 'success' | 'failure'; error: string | null } | null; lastSuccessAt: string | Date | null }> }).rows;
-  return new Map(
-    rows.map((r) => [
-      r.agentId,
-      { agentId: r.agentId, latestStatus: r.latest?.status ?? null, latestError: r.latest?.error ?? null, lastSuccessAt: r.lastSuccessAt === null ? null : new Date(r.lastSuccessAt) },
-    ]),
-  );
-}

@@ -20,12 +20,11 @@ import {
   dropQueuedSlots,
   findAgent,
   insertAgent,
-  listAgentsWithHealth,
+  listAgents,
   listRuns,
   findRun,
   queueRunNow,
   updateAgent,
-  agentHealth,
   type AgentRow,
   type AgentRunRow,
   type HealthRow,
@@ -69,7 +68,7 @@ export function toHealth(row: HealthRow | undefined): TAgentHealth {
   return row.latestStatus === 'failure' ? { state: 'failing', reason: failureReason(row.latestError), lastSuccessAt } : { state: 'healthy', reason: null, lastSuccessAt };
 }
 
-export function toApiAgent(row: AgentRow, health: TAgentHealth = NO_HEALTH): TAgent {
+export function toApiAgent(row: AgentRow): TAgent {
   return {
     id: row.id,
     name: row.name,
@@ -80,7 +79,7 @@ export function toApiAgent(row: AgentRow, health: TAgentHealth = NO_HEALTH): TAg
     createdAt: row.createdAt.toISOString(),
     nextRunAt: row.nextRunAt?.toISOString() ?? null,
     config: answeredConfig(row.config),
-    health,
+    health: toHealth(row.health),
   };
 }
 
@@ -164,25 +163,19 @@ export function createAgentsService({ db, jobs, foreignChannels, briefProblems, 
     return row;
   }
 
-  /** Agents as the API answers them, each with its health from its runs. */
-  async function present(rows: AgentRow[]): Promise<TAgent[]> {
-    const health = await agentHealth(db, rows.map((r) => r.id));
-    return rows.map((row) => toApiAgent(row, toHealth(health.get(row.id))));
-  }
-
   /** The caller's agents, newest first, with their health, as the API's JSON: the console reads
    * it again at every change. */
   async function listJson(caller: Caller): Promise<string> {
     assertOwnGoogleId(caller);
     const ownerId = caller.user.id;
     return lists.get(ownerId, 'all', async () => {
-      const agents: TAgent[] = (await listAgentsWithHealth(db, ownerId)).map(({ agent, health }) => toApiAgent(agent, toHealth(health)));
+      const agents: TAgent[] = (await listAgents(db, ownerId)).map(toApiAgent);
       return JSON.stringify(agents);
     });
   }
 
   async function get(caller: Caller, id: string): Promise<TAgent> {
-    return (await present([await owned(caller, id)]))[0]!;
+    return toApiAgent(await owned(caller, id));
   }
 
   /** The agent's latest runs; only those that succeeded or failed when `status` says (the assistants' list_runs). */
@@ -241,7 +234,7 @@ export function createAgentsService({ db, jobs, foreignChannels, briefProblems, 
     if (patch.config !== undefined) await deleteStatesExcept(db, current.id, (nextConfig.conditions ?? []).map((c) => c.id));
     if (status === 'paused' || reschedule) await dropQueuedSlots(db, current.id);
     changed(caller.user.id, row.id);
-    return (await present([row]))[0]!;
+    return toApiAgent(row);
   }
 
   async function remove(caller: Caller, id: string): Promise<void> {
