@@ -1,3 +1,5 @@
+import { statfsSync } from 'node:fs';
+
 /** Shared by the Playwright config, the fixtures and the helpers that start extra servers. */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
@@ -9,6 +11,24 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
   '--no-first-run',
 ] as const;
+
+/**
+ * Playwright's own launch arguments to leave out. It passes --disable-dev-shm-usage for Docker's
+ * 64 MB /dev/shm, so Chromium keeps its shared memory (frames, bitmaps, IPC) in files under /tmp
+ * instead: on a machine whose /tmp is a disk, that memory is written back to it. Where /dev/shm
+ * has room (1 GiB free; Chromium's own default then), it stays in memory: the journeys took about
+ * 7% less CPU so (four alternated runs of 41 journeys here, /tmp on disk).
+ */
+export const CHROMIUM_IGNORED_DEFAULT_ARGS: string[] = devShmFreeBytes() >= 1024 ** 3 ? ['--disable-dev-shm-usage'] : [];
+
+function devShmFreeBytes(): number {
+  try {
+    const stats = statfsSync('/dev/shm');
+    return stats.bavail * stats.bsize;
+  } catch {
+    return 0;
+  }
+}
 
 /** The one admin of the e2e server (ADMIN_EMAILS); every other email signs in as a guest. */
 export const ADMIN_EMAIL = 'admin@example.com';
