@@ -41,7 +41,7 @@ const toAgentRow = ({ agent, latest, latestSuccess }: AgentColumnsRow): AgentRow
   ...agent,
   lastRunAt: dateOrNull(latest?.end_time),
   performance: latestSuccess?.performance ?? null,
-  health: { agentId: agent.id, latestStatus: latest?.status ?? null, latestError: latest?.error ?? null, lastSuccessAt: dateOrNull(latestSuccess?.end_time) },
+  health: { latestStatus: latest?.status ?? null, latestError: latest?.error ?? null, lastSuccessAt: dateOrNull(latestSuccess?.end_time) },
 });
 
 const selectAgents = (db: Db) => db.select(agentColumns).from(agents).innerJoin(agentSchedules, eq(agentSchedules.agentId, agents.id));
@@ -78,7 +78,7 @@ export async function insertAgent(db: Db, { nextRunAt, ...values }: NewAgent): P
       nextRunAt: schedule!.nextRunAt,
       lastRunAt: null,
       performance: null,
-      health: { agentId: row!.id, latestStatus: null, latestError: null, lastSuccessAt: null },
+      health: { latestStatus: null, latestError: null, lastSuccessAt: null },
     };
   });
 }
@@ -164,4 +164,4 @@ export async function queueRunNow(tx: Db, agentId: string): Promise<AgentRunRow 
 }
 
 /** What an agent's health is derived from (docs/decisions/0028): its latest finished run, and its latest success's time. */
-export type HealthRow = { agentId: string; latestStatus: 'success' | 'failure' | null; latestError: string | null; lastSuccessAt: Date | null };
+export type HealthRow = { latestStatus: 'success' | 'failure' | null; latestError: string | null; lastSuccessAt: Date | null };

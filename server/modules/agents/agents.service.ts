@@ -62,8 +62,8 @@ const LIST_CACHE_CHARS = 4_000_000;
 const RUN_IN_PROGRESS = 'A run is already in progress';
 
 /** Failing when the latest finished run failed; its time of success stays known either way. */
-export function toHealth(row: HealthRow | undefined): TAgentHealth {
-  if (!row?.latestStatus) return NO_HEALTH;
+function toHealth(row: HealthRow): TAgentHealth {
+  if (!row.latestStatus) return NO_HEALTH;
   const lastSuccessAt = row.lastSuccessAt?.toISOString() ?? null;
   return row.latestStatus === 'failure' ? { state: 'failing', reason: failureReason(row.latestError), lastSuccessAt } : { state: 'healthy', reason: null, lastSuccessAt };
 }
