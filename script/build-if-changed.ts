@@ -16,11 +16,13 @@ import { fileURLToPath } from 'node:url';
 /**
  * What `npm run build` reads: the client and the contracts it imports, the build's own
  * configuration and scripts, and the dependencies (the lock file, which pins PGlite). The server
- * is not among them, but for the module that writes PGlite's template: vite.config.ts imports
- * none of it (script/dev-client.ts adds the dev page's config).
+ * is not among them, but for the module that writes PGlite's template and the migrations that
+ * template holds: vite.config.ts imports none of it (script/dev-client.ts adds the dev page's
+ * config).
  */
 export const BUILD_INPUTS = {
-  dirs: ['client', 'contracts'],
+  // The migrations: the new data directory's starting point holds them (decision 0105).
+  dirs: ['client', 'contracts', 'server/db/migrations'],
   files: [
     'package.json',
     'package-lock.json',
@@ -40,7 +42,7 @@ export const BUILD_INPUTS = {
 
 /** What the server needs from a build: the app's page, the prerendered `/`, the public pages'
  * renderer, and a new PGlite data directory's starting point. */
-export const BUILD_OUTPUTS = ['dist/client/index.html', 'dist/client/landing.html', 'dist/prerender/prerender.js', 'dist/pglite/initdb.tar.gz', 'dist/pglite/initdb.version'] as const;
+export const BUILD_OUTPUTS = ['dist/client/index.html', 'dist/client/landing.html', 'dist/prerender/prerender.js', 'dist/pglite/template.tar.gz', 'dist/pglite/template.version'] as const;
 
 export const STAMP = 'dist/.build-inputs';
 

@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
@@ -14,7 +13,7 @@ import { dbQueueRefused, dbQueueWait, watchPool } from '../lib/telemetry/metrics
 import { inSpan, SpanKind } from '../lib/telemetry/tracing.ts';
 import { makePrivate } from '../lib/private-files.ts';
 import { claimDataDir, holdHandler, type HoldStill } from './data-dir-lock.ts';
-import { dataDirStart, PGLITE_TEMPLATE, type TemplateFiles } from './pglite-template.ts';
+import { dataDirStart, MIGRATIONS_FOLDER, PGLITE_TEMPLATE, type TemplateFiles } from './pglite-template.ts';
 import * as schema from './schema.ts';
 
 /** One type for both drivers: services and repos never know which database they run on. */
@@ -111,7 +110,6 @@ function traceStatements(target: { query: (...args: never[]) => unknown }): void
 /** The setting under which migration 0015's triggers announce owners' changes. */
 export const OWNER_CHANGE_NOTICES = 'app.owner_change_notices';
 
-const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url));
 /**
  * The embedded database serves one process and a modest data set: PostgreSQL's default 128 MB
  * of shared buffers would be most of the server's memory (RSS ~330 MB vs ~205 MB at 16 MB).
@@ -177,7 +175,7 @@ export async function openDatabase(database: Config['database'] | { kind: 'pglit
   const lockClient = await pool.connect();
   try {
     await lockClient.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-    await migratePg(drizzlePg({ client: lockClient, schema }), { migrationsFolder });
+    await migratePg(drizzlePg({ client: lockClient, schema }), { migrationsFolder: MIGRATIONS_FOLDER });
   } finally {
     await lockClient.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {});
     lockClient.release();
@@ -197,7 +195,7 @@ export async function openDatabase(database: Config['database'] | { kind: 'pglit
 
 /** PGlite on `dataDir` (null: in memory), migrated, behind its fair queue. */
 async function openPglite(dataDir: string | null, maxWaitMs: number | undefined, logger: Logger, options: OpenOptions): Promise<Database> {
-  // A new data directory starts from the build's initdb output when there is one (decision 0054).
+  // A new data directory starts from the build's template when there is one (decisions 0054, 0105).
   const start = dataDir ? await dataDirStart(dataDir, options.dataDirTemplate ?? PGLITE_TEMPLATE) : null;
   if (start?.from === 'initdb') logger.info({ why: start.why }, 'new PGlite data directory: running initdb');
   const client = dataDir
@@ -208,7 +206,7 @@ async function openPglite(dataDir: string | null, maxWaitMs: number | undefined,
   const queue = createFairQueue({ concurrency: 1, maxWaitMs: maxWaitMs ?? 2_000 });
   const holdStill = queueInFront(client, queue);
   const db = drizzlePglite({ client, schema });
-  await migratePglite(db, { migrationsFolder });
+  await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
   logger.info({ dataDir: dataDir ?? 'memory' }, 'database ready (PGlite)');
   return {
     db: db as unknown as Db, // PGlite's driver is a PgDatabase with its own result HKT.

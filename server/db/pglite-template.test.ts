@@ -1,12 +1,13 @@
-import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, openAsBlob, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import { PGlite } from '@electric-sql/pglite';
 import pino from 'pino';
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from './client.ts';
-import { dataDirStart, pgliteVersion, writePgliteTemplate, type TemplateFiles } from './pglite-template.ts';
+import { dataDirStart, MIGRATIONS_FOLDER, pgliteVersion, writePgliteTemplate, type TemplateFiles } from './pglite-template.ts';
 
 const silent = pino({ level: 'silent' });
 const temp = () => mkdtempSync(path.join(tmpdir(), 'pglite-template-'));
@@ -18,12 +19,56 @@ function notPrivate(dir: string): string[] {
     .filter((file) => (statSync(file).mode & 0o077) !== 0);
 }
 
-describe('a new PGlite data directory from the build’s initdb output (docs/decisions/0054)', () => {
+type Journal = { entries: Array<{ tag: string; when: number }> };
+const journal = JSON.parse(readFileSync(path.join(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as Journal;
+
+/** The migrations a database holds, oldest first, by drizzle's record of them. */
+async function appliedMigrations(database: Awaited<ReturnType<typeof openDatabase>>): Promise<number[]> {
+  const { rows } = (await database.db.execute(sql`select created_at from drizzle.__drizzle_migrations order by created_at`)) as unknown as {
+    rows: Array<{ created_at: string }>;
+  };
+  return rows.map((row) => Number(row.created_at));
+}
+
+/** A copy of the migrations folder whose journal lists only the first `count`. */
+function firstMigrations(count: number): string {
+  const folder = path.join(temp(), 'migrations');
+  cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
+  writeFileSync(path.join(folder, 'meta/_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, count) }));
+  return folder;
+}
+
+describe('a new PGlite data directory from the build’s migrated template (docs/decisions/0054, 0105)', () => {
   let template: TemplateFiles;
   beforeAll(async () => {
     const dir = temp();
-    template = { file: path.join(dir, 'initdb.tar.gz'), versionFile: path.join(dir, 'initdb.version') };
+    template = { file: path.join(dir, 'template.tar.gz'), versionFile: path.join(dir, 'template.version') };
     await writePgliteTemplate(template);
+  }, 60_000);
+
+  it('holds every migration of the checkout, so a new directory applies none at start', async () => {
+    // The template as it is, opened without the server's migrations.
+    const client = new PGlite({ loadDataDir: await openAsBlob(template.file, { type: 'application/x-gzip' }) });
+    try {
+      const { rows } = await client.query<{ created_at: string }>('select created_at from drizzle.__drizzle_migrations order by created_at');
+      expect(rows.map((row) => Number(row.created_at))).toEqual(journal.entries.map((entry) => entry.when));
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it('applies at start the migrations written after the template was built', async () => {
+    const dir = temp();
+    const older = { file: path.join(dir, 'older.tar.gz'), versionFile: path.join(dir, 'older.version') };
+    await writePgliteTemplate(older, firstMigrations(journal.entries.length - 2));
+    const database = await openDatabase({ kind: 'pglite', dataDir: path.join(dir, 'data') }, silent, { dataDirTemplate: older });
+    try {
+      expect(await appliedMigrations(database)).toEqual(journal.entries.map((entry) => entry.when));
+      // The second newest migration's table is there and usable.
+      await database.db.execute(sql`select count(*) from agent_schedules`);
+    } finally {
+      await database.close();
+    }
   }, 60_000);
 
   it('runs initdb without a template from this PGlite version, and says why', async () => {
