@@ -1,6 +1,4 @@
 import type { FastifyBaseLogger as Logger } from 'fastify';
-import YahooFinance from 'yahoo-finance2';
-import { ExtendedCookieJar } from 'yahoo-finance2/lib/cookieJar';
 import { TIMEFRAME_MS, type TCandle, type TCandleTimeframe } from '../../../contracts/market.ts';
 import { MARKET_HOSTS, type MarketConfig } from '../../config.ts';
 import type { CandleSource } from './candle-source.ts';
@@ -74,20 +72,26 @@ export type YahooSourceOptions = {
 export function createYahooSource(config: MarketConfig, options: YahooSourceOptions = {}): CandleSource {
   const now = options.now ?? (() => new Date());
   const policy = { retries: config.retries, timeoutMs: config.timeoutMs, backoffMs: options.backoffMs ?? DEFAULT_BACKOFF_MS };
-  const yahoo = new YahooFinance({
-    fetch: yahooFetch(config.baseUrls.yahoo),
-    // Our own jar: the library's default one is shared by every instance in the process.
-    cookieJar: new ExtendedCookieJar(),
-    suppressNotices: ['yahooSurvey', 'ripHistorical'],
-    // On errors it would ask registry.npmjs.org whether a newer version exists.
-    versionCheck: false,
-    queue: { concurrency: 8 },
-    validation: { logErrors: false, logOptionsErrors: false },
-    logger: libraryLogger(options.logger),
-  });
-  // With validateResult false the library's typings have no overload; we check the shape ourselves,
-  // so a new or missing field in Yahoo's `meta` (which we do not use) cannot fail a run.
-  const chart = yahoo.chart.bind(yahoo) as unknown as (symbol: string, query: object, moduleOptions: object) => Promise<unknown>;
+  // yahoo-finance2 is loaded at the first stock request, not when the server starts (decision
+  // 0105); the client is made once.
+  let chartOnce: Promise<(symbol: string, query: object, moduleOptions: object) => Promise<unknown>> | undefined;
+  const loadChart = () =>
+    (chartOnce ??= Promise.all([import('yahoo-finance2'), import('yahoo-finance2/lib/cookieJar')]).then(([{ default: YahooFinance }, { ExtendedCookieJar }]) => {
+      const yahoo = new YahooFinance({
+        fetch: yahooFetch(config.baseUrls.yahoo),
+        // Our own jar: the library's default one is shared by every instance in the process.
+        cookieJar: new ExtendedCookieJar(),
+        suppressNotices: ['yahooSurvey', 'ripHistorical'],
+        // On errors it would ask the npm registry whether a newer version exists.
+        versionCheck: false,
+        queue: { concurrency: 8 },
+        validation: { logErrors: false, logOptionsErrors: false },
+        logger: libraryLogger(options.logger),
+      });
+      // With validateResult false the library's typings have no overload; we check the shape
+      // ourselves, so a new or missing field in Yahoo's `meta` (which we do not use) cannot fail a run.
+      return yahoo.chart.bind(yahoo) as unknown as (symbol: string, query: object, moduleOptions: object) => Promise<unknown>;
+    }));
   const gateKey = `${config.baseUrls.yahoo ?? ''}|${options.historyRestMs ?? ''}`;
   let gate = gates.get(gateKey);
   if (!gate) {
@@ -103,8 +107,8 @@ export function createYahooSource(config: MarketConfig, options: YahooSourceOpti
       name: NAME,
       policy,
       signal,
-      attempt: (attemptSignal) =>
-        chart(
+      attempt: async (attemptSignal) =>
+        (await loadChart())(
           symbol,
           { period1: new Date(period1), period2: new Date(period2), interval: INTERVALS[timeframe].interval, includePrePost: false, return: 'object' },
           { fetchOptions: { signal: attemptSignal }, validateResult: false },

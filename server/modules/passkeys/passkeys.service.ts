@@ -1,15 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import { COSEALG, isoBase64URL, isoUint8Array } from '@simplewebauthn/server/helpers';
 import type { TPasskey, TPasskeyList } from '../../../contracts/passkeys.ts';
 import type { PasskeysConfig } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
@@ -49,7 +44,17 @@ const CEREMONY_TIMEOUT_MS = 120_000;
  * its default asks the runtime about ML-DSA, which makes Node print an experimental-feature
  * warning on every start. Authenticators make ES256 keys nearly always.
  */
-const ALGORITHMS = [COSEALG.EdDSA, COSEALG.ES256, COSEALG.RS256];
+const ALGORITHMS = [-8, -7, -257]; // COSE's numbers for them (the library's COSEALG, which is not loaded at start)
+
+/**
+ * The WebAuthn library, loaded at the first passkey ceremony rather than when the server starts:
+ * with @peculiar's ASN.1 and X.509 modules it is a fifth of a CPU-second of every start
+ * (decision 0105).
+ */
+const importWebAuthn = () =>
+  Promise.all([import('@simplewebauthn/server'), import('@simplewebauthn/server/helpers')]).then(([library, helpers]) => ({ ...library, ...helpers }));
+let webAuthn: ReturnType<typeof importWebAuthn> | undefined;
+const loadWebAuthn = () => (webAuthn ??= importWebAuthn());
 
 export const INVITE_UNUSABLE = 'This invite link has expired or was already used: ask the person who invited you for a new one';
 const CHALLENGE_UNUSABLE = 'This passkey request has expired or was already answered: try again';
@@ -73,7 +78,8 @@ export function toApiPasskey(row: PasskeyRow): TPasskey {
 }
 
 /** The challenge a browser's answer signed, read from its clientDataJSON (checked again by the library). */
-function answeredChallenge(clientDataJSON: string): string {
+async function answeredChallenge(clientDataJSON: string): Promise<string> {
+  const { isoBase64URL } = await loadWebAuthn();
   try {
     const data = JSON.parse(isoBase64URL.toUTF8String(clientDataJSON)) as { challenge?: unknown };
     if (typeof data.challenge === 'string' && data.challenge.length > 0 && data.challenge.length <= 512) return data.challenge;
@@ -103,12 +109,13 @@ export function createPasskeysService({ db, config, adminEmails, now, invalidati
   }
 
   async function take(clientDataJSON: string, purpose: ChallengeRow['purpose']): Promise<ChallengeRow> {
-    const row = await takeChallenge(db, answeredChallenge(clientDataJSON), purpose, now());
+    const row = await takeChallenge(db, await answeredChallenge(clientDataJSON), purpose, now());
     if (!row) throw new AppError(purpose === 'sign-in' ? 'UNAUTHORIZED' : 'CONFLICT', CHALLENGE_UNUSABLE);
     return row;
   }
 
   async function registrationOptions(user: { id: string; email: string }, exclude: PasskeyRow[]): Promise<PublicKeyCredentialCreationOptionsJSON> {
+    const { generateRegistrationOptions, isoUint8Array } = await loadWebAuthn();
     return generateRegistrationOptions({
       rpName: config.rpName,
       rpID: config.rpId,
@@ -125,6 +132,7 @@ export function createPasskeysService({ db, config, adminEmails, now, invalidati
   }
 
   async function verifyNewPasskey(credential: RegistrationResponseJSON, challenge: string) {
+    const { verifyRegistrationResponse } = await loadWebAuthn();
     let verification;
     try {
       verification = await verifyRegistrationResponse({
@@ -204,6 +212,7 @@ export function createPasskeysService({ db, config, adminEmails, now, invalidati
   }
 
   async function signInOptions(): Promise<PublicKeyCredentialRequestOptionsJSON> {
+    const { generateAuthenticationOptions } = await loadWebAuthn();
     // No allowCredentials: the authenticator offers this site's discoverable passkeys.
     const options = await generateAuthenticationOptions({ rpID: config.rpId, userVerification: 'preferred', timeout: CEREMONY_TIMEOUT_MS });
     await issueChallenge({ challenge: options.challenge, purpose: 'sign-in', userId: null, inviteId: null, userHandle: null });
@@ -214,6 +223,7 @@ export function createPasskeysService({ db, config, adminEmails, now, invalidati
     const challenge = await take(credential.response.clientDataJSON, 'sign-in');
     const passkey = await findPasskeyByCredentialId(db, credential.id);
     if (!passkey) throw new AppError('UNAUTHORIZED', NOT_REGISTERED);
+    const { isoBase64URL, verifyAuthenticationResponse } = await loadWebAuthn();
     const handle = credential.response.userHandle;
     if (handle !== undefined && isoBase64URL.toUTF8String(handle) !== passkey.userId) throw new AppError('UNAUTHORIZED', NOT_REGISTERED);
     let verification;

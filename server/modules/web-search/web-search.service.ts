@@ -2,7 +2,6 @@ import type { FastifyBaseLogger } from 'fastify';
 import { WEB_SEARCH_LIMITS } from '../../../contracts/web-search.ts';
 import type { OutboundConfig, WebSearchConfig } from '../../config.ts';
 import { fetchPage, PageFetchError } from '../../integrations/web-search/fetch-page.ts';
-import { readableText } from '../../integrations/web-search/readable-text.ts';
 import { SearchEngineError, searchEngine, type EngineResult } from '../../integrations/web-search/search-engines.ts';
 import type { OutboundLookup } from '../../integrations/outbound/check-outbound-url.ts';
 import { createRateWindow } from '../../lib/rate-window.ts';
@@ -66,6 +65,8 @@ export function createWebSearchService({ engine, outbound, limits: override = {}
         timeoutMs: limits.pageTimeoutMs,
         signal,
       });
+      // Loaded when first needed, as the documents' HTML reader is: the server starts without linkedom.
+      const { readableText } = await import('../../integrations/web-search/readable-text.ts');
       const { title, text } = readableText(page, limits.pageTextChars);
       if (!text) return null;
       return { url: page.url, title: result.title || title || page.url, text, snippet: plainSnippet(result.snippet) };
