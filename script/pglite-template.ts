@@ -3,9 +3,9 @@
 // dist/pglite/ with the PGlite version that made it. A server opening a DATA_DIR that has no
 // database yet unpacks it there instead of running initdb, which runs a second PGlite instance
 // and raises the server's memory peak while it starts by ~300 MB (docs/decisions/0054), and
-// instead of applying the migrations one by one, ~2 CPU-seconds of every new directory's start
-// (decision 0105). Without it (no build yet, or one made by another PGlite version) the server
-// runs initdb and the migrations as before.
+// instead of applying every migration one by one at each new directory's first start (decision
+// 0105). Without it (no build yet, or one made by another PGlite version) the server runs initdb
+// and the migrations as before.
 //
 //   node script/pglite-template.ts      (npm run build runs it)
 import path from 'node:path';
