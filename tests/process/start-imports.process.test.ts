@@ -14,9 +14,11 @@ const LOADED_WHEN_USED = ['@simplewebauthn/server', '@modelcontextprotocol/sdk',
 /** Every module URL a Node process loads while it imports what server/index.ts imports (the
  * entry itself would start a server): a load hook records them. */
 function modulesOfServerStart(): string[] {
-  const entry = readFileSync(new URL('server/index.ts', `file://${ROOT}`), 'utf8');
-  const specifiers = [...entry.matchAll(/^import (?!type )[^'"]*from '([^']+)';$/gm)].map((match) => match[1]!);
-  const imports = specifiers.map((specifier) => `await import(${JSON.stringify(specifier.startsWith('.') ? `./server/${specifier.slice(2)}` : specifier)});`);
+  const entryUrl = new URL('server/index.ts', `file://${ROOT}`);
+  const entry = readFileSync(entryUrl, 'utf8');
+  // Every value import, side-effect ones too; relative ones resolved against the entry.
+  const specifiers = [...entry.matchAll(/^import (?!type )(?:[^'"]*from )?'([^']+)';$/gm)].map((match) => match[1]!);
+  const imports = specifiers.map((specifier) => `await import(${JSON.stringify(specifier.startsWith('.') ? new URL(specifier, entryUrl).href : specifier)});`);
   const hook = `import { registerHooks } from 'node:module';
 const loaded = [];
 registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
