@@ -125,6 +125,9 @@ const MIGRATION_LOCK_KEY = 7_240_310_001;
 export type OpenOptions = {
   /** A dump of an already-migrated PGlite data dir to start from (tests: ~10x faster than initdb). */
   pgliteTemplate?: Blob;
+  /** In memory only: an instance already open (newMemoryPglite), which the tests reuse once it is
+   * reset to their template (server/test/pglite-pool.ts); closing the database closes it. */
+  pglite?: PGlite;
   /** Where a new data directory's starting point is (the build's, by default). */
   dataDirTemplate?: TemplateFiles;
 };
@@ -193,6 +196,11 @@ export async function openDatabase(database: Config['database'] | { kind: 'pglit
   };
 }
 
+/** An in-memory PGlite as openDatabase makes one (its settings), from `template` when given. */
+export function newMemoryPglite(template?: Blob): PGlite {
+  return new PGlite({ postgresqlconf: PGLITE_CONF, ...(template ? { loadDataDir: template } : {}) });
+}
+
 /** PGlite on `dataDir` (null: in memory), migrated, behind its fair queue. */
 async function openPglite(dataDir: string | null, maxWaitMs: number | undefined, logger: Logger, options: OpenOptions): Promise<Database> {
   // A new data directory starts from the build's template when there is one (decisions 0054, 0105).
@@ -200,7 +208,7 @@ async function openPglite(dataDir: string | null, maxWaitMs: number | undefined,
   if (start?.from === 'initdb') logger.info({ why: start.why }, 'new PGlite data directory: running initdb');
   const client = dataDir
     ? new PGlite(dataDir, { postgresqlconf: PGLITE_CONF, ...(start?.from === 'template' ? { loadDataDir: start.template } : {}) })
-    : new PGlite({ postgresqlconf: PGLITE_CONF, ...(options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {}) });
+    : (options.pglite ?? newMemoryPglite(options.pgliteTemplate));
   await client.waitReady;
   if (dataDir) makePrivate(dataDir);
   const queue = createFairQueue({ concurrency: 1, maxWaitMs: maxWaitMs ?? 2_000 });

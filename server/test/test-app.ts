@@ -10,6 +10,7 @@ import type { EnqueueDelivery } from '../modules/channels/channels.service.ts';
 import type { ReadinessCheck } from '../modules/health/health.service.ts';
 import { startJobQueue, type JobQueue } from '../modules/runtime/job-queue.ts';
 import { adminQuery, buildPgliteTemplate, databaseUrl, dropPostgresDatabase } from './database-templates.ts';
+import { takePglite } from './pglite-pool.ts';
 
 export const TEST_ORIGIN = 'http://localhost:3000';
 
@@ -73,8 +74,11 @@ export async function createTestApp(
     { inMemoryDatabase: true },
   );
   const logger = options.logger ?? pino({ level: 'silent' });
-  const database = await openDatabase(config.database, logger, {
-    pgliteTemplate: config.database.kind === 'pglite' ? await migratedTemplate() : undefined,
+  // An in-memory PGlite at the template's state, used again after this app (server/test/pglite-pool.ts).
+  const pooled = config.database.kind === 'pglite' && config.database.dataDir === null ? await takePglite(await migratedTemplate()) : null;
+  const database = await openDatabase(config.database, logger, pooled ? { pglite: pooled.handle } : {}).catch(async (err: unknown) => {
+    await pooled?.release();
+    throw err;
   });
   const jobs = await startJobQueue(database, { logger, email: config.email, briefs: config.alertBriefs, supervise: false });
   let offset = 0;
@@ -118,7 +122,8 @@ export async function createTestApp(
     async close() {
       await app.close();
       await jobs.stop();
-      await database.close();
+      // A pooled PGlite is reset for the next app instead (or closed when it cannot be).
+      await (pooled ? pooled.release() : database.close());
       await postgres?.drop();
     },
   };
@@ -130,7 +135,7 @@ let template: Promise<Blob> | undefined;
  * The migrated PGlite each test app starts from a copy of: the run's, made once by the global
  * setup (server/test/global-setup.ts), or made here once per test file when there is none.
  */
-function migratedTemplate(): Promise<Blob> {
+export function migratedTemplate(): Promise<Blob> {
   template ??= (async () => {
     const provided = inject('pgliteTemplate');
     if (!provided) return buildPgliteTemplate();
