@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
 import { fakeAiEnv } from './tests/fakes/ai-providers.ts';
-import { ADMIN_EMAIL, CHROMIUM_ARGS, CHROMIUM_IGNORED_DEFAULT_ARGS, CHROMIUM_PATH } from './tests/e2e/support/constants.ts';
+import { ADMIN_EMAIL, CHROMIUM_IGNORED_DEFAULT_ARGS, CHROMIUM_PATH, JOURNEY_CHROMIUM_ARGS } from './tests/e2e/support/constants.ts';
 
 // The browser journeys run against the built client served by the real server, on a free port
 // with a fresh embedded database. script/test builds the client before calling Playwright.
@@ -74,7 +74,7 @@ export default defineConfig({
     // screenshot and Playwright's page snapshot at the error still show the page.
     trace: { mode: 'retain-on-failure', screenshots: false, snapshots: false },
     screenshot: 'only-on-failure',
-    launchOptions: { executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS], ignoreDefaultArgs: CHROMIUM_IGNORED_DEFAULT_ARGS },
+    launchOptions: { executablePath: CHROMIUM_PATH, args: [...JOURNEY_CHROMIUM_ARGS], ignoreDefaultArgs: CHROMIUM_IGNORED_DEFAULT_ARGS },
   },
   projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
   webServer: [
