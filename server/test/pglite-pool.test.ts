@@ -80,13 +80,16 @@ describe('the test apps’ PGlite pool', () => {
   it('ends the LISTENs an app left open, so its callbacks hear nothing of the next app', async () => {
     const first = await takePglite(blob);
     const heard: string[] = [];
-    await first.handle.listen('pool_test', (payload) => heard.push(payload));
+    await first.handle.listen('pool_test', (payload) => heard.push(`first ${payload}`));
+    first.handle.onNotification((channel, payload) => heard.push(`first (any) ${channel} ${payload}`));
     await first.release();
     const next = await takePglite(blob);
     try {
+      // The next app listens on the same channel, as every app's event bus does.
+      await next.handle.listen('pool_test', (payload) => heard.push(`next ${payload}`));
       await next.handle.exec(`notify pool_test, 'after'`);
       await next.handle.query('select 1');
-      expect(heard).toEqual([]);
+      expect(heard).toEqual(['next after']);
     } finally {
       await next.release();
     }

@@ -17,3 +17,18 @@ describe('the card drawer', () => {
     expect(drawer.drawn()).toBe(3);
   });
 });
+
+describe('the card drawer beside another copy of its module', () => {
+  // resvg's WebAssembly is started once per process and refuses a second start; a test runner
+  // that loads this module again (vi.resetModules in a worker shared by test files) gets a copy
+  // whose own memo is empty while resvg is already started.
+  it('draws with resvg already started by the other copy', async () => {
+    const card = { title: 'Drawn twice over', category: 'Automation', siteName: 'Acme' };
+    expect((await createCardDrawer().draw(card)).length).toBeGreaterThan(0);
+    // The query makes it another module to the runner: evaluated again, with memos of its own.
+    const specifier: string = './card-drawing.ts?another-copy';
+    const copy: { createCardDrawer: typeof createCardDrawer } = await import(/* @vite-ignore */ specifier);
+    expect(copy.createCardDrawer).not.toBe(createCardDrawer);
+    expect((await copy.createCardDrawer().draw(card)).length).toBeGreaterThan(0);
+  });
+});

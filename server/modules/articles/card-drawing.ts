@@ -21,7 +21,11 @@ let ready: Promise<{ satori: Satori; fonts: SatoriFont[] }> | null = null;
 function prepare(): Promise<{ satori: Satori; fonts: SatoriFont[] }> {
   ready ??= (async () => {
     const satori = ((await import(SATORI)) as { default: Satori }).default;
-    await initWasm(readFileSync(require.resolve('@resvg/resvg-wasm/index_bg.wasm')));
+    await initWasm(readFileSync(require.resolve('@resvg/resvg-wasm/index_bg.wasm'))).catch((err: unknown) => {
+      // resvg starts once per process and refuses a second start: another copy of this module (a
+      // test runner loading it again) may have started it, which is as good as starting it here.
+      if (!(err instanceof Error && err.message.startsWith('Already initialized'))) throw err;
+    });
     // satori reads woff, not woff2; latin-ext covers accented names beyond latin's.
     const font = (subset: string, weight: 400 | 700): SatoriFont => ({
       name: 'Inter',
