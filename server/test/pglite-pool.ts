@@ -3,7 +3,7 @@ import { newMemoryPglite } from '../db/client.ts';
 
 /**
  * The test apps' in-memory PGlite instances, used again within a worker process instead of a new
- * one per app. A new instance unpacks the template's ~700 files into its memory file system and
+ * one per app. A new instance unpacks the template's ~670 files into its memory file system and
  * starts PostgreSQL: ~0.3 CPU-seconds, some 200 times a run (issue 33: the suite's time). An
  * instance comes back when its app closes and is put back to the template's state before the next
  * app gets it:
@@ -21,7 +21,7 @@ import { newMemoryPglite } from '../db/client.ts';
  *   prepared statements, temporary tables, advisory locks).
  *
  * An instance the test closed itself, or whose reset fails or takes over RESET_TIMEOUT_MS (a
- * transaction left open), is dropped. pglite-pool.test.ts checks a reset instance against a new
+ * transaction still running), is dropped. pglite-pool.test.ts checks a reset instance against a new
  * one.
  */
 
