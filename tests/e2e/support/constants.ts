@@ -15,7 +15,7 @@ export const CHROMIUM_ARGS = [
 /**
  * The journeys' browser: the same, with its compositor (software, with --disable-gpu) as a thread
  * of the browser process instead of a process of its own, which saves the frames' trips between
- * processes: the journeys took 4-6% less CPU (alternated runs of 34 journeys, 2026-11-29;
+ * processes: the journeys took 3.5-6% less CPU (alternated runs of 34 journeys, 2026-11-29;
  * docs/decisions/0106). The benchmarks keep CHROMIUM_ARGS, the browser as users run it.
  */
 export const JOURNEY_CHROMIUM_ARGS = [...CHROMIUM_ARGS, '--in-process-gpu'] as const;
